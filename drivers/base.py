@@ -1,0 +1,112 @@
+"""Abstract device interfaces: commands in, typed events out.
+
+A device queues the events it reports; the table takes them with
+``next_event``. Mock devices produce an event when one is due (a card the
+dealer draws, a spin result); real devices produce them from their reader
+thread. ``None`` means nothing arrived within the timeout.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+
+from drivers.events import DeviceEvent
+
+
+@dataclass
+class DeviceHealth:
+    link_up: bool = True
+    faults: dict[int, str] = field(default_factory=dict)  # active fault code -> text
+
+    @property
+    def ok(self) -> bool:
+        return self.link_up and not self.faults
+
+
+class Device(abc.ABC):
+    kind: str = "device"
+
+    def __init__(self, name: str | None = None) -> None:
+        self.name = name or self.kind
+        self.health = DeviceHealth()
+
+    def open(self) -> None:
+        """Connect; a mock is always open."""
+
+    def close(self) -> None:
+        """Release the port and stop any thread; safe to call twice."""
+
+    @abc.abstractmethod
+    def next_event(self, timeout: float | None = 0.0) -> DeviceEvent | None:
+        """The next reported event, or None if none arrived within ``timeout``."""
+
+    def __enter__(self):
+        self.open()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class CardShoeReader(Device):
+    """A dealing shoe that reads each card as it is drawn."""
+
+    kind = "shoe"
+
+    @abc.abstractmethod
+    def load_shoe(self, shoe_id: str, decks: int) -> None:
+        """A (freshly shuffled) pack was put in the shoe."""
+
+    @abc.abstractmethod
+    def arm(self, round_id: str, max_cards: int) -> None:
+        """Dealing is allowed; cards drawn now belong to ``round_id``."""
+
+    @abc.abstractmethod
+    def disarm(self) -> None:
+        """No card may be drawn; one drawn anyway is reported as fault 204."""
+
+
+class Shuffler(Device):
+    """An automatic shuffler that dispenses hands."""
+
+    kind = "shuffler"
+
+    @abc.abstractmethod
+    def load(self, decks: int, cards: int) -> None: ...
+
+    @abc.abstractmethod
+    def shuffle(self, shuffle_id: str, mode: str = "BATCH") -> None: ...
+
+    @abc.abstractmethod
+    def deal_hand(self, hand_no: int, cards: int = 3) -> None:
+        """Dispense one hand; the cards arrive as a HandDispensed event."""
+
+    @abc.abstractmethod
+    def abort(self) -> None: ...
+
+
+class DrawDisplay(Device):
+    """The football game's electronic draw display."""
+
+    kind = "display"
+
+    @abc.abstractmethod
+    def show(self, round_id: str, draw_id: str, draw: int, upper: tuple[int, ...], lower: tuple[int, ...]) -> None:
+        """Show a draw; the display answers with a DrawShown read-back."""
+
+    @abc.abstractmethod
+    def clear(self) -> None: ...
+
+
+class WheelSensor(Device):
+    """The wheel indicator sensor: spin start, each turn, final segment."""
+
+    kind = "wheel"
+
+    @abc.abstractmethod
+    def arm(self, round_id: str, min_turns: int, max_seconds: float) -> None:
+        """Bets are closed: the next spin counts for ``round_id``."""
+
+    @abc.abstractmethod
+    def disarm(self) -> None: ...

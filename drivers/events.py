@@ -1,0 +1,135 @@
+"""Typed events that devices report to the table.
+
+They mirror the device messages of the TDL/1 protocol (docs/protocol.md), so
+a mock backend and a serial backend deliver exactly the same objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tablesim.cards import Card
+
+Severity = Literal["W", "E", "C"]  # warning / round must pause / device disabled
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceEvent:
+    device: str = field(default="", kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class CardRead(DeviceEvent):
+    """The shoe reader saw a card leave the shoe (``exposed``: it came face up)."""
+
+    round_id: str
+    index: int
+    card: Card
+    exposed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HandDispensed(DeviceEvent):
+    """The automatic shuffler delivered a hand (one or more cards)."""
+
+    hand_no: int
+    cards: tuple[Card, ...]
+    exposed: tuple[bool, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ShuffleDone(DeviceEvent):
+    shuffle_id: str
+    count: int
+    verified: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeCount(DeviceEvent):
+    shoe_id: str
+    dealt: int
+    remaining: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeEmpty(DeviceEvent):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class DrawShown(DeviceEvent):
+    """The draw display's read-back of what it shows."""
+
+    draw_id: str
+    shown: int
+
+
+@dataclass(frozen=True, slots=True)
+class SpinStarted(DeviceEvent):
+    round_id: str
+    direction: Literal["CW", "CCW"]
+
+
+@dataclass(frozen=True, slots=True)
+class Revolution(DeviceEvent):
+    round_id: str
+    n: int
+
+
+@dataclass(frozen=True, slots=True)
+class SpinResult(DeviceEvent):
+    round_id: str
+    segment: int
+    turns: float  # a sensor measurement, not money
+    direction: Literal["CW", "CCW"]
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidSpin(DeviceEvent):
+    round_id: str
+    turns: float
+    reason: str  # few_turns | peg | reversed | early_motion | timeout
+
+
+@dataclass(frozen=True, slots=True)
+class FaultRaised(DeviceEvent):
+    code: int
+    severity: Severity
+    text: str
+    card: Card | None = None  # the card concerned (drawn while disarmed, misread guess)
+
+
+@dataclass(frozen=True, slots=True)
+class FaultCleared(DeviceEvent):
+    code: int
+
+
+@dataclass(frozen=True, slots=True)
+class LinkLost(DeviceEvent):
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRestored(DeviceEvent):
+    pass
+
+
+# Fault codes of docs/protocol.md, by name, so game code reads as prose.
+MISREAD = 201
+TWO_CARDS = 202
+CARD_PUSHED_BACK = 203
+DRAWN_WHILE_DISARMED = 204
+LOW_CONFIDENCE = 205
+SHUFFLER_COUNT_LOW = 301
+SHUFFLER_COUNT_HIGH = 302
+SHUFFLER_DUPLICATE = 303
+SHUFFLER_JAM = 310
+SHUFFLER_LID_OPEN = 320
+SHUFFLER_RNG = 340
+DISPLAY_SEGMENT = 401
+DISPLAY_READBACK = 402
+WHEEL_INDEX_SENSOR = 501
+WHEEL_ENCODER = 502
+WHEEL_SENSORS_DISAGREE = 503
+WHEEL_MOTION_IDLE = 506

@@ -1,0 +1,3 @@
+"""tablesim: live-dealer table system for Macau table games."""
+
+__version__ = "0.1.0"

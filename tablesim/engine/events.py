@@ -1,0 +1,43 @@
+"""What a table tells the world: state changes, instructions to the dealer,
+cards, results, settlements, faults. The CLI display, the journal and the
+live stream all subscribe to the same events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import structlog
+
+
+@dataclass(frozen=True)
+class TableEvent:
+    seq: int
+    kind: str
+    round_id: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "kind": self.kind, "round_id": self.round_id, **self.data}
+
+
+Subscriber = Callable[[TableEvent], None]
+
+
+class EventBus:
+    def __init__(self, log: structlog.typing.FilteringBoundLogger | None = None) -> None:
+        self.subscribers: list[Subscriber] = []
+        self.seq = 0
+        self.log = log
+
+    def subscribe(self, fn: Subscriber) -> None:
+        self.subscribers.append(fn)
+
+    def emit(self, kind: str, round_id: str, **data: Any) -> TableEvent:
+        self.seq += 1
+        event = TableEvent(self.seq, kind, round_id, data)
+        if self.log is not None:
+            self.log.debug("table_event", kind=kind, **data)
+        for fn in self.subscribers:
+            fn(event)
+        return event

@@ -1,0 +1,38 @@
+"""A round's result in the public JSON result format (spec/scripted-rounds.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from tablesim.money import ZERO, fmt
+
+
+@dataclass
+class RoundResult:
+    game: str
+    round_id: str
+    status: str  # settled | void
+    void_reason: str | None = None
+    outcome: dict[str, Any] = field(default_factory=dict)
+    results: dict[str, dict[str, Decimal]] = field(default_factory=dict)
+    bets: dict[str, dict[str, Decimal]] = field(default_factory=dict)
+
+    @property
+    def net(self) -> dict[str, Decimal]:
+        return {pos: sum(r.values(), ZERO) for pos, r in self.results.items()}
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "status": self.status,
+            "void_reason": self.void_reason,
+            "outcome": self.outcome,
+            "results": {p: {b: fmt(v) for b, v in r.items()} for p, r in self.results.items()},
+            "net": {p: fmt(v) for p, v in self.net.items()},
+        }
+
+    def house_result(self) -> Decimal:
+        """What the house won (positive) or lost on the round."""
+        return -sum(self.net.values(), ZERO)

@@ -1,0 +1,1 @@
+"""Fortune 3 Card Poker (Despacho 78/2008)."""

@@ -1,0 +1,13 @@
+"""Fortune 3 Card Poker's entry points for the CLI (see tablesim.games)."""
+
+from __future__ import annotations
+
+from tablesim.fortune3.script import script_session
+from tablesim.fortune3.table import Fortune3Table
+
+
+def diagram() -> str:
+    return Fortune3Table.diagram()
+
+
+__all__ = ["script_session", "diagram"]

@@ -1,0 +1,123 @@
+"""Scripted Fortune 3 Card Poker rounds (spec/scripted-rounds.md, fortune3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from drivers.mock import MockFault, MockShoe, MockShuffler, ScriptedCards
+from tablesim.cards import DealtCard
+from tablesim.engine.result import RoundResult
+from tablesim.errors import IllegalAction, InputError
+from tablesim.fortune3.machine import S
+from tablesim.fortune3.profile import Fortune3Profile, load_profile
+from tablesim.fortune3.settings import BETS, DEALING_MODES, Fortune3Settings, default_limits
+from tablesim.fortune3.table import DECISIONS, Fortune3Table
+from tablesim.scripting.common import parse_card_list, parse_faults
+from tablesim.validate import Reader
+
+
+@dataclass
+class Fortune3Round:
+    where: str
+    bets: list[tuple[str, str, object]]
+    decisions: dict[str, str]
+    cards: list[DealtCard]
+    faults: list[MockFault] = field(default_factory=list)
+    misdeal_after: int | None = None
+
+
+class Fortune3ScriptSession:
+    def __init__(self, table: Reader) -> None:
+        profile_name = table.str("profile", None) if table.has("profile") else None
+        try:
+            self.profile: Fortune3Profile = load_profile(profile_name)
+        except InputError as exc:
+            raise table.fail("profile", exc.message) from None
+        dealing = table.str("dealing", "shoe", choices=DEALING_MODES)
+        self.settings = Fortune3Settings(dealing=dealing, limits=default_limits())
+        self.source = ScriptedCards()
+        self.shoe = MockShoe(self.source) if dealing == "shoe" else None
+        self.shuffler = MockShuffler(self.source) if dealing == "shuffler" else None
+        self.table = Fortune3Table(self.profile, self.settings, shoe=self.shoe, shuffler=self.shuffler, table_id="SCRIPT")
+
+    def parse_round(self, r: Reader) -> Fortune3Round:
+        bets_r = r.sub("bets")
+        bets: list[tuple[str, str, object]] = []
+        boxes_with_ante = set()
+        for box in bets_r.data:
+            box_r = bets_r.sub(box)
+            why = self.table._box_ok(str(box))
+            if why:
+                raise bets_r.fail(str(box), why)
+            for bet in box_r.data:
+                if bet not in BETS:
+                    raise box_r.fail(str(bet), f"unknown bet (bets: {', '.join(BETS)})")
+                amount = box_r.raw(bet)
+                try:
+                    self.table.book.check(str(box), bet, amount)
+                except IllegalAction as exc:
+                    raise box_r.fail(str(bet), exc.reason) from None
+                bets.append((str(box), bet, amount))
+                if bet == "ante":
+                    boxes_with_ante.add(str(box))
+        if not bets:
+            raise r.fail("bets", "no bets: nothing would be dealt")
+        decisions_r = r.sub("decisions", {})
+        decisions = {}
+        for box in decisions_r.data:
+            decision = decisions_r.str(box, choices=DECISIONS)
+            if str(box) not in boxes_with_ante:
+                raise decisions_r.fail(str(box), f"box {box} has no Ante: it has no decision to make")
+            decisions[str(box)] = decision
+        cards = parse_card_list(r)
+        faults = parse_faults(r, "shoe" if self.settings.dealing == "shoe" else "shuffler")
+        misdeal = r.int("misdeal_after", None, lo=0, hi=60) if r.has("misdeal_after") else None
+        return Fortune3Round(r.file or "", bets, decisions, cards, faults, misdeal)
+
+    def play(self, spec: Fortune3Round) -> RoundResult:
+        table = self.table
+        self.source._cards.clear()
+        self.source.feed(spec.cards)
+        device = self.shoe or self.shuffler
+        device.faults = list(spec.faults)
+        device.clear_faults()
+        device.queue.clear()
+        table.open_round()
+        for box, bet, amount in spec.bets:
+            try:
+                table.place_bet(box, bet, amount)
+            except IllegalAction as exc:
+                raise InputError(exc.reason, where=f"bets.{box}.{bet}") from None
+        table.close_betting()
+        if table.state is S.BETS_CLOSED:
+            table.start_dealing()
+            self._deal(spec)
+        if table.state is S.DECISIONS:
+            for box in table.pending_decisions():
+                try:
+                    table.decide(box, spec.decisions.get(box, "play"))
+                except IllegalAction as exc:
+                    raise InputError(exc.reason, where=f"decisions.{box}") from None
+        if table.result is None:
+            raise InputError(f"the round did not finish (it is {table.state.value})", where="cards")
+        if table.result.status == "settled" and self.source.remaining():
+            left = " ".join(d.code for d in self.source.left())
+            raise InputError(f"{self.source.remaining()} card(s) left unused: {left}", where="cards")
+        return table.result
+
+    def _deal(self, spec: Fortune3Round) -> None:
+        table = self.table
+        device = table.devices[0]
+        given = len(spec.cards)
+        while table.state is S.DEALING:
+            if spec.misdeal_after is not None and given - self.source.remaining() >= spec.misdeal_after:
+                table.misdeal()
+                return
+            event = device.next_event(0)
+            if event is None:
+                raise InputError(f"ran out of scripted cards: the deal needs more than {given}", where="cards")
+            table.handle(event)
+
+
+def script_session(table: Reader) -> Fortune3ScriptSession:
+    return Fortune3ScriptSession(table)

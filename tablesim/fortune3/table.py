@@ -1,0 +1,310 @@
+"""The Fortune 3 Card Poker table: rules + round machine + devices.
+
+Dealing (Art. 7): only boxes with a bet are dealt, left to right, the dealer
+last; with the shoe one card at a time in three passes, with the automatic
+shuffler three cards at once per box. Irregularities (Art. 11): an exposed
+player card stays valid; an exposed dealer card is set aside and replaced by
+the next card; a misdeal or a shuffler fault while dealing voids the round.
+A card read twice in one round from a single deck is a device fault.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from drivers.base import CardShoeReader, Shuffler
+from drivers.events import (
+    DRAWN_WHILE_DISARMED,
+    CardRead,
+    DeviceEvent,
+    FaultCleared,
+    FaultRaised,
+    HandDispensed,
+    ShuffleDone,
+)
+from tablesim.cards import Card, DealtCard
+from tablesim.engine.bets import BetBook
+from tablesim.engine.events import EventBus
+from tablesim.engine.result import RoundResult
+from tablesim.engine.table import GameTable
+from tablesim.errors import IllegalAction
+from tablesim.fortune3.hands import Evaluator, Hand
+from tablesim.fortune3.machine import BEFORE_SETTLEMENT, STEPS, S
+from tablesim.fortune3.profile import Fortune3Profile
+from tablesim.fortune3.settings import BETS, Fortune3Settings
+from tablesim.fortune3.settle import BoxBets, dealer_qualifies, settle_box
+
+DEALER = "dealer"
+DECISIONS = ("play", "fold")
+
+
+class Fortune3Table(GameTable):
+    game = "fortune3"
+    States = S
+    STEPS = STEPS
+    INITIAL = S.IDLE
+    FINALS = (S.COMPLETE, S.VOID)
+    BETTING = S.BETTING_OPEN
+
+    def __init__(
+        self,
+        profile: Fortune3Profile,
+        settings: Fortune3Settings,
+        *,
+        shoe: CardShoeReader | None = None,
+        shuffler: Shuffler | None = None,
+        table_id: str = "F3",
+        bus: EventBus | None = None,
+    ) -> None:
+        if settings.dealing == "shoe" and shoe is None:
+            raise ValueError("shoe dealing needs a card-shoe reader")
+        if settings.dealing == "shuffler" and shuffler is None:
+            raise ValueError("shuffler dealing needs an automatic shuffler")
+        self.profile = profile
+        self.settings = settings
+        self.evaluator = Evaluator(profile.ranking)
+        self.shoe = shoe
+        self.shuffler = shuffler
+        book = BetBook(BETS, settings.limits, self._box_ok)
+        device = shoe if settings.dealing == "shoe" else shuffler
+        super().__init__(table_id=table_id, book=book, devices=[device], bus=bus)
+        self._reset_round()
+
+    def _box_ok(self, box: str) -> str | None:
+        if box.isdigit() and 1 <= int(box) <= self.profile.boxes:
+            return None
+        return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes})"
+
+    def _reset_round(self) -> None:
+        self.order: list[str] = []  # boxes with bets, left to right, then the dealer
+        self.cards: dict[str, list[DealtCard]] = {}
+        self.set_aside: list[DealtCard] = []
+        self.seen: set[Card] = set()
+        self.targets: list[str] = []  # who gets each next card (shoe) or hand (shuffler)
+        self.decisions: dict[str, str] = {}
+        self.hands: dict[str, Hand] = {}
+        self.incidents: list[dict] = []
+
+    # --- round flow ------------------------------------------------------------
+
+    def open_round(self, round_id: str | None = None) -> str:
+        rid = self.begin_round(round_id)
+        self._reset_round()
+        # Art. 3: every round is dealt from a full, freshly shuffled deck.
+        if self.settings.dealing == "shoe":
+            self.shoe.disarm()
+            self.shoe.load_shoe(f"{rid}-deck", 1)
+        else:
+            self.shuffler.load(1, 52)
+            self.shuffler.shuffle(f"{rid}-shuffle")
+        return rid
+
+    def close_betting(self) -> None:
+        self.require_betting("close betting")
+        if not self.book.bets:
+            raise IllegalAction("close betting", "no bets on the table: nothing to deal")
+        self.fire("close_betting")
+        self.poll()  # a shuffle report or a card drawn while disarmed
+
+    def start_dealing(self) -> None:
+        if self.state is not S.BETS_CLOSED:
+            raise IllegalAction("deal", f"dealing starts after betting closes (the round is {self.state.value})")
+        boxes = sorted(self.book.bets, key=int)
+        self.order = boxes + [DEALER]
+        self.cards = {who: [] for who in self.order}
+        self.fire("start_dealing")
+        if self.settings.dealing == "shoe":
+            self.targets = self.order * 3
+            self.shoe.arm(self.round_id, 52)
+            self._instruct()
+        else:
+            self.targets = list(self.order)
+            self._request_hand()
+
+    def decide(self, box: str, decision: str) -> None:
+        box = str(box)
+        if self.state is not S.DECISIONS:
+            raise IllegalAction("decision", f"decisions are taken once all hands are dealt (the round is {self.state.value})")
+        if decision not in DECISIONS:
+            raise IllegalAction("decision", f"unknown decision {decision!r} (play or fold)")
+        if self.book.get(box, "ante") is None:
+            raise IllegalAction("decision", f"box {box} has no Ante: it has no decision to make")
+        if box in self.decisions:
+            raise IllegalAction("decision", f"box {box} already chose {self.decisions[box]}")
+        if (
+            decision == "fold"
+            and self.profile.fold_with_pair_plus == "forbid"
+            and self.book.get(box, "pair_plus") is not None
+        ):
+            raise IllegalAction("decision", f"box {box} has Ante and Pair Plus and must play (Art. 9(3))")
+        self.decisions[box] = decision
+        self.emit("decision", box=box, decision=decision)
+        if not self.pending_decisions():
+            self._reveal_and_settle()
+
+    def pending_decisions(self) -> list[str]:
+        return [b for b in self.order[:-1] if self.book.get(b, "ante") is not None and b not in self.decisions]
+
+    def misdeal(self) -> RoundResult:
+        """The dealer calls a misdeal (Art. 11(1)): the round is void."""
+        if self.state not in (S.DEALING, S.DECISIONS):
+            raise IllegalAction("misdeal", f"no cards are being dealt (the round is {self.state.value})")
+        return self.void("misdeal")
+
+    def on_void(self) -> None:
+        if self.shoe is not None:
+            self.shoe.disarm()
+        if self.shuffler is not None:
+            self.shuffler.abort()
+
+    # --- device events ---------------------------------------------------------
+
+    def handle(self, event: DeviceEvent) -> None:
+        if isinstance(event, CardRead):
+            self._on_card(event.card, event.exposed)
+        elif isinstance(event, HandDispensed):
+            self._on_hand(event)
+        elif isinstance(event, FaultRaised):
+            self._on_fault(event)
+        elif isinstance(event, ShuffleDone):
+            self.emit("shuffle", shuffle_id=event.shuffle_id, count=event.count, verified=event.verified)
+            if not event.verified and self.state in BEFORE_SETTLEMENT:
+                self.emit("fault", device=event.device, code=301, text="shuffler card count mismatch")
+                self.void("shuffler_fault")
+        elif isinstance(event, FaultCleared):
+            self.emit("fault_cleared", device=event.device, code=event.code)
+        else:
+            self.emit("device", device=event.device, report=type(event).__name__)
+
+    def _on_fault(self, event: FaultRaised) -> None:
+        self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
+        if event.code == DRAWN_WHILE_DISARMED:
+            # Reported, flagged, never dealt into a hand.
+            if event.card is not None:
+                self._note_seen(event.card)
+                self.set_aside.append(DealtCard(event.card, True))
+            self.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
+            return
+        if self.state in (S.BETS_CLOSED, S.DEALING) and event.severity in ("E", "C"):
+            self.void("shuffler_fault" if self.settings.dealing == "shuffler" else "misread")
+
+    def _note_seen(self, card: Card) -> bool:
+        """Record a card of this round's single deck; False if it was seen already."""
+        if card in self.seen:
+            return False
+        self.seen.add(card)
+        return True
+
+    def _on_card(self, card: Card, exposed: bool) -> None:
+        if self.state is not S.DEALING:
+            # A card before betting closed (or after dealing) is an incident, never a card of a hand.
+            self.emit("incident", what="card read outside dealing", card=card.code)
+            self.incidents.append({"code": DRAWN_WHILE_DISARMED, "card": card.code})
+            self._note_seen(card)
+            return
+        if not self._note_seen(card):
+            self._duplicate(card)
+            return
+        self._place(card, exposed)
+        if self.state is S.DEALING:
+            self._instruct()
+
+    def _on_hand(self, event: HandDispensed) -> None:
+        if self.state is not S.DEALING:
+            self.emit("incident", what="hand dispensed outside dealing", cards=[c.code for c in event.cards])
+            return
+        for card in event.cards:
+            if not self._note_seen(card):
+                self._duplicate(card)
+                return
+        for card, exposed in zip(event.cards, event.exposed):
+            self._place(card, exposed)
+        if self.state is S.DEALING:
+            self._request_hand()
+
+    def _duplicate(self, card: Card) -> None:
+        self.emit("fault", device=self.devices[0].name, code=201, severity="E",
+                  text=f"{card.code} read twice from a single deck (misread)")
+        self.void("duplicate_card")
+
+    def _place(self, card: Card, exposed: bool) -> None:
+        """Give the card to whoever is due, applying Art. 11(2) to the dealer."""
+        who = self.targets[0]
+        dealt = DealtCard(card, exposed)
+        if exposed and who == DEALER:
+            self.set_aside.append(dealt)
+            # The dealer stays due a card: the next one (or a one-card hand
+            # from the shuffler) takes the exposed card's place.
+            self.emit("card_set_aside", card=dealt.code, reason="exposed dealer card (Art. 11(2))")
+            return
+        self.cards[who].append(dealt)
+        self.emit("card", to=who, card=dealt.code)
+        if self.settings.dealing == "shoe" or len(self.cards[who]) == 3:
+            self.targets.pop(0)
+        if not self.targets:
+            self._dealt()
+
+    def _instruct(self) -> None:
+        who = self.targets[0]
+        n = len(self.cards[who]) + 1
+        self.emit("instruction", text=f"card {n} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)
+
+    def _request_hand(self) -> None:
+        who = self.targets[0]
+        missing = 3 - len(self.cards[who])
+        hand_no = self.order.index(who) + 1
+        self.shuffler.deal_hand(hand_no, missing)
+        self.emit("instruction", text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)
+
+    def _dealt(self) -> None:
+        if self.shoe is not None and self.settings.dealing == "shoe":
+            self.shoe.disarm()
+        self.fire("hands_dealt")
+        for who in self.order:
+            self.hands[who] = self.evaluator.evaluate([d.card for d in self.cards[who]])
+        if not self.pending_decisions():
+            self._reveal_and_settle()
+        else:
+            self.emit("instruction", text="players decide: play or fold", boxes=self.pending_decisions())
+
+    # --- settlement ------------------------------------------------------------
+
+    def _reveal_and_settle(self) -> None:
+        self.fire("reveal")
+        dealer = self.hands[DEALER]
+        qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
+        self.emit("dealer", cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies)
+        self.fire("settle")
+        results: dict[str, dict[str, Decimal]] = {}
+        for box in self.order[:-1]:
+            bets = BoxBets(self.book.get(box, "ante"), self.book.get(box, "pair_plus"))
+            results[box] = settle_box(
+                self.profile, bets, self.decisions.get(box), self.hands[box], dealer, qualifies
+            )
+        self.result = RoundResult(
+            self.game, self.round_id, "settled", outcome=self._outcome(qualifies), results=results,
+            bets={p: dict(b) for p, b in self.book.bets.items()},
+        )
+        self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})
+        self.fire("complete")
+
+    def _outcome(self, qualifies: bool) -> dict:
+        dealer = self.hands[DEALER]
+        outcome = {
+            "dealer": {
+                "cards": [d.code for d in self.cards[DEALER]],
+                "hand": dealer.category,
+                "qualifies": qualifies,
+            },
+            "boxes": {
+                box: {
+                    "cards": [d.code for d in self.cards[box]],
+                    "hand": self.hands[box].category,
+                    "decision": self.decisions.get(box),
+                }
+                for box in self.order[:-1]
+            },
+        }
+        if self.set_aside:
+            outcome["set_aside"] = [d.code for d in self.set_aside]
+        return outcome

@@ -1,0 +1,1 @@
+"""Scripted rounds: the public file format of spec/scripted-rounds.md."""
