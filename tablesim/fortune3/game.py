@@ -11,3 +11,7 @@ def diagram() -> str:
 
 
 __all__ = ["script_session", "diagram"]
+
+from tablesim.fortune3.mockrun import run_mock  # noqa: E402
+
+__all__ += ["run_mock"]

@@ -1,0 +1,1 @@
+"""The ``tablesim`` command line."""

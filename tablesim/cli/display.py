@@ -1,0 +1,42 @@
+"""Terminal output of the mock table: rounds as they happen, then a summary."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from rich.console import Console
+from rich.table import Table
+
+from tablesim.engine.stats import SessionStats
+from tablesim.money import fmt
+
+
+def signed(value: Decimal) -> str:
+    return ("+" if value > 0 else "") + fmt(value)
+
+
+def percent(value: Decimal | None) -> str:
+    return "-" if value is None else f"{value * 100:.2f}%"
+
+
+def summary_table(title: str, stats: SessionStats) -> Table:
+    table = Table(title=title, show_lines=False)
+    table.add_column("bet")
+    table.add_column("bets", justify="right")
+    table.add_column("wagered", justify="right")
+    table.add_column("house result", justify="right")
+    table.add_column("hold", justify="right")
+    for bet, totals in stats.by_bet.items():
+        table.add_row(bet, str(totals.count), fmt(totals.wagered), signed(-totals.player_net), percent(totals.hold))
+    hold = stats.house_result / stats.wagered if stats.wagered else None
+    table.add_row("all", "", fmt(stats.wagered), signed(stats.house_result), percent(hold), style="bold")
+    return table
+
+
+def print_summary(console: Console, title: str, stats: SessionStats) -> None:
+    console.print()
+    console.print(
+        f"{stats.rounds} round(s) played ({stats.void} void); total wagered {fmt(stats.wagered)}; "
+        f"house result {signed(stats.house_result)}"
+    )
+    console.print(summary_table(title, stats))

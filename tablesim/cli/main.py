@@ -1,0 +1,59 @@
+"""``tablesim``: one entry point, a subcommand per job.
+
+Every error the project raises on purpose becomes one line on standard error
+and exit status 2; nothing the user typed produces a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from tablesim import __version__
+from tablesim.errors import TablesimError
+from tablesim.log import configure
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except TablesimError as exc:
+            click.echo(f"tablesim: error: {exc}", err=True)
+            sys.exit(2)
+        except BrokenPipeError:
+            sys.exit(0)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tablesim")
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"]),
+    default="warning",
+    show_default=True,
+    help="Log level (logs go to standard error; JSON when not on a terminal).",
+)
+@click.option("--log-json/--log-console", default=None, help="Force the log format.")
+def cli(log_level: str, log_json: bool | None) -> None:
+    """Live-dealer table system: Fortune 3 Card Poker, football card game, Wheel of Fortune."""
+    configure(log_level, json=log_json)
+
+
+def _register() -> None:
+    from tablesim.cli import analyze_cmd, diagram_cmd, run_cmd, script_cmd
+
+    for module in (run_cmd, script_cmd, analyze_cmd, diagram_cmd):
+        cli.add_command(module.command)
+
+
+_register()
+
+
+def main() -> None:
+    cli(prog_name="tablesim")
+
+
+if __name__ == "__main__":
+    main()
