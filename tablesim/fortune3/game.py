@@ -15,3 +15,6 @@ __all__ = ["script_session", "diagram"]
 from tablesim.fortune3.mockrun import run_mock  # noqa: E402
 
 __all__ += ["run_mock"]
+from tablesim.fortune3.analysis import analyze, render_analysis  # noqa: E402
+
+__all__ += ["analyze", "render_analysis"]
