@@ -335,9 +335,14 @@ class LinkSession:
             # Legitimate after the peer restarted or gave up on a frame; worth a trace.
             self._log.warning("peer SEQ out of order", expected=f"{(last.seq + 1) % 0x100:02X}", got=f"{frame.seq:02X}")
         answer = self._pong(frame) if frame.type == PNG else self._verdict(frame)
-        raw = encode(answer)
+        try:
+            raw = encode(answer)
+        except FrameError:  # only PON fields come from outside the session
+            self._log.exception("pon_fields gave an invalid PON; answering NAK|BSY")
+            answer = Frame(self.addr, frame.seq, NAK, (NakReason.BSY,))
+            raw = encode(answer)
         self._write(raw)
-        if answer.fields != (NakReason.BSY,) or answer.type != NAK:
+        if not (answer.type == NAK and answer.fields == (NakReason.BSY,)):
             # BSY decides nothing: a resend must reach the owner again.
             self._last_rx, self._last_answer = frame, raw
 
@@ -361,9 +366,7 @@ class LinkSession:
 
     def _pong(self, ping: Frame) -> Frame:
         try:
-            pong = Frame(self.addr, ping.seq, PON, tuple(self._pon_fields()))
-            encode(pong)  # fail here, not in the reader's write
-            return pong
+            return Frame(self.addr, ping.seq, PON, tuple(self._pon_fields()))
         except Exception:
             self._log.exception("pon_fields failed; answering NAK|BSY")
             return Frame(self.addr, ping.seq, NAK, (NakReason.BSY,))

@@ -77,6 +77,12 @@ class ShuffledShoe(CardSource):
         if self.reshuffle_each_load:
             self._shuffle()
 
+    def exclude(self, cards: Iterable) -> None:
+        """Take cards already dealt (a recovered round) out of the pack."""
+        for c in cards:
+            if c in self._pack:
+                self._pack.remove(c)
+
     def return_cards(self, cards: Iterable) -> None:
         """Continuous shuffler: used cards go back in at random places."""
         for c in cards:

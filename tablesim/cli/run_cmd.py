@@ -23,7 +23,12 @@ from tablesim.profiles import GAMES
 @click.option("--decks", type=click.IntRange(1, 8), default=None, help="football: decks in the shoe.")
 @click.option("--quiet", is_flag=True, help="Only the closing summary.")
 @click.option("--delay", type=click.FloatRange(min=0), default=0.0, help="Seconds to pause between rounds.")
-def command(game, mock, rounds, seed, profile, dealing, decks, quiet, delay) -> None:
+@click.option(
+    "--journal",
+    default=None,
+    help="Journal file (SQLite). Default: one per table in the user's data directory; 'none' for no journal.",
+)
+def command(game, mock, rounds, seed, profile, dealing, decks, quiet, delay, journal) -> None:
     """Run a table of GAME and show each round as it happens."""
     if not mock:
         raise InputError("choose a device mode: --mock (more modes come with the device drivers)")
@@ -31,6 +36,6 @@ def command(game, mock, rounds, seed, profile, dealing, decks, quiet, delay) -> 
         raise InputError(f"--dealing applies to fortune3, not {game}")
     if decks and game != "football":
         raise InputError(f"--decks applies to football, not {game}")
-    options = RunOptions(game, rounds, seed, profile, dealing, decks, quiet, delay)
+    options = RunOptions(game, rounds, seed, profile, dealing, decks, quiet, delay, journal)
     console = Console(highlight=False, soft_wrap=True)
     sys.exit(game_module(game).run_mock(options, console))

@@ -15,3 +15,4 @@ class RunOptions:
     decks: int | None = None  # football: 1..8
     quiet: bool = False
     delay: float = 0.0  # seconds between rounds, for a watchable demo
+    journal: str | None = None  # path | "none" | "memory" | None = the table's default

@@ -1,31 +1,87 @@
 """The table engine's shared part: one state machine per table, the round's
-bet book, round ids, the event bus, device polling and voiding.
+bet book, round ids, the event bus, device polling, voiding, pausing,
+incidents, and the journal.
 
-A game subclasses ``GameTable``, declares ``States``/``STEPS`` and the
-states in which a void is allowed, and implements event handling and
-settlement. Every public action validates first and changes state only when
-it is legal, so a refused action leaves the table exactly as it was.
+A game subclasses ``GameTable``, declares ``States``/``STEPS``, lists its
+public actions in ``ACTIONS`` and implements event handling and settlement.
+Every action validates first and changes state only when it is legal, so a
+refused action leaves the table exactly as it was.
+
+With a journal attached, each action (and each device event, through
+``handle``) is one journal transaction: its input record and every outcome
+it causes commit together. Replaying a round's inputs rebuilds the round
+exactly, which is how a table recovers after a power loss.
 """
 
 from __future__ import annotations
 
 import enum
-from typing import Any, ClassVar, Iterable, Sequence
+import functools
+from contextlib import contextmanager
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
 import structlog
 
 from drivers.base import Device
 from drivers.events import DeviceEvent
 from tablesim.engine.bets import BetBook
-from tablesim.engine.events import EventBus
+from tablesim.engine.events import EventBus, TableEvent
 from tablesim.engine.machine import Step, build_machine, fire, mermaid
 from tablesim.engine.result import RoundResult
 from tablesim.errors import IllegalAction
 from tablesim.log import bind_round
 
+#: actions allowed while the table is paused or holds an open incident
+ALWAYS_ALLOWED = frozenset({"handle", "pause", "resume", "void", "resolve_incident"})
+
 
 class _RoundModel:
     state: enum.Enum
+
+
+class _MutedDevice:
+    """Stands in for a device while a round is replayed: commands do nothing."""
+
+    def __init__(self, device: Device) -> None:
+        self._device = device
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._device, name)
+        if callable(attr):
+            return lambda *a, **k: None
+        return attr
+
+
+def _journaled(name: str, fn: Callable) -> Callable:
+    @functools.wraps(fn)
+    def wrapper(self: "GameTable", *args: Any, **kwargs: Any) -> Any:
+        if name == "open_round" and not args and kwargs.get("round_id") is None:
+            kwargs["round_id"] = self.next_round_id()
+        if self._acting:
+            return fn(self, *args, **kwargs)
+        if name not in ALWAYS_ALLOWED:
+            if self.paused:
+                raise IllegalAction(name.replace("_", " "), "the table is paused")
+            if self.incident is not None and self.incident.get("blocking"):
+                raise IllegalAction(name.replace("_", " "), f"incident {self.incident['id']} must be resolved first")
+        self._acting = True
+        try:
+            if self.journal is None or self.replaying:
+                return fn(self, *args, **kwargs)
+            from tablesim.journal.codec import encode
+
+            actor = kwargs.get("actor") or (args[0].device if name == "handle" and args else self.actor_for(name))
+            with self.journal.transaction():
+                rid = kwargs.get("round_id") if name == "open_round" else self.round_id
+                self.journal.append(
+                    self.table_id, rid, "input", name, {"args": encode(list(args)), "kwargs": encode(kwargs)}, actor
+                )
+                return fn(self, *args, **kwargs)
+        finally:
+            self._acting = False
+
+    wrapper.__journaled__ = True  # type: ignore[attr-defined]
+    return wrapper
 
 
 class GameTable:
@@ -35,6 +91,24 @@ class GameTable:
     INITIAL: ClassVar[enum.Enum]
     FINALS: ClassVar[tuple[enum.Enum, ...]]
     BETTING: ClassVar[enum.Enum]
+    #: the game's public actions: journaled, replayable, refused while paused
+    ACTIONS: ClassVar[tuple[str, ...]] = ()
+    BASE_ACTIONS: ClassVar[tuple[str, ...]] = (
+        "place_bet",
+        "withdraw_bet",
+        "void",
+        "handle",
+        "pause",
+        "resume",
+        "resolve_incident",
+    )
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("open_round", *cls.ACTIONS, *cls.BASE_ACTIONS):
+            fn = cls.__dict__.get(name)
+            if fn is not None and not getattr(fn, "__journaled__", False):
+                setattr(cls, name, _journaled(name, fn))
 
     def __init__(self, *, table_id: str, book: BetBook, devices: Sequence[Device], bus: EventBus | None = None) -> None:
         self.table_id = table_id
@@ -45,14 +119,24 @@ class GameTable:
         self.round_no = 0
         self.round_id = ""
         self.result: RoundResult | None = None
+        self.journal = None
+        self.replaying = False
+        self.paused = False
+        self.incident: dict[str, Any] | None = None
+        self.incident_no = 0
+        self._acting = False
         # The machine's model is a plain holder, so trigger names never collide
         # with the table's own methods (close_betting the action vs the trigger).
         self.sm = _RoundModel()
         self.machine = build_machine(self.sm, self.States, self.STEPS, self.INITIAL)
+        self.bus.subscribe(self._to_journal)
 
     @property
     def state(self) -> enum.Enum:
         return self.sm.state
+
+    def actor_for(self, action: str) -> str:
+        return "player" if action in ("place_bet", "withdraw_bet") else "dealer"
 
     # --- the machine -------------------------------------------------------
 
@@ -64,12 +148,51 @@ class GameTable:
         before = self.state
         fire(self.sm, trigger, why_not)
         self.emit("state", state=self.state.value, previous=before.value, trigger=trigger)
+        if self.state in self.FINALS and self.result is not None:
+            self.emit("result", **self.result.as_json())
 
     def emit(self, kind: str, **data: Any) -> None:
         self.bus.emit(kind, self.round_id, **data)
 
     def in_state(self, *states: enum.Enum) -> bool:
         return self.state in states
+
+    # --- journal -------------------------------------------------------------
+
+    def attach_journal(self, journal) -> None:
+        self.journal = journal
+
+    def _to_journal(self, event: TableEvent) -> None:
+        if self.journal is not None and not self.replaying:
+            from tablesim.journal.codec import encode
+
+            self.journal.append(self.table_id, event.round_id, "event", event.kind, encode(event.data), "table")
+
+    @contextmanager
+    def replay(self) -> Iterator[None]:
+        """Rebuild state from journaled inputs: nothing is written, no device commanded."""
+        saved = {k: v for k, v in vars(self).items() if isinstance(v, Device)}
+        saved_list = self.devices
+        for k, v in saved.items():
+            setattr(self, k, _MutedDevice(v))
+        self.devices = [_MutedDevice(d) for d in saved_list]  # type: ignore[misc]
+        self.replaying = True
+        try:
+            yield
+        finally:
+            self.replaying = False
+            for k, v in saved.items():
+                setattr(self, k, v)
+            self.devices = saved_list
+
+    def recovery_policy(self) -> tuple[str, str]:
+        """After replaying an interrupted round: ("resume" | "void", why)."""
+        if self.state is self.BETTING:
+            return "resume", "betting was open: the bets stand and betting goes on"
+        return "resume", f"every input up to {self.state.value} was recorded"
+
+    def resume_devices(self) -> None:
+        """Bring the devices back to what the recovered state expects."""
 
     # --- rounds --------------------------------------------------------------
 
@@ -81,9 +204,14 @@ class GameTable:
         fire(self.sm, "open_betting", "the current round is not finished")
         before = self.state
         self.round_id = round_id or self.next_round_id()
+        if self.round_id.startswith(f"{self.table_id}-"):
+            tail = self.round_id.rsplit("-", 1)[-1]
+            if tail.isdigit():
+                self.round_no = max(self.round_no, int(tail))
         bind_round(self.table_id, self.game, self.round_id)
         self.book.clear()
         self.result = None
+        self.incident = None
         self.emit("state", state=self.state.value, previous=before.value, trigger="open_betting")
         return self.round_id
 
@@ -103,22 +231,57 @@ class GameTable:
         value = self.book.withdraw(str(position), bet)
         self.emit("bet_withdrawn", position=str(position), bet=bet, amount=str(value))
 
-    # --- void ----------------------------------------------------------------
+    # --- void, pause, incidents ------------------------------------------------
 
-    def void(self, reason: str) -> RoundResult:
+    def void(self, reason: str, *, actor: str | None = None, why: str | None = None) -> RoundResult:
         """Void the round: every bet is returned. Allowed before settlement."""
-        fire(self.sm, "void", f"a round that is {self.state.value} cannot be voided")
+        if not self.sm.may_void():
+            raise IllegalAction("void", f"a round that is {self.state.value} cannot be voided")
+        self.result = RoundResult(self.game, self.round_id, "void", void_reason=reason, bets=dict(self.book.bets))
+        self.incident = None
         self.on_void()
-        self.result = RoundResult(
-            self.game, self.round_id, "void", void_reason=reason, bets=dict(self.book.bets)
-        )
-        self.emit("state", state=self.state.value, trigger="void", reason=reason)
-        self.emit("void", reason=reason, returned=self.book.snapshot())
+        self.emit("void", reason=reason, returned=self.book.snapshot(), actor=actor, why=why)
+        self.fire("void")
         self.log.warning("round_void", reason=reason)
         return self.result
 
     def on_void(self) -> None:
         """Stop the devices for a void (disarm, abort)."""
+
+    def pause(self, *, actor: str, why: str) -> None:
+        if self.paused:
+            raise IllegalAction("pause", "the table is already paused")
+        self.paused = True
+        self.emit("paused", actor=actor, why=why)
+
+    def resume(self, *, actor: str, why: str) -> None:
+        if not self.paused:
+            raise IllegalAction("resume", "the table is not paused")
+        self.paused = False
+        self.emit("resumed", actor=actor, why=why)
+
+    def open_incident(self, code: int, text: str, *, blocking: bool, card: str | None = None) -> None:
+        self.incident_no += 1
+        self.incident = {"id": self.incident_no, "code": code, "text": text, "blocking": blocking, "card": card}
+        self.emit("incident", **self.incident)
+
+    def resolve_incident(self, decision: str, *, actor: str, why: str, card: str | None = None) -> None:
+        """A supervisor confirms (naming the card where one is needed) or rejects."""
+        if self.incident is None:
+            raise IllegalAction("resolve incident", "there is no open incident")
+        if decision not in ("confirm", "reject"):
+            raise IllegalAction("resolve incident", f"unknown decision {decision!r} (confirm or reject)")
+        incident = self.incident
+        self.check_resolution(incident, decision, card)
+        self.incident = None
+        self.emit("incident_resolved", id=incident["id"], decision=decision, card=card, actor=actor, why=why)
+        self.on_incident_resolved(incident, decision, card)
+
+    def check_resolution(self, incident: dict[str, Any], decision: str, card: str | None) -> None:
+        """Refuse a resolution the game cannot apply (before anything changes)."""
+
+    def on_incident_resolved(self, incident: dict[str, Any], decision: str, card: str | None) -> None:
+        """Apply a resolved incident (the game decides what confirm/reject mean)."""
 
     # --- devices ---------------------------------------------------------------
 
@@ -138,10 +301,12 @@ class GameTable:
         """Handle device events while the table is in one of ``states``.
 
         Returns False when no device had anything to say (a stalled dealing:
-        the shoe or the script ran out of cards).
+        the shoe or the script ran out of cards) or an incident holds the round.
         """
         wanted = tuple(states)
         while self.state in wanted:
+            if self.incident is not None and self.incident.get("blocking"):
+                return False
             got = False
             for device in self.devices:
                 event = device.next_event(timeout)
@@ -152,3 +317,18 @@ class GameTable:
             if not got:
                 return False
         return True
+
+
+# The base class's own actions are journaled like the games' actions.
+for _name in GameTable.BASE_ACTIONS:
+    if _name != "handle" and _name in GameTable.__dict__:
+        setattr(GameTable, _name, _journaled(_name, GameTable.__dict__[_name]))
+
+
+def resolve_unattended(table: GameTable) -> bool:
+    """With no supervisor (scripts, mock tables, simulations) a blocking
+    incident is rejected, which voids the round by the game's rules."""
+    if table.incident is not None and table.incident.get("blocking"):
+        table.resolve_incident("reject", actor="unattended", why="no supervisor at an unattended table")
+        return True
+    return False

@@ -15,11 +15,14 @@ from drivers.mock import MockShoe, MockShuffler, ShuffledShoe
 from tablesim.cli.display import print_summary, signed
 from tablesim.engine.runopts import RunOptions
 from tablesim.engine.stats import SessionStats
+from tablesim.engine.table import resolve_unattended
+from tablesim.errors import IllegalAction
 from tablesim.fortune3.machine import S
 from tablesim.fortune3.players import decide, random_bets
 from tablesim.fortune3.profile import load_profile
 from tablesim.fortune3.settings import Fortune3Settings
 from tablesim.fortune3.table import DEALER, Fortune3Table
+from tablesim.journal.attach import attach_and_recover
 
 NAMES = {
     "straight_flush": "straight flush",
@@ -41,14 +44,24 @@ def build_table(options: RunOptions, rng: random.Random) -> Fortune3Table:
 
 
 def play_round(table: Fortune3Table, rng: random.Random, *, all_boxes: bool = False) -> list[tuple[str, Decimal]]:
-    """Play one round with simulated players; returns each stake as (bet, amount)."""
-    table.open_round()
-    for box, bet, amount in random_bets(rng, table.profile, table.settings.limits, all_boxes=all_boxes):
-        table.place_bet(box, bet, amount)
-    table.close_betting()
+    """Play one round with simulated players, from whatever state the table is
+    in (a recovered round goes on where it stopped); returns each stake as
+    (bet, amount)."""
+    if table.state in (S.IDLE, S.COMPLETE, S.VOID):
+        table.open_round()
+    if table.state is S.BETTING_OPEN:
+        for box, bet, amount in random_bets(rng, table.profile, table.settings.limits, all_boxes=all_boxes):
+            try:
+                table.place_bet(box, bet, amount)
+            except IllegalAction:
+                pass  # e.g. over the limit on a box a recovered round already holds
+        table.close_betting()
     if table.state is S.BETS_CLOSED:
         table.start_dealing()
+    while table.state is S.DEALING:
         table.pump((S.DEALING,))
+        if not resolve_unattended(table):
+            break
     if table.state is S.DECISIONS:
         for box in table.pending_decisions():
             has_pp = table.book.get(box, "pair_plus") is not None
@@ -93,6 +106,9 @@ def run_mock(options: RunOptions, console: Console) -> int:
         f"Fortune 3 Card Poker, profile {table.profile.name}, dealing by {table.settings.dealing}, "
         f"mock devices, seed {seed}"
     )
+    attach_and_recover(table, options.journal, console)
+    # A recovered round goes on with the cards still in the (mock) shoe.
+    table.devices[0].source.exclude(table.seen)
     stats = SessionStats()
     for _ in range(options.rounds):
         wagered = play_round(table, rng)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from drivers.mock import MockFault, MockShoe, MockShuffler, ScriptedCards
 from tablesim.cards import DealtCard
 from tablesim.engine.result import RoundResult
+from tablesim.engine.table import resolve_unattended
 from tablesim.errors import IllegalAction, InputError
 from tablesim.fortune3.machine import S
 from tablesim.fortune3.profile import Fortune3Profile, load_profile
@@ -117,6 +118,7 @@ class Fortune3ScriptSession:
             if event is None:
                 raise InputError(f"ran out of scripted cards: the deal needs more than {given}", where="cards")
             table.handle(event)
+            resolve_unattended(table)
 
 
 def script_session(table: Reader) -> Fortune3ScriptSession:

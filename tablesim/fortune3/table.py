@@ -15,6 +15,7 @@ from decimal import Decimal
 from drivers.base import CardShoeReader, Shuffler
 from drivers.events import (
     DRAWN_WHILE_DISARMED,
+    MISREAD,
     CardRead,
     DeviceEvent,
     FaultCleared,
@@ -22,7 +23,7 @@ from drivers.events import (
     HandDispensed,
     ShuffleDone,
 )
-from tablesim.cards import Card, DealtCard
+from tablesim.cards import Card, DealtCard, parse_dealt
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.result import RoundResult
@@ -45,6 +46,7 @@ class Fortune3Table(GameTable):
     INITIAL = S.IDLE
     FINALS = (S.COMPLETE, S.VOID)
     BETTING = S.BETTING_OPEN
+    ACTIONS = ("close_betting", "start_dealing", "decide", "misdeal")
 
     def __init__(
         self,
@@ -90,14 +92,18 @@ class Fortune3Table(GameTable):
     def open_round(self, round_id: str | None = None) -> str:
         rid = self.begin_round(round_id)
         self._reset_round()
+        self.on_open()
+        return rid
+
+    def on_open(self) -> None:
         # Art. 3: every round is dealt from a full, freshly shuffled deck.
+        rid = self.round_id
         if self.settings.dealing == "shoe":
             self.shoe.disarm()
             self.shoe.load_shoe(f"{rid}-deck", 1)
         else:
             self.shuffler.load(1, 52)
             self.shuffler.shuffle(f"{rid}-shuffle")
-        return rid
 
     def close_betting(self) -> None:
         self.require_betting("close betting")
@@ -179,14 +185,51 @@ class Fortune3Table(GameTable):
     def _on_fault(self, event: FaultRaised) -> None:
         self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
         if event.code == DRAWN_WHILE_DISARMED:
-            # Reported, flagged, never dealt into a hand.
+            # Reported, flagged, never dealt into a hand; the round goes on.
             if event.card is not None:
                 self._note_seen(event.card)
                 self.set_aside.append(DealtCard(event.card, True))
             self.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
+            if self.state in BEFORE_SETTLEMENT:
+                self.open_incident(event.code, event.text, blocking=False,
+                                   card=event.card.code if event.card else None)
             return
-        if self.state in (S.BETS_CLOSED, S.DEALING) and event.severity in ("E", "C"):
-            self.void("shuffler_fault" if self.settings.dealing == "shuffler" else "misread")
+        if self.state not in (S.BETS_CLOSED, S.DEALING) or event.severity not in ("E", "C"):
+            return
+        if event.code == MISREAD and self.settings.dealing == "shoe" and self.state is S.DEALING:
+            # The card left the shoe unread: a supervisor names it or voids the round.
+            self.open_incident(MISREAD, event.text, blocking=True)
+            return
+        # Art. 11(4): the shuffler failing while dealing voids the round.
+        self.void("shuffler_fault" if self.settings.dealing == "shuffler" else "device_fault")
+
+    def check_resolution(self, incident: dict, decision: str, card: str | None) -> None:
+        if incident["code"] == MISREAD and decision == "confirm":
+            if card is None:
+                raise IllegalAction("resolve incident", "confirming a misread needs the card's code")
+            parse_dealt(card)
+
+    def on_incident_resolved(self, incident: dict, decision: str, card: str | None) -> None:
+        if incident["code"] != MISREAD:
+            return  # a card drawn while disarmed stays set aside either way
+        if decision == "reject":
+            self.void("misread")
+        else:
+            dealt = parse_dealt(card)
+            self._on_card(dealt.card, dealt.exposed)
+
+    def recovery_policy(self) -> tuple[str, str]:
+        if self.state is S.DEALING and self.settings.dealing == "shuffler":
+            # The shuffler's state after a power loss is unknown: Art. 11(4).
+            return "void", "interrupted while the automatic shuffler was dealing (Art. 11(4))"
+        return super().recovery_policy()
+
+    def resume_devices(self) -> None:
+        if self.state is S.BETTING_OPEN:
+            self.on_open()
+        elif self.state is S.DEALING:
+            self.shoe.arm(self.round_id, 52)
+            self._instruct()
 
     def _note_seen(self, card: Card) -> bool:
         """Record a card of this round's single deck; False if it was seen already."""

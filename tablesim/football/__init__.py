@@ -1,0 +1,1 @@
+"""The football card game (Despacho 41/2003)."""

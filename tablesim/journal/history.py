@@ -1,0 +1,51 @@
+"""Recall of past rounds from the journal (game recall)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tablesim.journal.store import Journal
+
+#: events worth showing in a recall; state changes and instructions are noise there
+RECALL_EVENTS = {
+    "card", "card_set_aside", "dealer", "decision", "draw", "draw_shown", "spin", "no_spin", "spin_result",
+    "fault", "fault_cleared", "incident", "incident_resolved", "paused", "resumed", "void", "link", "shuffle",
+    "device",
+}
+
+
+def round_summary(journal: Journal, round_id: str) -> dict[str, Any]:
+    bets: dict[str, dict[str, str]] = {}
+    events: list[dict[str, Any]] = []
+    result: dict[str, Any] | None = None
+    game = None
+    for rec in journal.records(round_id):
+        if rec.kind == "event" and rec.name == "result":
+            result = rec.data
+        elif rec.kind == "event" and rec.name == "bet":
+            pos = bets.setdefault(rec.data["position"], {})
+            from decimal import Decimal
+
+            pos[rec.data["bet"]] = str(Decimal(pos.get(rec.data["bet"], "0")) + Decimal(rec.data["amount"]))
+        elif rec.kind == "event" and rec.name == "bet_withdrawn":
+            bets.get(rec.data["position"], {}).pop(rec.data["bet"], None)
+        elif rec.kind == "operator" or (rec.kind == "event" and rec.name in RECALL_EVENTS):
+            events.append({"seq": rec.seq, "ts": rec.ts, "kind": rec.name, "actor": rec.actor, **rec.data})
+        if rec.kind == "input" and rec.name == "open_round":
+            game = rec.table_id
+    out: dict[str, Any] = {"round_id": round_id}
+    if result is not None:
+        out.update(result)
+    else:
+        out.update({"status": "in_progress", "void_reason": None, "outcome": {}, "results": {}, "net": {}})
+    out.setdefault("table", game)
+    out["bets"] = {p: b for p, b in bets.items() if b}
+    out["events"] = events
+    return out
+
+
+def select_rounds(journal: Journal, last: int | None, round_id: str | None) -> list[str]:
+    ids = journal.round_ids()
+    if round_id is not None:
+        return [round_id] if round_id in ids else []
+    return ids[-last:] if last else ids

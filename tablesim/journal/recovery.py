@@ -1,0 +1,79 @@
+"""Bringing a table back after a power loss or crash.
+
+The last round in the journal is looked at: if it has a result, there is
+nothing to do. Otherwise its input records are replayed into the table (with
+devices muted and the journal not written), which rebuilds the round exactly;
+the game then says whether it can go on (betting still open; cards read and
+recorded) or must be voided by the rules (every bet returned). Either way a
+``recovery`` record says which and why, and active device faults that were
+never cleared are raised again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tablesim.engine.table import GameTable
+from tablesim.journal.codec import decode
+from tablesim.journal.store import Journal
+
+
+@dataclass
+class RecoveryReport:
+    round_id: str
+    action: str  # resume | void
+    why: str
+    state: str
+    active_faults: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        verb = "resumed" if self.action == "resume" else "voided (every bet returned)"
+        return f"recovered round {self.round_id}: {verb} at {self.state}: {self.why}"
+
+
+def active_faults(journal: Journal) -> dict[str, Any]:
+    """Faults raised and never cleared, by "device:code"."""
+    active: dict[str, Any] = {}
+    for rec in journal.records():
+        if rec.kind != "event":
+            continue
+        if rec.name == "fault":
+            active[f"{rec.data.get('device')}:{rec.data.get('code')}"] = rec.data
+        elif rec.name == "fault_cleared":
+            active.pop(f"{rec.data.get('device')}:{rec.data.get('code')}", None)
+    return active
+
+
+def recover(table: GameTable, journal: Journal) -> RecoveryReport | None:
+    """Restore the table from the journal; returns what was done, or None."""
+    rid = journal.last_round_id()
+    if rid is None:
+        return None
+    tail = rid.rsplit("-", 1)[-1]
+    if tail.isdigit():
+        table.round_no = max(table.round_no, int(tail))
+    records = list(journal.records(rid))
+    if any(r.kind == "event" and r.name == "result" for r in records):
+        return None
+    inputs = [r for r in records if r.kind == "input"]
+    if not inputs:
+        return None
+    with table.replay():
+        for rec in inputs:
+            args = decode(rec.data.get("args", []))
+            kwargs = decode(rec.data.get("kwargs", {}))
+            getattr(table, rec.name)(*args, **kwargs)
+    faults = active_faults(journal)
+    if table.result is not None:  # the round had in fact ended (e.g. a void)
+        return None
+    action, why = table.recovery_policy()
+    state = table.state.value
+    journal.append(table.table_id, rid, "operator", "recovery",
+                   {"action": action, "why": why, "state": state, "active_faults": faults}, "recovery")
+    if action == "void":
+        table.void("interrupted", actor="recovery", why=why)
+    else:
+        table.resume_devices()
+    table.log.warning("round_recovered", action=action, why=why, state=state)
+    return RecoveryReport(rid, action, why, state, faults)

@@ -1,0 +1,1 @@
+"""Wheel of Fortune (Despacho 42/2003)."""

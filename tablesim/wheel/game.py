@@ -1,0 +1,15 @@
+"""Wheel of Fortune's entry points for the CLI (see tablesim.games)."""
+
+from __future__ import annotations
+
+from tablesim.wheel.analysis import analyze, render_analysis
+from tablesim.wheel.mockrun import run_mock
+from tablesim.wheel.script import script_session
+from tablesim.wheel.table import WheelTable
+
+
+def diagram() -> str:
+    return WheelTable.diagram()
+
+
+__all__ = ["script_session", "run_mock", "analyze", "render_analysis", "diagram"]

@@ -1,0 +1,115 @@
+"""``tablesim run --game wheel --mock``: a wheel table with a mock indicator
+sensor and simulated players, shown round by round, then the hold per symbol."""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+from decimal import Decimal
+
+from rich.console import Console
+from rich.markup import escape
+
+from drivers.mock.wheel import MockWheelSensor, RandomSpins, WheelFault
+from tablesim.cli.display import print_summary, signed
+from tablesim.engine.runopts import RunOptions
+from tablesim.engine.stats import SessionStats
+from tablesim.errors import InputError
+from tablesim.wheel.machine import S
+from tablesim.wheel.players import random_bets
+from tablesim.wheel.profile import load_profile
+from tablesim.wheel.settings import WheelSettings
+from tablesim.wheel.table import WheelTable
+
+#: chance per round that the mock sensor reports motion while idle / an error fault
+MOTION_IDLE_RATE = 0.01
+SENSOR_FAULT_RATE = 0.005
+
+
+def build_table(options: RunOptions, rng: random.Random) -> WheelTable:
+    profile = load_profile(options.profile)
+    settings = WheelSettings.for_profile(profile)
+    sensor = MockWheelSensor(RandomSpins(rng, profile.segments))
+    return WheelTable(profile, settings, sensor=sensor, table_id="WHEEL-MOCK")
+
+
+def _maybe_faults(table: WheelTable, rng: random.Random) -> None:
+    sensor = table.sensor
+    if not isinstance(sensor, MockWheelSensor):
+        return
+    sensor.clear_faults()
+    if rng.random() < MOTION_IDLE_RATE:
+        sensor.inject(WheelFault("motion_while_idle", segment=rng.randrange(len(table.layout))))
+    if rng.random() < SENSOR_FAULT_RATE:
+        sensor.inject(WheelFault(rng.choice(("sensors_disagree", "encoder")), after=rng.randint(0, 1)))
+
+
+def play_round(table: WheelTable, rng: random.Random) -> list[tuple[str, Decimal]]:
+    """One round with simulated players; returns each stake as (spot, amount)."""
+    _maybe_faults(table, rng)
+    table.open_round()
+    for player, spot, amount in random_bets(rng, table.profile, table.settings.limits):
+        table.place_bet(player, spot, amount)
+    table.close_betting()
+    if not table.pump((S.BETS_CLOSED, S.SPINNING)):
+        table.void("device_timeout")  # the mock never stalls; guard anyway
+    return [(spot, amount) for _, spot, amount in table.book.items()]
+
+
+def _spin_text(spin: dict) -> str:
+    turns = f"{spin['turns']:g} turns"
+    if spin["counts"]:
+        return f"segment {spin['segment']} [bold]{spin['symbol']}[/] ({turns} {spin['direction']})"
+    if spin["reason"] == "few_turns":
+        return f"[yellow]no spin[/] ({turns})"
+    return f"[yellow]no spin[/] ({spin['reason']}, {turns})"
+
+
+def render(table: WheelTable) -> list[str]:
+    result = table.result
+    spins = ", ".join(_spin_text(s) for s in table.spins)
+    lines = []
+    if result.status == "void":
+        lines.append(
+            f"[bold]{result.round_id}[/]  {spins + '; ' if spins else ''}"
+            f"[red]void[/] ({result.void_reason}); every bet returned"
+        )
+    else:
+        lines.append(f"[bold]{result.round_id}[/]  {spins}")
+    for incident in table.incidents:
+        lines.append(f"  [yellow]incident[/]: {escape(incident['what'])}")
+    if result.status == "settled":
+        for player, bets in result.bets.items():
+            stakes = ", ".join(f"{k} {v}" for k, v in bets.items())
+            res = ", ".join(f"{k} {signed(v)}" for k, v in result.results[player].items())
+            lines.append(f"  {player}: {escape('[' + stakes + ']')} -> {res}  net {signed(result.net[player])}")
+    return lines
+
+
+def run_mock(options: RunOptions, console: Console) -> int:
+    if options.dealing or options.decks:
+        raise InputError("the wheel has no dealing mode or decks")
+    seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
+    rng = random.Random(seed)
+    table = build_table(options, rng)
+    console.print(f"Wheel of Fortune, profile {table.profile.name}, mock indicator sensor, seed {seed}")
+    stats = SessionStats()
+    no_spins = 0
+    incidents = 0
+    for _ in range(options.rounds):
+        wagered = play_round(table, rng)
+        stats.add(table.result, wagered)
+        no_spins += table.no_spins
+        incidents += len(table.incidents)
+        if not options.quiet:
+            for line in render(table):
+                console.print(line)
+        if options.delay:
+            time.sleep(options.delay)
+    print_summary(console, "Wheel of Fortune: hold per symbol", stats)
+    console.print(f"no spins called: {no_spins}; incidents: {incidents}")
+    return 0
+
+
+__all__ = ["run_mock", "play_round", "build_table", "render"]

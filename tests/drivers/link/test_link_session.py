@@ -1,0 +1,492 @@
+"""LinkSession end to end: a host and a device session over real byte pairs.
+
+The two ends are ``serial.serial_for_url`` ports (``socket://`` or a pty)
+joined by a relay thread, the null modem, through which a test can drop or
+damage whole frames in either direction and see what went over the wire.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import selectors
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+import serial
+
+from drivers.link import Frame, FrameError, LinkDown, LinkSession, Nak, StreamDecoder, crc16
+
+H2D, D2H = "host->device", "device->host"
+ADDR = 0x02
+# Timing scaled down from the protocol's 200 ms / 1 s / 3 misses.
+FAST = dict(ack_timeout=0.1, max_resends=3, heartbeat_misses=3, read_poll=0.01, max_gap=0.05)
+BEAT = 0.1
+
+Tap = Callable[[str, bytes], bytes]
+
+
+class NullModem:
+    """Two serial ports wired together through a relay that sees whole frames.
+
+    ``tap(direction, raw_frame) -> bytes`` decides what is forwarded (``b""``
+    drops the frame). Frames end with CR LF and hold no other CR LF, so the
+    relay can cut the stream there without decoding it.
+    """
+
+    def __init__(self, kind: str = "socket") -> None:
+        self.tap: Tap = lambda direction, raw: raw
+        self.sent: dict[str, list[Frame | FrameError]] = {H2D: [], D2H: []}
+        self._decoders = {H2D: StreamDecoder(), D2H: StreamDecoder()}
+        self._pending = {H2D: b"", D2H: b""}
+        self._lock = threading.Lock()
+        self._owned: list[Callable[[], None]] = []
+        if kind == "socket":
+            self.host_port, self.device_port, host_end, device_end = self._socket_pair()
+        else:
+            self.host_port, self.device_port, host_end, device_end = self._pty_pair()
+        self._ends = {host_end: (H2D, device_end), device_end: (D2H, host_end)}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._relay, name="test-null-modem", daemon=True)
+        self._thread.start()
+
+    def _socket_pair(self) -> tuple:
+        with socket.create_server(("127.0.0.1", 0)) as server:
+            url = "socket://127.0.0.1:%d" % server.getsockname()[1]
+            host_port = serial.serial_for_url(url, timeout=0.05)
+            host_end, _ = server.accept()
+            device_port = serial.serial_for_url(url, timeout=0.05)
+            device_end, _ = server.accept()
+        self._owned += [host_end.close, device_end.close]
+        return host_port, device_port, host_end.fileno(), device_end.fileno()
+
+    def _pty_pair(self) -> tuple:
+        ports, masters = [], []
+        for _ in range(2):
+            master, slave = os.openpty()
+            ports.append(serial.serial_for_url(os.ttyname(slave), timeout=0.05))
+            os.close(slave)  # pyserial holds its own descriptor
+            masters.append(master)
+            self._owned.append(lambda fd=master: os.close(fd))
+        return ports[0], ports[1], masters[0], masters[1]
+
+    def _relay(self) -> None:
+        with selectors.DefaultSelector() as sel:
+            for fd in self._ends:
+                sel.register(fd, selectors.EVENT_READ)
+            while not self._stop.is_set():
+                for key, _ in sel.select(timeout=0.01):
+                    try:
+                        data = os.read(key.fd, 4096)
+                    except OSError:  # a pty whose port was closed
+                        data = b""
+                    if not data:
+                        sel.unregister(key.fd)
+                        continue
+                    direction, out_fd = self._ends[key.fd]
+                    self._forward(direction, out_fd, data)
+
+    def _forward(self, direction: str, out_fd: int, data: bytes) -> None:
+        buffered = self._pending[direction] + data
+        *frames, self._pending[direction] = buffered.split(b"\r\n")
+        for raw in (f + b"\r\n" for f in frames):
+            with self._lock:
+                self.sent[direction] += self._decoders[direction].feed(raw)
+                out = self.tap(direction, raw)
+            if out:
+                try:
+                    os.write(out_fd, out)
+                except OSError:
+                    pass  # the other end is already closed
+
+    def frames(self, direction: str, type: str | None = None) -> list[Frame]:
+        with self._lock:
+            return [f for f in self.sent[direction] if isinstance(f, Frame) and type in (None, f.type)]
+
+    def cut(self) -> None:
+        """Cut the cable: stop relaying and close the relay's ends, not the ports."""
+        self._stop.set()
+        self._thread.join()
+        while self._owned:
+            self._owned.pop()()
+
+    def close(self) -> None:
+        self.cut()
+        for port in (self.host_port, self.device_port):
+            port.close()
+
+
+def drop_first(n: int, direction: str, type: str) -> Tap:
+    """A tap that drops the first ``n`` frames of ``type`` going ``direction``."""
+    left = [n]
+
+    def tap(d: str, raw: bytes) -> bytes:
+        if d == direction and raw[7:10] == type.encode() and left[0] > 0:
+            left[0] -= 1
+            return b""
+        return raw
+
+    return tap
+
+
+def flip_bit_in_first(direction: str, type: str) -> Tap:
+    done = [False]
+
+    def tap(d: str, raw: bytes) -> bytes:
+        if d == direction and raw[7:10] == type.encode() and not done[0]:
+            done[0] = True
+            return raw[:8] + bytes([raw[8] ^ 0x01]) + raw[9:]  # inside TYPE: CRC catches it
+        return raw
+
+    return tap
+
+
+class Owner:
+    """What a driver or emulator would supply: callbacks that record."""
+
+    def __init__(self, verdicts: list[str | None] | None = None) -> None:
+        self.frames: list[Frame] = []
+        self.links: queue.Queue[tuple[bool, str]] = queue.Queue()
+        self.verdicts = list(verdicts or [])
+
+    def on_frame(self, frame: Frame) -> str | None:
+        self.frames.append(frame)
+        return self.verdicts.pop(0) if self.verdicts else None
+
+    def on_link(self, up: bool, reason: str) -> None:
+        self.links.put((up, reason))
+
+    def next_link(self, timeout: float = 2.0) -> tuple[bool, str]:
+        return self.links.get(timeout=timeout)
+
+    def messages(self) -> list[Frame]:
+        return [f for f in self.frames if f.type != "PON"]
+
+
+def open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+@pytest.fixture(autouse=True)
+def no_leaks() -> Iterator[None]:
+    """Every test must leave threads and descriptors as it found them."""
+    threads, fds = set(threading.enumerate()), open_fds()
+    yield
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline and (set(threading.enumerate()) - threads or open_fds() - fds):
+        time.sleep(0.01)
+    assert {t.name for t in set(threading.enumerate()) - threads} == set()
+    assert open_fds() - fds == set()
+
+
+@pytest.fixture(params=["pty"])  # socket:// close sleeps 0.3 s in pyserial
+def modem(request: pytest.FixtureRequest) -> Iterator[NullModem]:
+    m = NullModem(request.param)
+    yield m
+    m.close()
+
+
+class Pair:
+    def __init__(self, modem: NullModem, host_kw: dict | None = None, device_kw: dict | None = None) -> None:
+        self.modem = modem
+        self.host_owner, self.device_owner = Owner(), Owner()
+        self.host = self._session(modem.host_port, "host", self.host_owner, host_kw or {})
+        self.device = self._session(modem.device_port, "device", self.device_owner, device_kw or {})
+
+    @staticmethod
+    def _session(port: serial.SerialBase, role: str, owner: Owner, kw: dict) -> LinkSession:
+        params = dict(FAST, heartbeat_interval=None, on_frame=owner.on_frame, on_link=owner.on_link)
+        params.update(kw)
+        session = LinkSession(port, role=role, addr=ADDR, **params)  # type: ignore[arg-type]
+        session.start()
+        return session
+
+    def close(self) -> None:
+        self.host.close()
+        self.device.close()
+
+
+@pytest.fixture
+def pair(modem: NullModem) -> Iterator[Pair]:
+    p = Pair(modem)
+    yield p
+    p.close()
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 2.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        time.sleep(0.005)
+
+
+# -- answers -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("modem", ["socket", "pty"], indirect=True)
+def test_send_is_acked_and_delivered_once(pair: Pair) -> None:
+    assert pair.host.send("HEL") == 0
+    assert pair.device.send("IDN", "SH-9", "0042", "1.2.0", "TDL/1", "ab12") == 0
+    assert pair.host.send("ARM", "R1", "6") == 1
+    assert pair.device_owner.frames == [Frame(ADDR, 0, "HEL"), Frame(ADDR, 1, "ARM", ("R1", "6"))]
+    assert pair.host_owner.frames == [Frame(ADDR, 0, "IDN", ("SH-9", "0042", "1.2.0", "TDL/1", "ab12"))]
+    # Each ACK carries the SEQ of the frame it answers.
+    assert pair.modem.frames(D2H, "ACK") == [Frame(ADDR, 0, "ACK"), Frame(ADDR, 1, "ACK")]
+    assert pair.modem.frames(H2D, "ACK") == [Frame(ADDR, 0, "ACK")]
+    assert pair.host_owner.next_link() == (True, "established")
+    assert pair.host.link_up and pair.device.link_up
+
+
+def test_owner_nak_is_raised_and_not_resent(pair: Pair) -> None:
+    pair.device_owner.verdicts = ["STA"]
+    with pytest.raises(Nak) as info:
+        pair.host.send("DLH", "1", "3")
+    assert (info.value.reason, info.value.type, info.value.seq) == ("STA", "DLH", 0)
+    assert pair.modem.frames(D2H) == [Frame(ADDR, 0, "NAK", ("STA",))]
+    assert len(pair.modem.frames(H2D, "DLH")) == 1
+    # The refused frame took a SEQ; the next one gets a new one and is ACKed.
+    assert pair.host.send("DLH", "1", "3") == 1
+
+
+def test_lost_ack_means_resend_and_a_duplicate_not_delivered_twice(pair: Pair) -> None:
+    pair.modem.tap = drop_first(1, D2H, "ACK")
+    pair.host.send("SHW", "R1", "D1", "3456", "7812")
+    sent = pair.modem.frames(H2D, "SHW")
+    assert len(sent) >= 2 and len(set(sent)) == 1  # resent with the same SEQ
+    assert pair.device_owner.frames == [Frame(ADDR, 0, "SHW", ("R1", "D1", "3456", "7812"))]
+    assert len(pair.modem.frames(D2H, "ACK")) == len(sent)  # every copy was ACKed
+
+
+def test_lost_frame_is_resent(pair: Pair) -> None:
+    pair.modem.tap = drop_first(2, H2D, "CLR")
+    pair.host.send("CLR")
+    assert len(pair.modem.frames(H2D, "CLR")) == 3
+    assert pair.device_owner.frames == [Frame(ADDR, 0, "CLR")]
+
+
+def test_damaged_frame_is_naked_crc_and_resent_at_once(pair: Pair) -> None:
+    pair.modem.tap = flip_bit_in_first(H2D, "RST")
+    started = time.monotonic()
+    pair.host.send("RST")
+    # Resent on the NAK, not after the answer timeout.
+    assert time.monotonic() - started < FAST["ack_timeout"]
+    assert pair.modem.frames(D2H) == [Frame(ADDR, 0, "NAK", ("CRC",)), Frame(ADDR, 0, "ACK")]
+    assert pair.device_owner.frames == [Frame(ADDR, 0, "RST")]
+
+
+def test_busy_peer_gets_the_frame_again(pair: Pair) -> None:
+    pair.device_owner.verdicts = ["BSY", None]
+    pair.host.send("SLF")
+    assert pair.device_owner.frames == [Frame(ADDR, 0, "SLF")] * 2
+    assert [f.type for f in pair.modem.frames(D2H)] == ["NAK", "ACK"]
+
+
+def test_always_busy_peer_raises_nak_bsy_after_the_resends(pair: Pair) -> None:
+    pair.device_owner.verdicts = ["BSY"] * 10
+    with pytest.raises(Nak) as info:
+        pair.host.send("SLF")
+    assert info.value.reason == "BSY"
+    assert len(pair.device_owner.frames) == 1 + FAST["max_resends"]
+    assert pair.host.link_up  # a busy peer is a live peer
+
+
+def test_owner_exception_answers_bsy_and_the_reader_survives(pair: Pair) -> None:
+    calls = []
+
+    def on_frame(frame: Frame) -> None:
+        calls.append(frame)
+        if len(calls) == 1:
+            raise RuntimeError("owner bug")
+
+    pair.device._on_frame = on_frame
+    pair.host.send("STA")
+    assert calls == [Frame(ADDR, 0, "STA")] * 2
+    assert pair.host.send("STA") == 1
+
+
+def test_invalid_owner_verdict_is_not_an_ack(pair: Pair) -> None:
+    pair.device_owner.verdicts = ["NOPE"] * 10
+    with pytest.raises(Nak):
+        pair.host.send("ABT")
+
+
+def test_silent_peer_three_resends_then_link_down(pair: Pair) -> None:
+    pair.host.send("HEL")
+    assert pair.host_owner.next_link() == (True, "established")
+    pair.modem.tap = lambda d, raw: b"" if d == H2D else raw
+    started = time.monotonic()
+    with pytest.raises(LinkDown) as info:
+        pair.host.send("LDK", "1", "52")
+    elapsed = time.monotonic() - started
+    assert len(pair.modem.frames(H2D, "LDK")) == 1 + FAST["max_resends"]
+    assert elapsed >= (1 + FAST["max_resends"]) * FAST["ack_timeout"]
+    assert "3 resends" in info.value.reason
+    assert pair.host_owner.next_link() == (False, info.value.reason)
+    assert not pair.host.link_up
+    # The next successful exchange restores the link.
+    pair.modem.tap = lambda d, raw: raw
+    pair.host.send("LDK", "1", "52")
+    assert pair.host_owner.next_link() == (True, "restored")
+
+
+def test_seq_increments_wraps_and_answers_do_not_use_it(modem: NullModem) -> None:
+    pair = Pair(modem, host_kw=dict(initial_seq=0xFE))
+    try:
+        assert [pair.host.send("CLR") for _ in range(3)] == [0xFE, 0xFF, 0x00]
+        assert [f.seq for f in modem.frames(H2D)] == [0xFE, 0xFF, 0x00]
+        assert pair.device.send("EMP") == 0  # the device's own counter
+    finally:
+        pair.close()
+
+
+def test_same_seq_with_new_content_is_a_new_frame(pair: Pair) -> None:
+    # A peer that restarted may reuse a SEQ; only an identical frame is a duplicate.
+    pair.host.send("HEL")
+    pair.host._next_seq = 0
+    pair.host.send("STA")
+    assert [f.type for f in pair.device_owner.frames] == ["HEL", "STA"]
+
+
+def test_frames_for_another_address_are_ignored(pair: Pair) -> None:
+    pair.modem.host_port.write(b"\x0203|00|HEL\x03" + b"%04X\r\n" % crc16(b"03|00|HEL\x03"))
+    pair.host.send("CLR")
+    assert pair.device_owner.frames == [Frame(ADDR, 0, "CLR")]
+    assert pair.modem.frames(D2H) == [Frame(ADDR, 0, "ACK")]
+
+
+def test_send_from_a_callback_is_refused_not_deadlocked(pair: Pair) -> None:
+    errors: list[Exception] = []
+
+    def on_frame(frame: Frame) -> None:
+        try:
+            pair.device.send("IDN", "x")
+        except RuntimeError as exc:
+            errors.append(exc)
+
+    pair.device._on_frame = on_frame
+    pair.host.send("HEL")
+    assert len(errors) == 1 and "deadlock" in str(errors[0])
+
+
+def test_invalid_frames_and_reserved_types_are_refused_before_sending(pair: Pair) -> None:
+    with pytest.raises(FrameError):
+        pair.host.send("SHW", "a|b")
+    with pytest.raises(ValueError):
+        pair.host.send("ACK")
+    assert pair.modem.frames(H2D) == []
+    assert pair.host.send("CLR") == 0  # no SEQ was used up
+
+
+# -- heartbeat ---------------------------------------------------------------
+
+
+def heartbeat_pair(modem: NullModem) -> Pair:
+    return Pair(
+        modem,
+        host_kw=dict(heartbeat_interval=BEAT),
+        device_kw=dict(heartbeat_interval=BEAT, pon_fields=lambda: ("ARMED", "2", "17")),
+    )
+
+
+def test_heartbeat_pon_carries_the_device_state(modem: NullModem) -> None:
+    pair = heartbeat_pair(modem)
+    try:
+        assert pair.host_owner.next_link() == (True, "established")
+        wait_for(lambda: len(modem.frames(D2H, "PON")) >= 3)
+        pings, pongs = modem.frames(H2D, "PNG"), modem.frames(D2H, "PON")
+        assert [p.seq for p in pongs] == [p.seq for p in pings[: len(pongs)]]
+        assert pongs[0] == Frame(ADDR, pings[0].seq, "PON", ("ARMED", "2", "17"))
+        assert pair.host_owner.frames[0] == pongs[0]  # the owner sees the device state
+        assert modem.frames(H2D, "ACK") == []  # PON is itself the answer
+        assert pair.device_owner.frames == []  # PNG is the session's business
+        # PNG takes SEQs like any new frame.
+        assert pair.host.send("CLR") == modem.frames(H2D, "CLR")[0].seq > pings[0].seq
+    finally:
+        pair.close()
+
+
+def test_heartbeat_loss_downs_the_link_after_three_misses_and_recovers(modem: NullModem) -> None:
+    pair = heartbeat_pair(modem)
+    try:
+        assert pair.host_owner.next_link() == (True, "established")
+        assert pair.device_owner.next_link() == (True, "established")
+        modem.tap = lambda d, raw: b""  # both ways silent
+        lost_at = time.monotonic()
+        assert pair.host_owner.next_link() == (False, "3 heartbeats missed")
+        # Two full intervals at least, plus the third PNG's answer timeout.
+        assert time.monotonic() - lost_at >= 2 * BEAT
+        up, reason = pair.device_owner.next_link()
+        assert not up and reason.startswith("no heartbeat from the host")
+        modem.tap = lambda d, raw: raw
+        assert pair.host_owner.next_link() == (True, "restored")
+        assert pair.device_owner.next_link() == (True, "restored")
+    finally:
+        pair.close()
+
+
+def test_two_misses_do_not_down_the_link(modem: NullModem) -> None:
+    pair = heartbeat_pair(modem)
+    try:
+        assert pair.host_owner.next_link() == (True, "established")
+        modem.tap = drop_first(2, D2H, "PON")
+        wait_for(lambda: len(modem.frames(D2H, "PON")) >= 4)
+        assert pair.host_owner.links.empty()
+    finally:
+        pair.close()
+
+
+# -- shutdown and failure ------------------------------------------------------
+
+
+@pytest.mark.parametrize("modem", ["socket", "pty"], indirect=True)
+def test_close_joins_threads_and_closes_the_port(modem: NullModem) -> None:
+    before = set(threading.enumerate())
+    pair = heartbeat_pair(modem)
+    assert pair.host_owner.next_link() == (True, "established")
+    session_threads = set(threading.enumerate()) - before
+    assert {t.name for t in session_threads} == {
+        "tdl-host-02-reader",
+        "tdl-host-02-heartbeat",
+        "tdl-device-02-reader",
+        "tdl-device-02-heartbeat",
+    }
+    pair.close()
+    assert not any(t.is_alive() for t in session_threads)
+    assert not modem.host_port.is_open and not modem.device_port.is_open
+    pair.close()  # idempotent
+    with pytest.raises(LinkDown):
+        pair.host.send("CLR")
+
+
+def test_close_wakes_a_blocked_send(pair: Pair) -> None:
+    pair.modem.tap = lambda d, raw: b""
+    result: list[BaseException] = []
+
+    def sender() -> None:
+        try:
+            pair.host.send("CLR")
+        except LinkDown as exc:
+            result.append(exc)
+
+    thread = threading.Thread(target=sender)
+    thread.start()
+    wait_for(lambda: len(pair.modem.frames(H2D)) >= 1)
+    pair.host.close()
+    thread.join(timeout=1)
+    assert not thread.is_alive()
+    assert result and result[0].reason == "session closed"
+
+
+def test_transport_failure_downs_the_link_and_fails_sends_fast(pair: Pair) -> None:
+    pair.host.send("HEL")
+    assert pair.host_owner.next_link() == (True, "established")
+    pair.modem.cut()  # the host's socket sees EOF
+    up, reason = pair.host_owner.next_link()
+    assert not up and "transport" in reason
+    started = time.monotonic()
+    with pytest.raises(LinkDown):
+        pair.host.send("CLR")
+    assert time.monotonic() - started < FAST["ack_timeout"]
