@@ -14,7 +14,7 @@ from rich.markup import escape
 from drivers.mock.wheel import MockWheelSensor, RandomSpins, WheelFault
 from tablesim.cli.display import print_summary, signed
 from tablesim.engine.runopts import RunOptions
-from tablesim.engine.stats import SessionStats
+from tablesim.engine.stats import BetTotals, SessionStats
 from tablesim.errors import InputError
 from tablesim.wheel.machine import S
 from tablesim.wheel.players import random_bets
@@ -60,7 +60,7 @@ def play_round(table: WheelTable, rng: random.Random) -> list[tuple[str, Decimal
 def _spin_text(spin: dict) -> str:
     turns = f"{spin['turns']:g} turns"
     if spin["counts"]:
-        return f"segment {spin['segment']} [bold]{spin['symbol']}[/] ({turns} {spin['direction']})"
+        return f"segment {spin['segment']} -> [bold]{spin['symbol']}[/] ({turns} {spin['direction']})"
     if spin["reason"] == "few_turns":
         return f"[yellow]no spin[/] ({turns})"
     return f"[yellow]no spin[/] ({spin['reason']}, {turns})"
@@ -95,6 +95,8 @@ def run_mock(options: RunOptions, console: Console) -> int:
     table = build_table(options, rng)
     console.print(f"Wheel of Fortune, profile {table.profile.name}, mock indicator sensor, seed {seed}")
     stats = SessionStats()
+    for spot in table.profile.spots:  # the summary lists the symbols in the profile's order
+        stats.by_bet[spot] = BetTotals()
     no_spins = 0
     incidents = 0
     for _ in range(options.rounds):

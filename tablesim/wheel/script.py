@@ -35,6 +35,9 @@ from tablesim.wheel.settle import spin_counts
 from tablesim.wheel.table import WheelTable
 from tablesim.validate import Reader
 
+BET_KEYS = ("player", "spot", "amount")
+SPIN_KEYS = ("segment", "turns", "direction", "invalid")
+FAULT_KEYS = ("fault", "after", "segment", "turns")
 VOIDING = tuple(k for k, (_, severity, _) in WHEEL_FAULTS.items() if severity in ("E", "C"))
 
 
@@ -54,8 +57,13 @@ def _name(value: object) -> str | None:
     return None
 
 
-def _item(r: Reader, key: str, i: int, raw: object) -> Reader:
-    return Reader(raw, f"{r.at(key)}[{i}]", file=r.file, error=InputError)
+def _item(r: Reader, key: str, i: int, raw: object, allowed: tuple[str, ...]) -> Reader:
+    """The ``i``-th entry of the list ``key``; a misspelt field is named first."""
+    item = Reader(raw, f"{r.at(key)}[{i}]", file=r.file, error=InputError)
+    for name in item.data:
+        if name not in allowed:
+            raise item.fail(str(name), f"unknown key (keys: {', '.join(allowed)})")
+    return item
 
 
 def _turns(s: Reader, key: str = "turns") -> Decimal:
@@ -98,7 +106,7 @@ class WheelScriptSession:
         out = []
         spots = self.profile.spots
         for i, raw in enumerate(r.list("bets")):
-            b = _item(r, "bets", i, raw)
+            b = _item(r, "bets", i, raw, BET_KEYS)
             player = _name(b.raw("player"))
             if player is None or not player.strip():
                 raise b.fail("player", f"expected a player name, got {b.raw('player')!r}")
@@ -118,7 +126,7 @@ class WheelScriptSession:
         out = []
         last = len(self.table.layout) - 1
         for i, raw in enumerate(r.list("spins")):
-            s = _item(r, "spins", i, raw)
+            s = _item(r, "spins", i, raw, SPIN_KEYS)
             direction = s.str("direction", "CW", choices=DIRECTIONS)
             if s.has("invalid"):
                 reason = s.str("invalid", choices=INVALID_REASONS)
@@ -138,7 +146,7 @@ class WheelScriptSession:
         out = []
         last = len(self.table.layout) - 1
         for i, raw in enumerate(r.list("faults", [])):
-            f = _item(r, "faults", i, raw)
+            f = _item(r, "faults", i, raw, FAULT_KEYS)
             kind = f.str("fault", choices=WHEEL_FAULTS)
             if kind == "motion_while_idle":
                 if f.has("after"):
@@ -166,7 +174,7 @@ class WheelScriptSession:
                     f"the fault after spin {n} never happens: spin {counted + 1} already counts and settles the round",
                 )
             if len(spins) > n:
-                raise r.fail(f"spins[{n}]", f"never spun: the {fault.kind} fault after spin {n} voids the round")
+                raise r.fail(f"spins[{n}]", f"never spun: the {fault.kind} fault before spin {n + 1} voids the round")
             if len(spins) < n:
                 raise r.fail(f"faults[{i}].after", f"fires after spin {n}, but the round has only {len(spins)} spin(s)")
             return
@@ -174,8 +182,8 @@ class WheelScriptSession:
             minimum = self.profile.min_turns
             raise r.fail(
                 "spins",
-                f"no valid spin: {len(spins)} spin(s), none of at least {minimum} full turns; "
-                f"the round would never settle",
+                f"no valid spin: all {len(spins)} spin(s) are no-spins (fewer than {minimum} full turns, "
+                f"or reported invalid), so the round never settles; end with a spin that counts",
             )
         if counted < len(spins) - 1:
             spin = spins[counted]

@@ -180,7 +180,7 @@ class WheelTable(GameTable):
         record = {"what": what, "state": self.state.value, **data}
         self.incidents.append(record)
         self.emit("incident", **record)
-        self.log.warning("wheel_incident", **record)
+        self.log.info("wheel_incident", **record)
 
     def _stray(self, kind: str, event: DeviceEvent, **data) -> None:
         if self.state is S.BETTING_OPEN:
