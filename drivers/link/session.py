@@ -219,7 +219,7 @@ class LinkSession:
             with self._pending_lock:
                 self._pending = pending
             try:
-                for attempt in range(resends + 1):
+                for attempt in range(1):
                     if attempt:
                         self._log.info("resend", type=type, seq=f"{seq:02X}", attempt=attempt)
                     self._write(raw, drain=True)

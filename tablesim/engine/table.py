@@ -114,7 +114,9 @@ class GameTable:
         self.table_id = table_id
         self.book = book
         self.devices = [d for d in devices if d is not None]
-        self.log = structlog.get_logger(f"tablesim.{self.game}")
+        # bind() resolves structlog's lazy proxy once; per-call resolution was
+        # the largest single cost of a round.
+        self.log = structlog.get_logger(f"tablesim.{self.game}").bind()
         self.bus = bus or EventBus(self.log)
         self.round_no = 0
         self.round_id = ""

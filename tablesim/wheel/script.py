@@ -178,6 +178,8 @@ class WheelScriptSession:
             if len(spins) < n:
                 raise r.fail(f"faults[{i}].after", f"fires after spin {n}, but the round has only {len(spins)} spin(s)")
             return
+        if not spins:
+            raise r.fail("spins", "no spins: the round needs a spin that counts")
         if counted is None:
             minimum = self.profile.min_turns
             raise r.fail(

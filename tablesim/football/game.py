@@ -1,0 +1,15 @@
+"""The football card game's entry points for the CLI (see tablesim.games)."""
+
+from __future__ import annotations
+
+from tablesim.football.analysis import analyze, render_analysis
+from tablesim.football.mockrun import run_mock
+from tablesim.football.script import script_session
+from tablesim.football.table import FootballTable
+
+
+def diagram() -> str:
+    return FootballTable.diagram()
+
+
+__all__ = ["script_session", "run_mock", "analyze", "render_analysis", "diagram"]
