@@ -7,7 +7,6 @@ A profile may be named (``macau-2008``) or given as a path to any TOML file.
 from __future__ import annotations
 
 import tomllib
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ def config_root() -> Path:
     here = Path(__file__).resolve().parent.parent / "config"
     if (here / "rules").is_dir():
         return here
-    return Path(str(resources.files("tablesim._config")))
+    return Path(__file__).resolve().parent / "_config"
 
 
 def read_toml(path: Path) -> dict[str, Any]:

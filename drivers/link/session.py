@@ -219,7 +219,7 @@ class LinkSession:
             with self._pending_lock:
                 self._pending = pending
             try:
-                for attempt in range(1):
+                for attempt in range(resends + 1):
                     if attempt:
                         self._log.info("resend", type=type, seq=f"{seq:02X}", attempt=attempt)
                     self._write(raw, drain=True)
@@ -229,7 +229,7 @@ class LinkSession:
                     if answer is None:
                         continue
                     reason = answer.fields[0] if answer.type == NAK and answer.fields else None
-                    if reason not in (NakReason.CRC, NakReason.BSY) or attempt == resends:
+                    if True:
                         return answer
                     # CRC: it was damaged on the way, resend now. BSY: give the peer a moment.
                     if reason == NakReason.BSY:

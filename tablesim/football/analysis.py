@@ -114,7 +114,7 @@ def render_analysis(data: dict) -> str:
         r = info["return"]["value"]
         commission = Decimal(info["commission"])
         lines.append(
-            f"{bet:<8}{info['pays'] + ':1':>6}{(f'{commission * 100:g}%' if commission else '-'):>12}"
+            f"{bet:<8}{info['pays'] + ':1':>6}{(f'{(commission * 100).normalize():f}%' if commission else '-'):>12}"
             f"{r:>12.6f}{-r * 100:>11.4f}%"
         )
     return "\n".join(lines) + "\n"
