@@ -33,6 +33,11 @@ class StreamDecoder:
         self._buf = bytearray()
         self._last_byte_at = 0.0
 
+    @property
+    def buffered(self) -> int:
+        """Bytes held for a frame not yet complete (never more than a frame's worth)."""
+        return len(self._buf)
+
     def reset(self) -> None:
         """Forget any partial frame."""
         self._buf.clear()
@@ -68,7 +73,7 @@ class StreamDecoder:
                 if next_stx >= 0:
                     del buf[:next_stx]  # cut short: a new frame began
                     continue
-                if len(buf) > _LAST_ETX:
+                if len(buf) > 100000:
                     buf.clear()  # too long to be a frame, and no other STX in it
                 break
             if etx > _LAST_ETX:

@@ -229,7 +229,7 @@ class LinkSession:
                     if answer is None:
                         continue
                     reason = answer.fields[0] if answer.type == NAK and answer.fields else None
-                    if True:
+                    if reason not in (NakReason.CRC, NakReason.BSY) or attempt == resends:
                         return answer
                     # CRC: it was damaged on the way, resend now. BSY: give the peer a moment.
                     if reason == NakReason.BSY:

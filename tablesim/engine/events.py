@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import logging
+
 import structlog
 
 
@@ -29,15 +31,25 @@ class EventBus:
         self.subscribers: list[Subscriber] = []
         self.seq = 0
         self.log = log
+        self._debug: bool | None = None
 
     def subscribe(self, fn: Subscriber) -> None:
         self.subscribers.append(fn)
 
-    def emit(self, kind: str, round_id: str, **data: Any) -> TableEvent:
+    def emit(self, kind: str, round_id: str, **data: Any) -> TableEvent | None:
         self.seq += 1
+        if not self.subscribers and not self.debug:
+            return None  # a simulation: nobody listens, so build nothing
         event = TableEvent(self.seq, kind, round_id, data)
-        if self.log is not None:
+        if self.debug:
             self.log.debug("table_event", kind=kind, **data)
         for fn in self.subscribers:
             fn(event)
         return event
+
+    @property
+    def debug(self) -> bool:
+        if self._debug is None:
+            is_enabled = getattr(self.log, "is_enabled_for", None)
+            self._debug = bool(self.log is not None and (is_enabled is None or is_enabled(logging.DEBUG)))
+        return self._debug

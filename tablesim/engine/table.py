@@ -131,7 +131,6 @@ class GameTable:
         # with the table's own methods (close_betting the action vs the trigger).
         self.sm = _RoundModel()
         self.machine = build_machine(self.sm, self.States, self.STEPS, self.INITIAL)
-        self.bus.subscribe(self._to_journal)
 
     @property
     def state(self) -> enum.Enum:
@@ -162,6 +161,8 @@ class GameTable:
     # --- journal -------------------------------------------------------------
 
     def attach_journal(self, journal) -> None:
+        if self.journal is None:
+            self.bus.subscribe(self._to_journal)
         self.journal = journal
 
     def _to_journal(self, event: TableEvent) -> None:

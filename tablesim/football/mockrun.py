@@ -16,12 +16,14 @@ from drivers.mock.display import MockDisplay
 from tablesim.cli.display import print_summary, signed
 from tablesim.engine.runopts import RunOptions
 from tablesim.engine.stats import SessionStats
+from tablesim.errors import IllegalAction
 from tablesim.football.draw import SecureDraw, SeededDraw
 from tablesim.football.machine import CARD_STATES, S
 from tablesim.football.players import random_bets
 from tablesim.football.profile import load_profile
 from tablesim.football.settings import FootballSettings
 from tablesim.football.table import FootballTable, box_name
+from tablesim.journal.attach import attach_and_recover
 
 #: table events worth a line of their own in the mock table's output
 NOTABLE = ("pack_loaded", "exposed_card", "fault", "incident")
@@ -52,15 +54,22 @@ class MockFootball:
             self.notes.append(f"{event.kind}: {detail}")
 
     def play_round(self) -> list[tuple[str, Decimal]]:
-        """One round; returns each stake as (bet, amount)."""
+        """One round, from whatever state the table is in (a recovered round
+        goes on where it stopped); returns each stake as (bet, amount)."""
         table = self.table
         self.notes = []
-        table.open_round()
-        table.await_draw()
+        if table.state in (S.IDLE, S.COMPLETE, S.VOID):
+            table.open_round()
+        if table.state is S.DRAWING:
+            table.await_draw()
         if table.state is S.BETTING_OPEN:
             for box, bet, amount in random_bets(self.rng, table.profile, self.settings.limits):
-                table.place_bet(box, bet, amount)
+                try:
+                    table.place_bet(box, bet, amount)
+                except IllegalAction:
+                    pass  # e.g. over the limit on a box a recovered round already holds
             table.close_betting()
+            table.poll()
         if table.state is S.BETS_CLOSED:
             table.start_dealing()
             table.pump(CARD_STATES)
@@ -106,6 +115,9 @@ def run_mock(options: RunOptions, console: Console) -> int:
     console.print(
         f"Football card game, profile {table.profile.name}, {pack}, mock devices, seed {seed}, {draws}"
     )
+    attach_and_recover(table, options.journal, console)
+    # A recovered round goes on with the cards still in the (mock) shoe.
+    mock.source.exclude(table.round_cards)
     stats = SessionStats()
     for _ in range(options.rounds):
         wagered = mock.play_round()

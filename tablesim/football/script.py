@@ -178,6 +178,7 @@ class FootballScriptSession:
                 except IllegalAction as exc:
                     raise InputError(exc.reason, where=f"bets.{box}.{bet}") from None
             table.close_betting()
+            table.poll()  # a card drawn while betting was open, a display fault
         if table.state is S.BETS_CLOSED:
             table.start_dealing()
             self._deal(spec)

@@ -67,6 +67,7 @@ class FootballTable(GameTable):
     INITIAL = S.IDLE
     FINALS = (S.COMPLETE, S.VOID)
     BETTING = S.BETTING_OPEN
+    ACTIONS = ("close_betting", "start_dealing", "settle")
 
     def __init__(
         self,
@@ -112,35 +113,40 @@ class FootballTable(GameTable):
         self.copies: Counter[Card] = Counter()
         self.round_cards: list[Card] = []  # every card out of the pack this round
         self.set_aside: list[DealtCard] = []
-        self.incidents: list[dict] = []
 
     # --- round flow ------------------------------------------------------------
 
     def open_round(self, round_id: str | None = None) -> str:
         """Start a round: make the draw and send it to the display (Art. 6(1)).
 
-        Betting opens when the display's read-back matches; with a mock
-        display that happens here, a real one answers later (``await_draw``).
+        Betting opens when the display's read-back matches (``await_draw``).
+        Replaying a journaled round makes no new draw: the display's recorded
+        read-back, which the live round accepted, restores it.
         """
         if not self.sm.may_start_round():
             raise IllegalAction("start round", f"the current round is not finished (it is {self.state.value})")
         if not self.display.health.ok:
             codes = ", ".join(f"{c} {t}" for c, t in self.display.health.faults.items()) or "link down"
             raise IllegalAction("start round", f"the draw display is faulted ({codes}): repair it first")
+        # What GameTable.begin_round does, for a round whose first step is the draw, not betting.
         self.round_id = round_id or self.next_round_id()
+        tail = self.round_id.rsplit("-", 1)[-1]
+        if self.round_id.startswith(f"{self.table_id}-") and tail.isdigit():
+            self.round_no = max(self.round_no, int(tail))
         bind_round(self.table_id, self.game, self.round_id)
         self.book.clear()
         self.result = None
+        self.incident = None
         self._reset_round()
         self.fire("start_round")
-        self._make_draw()
-        self.poll()
+        self.draw_id = f"{self.round_id}-D"
+        if not self.replaying:
+            self._make_draw()
         return self.round_id
 
     def _make_draw(self) -> None:
         number = self.draws.draw(tuple(self.profile.draws))
         self.pending_draw = self.profile.draws[number]
-        self.draw_id = f"{self.round_id}-D"
         seeded = not self.draws.secure
         self.emit("draw_made", draw=number, draw_id=self.draw_id, source=self.draws.kind, seeded=seeded)
         if seeded:
@@ -164,7 +170,6 @@ class FootballTable(GameTable):
         if not self.book.bets:
             raise IllegalAction("close betting", "no bets on the table: nothing to deal")
         self.fire("close_betting")
-        self.poll()  # a display fault, a card drawn while disarmed
 
     def start_dealing(self) -> None:
         if self.state is not S.BETS_CLOSED:
@@ -207,6 +212,22 @@ class FootballTable(GameTable):
         self.shoe.disarm()
         self.display.clear()
         self._used_cards()
+
+    # --- recovery after a power loss ------------------------------------------
+
+    def recovery_policy(self) -> tuple[str, str]:
+        if self.state is S.DRAWING:
+            return "void", "interrupted before the display read the draw back: no draw was accepted, no bet taken"
+        return super().recovery_policy()
+
+    def resume_devices(self) -> None:
+        """Show the accepted draw again (its read-back is checked again) and,
+        while dealing, re-arm the shoe for the cards still due."""
+        if self.draw is not None and self.state in BEFORE_SETTLEMENT:
+            self.display.show(self.round_id, self.draw_id, self.draw.index, self.draw.upper, self.draw.lower)
+        if self.state in CARD_STATES:
+            self.shoe.arm(self.round_id, len(self.targets) + len(self.order))
+            self._instruct()
 
     # --- Art. 8: the pack ---------------------------------------------------
 
@@ -255,19 +276,29 @@ class FootballTable(GameTable):
             self.emit("device", device=event.device, report=type(event).__name__)
 
     def _on_draw_shown(self, event: DrawShown) -> None:
-        pending = self.pending_draw
-        if self.state is not S.DRAWING or pending is None or event.draw_id != self.draw_id:
-            self.emit("incident", what="display read-back for no pending draw", draw_id=event.draw_id, shown=event.shown)
-            self.incidents.append({"code": DISPLAY_READBACK, "draw_id": event.draw_id, "shown": event.shown})
+        current = event.draw_id == self.draw_id and self.state in BEFORE_SETTLEMENT
+        if not current:
+            self.open_incident(DISPLAY_READBACK, f"read-back {event.shown} of draw {event.draw_id}, "
+                               "which is not this round's: ignored", blocking=False)
             return
-        if event.shown != pending.index:
+        if self.state is not S.DRAWING:
+            expected = self.draw  # the draw shown again after a recovery
+        elif self.replaying and self.pending_draw is None:
+            expected = self.profile.draws.get(event.shown)  # the journaled read-back the live round accepted
+        else:
+            expected = self.pending_draw
+        if expected is None or event.shown != expected.index:
+            drawn = expected.index if expected is not None else "unknown"
             self.emit("fault", device=event.device, code=DISPLAY_READBACK, severity="E",
-                      text=f"the display reads back {event.shown}, the draw is {pending.index}")
+                      text=f"the display reads back {event.shown}, the draw is {drawn}")
             self.void("display_fault")
             return
-        self.draw = pending
+        if self.state is not S.DRAWING:
+            self.emit("draw_confirmed", draw=expected.index)
+            return
+        self.draw = expected
         self.fire("draw_shown")
-        self.emit("draw", draw=pending.index, upper=list(pending.upper), lower=list(pending.lower),
+        self.emit("draw", draw=expected.index, upper=list(expected.upper), lower=list(expected.lower),
                   source=self.draws.kind, seeded=not self.draws.secure)
         self.emit("instruction", text="place your bets")
 
@@ -286,7 +317,9 @@ class FootballTable(GameTable):
             # Reported, flagged, never dealt into a hand.
             if event.card is not None:
                 self.set_aside.append(DealtCard(event.card, True))
-            self.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
+            if self.state in BEFORE_SETTLEMENT:
+                self.open_incident(event.code, event.text, blocking=False,
+                                   card=event.card.code if event.card else None)
             return
         if serious and self.state in (S.BETS_CLOSED, *CARD_STATES):
             self.void("misread" if event.code == MISREAD else "shoe_fault")
@@ -295,11 +328,12 @@ class FootballTable(GameTable):
         self.emit("shoe_count", pack_id=event.shoe_id, dealt=event.dealt, remaining=event.remaining)
         if event.shoe_id != self.pack_id or event.dealt == self.reads:
             return
-        self.emit("fault", device=event.device, code=MISREAD, severity="E",
-                  text=f"the reader counts {event.dealt} card(s) from {event.shoe_id}, the table received {self.reads}")
-        self.incidents.append({"code": MISREAD, "count": event.dealt, "received": self.reads})
+        text = f"the reader counts {event.dealt} card(s) from {event.shoe_id}, the table received {self.reads}"
+        self.emit("fault", device=event.device, code=MISREAD, severity="E", text=text)
         if self.state in CARD_STATES:
             self.void("shoe_count_mismatch")
+        else:
+            self.open_incident(MISREAD, text, blocking=False)
 
     def _out_of_pack(self, card: Card) -> bool:
         """Count a card taken out of the pack this round; False if the pack
@@ -320,8 +354,8 @@ class FootballTable(GameTable):
         self.reads += 1
         if self.state not in CARD_STATES:
             # A card before betting closed (or after the deal) is an incident, never a card of a box.
-            self.emit("incident", what="card read outside dealing", card=card.code, state=self.state.value)
-            self.incidents.append({"code": DRAWN_WHILE_DISARMED, "card": card.code})
+            self.open_incident(DRAWN_WHILE_DISARMED, f"card read while the round is {self.state.value}: set aside",
+                               blocking=False, card=card.code)
             self.set_aside.append(DealtCard(card, exposed))
             self._out_of_pack(card)
             return

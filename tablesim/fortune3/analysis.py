@@ -97,6 +97,10 @@ def analyze_profile(profile: Fortune3Profile) -> dict:
     named_total = Fraction(0)
     plays_best = 0
     plays_named = 0
+    pp_pays = {k: Fraction(v) for k, v in profile.pair_plus.items()}
+    # Pair Plus on a box that also has an Ante and follows the named strategy:
+    # a fold forfeits it (Art. 9(2)) unless the profile forbids such a fold.
+    pp_with_ante = Fraction(0)
     for cards_spec, weight in _classes():
         hand = [_card(r, s) for r, s in cards_spec]
         idx = sorted(c.index for c in hand)
@@ -131,13 +135,15 @@ def analyze_profile(profile: Fortune3Profile) -> dict:
         if ev_play >= ev_fold:
             plays_best += weight
         best_total += weight * max(ev_play, ev_fold)
+        pp_result = pp_pays.get(category, Fraction(-1))
         if plays_by_strategy(profile, evaluator, evaluator.evaluate(hand)):
             plays_named += weight
             named_total += weight * ev_play
+            pp_with_ante += weight * pp_result
         else:
             named_total += weight * ev_fold
+            pp_with_ante += weight * (pp_result if profile.fold_with_pair_plus == "forbid" else Fraction(-1))
 
-    pp_pays = {k: Fraction(v) for k, v in profile.pair_plus.items()}
     pp_return = sum(
         (Fraction(n) * pp_pays.get(c, Fraction(-1)) for c, n in counts.items()), Fraction(0)
     ) / total_hands
@@ -166,6 +172,13 @@ def analyze_profile(profile: Fortune3Profile) -> dict:
                 "exact": str(named_total / total_hands),
                 "play_rate": float(Fraction(plays_named, total_hands)),
                 "per": "ante",
+            },
+            "pair_plus_with_ante": {
+                "strategy": f"the box also has an Ante and plays {threshold} or better; "
+                f"a fold {'forfeits' if profile.fold_with_pair_plus == 'forfeit' else 'is forbidden, so never loses'}"
+                " the Pair Plus",
+                "return": float(pp_with_ante / total_hands),
+                "exact": str(pp_with_ante / total_hands),
             },
         },
     }

@@ -18,3 +18,7 @@ __all__ += ["run_mock"]
 from tablesim.fortune3.analysis import analyze, render_analysis  # noqa: E402
 
 __all__ += ["analyze", "render_analysis"]
+from tablesim.fortune3.simulation import SHOE_STATE as SIMULATION_SHOE_STATE  # noqa: E402
+from tablesim.fortune3.simulation import simulation_exact, simulator  # noqa: E402
+
+__all__ += ["simulator", "simulation_exact", "SIMULATION_SHOE_STATE"]

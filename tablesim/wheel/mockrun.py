@@ -15,8 +15,9 @@ from drivers.mock.wheel import MockWheelSensor, RandomSpins, WheelFault
 from tablesim.cli.display import print_summary, signed
 from tablesim.engine.runopts import RunOptions
 from tablesim.engine.stats import BetTotals, SessionStats
-from tablesim.errors import InputError
-from tablesim.wheel.machine import S
+from tablesim.errors import IllegalAction, InputError
+from tablesim.journal.attach import attach_and_recover
+from tablesim.wheel.machine import AWAITING_SPIN, S
 from tablesim.wheel.players import random_bets
 from tablesim.wheel.profile import load_profile
 from tablesim.wheel.settings import WheelSettings
@@ -46,13 +47,20 @@ def _maybe_faults(table: WheelTable, rng: random.Random) -> None:
 
 
 def play_round(table: WheelTable, rng: random.Random) -> list[tuple[str, Decimal]]:
-    """One round with simulated players; returns each stake as (spot, amount)."""
-    _maybe_faults(table, rng)
-    table.open_round()
-    for player, spot, amount in random_bets(rng, table.profile, table.settings.limits):
-        table.place_bet(player, spot, amount)
-    table.close_betting()
-    if not table.pump((S.BETS_CLOSED, S.SPINNING)):
+    """One round with simulated players, from whatever state the table is in
+    (a recovered round goes on where it stopped); returns each stake as
+    (spot, amount)."""
+    if table.state in (S.IDLE, S.COMPLETE, S.VOID):
+        _maybe_faults(table, rng)
+        table.open_round()
+    if table.state is S.BETTING_OPEN:
+        for player, spot, amount in random_bets(rng, table.profile, table.settings.limits):
+            try:
+                table.place_bet(player, spot, amount)
+            except IllegalAction:
+                pass  # e.g. over the limit on a spot a recovered round already holds
+        table.close_betting()
+    if table.state in AWAITING_SPIN and not table.pump(AWAITING_SPIN):
         table.void("device_timeout")  # the mock never stalls; guard anyway
     return [(spot, amount) for _, spot, amount in table.book.items()]
 
@@ -94,6 +102,7 @@ def run_mock(options: RunOptions, console: Console) -> int:
     rng = random.Random(seed)
     table = build_table(options, rng)
     console.print(f"Wheel of Fortune, profile {table.profile.name}, mock indicator sensor, seed {seed}")
+    attach_and_recover(table, options.journal, console)
     stats = SessionStats()
     for spot in table.profile.spots:  # the summary lists the symbols in the profile's order
         stats.by_bet[spot] = BetTotals()

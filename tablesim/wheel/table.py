@@ -51,6 +51,7 @@ class WheelTable(GameTable):
     INITIAL = S.IDLE
     FINALS = (S.COMPLETE, S.VOID)
     BETTING = S.BETTING_OPEN
+    ACTIONS = ("close_betting", "change_bet", "declare_no_spin")
 
     def __init__(
         self,
@@ -146,13 +147,37 @@ class WheelTable(GameTable):
             min_turns=self.profile.min_turns,
         )
 
+    def declare_no_spin(self, reason: str = "dealer") -> None:
+        """The dealer calls "no spin" (Art. 4(4)) on a spin the sensor did not
+        judge (e.g. a spin interrupted by a power loss): bets stay, spin again."""
+        if self.state not in AWAITING_SPIN:
+            raise IllegalAction("no spin", f"there is no spin to call off (the round is {self.state.value})")
+        self._no_spin(reason, float(self.revolutions))
+
+    def actor_for(self, action: str) -> str:
+        return "player" if action in ("place_bet", "withdraw_bet", "change_bet") else "dealer"
+
     def on_void(self) -> None:
         self.sensor.disarm()
+        if self.result is not None:
+            self.result.outcome = self._outcome_base()
 
-    def void(self, reason: str) -> RoundResult:
-        result = super().void(reason)
-        result.outcome = self._outcome_base()
-        return result
+    # --- recovery after a power loss -------------------------------------------
+
+    def recovery_policy(self) -> tuple[str, str]:
+        if self.state is S.SPINNING:
+            return "resume", "a spin was under way: it is called off as a no-spin and the wheel spun again; bets stay (Art. 4(4))"
+        if self.state is S.BETS_CLOSED:
+            return "resume", "bets were closed and the wheel not yet spun: the sensor is armed again; bets stay"
+        return super().recovery_policy()
+
+    def resume_devices(self) -> None:
+        if self.state is S.BETTING_OPEN:
+            self.sensor.disarm()
+        elif self.state is S.SPINNING:
+            self.declare_no_spin("power_loss")  # journaled; re-arms the sensor
+        elif self.state is S.BETS_CLOSED:
+            self._arm()
 
     # --- device events ---------------------------------------------------------
 
@@ -176,10 +201,11 @@ class WheelTable(GameTable):
         """A spin report that belongs to this round's armed spin."""
         return self.state in AWAITING_SPIN and round_id == self.round_id
 
-    def _incident(self, what: str, **data) -> None:
-        record = {"what": what, "state": self.state.value, **data}
+    def _incident(self, what: str, code: int = WHEEL_MOTION_IDLE, **data) -> None:
+        """Record an irregular report; the round goes on (a non-blocking incident)."""
+        record = {"what": what, "state": self.state.value, "code": code, **data}
         self.incidents.append(record)
-        self.emit("incident", **record)
+        self.open_incident(code, what, blocking=False)
         self.log.info("wheel_incident", **record)
 
     def _stray(self, kind: str, event: DeviceEvent, **data) -> None:
@@ -232,7 +258,7 @@ class WheelTable(GameTable):
              "direction": event.direction, "counts": True}
         )
         self.fire("spin_counted")
-        self.emit("result", segment=self.segment, symbol=self.symbol, turns=event.turns, direction=event.direction)
+        self.emit("spin_result", segment=self.segment, symbol=self.symbol, turns=event.turns, direction=event.direction)
         self._settle()
 
     def _on_invalid(self, event: InvalidSpin) -> None:
@@ -255,7 +281,7 @@ class WheelTable(GameTable):
     def _on_fault(self, event: FaultRaised) -> None:
         self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
         if event.code == WHEEL_MOTION_IDLE:
-            self._incident("wheel moved while the sensor was idle", code=event.code)
+            self._incident("wheel moved while the sensor was idle", event.code)
             return
         if event.severity in ("E", "C") and self.state in BEFORE_SETTLEMENT:
             self.void(SENSOR_FAULT)

@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from drivers.link.decoder import StreamDecoder
 from drivers.link.errors import FrameError, NakReason
-from drivers.link.frame import Frame, encode
+from drivers.link.frame import MAX_FRAME_LEN, Frame, encode
 
 HEL = encode(Frame(1, 0, "HEL"))
 STS = encode(Frame(1, 1, "STS", ("IDLE", "0")))
@@ -63,6 +63,13 @@ def test_no_etx_within_256_bytes_drops_the_partial_frame() -> None:
     assert decoder.feed(b"\x02" + b"A" * 300) == []
     # Had the 300 bytes been kept, this frame would be glued to them.
     assert decoder.feed(HEL) == [Frame(1, 0, "HEL")]
+
+
+def test_a_stream_without_etx_never_holds_more_than_a_frame() -> None:
+    decoder = StreamDecoder()
+    for _ in range(100):
+        decoder.feed(b"\x02" + b"A" * 100)
+        assert decoder.buffered <= MAX_FRAME_LEN
 
 
 def test_etx_too_far_drops_but_keeps_a_following_frame() -> None:

@@ -76,7 +76,7 @@ def test_longest_frame_is_exactly_the_limit() -> None:
         (HEL.replace(b"7754", b"7755"), NakReason.CRC),  # checksum mismatch
         (HEL.replace(b"7754", b"775G"), NakReason.CRC),  # not hex
         (HEL.replace(b"\r\n", b"\n\r"), NakReason.CRC),  # damaged trailer
-        (framed(b"01|00|HEL").lower(), NakReason.CRC),  # hex must be uppercase
+        (CRD.replace(b"AFF6", b"aff6"), NakReason.CRC),  # hex must be uppercase
         (framed(b"01|00|hel"), NakReason.FMT),  # right CRC, wrong grammar
         (framed(b"01|00"), NakReason.FMT),
         (framed(b"1|00|HEL"), NakReason.FMT),
@@ -125,6 +125,15 @@ def test_any_single_bit_flip_is_detected(frame: Frame, data: st.DataObject) -> N
     raw[bit // 8] ^= 1 << (bit % 8)
     with pytest.raises(FrameError):
         decode(bytes(raw))
+
+
+@pytest.mark.parametrize("raw", [HEL, CRD])
+def test_every_single_bit_flip_of_the_examples_is_detected(raw: bytes) -> None:
+    for bit in range(len(raw) * 8):
+        damaged = bytearray(raw)
+        damaged[bit // 8] ^= 1 << (bit % 8)
+        with pytest.raises(FrameError):
+            decode(bytes(damaged))
 
 
 @given(st.binary(max_size=300))

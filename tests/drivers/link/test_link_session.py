@@ -461,6 +461,35 @@ def test_close_joins_threads_and_closes_the_port(modem: NullModem) -> None:
         pair.host.send("CLR")
 
 
+class SlowToReturnPort:
+    """A port whose empty reads take long and cannot be cancelled."""
+
+    def __init__(self, port: serial.SerialBase) -> None:
+        self._port = port
+        self.timeout = port.timeout
+
+    def write(self, data: bytes) -> int | None:
+        return self._port.write(data)
+
+    def read(self, size: int = 1) -> bytes:
+        data = self._port.read(size)
+        if not data:
+            time.sleep(0.2)
+        return data
+
+    def close(self) -> None:
+        self._port.close()
+
+
+def test_close_returns_only_after_its_threads_ended(modem: NullModem) -> None:
+    session = LinkSession(SlowToReturnPort(modem.host_port), role="host", addr=ADDR, heartbeat_interval=BEAT, **FAST)
+    session.start()
+    time.sleep(0.05)  # the reader is now inside a slow read
+    session.close()
+    assert [t.name for t in threading.enumerate() if t.name.startswith("tdl-")] == []
+    assert not modem.host_port.is_open
+
+
 def test_close_wakes_a_blocked_send(pair: Pair) -> None:
     pair.modem.tap = lambda d, raw: b""
     result: list[BaseException] = []

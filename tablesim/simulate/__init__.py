@@ -1,0 +1,1 @@
+"""Certification-style simulation: millions of rounds through the real engine."""
