@@ -73,7 +73,7 @@ class StreamDecoder:
                 if next_stx >= 0:
                     del buf[:next_stx]  # cut short: a new frame began
                     continue
-                if len(buf) > 100000:
+                if len(buf) > _LAST_ETX:
                     buf.clear()  # too long to be a frame, and no other STX in it
                 break
             if etx > _LAST_ETX:

@@ -42,9 +42,17 @@ def cli(log_level: str, log_json: bool | None) -> None:
 
 
 def _register() -> None:
-    from tablesim.cli import analyze_cmd, diagram_cmd, journal_cmds, run_cmd, script_cmd, simulate_cmd
+    from tablesim.cli import (
+        analyze_cmd,
+        bench_cmd,
+        diagram_cmd,
+        journal_cmds,
+        run_cmd,
+        script_cmd,
+        simulate_cmd,
+    )
 
-    for module in (run_cmd, script_cmd, analyze_cmd, diagram_cmd, simulate_cmd):
+    for module in (run_cmd, script_cmd, analyze_cmd, diagram_cmd, simulate_cmd, bench_cmd):
         cli.add_command(module.command)
     cli.add_command(journal_cmds.audit)
     cli.add_command(journal_cmds.history)

@@ -22,6 +22,7 @@ from decimal import Decimal
 from drivers.base import WheelSensor
 from drivers.events import (
     WHEEL_MOTION_IDLE,
+    WHEEL_SENSORS_DISAGREE,
     DeviceEvent,
     FaultCleared,
     FaultRaised,
@@ -125,7 +126,10 @@ class WheelTable(GameTable):
         if why:
             raise IllegalAction("change", why)
         self.book.bets[player][spot] = value
-        self.emit("bet_changed", position=player, bet=spot, amount=str(value), previous=str(old))
+        # Recorded as the old bet taken back and the new one placed, so every
+        # reader of the event stream (journal, audit) keeps exact totals.
+        self.emit("bet_withdrawn", position=player, bet=spot, amount=str(old), change=True)
+        self.emit("bet", position=player, bet=spot, amount=str(value), change=True)
 
     def close_betting(self) -> None:
         """The dealer calls "no more bets" (Art. 2) and the sensor is armed."""
@@ -242,7 +246,7 @@ class WheelTable(GameTable):
             return
         if not (0 <= event.segment < len(self.layout)) or not math.isfinite(event.turns) or event.turns < 0:
             self.emit(
-                "fault", device=event.device, code=None, severity="E",
+                "fault", device=event.device, code=WHEEL_SENSORS_DISAGREE, severity="E",
                 text=f"impossible spin report: segment {event.segment}, turns {event.turns}",
             )
             self.void(SENSOR_FAULT)

@@ -1,0 +1,1 @@
+"""Benchmarks of ``tablesim bench``: measured on this machine, never asserted by tests."""

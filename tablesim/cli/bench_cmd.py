@@ -1,0 +1,47 @@
+"""``tablesim bench [--json]``: measure this machine."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from tablesim.bench.suite import run_suite
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.0f}" if value >= 100 else f"{value:.4f}"
+    return str(value)
+
+
+@click.command("bench")
+@click.option("--json", "as_json", is_flag=True)
+def command(as_json: bool) -> None:
+    """Engine rounds per second per game (one core), hands per second,
+    exact-analysis times, link codec and latency."""
+    console = Console(stderr=True, highlight=False)
+    with console.status("benchmarking...") as status:
+        results = run_suite(lambda what: status.update(f"benchmarking {what}"))
+    if as_json:
+        click.echo(json.dumps(results, indent=2))
+        return
+    out = Console(highlight=False)
+    m = results["machine"]
+    out.print(f"machine: {m['processor']}, {m['cores']} cores, {m['system']}, Python {m['python']}")
+    table = Table(title="tablesim bench")
+    table.add_column("what")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for section in ("engine", "analysis", "link"):
+        items = results[section]
+        if "skipped" in items:
+            table.add_row(section, "skipped", items["skipped"])
+            continue
+        for key, values in items.items():
+            for measure, value in values.items():
+                table.add_row(f"{section}: {key}", measure, _fmt(value))
+    out.print(table)
