@@ -19,7 +19,6 @@ from math import comb
 from tablesim.cards import DECK
 from tablesim.fortune3.hands import Evaluator
 from tablesim.fortune3.profile import CATEGORIES, Fortune3Profile, load_profile
-from tablesim.fortune3.settle import plays_by_strategy
 
 SUIT_PATTERNS_DISTINCT = (  # suits of (high, middle, low) and how many hands share the pattern
     ((0, 0, 0), 4),
@@ -36,6 +35,7 @@ class _Scored:
     scores: list[int]  # dense rank -> score
     prefix_all: list[int]
     prefix_card: list[list[int]]
+    pair_ranks: dict[tuple[int, int], list[int]]  # the 50 hands holding both cards, by rank
 
 
 def _prefix(hist: list[int]) -> list[int]:
@@ -46,20 +46,42 @@ def _prefix(hist: list[int]) -> list[int]:
 
 
 def _score_all(evaluator: Evaluator) -> _Scored:
+    # Card index = (rank - 2) * 4 + suit, so ascending indices are ascending
+    # ranks: classification needs only arithmetic here (the evaluator's own
+    # path is checked against this one over all hands by the tests).
+    score_of = {}
     raw: dict[tuple[int, int, int], int] = {}
-    for trio in combinations(DECK, 3):
-        raw[(trio[0].index, trio[1].index, trio[2].index)] = evaluator.evaluate(trio).score
+    for a, b, c in combinations(range(52), 3):
+        ra, rb, rc = a // 4 + 2, b // 4 + 2, c // 4 + 2
+        flush = a % 4 == b % 4 == c % 4
+        if ra == rc:
+            key = ("three_of_a_kind", (ra,))
+        elif ra == rb or rb == rc:
+            key = ("pair", (rb, rc if ra == rb else ra))
+        elif rc - ra == 2 or (rc == 14 and rb == 3):
+            key = ("straight_flush" if flush else "straight", (rc if rc - ra == 2 else 3,))
+        else:
+            key = ("flush" if flush else "high_card", (rc, rb, ra))
+        score = score_of.get(key)
+        if score is None:
+            score = score_of[key] = evaluator.score(*key)
+        raw[(a, b, c)] = score
     scores = sorted(set(raw.values()))
     dense = {s: i for i, s in enumerate(scores)}
     rank_of = {k: dense[s] for k, s in raw.items()}
     hist_all = [0] * len(scores)
     hist_card = [[0] * len(scores) for _ in DECK]
+    pair_ranks: dict[tuple[int, int], list[int]] = {}
     for (a, b, c), r in rank_of.items():
         hist_all[r] += 1
         hist_card[a][r] += 1
         hist_card[b][r] += 1
         hist_card[c][r] += 1
-    return _Scored(rank_of, scores, _prefix(hist_all), [_prefix(h) for h in hist_card])
+        for pair in ((a, b), (a, c), (b, c)):
+            pair_ranks.setdefault(pair, []).append(r)
+    for ranks in pair_ranks.values():
+        ranks.sort()
+    return _Scored(rank_of, scores, _prefix(hist_all), [_prefix(h) for h in hist_card], pair_ranks)
 
 
 def _classes():
@@ -77,10 +99,6 @@ def _classes():
         yield ((trips, 0), (trips, 1), (trips, 2)), 4
 
 
-def _card(rank: int, suit: int):
-    return DECK[(rank - 2) * 4 + suit]
-
-
 def analyze_profile(profile: Fortune3Profile) -> dict:
     evaluator = Evaluator(profile.ranking)
     scored = _score_all(evaluator)
@@ -91,62 +109,62 @@ def analyze_profile(profile: Fortune3Profile) -> dict:
     q = bisect_left(scored.scores, q_score)  # ranks >= q qualify
 
     counts = {c: 0 for c in CATEGORIES}
-    ante, play = Fraction(profile.ante_pays), Fraction(profile.play_pays)
-    bonus = {k: Fraction(v) for k, v in profile.ante_bonus.items()}
-    best_total = Fraction(0)
-    named_total = Fraction(0)
-    plays_best = 0
-    plays_named = 0
-    pp_pays = {k: Fraction(v) for k, v in profile.pair_plus.items()}
+    # Integer arithmetic in units of 1/(dealer_hands * scale): pays are
+    # decimals, so scaling by a power of ten makes every term whole and the
+    # per-class work free of Fraction objects; the totals become Fractions once.
+    pays = [profile.ante_pays, profile.play_pays, *profile.ante_bonus.values(), *profile.pair_plus.values()]
+    scale = 10 ** max((-p.as_tuple().exponent for p in pays if p.as_tuple().exponent < 0), default=0)
+    ante, play = int(profile.ante_pays * scale), int(profile.play_pays * scale)
+    bonus = {k: int(v * scale) * dealer_hands for k, v in profile.ante_bonus.items()}
+    pp_pays = {k: int(v * scale) for k, v in profile.pair_plus.items()}
+    fold = -scale * dealer_hands
+    best_total = named_total = 0
+    plays_best = plays_named = 0
     # Pair Plus on a box that also has an Ante and follows the named strategy:
     # a fold forfeits it (Art. 9(2)) unless the profile forbids such a fold.
-    pp_with_ante = Fraction(0)
+    pp_with_ante = 0
+    named_threshold = evaluator.high_card_score(profile.play_at_least)
+    prefix_all, prefix_card, pair_ranks = scored.prefix_all, scored.prefix_card, scored.pair_ranks
     for cards_spec, weight in _classes():
-        hand = [_card(r, s) for r, s in cards_spec]
-        idx = sorted(c.index for c in hand)
+        idx = sorted((r - 2) * 4 + s for r, s in cards_spec)
         own = scored.rank_of[tuple(idx)]  # type: ignore[index]
-        category = evaluator.evaluate(hand).category
+        hand = evaluator.evaluate([DECK[i] for i in idx])
+        category = hand.category
         counts[category] += weight
+        pairs = (pair_ranks[(idx[0], idx[1])], pair_ranks[(idx[0], idx[2])], pair_ranks[(idx[1], idx[2])])
+        cards = (prefix_card[idx[0]], prefix_card[idx[1]], prefix_card[idx[2]])
 
         def count(lo: int, hi: int) -> int:
             """Dealer hands disjoint from the player's with dense rank in [lo, hi)."""
             if hi <= lo:
                 return 0
-            n = scored.prefix_all[hi] - scored.prefix_all[lo]
-            for c in idx:
-                n -= scored.prefix_card[c][hi] - scored.prefix_card[c][lo]
-            for a, b in ((idx[0], idx[1]), (idx[0], idx[2]), (idx[1], idx[2])):
-                for other in range(52):
-                    if other != a and other != b:
-                        r = scored.rank_of[tuple(sorted((a, b, other)))]  # type: ignore[index]
-                        if lo <= r < hi:
-                            n += 1
-            if lo <= own < hi:
-                n -= 1
-            return n
+            n = prefix_all[hi] - prefix_all[lo]
+            for pc in cards:
+                n -= pc[hi] - pc[lo]
+            for ranks in pairs:
+                n += bisect_left(ranks, hi) - bisect_left(ranks, lo)
+            return n - (1 if lo <= own < hi else 0)
 
         not_qualifying = count(0, q)
-        beaten = count(q, min(own, ranks_count)) if own > q else 0
+        beaten = count(q, own) if own > q else 0
         winning = count(max(own + 1, q), ranks_count)
-        ev_play = (
-            Fraction(not_qualifying) * ante + Fraction(beaten) * (ante + play) - Fraction(winning) * 2
-        ) / dealer_hands + bonus.get(category, Fraction(0))
-        ev_fold = Fraction(-1)
-        if ev_play >= ev_fold:
+        ev_play = not_qualifying * ante + beaten * (ante + play) - winning * 2 * scale + bonus.get(category, 0)
+        if ev_play >= fold:
             plays_best += weight
-        best_total += weight * max(ev_play, ev_fold)
-        pp_result = pp_pays.get(category, Fraction(-1))
-        if plays_by_strategy(profile, evaluator, evaluator.evaluate(hand)):
+        best_total += weight * max(ev_play, fold)
+        pp_result = pp_pays.get(category, -scale)
+        if hand.score >= named_threshold:
             plays_named += weight
             named_total += weight * ev_play
             pp_with_ante += weight * pp_result
         else:
-            named_total += weight * ev_fold
-            pp_with_ante += weight * (pp_result if profile.fold_with_pair_plus == "forbid" else Fraction(-1))
+            named_total += weight * fold
+            pp_with_ante += weight * (pp_result if profile.fold_with_pair_plus == "forbid" else -scale)
+    best_total = Fraction(best_total, dealer_hands * scale)
+    named_total = Fraction(named_total, dealer_hands * scale)
+    pp_with_ante = Fraction(pp_with_ante, scale)
 
-    pp_return = sum(
-        (Fraction(n) * pp_pays.get(c, Fraction(-1)) for c, n in counts.items()), Fraction(0)
-    ) / total_hands
+    pp_return = Fraction(sum(n * pp_pays.get(c, -scale) for c, n in counts.items()), scale * total_hands)
     qualifies = Fraction(scored.prefix_all[ranks_count] - scored.prefix_all[q], total_hands)
     threshold = "-".join("..23456789TJQKA"[r] for r in profile.play_at_least)
     return {
