@@ -2,9 +2,16 @@
 
 A game declares its states (an Enum) and a transition table of
 ``(trigger, sources, dest)`` rows. One machine is built per table (building
-is the slow part of ``transitions``); the table object is its model. Every
-trigger goes through ``fire``, which asks ``may_<trigger>`` first, so an
-illegal action is refused with a reason and changes nothing.
+is the slow part of ``transitions``); the table's round model is its model.
+Every trigger goes through ``fire``, which refuses an illegal trigger with a
+reason before anything changes.
+
+``fire`` looks the transition up in the same declared table and moves the
+model with ``Machine.set_state``: the machines declare no callbacks or
+conditions, so this is exactly what the trigger would do, at a tenth of the
+cost (a trigger plus its ``may_`` check took ~35 µs, seven times a round).
+A test checks that the lookup agrees with ``may_<trigger>`` for every state
+and trigger of every game.
 """
 
 from __future__ import annotations
@@ -34,25 +41,35 @@ def steps(rows: Iterable[tuple[str, enum.Enum | Sequence[enum.Enum], enum.Enum]]
     return tuple(out)
 
 
-def build_machine(model: Any, states: type[enum.Enum], table: Sequence[Step], initial: enum.Enum) -> Machine:
-    return Machine(
-        model=model,
-        states=states,
-        transitions=[
-            {"trigger": s.trigger, "source": list(s.sources), "dest": s.dest} for s in table
-        ],
-        initial=initial,
-        auto_transitions=False,
-        ignore_invalid_triggers=False,
-    )
+def transition_table(table: Sequence[Step]) -> dict[tuple[str, enum.Enum], enum.Enum]:
+    return {(s.trigger, src): s.dest for s in table for src in s.sources}
 
 
-def fire(model: Any, trigger: str, why_not: str | None = None) -> None:
-    """Run ``trigger`` on ``model`` or refuse it, naming the current state."""
-    if not getattr(model, f"may_{trigger}")():
-        state = model.state.value if isinstance(model.state, enum.Enum) else model.state
-        raise IllegalAction(trigger.replace("_", " "), why_not or f"not allowed while the round is {state}")
-    getattr(model, trigger)()
+class RoundMachine:
+    """A transitions ``Machine`` over one model, with the fast, checked ``fire``."""
+
+    def __init__(self, model: Any, states: type[enum.Enum], table: Sequence[Step], initial: enum.Enum) -> None:
+        self.model = model
+        self.table = transition_table(table)
+        self.machine = Machine(
+            model=model,
+            states=states,
+            transitions=[{"trigger": s.trigger, "source": list(s.sources), "dest": s.dest} for s in table],
+            initial=initial,
+            auto_transitions=False,
+            ignore_invalid_triggers=False,
+        )
+
+    def allowed(self, trigger: str) -> bool:
+        return (trigger, self.model.state) in self.table
+
+    def fire(self, trigger: str, why_not: str | None = None) -> None:
+        """Run ``trigger`` or refuse it, naming the current state."""
+        dest = self.table.get((trigger, self.model.state))
+        if dest is None:
+            state = self.model.state.value
+            raise IllegalAction(trigger.replace("_", " "), why_not or f"not allowed while the round is {state}")
+        self.machine.set_state(dest, model=self.model)
 
 
 def mermaid(states: type[enum.Enum], table: Sequence[Step], initial: enum.Enum, finals: Sequence[enum.Enum] = ()) -> str:

@@ -26,7 +26,7 @@ from drivers.base import Device
 from drivers.events import DeviceEvent
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus, TableEvent
-from tablesim.engine.machine import Step, build_machine, fire, mermaid
+from tablesim.engine.machine import RoundMachine, Step, mermaid
 from tablesim.engine.result import RoundResult
 from tablesim.errors import IllegalAction
 from tablesim.log import bind_round
@@ -130,7 +130,7 @@ class GameTable:
         # The machine's model is a plain holder, so trigger names never collide
         # with the table's own methods (close_betting the action vs the trigger).
         self.sm = _RoundModel()
-        self.machine = build_machine(self.sm, self.States, self.STEPS, self.INITIAL)
+        self.machine = RoundMachine(self.sm, self.States, self.STEPS, self.INITIAL)
 
     @property
     def state(self) -> enum.Enum:
@@ -147,13 +147,22 @@ class GameTable:
 
     def fire(self, trigger: str, why_not: str | None = None) -> None:
         before = self.state
-        fire(self.sm, trigger, why_not)
+        self.machine.fire(trigger, why_not)
         self.emit("state", state=self.state.value, previous=before.value, trigger=trigger)
         if self.state in self.FINALS and self.result is not None:
             self.emit("result", **self.result.as_json())
 
     def emit(self, kind: str, **data: Any) -> None:
-        self.bus.emit(kind, self.round_id, **data)
+        bus = self.bus
+        if bus.subscribers or bus.debug:
+            bus.emit(kind, self.round_id, **data)
+        else:
+            bus.seq += 1
+
+    @property
+    def observed(self) -> bool:
+        """Whether anyone listens to events: hot paths skip building them if not."""
+        return bool(self.bus.subscribers) or self.bus.debug
 
     def in_state(self, *states: enum.Enum) -> bool:
         return self.state in states
@@ -204,7 +213,7 @@ class GameTable:
         return f"{self.table_id}-{self.round_no:06d}"
 
     def begin_round(self, round_id: str | None) -> str:
-        fire(self.sm, "open_betting", "the current round is not finished")
+        self.machine.fire("open_betting", "the current round is not finished")
         before = self.state
         self.round_id = round_id or self.next_round_id()
         if self.round_id.startswith(f"{self.table_id}-"):
@@ -238,14 +247,14 @@ class GameTable:
 
     def void(self, reason: str, *, actor: str | None = None, why: str | None = None) -> RoundResult:
         """Void the round: every bet is returned. Allowed before settlement."""
-        if not self.sm.may_void():
+        if not self.machine.allowed("void"):
             raise IllegalAction("void", f"a round that is {self.state.value} cannot be voided")
         self.result = RoundResult(self.game, self.round_id, "void", void_reason=reason, bets=dict(self.book.bets))
         self.incident = None
         self.on_void()
         self.emit("void", reason=reason, returned=self.book.snapshot(), actor=actor, why=why)
         self.fire("void")
-        self.log.warning("round_void", reason=reason)
+        self.log.info("round_void", reason=reason)
         return self.result
 
     def on_void(self) -> None:

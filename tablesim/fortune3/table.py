@@ -288,6 +288,8 @@ class Fortune3Table(GameTable):
             self._dealt()
 
     def _instruct(self) -> None:
+        if not self.observed:
+            return  # nobody to instruct (a simulation)
         who = self.targets[0]
         n = len(self.cards[who]) + 1
         self.emit("instruction", text=f"card {n} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)

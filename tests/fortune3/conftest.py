@@ -67,6 +67,9 @@ class Rig:
         return {
             "state": t.state,
             "round_id": t.round_id,
+            "round_no": t.round_no,
+            "incident": t.incident,
+            "paused": t.paused,
             "bets": t.book.snapshot(),
             "cards": {who: [d.code for d in cs] for who, cs in t.cards.items()},
             "set_aside": [d.code for d in t.set_aside],
@@ -92,6 +95,14 @@ class Rig:
         if self.table.state is S.BETS_CLOSED:
             self.table.start_dealing()
             self.table.pump((S.DEALING,))
+
+    def finish(self, decisions: dict | None = None) -> None:
+        """Every box still to decide plays (or as ``decisions`` says)."""
+        from tablesim.fortune3.machine import S
+
+        if self.table.state is S.DECISIONS:
+            for box in self.table.pending_decisions():
+                self.table.decide(box, (decisions or {}).get(box, "play"))
 
 
 @pytest.fixture

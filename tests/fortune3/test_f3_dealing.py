@@ -10,6 +10,7 @@ import pytest
 from drivers.events import CardRead, HandDispensed
 from drivers.mock import MockFault, MockShoe, ShuffledShoe
 from tablesim.cards import DECK, DealtCard, card
+from tablesim.errors import IllegalAction
 from tablesim.fortune3.machine import S
 from tablesim.fortune3.settings import Fortune3Settings
 from tablesim.fortune3.table import Fortune3Table
@@ -70,6 +71,7 @@ def test_only_boxes_with_bets_are_dealt(rig, dealing):
     r.table.open_round()
     r.bet({4: {"ante": 10}})
     r.deal()
+    r.finish()
     assert set(r.table.cards) == {"4", "dealer"}
     assert set(r.table.result.results) == {"4"}
     assert set(r.table.result.outcome["boxes"]) == {"4"}
@@ -153,6 +155,7 @@ def test_shoe_exposed_dealer_card_is_set_aside_and_replaced(rig, cards, dealer, 
     r.table.open_round()
     r.bet({1: {"ante": 10}})
     r.deal()
+    r.finish()
     assert dealt_codes(r.table) == {"1": ["KD", "KH", "3C"], "dealer": dealer}
     assert [d.code for d in r.table.set_aside] == aside
     assert [e["card"] for e in r.kinds("card_set_aside")] == aside
@@ -177,6 +180,7 @@ def test_shuffler_exposed_dealer_card_is_set_aside_and_replaced(rig, cards, deal
     r.table.open_round()
     r.bet({1: {"ante": 10}})
     r.deal()
+    r.finish()
     assert r.table.state is S.COMPLETE
     assert dealt_codes(r.table)["1"] == ["KD", "KH", "3C"]
     assert sorted(dealt_codes(r.table)["dealer"]) == sorted(dealer)
@@ -233,14 +237,46 @@ def test_shuffler_count_mismatch_voids_before_any_card(rig):
     assert r.source.remaining() == 6
 
 
-def test_shoe_misread_voids(rig):
+def _misread(rig):
+    """A card that left the shoe unread: a blocking incident; nothing else may happen."""
     r = rig("shoe", TWELVE[:6], faults=[MockFault("misread", 2)])
     r.table.open_round()
     r.bet({1: {"ante": 10}})
     r.deal()
-    assert_void(r, "misread", {"1": {"ante": D(10)}})
+    assert r.table.state is S.DEALING
+    assert r.table.incident is not None and r.table.incident["blocking"] and r.table.incident["code"] == 201
+    assert r.table.pump((S.DEALING,)) is False  # the incident holds the round
     assert dealt_codes(r.table) == {"1": ["AS"], "dealer": ["2H"]}  # the misread third card is in no hand
+    before = r.snapshot()
+    for action, args in ((r.table.misdeal, ()), (r.table.decide, ("1", "play"))):
+        with pytest.raises(IllegalAction):
+            action(*args)
+        assert r.snapshot() == before
+    return r
+
+
+def test_shoe_misread_holds_the_round_until_resolved(rig):
+    _misread(rig)
+
+
+def test_shoe_misread_rejected_voids(rig):
+    r = _misread(rig)
+    r.table.resolve_incident("reject", actor="supervisor", why="cannot tell the card")
+    assert_void(r, "misread", {"1": {"ante": D(10)}})
+    assert dealt_codes(r.table) == {"1": ["AS"], "dealer": ["2H"]}
     assert not r.device.armed
+
+
+def test_shoe_misread_confirmed_card_is_dealt(rig):
+    r = _misread(rig)
+    with pytest.raises(IllegalAction):
+        r.table.resolve_incident("confirm", actor="supervisor", why="no card named")
+    r.table.resolve_incident("confirm", actor="supervisor", why="read by eye", card="3D")
+    assert r.table.incident is None
+    r.table.pump((S.DEALING,))
+    r.finish()
+    assert r.table.state is S.COMPLETE
+    assert dealt_codes(r.table) == {"1": ["AS", "3D", "5S"], "dealer": ["2H", "4C", "6H"]}
 
 
 def test_shuffler_misread_voids(rig):
