@@ -26,6 +26,6 @@ def game_module(game: str) -> ModuleType:
     try:
         return import_module(_MODULES[game])
     except ModuleNotFoundError as exc:
-        if exc.name == _MODULES[game]:
+        if exc.name in (_MODULES[game], f"tablesim.{game}"):
             raise InputError(f"game {game!r} is not available in this build") from None
         raise

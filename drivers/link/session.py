@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Literal, Protocol
+from typing import Literal, ParamSpec, Protocol, TypeVar
 
 import structlog
 
@@ -33,6 +33,9 @@ Role = Literal["host", "device"]
 OnFrame = Callable[[Frame], NakReason | str | None]
 OnLink = Callable[[bool, str], None]
 PonFields = Callable[[], Sequence[str]]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 # Frames the owner may not send: the session produces them itself.
 _RESERVED_TYPES = ANSWER_TYPES | {PNG}
@@ -235,8 +238,9 @@ class LinkSession:
                     if reason == NakReason.BSY:
                         self._stop.wait(self.ack_timeout)
                         self._check_usable()
-                    pending.answer = None
-                    pending.answered.clear()
+                    with self._pending_lock:
+                        pending.answer = None
+                        pending.answered.clear()
                 return None
             finally:
                 with self._pending_lock:
@@ -285,6 +289,11 @@ class LinkSession:
                     self._handle(item)
             except LinkDown:
                 return  # an answer could not be written; _write has recorded why
+            except Exception as exc:
+                # A deaf session that looks alive is the worst outcome: fail loudly.
+                self._log.exception("link reader failed")
+                self._fail(f"link reader failed: {exc!r}")
+                return
 
     def _handle(self, item: Frame | FrameError) -> None:
         if isinstance(item, FrameError):
@@ -427,9 +436,9 @@ class LinkSession:
         self._set_link(False, reason)
         self._wake_pending()
 
-    def _in_callback(self, callback: Callable[..., object], *args: object) -> object:
+    def _in_callback(self, callback: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
         self._callback.active = True
         try:
-            return callback(*args)
+            return callback(*args, **kwargs)
         finally:
             self._callback.active = False

@@ -153,6 +153,9 @@ class GameTable:
             self.emit("result", **self.result.as_json())
 
     def emit(self, kind: str, **data: Any) -> None:
+        """Publish a table event. The kinds ``result`` (the round's final
+        result), ``bet``, ``bet_withdrawn`` and ``void`` are the engine's own:
+        the journal's checks count them, so a game must not reuse them."""
         bus = self.bus
         if bus.subscribers or bus.debug:
             bus.emit(kind, self.round_id, **data)

@@ -35,6 +35,8 @@ def _stakes(placed):
 
 
 def _play(placed, spins):
+    if TABLE.state not in (S.IDLE, S.COMPLETE, S.VOID):  # an earlier example stopped mid-round
+        TABLE.void("reset")
     SENSOR.reset()
     SOURCE.clear()
     SOURCE.feed(spins)

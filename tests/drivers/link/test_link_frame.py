@@ -101,7 +101,8 @@ def test_decode_error_carries_the_header_as_read() -> None:
     assert "0000" in str(info.value)
 
 
-field_text = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E, exclude_characters="|"), max_size=40)
+printable_but_bar = st.characters(min_codepoint=0x20, max_codepoint=0x7E, exclude_characters="|")
+field_text = st.text(alphabet=printable_but_bar, max_size=40)
 frames = st.builds(
     Frame,
     addr=st.integers(0, 255),
