@@ -63,9 +63,13 @@ def command(game, rounds, seed, workers, profile, dealing, decks, as_json, plot)
     else:
         console.print(report_table(report))
         console.print(f"shoe state: {module.SIMULATION_SHOE_STATE}")
-        for bet, b in report["bets"].items():
-            if b.get("exact_basis"):
-                console.print(f"  {bet}: exact figure for {b['exact_basis']}")
+        bases = {b.get("exact_basis") for b in report["bets"].values()}
+        if len(bases) == 1 and None not in bases:
+            console.print(f"exact figures for {bases.pop()}")
+        else:
+            for bet, b in report["bets"].items():
+                if b.get("exact_basis"):
+                    console.print(f"  {bet}: exact figure for {b['exact_basis']}")
         console.print(f"{report['inside99']} exact figures inside their 99% intervals; "
                       f"{rounds / elapsed:,.0f} rounds/s over {workers} worker(s)")
         if report["outside999"]:
