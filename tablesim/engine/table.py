@@ -56,7 +56,9 @@ def _journaled(name: str, fn: Callable) -> Callable:
     @functools.wraps(fn)
     def wrapper(self: "GameTable", *args: Any, **kwargs: Any) -> Any:
         if name == "open_round" and not args and kwargs.get("round_id") is None:
-            kwargs["round_id"] = self.next_round_id()
+            # Peek, don't draw: a refused open_round must not use up an id
+            # (begin_round advances round_no from the id it opens).
+            kwargs["round_id"] = f"{self.table_id}-{self.round_no + 1:06d}"
         if self._acting:
             return fn(self, *args, **kwargs)
         if name not in ALWAYS_ALLOWED:
@@ -216,8 +218,8 @@ class GameTable:
         return f"{self.table_id}-{self.round_no:06d}"
 
     def begin_round(self, round_id: str | None) -> str:
-        self.machine.fire("open_betting", "the current round is not finished")
         before = self.state
+        self.machine.fire("open_betting", "the current round is not finished")
         self.round_id = round_id or self.next_round_id()
         if self.round_id.startswith(f"{self.table_id}-"):
             tail = self.round_id.rsplit("-", 1)[-1]

@@ -16,10 +16,10 @@ from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
 
+from tablesim.errors import InputError
 from tablesim.football.profile import BETS, FootballProfile, load_profile
 from tablesim.football.settings import MAX_DECKS, MIN_DECKS
 from tablesim.football.settle import bet_result
-from tablesim.errors import InputError
 
 DECK_SIZE = 52
 SUITS = 4
@@ -65,7 +65,7 @@ def _num(x: Fraction) -> dict:
     return {"exact": f"{x.numerator}/{x.denominator}", "value": round(float(x), 12)}
 
 
-def analyze(profile: str | FootballProfile | None = None, decks: int = 1, **_ignored) -> dict:
+def analyze(profile: str | FootballProfile | None = None, decks: int = 1) -> dict:
     if not isinstance(profile, FootballProfile):
         profile = load_profile(profile)
     if not MIN_DECKS <= decks <= MAX_DECKS:
@@ -117,4 +117,9 @@ def render_analysis(data: dict) -> str:
             f"{bet:<8}{info['pays'] + ':1':>6}{(f'{(commission * 100).normalize():f}%' if commission else '-'):>12}"
             f"{r:>12.6f}{-r * 100:>11.4f}%"
         )
+    draws = list(data["bets"]["upper"]["by_draw"])
+    lines += ["", "by draw  " + "".join(f"{d:>10}" for d in draws)]
+    for bet in ("upper", "lower"):
+        by_draw = data["bets"][bet]["by_draw"]
+        lines.append(f"{bet:<9}" + "".join(f"{by_draw[d]['value']:>10.6f}" for d in draws))
     return "\n".join(lines) + "\n"

@@ -26,7 +26,7 @@ from tablesim.football.table import FootballTable, box_name
 from tablesim.journal.attach import attach_and_recover
 
 #: table events worth a line of their own in the mock table's output
-NOTABLE = ("pack_loaded", "exposed_card", "fault", "incident")
+NOTABLE = ("pack_loaded", "fault", "incident")
 
 
 class MockFootball:
@@ -82,7 +82,7 @@ class MockFootball:
     def render(self) -> list[str]:
         table = self.table
         result = table.result
-        lines = [f"  [dim]{escape(n)}[/]" for n in self.notes if not n.startswith("exposed_card")]
+        lines = [f"  [dim]{escape(n)}[/]" for n in self.notes]
         if result.status == "void":
             return [f"[bold]{result.round_id}[/]: [red]void[/] ({result.void_reason}); every bet returned", *lines]
         out = result.outcome

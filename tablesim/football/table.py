@@ -123,7 +123,7 @@ class FootballTable(GameTable):
         Replaying a journaled round makes no new draw: the display's recorded
         read-back, which the live round accepted, restores it.
         """
-        if not self.sm.may_start_round():
+        if not self.machine.allowed("start_round"):
             raise IllegalAction("start round", f"the current round is not finished (it is {self.state.value})")
         if not self.display.health.ok:
             codes = ", ".join(f"{c} {t}" for c, t in self.display.health.faults.items()) or "link down"

@@ -56,7 +56,7 @@ def parse_profile(data: dict, source: str) -> Fortune3Profile:
     description = r.str("description", "")
     boxes = r.int("boxes", lo=1, hi=7)
     ranking = r.list("ranking")
-    if sorted(ranking) != sorted(CATEGORIES) or len(ranking) != len(CATEGORIES):
+    if not all(isinstance(c, str) for c in ranking) or sorted(ranking) != sorted(CATEGORIES):
         raise r.fail("ranking", f"must list each of {', '.join(CATEGORIES)} exactly once, highest first")
     q = r.sub("qualifier")
     q_cat = q.str("category", choices=CATEGORIES)

@@ -73,7 +73,7 @@ class Fortune3Table(GameTable):
         self._reset_round()
 
     def _box_ok(self, box: str) -> str | None:
-        if box.isdigit() and 1 <= int(box) <= self.profile.boxes:
+        if box in {str(n) for n in range(1, self.profile.boxes + 1)}:  # one spelling per box: not "01"
             return None
         return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes})"
 

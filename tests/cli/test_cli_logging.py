@@ -45,31 +45,25 @@ def check_json_logs(stderr: str, table: str) -> list[dict]:
     return records
 
 
-@pytest.mark.parametrize("dealing", ["shoe", "shuffler"])
-def test_console_script_debug_json_logs(tmp_path, dealing):
+def test_console_script_debug_json_logs(tmp_path):
     proc = _run(tmp_path, "--log-level", "debug", "--log-json", "run", "--game", "fortune3", "--mock",
-                "--rounds", "3", "--seed", "3", "--dealing", dealing)
+                "--rounds", "3", "--seed", "3")
     assert proc.returncode == 0, proc.stderr[-2000:]
     records = check_json_logs(proc.stderr, "F3-MOCK")
     rounds = {r["round_id"] for r in records if "round_id" in r}
     assert {"F3-MOCK-000001", "F3-MOCK-000002", "F3-MOCK-000003"} <= rounds
     kinds = {r.get("kind") for r in records if r.get("event") == "table_event"}
-    assert {"state", "bet", "card" if dealing == "shoe" else "instruction", "dealer", "settlement"} <= kinds
-    # stdout is still the human display, not logs
-    assert "F3-MOCK-000001" in proc.stdout
-    assert not any(line.startswith("{") for line in proc.stdout.splitlines())
-
-
-def test_each_round_line_names_its_own_round(tmp_path):
-    proc = _run(tmp_path, "--log-level", "debug", "--log-json", "run", "--game", "fortune3", "--mock",
-                "--rounds", "2", "--seed", "5", "--journal", "memory")
-    records = check_json_logs(proc.stderr, "F3-MOCK")
+    assert {"state", "bet", "card", "instruction", "dealer", "settlement"} <= kinds
+    # each line names its own round
     current = None
     for rec in records:
         if rec.get("kind") == "state" and rec.get("trigger") == "open_betting":
             current = rec["round_id"]
         if current is not None:
             assert rec["round_id"] == current
+    # stdout is still the human display, not logs
+    assert "F3-MOCK-000001" in proc.stdout
+    assert not any(line.startswith("{") for line in proc.stdout.splitlines())
 
 
 def test_script_run_debug_json_logs_void_rounds(tmp_path):
@@ -85,16 +79,18 @@ def test_script_run_debug_json_logs_void_rounds(tmp_path):
     assert all(set(json.loads(line)) >= {"file", "round", "status"} for line in proc.stdout.splitlines())
 
 
-def test_cli_runner_debug_json_logs(tmp_path, monkeypatch):
+@pytest.mark.parametrize("dealing", ["shoe", "shuffler"])
+def test_cli_runner_debug_json_logs(tmp_path, monkeypatch, dealing):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     res = CliRunner().invoke(cli, ["--log-level", "debug", "--log-json", "run", "--game", "fortune3", "--mock",
-                                   "--rounds", "2", "--seed", "3", "--journal", "memory"])
+                                   "--rounds", "2", "--seed", "3", "--dealing", dealing])
     assert res.exit_code == 0, res.output
-    check_json_logs(res.stderr, "F3-MOCK")
+    records = check_json_logs(res.stderr, "F3-MOCK")
+    assert {"F3-MOCK-000001", "F3-MOCK-000002"} <= {r["round_id"] for r in records}
 
 
-def test_default_level_is_quiet(tmp_path):
-    proc = _run(tmp_path, "run", "--game", "fortune3", "--mock", "--rounds", "2", "--seed", "3",
-                "--journal", "memory")
-    assert proc.returncode == 0
-    assert proc.stderr == ""
+def test_default_level_is_quiet(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    res = CliRunner().invoke(cli, ["run", "--game", "fortune3", "--mock", "--rounds", "2", "--seed", "3"])
+    assert res.exit_code == 0
+    assert res.stderr == ""

@@ -26,10 +26,11 @@ def error_lines(result):
 
 
 def test_the_shared_examples_are_there_unchanged():
+    shared = ROOT.parent / "shared" / "examples"
+    if not shared.is_dir():
+        pytest.skip("the shared examples are not beside this checkout")
     for name in ("football-1deck.yaml", "football-6deck.yaml"):
-        shared = Path("/work/shared/examples") / name
-        if shared.exists():
-            assert (ROOT / "scripts" / name).read_text() == shared.read_text()
+        assert (ROOT / "scripts" / name).read_text() == (shared / name).read_text()
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)

@@ -189,6 +189,15 @@ def test_shuffler_exposed_dealer_card_is_set_aside_and_replaced(rig, cards, deal
     assert r.source.remaining() == 0
 
 
+def test_set_aside_dealer_card_read_again_is_a_duplicate(rig):
+    r = rig("shoe", "KD QC^ 4S KH QC")
+    r.table.open_round()
+    r.bet({1: {"ante": 10}})
+    r.deal()
+    assert r.table.state is S.VOID and r.table.result.void_reason == "duplicate_card"
+    assert card("QC") not in all_dealt(r.table)
+
+
 # --- Art. 11(1), 11(4) and device faults: the round is void ----------------------------
 
 

@@ -235,9 +235,8 @@ def test_withdraw_during_betting(shoe):
     assert shoe.table.book.snapshot() == {"1": {"ante": "10"}, "2": {"ante": "10"}}
 
 
-@pytest.mark.parametrize("state", ["decisions"])
-def test_decision_from_a_box_without_ante(shoe, state):
-    STATES[state](shoe)
+def test_decision_from_a_box_without_ante(shoe):
+    to_decisions(shoe)
     refused(shoe, shoe.table.decide, "3", "play", match="no Ante")  # Pair Plus only
     refused(shoe, shoe.table.decide, "3", "fold", match="no Ante")
     refused(shoe, shoe.table.decide, "5", "play", match="no Ante")  # no bet at all
