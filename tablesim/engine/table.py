@@ -217,9 +217,11 @@ class GameTable:
         self.round_no += 1
         return f"{self.table_id}-{self.round_no:06d}"
 
-    def begin_round(self, round_id: str | None) -> str:
-        before = self.state
-        self.machine.fire("open_betting", "the current round is not finished")
+    def begin_round(self, round_id: str | None, trigger: str = "open_betting") -> str:
+        """Start a new round with ``trigger`` (betting opens, or a game's first
+        step such as football's draw)."""
+        if not self.machine.allowed(trigger):
+            raise IllegalAction(trigger.replace("_", " "), f"the current round is not finished (it is {self.state.value})")
         self.round_id = round_id or self.next_round_id()
         if self.round_id.startswith(f"{self.table_id}-"):
             tail = self.round_id.rsplit("-", 1)[-1]
@@ -229,7 +231,7 @@ class GameTable:
         self.book.clear()
         self.result = None
         self.incident = None
-        self.emit("state", state=self.state.value, previous=before.value, trigger="open_betting")
+        self.fire(trigger)
         return self.round_id
 
     # --- bets ----------------------------------------------------------------

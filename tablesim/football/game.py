@@ -13,3 +13,8 @@ def diagram() -> str:
 
 
 __all__ = ["script_session", "run_mock", "analyze", "render_analysis", "diagram"]
+
+from tablesim.football.simulation import SHOE_STATE as SIMULATION_SHOE_STATE  # noqa: E402
+from tablesim.football.simulation import simulation_exact, simulator  # noqa: E402
+
+__all__ += ["simulator", "simulation_exact", "SIMULATION_SHOE_STATE"]

@@ -51,7 +51,6 @@ from tablesim.football.profile import BETS, COMMON, Draw, FootballProfile
 from tablesim.football.rules import needs_third_card, total
 from tablesim.football.settings import FootballSettings
 from tablesim.football.settle import settle_box
-from tablesim.log import bind_round
 
 DECK_SIZE = 52
 
@@ -128,17 +127,8 @@ class FootballTable(GameTable):
         if not self.display.health.ok:
             codes = ", ".join(f"{c} {t}" for c, t in self.display.health.faults.items()) or "link down"
             raise IllegalAction("start round", f"the draw display is faulted ({codes}): repair it first")
-        # What GameTable.begin_round does, for a round whose first step is the draw, not betting.
-        self.round_id = round_id or self.next_round_id()
-        tail = self.round_id.rsplit("-", 1)[-1]
-        if self.round_id.startswith(f"{self.table_id}-") and tail.isdigit():
-            self.round_no = max(self.round_no, int(tail))
-        bind_round(self.table_id, self.game, self.round_id)
-        self.book.clear()
-        self.result = None
-        self.incident = None
         self._reset_round()
-        self.fire("start_round")
+        self.begin_round(round_id, trigger="start_round")
         self.draw_id = f"{self.round_id}-D"
         if not self.replaying:
             self._make_draw()

@@ -17,10 +17,14 @@ class _ExactLoader(yaml.SafeLoader):
 
 def _decimal(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Decimal:
     text = loader.construct_scalar(node).replace("_", "")
-    try:
-        return Decimal(text)
-    except Exception:  # .inf / .nan: Decimal reads them; keep YAML's spelling out
-        return Decimal(text.lstrip(".").replace("inf", "Infinity").replace("nan", "NaN"))
+    # YAML spells infinities and NaN .inf/-.inf/.nan; Decimal reads them as
+    # Infinity/NaN, which the amount checks then refuse with a clear message.
+    lowered = text.lower()
+    if lowered.endswith(".inf"):
+        return Decimal("-Infinity" if lowered.startswith("-") else "Infinity")
+    if lowered == ".nan":
+        return Decimal("NaN")
+    return Decimal(text)
 
 
 _ExactLoader.add_constructor("tag:yaml.org,2002:float", _decimal)

@@ -1,0 +1,127 @@
+"""Operator tokens: who may change the table through the API.
+
+Every mutating call carries ``Authorization: Bearer <token>``. A token
+belongs to one operator with a role: ``dealer`` (bets, betting, dealing,
+spins, decisions, misdeal, pause, resume) or ``supervisor`` (everything a
+dealer may do, plus void and incident resolution). A missing or unknown
+token gets 401, a token whose role is not enough gets 403; either way
+nothing is changed.
+
+Tokens come from the table configuration (``TokenStore.from_config``) or,
+for a mock table, are generated on the first run and kept in a file next to
+the journal (mode 0600), so a restarted mock table keeps its tokens.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from tablesim.errors import ConfigError
+
+ROLES = ("dealer", "supervisor")
+#: what each role may do: a supervisor may do everything a dealer may
+RANK = {"dealer": 1, "supervisor": 2}
+
+
+@dataclass(frozen=True)
+class Operator:
+    name: str
+    role: str
+
+    @property
+    def actor(self) -> str:
+        """How the journal names this operator: ``role:name``."""
+        return f"{self.role}:{self.name}"
+
+    def may(self, role: str) -> bool:
+        return RANK[self.role] >= RANK[role]
+
+
+class TokenStore:
+    def __init__(self, entries: Iterable[tuple[str, Operator]], source: str = "") -> None:
+        self.entries = list(entries)
+        self.source = source
+        for token, op in self.entries:
+            if op.role not in ROLES:
+                raise ConfigError(f"unknown role {op.role!r} (roles: {', '.join(ROLES)})", where=source or None)
+            if len(token) < 16:
+                raise ConfigError(f"the token of {op.name!r} is too short (16 characters at least)", where=source or None)
+
+    def check(self, token: str | None) -> Operator | None:
+        """The operator holding ``token``, or None. Compares in constant time."""
+        if not token:
+            return None
+        found = None
+        for known, op in self.entries:
+            if hmac.compare_digest(known.encode(), token.encode()):
+                found = op
+        return found
+
+    def first(self, role: str) -> tuple[str, Operator] | None:
+        for token, op in self.entries:
+            if op.role == role:
+                return token, op
+        return None
+
+    @staticmethod
+    def from_config(data: Any, source: str = "") -> "TokenStore":
+        """``{"operators": [{"name": .., "role": .., "token": ..}, ...]}``."""
+        if not isinstance(data, dict) or not isinstance(data.get("operators"), list):
+            raise ConfigError("expected a list 'operators' of {name, role, token}", where=source or None)
+        entries = []
+        for i, item in enumerate(data["operators"]):
+            where = f"{source}: operators[{i}]" if source else f"operators[{i}]"
+            if not isinstance(item, dict) or set(item) - {"name", "role", "token"}:
+                raise ConfigError("an operator has exactly name, role and token", where=where)
+            name, role, token = item.get("name"), item.get("role"), item.get("token")
+            if not all(isinstance(v, str) and v for v in (name, role, token)):
+                raise ConfigError("name, role and token must be non-empty strings", where=where)
+            entries.append((token, Operator(name, role)))
+        return TokenStore(entries, source)
+
+    @staticmethod
+    def generate() -> "TokenStore":
+        return TokenStore(
+            [
+                (secrets.token_urlsafe(24), Operator("mock-dealer", "dealer")),
+                (secrets.token_urlsafe(24), Operator("mock-supervisor", "supervisor")),
+            ],
+            "generated",
+        )
+
+    def as_config(self) -> dict[str, Any]:
+        return {"operators": [{"name": op.name, "role": op.role, "token": t} for t, op in self.entries]}
+
+
+def load_or_create(path: Path) -> tuple[TokenStore, bool]:
+    """The mock table's tokens from ``path``; generated and saved (0600) on the
+    first run. Returns (tokens, created)."""
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot read the token file: {exc}", where=str(path)) from None
+        return TokenStore.from_config(data, str(path)), False
+    store = TokenStore.generate()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(store.as_config(), fh, indent=2)
+        fh.write("\n")
+    store.source = str(path)
+    return store, True
+
+
+def bearer(header: str | None) -> str | None:
+    if not header:
+        return None
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        return None
+    return value.strip()
