@@ -6,6 +6,7 @@ import json
 
 import click
 
+from tablesim.errors import InputError
 from tablesim.games import game_module
 from tablesim.profiles import GAMES
 
@@ -20,6 +21,8 @@ def command(game: str, profile: str | None, decks: int | None, as_json: bool) ->
     module = game_module(game)
     options = {"profile": profile}
     if decks is not None:
+        if game != "football":
+            raise InputError(f"--decks applies to football, not {game}")
         options["decks"] = decks
     data = module.analyze(**options)
     if as_json:

@@ -101,6 +101,12 @@ class Fortune3ScriptSession:
                     raise InputError(exc.reason, where=f"decisions.{box}") from None
         if table.result is None:
             raise InputError(f"the round did not finish (it is {table.state.value})", where="cards")
+        if table.result.status == "settled" and device.faults:
+            index = spec.faults.index(device.faults[0])
+            raise InputError(
+                f"fault {device.faults[0].kind!r} never happened in this round (after {device.faults[0].after})",
+                where=f"faults[{index}]",
+            )
         if table.result.status == "settled" and self.source.remaining():
             left = " ".join(d.code for d in self.source.left())
             raise InputError(f"{self.source.remaining()} card(s) left unused: {left}", where="cards")

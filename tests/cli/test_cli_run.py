@@ -163,7 +163,7 @@ def test_bad_options_exit_2_without_traceback(args):
     res = invoke(*args)
     assert res.exit_code == 2
     assert "Traceback" not in res.output
-    assert "Error" in res.stderr
+    assert "error" in res.stderr.lower()
 
 
 # --- the console script, for real --------------------------------------------------------------

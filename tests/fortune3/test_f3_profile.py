@@ -130,7 +130,7 @@ def test_bad_profile_is_a_located_config_error(profile_file, name, replacements,
     ids=["int", "float", "bool", "list", "table"],
 )
 def test_ranking_with_a_non_string_entry_is_a_config_error(profile_file, entry):
-    """BUG: sorted() of a mixed list raises TypeError instead of ConfigError."""
+    """Regression: sorted() of a mixed list used to raise TypeError, not ConfigError."""
     path = profile_file({'"pair", "high_card"]': f'"pair", {entry}]'})
     err = _error(path)
     assert err.where == f"{path}: ranking"

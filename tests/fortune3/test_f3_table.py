@@ -207,8 +207,8 @@ def test_bad_bets_refused(shoe, box, bet, amount, why):
 
 
 def test_box_numbers_have_one_spelling(shoe):
-    """BUG: '01' (or a non-ASCII digit) passes the box check as a box of its own,
-    so one box can hold two Antes, each within the limit, and is dealt twice."""
+    """Regression: '01' (or a non-ASCII digit) used to pass the box check as a box
+    of its own, so one box could hold two Antes, each within the limit."""
     to_betting(shoe)
     for alias in ("01", "001", "\u0661", "+1", " 1"):
         refused(shoe, shoe.table.place_bet, alias, "ante", 10, match="does not exist")
@@ -301,8 +301,8 @@ def test_no_new_round_while_one_is_running(shoe, state):
 
 
 def test_refused_open_round_does_not_use_up_a_round_id(shoe):
-    """BUG: open_round() while a round runs is refused, but its journaling
-    wrapper has already drawn the next round id, so the next round skips one."""
+    """Regression: a refused open_round() used to draw the next round id in its
+    journaling wrapper, so the next round skipped one."""
     to_complete(shoe)  # T-000001
     shoe.feed(SHOE_CARDS)
     shoe.table.open_round()  # T-000002

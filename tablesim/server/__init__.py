@@ -1,0 +1,9 @@
+"""The table's HTTP and WebSocket API, dealer console and results board
+(``tablesim serve``). See ``app.py`` for the endpoints, ``runner.py`` for how
+the table is driven from one thread, and ``docs/console.md``."""
+
+from tablesim.server.app import ServerThread, create_app, serve_table
+from tablesim.server.auth import Operator, TokenStore
+from tablesim.server.runner import TableRunner
+
+__all__ = ["ServerThread", "create_app", "serve_table", "Operator", "TokenStore", "TableRunner"]

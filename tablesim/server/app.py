@@ -1,0 +1,426 @@
+"""The HTTP and WebSocket API of one table, and the pages that use it.
+
+    GET  /                         dealer console (static page)
+    GET  /board                    results board (static page)
+    GET  /api/table                the table: game, state, round, bets, devices, limits, incident, actions
+    GET  /api/history?last=N|round=ID   past rounds, as ``tablesim history --json``
+    GET  /api/results?last=N       the last rounds' results (the board)
+    GET  /api/events?since=SEQ     missed events (what a reconnecting WebSocket gets)
+    GET  /api/whoami               the operator a token belongs to
+    POST /api/bets                 {position, bet, amount}               dealer
+    DELETE /api/bets/{position}/{bet}                                    dealer
+    POST /api/actions/{name}       the game's actions (open_round, close_betting, deal, decide, misdeal, spin, no_spin)
+    POST /api/pause, /api/resume   {why}                                 dealer
+    POST /api/void                 {why, reason?}                        supervisor
+    POST /api/incident/resolve     {decision, why, card?}                supervisor
+    WS   /ws?since=SEQ&stream=ID   every table event, snapshots, the bet timer
+
+Refusals: 401 no or unknown token, 403 a role that is not enough, 409 an
+action the table refuses (with its reason), 422 a bad body. Nothing changes
+on any of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+
+from tablesim.errors import IllegalAction, InputError
+from tablesim.money import parse_amount
+from tablesim.server.auth import Operator, TokenStore, bearer
+from tablesim.server.runner import TableRunner
+
+STATIC = Path(str(resources.files("tablesim.server") / "static"))
+#: how long a new WebSocket client may take to send ``{"since": N}`` first
+FIRST_MESSAGE_WAIT = 0.3
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BetBody(Strict):
+    position: StrictStr | StrictInt = Field(description="box number (fortune3, football: 1.. or 'common') or player (wheel)")
+    bet: StrictStr = Field(min_length=1, max_length=40)
+    amount: StrictStr | StrictInt = Field(description="a string like '12.50' or a whole number; never a float")
+
+
+class WhyBody(Strict):
+    why: StrictStr = Field(min_length=1, max_length=500)
+
+
+class VoidBody(WhyBody):
+    reason: StrictStr = Field("supervisor", pattern=r"^[a-z][a-z0-9_]{0,39}$")
+
+
+class ResolveBody(WhyBody):
+    decision: Literal["confirm", "reject"]
+    card: StrictStr | None = Field(None, max_length=4)
+
+
+def _position(value: str | int) -> str:
+    text = str(value).strip()
+    if not text or len(text) > 40:
+        raise InputError("a position is 1 to 40 characters", where="position")
+    return text
+
+
+def create_app(runner: TableRunner, tokens: TokenStore) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        await runner.start()
+        try:
+            yield
+        finally:
+            await runner.stop()
+
+    app = FastAPI(title=f"tablesim {runner.table.table_id}", lifespan=lifespan, docs_url="/api/docs",
+                  redoc_url=None, openapi_url="/api/openapi.json")
+    app.state.runner = runner
+    app.state.tokens = tokens
+
+    # --- errors -------------------------------------------------------------------
+
+    @app.exception_handler(IllegalAction)
+    async def _refused(request: Request, exc: IllegalAction):
+        return JSONResponse({"error": "refused", "action": exc.action, "reason": exc.reason, "detail": str(exc)}, 409)
+
+    @app.exception_handler(InputError)
+    async def _bad_input(request: Request, exc: InputError):
+        return JSONResponse({"error": "bad_input", "detail": str(exc)}, 422)
+
+    @app.middleware("http")
+    async def _headers(request: Request, call_next):
+        response = await call_next(request)
+        response.headers.setdefault("Cache-Control", "no-store")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        if not request.url.path.startswith("/api/docs"):
+            response.headers.setdefault(
+                "Content-Security-Policy",
+                "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'",
+            )
+        return response
+
+    # --- access -----------------------------------------------------------------
+
+    def operator(authorization: str | None) -> Operator:
+        token = bearer(authorization)
+        if token is None:
+            raise HTTPException(401, "an operator token is needed (Authorization: Bearer <token>)",
+                                headers={"WWW-Authenticate": "Bearer"})
+        op = tokens.check(token)
+        if op is None:
+            raise HTTPException(401, "unknown operator token", headers={"WWW-Authenticate": "Bearer"})
+        return op
+
+    def need(op: Operator, role: str, what: str) -> None:
+        if not op.may(role):
+            raise HTTPException(403, f"{what} needs a {role}: {op.name} is a {op.role}")
+
+    def dealer(authorization: str | None = Header(None)) -> Operator:
+        return operator(authorization)
+
+    def supervisor(authorization: str | None = Header(None)) -> Operator:
+        op = operator(authorization)
+        need(op, "supervisor", "this")
+        return op
+
+    # --- pages ------------------------------------------------------------------
+
+    @app.get("/", include_in_schema=False)
+    async def console_page():
+        return FileResponse(STATIC / "console.html")
+
+    @app.get("/board", include_in_schema=False)
+    async def board_page():
+        return FileResponse(STATIC / "board.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    # --- reading ----------------------------------------------------------------
+
+    @app.get("/api/health")
+    async def health() -> dict:
+        return {"ok": runner.started, "table_id": runner.table.table_id, "game": runner.table.game}
+
+    @app.get("/api/table")
+    async def get_table() -> dict:
+        return await runner.snapshot()
+
+    @app.get("/api/whoami")
+    async def whoami(op: Operator = Depends(dealer)) -> dict:
+        return {"name": op.name, "role": op.role, "actor": op.actor}
+
+    @app.get("/api/history")
+    async def history(last: int | None = Query(None, ge=1, le=1000), round: str | None = Query(None, max_length=80)):
+        if last is not None and round is not None:
+            raise HTTPException(422, "use last or round, not both")
+        rounds = await runner.history(last, round)
+        if rounds is None:
+            raise HTTPException(404, "this table runs without a journal: there is no history")
+        if round is not None and not rounds:
+            raise HTTPException(404, f"no round {round!r} in the journal")
+        return rounds
+
+    @app.get("/api/results")
+    async def results(last: int = Query(20, ge=1, le=50)) -> list:
+        return runner.board(last)
+
+    @app.get("/api/events")
+    async def events(since: int = Query(..., ge=0)) -> dict:
+        upto = runner.stream.last_seq
+        evs, complete = await runner.backlog(since, upto)
+        return {"stream_id": runner.stream.stream_id, "seq": upto, "complete": complete, "events": evs}
+
+    # --- bets ----------------------------------------------------------------------
+
+    @app.post("/api/bets")
+    async def place_bet(body: BetBody, op: Operator = Depends(dealer)) -> dict:
+        amount = parse_amount(body.amount) if isinstance(body.amount, str) else parse_amount(str(body.amount))
+        bets = await runner.place_bet(op.actor, _position(body.position), body.bet, amount)
+        return {"ok": True, "bets": bets}
+
+    @app.delete("/api/bets/{position}/{bet}")
+    async def withdraw_bet(position: str, bet: str, op: Operator = Depends(dealer)) -> dict:
+        bets = await runner.withdraw_bet(op.actor, _position(position), bet)
+        return {"ok": True, "bets": bets}
+
+    # --- the game's actions ------------------------------------------------------------
+
+    @app.post("/api/actions/{name}")
+    async def game_action(name: str, request: Request, authorization: str | None = Header(None)) -> dict:
+        op = operator(authorization)
+        action = runner.adapter.actions().get(name)
+        if action is None:
+            known = ", ".join(runner.adapter.actions())
+            raise HTTPException(404, f"{runner.table.game} has no action {name!r} (actions: {known})")
+        need(op, action.role, name.replace("_", " "))
+        raw = await request.body()
+        try:
+            data = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            raise HTTPException(422, "the body is not JSON") from None
+        if data is None:
+            data = {}
+        try:
+            body = action.body.model_validate(data)
+        except ValidationError as exc:
+            raise RequestValidationError(exc.errors(include_url=False)) from None
+        out = await runner.action(op.actor, name, body)
+        return {"ok": True, "result": out, "state": runner.snapshot_cache.get("state")}
+
+    # --- operator actions --------------------------------------------------------------
+
+    @app.post("/api/pause")
+    async def pause(body: WhyBody, op: Operator = Depends(dealer)) -> dict:
+        await runner.pause(op.actor, body.why)
+        return {"ok": True, "paused": True}
+
+    @app.post("/api/resume")
+    async def resume(body: WhyBody, op: Operator = Depends(dealer)) -> dict:
+        await runner.resume(op.actor, body.why)
+        return {"ok": True, "paused": False}
+
+    @app.post("/api/void")
+    async def void(body: VoidBody, op: Operator = Depends(supervisor)) -> dict:
+        result = await runner.void(op.actor, body.why, body.reason)
+        return {"ok": True, "result": result}
+
+    @app.post("/api/incident/resolve")
+    async def resolve(body: ResolveBody, op: Operator = Depends(supervisor)) -> dict:
+        await runner.resolve_incident(op.actor, body.decision, body.why, body.card)
+        return {"ok": True}
+
+    # --- the live stream ---------------------------------------------------------------
+
+    @app.websocket("/ws")
+    async def stream(ws: WebSocket) -> None:
+        await ws.accept()
+        loop = asyncio.get_running_loop()
+        sub, current = runner.stream.subscribe(loop)
+        reader: asyncio.Task | None = None
+        try:
+            since, client_stream = _since(ws.query_params.get("since")), ws.query_params.get("stream")
+            if since is None and "since" not in ws.query_params:
+                try:
+                    first = await asyncio.wait_for(ws.receive_json(), FIRST_MESSAGE_WAIT)
+                except asyncio.TimeoutError:
+                    first = None
+                if isinstance(first, dict):
+                    since = _since(first.get("since"))
+                    client_stream = first.get("stream") or first.get("stream_id")
+            reset = since is not None and (
+                (client_stream is not None and client_stream != runner.stream.stream_id) or since > current
+            )
+            if reset:
+                since = None
+            await ws.send_json({
+                "type": "hello", "stream_id": runner.stream.stream_id, "seq": current, "reset": reset,
+                "table": runner.snapshot_cache,
+            })
+            last = current
+            if since is not None:
+                backlog, complete = await runner.backlog(since, current)
+                if not complete:
+                    await ws.send_json({"type": "gap", "since": since,
+                                        "first": backlog[0]["seq"] if backlog else None})
+                for msg in backlog:
+                    await ws.send_json({**msg, "replay": True})
+            reader = asyncio.create_task(_read(ws, sub))
+            while True:
+                getter = asyncio.create_task(sub.queue.get())
+                done, _ = await asyncio.wait({getter, reader}, return_when=asyncio.FIRST_COMPLETED)
+                if getter not in done:
+                    getter.cancel()
+                    break
+                msg = getter.result()
+                if msg.get("type") == "event":
+                    if msg["seq"] <= last:
+                        continue
+                    last = msg["seq"]
+                elif msg.get("type") == "snapshot" and msg.get("seq", 0) < current:
+                    continue
+                await ws.send_json(msg)
+                if sub.overflowed:
+                    await ws.close(code=1013, reason="too far behind: reconnect with since")
+                    break
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            runner.stream.unsubscribe(sub)
+            if reader is not None:
+                reader.cancel()
+
+    return app
+
+
+def _since(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        n = int(value)
+    except (TypeError, ValueError):
+        return None
+    return n if n >= 0 else None
+
+
+async def _read(ws: WebSocket, sub) -> None:
+    """Take what the client sends: pings are answered, the rest ignored; returns on disconnect."""
+    while True:
+        msg = await ws.receive()
+        if msg["type"] == "websocket.disconnect":
+            return
+        text = msg.get("text")
+        if text and '"ping"' in text:
+            sub.push({"type": "pong"})
+
+
+# --- running the server -------------------------------------------------------------
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket (port 0: a free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _server(app: FastAPI, log_level: str = "warning"):
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=2, ws_ping_interval=20.0)
+    return uvicorn.Server(config)
+
+
+def serve_table(
+    table,
+    *,
+    tokens: TokenStore,
+    rig=None,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    bet_seconds: float | None = None,
+    pace: float = 0.5,
+    recovery=None,
+    sock: socket.socket | None = None,
+    log_level: str = "warning",
+) -> None:
+    """Serve an already built (and recovered) table until interrupted.
+
+    The table's devices are in ``table.devices``; ``rig`` is the mock dealer
+    of a mock table (None for real or emulated devices: they are polled as
+    fast as they report).
+    """
+    runner = TableRunner(table, rig=rig, pace=pace, bet_seconds=bet_seconds, recovery=recovery)
+    app = create_app(runner, tokens)
+    sock = sock or bind(host, port)
+    server = _server(app, log_level)
+    server.run(sockets=[sock])
+
+
+class ServerThread:
+    """A table's server on a background thread (tests, embedding): ``start()``,
+    ``url``, ``stop()``."""
+
+    def __init__(self, runner: TableRunner, tokens: TokenStore, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.runner = runner
+        self.app = create_app(runner, tokens)
+        self.sock = bind(host, port)
+        self.host, self.port = self.sock.getsockname()[:2]
+        self.server = _server(self.app)
+        self.thread = threading.Thread(target=self._run, name="tablesim-server", daemon=True)
+        self.error: BaseException | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def _run(self) -> None:
+        try:
+            self.server.run(sockets=[self.sock])
+        except BaseException as exc:  # pragma: no cover - reported by start()
+            self.error = exc
+
+    def start(self, timeout: float = 10.0) -> "ServerThread":
+        self.thread.start()
+        end = time.monotonic() + timeout
+        while not self.server.started:
+            if self.error is not None or not self.thread.is_alive():
+                raise RuntimeError(f"the server did not start: {self.error!r}")
+            if time.monotonic() > end:
+                raise RuntimeError("the server did not start in time")
+            time.sleep(0.01)
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout)
+        self.sock.close()
+
+    def __enter__(self) -> "ServerThread":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,419 @@
+"""The table's driver: the one thread that touches the table.
+
+The table is not thread-safe, so every access (an API call, a device event,
+the bet timer, a snapshot for a client, a history read from the journal)
+is a command run on one worker thread, one at a time. The asyncio side
+awaits the command's result. Around each command the table's events are
+collected and published to the stream once the command returned (its
+journal transaction committed); a command that raised publishes nothing.
+
+Background tasks on the event loop:
+
+- the pump: asks the devices for what they reported and hands it to the
+  table. Real devices are polled continuously; mock devices stand in for the
+  dealer's hands, so they are asked at a realistic pace, not while the
+  table is paused or holds a blocking incident, and (wheel) only once the
+  dealer pressed "spin";
+- the bet timer (``bet_seconds``): closes betting that many seconds after it
+  opened (frozen while the table is paused). With no bet on the table it
+  keeps betting open and starts again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import math
+import secrets
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
+
+from tablesim.engine.events import TableEvent
+from tablesim.engine.table import GameTable
+from tablesim.errors import IllegalAction
+from tablesim.journal.history import round_summary, select_rounds
+from tablesim.server.adapters import GameAdapter, adapter_for
+from tablesim.server.mock import MockRig
+from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable, now_ts
+
+log = logging.getLogger("tablesim.server")
+
+#: how often the pump asks devices when none had anything to say
+IDLE_POLL = 0.05
+#: results the board keeps (and loads from the journal at start)
+RESULTS_KEPT = 50
+
+
+class TableRunner:
+    def __init__(
+        self,
+        table: GameTable,
+        *,
+        rig: MockRig | None = None,
+        adapter: GameAdapter | None = None,
+        pace: float = 0.5,
+        bet_seconds: float | None = None,
+        recovery: Any = None,
+    ) -> None:
+        self.table = table
+        self.rig = rig
+        self.adapter = adapter or adapter_for(table, rig)
+        self.pace = pace
+        self.bet_seconds = bet_seconds
+        self.recovery = recovery.describe() if hasattr(recovery, "describe") else recovery
+        self.journal = table.journal
+        if self.journal is not None:
+            stream_id = f"journal:{self.journal.path}"
+            start_seq = self.journal.seq
+        else:
+            stream_id = f"memory:{secrets.token_hex(8)}"
+            start_seq = table.bus.seq
+        self.stream = EventStream(stream_id, start_seq=start_seq, redact=self.adapter.redact)
+        self.executor: ThreadPoolExecutor | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.tasks: list[asyncio.Task] = []
+        self._pending: list[dict] = []
+        self._subscribed = False
+        self.instruction: str | None = None
+        self.results: deque[dict] = deque(maxlen=RESULTS_KEPT)
+        self.state_since = time.monotonic()
+        # bet timer (owned by the worker thread)
+        self.timer_remaining: float | None = None
+        self._timer_tick_at = time.monotonic()
+        self._timer_shown: int | None = None
+        self.snapshot_cache: dict[str, Any] = {}
+        self.started = False
+
+    # --- the worker thread -------------------------------------------------------
+
+    async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"table-{self.table.table_id}")
+        await self.call(self._setup, publish=False)
+        self.tasks = [asyncio.create_task(self._pump_loop(), name="pump")]
+        if self.bet_seconds:
+            self.tasks.append(asyncio.create_task(self._timer_loop(), name="bet-timer"))
+        self.started = True
+
+    async def stop(self) -> None:
+        self.started = False
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+        self.tasks = []
+        if self.executor is not None:
+            self.executor.shutdown(wait=True)
+            self.executor = None
+
+    async def call(self, fn: Callable[..., Any], *args: Any, actor: str | None = None, publish: bool = True, **kwargs: Any) -> Any:
+        """Run ``fn`` on the table's thread; its events go out when it returned."""
+        if self.executor is None or self.loop is None:
+            raise RuntimeError("the table runner is not running")
+        job = functools.partial(self._run, fn, args, kwargs, actor, publish)
+        return await self.loop.run_in_executor(self.executor, job)
+
+    def _run(self, fn, args, kwargs, actor: str | None, publish: bool) -> Any:
+        table = self.table
+        self._pending = []
+        if actor is not None:
+            # Journal the game's own actions (bets, close betting, deal...) with
+            # the operator who asked, instead of the generic "dealer"/"player".
+            table.actor_for = lambda action, _a=actor: _a  # type: ignore[method-assign]
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException:
+            self._pending = []  # refused or failed: its journal transaction rolled back
+            raise
+        finally:
+            if actor is not None:
+                del table.actor_for
+        pending, self._pending = self._pending, []
+        if pending or publish:
+            self.stream.publish_all(pending)
+            self._refresh_snapshot(bool(pending) or publish)
+        return result
+
+    def _setup(self) -> None:
+        t = self.table
+        if not self._subscribed:
+            t.bus.subscribe(self._on_event)
+            self._subscribed = True
+        if self.journal is not None:
+            for rid in select_rounds(self.journal, RESULTS_KEPT, None):
+                summary = round_summary(self.journal, rid)
+                if summary.get("status") in ("settled", "void"):
+                    self.results.append(self._board_entry(rid, summary))
+        if t.state is t.BETTING and self.bet_seconds:
+            self.timer_remaining = self.bet_seconds
+        self._refresh_snapshot(True)
+
+    def _on_event(self, event: TableEvent) -> None:
+        """Bus subscriber (the table's thread): collect, follow the round."""
+        t = self.table
+        if t.replaying:
+            return
+        seq = self.journal.seq if self.journal is not None else event.seq
+        msg = event_message(seq, event.kind, event.round_id, event.data)
+        self._pending.append(msg)
+        kind, data = event.kind, event.data
+        if kind == "state":
+            self.state_since = time.monotonic()
+            if data.get("trigger") in ("open_betting", self.adapter.first_trigger):
+                self.instruction = None
+            if data.get("state") == t.BETTING.value and self.bet_seconds:
+                self.timer_remaining = float(self.bet_seconds)
+                self._timer_tick_at = time.monotonic()
+                self._timer_shown = None
+            elif data.get("state") != t.BETTING.value:
+                self.timer_remaining = None
+            if data.get("state") in {s.value for s in t.FINALS}:
+                self.instruction = None
+        elif kind == "instruction":
+            self.instruction = data.get("text")
+        elif kind == "result":
+            self.results.append(self._board_entry(event.round_id, msg["data"]))
+        try:
+            self.adapter.on_event(kind, data)
+        except Exception:  # pragma: no cover - an adapter bug must not break the table
+            log.exception("adapter on_event failed")
+
+    @staticmethod
+    def _board_entry(round_id: str, data: dict) -> dict:
+        keys = ("game", "status", "void_reason", "outcome", "net")
+        return {"round_id": round_id, **{k: data.get(k) for k in keys}}
+
+    # --- the view --------------------------------------------------------------
+
+    def _refresh_snapshot(self, announce: bool) -> None:
+        self.snapshot_cache = self._snapshot()
+        if announce:
+            self.stream.publish({"type": "snapshot", "seq": self.stream.last_seq, "table": self.snapshot_cache})
+
+    def _snapshot(self) -> dict[str, Any]:
+        t = self.table
+        a = self.adapter
+        actions = [x.describe() for x in a.actions().values()]
+        blocking = t.incident is not None and t.incident.get("blocking")
+        actions += [
+            {"name": "pause", "label": "Pause", "role": "dealer", "enabled": not t.paused, "fields": ["why"], "hidden": False},
+            {"name": "resume", "label": "Resume", "role": "dealer", "enabled": t.paused, "fields": ["why"], "hidden": False},
+            {"name": "void", "label": "Void round", "role": "supervisor", "enabled": t.machine.allowed("void"),
+             "fields": ["why"], "hidden": False},
+            {"name": "resolve_incident", "label": "Resolve incident", "role": "supervisor",
+             "enabled": t.incident is not None, "fields": ["decision", "why", "card"], "hidden": True},
+        ]
+        if t.paused or blocking:
+            for act in actions:
+                if act["name"] not in ("pause", "resume", "void", "resolve_incident"):
+                    act["enabled"] = False
+        devices = [
+            {"name": d.name, "kind": d.kind, "link_up": d.health.link_up, "ok": d.health.ok,
+             "faults": {str(k): v for k, v in d.health.faults.items()}}
+            for d in t.devices
+        ]
+        result = None
+        if t.result is not None:
+            result = {"round_id": t.result.round_id, **t.result.as_json()}
+        timer = None
+        if self.bet_seconds:
+            timer = {"seconds": self.bet_seconds,
+                     "remaining": None if self.timer_remaining is None else round(max(self.timer_remaining, 0.0), 1),
+                     "running": self.timer_remaining is not None and not t.paused}
+        return jsonable({
+            "game": t.game,
+            "title": a.title,
+            "table_id": t.table_id,
+            "state": t.state.value,
+            "round_id": t.round_id,
+            "betting_open": t.state is t.BETTING,
+            "paused": t.paused,
+            "incident": t.incident,
+            "bets": t.book.snapshot(),
+            "total_bet": t.book.total(),
+            "limits": a.limits(),
+            "devices": devices,
+            "bet_timer": timer,
+            "instruction": self.instruction,
+            "layout": a.layout(),
+            "view": a.view(),
+            "actions": actions,
+            "result": result,
+            "recovery": self.recovery,
+            "mock": self.rig is not None,
+            "journal": self.journal.path if self.journal is not None else None,
+            "stream_id": self.stream.stream_id,
+            "seq": self.stream.last_seq,
+        })
+
+    async def snapshot(self) -> dict[str, Any]:
+        return await self.call(self._snapshot, publish=False)
+
+    # --- commands ----------------------------------------------------------------
+
+    async def place_bet(self, actor: str, position: str, bet: str, amount: Any) -> dict:
+        def do():
+            self.table.place_bet(position, bet, amount)
+            return self.table.book.snapshot()
+
+        return await self.call(do, actor=actor)
+
+    async def withdraw_bet(self, actor: str, position: str, bet: str) -> dict:
+        def do():
+            self.table.withdraw_bet(position, bet)
+            return self.table.book.snapshot()
+
+        return await self.call(do, actor=actor)
+
+    async def action(self, actor: str, name: str, body: Any) -> Any:
+        act = self.adapter.actions()[name]
+
+        def do():
+            t = self.table
+            if not act.journaled:
+                # A mock-only action (the wheel's spin) is no table action: it
+                # still respects a pause and a blocking incident, and the
+                # journal records it as an operator record.
+                if t.paused:
+                    raise IllegalAction(name.replace("_", " "), "the table is paused")
+                if t.incident is not None and t.incident.get("blocking"):
+                    raise IllegalAction(name.replace("_", " "), f"incident {t.incident['id']} must be resolved first")
+            out = act.run(body)
+            if not act.journaled and self.journal is not None:
+                self.journal.append(t.table_id, t.round_id, "operator", name, {"state": t.state.value}, actor)
+            return jsonable(out) if isinstance(out, (dict, list)) else None
+
+        return await self.call(do, actor=actor)
+
+    async def pause(self, actor: str, why: str) -> None:
+        await self.call(lambda: self.table.pause(actor=actor, why=why), actor=actor)
+
+    async def resume(self, actor: str, why: str) -> None:
+        await self.call(lambda: self.table.resume(actor=actor, why=why), actor=actor)
+
+    async def void(self, actor: str, why: str, reason: str) -> dict:
+        def do():
+            result = self.table.void(reason, actor=actor, why=why)
+            return {"round_id": result.round_id, **result.as_json()}
+
+        return jsonable(await self.call(do, actor=actor))
+
+    async def resolve_incident(self, actor: str, decision: str, why: str, card: str | None) -> None:
+        await self.call(lambda: self.table.resolve_incident(decision, actor=actor, why=why, card=card), actor=actor)
+
+    async def history(self, last: int | None, round_id: str | None) -> list[dict] | None:
+        if self.journal is None:
+            return None
+
+        def do():
+            ids = select_rounds(self.journal, last if last else (None if round_id else 10), round_id)
+            out = []
+            for rid in ids:
+                summary = round_summary(self.journal, rid)
+                out.append(self.adapter.redact_summary(summary))
+            return out
+
+        return await self.call(do, publish=False)
+
+    async def backlog(self, since: int, upto: int) -> tuple[list[dict], bool]:
+        """Events after ``since`` up to ``upto``: the ring first, then the journal."""
+        events, complete = self.stream.from_ring(since, upto)
+        if complete or self.journal is None:
+            return events, complete
+
+        def do():
+            return journal_events_since(self.journal, since, upto)
+
+        older, complete = await self.call(do, publish=False)
+        seen = {m["seq"] for m in events}
+        merged = [self.adapter.redact(m) for m in older if m["seq"] not in seen] + events
+        merged.sort(key=lambda m: m["seq"])
+        return merged, complete
+
+    def board(self, last: int) -> list[dict]:
+        return list(self.results)[-last:][::-1]
+
+    # --- background tasks ------------------------------------------------------------
+
+    def _pump_once(self) -> float | None:
+        """Hand the table one device event; returns how long to wait before the
+        next, or None if no device had anything to say."""
+        t = self.table
+        if self.rig is not None:
+            if t.paused or (t.incident is not None and t.incident.get("blocking")):
+                return None
+            if not self.adapter.may_pump():
+                return None
+        for device in t.devices:
+            event = device.next_event(0)
+            if event is not None:
+                t.handle(event)
+                return self.adapter.delay_for(event) * self.pace if self.rig is not None else 0.0
+        self.adapter.stalled(time.monotonic() - self.state_since)
+        return None
+
+    async def _pump_loop(self) -> None:
+        while True:
+            try:
+                wait = await self.call(self._pump_once, publish=False)
+            except asyncio.CancelledError:
+                raise
+            except IllegalAction as exc:
+                log.warning("device event refused: %s", exc)
+                wait = None
+            except Exception:
+                log.exception("device event failed")
+                self.stream.publish({"type": "notice", "level": "error", "ts": now_ts(),
+                                     "text": "a device event could not be handled: see the server log"})
+                wait = IDLE_POLL * 10
+            await asyncio.sleep(IDLE_POLL if wait is None else max(wait, 0.0))
+
+    def _timer_tick(self) -> bool:
+        """Count the bet timer down; True when betting is due to close."""
+        t = self.table
+        now = time.monotonic()
+        elapsed, self._timer_tick_at = now - self._timer_tick_at, now
+        if self.timer_remaining is None or t.state is not t.BETTING:
+            return False
+        if t.paused or (t.incident is not None and t.incident.get("blocking")):
+            return False  # the timer is frozen
+        self.timer_remaining -= elapsed
+        shown = max(math.ceil(self.timer_remaining), 0)
+        if self.timer_remaining > 0:
+            if shown != self._timer_shown:
+                self._timer_shown = shown
+                self.stream.publish({"type": "timer", "round_id": t.round_id, "remaining": shown,
+                                     "seconds": self.bet_seconds})
+            return False
+        if not t.book.bets:
+            self.timer_remaining = float(self.bet_seconds)
+            self._timer_shown = None
+            self.stream.publish({"type": "notice", "level": "info", "ts": now_ts(), "round_id": t.round_id,
+                                 "text": "bet timer: no bets on the table, betting stays open"})
+            return False
+        return True
+
+    def _timer_close(self) -> None:
+        t = self.table
+        if t.state is t.BETTING and self.timer_remaining is not None and self.timer_remaining <= 0:
+            self.timer_remaining = None
+            t.close_betting()
+
+    async def _timer_loop(self) -> None:
+        while True:
+            try:
+                if await self.call(self._timer_tick, publish=False):
+                    await self.call(self._timer_close, actor="timer")
+            except asyncio.CancelledError:
+                raise
+            except IllegalAction as exc:
+                self.stream.publish({"type": "notice", "level": "warning", "ts": now_ts(), "text": str(exc)})
+            except Exception:
+                log.exception("bet timer failed")
+            await asyncio.sleep(0.1)
