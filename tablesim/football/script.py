@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from drivers.mock import MockFault, MockShoe, ScriptedCards
 from drivers.mock.display import DISPLAY_FAULTS, DisplayFault, MockDisplay
 from drivers.mock.faults import FAULT_KINDS
-from tablesim.cards import DealtCard, parse_dealt
+from tablesim.cards import DealtCard
 from tablesim.engine.result import RoundResult
 from tablesim.errors import IllegalAction, InputError
 from tablesim.football.draw import ScriptedDraw
@@ -35,7 +35,7 @@ from tablesim.football.profile import BETS, COMMON, FootballProfile, load_profil
 from tablesim.football.rules import deal_plan
 from tablesim.football.settings import MAX_DECKS, MIN_DECKS, FootballSettings, default_limits
 from tablesim.football.table import FootballTable, box_name
-from tablesim.scripting.common import parse_card_list
+from tablesim.scripting.common import parse_box_bets, parse_card_field, parse_card_list
 from tablesim.validate import Reader
 
 SHOE_FAULTS = tuple(k for k, kinds in FAULT_KINDS.items() if "shoe" in kinds)
@@ -83,25 +83,7 @@ class FootballScriptSession:
         return spec
 
     def _bets(self, r: Reader) -> list[tuple[str, str, object]]:
-        bets_r = r.sub("bets")
-        bets: list[tuple[str, str, object]] = []
-        for box in bets_r.data:
-            why = self.table._box_ok(str(box))
-            if why:
-                raise bets_r.fail(str(box), why)
-            box_r = bets_r.sub(box)
-            for bet in box_r.data:
-                if bet not in BETS:
-                    raise box_r.fail(str(bet), f"unknown bet (bets: {', '.join(BETS)})")
-                amount = box_r.raw(bet)
-                try:
-                    self.table.book.check(str(box), bet, amount)
-                except IllegalAction as exc:
-                    raise box_r.fail(str(bet), exc.reason) from None
-                bets.append((str(box), bet, amount))
-        if not bets:
-            raise r.fail("bets", "no bets: nothing would be dealt")
-        return bets
+        return parse_box_bets(r, self.table.book, BETS)
 
     def _faults(self, r: Reader, spec: FootballRound) -> None:
         for i, raw in enumerate(r.list("faults", [])):
@@ -120,14 +102,7 @@ class FootballScriptSession:
                     spec.segment_fault_after = after
             else:
                 after = f.int("after", 0, lo=0, hi=1000)
-                code = f.raw("card", None)
-                card = None
-                if code is not None:
-                    try:
-                        card = parse_dealt(code).card
-                    except InputError as exc:
-                        raise f.fail("card", exc.message) from None
-                spec.shoe_faults.append(MockFault(kind, after, card))
+                spec.shoe_faults.append(MockFault(kind, after, parse_card_field(f)))
             f.reject_unknown()
 
     def _check_count(self, r: Reader, spec: FootballRound) -> None:

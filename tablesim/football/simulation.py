@@ -17,7 +17,7 @@ from drivers.mock import MockShoe, ShuffledShoe
 from drivers.mock.display import MockDisplay
 from tablesim.football.analysis import analyze
 from tablesim.football.draw import SeededDraw
-from tablesim.football.machine import CARD_STATES, S
+from tablesim.football.machine import CARD_STATES
 from tablesim.football.profile import BETS, COMMON, load_profile
 from tablesim.football.settings import FootballSettings
 from tablesim.football.table import FootballTable

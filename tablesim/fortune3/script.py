@@ -13,7 +13,7 @@ from tablesim.fortune3.machine import S
 from tablesim.fortune3.profile import Fortune3Profile, load_profile
 from tablesim.fortune3.settings import BETS, DEALING_MODES, Fortune3Settings, default_limits
 from tablesim.fortune3.table import DECISIONS, Fortune3Table
-from tablesim.scripting.common import parse_card_list, parse_faults
+from tablesim.scripting.common import parse_box_bets, parse_card_list, parse_faults
 from tablesim.validate import Reader
 
 
@@ -42,27 +42,8 @@ class Fortune3ScriptSession:
         self.table = Fortune3Table(self.profile, self.settings, shoe=self.shoe, shuffler=self.shuffler, table_id="SCRIPT")
 
     def parse_round(self, r: Reader) -> Fortune3Round:
-        bets_r = r.sub("bets")
-        bets: list[tuple[str, str, object]] = []
-        boxes_with_ante = set()
-        for box in bets_r.data:
-            box_r = bets_r.sub(box)
-            why = self.table._box_ok(str(box))
-            if why:
-                raise bets_r.fail(str(box), why)
-            for bet in box_r.data:
-                if bet not in BETS:
-                    raise box_r.fail(str(bet), f"unknown bet (bets: {', '.join(BETS)})")
-                amount = box_r.raw(bet)
-                try:
-                    self.table.book.check(str(box), bet, amount)
-                except IllegalAction as exc:
-                    raise box_r.fail(str(bet), exc.reason) from None
-                bets.append((str(box), bet, amount))
-                if bet == "ante":
-                    boxes_with_ante.add(str(box))
-        if not bets:
-            raise r.fail("bets", "no bets: nothing would be dealt")
+        bets = parse_box_bets(r, self.table.book, BETS)
+        boxes_with_ante = {box for box, bet, _ in bets if bet == "ante"}
         decisions_r = r.sub("decisions", {})
         decisions = {}
         for box in decisions_r.data:

@@ -241,7 +241,7 @@ class Fortune3Table(GameTable):
     def _on_card(self, card: Card, exposed: bool) -> None:
         if self.state is not S.DEALING:
             # A card before betting closed (or after dealing) is an incident, never a card of a hand.
-            self.emit("incident", what="card read outside dealing", card=card.code)
+            self.open_incident(DRAWN_WHILE_DISARMED, "card read outside dealing", blocking=False, card=card.code)
             self.incidents.append({"code": DRAWN_WHILE_DISARMED, "card": card.code})
             self._note_seen(card)
             return
@@ -254,7 +254,8 @@ class Fortune3Table(GameTable):
 
     def _on_hand(self, event: HandDispensed) -> None:
         if self.state is not S.DEALING:
-            self.emit("incident", what="hand dispensed outside dealing", cards=[c.code for c in event.cards])
+            self.open_incident(DRAWN_WHILE_DISARMED, "hand dispensed outside dealing", blocking=False,
+                               card=" ".join(c.code for c in event.cards))
             return
         for card in event.cards:
             if not self._note_seen(card):

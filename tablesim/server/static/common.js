@@ -1,0 +1,148 @@
+// Shared by the console and the board: the API, the live stream, cards, event text.
+
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+export async function request(method, path, body, token) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers["Authorization"] = "Bearer " + token;
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    return { ok: false, status: 0, data: { detail: "the table server cannot be reached" } };
+  }
+  let data = null;
+  try { data = await res.json(); } catch (e) { data = null; }
+  return { ok: res.ok, status: res.status, data };
+}
+
+export function errorText(r) {
+  const d = r.data || {};
+  if (r.status === 409 && d.reason) return `${d.action}: ${d.reason}`;
+  if (Array.isArray(d.detail)) return d.detail.map((e) => `${(e.loc || []).slice(1).join(".") || "body"}: ${e.msg}`).join("; ");
+  return d.detail || d.error || `HTTP ${r.status}`;
+}
+
+// The live stream: reconnects by itself and asks for what it missed (?since=SEQ).
+export function connect(handlers) {
+  let lastSeq = null;
+  let streamId = null;
+  let ws = null;
+  let delay = 250;
+  function open() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    let url = `${proto}//${location.host}/ws?since=`;
+    if (lastSeq !== null) url += `${lastSeq}&stream=${encodeURIComponent(streamId || "")}`;
+    ws = new WebSocket(url);
+    ws.onopen = () => { delay = 250; handlers.status && handlers.status(true); };
+    ws.onmessage = (ev) => {
+      const msg = JSON.parse(ev.data);
+      if (msg.type === "hello") {
+        if (msg.reset || lastSeq === null) lastSeq = msg.seq;
+        streamId = msg.stream_id;
+      } else if (msg.type === "event") {
+        if (lastSeq !== null && msg.seq <= lastSeq) return;
+        lastSeq = msg.seq;
+      }
+      handlers.message(msg);
+    };
+    ws.onclose = () => {
+      handlers.status && handlers.status(false);
+      setTimeout(open, delay);
+      delay = Math.min(delay * 2, 3000);
+    };
+  }
+  open();
+  return { get lastSeq() { return lastSeq; } };
+}
+
+const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+
+export function cardEl(code, opts = {}) {
+  if (!code || code === "??") return h("span", { class: "card back" + (opts.big ? " big" : ""), title: "face down" });
+  const exposed = code.endsWith("^");
+  const c = exposed ? code.slice(0, -1) : code;
+  const rank = c.slice(0, -1) === "T" ? "10" : c.slice(0, -1);
+  const suit = c.slice(-1);
+  const cls = ["card"];
+  if (suit === "H" || suit === "D") cls.push("red");
+  if (exposed) cls.push("exposed");
+  if (opts.big) cls.push("big");
+  if (opts.fresh) cls.push("new");
+  return h("span", { class: cls.join(" "), title: code, dataset: { card: code } }, h("span", {}, rank), h("span", { class: "suit" }, SUITS[suit] || suit));
+}
+
+export const HANDS = {
+  straight_flush: "Straight flush", three_of_a_kind: "Three of a kind", straight: "Straight",
+  flush: "Flush", pair: "Pair", high_card: "High card",
+};
+
+export function signed(v) {
+  if (v === undefined || v === null) return "";
+  const s = String(v);
+  return s.startsWith("-") || s === "0" ? s : "+" + s;
+}
+
+function who(to) { return to === "dealer" ? "dealer" : to === "common" ? "common box" : `box ${to}`; }
+
+// One line of text for a table event.
+export function eventText(msg) {
+  const d = msg.data || {};
+  switch (msg.kind) {
+    case "state": return `${d.previous} → ${d.state}`;
+    case "bet": return `bet ${d.position} ${d.bet} ${d.amount}`;
+    case "bet_withdrawn": return `withdrawn ${d.position} ${d.bet} ${d.amount}`;
+    case "instruction": return d.text;
+    case "card": return `card ${d.card} → ${who(d.to)}`;
+    case "card_set_aside": return `set aside ${d.card}: ${d.reason}`;
+    case "decision": return `box ${d.box}: ${d.decision}`;
+    case "dealer": return `dealer ${d.cards.join(" ")} (${HANDS[d.hand] || d.hand}), ${d.qualifies ? "qualifies" : "does not qualify"}`;
+    case "draw_made": return `draw ${d.draw} sent to the display (${d.source})`;
+    case "draw": return `draw ${d.draw} shown: upper ${d.upper.join(" ")} | lower ${d.lower.join(" ")}`;
+    case "spin_started": return `spin started ${d.direction}`;
+    case "revolution": return `turn ${d.n}`;
+    case "spin_result": return `spin: segment ${d.segment} → ${d.symbol} (${d.turns} turns ${d.direction})`;
+    case "no_spin": return `NO SPIN (${d.reason}, ${d.turns} turns) #${d.count}`;
+    case "result": return d.status === "void" ? `result: void (${d.void_reason})` : `result: settled, net ${Object.entries(d.net || {}).map(([p, v]) => `${p} ${signed(v)}`).join(", ")}`;
+    case "settlement": return `settled ${Object.keys(d.results || {}).length} position(s)`;
+    case "void": return `VOID ${d.reason}${d.actor ? ` by ${d.actor}` : ""}${d.why ? `: ${d.why}` : ""}`;
+    case "fault": return `FAULT ${d.device} ${d.code}: ${d.text}`;
+    case "fault_cleared": return `fault cleared ${d.device} ${d.code}`;
+    case "incident": return `INCIDENT ${d.id ?? ""} ${d.text || d.what || ""}`;
+    case "incident_resolved": return `incident ${d.id} ${d.decision} by ${d.actor}: ${d.why}`;
+    case "paused": return `paused by ${d.actor}: ${d.why}`;
+    case "resumed": return `resumed by ${d.actor}: ${d.why}`;
+    case "device": return `device ${d.device}: ${d.report}`;
+    default: {
+      const rest = Object.entries(d).map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`).join(" ");
+      return `${msg.kind} ${rest}`;
+    }
+  }
+}
+
+// The headline of a finished round (board and console).
+export function resultSummary(game, r) {
+  if (!r) return "";
+  if (r.status === "void") return `void (${r.void_reason})`;
+  const o = r.outcome || {};
+  if (game === "fortune3" && o.dealer) return `dealer ${o.dealer.cards.join(" ")} — ${HANDS[o.dealer.hand] || o.dealer.hand}${o.dealer.qualifies ? "" : ", does not qualify"}`;
+  if (game === "football" && o.boxes) return `draw ${o.draw}: common box total ${o.boxes.common ? o.boxes.common.total : "?"}`;
+  if (game === "wheel") return `${o.symbol} (segment ${o.segment})${o.no_spins ? `, ${o.no_spins} no-spin` : ""}`;
+  return r.status;
+}
