@@ -74,6 +74,9 @@ def _register() -> None:
         cli.add_command(module.command)
     cli.add_command(journal_cmds.audit)
     cli.add_command(journal_cmds.history)
+    from tablesim.cli import serve_cmd
+
+    cli.add_command(serve_cmd.command)
 
 
 _register()

@@ -25,6 +25,7 @@ class Fortune3Round:
     cards: list[DealtCard]
     faults: list[MockFault] = field(default_factory=list)
     misdeal_after: int | None = None
+    stray_after: tuple[int, ...] = ()
 
 
 class Fortune3ScriptSession:
@@ -54,7 +55,11 @@ class Fortune3ScriptSession:
         cards = parse_card_list(r)
         faults = parse_faults(r, "shoe" if self.settings.dealing == "shoe" else "shuffler")
         misdeal = r.int("misdeal_after", None, lo=0, hi=60) if r.has("misdeal_after") else None
-        return Fortune3Round(r.file or "", bets, decisions, cards, faults, misdeal)
+        stray = r.list("stray_after", [])
+        for i, n in enumerate(stray):
+            if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= len(cards):
+                raise r.fail(f"stray_after[{i}]", f"{n!r} is not a position in cards (1-{len(cards)})")
+        return Fortune3Round(r.file or "", bets, decisions, cards, faults, misdeal, tuple(stray))
 
     def play(self, spec: Fortune3Round) -> RoundResult:
         table = self.table
@@ -94,18 +99,27 @@ class Fortune3ScriptSession:
         return table.result
 
     def _deal(self, spec: Fortune3Round) -> None:
+        """Feed the device's events to the table; ``misdeal_after`` and
+        ``stray_after`` count the cards the device has delivered."""
         table = self.table
         device = table.devices[0]
         given = len(spec.cards)
+        delivered = 0
         while table.state is S.DEALING:
-            if spec.misdeal_after is not None and given - self.source.remaining() >= spec.misdeal_after:
+            if spec.misdeal_after is not None and delivered >= spec.misdeal_after:
                 table.misdeal()
                 return
             event = device.next_event(0)
             if event is None:
                 raise InputError(f"ran out of scripted cards: the deal needs more than {given}", where="cards")
             table.handle(event)
+            delivered += len(getattr(event, "cards", ())) or (1 if hasattr(event, "card") and event.card else 0)
             resolve_unattended(table)
+            if delivered in spec.stray_after and table.state is S.DEALING:
+                try:
+                    table.stray()
+                except IllegalAction as exc:
+                    raise InputError(exc.reason, where="stray_after") from None
 
 
 def script_session(table: Reader) -> Fortune3ScriptSession:

@@ -46,7 +46,7 @@ class Fortune3Table(GameTable):
     INITIAL = S.IDLE
     FINALS = (S.COMPLETE, S.VOID)
     BETTING = S.BETTING_OPEN
-    ACTIONS = ("close_betting", "start_dealing", "decide", "misdeal")
+    ACTIONS = ("close_betting", "start_dealing", "decide", "misdeal", "stray")
 
     def __init__(
         self,
@@ -86,6 +86,7 @@ class Fortune3Table(GameTable):
         self.decisions: dict[str, str] = {}
         self.hands: dict[str, Hand] = {}
         self.incidents: list[dict] = []
+        self.last_placed: tuple[str, list[DealtCard]] | None = None  # who got the latest card(s)
 
     # --- round flow ------------------------------------------------------------
 
@@ -156,6 +157,28 @@ class Fortune3Table(GameTable):
         if self.state not in (S.DEALING, S.DECISIONS):
             raise IllegalAction("misdeal", f"no cards are being dealt (the round is {self.state.value})")
         return self.void("misdeal")
+
+    def stray(self) -> None:
+        """Art. 11(3): the card (shoe) or hand (shuffler) just dealt went to a
+        box with no bet. It is void and set aside; the box that was due it
+        still is, and the round goes on."""
+        if self.state is not S.DEALING or self.last_placed is None or not self.last_placed[1]:
+            raise IllegalAction(
+                "stray card", "only the latest card or hand dealt can be declared stray, while dealing goes on"
+                + ("" if self.state is not S.DECISIONS else "; the deal is complete: call a misdeal")
+            )
+        who, dealt = self.last_placed
+        for d in dealt:
+            self.cards[who].remove(d)
+            self.set_aside.append(d)
+        self.last_placed = None
+        self.emit("card_set_aside", card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))")
+        if not self.targets or self.targets[0] != who:
+            self.targets.insert(0, who)
+        if self.settings.dealing == "shoe":
+            self._instruct()
+        else:
+            self._request_hand()
 
     def on_void(self) -> None:
         if self.shoe is not None:
@@ -282,6 +305,9 @@ class Fortune3Table(GameTable):
             self.emit("card_set_aside", card=dealt.code, reason="exposed dealer card (Art. 11(2))")
             return
         self.cards[who].append(dealt)
+        if self.settings.dealing == "shoe" or self.last_placed is None or self.last_placed[0] != who:
+            self.last_placed = (who, [])
+        self.last_placed[1].append(dealt)
         self.emit("card", to=who, card=dealt.code)
         if self.settings.dealing == "shoe" or len(self.cards[who]) == 3:
             self.targets.pop(0)

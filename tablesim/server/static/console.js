@@ -1,0 +1,389 @@
+// The dealer console: the table's layout, the round as it happens, and the
+// dealer's and supervisor's buttons. Everything it shows comes from the
+// server (snapshots and events over /ws); everything it does is an API call.
+import { h, request, errorText, connect, cardEl, HANDS, signed, eventText, resultSummary } from "./common.js";
+
+const $ = (id) => document.getElementById(id);
+const CHIPS = ["1", "5", "10", "25", "100", "500"];
+const OPERATOR_ACTIONS = { pause: "/api/pause", resume: "/api/resume", void: "/api/void" };
+const REASONS = {
+  pause: ["dealer change", "device check", "customer dispute", "break"],
+  resume: ["checked, all in order", "dealer back", "device repaired"],
+  void: ["dealing error", "device fault", "table dispute"],
+};
+
+let table = null;
+let token = null;
+let me = null;
+let chip = "10";
+let mode = "bet";
+let toastTimer = null;
+const fresh = new Set();
+
+// --- the operator token ------------------------------------------------------------
+
+function takeTokenFromUrl() {
+  const m = location.hash.match(/token=([^&]+)/);
+  if (m) {
+    sessionStorage.setItem("tablesim.token", decodeURIComponent(m[1]));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  token = sessionStorage.getItem("tablesim.token");
+}
+
+async function whoami() {
+  if (!token) { me = null; renderOperator(); return; }
+  const r = await request("GET", "/api/whoami", undefined, token);
+  me = r.ok ? r.data : null;
+  if (!r.ok) { toast("the stored operator token was not accepted: sign in again"); }
+  renderOperator();
+}
+
+function renderOperator() {
+  const b = $("operator");
+  b.textContent = me ? `${me.role}: ${me.name}` : "Sign in";
+  b.dataset.role = me ? me.role : "";
+}
+
+async function signIn() {
+  const v = await ask({ title: "Operator sign-in", text: "Enter your operator token.",
+    fields: [{ name: "token", label: "Token", type: "password", value: "" }], ok: "Sign in" });
+  if (!v) return;
+  if (!v.token) { sessionStorage.removeItem("tablesim.token"); token = null; me = null; renderOperator(); return; }
+  token = v.token.trim();
+  sessionStorage.setItem("tablesim.token", token);
+  await whoami();
+}
+
+// --- calling the API ----------------------------------------------------------------
+
+async function call(method, path, body, { supervisorOnly = false } = {}) {
+  let use = token;
+  if (supervisorOnly && me && me.role !== "supervisor") {
+    use = await supervisorToken();
+    if (!use) return null;
+  }
+  let r = await request(method, path, body, use);
+  if (r.status === 401) {
+    toast(errorText(r));
+    await signIn();
+    if (!token) return null;
+    r = await request(method, path, body, token);
+  }
+  if (r.status === 403) {
+    const t = await supervisorToken(errorText(r));
+    if (!t) return null;
+    r = await request(method, path, body, t);
+  }
+  if (!r.ok) { toast(errorText(r)); return null; }
+  return r.data;
+}
+
+async function supervisorToken(why) {
+  const v = await ask({ title: "Supervisor needed", text: why || "This needs a supervisor's token (used once, not kept).",
+    fields: [{ name: "token", label: "Supervisor token", type: "password", value: "" }], ok: "Authorize" });
+  return v && v.token ? v.token.trim() : null;
+}
+
+async function bet(position, betName) {
+  if (mode === "bet") await call("POST", "/api/bets", { position, bet: betName, amount: chip });
+  else await call("DELETE", `/api/bets/${encodeURIComponent(position)}/${encodeURIComponent(betName)}`);
+}
+
+async function runAction(act) {
+  if (OPERATOR_ACTIONS[act.name]) {
+    const fields = [{ name: "why", label: "Why", value: "", quick: REASONS[act.name] }];
+    const v = await ask({ title: act.label, text: act.name === "void" ? "Every bet of the round is returned." : "", fields, ok: act.label });
+    if (!v || !v.why) return;
+    await call("POST", OPERATOR_ACTIONS[act.name], { why: v.why }, { supervisorOnly: act.role === "supervisor" });
+    return;
+  }
+  await call("POST", `/api/actions/${act.name}`, {}, { supervisorOnly: act.role === "supervisor" });
+}
+
+async function decide(box, decision) {
+  await call("POST", "/api/actions/decide", { box, decision });
+}
+
+async function resolveIncident() {
+  const inc = table && table.incident;
+  if (!inc) return;
+  const v = await ask({
+    title: `Incident ${inc.id}`, text: inc.text || "",
+    fields: [
+      { name: "decision", label: "Decision", choices: ["confirm", "reject"], value: "reject" },
+      { name: "card", label: "Card (to confirm a misread, e.g. QH)", value: inc.card || "" },
+      { name: "why", label: "Why", value: "", quick: ["card checked by supervisor", "card cannot be identified"] },
+    ], ok: "Resolve" });
+  if (!v || !v.why) return;
+  await call("POST", "/api/incident/resolve", { decision: v.decision, why: v.why, card: v.card || null }, { supervisorOnly: true });
+}
+
+// --- small UI pieces ------------------------------------------------------------------
+
+function toast(text, kind = "error") {
+  const t = $("toast");
+  t.textContent = text;
+  t.className = kind === "info" ? "info" : "";
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { t.hidden = true; }, 5000);
+}
+
+function ask({ title, text, fields, ok }) {
+  const dlg = $("modal");
+  $("modal-title").textContent = title;
+  $("modal-text").textContent = text || "";
+  $("modal-ok").textContent = ok || "OK";
+  const box = $("modal-fields");
+  box.replaceChildren();
+  const inputs = {};
+  for (const f of fields) {
+    if (f.choices) {
+      const sel = h("select", { name: f.name, class: "input" });
+      for (const c of f.choices) sel.append(h("option", { value: c, selected: c === f.value }, c));
+      inputs[f.name] = sel;
+      box.append(h("label", {}, f.label), sel);
+      continue;
+    }
+    const inp = h("input", { name: f.name, type: f.type || "text", value: f.value || "", autocomplete: "off" });
+    inputs[f.name] = inp;
+    box.append(h("label", {}, f.label), inp);
+    if (f.quick) box.append(h("div", { class: "quick" }, f.quick.map((q) => h("button", { type: "button", onclick: () => { inp.value = q; } }, q))));
+  }
+  return new Promise((resolve) => {
+    dlg.onclose = () => {
+      if (dlg.returnValue !== "ok") return resolve(null);
+      const out = {};
+      for (const [k, el] of Object.entries(inputs)) out[k] = el.value.trim();
+      resolve(out);
+    };
+    dlg.returnValue = "";
+    dlg.showModal();
+    const first = Object.values(inputs)[0];
+    if (first) first.focus();
+  });
+}
+
+function logEvent(msg) {
+  const log = $("log");
+  const li = h("li", { class: msg.kind }, h("span", { class: "seq" }, msg.seq), eventText(msg));
+  log.prepend(li);
+  while (log.children.length > 80) log.lastChild.remove();
+}
+
+// --- rendering ------------------------------------------------------------------------
+
+function render() {
+  const t = table;
+  if (!t) return;
+  document.body.dataset.state = t.state;
+  document.body.dataset.game = t.game;
+  document.body.dataset.round = t.round_id || "";
+  document.body.dataset.paused = t.paused ? "1" : "";
+  $("game-title").textContent = t.title;
+  $("table-id").textContent = t.table_id + (t.mock ? " · mock" : "");
+  $("round-id").textContent = t.round_id || "no round yet";
+  $("state-badge").textContent = t.state.replace(/_/g, " ");
+  $("paused-badge").hidden = !t.paused;
+  $("instruction-text").textContent = t.paused ? "table paused" : (t.instruction || idleHint(t));
+  renderTimer(t.bet_timer && t.bet_timer.remaining !== null ? Math.ceil(t.bet_timer.remaining) : null);
+  $("devices").replaceChildren(...t.devices.map((d) => h("span", {
+    class: "device" + (d.ok ? "" : " bad"), title: Object.values(d.faults).join("; ") || "ok",
+    dataset: { device: d.name } }, `${d.name}${d.link_up ? "" : " (link down)"}${Object.keys(d.faults).length ? " ⚠ " + Object.keys(d.faults).join(",") : ""}`)));
+  $("recovery").hidden = !t.recovery;
+  $("recovery").textContent = t.recovery || "";
+  $("incident").hidden = !t.incident;
+  if (t.incident) $("incident-text").textContent = `Incident ${t.incident.id}: ${t.incident.text}${t.incident.card ? " (" + t.incident.card + ")" : ""}${t.incident.blocking ? " — the round waits for a supervisor" : ""}`;
+  $("betting-note").textContent = t.betting_open ? "open" : "closed";
+  $("player-row").hidden = t.layout.kind !== "wheel";
+  renderActions(t);
+  const area = $("layout");
+  const scroll = area.scrollTop;
+  area.replaceChildren(...(t.layout.kind === "wheel" ? renderWheel(t) : renderBoxes(t)), ...renderResult(t));
+  area.scrollTop = scroll;
+  fresh.clear();
+}
+
+function idleHint(t) {
+  if (t.state === "betting_open") return "place your bets";
+  if (["idle", "complete", "void"].includes(t.state)) return "press New round";
+  return "—";
+}
+
+function renderTimer(remaining) {
+  const el = $("timer");
+  el.hidden = remaining === null || remaining === undefined;
+  if (!el.hidden) {
+    el.textContent = `${remaining}s`;
+    el.classList.toggle("low", remaining <= 5);
+  }
+}
+
+function renderActions(t) {
+  const dealer = $("dealer-actions");
+  const sup = $("supervisor-actions");
+  dealer.replaceChildren();
+  sup.replaceChildren();
+  for (const act of t.actions) {
+    if (act.hidden) continue;
+    const cls = act.name === "void" || act.name === "misdeal" ? "danger" : act.name === "pause" || act.name === "resume" ? "warn" : "";
+    const b = h("button", { type: "button", id: `act-${act.name}`, class: cls, disabled: !act.enabled || !t,
+      onclick: () => runAction(act) }, act.label);
+    (act.role === "supervisor" ? sup : dealer).append(b);
+  }
+  const inc = h("button", { type: "button", id: "act-resolve_incident", disabled: !t.incident, onclick: resolveIncident }, "Resolve incident");
+  sup.append(inc);
+}
+
+function spot(t, position, betName, label) {
+  const amt = (t.bets[position] || {})[betName];
+  return h("button", {
+    type: "button", class: "spot" + (amt ? " placed" : ""), disabled: !t.betting_open || t.paused,
+    dataset: { pos: position, bet: betName }, onclick: () => bet(position, betName),
+  }, h("span", {}, label), h("span", { class: "amt" }, amt || ""));
+}
+
+function cardsRow(codes, big) {
+  return h("div", { class: "cards" }, (codes || []).map((c) => cardEl(c, { big, fresh: fresh.has(c) })));
+}
+
+function netEl(t, position) {
+  const net = t.result && t.result.status === "settled" && t.result.net ? t.result.net[position] : undefined;
+  if (net === undefined) return h("div", { class: "net" });
+  const cls = String(net).startsWith("-") ? "lose" : net === "0" ? "" : "win";
+  return h("div", { class: "net " + cls, dataset: { net: position } }, signed(net));
+}
+
+function renderBoxes(t) {
+  const lay = t.layout;
+  const v = t.view;
+  const out = [];
+  const next = t.instruction || "";
+  if (t.game === "fortune3") {
+    const dl = v.dealer;
+    out.push(h("div", { class: "dealer-row", id: "dealer" },
+      h("span", { class: "who" }, "Dealer"), cardsRow(dl.cards, true),
+      h("span", {}, dl.hand ? `${HANDS[dl.hand] || dl.hand}${dl.qualifies === false ? " — does not qualify" : dl.qualifies ? " — qualifies" : ""}` : ""),
+    ));
+  }
+  if (t.game === "football") {
+    const d = v.draw;
+    out.push(h("div", { class: "draw" + (d ? "" : " pending"), id: "draw" },
+      h("span", { class: "no" }, d ? `DRAW ${d.index}` : v.drawing ? "drawing…" : "no draw"),
+      h("span", { class: "side" }, h("span", { class: "lbl" }, "UPPER"), (d ? d.upper : []).map((n) => h("span", { class: "digit" }, n))),
+      h("span", { class: "side" }, h("span", { class: "lbl" }, "LOWER"), (d ? d.lower : []).map((n) => h("span", { class: "digit lower" }, n))),
+    ));
+  }
+  const grid = h("div", { class: "boxes " + (t.game === "fortune3" ? "f3" : "fb") });
+  for (const pos of lay.positions) {
+    const b = v.boxes[pos] || { cards: [] };
+    const bets = t.bets[pos] || {};
+    const active = next.endsWith(pos === lay.common ? "the common box" : `box ${pos}`);
+    const box = h("div", { class: "box" + (Object.keys(bets).length ? " has-bets" : "") + (active ? " active" : ""), dataset: { box: pos } },
+      h("div", { class: "head" }, h("span", {}, pos === lay.common ? "Common" : `Box ${pos}`),
+        h("span", { class: "dim" }, b.decision ? b.decision.toUpperCase() : "")));
+    for (const name of lay.bets) box.append(spot(t, pos, name, lay.bet_labels[name] || name));
+    box.append(cardsRow(b.cards, false));
+    if (t.game === "fortune3") {
+      box.append(h("div", { class: "hand" }, b.hand ? HANDS[b.hand] || b.hand : ""));
+      if ((v.pending_decisions || []).includes(pos)) {
+        box.append(h("div", { class: "decide" },
+          h("button", { type: "button", class: "ok", dataset: { box: pos, decision: "play" }, onclick: () => decide(pos, "play") }, "PLAY"),
+          h("button", { type: "button", class: "danger", dataset: { box: pos, decision: "fold" }, onclick: () => decide(pos, "fold") }, "FOLD")));
+      }
+    } else {
+      box.append(h("div", { class: "total", dataset: { total: pos } }, b.total === null || b.total === undefined ? "" : b.total));
+      box.append(h("div", { class: "third" }, b.third_due ? "third card due" : ""));
+    }
+    box.append(netEl(t, pos));
+    grid.append(box);
+  }
+  out.push(grid);
+  return out;
+}
+
+function renderWheel(t) {
+  const lay = t.layout;
+  const v = t.view;
+  const player = $("player").value.trim() || "P1";
+  const mine = t.bets[player] || {};
+  const totals = {};
+  for (const per of Object.values(t.bets)) for (const [s, a] of Object.entries(per)) totals[s] = (totals[s] || 0) + Number(a);
+  const top = h("div", { class: "wheel-top" },
+    h("div", { class: "wheel-result", id: "wheel-result" },
+      h("div", { class: "dim" }, v.spinning ? `spinning ${v.direction || ""} — turn ${v.revolutions}` : v.symbol ? "result" : "last spin"),
+      h("div", { class: "big" }, v.symbol || (v.spinning ? "…" : "—"))),
+    h("div", { class: "wheel-stats" },
+      h("div", {}, "No-spins this round: ", h("b", { id: "no-spins" }, v.no_spins)),
+      h("div", {}, `At least ${lay.min_turns} full turns`),
+      h("div", {}, "Players: ", h("b", {}, Object.keys(t.bets).length)),
+      h("div", { class: "dim" }, `Betting for ${player}`)));
+  const grid = h("div", { class: "symbols" });
+  for (const s of lay.symbols) {
+    const amt = mine[s.name];
+    const el = h("button", { type: "button", class: "symbol spot" + (v.symbol === s.name ? " winner" : "") + (amt ? " placed" : ""),
+      disabled: !t.betting_open || t.paused, dataset: { pos: player, bet: s.name, symbol: s.name },
+      onclick: () => bet($("player").value.trim() || "P1", s.name) },
+      h("span", { class: "name" }, s.name), h("span", { class: "pays" }, `pays ${s.pays} · ${s.segments} seg.`),
+      h("span", { class: "amt" }, amt ? `${player} ${amt}` : ""), h("span", { class: "pays" }, totals[s.name] ? `all ${totals[s.name]}` : ""));
+    grid.append(el);
+  }
+  const segs = h("div", { class: "segments" }, lay.wheel.map((s, i) => h("span", { class: "seg" + (v.segment === i ? " hit" : ""), title: `segment ${i}` }, s)));
+  return [top, grid, segs];
+}
+
+function renderResult(t) {
+  const r = t.result;
+  if (!r) return [];
+  const nets = Object.entries(r.net || {}).map(([p, n]) => `${p} ${signed(n)}`).join(" · ");
+  return [h("div", { class: "result-line" + (r.status === "void" ? " void" : ""), id: "result" },
+    h("b", {}, `${r.round_id}: `), resultSummary(t.game, r), nets ? h("span", { class: "dim" }, "  —  " + nets) : "")];
+}
+
+function renderChips() {
+  $("chips").replaceChildren(...CHIPS.map((c) => h("button", { type: "button", class: "chip" + (c === chip ? " on" : ""),
+    dataset: { chip: c }, onclick: () => { chip = c; renderChips(); showSelection(); } }, c)));
+}
+
+function showSelection() {
+  $("selection").textContent = mode === "bet" ? `Tap a spot to bet ${chip}.` : "Tap a spot to withdraw its bet.";
+}
+
+// --- the stream -------------------------------------------------------------------------
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case "hello":
+      if (msg.reset) $("log").replaceChildren();
+      table = msg.table; render(); break;
+    case "snapshot":
+      table = msg.table; render(); break;
+    case "event":
+      if (msg.kind === "card" && msg.data.card) fresh.add(msg.data.card);
+      logEvent(msg);
+      if (!msg.replay && (msg.kind === "fault" || (msg.kind === "incident" && msg.data.blocking))) toast(eventText(msg));
+      break;
+    case "timer":
+      renderTimer(msg.remaining); break;
+    case "notice":
+      toast(msg.text, msg.level === "error" ? "error" : "info"); break;
+    case "gap":
+      toast("some older events are not shown (the log was too long)", "info"); break;
+  }
+}
+
+function init() {
+  takeTokenFromUrl();
+  renderChips();
+  showSelection();
+  $("operator").onclick = signIn;
+  $("incident-resolve").onclick = resolveIncident;
+  $("mode-bet").onclick = () => { mode = "bet"; $("mode-bet").classList.add("on"); $("mode-withdraw").classList.remove("on"); showSelection(); };
+  $("mode-withdraw").onclick = () => { mode = "withdraw"; $("mode-withdraw").classList.add("on"); $("mode-bet").classList.remove("on"); showSelection(); };
+  $("player").addEventListener("input", () => render());
+  whoami();
+  connect({ message: onMessage, status: (up) => { $("conn").classList.toggle("off", !up); document.body.dataset.live = up ? "1" : ""; } });
+}
+
+init();
