@@ -31,7 +31,7 @@ FAULTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "crc": (("shoe", "shuffler", "display", "wheel"), ("frame",)),
     "drop": (("shoe", "shuffler", "display", "wheel"), ("frame",)),
     "silent": (("shoe", "shuffler", "display", "wheel"), ("after", "frame")),
-    "power": (("shoe", "shuffler", "display", "wheel"), ("event", "card", "hand", "show", "spin")),
+    "power": (("shoe", "shuffler", "display", "wheel"), ("card", "hand", "show", "spin", "event")),
     # shoe reader
     "misread": (("shoe", "shuffler"), ("card", "hand")),
     "disarmed": (("shoe",), ("card",)),
