@@ -9,7 +9,8 @@ Examples: ``jam@hand=3``, ``misread@card=5``, ``silent@after=2s``,
   show, spin, shuffle or event the emulator produces **since it started**
   (1-based). Without one, a fault fires at the first (``readback`` is
   ``readback@show=1``). ``disarmed@card=N`` fires the first time the shoe is
-  idle after N cards were dealt (``disarmed``: at the first idle moment).
+  idle after N cards were dealt (``disarmed``: at the first idle moment);
+  ``idle-motion@spin=N`` likewise after N spins.
 - Durations (``after``, ``for``) are wall-clock seconds, written ``2s``,
   ``250ms`` or a plain number of seconds; they are not scaled by
   ``time_scale``. ``silent`` without ``for`` lasts until the emulator stops.
@@ -57,6 +58,9 @@ DEVICE_KEYS = {
     "wheel": ("frame", "event", "spin"),
 }
 
+#: faults whose position counts what happened before (0: at the first idle moment)
+_FROM_ZERO = ("disarmed", "idle-motion")
+
 _SPEC = re.compile(r"([a-z][a-z-]*)(?:@(.+))?")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s)?")
 
@@ -98,7 +102,7 @@ def parse_fault(text: str, device: str | None = None) -> FaultSpec:
     if device is not None:
         keys = tuple(k for k in keys if k in DEVICE_KEYS[device] or k == "after")
     key, at, duration = keys[0], 1.0, None
-    if kind == "disarmed":
+    if kind in _FROM_ZERO:
         at = 0.0
     seen: set[str] = set()
     for part in (params.split(",") if params else []):
@@ -121,7 +125,7 @@ def parse_fault(text: str, device: str | None = None) -> FaultSpec:
             if not value.isdigit():
                 raise ValueError(f"fault {text!r}: {name} must be a whole number, got {value!r}")
             key, at = name, float(int(value))
-            if at < 1 and kind != "disarmed":
+            if at < 1 and kind not in _FROM_ZERO:
                 raise ValueError(f"fault {text!r}: {name} counts from 1")
         else:
             raise ValueError(f"fault {text!r}: unknown key {name!r} (keys: {', '.join((*keys, 'for'))})"

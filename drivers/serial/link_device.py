@@ -143,12 +143,18 @@ class LinkDevice(Device):
     def on_fault(self, code: int, card: Any) -> None:
         """A fault report was taken (under the driver lock); drivers keep books."""
 
+    def resync_command(self, desired: tuple[str, ...]) -> tuple[str, ...] | None:
+        """The command that restores ``desired`` on a device that lost it (None: nothing to send)."""
+        return desired
+
     # -- opening and closing --------------------------------------------------
 
     def open_transport(self) -> Transport:
         """The byte transport to the device: always ``serial.serial_for_url``."""
-        import serial  # pyserial: the serial backend's one dependency
-
+        try:
+            import serial  # pyserial: the serial backend's one dependency
+        except ImportError as exc:
+            raise DeviceUnavailable(f"serial backend disabled: pyserial is not installed ({exc})") from None
         if not self.url:
             raise DeviceUnavailable(f"{self.name}: no port URL configured")
         try:
@@ -293,10 +299,11 @@ class LinkDevice(Device):
         with self._cmd_lock:
             with self._lock:
                 desired = self._desired
-            if desired is None or self._closing.is_set() or self._session is None:
+                command = self.resync_command(desired) if desired is not None else None
+            if command is None or self._closing.is_set() or self._session is None:
                 return
-            self._log.info("sending the device its state again", command=desired[0])
-            ok = self._command(*desired)
+            self._log.info("sending the device its state again", command=command[0])
+            ok = self._command(*command)
             with self._lock:
                 if self._desired == desired:
                     self._desired_failed = not ok

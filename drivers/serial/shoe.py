@@ -31,6 +31,7 @@ class SerialShoe(LinkDevice, CardShoeReader):
         self.round_id = ""
         self.max_cards = 0
         self._next_index = 0
+        self._since_arm = 0  # cards (read or misread) since the last ARM
         self._cards: dict[int, tuple[str, ...]] = {}  # index -> CRD fields delivered this round
         self._empty = False
         self._count: tuple[str, ...] | None = None
@@ -49,7 +50,7 @@ class SerialShoe(LinkDevice, CardShoeReader):
         def before() -> None:
             if round_id != self.round_id:
                 self.round_id, self._next_index, self._cards = round_id, 0, {}
-            self.armed, self.max_cards = True, max_cards
+            self.armed, self.max_cards, self._since_arm = True, max_cards, 0
 
         self._state_command("ARM", round_id, str(max_cards), before=before)
 
@@ -58,6 +59,13 @@ class SerialShoe(LinkDevice, CardShoeReader):
             self.armed = False
 
         self._state_command("DRM", before=before)
+
+    def resync_command(self, desired: tuple[str, ...]) -> tuple[str, ...] | None:
+        """After a reboot or a lost link: arm for the cards still due, not for max-cards again."""
+        if desired[0] != "ARM":
+            return desired
+        left = self.max_cards - self._since_arm
+        return ("ARM", self.round_id, str(left)) if left > 0 else None
 
     # -- device messages (reader thread, under the driver lock) -------------------
 
@@ -76,11 +84,13 @@ class SerialShoe(LinkDevice, CardShoeReader):
             raise Refuse(NakReason.SEQ, f"card index {index}, expected {self._next_index}")
         self._cards[index] = frame.fields
         self._next_index += 1
+        self._since_arm += 1
         return [CardRead(round_id, index, card, face == "U", device=self.name)]
 
     def on_fault(self, code: int, card: Any) -> None:
         if code == MISREAD and self.armed:
             self._next_index += 1  # the unread card took its place in the round
+            self._since_arm += 1
         elif code == DRAWN_WHILE_DISARMED:
             pass  # reported and flagged by the table, never dealt
 

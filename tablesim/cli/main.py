@@ -64,6 +64,7 @@ def _register() -> None:
         analyze_cmd,
         bench_cmd,
         diagram_cmd,
+        emulate_cmd,
         journal_cmds,
         run_cmd,
         script_cmd,
@@ -74,6 +75,7 @@ def _register() -> None:
         cli.add_command(module.command)
     cli.add_command(journal_cmds.audit)
     cli.add_command(journal_cmds.history)
+    cli.add_command(emulate_cmd.command)
     from tablesim.cli import serve_cmd
 
     cli.add_command(serve_cmd.command)

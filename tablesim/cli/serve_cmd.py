@@ -4,6 +4,7 @@ and results board."""
 from __future__ import annotations
 
 import ipaddress
+import signal
 from pathlib import Path
 
 import click
@@ -99,8 +100,23 @@ def command(game, mock, host, port, journal, seed, bet_seconds, pace, profile, d
     console.print(f"console: {url}/" + (f"#token={dealer[0]}" if dealer else ""))
     console.print(f"board:   {url}/board")
     console.print("stop with Ctrl-C")
+    # uvicorn shuts down gracefully on Ctrl-C or SIGTERM, then raises the
+    # signal again: either is a normal stop here.
+    previous = signal.signal(signal.SIGTERM, _stop)
     try:
         serve_table(table, tokens=tokens, rig=rig, bet_seconds=bet_seconds, pace=pace, recovery=report, sock=sock)
+    except (KeyboardInterrupt, _Stopped):
+        pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if table.journal is not None:
             table.journal.close()
+    console.print(f"{table.table_id}: stopped")
+
+
+class _Stopped(Exception):
+    pass
+
+
+def _stop(signum, frame) -> None:
+    raise _Stopped()

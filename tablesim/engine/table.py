@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import time
 from contextlib import contextmanager
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
@@ -319,23 +320,36 @@ class GameTable:
     def pump(self, states: Iterable[enum.Enum], timeout: float = 0.0) -> bool:
         """Handle device events while the table is in one of ``states``.
 
-        Returns False when no device had anything to say (a stalled dealing:
-        the shoe or the script ran out of cards) or an incident holds the round.
+        ``timeout``: how long to wait for the next event when none is queued
+        (0 for mock devices, which answer at once; seconds for real ones).
+        Returns False when no device had anything to say in that time (a
+        stalled deal: the shoe or the script ran out of cards, a device went
+        quiet) or an incident holds the round.
         """
         wanted = tuple(states)
         while self.state in wanted:
             if self.incident is not None and self.incident.get("blocking"):
                 return False
-            got = False
-            for device in self.devices:
-                event = device.next_event(timeout)
-                if event is not None:
-                    self.handle(event)
-                    got = True
-                    break
-            if not got:
+            event = self._next_event(timeout)
+            if event is None:
                 return False
+            self.handle(event)
         return True
+
+    def _next_event(self, timeout: float) -> DeviceEvent | None:
+        """The next event of any device, waiting up to ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for device in self.devices:
+                event = device.next_event(0)
+                if event is not None:
+                    return event
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            if len(self.devices) == 1:
+                return self.devices[0].next_event(remaining)
+            time.sleep(min(remaining, 0.005))
 
 
 # The base class's own actions are journaled like the games' actions.

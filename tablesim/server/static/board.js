@@ -53,7 +53,9 @@ function render() {
   $("state-badge").textContent = table.state.replace(/_/g, " ");
   const cur = $("current");
   const v = table.view || {};
-  const bits = [h("span", {}, table.instruction || (table.betting_open ? "place your bets" : ""))];
+  const headline = table.betting_open ? "Place your bets" : table.result ? `${table.result.round_id}: ${resultSummary(table.game, table.result)}`
+    : table.state === "idle" ? "Waiting for the first round" : table.state.replace(/_/g, " ");
+  const bits = [h("span", { id: "headline" }, headline)];
   if (table.game === "football" && v.draw) bits.unshift(h("span", { class: "main" }, `Draw ${v.draw.index} `,
     v.draw.upper.map((n) => h("span", { class: "digit" }, n)), " ", v.draw.lower.map((n) => h("span", { class: "digit lower" }, n))));
   if (table.game === "wheel" && v.spinning) bits.unshift(h("b", {}, `spinning — turn ${v.revolutions}`));

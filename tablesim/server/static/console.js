@@ -167,7 +167,7 @@ function ask({ title, text, fields, ok }) {
 
 function logEvent(msg) {
   const log = $("log");
-  const li = h("li", { class: msg.kind }, h("span", { class: "seq" }, msg.seq), eventText(msg));
+  const li = h("li", { class: "ev-" + msg.kind }, h("span", { class: "seq" }, msg.seq), eventText(msg));
   log.prepend(li);
   while (log.children.length > 80) log.lastChild.remove();
 }
@@ -283,7 +283,7 @@ function renderBoxes(t) {
     const box = h("div", { class: "box" + (Object.keys(bets).length ? " has-bets" : "") + (active ? " active" : ""), dataset: { box: pos } },
       h("div", { class: "head" }, h("span", {}, pos === lay.common ? "Common" : `Box ${pos}`),
         h("span", { class: "dim" }, b.decision ? b.decision.toUpperCase() : "")));
-    for (const name of lay.bets) box.append(spot(t, pos, name, lay.bet_labels[name] || name));
+    box.append(h("div", { class: "spots" }, lay.bets.map((name) => spot(t, pos, name, lay.bet_labels[name] || name))));
     box.append(cardsRow(b.cards, false));
     if (t.game === "fortune3") {
       box.append(h("div", { class: "hand" }, b.hand ? HANDS[b.hand] || b.hand : ""));
@@ -378,6 +378,7 @@ function init() {
   renderChips();
   showSelection();
   $("operator").onclick = signIn;
+  $("toast").onclick = () => { $("toast").hidden = true; };
   $("incident-resolve").onclick = resolveIncident;
   $("mode-bet").onclick = () => { mode = "bet"; $("mode-bet").classList.add("on"); $("mode-withdraw").classList.remove("on"); showSelection(); };
   $("mode-withdraw").onclick = () => { mode = "withdraw"; $("mode-withdraw").classList.add("on"); $("mode-bet").classList.remove("on"); showSelection(); };

@@ -1,0 +1,124 @@
+"""Table configurations: the shipped examples load; every mistake is one line
+naming the file and the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from drivers.emulators.launcher import running_emulators
+from drivers.events import CardRead
+from drivers.serial import SerialShoe
+from drivers.usb.emulated_backend import EmulatedShoeBackend
+from tablesim.errors import ConfigError
+from tablesim.fortune3.settings import Fortune3Settings
+from tablesim.tableconfig import load_table_config
+from test_serial_support import FAST, no_leaks  # noqa: F401 - fixture
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "config" / "tables").glob("*.toml"))
+
+BASE = """
+[table]
+id = "T1"
+game = "fortune3"
+
+[devices.shoe]
+backend = "serial"
+url = "/dev/ttyUSB0"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    return path
+
+
+def error(tmp_path: Path, text: str) -> str:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_table_config(path)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(f"{path}: ")
+    return message.removeprefix(f"{path}: ")
+
+
+def test_the_examples_load() -> None:
+    names = {p.stem for p in EXAMPLES}
+    assert {"fortune3-mock", "fortune3-serial", "fortune3-shuffler-serial", "football-serial",
+            "wheel-serial", "fortune3-usb"} <= names
+    for path in EXAMPLES:
+        config = load_table_config(path)
+        assert config.devices
+
+
+def test_a_config_by_name_and_what_it_holds() -> None:
+    config = load_table_config("football-serial")
+    assert (config.table_id, config.game, config.settings.decks) == ("FB-01", "football", 6)
+    assert set(config.devices) == {"shoe", "display"}
+    display = config.devices["display"]
+    assert display.backend == "serial" and display.options["baudrate"] == 9600
+    assert display.options["timing"].ack_timeout == 0.4
+    assert str(config.limits.by_bet["middle"].maximum) == "1000"
+    f3 = load_table_config("fortune3-usb")
+    assert f3.devices["shoe"].options["vid"] == 0x1209 and isinstance(f3.settings, Fortune3Settings)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (BASE.replace('game = "fortune3"', 'game = "poker"'), "table.game: 'poker' is not one of fortune3, football, wheel"),
+        (BASE.replace('id = "T1"', 'id = "T 1"'), "table.id: 'T 1' must be printable ASCII"),
+        (BASE + "\n[settings]\ndealing = \"hand\"\n", "settings.dealing: 'hand' is not one of shoe, shuffler"),
+        (BASE + "\n[settings]\ndecks = 2\n", "settings.decks: unknown key"),
+        (BASE + "\n[limits]\nante = { min = 10, max = 5 }\n", "limits.ante: needs 0 < min <= max"),
+        (BASE + "\n[limits]\nblind = { min = 1, max = 5 }\n", "limits.blind: unknown bet"),
+        (BASE.replace('backend = "serial"', 'backend = "can"'), "devices.shoe.backend: 'can' is not one of"),
+        (BASE + "baudrate = 12345\n", "devices.shoe.baudrate: 12345 is not one of 9600"),
+        (BASE + "bauds = 9600\n", "devices.shoe.bauds: unknown key"),
+        (BASE + "timeouts = { ack_timeout = -1 }\n", "devices.shoe.timeouts.ack_timeout:"),
+        (BASE + "timeouts = { ack = 1 }\n", "devices.shoe.timeouts.ack: unknown key"),
+        (BASE + "\n[devices.display]\nbackend = \"mock\"\n", "devices.display: a fortune3 table has no display"),
+        (BASE + "\n[settings]\ndealing = \"shuffler\"\n", "devices.shuffler: missing: a fortune3 table needs a [devices.shuffler]"),
+        (BASE.replace('backend = "serial"\nurl = "/dev/ttyUSB0"', 'backend = "usb"\nvid = 0x1209'), "devices.shoe.pid: missing required key"),
+        (BASE.replace('url = "/dev/ttyUSB0"', ""), "devices.shoe.url: missing required key"),
+        (BASE + "\n[extra]\n", "extra: unknown key"),
+        (BASE.replace('game = "fortune3"', 'game = "fortune3"\nprofile = "nowhere"'), "table.profile: no rule profile 'nowhere'"),
+        ('[table]\nid = "W"\ngame = "wheel"\n', "devices: missing: a wheel table needs [devices.wheel]"),
+    ],
+)
+def test_errors_name_file_and_field(tmp_path: Path, text: str, expected: str) -> None:
+    assert error(tmp_path, text).startswith(expected)
+
+
+def test_not_toml_and_missing_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "[table\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_table_config(path)
+    with pytest.raises(ConfigError, match="no table configuration 'nope'"):
+        load_table_config("nope")
+
+
+def test_open_devices_against_emulators(tmp_path: Path) -> None:
+    with running_emulators(["shoe"], seed=2, time_scale=0, timing=FAST) as urls:
+        config = load_table_config(write(tmp_path, BASE.replace("/dev/ttyUSB0", urls["shoe"])))
+        devices = config.open_devices(shoe={"timing": FAST})
+        try:
+            shoe = devices["shoe"]
+            assert isinstance(shoe, SerialShoe)
+            shoe.load_shoe("P", 1)
+            shoe.arm("R", 1)
+            assert isinstance(shoe.next_event(3), CardRead)
+        finally:
+            shoe.close()
+
+
+def test_usb_config_with_the_emulated_backend() -> None:
+    config = load_table_config("fortune3-usb")
+    with EmulatedShoeBackend(timing=FAST, time_scale=0, serial_number="EMU-SHOE-1") as backend:
+        devices = config.open_devices(shoe={"backend": backend, "timing": FAST})
+        try:
+            assert devices["shoe"].identity["model"] == "TDL-SHOE-EMU"
+        finally:
+            devices["shoe"].close()

@@ -1,0 +1,225 @@
+"""``tablesim history`` (issue 6, item 5): recall of past rounds from the
+journal. ``--json`` gives one object per round in the scripted-round result
+format (game, status, void_reason, outcome, results, net) plus round_id, bets
+and events; a settled round's JSON equals what ``tablesim script run --json``
+gives for the same cards."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from drivers.events import DRAWN_WHILE_DISARMED, MISREAD
+from drivers.mock import MockFault
+from drivers.mock.wheel import Spin
+from tablesim.cards import parse_dealt
+from tablesim.fortune3.machine import S as F3S
+
+RESULT_KEYS = ("game", "status", "void_reason", "outcome", "results", "net")
+
+F3_BETS = {"1": {"ante": 10, "pair_plus": 5}, "3": {"ante": 20}, "5": {"pair_plus": 10}}
+F3_SHOE = "AS 9D 2C KS  AH TD 2D QC  7C JD 2H 4H".split()
+F3_EXPOSED = "AS 9D 2C 5S^ KS  AH TD 2D QC  7C JD 2H 4H".split()
+F3_DECISIONS = {"1": "play", "3": "fold"}
+FB_BETS = {"1": {"upper": 10, "odd": 5}, "4": {"middle": 2}, "common": {"lower": 10}}
+FB_CARDS = "4S 5H 2C 3D KS 7D 6C".split()
+W_BETS = [("alice", "5", 10), ("bob", "joker", 2), ("carol", "1", 5)]
+
+
+def script_json(tmp_path, run_cli, doc: dict) -> dict:
+    path = tmp_path / "script.yaml"
+    path.write_text(json.dumps(doc), encoding="utf-8")  # JSON is valid YAML
+    res = run_cli("script", "run", path, "--json")
+    assert res.code == 0, res.err
+    (line,) = res.json_lines()
+    assert (line.pop("file"), line.pop("round")) == (str(path), 1)
+    return line
+
+
+def history_json(run_cli, path, *args) -> list[dict]:
+    res = run_cli("history", "--journal", path, "--json", *args)
+    assert res.code == 0, res.err
+    return res.json_lines()
+
+
+def as_result(obj: dict) -> dict:
+    return {k: obj[k] for k in RESULT_KEYS}
+
+
+def f3_round(rig, bets, decisions, misdeal_after=None):
+    t = rig.table
+    t.open_round()
+    rig.bet(bets)
+    t.close_betting()
+    t.start_dealing()
+    if misdeal_after is not None:
+        rig.step(misdeal_after)
+        t.misdeal()
+        return
+    t.pump((F3S.DEALING,))
+    for box in t.pending_decisions():
+        t.decide(box, decisions.get(box, "play"))
+
+
+@pytest.mark.parametrize("cards", [F3_SHOE, F3_EXPOSED], ids=["plain", "exposed-dealer-card"])
+def test_fortune3_settled_round_recalls_as_the_script_result(cards, f3, tmp_path, run_cli):
+    path = tmp_path / "f3.sqlite"
+    rig = f3(path, cards=cards)
+    f3_round(rig, F3_BETS, F3_DECISIONS)
+    (got,) = history_json(run_cli, path)
+    expected = script_json(tmp_path, run_cli, {
+        "game": "fortune3",
+        "rounds": [{"bets": F3_BETS, "decisions": F3_DECISIONS, "cards": cards}],
+    })
+    assert as_result(got) == expected
+    assert got["round_id"] == "F3J-000001"
+    assert got["bets"] == {"1": {"ante": "10", "pair_plus": "5"}, "3": {"ante": "20"}, "5": {"pair_plus": "10"}}
+    kinds = [e["kind"] for e in got["events"]]
+    assert kinds.count("card") == 12 and kinds.count("decision") == 2 and "dealer" in kinds
+    assert [e["card"] for e in got["events"] if e["kind"] == "card"] == [c for c in cards if not c.endswith("^")]
+    assert [(e["box"], e["decision"]) for e in got["events"] if e["kind"] == "decision"] == [("1", "play"), ("3", "fold")]
+    if cards is F3_EXPOSED:
+        assert [e["card"] for e in got["events"] if e["kind"] == "card_set_aside"] == ["5S^"]
+
+
+def test_fortune3_void_round_recalls_with_its_returned_bets(f3, tmp_path, run_cli):
+    path = tmp_path / "f3.sqlite"
+    rig = f3(path, cards=F3_SHOE)
+    f3_round(rig, F3_BETS, F3_DECISIONS, misdeal_after=4)
+    (got,) = history_json(run_cli, path)
+    expected = script_json(tmp_path, run_cli, {
+        "game": "fortune3",
+        "rounds": [{"bets": F3_BETS, "cards": F3_SHOE[:4], "misdeal_after": 4}],
+    })
+    assert as_result(got) == expected
+    assert got["status"] == "void" and got["void_reason"] == "misdeal" and got["results"] == {} and got["net"] == {}
+    returned = {"1": {"ante": "10", "pair_plus": "5"}, "3": {"ante": "20"}, "5": {"pair_plus": "10"}}
+    assert got["bets"] == returned
+    (void,) = [e for e in got["events"] if e["kind"] == "void"]
+    assert void["returned"] == returned and void["reason"] == "misdeal"
+    text = run_cli("history", "--journal", path)
+    assert text.code == 0
+    assert "F3J-000001 fortune3 void (misdeal)" in text.out
+    assert "1: ante 10, pair_plus 5" in text.out
+
+
+def test_football_settled_round_recalls_as_the_script_result(fb, tmp_path, run_cli):
+    path = tmp_path / "fb.sqlite"
+    rig = fb(path, cards=FB_CARDS)
+    rig.open(3)
+    rig.bet(FB_BETS)
+    rig.finish()
+    (got,) = history_json(run_cli, path)
+    expected = script_json(tmp_path, run_cli, {
+        "game": "football", "rounds": [{"draw": 3, "bets": FB_BETS, "cards": FB_CARDS}],
+    })
+    assert as_result(got) == expected
+    kinds = [e["kind"] for e in got["events"]]
+    assert "draw" in kinds and kinds.count("card") == len(FB_CARDS)
+    (draw,) = [e for e in got["events"] if e["kind"] == "draw"]
+    assert draw["draw"] == 3
+
+
+def test_wheel_settled_round_recalls_as_the_script_result(wheel, tmp_path, run_cli):
+    path = tmp_path / "w.sqlite"
+    rig = wheel(path, spins=[Spin(17, 2.4), Spin(3, 4.1)])
+    rig.table.open_round()
+    rig.bet(W_BETS)
+    rig.finish()
+    (got,) = history_json(run_cli, path)
+    expected = script_json(tmp_path, run_cli, {
+        "game": "wheel",
+        "rounds": [{
+            "bets": [{"player": p, "spot": s, "amount": a} for p, s, a in W_BETS],
+            "spins": [{"segment": 17, "turns": 2.4}, {"segment": 3, "turns": 4.1}],
+        }],
+    })
+    assert as_result(got) == expected
+    kinds = [e["kind"] for e in got["events"]]
+    assert "no_spin" in kinds and "spin_result" in kinds
+    assert got["bets"] == {"alice": {"5": "10"}, "bob": {"joker": "2"}, "carol": {"1": "5"}}
+
+
+def test_history_shows_device_events_faults_and_recoveries(f3, tmp_path, run_cli):
+    path = tmp_path / "f3.sqlite"
+    stray = parse_dealt("8H").card
+    rig = f3(path, cards=F3_SHOE, faults=[MockFault("drawn_while_disarmed", 0, stray), MockFault("misread", 5)])
+    t = rig.table
+    t.open_round()
+    rig.bet(F3_BETS)
+    t.poll()  # the stray card
+    t.close_betting()
+    t.start_dealing()
+    t.pump((F3S.DEALING,))  # the 6th card is misread: a blocking incident
+    rig = f3(path, cards=F3_SHOE[6:])  # power loss, restart
+    rig.table.resolve_incident("confirm", actor="supervisor", why="camera shows TD", card="TD")
+    rig.finish(F3_DECISIONS)
+    (got,) = history_json(run_cli, path)
+    events = got["events"]
+    faults = [e for e in events if e["kind"] == "fault"]
+    assert sorted(f["code"] for f in faults) == sorted([MISREAD, DRAWN_WHILE_DISARMED])
+    assert any(e["kind"] == "incident" and e.get("card") == "8H" for e in events)
+    resolved = [e for e in events if e["kind"] == "incident_resolved"]
+    assert resolved and resolved[0]["decision"] == "confirm" and resolved[0]["card"] == "TD"
+    assert resolved[0]["actor"] == "supervisor" and resolved[0]["why"] == "camera shows TD"
+    recovery = [e for e in events if e["kind"] == "recovery"]
+    assert len(recovery) == 1 and recovery[0]["actor"] == "recovery" and recovery[0]["action"] == "resume"
+    assert got["status"] == "settled"
+    text = run_cli("history", "--journal", path).out
+    assert "fault by table" in text and "recovery by recovery" in text and "incident_resolved" in text
+
+
+@pytest.fixture
+def three_rounds(tmp_path, run_cli):
+    path = tmp_path / "f3.sqlite"
+    res = run_cli("run", "--game", "fortune3", "--mock", "--rounds", "3", "--seed", "9", "--quiet", "--journal", path)
+    assert res.code == 0, res.err
+    return path
+
+
+def test_last_and_round_select_rounds(three_rounds, run_cli):
+    ids = [f"F3-MOCK-{n:06d}" for n in (1, 2, 3)]
+    assert [r["round_id"] for r in history_json(run_cli, three_rounds)] == ids
+    assert [r["round_id"] for r in history_json(run_cli, three_rounds, "--last", "2")] == ids[1:]
+    assert [r["round_id"] for r in history_json(run_cli, three_rounds, "--last", "50")] == ids
+    (one,) = history_json(run_cli, three_rounds, "--round", ids[1])
+    assert one["round_id"] == ids[1] and set(RESULT_KEYS) <= set(one) and {"bets", "events"} <= set(one)
+    text = run_cli("history", "--journal", three_rounds, "--round", ids[0])
+    assert text.code == 0
+    assert ids[0] in text.out and ids[1] not in text.out
+    assert "dealer" in text.out and "net" in text.out
+
+
+def test_history_uses_the_only_journal_in_the_data_directory(tmp_path, run_cli):
+    assert run_cli("run", "--game", "wheel", "--mock", "--rounds", "2", "--seed", "1", "--quiet").code == 0
+    res = run_cli("history", "--json")
+    assert res.code == 0, res.err
+    assert [r["round_id"] for r in res.json_lines()] == ["WHEEL-MOCK-000001", "WHEEL-MOCK-000002"]
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--last", "2", "--round", "F3-MOCK-000001"], "not both"),
+        (["--round", "F3-MOCK-000099"], "no round"),
+        (["--round", ""], "no round"),
+    ],
+)
+def test_bad_history_options_exit_2_with_one_line(args, says, three_rounds, run_cli):
+    res = run_cli("history", "--journal", three_rounds, *args)
+    assert res.code == 2 and len(res.err_lines) == 1 and says in res.err, res.err
+    assert res.out == ""
+
+
+def test_history_of_a_missing_journal_exits_2_with_one_line(tmp_path, run_cli):
+    res = run_cli("history", "--journal", tmp_path / "nope.sqlite", "--json")
+    assert res.code == 2 and len(res.err_lines) == 1 and "no such journal file" in res.err
+    assert not (tmp_path / "nope.sqlite").exists()
+    res = run_cli("history")  # no journal in the data directory at all
+    assert res.code == 2 and len(res.err_lines) == 1 and "--journal" in res.err
+
+
+def test_history_last_zero_is_refused(three_rounds, run_cli):
+    res = run_cli("history", "--journal", three_rounds, "--last", "0")
+    assert res.code == 2

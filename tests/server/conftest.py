@@ -1,0 +1,48 @@
+"""Fixtures for the server tests: a mock table served on a free port of
+127.0.0.1, with a journal in the test's directory, and an HTTP client."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tablesim.journal.attach import attach_and_recover
+from tablesim.server.app import ServerThread
+from tablesim.server.auth import TokenStore
+from tablesim.server.mock import build_mock
+from tablesim.server.runner import TableRunner
+
+from server_helpers import PACE, Served
+
+
+@pytest.fixture
+def serve(tmp_path: Path):
+    """``serve(game, journal=True, seed=7, **runner_options) -> Served``; stopped at the end."""
+    started: list[Served] = []
+
+    def start(game: str, *, journal: bool | str = True, seed: int = 7, pace: float = PACE,
+              bet_seconds: float | None = None, tokens: TokenStore | None = None, **mock) -> Served:
+        rig = build_mock(game, seed=seed, **mock)
+        table = rig.table
+        path = None
+        if journal:
+            path = Path(journal) if isinstance(journal, str) else tmp_path / f"{game}.journal.sqlite"
+            report = attach_and_recover(table, str(path))
+        else:
+            report = None
+        rig.after_recovery()
+        tokens = tokens or TokenStore.generate()
+        runner = TableRunner(table, rig=rig, pace=pace, bet_seconds=bet_seconds, recovery=report)
+        server = ServerThread(runner, tokens).start()
+        served = Served(server, runner, tokens, path, httpx.Client(base_url=server.url, timeout=10))
+        started.append(served)
+        return served
+
+    yield start
+    for s in started:
+        s.client.close()
+        s.server.stop()
+        if s.table.journal is not None:
+            s.table.journal.close()

@@ -1,0 +1,155 @@
+"""The dealer console in a real browser: Debian's headless Chromium opens the
+console served on 127.0.0.1, a dealer places bets by tapping the layout,
+closes betting, deals, takes the decisions and watches the round settle;
+then a void goes through the supervisor's token. Screenshots go to
+``artifacts/`` (git-ignored)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts"
+
+pytestmark = pytest.mark.skipif(
+    not os.access("/usr/bin/chromium", os.X_OK),
+    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium); .ci/run installs it",
+)
+
+
+@pytest.fixture(scope="module")
+def _chromium():
+    from server_cdp import Browser
+
+    with Browser(1280, 800) as b:
+        yield b
+
+
+@pytest.fixture
+def browser(_chromium):
+    _chromium.events.clear()
+    yield _chromium
+    _chromium.send("Page.navigate", {"url": "about:blank"})
+
+
+def page_errors(b) -> list[str]:
+    # A refused API call is logged by the browser as a failed resource; that is not a page error.
+    return [e for e in b.errors() if "Failed to load resource" not in e]
+
+
+def state_is(*states: str) -> str:
+    return " || ".join(f"document.body.dataset.state === {json.dumps(s)}" for s in states)
+
+
+def test_a_dealer_plays_a_round_on_the_console(serve, browser):
+    s = serve("fortune3", pace=0.02, seed=11)
+    b = browser
+    b.goto(f"{s.url}/#token={s.dealer}")
+    b.wait("document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    assert b.eval("location.hash") == ""  # the token is not left in the address bar
+    b.wait("document.querySelector('#operator').textContent === 'dealer: mock-dealer'")
+
+    b.click("#act-open_round")
+    b.wait(state_is("betting_open"))
+    # a refused withdrawal shows the table's reason and changes nothing
+    b.click("#mode-withdraw")
+    b.click('[data-pos="4"][data-bet="ante"]')
+    b.wait("!document.querySelector('#toast').hidden")
+    assert "no ante bet on 4" in b.eval("document.querySelector('#toast').textContent")
+    b.click("#toast")  # tapped away
+    b.click("#mode-bet")
+    b.click('[data-chip="25"]')
+    b.click('[data-pos="2"][data-bet="ante"]')
+    b.click('[data-pos="2"][data-bet="pair_plus"]')
+    b.click('[data-chip="10"]')
+    b.click('[data-pos="6"][data-bet="ante"]')
+    b.wait("document.querySelector('[data-pos=\"6\"][data-bet=\"ante\"] .amt').textContent === '10'")
+    assert s.state()["bets"] == {"2": {"ante": "25", "pair_plus": "25"}, "6": {"ante": "10"}}
+
+    b.click("#act-close_betting")
+    b.wait(state_is("bets_closed"))
+    assert b.eval("document.querySelector('[data-pos=\"1\"][data-bet=\"ante\"]').disabled")
+    b.click("#act-deal")
+    b.wait(state_is("decisions"), timeout=20)
+    assert b.eval("[...document.querySelectorAll('#dealer .card')].every(c => c.classList.contains('back'))")
+    assert b.eval("document.querySelectorAll('[data-box=\"2\"] .card').length") == 3
+    b.click('[data-box="2"][data-decision="play"]')
+    b.click('[data-box="6"][data-decision="fold"]')
+    b.wait(state_is("complete"))
+    b.wait("!!document.querySelector('#result') && document.querySelectorAll('#dealer .card:not(.back)').length === 3")
+    result = s.state()["result"]
+    assert result["status"] == "settled" and result["outcome"]["boxes"]["6"]["decision"] == "fold"
+    shown = b.eval("document.querySelector('[data-net=\"2\"]').textContent")
+    net2 = result["net"]["2"]
+    assert shown == (net2 if net2.startswith("-") or net2 == "0" else "+" + net2)
+    assert b.eval("document.querySelector('#log').textContent").count("result: settled") == 1
+    time.sleep(0.3)  # let the card animation finish
+    b.screenshot(ARTIFACTS / "console.png")
+
+    inputs = [r for r in s.records() if r[1] == "input" and r[2] != "handle"]
+    assert {actor for *_, actor in inputs} == {"dealer:mock-dealer"}
+    assert [r[2] for r in inputs] == ["open_round", "place_bet", "place_bet", "place_bet", "close_betting",
+                                      "start_dealing", "decide", "decide"]
+
+    # the results board shows the round
+    b.goto(f"{s.url}/board")
+    b.wait(f"!!document.querySelector('[data-round=\"{result['round_id']}\"]')")
+    b.screenshot(ARTIFACTS / "board.png")
+    assert page_errors(b) == []
+
+
+def test_a_void_needs_the_supervisor_token(serve, browser):
+    s = serve("football", pace=0.02)
+    b = browser
+    b.goto(f"{s.url}/#token={s.dealer}")
+    b.wait("document.body.dataset.live === '1'")
+    b.click("#act-open_round")
+    b.wait(state_is("betting_open"))
+    b.wait("document.querySelectorAll('#draw .digit').length > 0")
+    b.click('[data-pos="common"][data-bet="middle"]')
+    b.wait("document.querySelector('[data-pos=\"common\"][data-bet=\"middle\"] .amt').textContent === '10'")
+    b.screenshot(ARTIFACTS / "console-football.png")
+    b.click("#act-void")
+    b.wait("document.querySelector('#modal').open")
+    b.click("#modal-fields .quick button")  # a quick reason
+    b.click("#modal-ok")
+    b.wait("document.querySelector('#modal').open && document.querySelector('#modal-title').textContent === 'Supervisor needed'")
+    assert s.state()["state"] == "betting_open"  # the dealer's token changed nothing
+    b.type_text(s.supervisor)
+    b.click("#modal-ok")
+    b.wait(state_is("void"))
+    summary = s.get("/api/history", params={"last": 1}).json()[0]
+    void = [e for e in summary["events"] if e["kind"] == "void"][0]
+    assert void["actor"] == "supervisor:mock-supervisor" and void["why"] == "dealing error"
+    assert void["returned"] == {"common": {"middle": "10"}}
+    assert b.eval("document.querySelector('#operator').textContent") == "dealer: mock-dealer"  # not kept
+    assert page_errors(b) == []
+
+
+def test_the_wheel_console(serve, browser):
+    s = serve("wheel", pace=0.01, seed=5)
+    b = browser
+    b.goto(f"{s.url}/#token={s.dealer}")
+    b.wait("document.body.dataset.live === '1'")
+    b.click("#act-open_round")
+    b.wait(state_is("betting_open"))
+    b.click('[data-symbol="joker"]')
+    b.click('[data-symbol="3"]')
+    b.wait("document.querySelectorAll('.symbol.placed').length === 2")
+    assert s.state()["bets"] == {"P1": {"joker": "10", "3": "10"}}
+    b.click("#act-close_betting")
+    for _ in range(20):  # a short spin is a no-spin: spin again
+        b.click("#act-spin")
+        b.wait("!document.querySelector('#act-spin') || document.querySelector('#act-spin').disabled")
+        b.wait(f"({state_is('complete')}) || !document.querySelector('#act-spin').disabled", timeout=10)
+        if b.eval("document.body.dataset.state") == "complete":
+            break
+    symbol = s.state()["result"]["outcome"]["symbol"]
+    b.wait(f"document.querySelector('#wheel-result .big').textContent === {json.dumps(symbol)}")
+    b.screenshot(ARTIFACTS / "console-wheel.png")
+    assert page_errors(b) == []
