@@ -68,7 +68,7 @@ def choice(text: str, what: str, options: tuple[str, ...]) -> str:
 def card(rank: str, suit: str) -> Card:
     """A card from CRD's rank and suit fields (rank ``2``-``9``, ``T`` or ``10``, ``J Q K A``)."""
     r = "T" if rank == "10" else rank
-    if r not in RANK_OF or suit not in SUITS:
+    if r not in RANK_OF or len(suit) != 1 or suit not in SUITS:
         raise fmt(f"{rank!r} {suit!r} is not a card (ranks 2-9 T J Q K A, suits S H D C)")
     return parse_dealt(r + suit).card
 

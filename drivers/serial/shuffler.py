@@ -1,6 +1,10 @@
 """Automatic shuffler (ADDR 01) over TDL/1: ``LDK``/``SHF``/``DLH``/``ABT``
 in, ``SHD``/``HDO``/``EMP`` and faults out.
 
+A hand asked for while the shuffle is still running is held by the driver
+and asked for (``DLH``) as soon as the shuffler reports the shuffle done, so
+a table may ask for hands right after it asked for the shuffle.
+
 A ``HDO`` is taken only for a hand the driver asked for (``DLH``) and with
 as many cards as asked; the same hand reported again is ACKed and not
 delivered twice. The shuffler never reveals the order of the cards it
@@ -31,6 +35,7 @@ class SerialShuffler(LinkDevice, Shuffler):
         self._pending: dict[int, int] = {}  # hand# -> cards asked for
         self._hands: dict[int, tuple[str, ...]] = {}  # hand# -> HDO fields delivered since the shuffle
         self._empty = False
+        self._held: list[tuple[int, int]] = []  # hands asked for before the shuffle was done
 
     def device_handlers(self) -> dict[str, Handler]:
         return {"SHD": self._on_shd, "HDO": self._on_hdo, "EMP": self._on_emp}
@@ -47,10 +52,19 @@ class SerialShuffler(LinkDevice, Shuffler):
             raise ValueError(f"shuffle mode {mode!r} is not one of {', '.join(MODES)}")
         with self._lock:
             self.shuffle_id, self._shuffle_done = shuffle_id, None
-            self._pending, self._hands = {}, {}
-        self._command("SHF", mode, shuffle_id)
+            self._pending, self._hands, self._held = {}, {}, []
+        if not self._command("SHF", mode, shuffle_id):
+            with self._lock:
+                self.shuffle_id = ""
 
     def deal_hand(self, hand_no: int, cards: int = 3) -> None:
+        with self._lock:
+            if self.shuffle_id and self._shuffle_done is None:
+                self._held.append((hand_no, cards))  # asked for once the shuffle is done
+                return
+        self._dlh(hand_no, cards)
+
+    def _dlh(self, hand_no: int, cards: int) -> None:
         with self._lock:  # before sending: the HDO may arrive before send() returns
             self._pending[hand_no] = cards
             self._hands.pop(hand_no, None)
@@ -58,9 +72,19 @@ class SerialShuffler(LinkDevice, Shuffler):
             with self._lock:
                 self._pending.pop(hand_no, None)
 
+    def _release_held(self) -> None:
+        """Worker: the shuffle is done, ask for the hands the table wanted meanwhile."""
+        while True:
+            with self._lock:
+                if not self._held:
+                    return
+                hand_no, cards = self._held.pop(0)
+            self._dlh(hand_no, cards)
+
     def abort(self) -> None:
         with self._lock:
             self._pending.clear()
+            self._held.clear()
         self._command("ABT")
 
     # -- device messages ------------------------------------------------------------
@@ -74,6 +98,8 @@ class SerialShuffler(LinkDevice, Shuffler):
         if shuffle_id != self.shuffle_id:
             raise parse.sta(f"shuffle {shuffle_id!r} done, the shuffle asked for is {self.shuffle_id!r}")
         self._shuffle_done = frame.fields
+        if self._held:
+            self._post(self._release_held)
         return [ShuffleDone(shuffle_id, count, verdict == "VERIFIED", device=self.name)]
 
     def _on_hdo(self, frame: Frame) -> list[DeviceEvent]:

@@ -136,15 +136,15 @@ class UsbShoe(SerialShoe):
         except ImportError as exc:
             raise UsbUnavailable(f"usb backend disabled: pyusb is not installed ({exc})") from None
         backend = self.backend if self.backend is not None else default_backend()
-        match = None
-        if self.serial_number is not None:
-            wanted = self.serial_number
+        wanted = self.serial_number
 
-            def match(dev: Any) -> bool:
-                try:
-                    return dev.serial_number == wanted
-                except (ValueError, usb.core.USBError):
-                    return False
+        def same_serial(dev: Any) -> bool:
+            try:
+                return dev.serial_number == wanted
+            except (ValueError, usb.core.USBError):
+                return False
+
+        match = same_serial if wanted is not None else None
 
         try:
             device = usb.core.find(idVendor=self.vid, idProduct=self.pid, backend=backend, custom_match=match)

@@ -3,7 +3,6 @@ and results board."""
 
 from __future__ import annotations
 
-import ipaddress
 import signal
 from pathlib import Path
 
@@ -24,15 +23,6 @@ def token_file_for(table_id: str, journal: str | None) -> Path | None:
 
         return default_journal_path(table_id).with_name(f"{table_id}.tokens.json")
     return Path(journal).with_name(f"{Path(journal).stem.split('.')[0]}.tokens.json")
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @click.command("serve")
@@ -59,7 +49,7 @@ def command(game, mock, host, port, journal, seed, bet_seconds, pace, profile, d
     """Run one table of GAME with its dealer console (/), results board (/board),
     HTTP API (/api/...) and WebSocket event stream (/ws)."""
     from tablesim.journal.attach import attach_and_recover
-    from tablesim.server.app import bind, serve_table
+    from tablesim.server.app import bind, is_loopback, serve_table
     from tablesim.server.auth import TokenStore, load_or_create
     from tablesim.server.mock import build_mock
 
@@ -89,7 +79,7 @@ def command(game, mock, host, port, journal, seed, bet_seconds, pace, profile, d
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{sock.getsockname()[1]}"
     console.print(f"{table.table_id}: {game}, mock devices, seed {rig.seed}")
-    if not _loopback(host):
+    if not is_loopback(host):
         console.print(f"[bold yellow]listening on {host}: the read-only API and the board are open to that network[/]")
     console.print(f"operator tokens: {where + (' (new)' if created else '') if where else 'this run only'}")
     for role in ("dealer", "supervisor"):
@@ -104,7 +94,8 @@ def command(game, mock, host, port, journal, seed, bet_seconds, pace, profile, d
     # signal again: either is a normal stop here.
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
-        serve_table(table, tokens=tokens, rig=rig, bet_seconds=bet_seconds, pace=pace, recovery=report, sock=sock)
+        serve_table(table, tokens=tokens, rig=rig, host=host, bet_seconds=bet_seconds, pace=pace, recovery=report,
+                    sock=sock)
     except (KeyboardInterrupt, _Stopped):
         pass
     finally:

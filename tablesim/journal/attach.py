@@ -6,7 +6,7 @@ from rich.console import Console
 
 from tablesim.engine.table import GameTable
 from tablesim.journal.location import default_journal_path
-from tablesim.journal.recovery import RecoveryReport, recover
+from tablesim.journal.recovery import RecoveryReport, active_faults, recover
 from tablesim.journal.store import Journal, open_journal
 
 
@@ -27,6 +27,9 @@ def attach_and_recover(table: GameTable, spec: str | None, console: Console | No
         console.print(f"journal: {journal.path}")
         if report is not None:
             console.print(f"[bold yellow]{report.describe()}[/]")
-            for key, fault in report.active_faults.items():
-                console.print(f"[red]active fault {key}: {fault.get('text', '')}[/]")
+        # Faults never cleared are reported on every start, also when the
+        # round they happened in has ended (e.g. it was voided by them).
+        faults = report.active_faults if report is not None else active_faults(journal)
+        for key, fault in faults.items():
+            console.print(f"[red]active fault {key}: {fault.get('text', '')}[/]")
     return report

@@ -45,16 +45,29 @@ def active_faults(journal: Journal) -> dict[str, Any]:
     return active
 
 
+def paused_at_end(journal: Journal, table_id: str) -> bool:
+    """Whether the table's last accepted pause was never followed by a resume."""
+    row = journal.db.execute(
+        "SELECT name FROM records WHERE kind = 'input' AND name IN ('pause', 'resume') AND table_id = ?"
+        " ORDER BY seq DESC LIMIT 1",
+        (table_id,),
+    ).fetchone()
+    return row is not None and row[0] == "pause"
+
+
 def recover(table: GameTable, journal: Journal) -> RecoveryReport | None:
     """Restore the table from the journal; returns what was done, or None."""
     rid = journal.last_round_id()
     if rid is None:
+        table.paused = paused_at_end(journal, table.table_id)
         return None
     tail = rid.rsplit("-", 1)[-1]
     if tail.isdigit():
         table.round_no = max(table.round_no, int(tail))
     records = list(journal.records(rid))
     if any(r.kind == "event" and r.name == "result" for r in records):
+        # No round to rebuild, but a pause taken after it still holds.
+        table.paused = paused_at_end(journal, table.table_id)
         return None
     inputs = [r for r in records if r.kind == "input"]
     if not inputs:

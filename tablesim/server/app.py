@@ -78,7 +78,23 @@ def _position(value: str | int) -> str:
     return text
 
 
-def create_app(runner: TableRunner, tokens: TokenStore) -> FastAPI:
+#: the Host names a server bound to the loopback answers to (no DNS rebinding)
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+
+
+def is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[str] | None = None) -> FastAPI:
+    """The table's app. ``allowed_hosts``: the Host headers accepted (None: any)."""
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         await runner.start()
@@ -91,6 +107,10 @@ def create_app(runner: TableRunner, tokens: TokenStore) -> FastAPI:
                   redoc_url=None, openapi_url="/api/openapi.json")
     app.state.runner = runner
     app.state.tokens = tokens
+    if allowed_hosts:
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)
 
     # --- errors -------------------------------------------------------------------
 
@@ -177,7 +197,7 @@ def create_app(runner: TableRunner, tokens: TokenStore) -> FastAPI:
 
     @app.get("/api/results")
     async def results(last: int = Query(20, ge=1, le=50)) -> list:
-        return runner.board(last)
+        return await runner.call(runner.board, last, publish=False)
 
     @app.get("/api/events")
     async def events(since: int = Query(..., ge=0)) -> dict:
@@ -256,8 +276,8 @@ def create_app(runner: TableRunner, tokens: TokenStore) -> FastAPI:
             since, client_stream = _since(ws.query_params.get("since")), ws.query_params.get("stream")
             if since is None and "since" not in ws.query_params:
                 try:
-                    first = await asyncio.wait_for(ws.receive_json(), FIRST_MESSAGE_WAIT)
-                except asyncio.TimeoutError:
+                    first = json.loads(await asyncio.wait_for(ws.receive_text(), FIRST_MESSAGE_WAIT))
+                except (asyncio.TimeoutError, ValueError, KeyError):
                     first = None
                 if isinstance(first, dict):
                     since = _since(first.get("since"))
@@ -374,7 +394,7 @@ def serve_table(
     fast as they report).
     """
     runner = TableRunner(table, rig=rig, pace=pace, bet_seconds=bet_seconds, recovery=recovery)
-    app = create_app(runner, tokens)
+    app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
     sock = sock or bind(host, port)
     server = _server(app, log_level)
     server.run(sockets=[sock])
@@ -386,7 +406,7 @@ class ServerThread:
 
     def __init__(self, runner: TableRunner, tokens: TokenStore, host: str = "127.0.0.1", port: int = 0) -> None:
         self.runner = runner
-        self.app = create_app(runner, tokens)
+        self.app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
         self.sock = bind(host, port)
         self.host, self.port = self.sock.getsockname()[:2]
         self.server = _server(self.app)

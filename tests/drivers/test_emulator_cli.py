@@ -89,7 +89,10 @@ def test_emulate_wheel_with_a_fault() -> None:
     ],
 )
 def test_bad_arguments_are_one_line(args: list[str], message: str) -> None:
-    proc = subprocess.run([sys.executable, "-m", "tablesim.cli.main", "emulate", *args],
-                          capture_output=True, text=True, timeout=20)
-    assert proc.returncode == 2
-    assert proc.stderr.strip().startswith(message) and proc.stderr.count("\n") == 1
+    from click.testing import CliRunner
+
+    from tablesim.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["emulate", *args])
+    assert result.exit_code == 2
+    assert result.stderr.strip().startswith(message) and result.stderr.count("\n") == 1

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import serial
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from drivers.events import CardRead
@@ -41,8 +41,8 @@ def crd_is_valid(fields: tuple[str, ...], round_id: str, expected: int) -> bool:
     r, index, rank, suit, face = fields
     rank = "T" if rank == "10" else rank
     return (
-        r == round_id and index.isdigit() and int(index) == expected and rank in RANK_CHARS
-        and suit in SUITS and face in ("D", "U")
+        r == round_id and index.isascii() and index.isdigit() and int(index) == expected
+        and rank in tuple(RANK_CHARS) and suit in tuple(SUITS) and face in ("D", "U")
     )
 
 
@@ -61,6 +61,8 @@ any_frame = st.one_of(
 
 @settings(max_examples=200, deadline=None)
 @given(frames=st.lists(any_frame, max_size=30))
+@example(frames=[Frame(ADDR, 1, "CRD", ("R1", "0", "9", "", "D"))])  # an empty suit is no suit
+@example(frames=[Frame(ADDR, 1, "CRD", ("R1", "0", "10", "H", "U")), Frame(ADDR, 2, "CRD", ("R1", "1", "TH", "H", "D"))])
 def test_on_frame_never_raises_and_cards_come_only_from_valid_crd(frames: list[Frame]) -> None:
     shoe = SerialShoe(None, timing=FAST)
     shoe.armed, shoe.round_id, shoe.max_cards = True, "R1", 52

@@ -134,10 +134,13 @@ def test_silence_is_link_lost_then_restored_and_no_card_is_lost() -> None:
         assert r.driver.health.link_up is False
         assert "heartbeats missed" in events[-1].reason
         events += r.until(lambda e: isinstance(e, LinkRestored), timeout=3)
-        assert r.driver.health.link_up is True
+        while len([e for e in events if isinstance(e, CardRead)]) < 4:
+            events += r.events(1, timeout=4)
         cards = [e for e in events if isinstance(e, CardRead)]
-        cards += [e for e in r.events(4 - len(cards), timeout=4)]
-        assert [c.index for c in cards] == [0, 1, 2, 3]
+        assert [c.index for c in cards] == [0, 1, 2, 3]  # none lost, none twice
+        wait_for(lambda: r.driver.health.link_up)
+        links = [type(e).__name__ for e in events + r.quiet(0.2) if isinstance(e, (LinkLost, LinkRestored))]
+        assert links[0] == "LinkLost" and links[-1] == "LinkRestored"  # (a busy machine may flap once more)
 
 
 def test_power_loss_replays_without_duplicates() -> None:

@@ -103,3 +103,14 @@ def test_the_shuffler_never_tells_the_order_inside() -> None:
         status = r.driver.status
         assert status == ("READY", "", "1", "52")  # state, faults, decks, how many: never which
         assert r.driver.self_test == []
+
+
+def test_hands_asked_for_during_the_shuffle_are_dispensed_after_it() -> None:
+    with rig("shuffler", time_scale=0.01) as r:  # a 0.25 s shuffle
+        r.driver.load(1, 52)
+        r.driver.shuffle("SH1")
+        r.driver.deal_hand(1, 3)
+        r.driver.deal_hand(2, 3)
+        events = r.events(3)
+        assert types(events) == ["ShuffleDone", "HandDispensed", "HandDispensed"]
+        assert r.driver.health.ok

@@ -24,7 +24,7 @@ from drivers.serial import LinkTiming, SerialDisplay, SerialShoe, SerialShuffler
 from drivers.serial.link_device import LinkDevice
 
 #: link timing scaled down: 50 ms answers, 100 ms heartbeats, 3 misses
-FAST = LinkTiming.fast()
+FAST = LinkTiming.fast(ack_timeout=0.1)
 DRIVERS: dict[str, type[LinkDevice]] = {
     "shoe": SerialShoe,
     "shuffler": SerialShuffler,

@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -215,6 +214,7 @@ class F3Rig(Rig):
             "targets": list(t.targets),
             "decisions": dict(t.decisions),
             "incidents": list(t.incidents),
+            "last_placed": None if t.last_placed is None else (t.last_placed[0], [d.code for d in t.last_placed[1]]),
         }
 
 
@@ -340,7 +340,3 @@ def results_once(path, round_id: str) -> list[dict]:
 @pytest.fixture
 def round_results():
     return results_once
-
-
-def dec_book(book: dict[str, dict[str, str]]) -> dict[str, dict[str, Decimal]]:
-    return {p: {b: Decimal(a) for b, a in per.items()} for p, per in book.items()}

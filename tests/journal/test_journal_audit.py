@@ -179,3 +179,21 @@ def test_verify_bad_options_exit_2_with_one_line(tmp_path, run_cli):
     res = run_cli("audit", "verify", "--journal", garbage)
     assert res.code == 2 and len(res.err_lines) == 1, res.err
     assert garbage.read_bytes() == b"this is not a database, " * 100
+
+
+def test_verify_refuses_a_database_that_is_not_a_journal_and_leaves_it_alone(tmp_path, run_cli):
+    """Pointing ``--journal`` at another program's SQLite file: the audit
+    must say it is not a journal (exit 2), not call it an intact journal of 0
+    records, and must not add tables to it."""
+    other = tmp_path / "inventory.db"
+    db = sqlite3.connect(str(other))
+    db.execute("CREATE TABLE chips (colour TEXT, value INTEGER)")
+    db.execute("INSERT INTO chips VALUES ('red', 5)")
+    db.commit()
+    db.close()
+    res = run_cli("audit", "verify", "--journal", other)
+    db = sqlite3.connect(str(other))
+    tables = sorted(r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+    db.close()
+    assert tables == ["chips"]
+    assert res.code == 2 and len(res.err_lines) == 1, (res.code, res.out, res.err)

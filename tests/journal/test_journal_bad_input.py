@@ -152,6 +152,21 @@ def test_fortune3_decision_before_the_deal_is_done_is_refused(state, f3_betting,
     assert_refused_and_unchanged(f3_betting, jhead, lambda t: t.decide("1", "play"))
 
 
+@pytest.mark.parametrize("state", ["betting_open", "bets_closed", "dealing, declared twice", "decisions"])
+def test_fortune3_stray_outside_the_deal_is_refused(state, f3_betting, jhead):
+    t = f3_betting.table
+    if state != "betting_open":
+        t.close_betting()
+    if state.startswith("dealing"):
+        t.start_dealing()
+        f3_betting.step(2)
+        t.stray()
+    if state == "decisions":
+        t.start_dealing()
+        f3_betting.step(12)
+    assert_refused_and_unchanged(f3_betting, jhead, lambda t: t.stray())
+
+
 # --- football and wheel bets ---------------------------------------------------------------
 
 
@@ -319,3 +334,8 @@ def test_an_invalid_script_exits_2_with_one_line_and_writes_no_journal(case, tmp
     assert res.code == 2, (res.out, res.err)
     assert len(res.err_lines) == 1 and str(path) in res.err and res.out == ""
     assert not (tmp_path / "xdg").exists()
+
+
+def test_tablesim_run_with_a_directory_as_journal_exits_2(tmp_path, run_cli):
+    res = run_cli("run", "--game", "wheel", "--mock", "--rounds", "1", "--journal", tmp_path)
+    assert res.code == 2 and len(res.err_lines) == 1, res.err

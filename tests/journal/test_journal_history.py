@@ -220,6 +220,27 @@ def test_history_of_a_missing_journal_exits_2_with_one_line(tmp_path, run_cli):
     assert res.code == 2 and len(res.err_lines) == 1 and "--journal" in res.err
 
 
-def test_history_last_zero_is_refused(three_rounds, run_cli):
-    res = run_cli("history", "--journal", three_rounds, "--last", "0")
-    assert res.code == 2
+@pytest.mark.parametrize("args", [["--last", "0"], ["--last", "two"], ["--rounds", "2"]])
+def test_history_usage_errors_exit_2_with_one_line(args, three_rounds, run_cli):
+    res = run_cli("history", "--journal", three_rounds, *args)
+    assert res.code == 2 and len(res.err_lines) == 1, res.err
+
+
+def test_without_options_history_shows_the_last_ten_rounds(tmp_path, run_cli):
+    path = tmp_path / "w.sqlite"
+    assert run_cli("run", "--game", "wheel", "--mock", "--rounds", "12", "--seed", "3", "--quiet",
+                   "--journal", path).code == 0
+    got = [r["round_id"] for r in history_json(run_cli, path)]
+    assert got == [f"WHEEL-MOCK-{n:06d}" for n in range(3, 13)]
+
+
+def test_an_unfinished_last_round_is_shown_in_progress_with_its_bets(f3, tmp_path, run_cli):
+    path = tmp_path / "f3.sqlite"
+    rig = f3(path, cards=F3_SHOE)
+    f3_round(rig, F3_BETS, F3_DECISIONS)
+    rig.table.open_round()
+    rig.bet({"2": {"ante": 15}})
+    first, second = history_json(run_cli, path)
+    assert first["status"] == "settled"
+    assert second["round_id"] == "F3J-000002" and second["status"] == "in_progress"
+    assert second["bets"] == {"2": {"ante": "15"}} and second["results"] == {} and second["net"] == {}

@@ -70,6 +70,7 @@ PAUSED_ACTIONS = {
         "start_dealing": lambda t: t.start_dealing(),
         "decide": lambda t: t.decide("1", "play"),
         "misdeal": lambda t: t.misdeal(),
+        "stray": lambda t: t.stray(),
         "open_round": lambda t: t.open_round(),
     }),
     "football": (fb_open, {

@@ -20,7 +20,7 @@ from drivers.mock import MockFault
 from drivers.mock.display import DisplayFault
 from drivers.mock.wheel import Spin, WheelFault
 from tablesim.cards import parse_dealt
-from tablesim.errors import IllegalAction
+from tablesim.errors import IllegalAction, InputError
 from tablesim.football.machine import S as FS
 from tablesim.fortune3.machine import S as F3S
 from tablesim.journal.invariants import check
@@ -151,6 +151,46 @@ def test_fortune3_shoe_round_resumes_where_it_stopped(stop, f3, tmp_path, jrows,
     assert again.table.state is F3S.COMPLETE
     assert again.table.result.as_json() == expected
     assert again.table.result.bets == dec(before["bets"])
+    assert_settled_once(path, round_results, before["round_id"])
+
+
+# The 5th card (8S) lands on a box with no bet; the dealer declares it stray
+# (Art. 11(3)): void, set aside, and box 1 is still due its second card (AH).
+F3_SHOE_STRAY = "AS 9D 2C KS 8S AH TD 2D QC  7C JD 2H 4H".split()
+
+
+def f3_stray_reference(f3, tmp_path):
+    ref = f3(tmp_path / "ref-stray.sqlite", cards=F3_SHOE_STRAY)
+    f3_closed(ref)
+    ref.table.start_dealing()
+    ref.step(5)
+    ref.table.stray()
+    ref.finish(F3_DECISIONS)
+    assert ref.table.state is F3S.COMPLETE and ref.table.result.outcome["set_aside"] == ["8S"]
+    return ref.table.result.as_json()
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["declared-before-the-crash", "declared-after-the-restart"])
+def test_fortune3_stray_card_is_recovered_either_side_of_the_crash(declared, f3, tmp_path, jrows, round_results):
+    expected = f3_stray_reference(f3, tmp_path)
+    path = tmp_path / "f3.sqlite"
+    rig = f3(path, cards=F3_SHOE_STRAY)
+    f3_closed(rig)
+    rig.table.start_dealing()
+    rig.step(5)
+    if declared:
+        rig.table.stray()
+        assert [d.code for d in rig.table.set_aside] == ["8S"]
+    before = rig.snapshot()
+    rig = None
+
+    again = f3(path, cards=F3_SHOE_STRAY[5:])
+    assert_recovery(again, jrows, action="resume", state="dealing")
+    assert again.snapshot() == before
+    if not declared:
+        again.table.stray()  # the latest card is known after the restart too
+    again.finish(F3_DECISIONS)
+    assert again.table.result.as_json() == expected
     assert_settled_once(path, round_results, before["round_id"])
 
 
@@ -657,3 +697,36 @@ def test_football_round_with_a_shoe_count_before_the_crash_is_recovered(decks, f
     again.finish()
     assert again.table.state is FS.COMPLETE
     assert_settled_once(path, round_results, before["round_id"])
+
+
+def test_a_table_never_takes_over_another_tables_unfinished_round(f3, wheel, tmp_path, jhead):
+    """Two tables pointed at one journal file (``--journal PATH``): a table
+    starting on it must not replay, resume or void a round of another table.
+    It may refuse the journal with a clear error, or start idle."""
+    path = tmp_path / "shared.sqlite"
+    rig = f3(path, cards=F3_SHOE, table_id="F3-A")
+    rig.table.open_round()
+    rig.bet(F3_BETS)
+    before = jhead(path)
+    for build in (lambda: f3(path, table_id="F3-B"), lambda: wheel(path, table_id="WHEEL-C")):
+        try:
+            other = build()
+        except InputError:
+            assert jhead(path) == before
+            continue
+        assert other.report is None
+        assert other.table.state.value == "idle" and other.table.book.bets == {}
+        assert jhead(path) == before
+
+
+def test_a_pause_taken_before_the_first_round_survives_a_restart(wheel, tmp_path):
+    path = tmp_path / "w.sqlite"
+    rig = wheel(path)
+    rig.table.pause(actor="technician", why="wheel being levelled")
+    rig = None
+    again = wheel(path)
+    assert again.table.paused
+    with pytest.raises(IllegalAction, match="paused"):
+        again.table.open_round()
+    again.table.resume(actor="technician", why="done")
+    again.table.open_round()

@@ -255,3 +255,42 @@ def test_journal_spec_memory_and_none_in_process(wheel, tmp_path):
     none = wheel("none", spins=[Spin(3, 4.1)])
     assert none.journal is None and none.report is None
     assert not (tmp_path / "xdg").exists()
+
+
+def _close_betting_with_a_device_report(kind, f3, wheel, tmp_path):
+    from drivers.mock.wheel import WheelFault
+
+    path = tmp_path / f"{kind}.sqlite"
+    if kind == "fortune3 shoe: card drawn while disarmed":
+        rig = f3(path, cards=SHOE, faults=[MockFault("drawn_while_disarmed", 0, parse_dealt("8H").card)])
+        rig.table.open_round()
+        rig.bet(BETS)
+    elif kind == "fortune3 shuffler: shuffle report":
+        rig = f3(path, cards=SHOE, dealing="shuffler")
+        rig.table.open_round()
+        rig.bet(BETS)
+    else:
+        rig = wheel(path, spins=[Spin(3, 4.1)], faults=[WheelFault("motion_while_idle", segment=10)])
+        rig.table.open_round()
+        rig.table.place_bet("alice", "5", 10)
+    rig.table.close_betting()  # the table polls its device here
+    return path
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["fortune3 shoe: card drawn while disarmed", "fortune3 shuffler: shuffle report", "wheel: motion while idle"],
+)
+def test_a_device_report_taken_at_no_more_bets_is_journaled_as_an_input(kind, f3, wheel, tmp_path, jrows):
+    """close_betting polls the device; whatever it reports there is a device
+    event like any other: written as a ``handle`` input (by the device) before
+    the table acts on it, so that a replay sees it too."""
+    path = _close_betting_with_a_device_report(kind, f3, wheel, tmp_path)
+    records = jrows(path)
+    close = next(i for i, r in enumerate(records) if r["kind"] == "input" and r["name"] == "close_betting")
+    after = records[close:]
+    reported = [r for r in after if r["kind"] == "event" and r["name"] in ("fault", "shuffle")]
+    assert reported, "the device's report left no trace"
+    handled = [r for r in after if r["kind"] == "input" and r["name"] == "handle"]
+    assert handled, "the device event the table acted on was never written as an input"
+    assert after.index(handled[0]) < after.index(reported[0])

@@ -402,3 +402,9 @@ def test_the_bet_timer_is_frozen_while_paused(serve):
     assert s.state()["state"] == "betting_open"
     ok(s.post("/api/resume", {"why": "ok"}))
     s.wait_state("bets_closed", timeout=3)
+
+
+def test_a_loopback_server_answers_only_to_loopback_names(serve):
+    s = serve("wheel", journal=False)
+    assert s.get("/api/table", headers={"Host": "evil.example"}).status_code == 400
+    assert s.get("/api/table", headers={"Host": f"localhost:{s.server.port}"}).status_code == 200

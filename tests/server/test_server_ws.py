@@ -194,3 +194,17 @@ def test_the_bet_timer_counts_down_on_the_stream(serve):
     ticks = [m["remaining"] for m in c.messages if m["type"] == "timer"]
     assert ticks and ticks == sorted(ticks, reverse=True) and ticks[-1] == 1 and ticks[0] <= 2, ticks
     c.close()
+
+
+def test_the_ring_buffer_knows_what_it_no_longer_holds():
+    from tablesim.server.stream import EventStream, event_message
+
+    stream = EventStream("memory:x", start_seq=4, ring_size=3)
+    for seq in (5, 7, 9, 11):  # journal numbers need not be consecutive
+        stream.publish(event_message(seq, "state", "R-1", {"n": seq}))
+    assert stream.last_seq == 11
+    events, complete = stream.from_ring(7, 11)
+    assert [e["seq"] for e in events] == [9, 11] and complete
+    events, complete = stream.from_ring(4, 11)
+    assert [e["seq"] for e in events] == [7, 9, 11] and not complete  # 5 fell out of the ring
+    assert stream.from_ring(5, 9) == ([stream.ring[0], stream.ring[1]], True)

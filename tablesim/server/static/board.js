@@ -1,5 +1,5 @@
 // The results board: the last rounds' results, updated live.
-import { h, request, connect, cardEl, HANDS, resultSummary } from "./common.js";
+import { h, morph, request, connect, cardEl, HANDS, resultSummary } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 let table = null;
@@ -59,9 +59,9 @@ function render() {
   if (table.game === "football" && v.draw) bits.unshift(h("span", { class: "main" }, `Draw ${v.draw.index} `,
     v.draw.upper.map((n) => h("span", { class: "digit" }, n)), " ", v.draw.lower.map((n) => h("span", { class: "digit lower" }, n))));
   if (table.game === "wheel" && v.spinning) bits.unshift(h("b", {}, `spinning — turn ${v.revolutions}`));
-  cur.replaceChildren(...bits);
-  $("strip").replaceChildren(...results.slice(0, 20).map((r) => pill(table.game, r)));
-  $("results").replaceChildren(...results.map((r) => roundCard(table.game, r)));
+  morph(cur, bits);
+  morph($("strip"), results.slice(0, 20).map((r) => pill(table.game, r)));
+  morph($("results"), results.map((r) => roundCard(table.game, r)));
 }
 
 async function load() {

@@ -17,6 +17,31 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+function sameAttributes(a, b) {
+  if (a.attributes.length !== b.attributes.length) return false;
+  for (const { name, value } of a.attributes) if (b.getAttribute(name) !== value) return false;
+  return true;
+}
+
+// Put ``children`` into ``parent`` changing only what differs: a node that is
+// the same stays (with its listeners), so a tap on a button is never lost to a
+// re-render that happens while the finger is down.
+export function morph(parent, children) {
+  const old = [...parent.childNodes];
+  children.forEach((n, i) => {
+    if (typeof n === "string") n = document.createTextNode(n);
+    const o = old[i];
+    if (!o) { parent.append(n); return; }
+    if (o.isEqualNode(n)) return;
+    if (o.nodeType === 1 && n.nodeType === 1 && o.tagName === n.tagName && sameAttributes(o, n)) {
+      morph(o, [...n.childNodes]);
+      return;
+    }
+    parent.replaceChild(n, o);
+  });
+  for (let i = children.length; i < old.length; i++) old[i].remove();
+}
+
 export async function request(method, path, body, token) {
   const headers = {};
   if (body !== undefined) headers["Content-Type"] = "application/json";

@@ -1,7 +1,7 @@
 // The dealer console: the table's layout, the round as it happens, and the
 // dealer's and supervisor's buttons. Everything it shows comes from the
 // server (snapshots and events over /ws); everything it does is an API call.
-import { h, request, errorText, connect, cardEl, HANDS, signed, eventText, resultSummary } from "./common.js";
+import { h, morph, request, errorText, connect, cardEl, HANDS, signed, eventText, resultSummary } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const CHIPS = ["1", "5", "10", "25", "100", "500"];
@@ -188,7 +188,7 @@ function render() {
   $("paused-badge").hidden = !t.paused;
   $("instruction-text").textContent = t.paused ? "table paused" : (t.instruction || idleHint(t));
   renderTimer(t.bet_timer && t.bet_timer.remaining !== null ? Math.ceil(t.bet_timer.remaining) : null);
-  $("devices").replaceChildren(...t.devices.map((d) => h("span", {
+  morph($("devices"), t.devices.map((d) => h("span", {
     class: "device" + (d.ok ? "" : " bad"), title: Object.values(d.faults).join("; ") || "ok",
     dataset: { device: d.name } }, `${d.name}${d.link_up ? "" : " (link down)"}${Object.keys(d.faults).length ? " ⚠ " + Object.keys(d.faults).join(",") : ""}`)));
   $("recovery").hidden = !t.recovery;
@@ -200,7 +200,7 @@ function render() {
   renderActions(t);
   const area = $("layout");
   const scroll = area.scrollTop;
-  area.replaceChildren(...(t.layout.kind === "wheel" ? renderWheel(t) : renderBoxes(t)), ...renderResult(t));
+  morph(area, [...(t.layout.kind === "wheel" ? renderWheel(t) : renderBoxes(t)), ...renderResult(t)]);
   area.scrollTop = scroll;
   fresh.clear();
 }
@@ -221,19 +221,18 @@ function renderTimer(remaining) {
 }
 
 function renderActions(t) {
-  const dealer = $("dealer-actions");
-  const sup = $("supervisor-actions");
-  dealer.replaceChildren();
-  sup.replaceChildren();
+  const dealer = [];
+  const sup = [];
   for (const act of t.actions) {
     if (act.hidden) continue;
     const cls = act.name === "void" || act.name === "misdeal" ? "danger" : act.name === "pause" || act.name === "resume" ? "warn" : "";
     const b = h("button", { type: "button", id: `act-${act.name}`, class: cls, disabled: !act.enabled || !t,
       onclick: () => runAction(act) }, act.label);
-    (act.role === "supervisor" ? sup : dealer).append(b);
+    (act.role === "supervisor" ? sup : dealer).push(b);
   }
-  const inc = h("button", { type: "button", id: "act-resolve_incident", disabled: !t.incident, onclick: resolveIncident }, "Resolve incident");
-  sup.append(inc);
+  sup.push(h("button", { type: "button", id: "act-resolve_incident", disabled: !t.incident, onclick: resolveIncident }, "Resolve incident"));
+  morph($("dealer-actions"), dealer);
+  morph($("supervisor-actions"), sup);
 }
 
 function spot(t, position, betName, label) {

@@ -1,0 +1,137 @@
+"""The game tables on serial drivers and emulators: what each emulator fault
+does to a round is what the table's rules say (void, no spin, incident)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from drivers.emulators.launcher import running_emulators
+from drivers.events import SHUFFLER_JAM
+from drivers.registry import open_device
+from tablesim.football.machine import CARD_STATES
+from tablesim.football.machine import S as FS
+from tablesim.football.profile import load_profile as football_profile
+from tablesim.football.settings import FootballSettings
+from tablesim.football.table import FootballTable
+from tablesim.fortune3.machine import S as F3
+from tablesim.fortune3.profile import load_profile as f3_profile
+from tablesim.fortune3.settings import Fortune3Settings
+from tablesim.fortune3.table import Fortune3Table
+from tablesim.wheel.machine import AWAITING_SPIN
+from tablesim.wheel.machine import S as WS
+from tablesim.wheel.profile import load_profile as wheel_profile
+from tablesim.wheel.settings import WheelSettings
+from tablesim.wheel.table import WheelTable
+from test_serial_support import FAST, no_leaks  # noqa: F401 - fixture
+
+WAIT = 3.0  # a device event takes at most this long (the emulators run at time_scale 0.01)
+
+
+@contextmanager
+def devices(kinds: list[str], faults: dict[str, list[str]] | None = None, seed: int = 5) -> Iterator[dict]:
+    with running_emulators(kinds, seed=seed, time_scale=0.01, faults=faults, timing=FAST) as urls:
+        opened = {}
+        try:
+            for kind in kinds:
+                opened[kind] = open_device(kind, "serial", {"url": urls[kind], "timing": FAST})
+            yield opened
+        finally:
+            for device in opened.values():
+                device.close()
+
+
+def play_fortune3(table: Fortune3Table, boxes: tuple[str, ...] = ("1", "3")) -> None:
+    table.open_round()
+    for box in boxes:
+        table.place_bet(box, "ante", "10")
+    table.close_betting()
+    table.start_dealing()
+    while table.state is F3.DEALING and table.pump((F3.DEALING,), timeout=WAIT):
+        pass
+    if table.state is F3.DECISIONS:
+        for box in table.pending_decisions():
+            table.decide(box, "play")
+
+
+def test_fortune3_rounds_dealt_from_the_serial_shoe() -> None:
+    with devices(["shoe"]) as d:
+        table = Fortune3Table(f3_profile(), Fortune3Settings("shoe"), shoe=d["shoe"], table_id="F3-T")
+        for _ in range(2):
+            play_fortune3(table)
+            assert table.state is F3.COMPLETE and table.result.status == "settled"
+            assert all(len(table.cards[who]) == 3 for who in table.order)
+            assert table.incidents == []
+
+
+def test_fortune3_shuffler_jam_voids_the_round() -> None:
+    with devices(["shuffler"], faults={"shuffler": ["jam@hand=2"]}) as d:
+        table = Fortune3Table(f3_profile(), Fortune3Settings("shuffler"), shuffler=d["shuffler"], table_id="F3-T")
+        play_fortune3(table)
+        assert table.state is F3.VOID and table.result.void_reason == "shuffler_fault"
+        assert set(d["shuffler"].health.faults) == {SHUFFLER_JAM}
+        play_fortune3(table)  # the next round reloads and shuffles: the jam is cleared
+        assert table.state is F3.COMPLETE
+
+
+def test_fortune3_misread_holds_the_round_for_a_supervisor() -> None:
+    with devices(["shoe"], faults={"shoe": ["misread@card=2"]}) as d:
+        table = Fortune3Table(f3_profile(), Fortune3Settings("shoe"), shoe=d["shoe"], table_id="F3-T")
+        play_fortune3(table)
+        assert table.state is F3.DEALING and table.incident is not None and table.incident["code"] == 201
+
+
+def test_wheel_short_spin_is_a_no_spin_then_the_spin_counts() -> None:
+    with devices(["wheel"], faults={"wheel": ["short-spin@spin=1"]}) as d:
+        profile = wheel_profile()
+        table = WheelTable(profile, WheelSettings.for_profile(profile), sensor=d["wheel"], table_id="WH-T")
+        table.open_round()
+        table.place_bet("p1", profile.spots[0], "10")
+        table.close_betting()
+        while table.state in AWAITING_SPIN and table.pump(AWAITING_SPIN, timeout=WAIT):
+            pass
+        assert table.state is WS.COMPLETE
+        assert table.no_spins == 1 and [s["counts"] for s in table.spins] == [False, True]
+
+
+def test_wheel_sensors_disagree_voids_the_round() -> None:
+    with devices(["wheel"], faults={"wheel": ["disagree"]}) as d:
+        profile = wheel_profile()
+        table = WheelTable(profile, WheelSettings.for_profile(profile), sensor=d["wheel"], table_id="WH-T")
+        table.open_round()
+        table.place_bet("p1", profile.spots[0], "10")
+        table.close_betting()
+        while table.state in AWAITING_SPIN and table.pump(AWAITING_SPIN, timeout=WAIT):
+            pass
+        assert table.state is WS.VOID
+
+
+def play_football(table: FootballTable) -> None:
+    table.open_round()
+    table.await_draw(WAIT)
+    if table.state is not FS.BETTING_OPEN:
+        return
+    table.place_bet("1", "upper", "10")
+    table.close_betting()
+    table.start_dealing()
+    while table.state in CARD_STATES and table.pump(CARD_STATES, timeout=WAIT):
+        pass
+
+
+def test_football_round_on_the_serial_shoe_and_display() -> None:
+    with devices(["shoe", "display"]) as d:
+        table = FootballTable(football_profile(), FootballSettings(decks=1), display=d["display"], shoe=d["shoe"],
+                              table_id="FB-T")
+        play_football(table)
+        assert table.state is FS.COMPLETE and table.result.status == "settled"
+
+
+def test_football_readback_mismatch_voids_then_the_display_is_cleared() -> None:
+    with devices(["shoe", "display"], faults={"display": ["readback@show=1"]}) as d:
+        table = FootballTable(football_profile(), FootballSettings(decks=1), display=d["display"], shoe=d["shoe"],
+                              table_id="FB-T")
+        play_football(table)
+        assert table.state is FS.VOID and table.result.void_reason == "display_fault"
+        assert d["display"].health.ok  # the void cleared the display
+        play_football(table)
+        assert table.state is FS.COMPLETE
