@@ -21,11 +21,20 @@ RANK_OF = {c: i + 2 for i, c in enumerate(RANK_CHARS)}
 RANK_CHAR = {v: k for k, v in RANK_OF.items()}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Card:
+    """One of the 52 interned cards: equality and hashing are by identity
+    (cheap in the hot paths), and unpickling returns the interned card."""
+
     rank: int  # 2..14
     suit: str  # one of SUITS
     index: int  # 0..51, unique per card
+
+    def __reduce__(self):
+        return (card_at, (self.index,))
+
+    def __lt__(self, other: "Card") -> bool:
+        return self.index < other.index
 
     @property
     def code(self) -> str:
@@ -42,6 +51,10 @@ DECK: tuple[Card, ...] = tuple(
     Card(rank, suit, i * 4 + j) for i, rank in enumerate(range(2, 15)) for j, suit in enumerate(SUITS)
 )
 _BY_CODE = {c.code: c for c in DECK}
+
+
+def card_at(index: int) -> Card:
+    return DECK[index]
 
 
 @dataclass(frozen=True, slots=True)

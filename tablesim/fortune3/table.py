@@ -67,13 +67,14 @@ class Fortune3Table(GameTable):
         self.evaluator = Evaluator(profile.ranking)
         self.shoe = shoe
         self.shuffler = shuffler
+        self.box_names = frozenset(str(n) for n in range(1, profile.boxes + 1))  # one spelling per box: not "01"
         book = BetBook(BETS, settings.limits, self._box_ok)
         device = shoe if settings.dealing == "shoe" else shuffler
         super().__init__(table_id=table_id, book=book, devices=[device], bus=bus)
         self._reset_round()
 
     def _box_ok(self, box: str) -> str | None:
-        if box in {str(n) for n in range(1, self.profile.boxes + 1)}:  # one spelling per box: not "01"
+        if box in self.box_names:
             return None
         return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes})"
 
@@ -308,7 +309,8 @@ class Fortune3Table(GameTable):
         if self.settings.dealing == "shoe" or self.last_placed is None or self.last_placed[0] != who:
             self.last_placed = (who, [])
         self.last_placed[1].append(dealt)
-        self.emit("card", to=who, card=dealt.code)
+        if self.observed:
+            self.emit("card", to=who, card=dealt.code)
         if self.settings.dealing == "shoe" or len(self.cards[who]) == 3:
             self.targets.pop(0)
         if not self.targets:

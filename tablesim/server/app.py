@@ -103,7 +103,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
         finally:
             await runner.stop()
 
-    app = FastAPI(title=f"tablesim {runner.table.table_id}", lifespan=lifespan, docs_url="/api/docs",
+    app = FastAPI(title=f"tablesim {runner.table.table_id}", lifespan=lifespan, docs_url=None,
                   redoc_url=None, openapi_url="/api/openapi.json")
     app.state.runner = runner
     app.state.tokens = tokens
@@ -127,11 +127,10 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
         response = await call_next(request)
         response.headers.setdefault("Cache-Control", "no-store")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        if not request.url.path.startswith("/api/docs"):
-            response.headers.setdefault(
-                "Content-Security-Policy",
-                "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'",
-            )
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'",
+        )
         return response
 
     # --- access -----------------------------------------------------------------
@@ -317,8 +316,8 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                 if sub.overflowed:
                     await ws.close(code=1013, reason="too far behind: reconnect with since")
                     break
-        except (WebSocketDisconnect, RuntimeError):
-            pass
+        except (WebSocketDisconnect, RuntimeError, OSError):
+            pass  # the client went away
         finally:
             runner.stream.unsubscribe(sub)
             if reader is not None:

@@ -167,6 +167,7 @@ class TableRunner:
             self.state_since = time.monotonic()
             if data.get("trigger") in ("open_betting", self.adapter.first_trigger):
                 self.instruction = None
+                self.recovery = None  # the recovered round is over: the console stops showing it
             if data.get("state") == t.BETTING.value and self.bet_seconds:
                 self.timer_remaining = float(self.bet_seconds)
                 self._timer_tick_at = time.monotonic()

@@ -59,6 +59,7 @@ def test_pages_and_static_files_are_served(serve):
         assert res.status_code == 200 and kind in res.headers["content-type"], path
     assert "default-src 'self'" in s.get("/").headers["content-security-policy"]
     assert ok(s.get("/api/health")) == {"ok": True, "table_id": "F3-MOCK", "game": "fortune3"}
+    assert "/api/bets" in ok(s.get("/api/openapi.json"))["paths"]
 
 
 def test_whoami_names_the_operator(serve):
@@ -228,6 +229,23 @@ def test_a_whole_round_through_the_api(serve, game):
     assert board[0]["round_id"] == result["round_id"] and board[0]["status"] == "settled"
     # the journal's chain is intact and the history is the CLI's
     assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(s.journal_path)]).exit_code == 0
+
+
+def test_a_round_dealt_by_the_automatic_shuffler(serve):
+    s = serve("fortune3", dealing="shuffler")
+    assert s.state()["layout"]["dealing"] == "shuffler"
+    result = play_round(s)
+    assert result["status"] == "settled" and set(result["net"]) == {"3", "6"}
+    events = ok(s.get("/api/events", params={"since": 0}))["events"]
+    assert [e["data"]["text"] for e in events if e["kind"] == "instruction"][:3] == [
+        "hand 1 to box 3", "hand 2 to box 6", "hand 3 to the dealer"]
+
+
+def test_football_with_a_continuous_shuffler_gets_its_cards_back(serve):
+    s = serve("football", decks=2)
+    for _ in range(3):
+        assert play_round(s)["status"] == "settled"
+    assert s.on_table(lambda: s.runner.rig.source.remaining()) == 104
 
 
 def test_misdeal_voids_the_round(serve):
