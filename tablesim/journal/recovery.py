@@ -11,6 +11,7 @@ never cleared are raised again.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,13 +36,15 @@ class RecoveryReport:
 def active_faults(journal: Journal) -> dict[str, Any]:
     """Faults raised and never cleared, by "device:code"."""
     active: dict[str, Any] = {}
-    for rec in journal.records():
-        if rec.kind != "event":
-            continue
-        if rec.name == "fault":
-            active[f"{rec.data.get('device')}:{rec.data.get('code')}"] = rec.data
-        elif rec.name == "fault_cleared":
-            active.pop(f"{rec.data.get('device')}:{rec.data.get('code')}", None)
+    rows = journal.db.execute(  # only the fault records: this runs on every start
+        "SELECT name, data FROM records WHERE kind = 'event' AND name IN ('fault', 'fault_cleared') ORDER BY seq"
+    )
+    for name, text in rows:
+        data = json.loads(text)
+        if name == "fault":
+            active[f"{data.get('device')}:{data.get('code')}"] = data
+        else:
+            active.pop(f"{data.get('device')}:{data.get('code')}", None)
     return active
 
 
