@@ -14,7 +14,7 @@ needs it, with a one-line :class:`BackendUnavailable` error.
 ``settings`` are what a table config's ``[devices.<kind>]`` holds (without
 ``backend``), checked by :func:`device_settings` with located one-line
 errors. Code may add objects no file can hold: ``timing`` (a
-``LinkTiming``), ``backend`` (a pyusb backend object, for ``usb``),
+``LinkTiming``), ``usb_backend`` (a pyusb backend object, for ``usb``),
 ``draws`` (the display's combinations) and ``faults`` (mock fault objects).
 
 More backends can be added with :func:`register_backend`, or by a package
@@ -65,7 +65,7 @@ REQUIRES = {"serial": "pyserial", "usb": "pyusb and libusb 1.0"}
 REQUIRES_MODULES = {"serial": ("serial",), "usb": ("usb.core",)}
 
 #: settings that code may pass and no file can hold
-OBJECT_SETTINGS = ("timing", "backend", "draws", "faults")
+OBJECT_SETTINGS = ("timing", "usb_backend", "draws", "faults")
 
 _entry_points_loaded = False
 
@@ -226,7 +226,9 @@ def open_device(kind: str, backend: str, settings: Mapping[str, Any] | None = No
     """
     data = dict(settings or {})
     objects = {k: data.pop(k) for k in OBJECT_SETTINGS if k in data}
-    data.pop("backend", None)
+    if "usb_backend" in objects:
+        objects["backend"] = objects.pop("usb_backend")  # UsbShoe(backend=...): what usb.core.find gets
+    data.pop("backend", None)  # the registry's backend name, when a whole [devices.x] table is passed
     kwargs = device_settings(kind, backend, Reader(data, f"devices.{kind}"))
     kwargs.update(objects)
     factory = resolve(kind, backend)

@@ -58,7 +58,7 @@ class DeviceConfig:
     options: dict[str, Any]  # the checked constructor arguments
 
     def open(self, **objects: Any) -> Device:
-        """Open this device (``objects``: e.g. ``timing=``, ``backend=`` for a USB test backend)."""
+        """Open this device (``objects``: e.g. ``timing=``, ``usb_backend=`` for an emulated USB reader)."""
         return open_device(self.kind, self.backend, {**self.settings, **objects})
 
 

@@ -56,7 +56,8 @@ class SerialWheel(LinkDevice, WheelSensor):
             self.min_turns, self.max_seconds = min_turns, max_seconds
             self._spin = None
 
-        self._state_command("ARM", round_id, str(int(min_turns)), f"{max_seconds:g}", before=before)
+        seconds = f"{float(max_seconds):.3f}".rstrip("0").rstrip(".")
+        self._state_command("ARM", round_id, str(int(min_turns)), seconds, before=before)
 
     def disarm(self) -> None:
         def before() -> None:

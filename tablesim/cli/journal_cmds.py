@@ -25,7 +25,7 @@ def open_existing(path: str | None) -> Journal:
         path = str(found[0])
     if not Path(path).is_file():
         raise InputError("no such journal file", where=path)
-    return Journal(path)
+    return Journal(path, readonly=True)
 
 
 @click.group("audit")

@@ -41,10 +41,17 @@ class _RoundModel:
 
 
 class _MutedDevice:
-    """Stands in for a device while a round is replayed: commands do nothing."""
+    """Stands in for a device while a round is replayed: commands do nothing;
+    it reports again what the device reported inside a replayed action."""
 
-    def __init__(self, device: Device) -> None:
+    def __init__(self, device: Device, pending: list | None = None) -> None:
         self._device = device
+        self._pending = pending if pending is not None else []
+
+    def next_event(self, timeout: float | None = 0.0) -> DeviceEvent | None:
+        if self._pending and self._pending[0].device == self._device.name:
+            return self._pending.pop(0)
+        return None
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._device, name)
@@ -61,8 +68,16 @@ def _journaled(name: str, fn: Callable) -> Callable:
             # (begin_round advances round_no from the id it opens).
             kwargs["round_id"] = f"{self.table_id}-{self.round_no + 1:06d}"
         if self._acting:
+            if name == "handle" and self.journal is not None and not self.replaying:
+                # A device event taken inside another action (a poll): journaled
+                # too, marked nested, so that the replay hands it back there.
+                from tablesim.journal.codec import encode
+
+                self.journal.append(self.table_id, self.round_id, "input", name,
+                                    {"args": encode(list(args)), "kwargs": encode(kwargs), "nested": True},
+                                    args[0].device)
             return fn(self, *args, **kwargs)
-        if name not in ALWAYS_ALLOWED:
+        if name not in ALWAYS_ALLOWED and not self.replaying:  # journaled inputs were accepted
             if self.paused:
                 raise IllegalAction(name.replace("_", " "), "the table is paused")
             if self.incident is not None and self.incident.get("blocking"):
@@ -191,9 +206,10 @@ class GameTable:
         """Rebuild state from journaled inputs: nothing is written, no device commanded."""
         saved = {k: v for k, v in vars(self).items() if isinstance(v, Device)}
         saved_list = self.devices
+        self.replay_pending: list = []
         for k, v in saved.items():
-            setattr(self, k, _MutedDevice(v))
-        self.devices = [_MutedDevice(d) for d in saved_list]  # type: ignore[misc]
+            setattr(self, k, _MutedDevice(v, self.replay_pending))
+        self.devices = [_MutedDevice(d, self.replay_pending) for d in saved_list]  # type: ignore[misc]
         self.replaying = True
         try:
             yield

@@ -316,8 +316,8 @@ class FootballTable(GameTable):
 
     def _on_count(self, event: ShoeCount) -> None:
         self.emit("shoe_count", pack_id=event.shoe_id, dealt=event.dealt, remaining=event.remaining)
-        if event.shoe_id != self.pack_id or event.dealt == self.reads:
-            return
+        if self.replaying or event.shoe_id != self.pack_id or event.dealt == self.reads:
+            return  # (replaying: the live round checked this count; the pack's earlier reads are not replayed)
         text = f"the reader counts {event.dealt} card(s) from {event.shoe_id}, the table received {self.reads}"
         self.emit("fault", device=event.device, code=MISREAD, severity="E", text=text)
         if self.state in CARD_STATES:

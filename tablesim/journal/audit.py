@@ -34,4 +34,10 @@ def verify(journal: Journal) -> AuditResult:
         if record_hash(prev_hash, seq, ts, table_id, round_id, kind, name, actor, data) != digest:
             return AuditResult(False, count, position, f"record {seq} was altered (hash mismatch)")
         prev = digest
+    head = journal.head()
+    if head is not None and (head[0] != count or head[1] != prev):
+        return AuditResult(
+            False, count, count + 1,
+            f"the journal ends at record {count} but its head names record {head[0]}: records were removed from the end",
+        )
     return AuditResult(True, count)

@@ -60,7 +60,7 @@ def paused_at_end(journal: Journal, table_id: str) -> bool:
 
 def recover(table: GameTable, journal: Journal) -> RecoveryReport | None:
     """Restore the table from the journal; returns what was done, or None."""
-    rid = journal.last_round_id()
+    rid = journal.last_round_id(table.table_id)
     if rid is None:
         table.paused = paused_at_end(journal, table.table_id)
         return None
@@ -76,13 +76,31 @@ def recover(table: GameTable, journal: Journal) -> RecoveryReport | None:
     if not inputs:
         return None
     with table.replay():
-        for rec in inputs:
+        for i, rec in enumerate(inputs):
+            if rec.data.get("nested"):
+                continue  # handed back by the muted devices inside the action before it
+            table.replay_pending[:] = []
+            for later in inputs[i + 1:]:
+                if not later.data.get("nested"):
+                    break
+                table.replay_pending.extend(decode(later.data["args"]))
             args = decode(rec.data.get("args", []))
             kwargs = decode(rec.data.get("kwargs", {}))
             getattr(table, rec.name)(*args, **kwargs)
     faults = active_faults(journal)
-    if table.result is not None:  # the round had in fact ended (e.g. a void)
-        return None
+    if table.result is not None:
+        # The replay ended the round although the journal holds no result for
+        # it: never drop it silently. Record the ending (a void returns every bet).
+        why = f"the replayed round ended ({table.result.status}"
+        why += f": {table.result.void_reason})" if table.result.void_reason else ")"
+        journal.append(table.table_id, rid, "operator", "recovery",
+                       {"action": table.result.status, "why": why, "state": table.state.value,
+                        "active_faults": faults}, "recovery")
+        if table.result.status == "void":
+            table.emit("void", reason=table.result.void_reason, returned=table.book.snapshot(), actor="recovery", why=why)
+        table.emit("result", **table.result.as_json())
+        table.log.warning("round_recovered", action=table.result.status, why=why, state=table.state.value)
+        return RecoveryReport(rid, table.result.status, why, table.state.value, faults)
     action, why = table.recovery_policy()
     state = table.state.value
     journal.append(table.table_id, rid, "operator", "recovery",
@@ -90,6 +108,12 @@ def recover(table: GameTable, journal: Journal) -> RecoveryReport | None:
     if action == "void":
         table.void("interrupted", actor="recovery", why=why)
     else:
-        table.resume_devices()
+        # Bringing the devices back is part of the recovery, not a dealer's
+        # action: it is done even while an operator's pause holds.
+        paused, table.paused = table.paused, False
+        try:
+            table.resume_devices()
+        finally:
+            table.paused = paused
     table.log.warning("round_recovered", action=action, why=why, state=state)
     return RecoveryReport(rid, action, why, state, faults)

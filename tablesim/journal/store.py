@@ -38,6 +38,11 @@ CREATE TABLE IF NOT EXISTS records (
     hash TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS records_round ON records (round_id);
+CREATE TABLE IF NOT EXISTS head (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    seq INTEGER NOT NULL,
+    hash TEXT NOT NULL
+);
 """
 
 
@@ -65,15 +70,25 @@ def record_hash(prev: str, seq: int, ts: str, table_id: str, round_id: str, kind
 
 
 class Journal:
-    def __init__(self, path: str | Path, *, durable: bool = True) -> None:
+    """``readonly``: open an existing journal for reading (audit, history):
+    nothing is created or changed, and a file that is not a journal is refused."""
+
+    def __init__(self, path: str | Path, *, durable: bool = True, readonly: bool = False) -> None:
         self.path = str(path)
         try:
-            if self.path != ":memory:":
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "PRAGMA journal_mode=MEMORY")
-            self.db.execute(f"PRAGMA synchronous={'FULL' if durable else 'OFF'}")
-            self.db.executescript(SCHEMA)
+            if readonly:
+                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
+                self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+                tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if "records" not in tables:
+                    raise InputError("not a tablesim journal (no records table)", where=self.path)
+            else:
+                if self.path != ":memory:":
+                    Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+                self.db.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "PRAGMA journal_mode=MEMORY")
+                self.db.execute(f"PRAGMA synchronous={'FULL' if durable else 'OFF'}")
+                self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise InputError(f"cannot open journal: {exc}", where=self.path) from None
         row = self.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
@@ -110,17 +125,28 @@ class Journal:
             self._depth = 0
 
     def append(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str = "") -> Record:
-        seq = self.seq + 1
-        ts = datetime.now(timezone.utc).isoformat(timespec="microseconds")
-        text = canonical(data)
-        digest = record_hash(self.last_hash, seq, ts, table_id, round_id, kind, name, actor, text)
-        self.db.execute(
-            "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (seq, ts, table_id, round_id, kind, name, actor, text, self.last_hash, digest),
-        )
-        record = Record(seq, ts, table_id, round_id, kind, name, actor, data, self.last_hash, digest)
-        self.seq, self.last_hash = seq, digest
+        with self.transaction():
+            seq = self.seq + 1
+            ts = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+            text = canonical(data)
+            digest = record_hash(self.last_hash, seq, ts, table_id, round_id, kind, name, actor, text)
+            self.db.execute(
+                "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (seq, ts, table_id, round_id, kind, name, actor, text, self.last_hash, digest),
+            )
+            # The head names the last record, so deleting records from the end
+            # (which leaves a valid chain) is caught by the audit too.
+            self.db.execute("INSERT OR REPLACE INTO head VALUES (1, ?, ?)", (seq, digest))
+            record = Record(seq, ts, table_id, round_id, kind, name, actor, data, self.last_hash, digest)
+            self.seq, self.last_hash = seq, digest
         return record
+
+    def head(self) -> tuple[int, str] | None:
+        try:
+            row = self.db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:
+            return None  # a journal from before the head table
+        return (row[0], row[1]) if row else None
 
     # --- reading -----------------------------------------------------------------
 
@@ -141,10 +167,18 @@ class Journal:
         )
         return [r[0] for r in rows]
 
-    def last_round_id(self) -> str | None:
-        row = self.db.execute(
-            "SELECT round_id FROM records WHERE round_id != '' ORDER BY seq DESC LIMIT 1"
-        ).fetchone()
+    def last_round_id(self, table_id: str | None = None) -> str | None:
+        """The latest round (of ``table_id`` when given: tables never take
+        over each other's rounds in a shared file)."""
+        if table_id is None:
+            row = self.db.execute(
+                "SELECT round_id FROM records WHERE round_id != '' ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+        else:
+            row = self.db.execute(
+                "SELECT round_id FROM records WHERE round_id != '' AND table_id = ? ORDER BY seq DESC LIMIT 1",
+                (table_id,),
+            ).fetchone()
         return row[0] if row else None
 
 

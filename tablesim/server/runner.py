@@ -85,6 +85,8 @@ class TableRunner:
         self._timer_tick_at = time.monotonic()
         self._timer_shown: int | None = None
         self.snapshot_cache: dict[str, Any] = {}
+        #: faults raised and never cleared ("device:code" -> the fault), kept across restarts by the journal
+        self.active_faults: dict[str, dict] = {}
         self.started = False
 
     # --- the worker thread -------------------------------------------------------
@@ -109,8 +111,14 @@ class TableRunner:
                 pass
         self.tasks = []
         if self.executor is not None:
+            self.executor.submit(self._teardown).result()
             self.executor.shutdown(wait=True)
             self.executor = None
+
+    def _teardown(self) -> None:
+        if self._subscribed and self._on_event in self.table.bus.subscribers:
+            self.table.bus.subscribers.remove(self._on_event)
+        self._subscribed = False
 
     async def call(self, fn: Callable[..., Any], *args: Any, actor: str | None = None, publish: bool = True, **kwargs: Any) -> Any:
         """Run ``fn`` on the table's thread; its events go out when it returned."""
@@ -146,6 +154,9 @@ class TableRunner:
             t.bus.subscribe(self._on_event)
             self._subscribed = True
         if self.journal is not None:
+            from tablesim.journal.recovery import active_faults
+
+            self.active_faults = dict(active_faults(self.journal))
             for rid in select_rounds(self.journal, RESULTS_KEPT, None):
                 summary = round_summary(self.journal, rid)
                 if summary.get("status") in ("settled", "void"):
@@ -180,6 +191,10 @@ class TableRunner:
             self.instruction = data.get("text")
         elif kind == "result":
             self.results.append(self._board_entry(event.round_id, msg["data"]))
+        elif kind == "fault":
+            self.active_faults[f"{data.get('device')}:{data.get('code')}"] = msg["data"]
+        elif kind == "fault_cleared":
+            self.active_faults.pop(f"{data.get('device')}:{data.get('code')}", None)
         try:
             self.adapter.on_event(kind, data)
         except Exception:  # pragma: no cover - an adapter bug must not break the table
@@ -240,6 +255,7 @@ class TableRunner:
             "total_bet": t.book.total(),
             "limits": a.limits(),
             "devices": devices,
+            "active_faults": self.active_faults,
             "bet_timer": timer,
             "instruction": self.instruction,
             "layout": a.layout(),

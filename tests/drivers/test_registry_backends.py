@@ -88,3 +88,16 @@ def test_register_a_backend() -> None:
     finally:
         registry.BACKENDS.clear()
         registry.BACKENDS.update(saved)
+
+
+def test_usb_device_through_the_registry_with_an_injected_backend() -> None:
+    from drivers.usb.emulated_backend import EmulatedShoeBackend
+    from drivers.usb.shoe import UsbShoe
+
+    with EmulatedShoeBackend(timing=FAST, time_scale=0) as usb_backend:
+        shoe = open_device("shoe", "usb", {"backend": "usb", "vid": 0x1209, "pid": 0x0001,
+                                           "usb_backend": usb_backend, "timing": FAST})
+        try:
+            assert isinstance(shoe, UsbShoe) and shoe.identity["protocol"] == "TDL/1"
+        finally:
+            shoe.close()

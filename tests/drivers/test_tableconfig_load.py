@@ -117,7 +117,7 @@ def test_open_devices_against_emulators(tmp_path: Path) -> None:
 def test_usb_config_with_the_emulated_backend() -> None:
     config = load_table_config("fortune3-usb")
     with EmulatedShoeBackend(timing=FAST, time_scale=0, serial_number="EMU-SHOE-1") as backend:
-        devices = config.open_devices(shoe={"backend": backend, "timing": FAST})
+        devices = config.open_devices(shoe={"usb_backend": backend, "timing": FAST})
         try:
             assert devices["shoe"].identity["model"] == "TDL-SHOE-EMU"
         finally:

@@ -138,6 +138,11 @@ class Browser:
     def type_text(self, text: str) -> None:
         self.send("Input.insertText", {"text": text})
 
+    def press_enter(self) -> None:
+        key = {"key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "nativeVirtualKeyCode": 13}
+        self.send("Input.dispatchKeyEvent", {"type": "keyDown", "text": "\r", **key})
+        self.send("Input.dispatchKeyEvent", {"type": "keyUp", **key})
+
     def screenshot(self, path: Path) -> Path:
         data = self.send("Page.captureScreenshot", {"format": "png"})["data"]
         path.parent.mkdir(parents=True, exist_ok=True)

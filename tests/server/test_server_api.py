@@ -325,6 +325,7 @@ def test_a_misread_waits_for_the_supervisor(serve):
         assert time.monotonic() < end
         time.sleep(0.01)
     assert snap["incident"]["blocking"] and snap["state"] == "dealing"
+    assert snap["active_faults"]["shoe:201"]["text"] == "card 3 not recognised"
     assert not {a["name"]: a for a in snap["actions"]}["misdeal"]["enabled"]
     time.sleep(0.05)
     assert s.state()["seq"] == snap["seq"]  # the mock dealer waits

@@ -188,9 +188,14 @@ function render() {
   $("paused-badge").hidden = !t.paused;
   $("instruction-text").textContent = t.paused ? "table paused" : (t.instruction || idleHint(t));
   renderTimer(t.bet_timer && t.bet_timer.remaining !== null ? Math.ceil(t.bet_timer.remaining) : null);
-  morph($("devices"), t.devices.map((d) => h("span", {
-    class: "device" + (d.ok ? "" : " bad"), title: Object.values(d.faults).join("; ") || "ok",
-    dataset: { device: d.name } }, `${d.name}${d.link_up ? "" : " (link down)"}${Object.keys(d.faults).length ? " ⚠ " + Object.keys(d.faults).join(",") : ""}`)));
+  morph($("devices"), t.devices.map((d) => {
+    // A device's own health, and the faults the journal holds as never cleared (also from before a restart).
+    const faults = { ...d.faults };
+    for (const f of Object.values(t.active_faults || {})) if (f.device === d.name) faults[f.code] = f.text;
+    const codes = Object.keys(faults);
+    return h("span", { class: "device" + (d.ok && !codes.length ? "" : " bad"), title: Object.values(faults).join("; ") || "ok",
+      dataset: { device: d.name } }, `${d.name}${d.link_up ? "" : " (link down)"}${codes.length ? " ⚠ " + codes.join(",") : ""}`);
+  }));
   $("recovery").hidden = !t.recovery;
   $("recovery").textContent = t.recovery || "";
   $("incident").hidden = !t.incident;
