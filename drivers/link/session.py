@@ -395,7 +395,9 @@ class LinkSession:
                 answer = self._transact(PNG, (), resends=0)  # a heartbeat is never resent
             except LinkDown:
                 return  # closed or transport failed
-            if answer is not None:
+            if answer is not None or time.monotonic() - self._last_heard < interval:
+                # Any frame heard within the interval proves the peer is there:
+                # a busy peer's late PON must not count toward link down.
                 misses = 0
             else:
                 misses += 1
