@@ -24,7 +24,7 @@ from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 import structlog
 
 from drivers.base import Device
-from drivers.events import DeviceEvent
+from drivers.events import DeviceEvent, LinkLost, LinkRestored
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus, TableEvent
 from tablesim.engine.machine import RoundMachine, Step, mermaid
@@ -311,6 +311,10 @@ class GameTable:
         self.check_resolution(incident, decision, card)
         self.incident = None
         self.emit("incident_resolved", id=incident["id"], decision=decision, card=card, actor=actor, why=why)
+        if incident["code"] == self.LINK_INCIDENT:
+            if decision == "reject" and self.machine.allowed("void"):
+                self.void("device_link_lost", actor=actor, why=why)
+            return  # confirm: the supervisor goes on without waiting for the link
         self.on_incident_resolved(incident, decision, card)
 
     def check_resolution(self, incident: dict[str, Any], decision: str, card: str | None) -> None:
@@ -324,6 +328,27 @@ class GameTable:
     def handle(self, event: DeviceEvent) -> None:
         raise NotImplementedError
 
+    LINK_INCIDENT = 100
+
+    def on_other_event(self, event: DeviceEvent) -> None:
+        """Device reports every game treats alike. A lost link holds the round
+        (a blocking incident) until the link is back; the rest is recorded."""
+        if isinstance(event, LinkLost):
+            self.emit("link", device=event.device, up=False, reason=event.reason)
+            if self.state not in self.FINALS and self.state is not self.INITIAL and self.incident is None:
+                self.open_incident(self.LINK_INCIDENT, f"link to the {event.device} lost: {event.reason}",
+                                   blocking=True, card=None)
+                self.incident["device"] = event.device
+        elif isinstance(event, LinkRestored):
+            self.emit("link", device=event.device, up=True)
+            incident = self.incident
+            if incident is not None and incident["code"] == self.LINK_INCIDENT and incident.get("device") == event.device:
+                self.incident = None
+                self.emit("incident_resolved", id=incident["id"], decision="confirm", card=None,
+                          actor=event.device, why="link restored")
+        else:
+            self.emit("device", device=event.device, report=type(event).__name__)
+
     def poll(self) -> int:
         """Handle every event the devices have queued now; returns how many."""
         count = 0
@@ -333,7 +358,11 @@ class GameTable:
                 count += 1
         return count
 
-    def pump(self, states: Iterable[enum.Enum], timeout: float = 0.0) -> bool:
+    #: how long pump() waits for a device by default: 0 for mock devices,
+    #: seconds for real or emulated ones (set by whoever builds the table)
+    device_timeout: float = 0.0
+
+    def pump(self, states: Iterable[enum.Enum], timeout: float | None = None) -> bool:
         """Handle device events while the table is in one of ``states``.
 
         ``timeout``: how long to wait for the next event when none is queued
@@ -343,6 +372,8 @@ class GameTable:
         quiet) or an incident holds the round.
         """
         wanted = tuple(states)
+        if timeout is None:
+            timeout = self.device_timeout
         while self.state in wanted:
             if self.incident is not None and self.incident.get("blocking"):
                 return False

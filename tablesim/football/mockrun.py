@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import secrets
-import time
 from decimal import Decimal
 
 from rich.console import Console
@@ -13,9 +12,9 @@ from rich.markup import escape
 
 from drivers.mock import MockShoe, ShuffledShoe
 from drivers.mock.display import MockDisplay
-from tablesim.cli.display import print_summary, signed
+from tablesim.cli.display import signed
+from tablesim.cli.session import SessionPlan, run_session
 from tablesim.engine.runopts import RunOptions
-from tablesim.engine.stats import SessionStats
 from tablesim.errors import IllegalAction
 from tablesim.football.draw import SecureDraw, SeededDraw
 from tablesim.football.machine import CARD_STATES, S
@@ -23,30 +22,41 @@ from tablesim.football.players import random_bets
 from tablesim.football.profile import load_profile
 from tablesim.football.settings import FootballSettings
 from tablesim.football.table import FootballTable, box_name
-from tablesim.journal.attach import attach_and_recover
 
 #: table events worth a line of their own in the mock table's output
 NOTABLE = ("pack_loaded", "fault", "incident")
 
 
 class MockFootball:
-    """The mock table and what plays the dealer's part for it."""
+    """A table and what plays the players' and the dealer's part for it.
 
-    def __init__(self, options: RunOptions, rng: random.Random, *, seeded_draw: bool) -> None:
-        profile = load_profile(options.profile)
-        self.settings = FootballSettings(decks=options.decks or 1)
-        decks = self.settings.decks
-        # One deck: every (re)load is a fresh pre-shuffled deck (Art. 8(1));
-        # several: one pack in a continuous shuffler that takes the used cards back (Art. 8(2)).
-        self.source = ShuffledShoe(rng, decks, reshuffle_each_load=decks == 1, exposed_rate=0.01)
-        draws = SeededDraw(rng) if seeded_draw else SecureDraw()
-        self.table = FootballTable(
-            profile, self.settings, display=MockDisplay(), shoe=MockShoe(self.source),
-            draws=draws, mode="mock", table_id="FB-MOCK",
-        )
+    ``source``: the mock shoe's pack, when the shoe is a mock (the dealer
+    feeds a mock continuous shuffler the used cards by hand); None on real
+    or emulated devices.
+    """
+
+    def __init__(self, table: FootballTable, rng: random.Random, source: ShuffledShoe | None = None) -> None:
+        self.table = table
+        self.settings = table.settings
+        self.source = source
         self.rng = rng
         self.notes: list[str] = []
         self.table.bus.subscribe(self._note)
+
+    @classmethod
+    def with_mocks(cls, options: RunOptions, rng: random.Random, *, seeded_draw: bool) -> "MockFootball":
+        profile = load_profile(options.profile)
+        settings = FootballSettings(decks=options.decks or 1)
+        decks = settings.decks
+        # One deck: every (re)load is a fresh pre-shuffled deck (Art. 8(1));
+        # several: one pack in a continuous shuffler that takes the used cards back (Art. 8(2)).
+        source = ShuffledShoe(rng, decks, reshuffle_each_load=decks == 1, exposed_rate=0.01)
+        draws = SeededDraw(rng) if seeded_draw else SecureDraw()
+        table = FootballTable(
+            profile, settings, display=MockDisplay(), shoe=MockShoe(source),
+            draws=draws, mode="mock", table_id="FB-MOCK",
+        )
+        return cls(table, rng, source)
 
     def _note(self, event) -> None:
         if event.kind in NOTABLE:
@@ -75,7 +85,7 @@ class MockFootball:
             table.pump(CARD_STATES)
         if table.state in CARD_STATES:  # the mock shoe never stalls; guard anyway
             table.void("device_timeout")
-        if self.settings.decks > 1:  # the dealer feeds the used cards back (Art. 8(2))
+        if self.source is not None and self.settings.decks > 1:  # the dealer feeds the used cards back (Art. 8(2))
             self.source.return_cards(table.round_cards)
         return [(bet, amount) for _, bet, amount in table.book.items()]
 
@@ -104,31 +114,40 @@ class MockFootball:
         return lines
 
 
+def plan(run: MockFootball, devices: str) -> SessionPlan:
+    decks = run.settings.decks
+    pack = "one deck, replaced when used up" if decks == 1 else f"{decks} decks, continuous shuffle"
+    draws = "seeded draws (mock mode only)" if not run.table.draws.secure else "draws from secrets"
+    return SessionPlan(
+        banner=f"Football card game, profile {run.table.profile.name}, {pack}, {devices}, {draws}",
+        play_round=run.play_round,
+        render=run.render,
+        summary_title="Football card game: hold per bet (upper and lower net of commission)",
+    )
+
+
 def run_mock(options: RunOptions, console: Console) -> int:
     seeded = options.seed is not None
     seed = options.seed if seeded else secrets.randbelow(2**32)
-    mock = MockFootball(options, random.Random(seed), seeded_draw=seeded)
-    table = mock.table
-    decks = mock.settings.decks
-    pack = "one deck, replaced when used up" if decks == 1 else f"{decks} decks, continuous shuffle"
-    draws = "seeded draws (mock mode only)" if seeded else "draws from secrets"
-    console.print(
-        f"Football card game, profile {table.profile.name}, {pack}, mock devices, seed {seed}, {draws}"
-    )
-    attach_and_recover(table, options.journal, console)
+    run = MockFootball.with_mocks(options, random.Random(seed), seeded_draw=seeded)
+    session = plan(run, f"mock devices, seed {seed}")
     # A recovered round goes on with the cards still in the (mock) shoe.
-    mock.source.exclude(table.round_cards)
-    stats = SessionStats()
-    for _ in range(options.rounds):
-        wagered = mock.play_round()
-        stats.add(table.result, wagered)
-        if not options.quiet:
-            for line in mock.render():
-                console.print(line)
-        if options.delay:
-            time.sleep(options.delay)
-    print_summary(console, "Football card game: hold per bet (upper and lower net of commission)", stats)
-    return 0
+    session.after_recover = lambda: run.source.exclude(run.table.round_cards)
+    return run_session(run.table, options, console, session)
 
 
-__all__ = ["run_mock", "MockFootball"]
+def table_for_devices(devices: dict, settings: FootballSettings, *, profile: str | None, table_id: str,
+                      seeded: bool = False, rng: random.Random | None = None) -> FootballTable:
+    """A table on real (serial) or emulated devices. The draw comes from
+    ``secrets`` unless ``seeded`` (a demo on emulators), which only mock mode allows."""
+    draws = SeededDraw(rng or random.Random()) if seeded else SecureDraw()
+    return FootballTable(load_profile(profile), settings, display=devices["display"], shoe=devices["shoe"],
+                         draws=draws, mode="mock" if seeded else "live", table_id=table_id)
+
+
+def run_table(table: FootballTable, options: RunOptions, console: Console, devices: str) -> int:
+    seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
+    return run_session(table, options, console, plan(MockFootball(table, random.Random(seed)), devices))
+
+
+__all__ = ["run_mock", "MockFootball", "table_for_devices", "run_table"]

@@ -145,7 +145,7 @@ class FootballTable(GameTable):
             self.round_id, self.draw_id, number, self.pending_draw.upper, self.pending_draw.lower
         )
 
-    def await_draw(self, timeout: float = 0.0) -> bool:
+    def await_draw(self, timeout: float | None = None) -> bool:
         """Wait for the display's read-back; no answer voids the round."""
         if self.state is S.DRAWING:
             self.pump((S.DRAWING,), timeout)
@@ -263,7 +263,7 @@ class FootballTable(GameTable):
         elif isinstance(event, FaultCleared):
             self.emit("fault_cleared", device=event.device, code=event.code)
         else:
-            self.emit("device", device=event.device, report=type(event).__name__)
+            self.on_other_event(event)
 
     def _on_draw_shown(self, event: DrawShown) -> None:
         current = event.draw_id == self.draw_id and self.state in BEFORE_SETTLEMENT

@@ -22,3 +22,7 @@ from tablesim.fortune3.simulation import SHOE_STATE as SIMULATION_SHOE_STATE  # 
 from tablesim.fortune3.simulation import simulation_exact, simulator  # noqa: E402
 
 __all__ += ["simulator", "simulation_exact", "SIMULATION_SHOE_STATE"]
+
+from tablesim.fortune3.mockrun import run_table, table_for_devices  # noqa: E402
+
+__all__ += ["run_table", "table_for_devices"]

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import random
 import secrets
-import time
 from decimal import Decimal
 
 from rich.console import Console
 from rich.markup import escape
 
 from drivers.mock import MockShoe, MockShuffler, ShuffledShoe
-from tablesim.cli.display import print_summary, signed
+from tablesim.cli.display import signed
+from tablesim.cli.session import SessionPlan, run_session
 from tablesim.engine.runopts import RunOptions
-from tablesim.engine.stats import SessionStats
 from tablesim.engine.table import resolve_unattended
 from tablesim.errors import IllegalAction
 from tablesim.fortune3.machine import S
@@ -22,7 +21,6 @@ from tablesim.fortune3.players import decide, random_bets
 from tablesim.fortune3.profile import load_profile
 from tablesim.fortune3.settings import Fortune3Settings
 from tablesim.fortune3.table import DEALER, Fortune3Table
-from tablesim.journal.attach import attach_and_recover
 
 NAMES = {
     "straight_flush": "straight flush",
@@ -98,28 +96,36 @@ def render(table: Fortune3Table) -> list[str]:
     return lines
 
 
+def plan(table: Fortune3Table, rng: random.Random, devices: str) -> SessionPlan:
+    return SessionPlan(
+        banner=f"Fortune 3 Card Poker, profile {table.profile.name}, dealing by {table.settings.dealing}, {devices}",
+        play_round=lambda: play_round(table, rng),
+        render=lambda: render(table),
+        summary_title="Fortune 3 Card Poker: hold per bet (ante includes the ante bonus)",
+        fold_into={"ante_bonus": "ante"},
+    )
+
+
 def run_mock(options: RunOptions, console: Console) -> int:
     seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
     rng = random.Random(seed)
     table = build_table(options, rng)
-    console.print(
-        f"Fortune 3 Card Poker, profile {table.profile.name}, dealing by {table.settings.dealing}, "
-        f"mock devices, seed {seed}"
-    )
-    attach_and_recover(table, options.journal, console)
+    session = plan(table, rng, f"mock devices, seed {seed}")
     # A recovered round goes on with the cards still in the (mock) shoe.
-    table.devices[0].source.exclude(table.seen)
-    stats = SessionStats()
-    for _ in range(options.rounds):
-        wagered = play_round(table, rng)
-        stats.add(table.result, wagered, fold_into={"ante_bonus": "ante"})
-        if not options.quiet:
-            for line in render(table):
-                console.print(line)
-        if options.delay:
-            time.sleep(options.delay)
-    print_summary(console, "Fortune 3 Card Poker: hold per bet (ante includes the ante bonus)", stats)
-    return 0
+    session.after_recover = lambda: table.devices[0].source.exclude(table.seen)
+    return run_session(table, options, console, session)
 
 
-__all__ = ["run_mock", "play_round", "build_table", "DEALER"]
+def table_for_devices(devices: dict, settings: Fortune3Settings, *, profile: str | None, table_id: str,
+                      seeded: bool = False) -> Fortune3Table:
+    """A table on real (serial, USB) or emulated devices."""
+    return Fortune3Table(load_profile(profile), settings, shoe=devices.get("shoe"),
+                         shuffler=devices.get("shuffler"), table_id=table_id)
+
+
+def run_table(table: Fortune3Table, options: RunOptions, console: Console, devices: str) -> int:
+    seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
+    return run_session(table, options, console, plan(table, random.Random(seed), f"{devices}, players' seed {seed}"))
+
+
+__all__ = ["run_mock", "play_round", "build_table", "DEALER", "table_for_devices", "run_table"]

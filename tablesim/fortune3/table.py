@@ -123,7 +123,7 @@ class Fortune3Table(GameTable):
         self.fire("start_dealing")
         if self.settings.dealing == "shoe":
             self.targets = self.order * 3
-            self.shoe.arm(self.round_id, 52)
+            self._arm_shoe()
             self._instruct()
         else:
             self.targets = list(self.order)
@@ -177,9 +177,15 @@ class Fortune3Table(GameTable):
         if not self.targets or self.targets[0] != who:
             self.targets.insert(0, who)
         if self.settings.dealing == "shoe":
+            self._arm_shoe()
             self._instruct()
         else:
             self._request_hand()
+
+    def _arm_shoe(self) -> None:
+        """Arm the shoe for exactly the cards still due, so a card drawn past
+        the deal is refused by the reader (fault 204), never dealt."""
+        self.shoe.arm(self.round_id, len(self.targets))
 
     def on_void(self) -> None:
         if self.shoe is not None:
@@ -204,7 +210,7 @@ class Fortune3Table(GameTable):
         elif isinstance(event, FaultCleared):
             self.emit("fault_cleared", device=event.device, code=event.code)
         else:
-            self.emit("device", device=event.device, report=type(event).__name__)
+            self.on_other_event(event)
 
     def _on_fault(self, event: FaultRaised) -> None:
         self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
@@ -252,7 +258,7 @@ class Fortune3Table(GameTable):
         if self.state is S.BETTING_OPEN:
             self.on_open()
         elif self.state is S.DEALING:
-            self.shoe.arm(self.round_id, 52)
+            self._arm_shoe()
             self._instruct()
 
     def _note_seen(self, card: Card) -> bool:
@@ -304,6 +310,8 @@ class Fortune3Table(GameTable):
             # The dealer stays due a card: the next one (or a one-card hand
             # from the shuffler) takes the exposed card's place.
             self.emit("card_set_aside", card=dealt.code, reason="exposed dealer card (Art. 11(2))")
+            if self.settings.dealing == "shoe":
+                self._arm_shoe()  # one card more than armed for
             return
         self.cards[who].append(dealt)
         if self.settings.dealing == "shoe" or self.last_placed is None or self.last_placed[0] != who:

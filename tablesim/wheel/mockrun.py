@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import random
 import secrets
-import time
 from decimal import Decimal
 
 from rich.console import Console
 from rich.markup import escape
 
 from drivers.mock.wheel import MockWheelSensor, RandomSpins, WheelFault
-from tablesim.cli.display import print_summary, signed
+from tablesim.cli.display import signed
+from tablesim.cli.session import SessionPlan, run_session
 from tablesim.engine.runopts import RunOptions
 from tablesim.engine.stats import BetTotals, SessionStats
 from tablesim.errors import IllegalAction, InputError
-from tablesim.journal.attach import attach_and_recover
 from tablesim.wheel.machine import AWAITING_SPIN, S
 from tablesim.wheel.players import random_bets
 from tablesim.wheel.profile import load_profile
@@ -95,32 +94,45 @@ def render(table: WheelTable) -> list[str]:
     return lines
 
 
+def plan(table: WheelTable, rng: random.Random, devices: str) -> SessionPlan:
+    stats = SessionStats()
+    for spot in table.profile.spots:  # the summary lists the symbols in the profile's order
+        stats.by_bet[spot] = BetTotals()
+    counts = {"no_spins": 0, "incidents": 0}
+
+    def count() -> None:
+        counts["no_spins"] += table.no_spins
+        counts["incidents"] += len(table.incidents)
+
+    return SessionPlan(
+        banner=f"Wheel of Fortune, profile {table.profile.name}, {devices}",
+        play_round=lambda: play_round(table, rng),
+        render=lambda: render(table),
+        summary_title="Wheel of Fortune: hold per symbol",
+        after_round=count,
+        footer=lambda: f"no spins called: {counts['no_spins']}; incidents: {counts['incidents']}",
+        stats=stats,
+    )
+
+
 def run_mock(options: RunOptions, console: Console) -> int:
     if options.dealing or options.decks:
         raise InputError("the wheel has no dealing mode or decks")
     seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
     rng = random.Random(seed)
     table = build_table(options, rng)
-    console.print(f"Wheel of Fortune, profile {table.profile.name}, mock indicator sensor, seed {seed}")
-    attach_and_recover(table, options.journal, console)
-    stats = SessionStats()
-    for spot in table.profile.spots:  # the summary lists the symbols in the profile's order
-        stats.by_bet[spot] = BetTotals()
-    no_spins = 0
-    incidents = 0
-    for _ in range(options.rounds):
-        wagered = play_round(table, rng)
-        stats.add(table.result, wagered)
-        no_spins += table.no_spins
-        incidents += len(table.incidents)
-        if not options.quiet:
-            for line in render(table):
-                console.print(line)
-        if options.delay:
-            time.sleep(options.delay)
-    print_summary(console, "Wheel of Fortune: hold per symbol", stats)
-    console.print(f"no spins called: {no_spins}; incidents: {incidents}")
-    return 0
+    return run_session(table, options, console, plan(table, rng, f"mock indicator sensor, seed {seed}"))
 
 
-__all__ = ["run_mock", "play_round", "build_table", "render"]
+def table_for_devices(devices: dict, settings: WheelSettings, *, profile: str | None, table_id: str,
+                      seeded: bool = False) -> WheelTable:
+    """A table on a real (serial) or emulated wheel indicator sensor."""
+    return WheelTable(load_profile(profile), settings, sensor=devices["wheel"], table_id=table_id)
+
+
+def run_table(table: WheelTable, options: RunOptions, console: Console, devices: str) -> int:
+    seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
+    return run_session(table, options, console, plan(table, random.Random(seed), f"{devices}, players' seed {seed}"))
+
+
+__all__ = ["run_mock", "play_round", "build_table", "render", "table_for_devices", "run_table"]

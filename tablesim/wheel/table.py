@@ -199,7 +199,7 @@ class WheelTable(GameTable):
         elif isinstance(event, FaultCleared):
             self.emit("fault_cleared", device=event.device, code=event.code)
         else:
-            self.emit("device", device=event.device, report=type(event).__name__)
+            self.on_other_event(event)
 
     def _ours(self, round_id: str) -> bool:
         """A spin report that belongs to this round's armed spin."""
