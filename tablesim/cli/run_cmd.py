@@ -7,6 +7,7 @@ import sys
 import click
 from rich.console import Console
 
+from tablesim.cli.devices_run import run_configured, run_emulated
 from tablesim.engine.runopts import RunOptions
 from tablesim.errors import InputError
 from tablesim.games import game_module
@@ -14,8 +15,14 @@ from tablesim.profiles import GAMES
 
 
 @click.command("run")
-@click.option("--game", type=click.Choice(GAMES), required=True, help="The game the table runs.")
+@click.option("--game", type=click.Choice(GAMES), default=None, help="The game the table runs.")
 @click.option("--mock", is_flag=True, help="Mock devices and simulated players (no hardware needed).")
+@click.option("--emulated", is_flag=True, help="Device emulators on ptys, opened with the real serial drivers.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="A table configuration (config/tables/*.toml, or a name there): its devices and limits.")
+@click.option("--time-scale", type=click.FloatRange(min=0), default=0.02, show_default=True,
+              help="--emulated: the emulators' timing (1 = as a real device, 0 = as fast as possible).")
+@click.option("--fault", "faults", multiple=True, help="--emulated: KIND:SPEC fault for an emulator, e.g. shoe:misread@card=5.")
 @click.option("--rounds", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed for a reproducible mock session.")
 @click.option("--profile", default=None, help="Rule profile name or TOML path (default: the game's default).")
@@ -28,14 +35,28 @@ from tablesim.profiles import GAMES
     default=None,
     help="Journal file (SQLite). Default: one per table in the user's data directory; 'none' for no journal.",
 )
-def command(game, mock, rounds, seed, profile, dealing, decks, quiet, delay, journal) -> None:
-    """Run a table of GAME and show each round as it happens."""
-    if not mock:
-        raise InputError("choose a device mode: --mock (more modes come with the device drivers)")
+def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed, profile, dealing, decks, quiet,
+            delay, journal) -> None:
+    """Run a table with simulated players and show each round as it happens.
+
+    The devices are mocks (--mock), emulators behind the real serial drivers
+    (--emulated), or those of a table configuration (--config FILE)."""
+    modes = [name for name, on in (("--mock", mock), ("--emulated", emulated), ("--config", config_path)) if on]
+    if len(modes) != 1:
+        raise InputError("choose one device mode: --mock, --emulated or --config FILE"
+                         + (f" (not {' and '.join(modes)})" if modes else ""))
+    if faults and not emulated:
+        raise InputError("--fault applies to --emulated")
+    if game is None and not config_path:
+        raise InputError("--game is required (or --config FILE, which names the game)")
     if dealing and game != "fortune3":
         raise InputError(f"--dealing applies to fortune3, not {game}")
     if decks and game != "football":
         raise InputError(f"--decks applies to football, not {game}")
     options = RunOptions(game, rounds, seed, profile, dealing, decks, quiet, delay, journal)
     console = Console(highlight=False, soft_wrap=True)
+    if config_path:
+        sys.exit(run_configured(config_path, options, console))
+    if emulated:
+        sys.exit(run_emulated(options, console, time_scale=time_scale, faults=faults))
     sys.exit(game_module(game).run_mock(options, console))

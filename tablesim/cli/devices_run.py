@@ -1,0 +1,89 @@
+"""``tablesim run --config FILE`` and ``--emulated``: a table on real or
+emulated devices, through the real drivers.
+
+``--emulated`` starts the emulators the game needs on ptys in this process
+and opens them with the serial drivers, exactly as a table PC opens its
+USB-serial adapters: the laptop demo of the real thing.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from typing import Any
+
+from rich.console import Console
+
+from drivers.base import Device
+from drivers.registry import open_device
+from tablesim.engine.runopts import RunOptions
+from tablesim.errors import ConfigError, InputError
+from tablesim.games import game_module
+from tablesim.tableconfig import load_table_config, required_devices
+
+#: how long a round waits for a device before it is voided (device_timeout)
+DEVICE_TIMEOUT = 30.0
+EMULATED_TABLE_IDS = {"fortune3": "F3-EMU", "football": "FB-EMU", "wheel": "WHEEL-EMU"}
+
+
+def default_settings(options: RunOptions) -> Any:
+    if options.game == "fortune3":
+        from tablesim.fortune3.settings import Fortune3Settings
+
+        return Fortune3Settings(dealing=options.dealing or "shoe")
+    if options.game == "football":
+        from tablesim.football.settings import FootballSettings
+
+        return FootballSettings(decks=options.decks or 1)
+    from tablesim.wheel.profile import load_profile
+    from tablesim.wheel.settings import WheelSettings
+
+    return WheelSettings.for_profile(load_profile(options.profile))
+
+
+def _close_all(devices: dict[str, Device]) -> None:
+    for device in devices.values():
+        device.close()
+
+
+def run_emulated(options: RunOptions, console: Console, *, time_scale: float, faults: tuple[str, ...]) -> int:
+    from drivers.emulators.launcher import running_emulators
+
+    module = game_module(options.game)
+    settings = default_settings(options)
+    kinds = required_devices(options.game, settings)
+    emulator_options = {"shoe": {"decks": getattr(settings, "decks", 1)}} if "shoe" in kinds else {}
+    try:
+        emulators = running_emulators(kinds, options.seed, time_scale, list(faults), options=emulator_options)
+    except ValueError as exc:
+        raise InputError(str(exc), where="--fault") from None
+    with ExitStack() as stack:
+        urls = stack.enter_context(emulators)
+        devices: dict[str, Device] = {}
+        stack.callback(_close_all, devices)
+        for kind, url in urls.items():
+            devices[kind] = open_device(kind, "serial", {"url": url})
+        table = module.table_for_devices(
+            devices, settings, profile=options.profile, table_id=EMULATED_TABLE_IDS[options.game],
+            seeded=options.seed is not None,
+        )
+        table.device_timeout = DEVICE_TIMEOUT
+        where = ", ".join(f"{kind} on {url}" for kind, url in urls.items())
+        return module.run_table(table, options, console, f"emulated devices over the serial drivers ({where})")
+
+
+def run_configured(path: str, options: RunOptions, console: Console) -> int:
+    config = load_table_config(path)
+    if options.game and options.game != config.game:
+        raise ConfigError(f"the table runs {config.game}, not {options.game}", where=f"{config.path}: table.game")
+    module = game_module(config.game)
+    devices = config.open_devices()
+    try:
+        table = module.table_for_devices(devices, config.settings, profile=config.profile, table_id=config.table_id)
+        if any(d.backend != "mock" for d in config.devices.values()):
+            table.device_timeout = DEVICE_TIMEOUT
+        backends = ", ".join(f"{k} {d.backend}" for k, d in config.devices.items())
+        run_options = RunOptions(config.game, options.rounds, options.seed, config.profile, None, None,
+                                 options.quiet, options.delay, options.journal)
+        return module.run_table(table, run_options, console, f"table {config.table_id} from {config.path} ({backends})")
+    finally:
+        _close_all(devices)
