@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from tablesim.errors import ConfigError
+from tablesim.errors import ConfigError, InputError
 
 GAMES = ("fortune3", "football", "wheel")
 DEFAULT_PROFILES = {"fortune3": "macau-2008", "football": "macau-2003", "wheel": "macau-2003"}
@@ -66,3 +66,20 @@ def load_rule_profile_data(game: str, profile: str | None = None) -> tuple[dict[
     if found != game:
         raise ConfigError(f"profile is for game {found!r}, not {game!r}", where=f"{path}: game")
     return data, str(path)
+
+
+def profile_header(r) -> tuple[str, str]:
+    """The keys every rule profile starts with: ``game`` (checked when the
+    file was found), ``name`` and an optional ``description``."""
+    r.str("game")
+    return r.str("name"), r.str("description", "")
+
+
+def script_profile(table, load):
+    """A script's ``table.profile`` (default: the game's default profile),
+    loaded with ``load``; a bad one is an error at ``table.profile``."""
+    name = table.str("profile") if table.has("profile") else None
+    try:
+        return load(name)
+    except InputError as exc:
+        raise table.fail("profile", exc.message) from None

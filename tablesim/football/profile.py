@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from tablesim.cards import RANK_CHARS, RANK_OF
-from tablesim.profiles import load_rule_profile_data
+from tablesim.profiles import load_rule_profile_data, profile_header
 from tablesim.validate import Reader
 
 #: The five bets of Art. 4, in layout order.
@@ -107,9 +107,7 @@ def _draws(reader: Reader, middle: frozenset[int]) -> dict[int, Draw]:
 
 def parse_profile(data: dict, source: str) -> FootballProfile:
     r = Reader(data, file=source)
-    r.str("game")
-    name = r.str("name")
-    description = r.str("description", "")
+    name, description = profile_header(r)
     boxes = r.int("boxes", lo=1, hi=20)
     values = _card_values(r)
 

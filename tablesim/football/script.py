@@ -36,6 +36,7 @@ from tablesim.football.rules import deal_plan
 from tablesim.football.settings import MAX_DECKS, MIN_DECKS, FootballSettings, default_limits
 from tablesim.football.table import FootballTable, box_name
 from tablesim.scripting.common import parse_box_bets, parse_card_field, parse_card_list
+from tablesim.profiles import script_profile
 from tablesim.validate import Reader
 
 SHOE_FAULTS = tuple(k for k, kinds in FAULT_KINDS.items() if "shoe" in kinds)
@@ -53,11 +54,7 @@ class FootballRound:
 
 class FootballScriptSession:
     def __init__(self, table: Reader) -> None:
-        profile_name = table.str("profile", None) if table.has("profile") else None
-        try:
-            self.profile: FootballProfile = load_profile(profile_name)
-        except InputError as exc:
-            raise table.fail("profile", exc.message) from None
+        self.profile: FootballProfile = script_profile(table, load_profile)
         decks = table.int("decks", 1, lo=MIN_DECKS, hi=MAX_DECKS)
         self.settings = FootballSettings(decks=decks, limits=default_limits())
         self.source = ScriptedCards()

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from tablesim.cards import RANK_OF
-from tablesim.profiles import load_rule_profile_data
+from tablesim.profiles import load_rule_profile_data, profile_header
 from tablesim.validate import Reader
 
 CATEGORIES = ("straight_flush", "three_of_a_kind", "straight", "flush", "pair", "high_card")
@@ -51,9 +51,7 @@ def _pay_table(reader: Reader, key: str) -> dict[str, Decimal]:
 
 def parse_profile(data: dict, source: str) -> Fortune3Profile:
     r = Reader(data, file=source)
-    r.str("game")
-    name = r.str("name")
-    description = r.str("description", "")
+    name, description = profile_header(r)
     boxes = r.int("boxes", lo=1, hi=7)
     ranking = r.list("ranking")
     if not all(isinstance(c, str) for c in ranking) or sorted(ranking) != sorted(CATEGORIES):

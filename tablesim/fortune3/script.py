@@ -14,6 +14,7 @@ from tablesim.fortune3.profile import Fortune3Profile, load_profile
 from tablesim.fortune3.settings import BETS, DEALING_MODES, Fortune3Settings, default_limits
 from tablesim.fortune3.table import DECISIONS, Fortune3Table
 from tablesim.scripting.common import parse_box_bets, parse_card_list, parse_faults
+from tablesim.profiles import script_profile
 from tablesim.validate import Reader
 
 
@@ -30,11 +31,7 @@ class Fortune3Round:
 
 class Fortune3ScriptSession:
     def __init__(self, table: Reader) -> None:
-        profile_name = table.str("profile", None) if table.has("profile") else None
-        try:
-            self.profile: Fortune3Profile = load_profile(profile_name)
-        except InputError as exc:
-            raise table.fail("profile", exc.message) from None
+        self.profile: Fortune3Profile = script_profile(table, load_profile)
         dealing = table.str("dealing", "shoe", choices=DEALING_MODES)
         self.settings = Fortune3Settings(dealing=dealing, limits=default_limits())
         self.source = ScriptedCards()

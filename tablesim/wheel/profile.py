@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from tablesim.profiles import load_rule_profile_data
+from tablesim.profiles import load_rule_profile_data, profile_header
 from tablesim.validate import Reader
 
 
@@ -91,9 +91,7 @@ def _symbol_name(value: Any) -> str | None:
 
 def parse_profile(data: dict, source: str) -> WheelProfile:
     r = Reader(data, file=source)
-    r.str("game")
-    name = r.str("name")
-    description = r.str("description", "")
+    name, description = profile_header(r)
     segments = r.int("segments", lo=2, hi=1000)
     min_turns = r.int("min_turns", lo=1, hi=100)
     table = r.sub("symbols")
