@@ -33,6 +33,7 @@ from tablesim.wheel.profile import WheelProfile, load_profile
 from tablesim.wheel.settings import WheelSettings, read_layout_override
 from tablesim.wheel.settle import spin_counts
 from tablesim.wheel.table import WheelTable
+from tablesim.profiles import script_profile
 from tablesim.validate import Reader
 
 BET_KEYS = ("player", "spot", "amount")
@@ -82,11 +83,7 @@ def _turns(s: Reader, key: str = "turns") -> Decimal:
 
 class WheelScriptSession:
     def __init__(self, table: Reader) -> None:
-        profile_name = table.str("profile") if table.has("profile") else None
-        try:
-            self.profile: WheelProfile = load_profile(profile_name)
-        except InputError as exc:
-            raise table.fail("profile", exc.message) from None
+        self.profile: WheelProfile = script_profile(table, load_profile)
         layout = read_layout_override(table, self.profile)
         self.settings = WheelSettings.for_profile(self.profile, layout=layout)
         self.source = ScriptedSpins()
