@@ -29,16 +29,13 @@ class Card:
     rank: int  # 2..14
     suit: str  # one of SUITS
     index: int  # 0..51, unique per card
+    code: str  # e.g. "AS", "TD": kept, not computed, as hot paths read it often
 
     def __reduce__(self):
         return (card_at, (self.index,))
 
     def __lt__(self, other: "Card") -> bool:
         return self.index < other.index
-
-    @property
-    def code(self) -> str:
-        return RANK_CHAR[self.rank] + self.suit
 
     def __str__(self) -> str:
         return self.code
@@ -48,7 +45,9 @@ class Card:
 
 
 DECK: tuple[Card, ...] = tuple(
-    Card(rank, suit, i * 4 + j) for i, rank in enumerate(range(2, 15)) for j, suit in enumerate(SUITS)
+    Card(rank, suit, i * 4 + j, RANK_CHAR[rank] + suit)
+    for i, rank in enumerate(range(2, 15))
+    for j, suit in enumerate(SUITS)
 )
 _BY_CODE = {c.code: c for c in DECK}
 
@@ -59,7 +58,8 @@ def card_at(index: int) -> Card:
 
 @dataclass(frozen=True, slots=True)
 class DealtCard:
-    """A card as a device delivered it: which card, and whether it came face up."""
+    """A card as a device delivered it: which card, and whether it came face up.
+    ``dealt(card, exposed)`` returns the interned instance (no allocation)."""
 
     card: Card
     exposed: bool = False
@@ -70,6 +70,13 @@ class DealtCard:
 
     def __str__(self) -> str:
         return self.code
+
+
+_DEALT = {(c, e): DealtCard(c, e) for c in DECK for e in (False, True)}
+
+
+def dealt(card: Card, exposed: bool = False) -> DealtCard:
+    return _DEALT[(card, exposed)]
 
 
 def card(code: str) -> Card:
@@ -95,7 +102,7 @@ def parse_dealt(code: object) -> DealtCard:
         raise InputError(
             f"{code!r} is not a card of a 52-card deck (rank A K Q J T/10 9-2, suit S H D C)"
         )
-    return DealtCard(found, exposed)
+    return dealt(found, exposed)
 
 
 def parse_cards(codes: Iterable[str]) -> list[Card]:

@@ -6,7 +6,7 @@ import random
 from collections import deque
 from typing import Iterable
 
-from tablesim.cards import DECK, DealtCard
+from tablesim.cards import DECK, DealtCard, dealt
 
 
 class OutOfCards(Exception):
@@ -93,7 +93,7 @@ class ShuffledShoe(CardSource):
             self._shuffle()
         c = self._pack.pop()
         exposed = self.exposed_rate > 0 and self.rng.random() < self.exposed_rate
-        return DealtCard(c, exposed)
+        return dealt(c, exposed)
 
     def remaining(self) -> int:
         return len(self._pack)

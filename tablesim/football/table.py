@@ -39,7 +39,7 @@ from drivers.events import (
     FaultRaised,
     ShoeCount,
 )
-from tablesim.cards import Card, DealtCard
+from tablesim.cards import Card, DealtCard, dealt as dealt_card
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.result import RoundResult
@@ -352,7 +352,7 @@ class FootballTable(GameTable):
         if not self._out_of_pack(card):
             return
         who = self.targets.pop(0)
-        dealt = DealtCard(card, exposed)
+        dealt = dealt_card(card, exposed)
         self.cards[who].append(dealt)
         self.emit("card", to=who, card=dealt.code)
         if exposed:

@@ -23,7 +23,7 @@ from drivers.events import (
     HandDispensed,
     ShuffleDone,
 )
-from tablesim.cards import Card, DealtCard, parse_dealt
+from tablesim.cards import Card, DealtCard, parse_dealt, dealt as dealt_card
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.result import RoundResult
@@ -304,7 +304,7 @@ class Fortune3Table(GameTable):
     def _place(self, card: Card, exposed: bool) -> None:
         """Give the card to whoever is due, applying Art. 11(2) to the dealer."""
         who = self.targets[0]
-        dealt = DealtCard(card, exposed)
+        dealt = dealt_card(card, exposed)
         if exposed and who == DEALER:
             self.set_aside.append(dealt)
             # The dealer stays due a card: the next one (or a one-card hand
