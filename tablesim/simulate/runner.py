@@ -57,11 +57,13 @@ def merge_traces(tallies: list[Tally]) -> list[tuple[int, dict[str, float]]]:
     points = min(len(t.trace) for t in tallies) if tallies else 0
     merged = []
     for p in range(points):
-        n = sum(t.trace[p][0] for t in tallies)
+        # The last point takes each worker's last entry, so the trace ends on the whole run.
+        entries = [t.trace[p] if p < points - 1 else t.trace[-1] for t in tallies]
+        n = sum(e[0] for e in entries)
         values: dict[str, float] = {}
-        for bet in tallies[0].trace[p][1]:
-            w = sum(Decimal(t.trace[p][1][bet][0]) for t in tallies if bet in t.trace[p][1])
-            net = sum(Decimal(t.trace[p][1][bet][1]) for t in tallies if bet in t.trace[p][1])
+        for bet in entries[0][1]:
+            w = sum(Decimal(e[1][bet][0]) for e in entries if bet in e[1])
+            net = sum(Decimal(e[1][bet][1]) for e in entries if bet in e[1])
             if w:
                 values[bet] = float(net / w)
         merged.append((n, values))
