@@ -21,6 +21,18 @@ profile, its limits, how it is run, and where each of its devices is::
     baudrate = 115200
     timeouts = { ack_timeout = 0.2, heartbeat_interval = 1.0 }
 
+    [operators]                      # optional: who may change the table through tablesim serve
+    tokens_file = "F3-01.tokens.json"   # relative to this file; generated (mode 0600) on the first run
+    # or the operators themselves (each token 16 characters at least):
+    # [[operators.list]]
+    # name = "ana"
+    # role = "dealer"                # dealer | supervisor
+    # token = "..."
+
+Without ``[operators]`` ``tablesim serve --config`` generates the tokens on
+the first run next to the table's journal (and refuses to listen on an
+address other than the loopback).
+
 Everything is checked on load; an error is one line naming the file and the
 field (``config/tables/x.toml: devices.shoe.baudrate: 9601 is not one of
 ...``), and unknown keys are refused so a typo never becomes a default.
@@ -62,6 +74,33 @@ class DeviceConfig:
         return open_device(self.kind, self.backend, {**self.settings, **objects})
 
 
+#: the operator roles of ``[operators]`` (as ``tablesim.server.auth.ROLES``)
+OPERATOR_ROLES = ("dealer", "supervisor")
+#: the shortest operator token accepted
+MIN_TOKEN_LENGTH = 16
+
+
+@dataclass(frozen=True)
+class OperatorEntry:
+    name: str
+    role: str
+    token: str
+
+    def __repr__(self) -> str:  # never print a token by accident
+        return f"OperatorEntry(name={self.name!r}, role={self.role!r}, token='***')"
+
+
+@dataclass(frozen=True)
+class OperatorsConfig:
+    """``[operators]``: a token file (``tokens_file``, resolved against the
+    config file's folder; generated on the first run if absent) or the
+    operators themselves (``[[operators.list]]``)."""
+
+    where: str  # "<config file>: operators", for messages
+    tokens_file: Path | None = None
+    entries: tuple[OperatorEntry, ...] = ()
+
+
 @dataclass(frozen=True)
 class TableConfig:
     path: str
@@ -71,6 +110,7 @@ class TableConfig:
     limits: Limits
     settings: Any  # Fortune3Settings | FootballSettings | WheelSettings
     devices: dict[str, DeviceConfig] = field(default_factory=dict)
+    operators: OperatorsConfig | None = None  # None: tokens generated next to the journal
 
     def open_devices(self, **objects: dict[str, Any]) -> dict[str, Device]:
         """Open every device (``objects[kind]``: extra objects for that device); all or none."""
@@ -117,8 +157,58 @@ def load_table_config(name: str | Path) -> TableConfig:
     settings_r.reject_unknown()
 
     devices = _devices(top, game, settings)
+    operators = _operators(top.sub("operators"), path) if top.has("operators") else None
     top.reject_unknown()
-    return TableConfig(str(path), table_id, game, profile_name, settings.limits, settings, devices)
+    return TableConfig(str(path), table_id, game, profile_name, settings.limits, settings, devices, operators)
+
+
+def _operators(reader: Reader, path: Path) -> OperatorsConfig:
+    where = reader.locate(reader.where)
+    for key in reader.data:
+        if key not in ("tokens_file", "list"):
+            raise reader.fail(key, "unknown key (operators take tokens_file or list)")
+    if reader.has("tokens_file") and reader.has("list"):
+        raise reader.fail(None, "give tokens_file or list, not both")
+    if reader.has("tokens_file"):
+        name = reader.str("tokens_file")
+        if not name.strip():
+            raise reader.fail("tokens_file", "must name a file")
+        file = Path(name).expanduser()
+        if not file.is_absolute():
+            file = path.resolve().parent / file
+        if file.is_dir():
+            raise reader.fail("tokens_file", f"{file} is a directory")
+        reader.reject_unknown()
+        return OperatorsConfig(where, tokens_file=file)
+    if not reader.has("list"):
+        raise reader.fail(None, "needs tokens_file = \"FILE\" or [[operators.list]] entries (name, role, token)")
+    items = reader.list("list")
+    if not items:
+        raise reader.fail("list", "no operators: add at least one (name, role, token)")
+    entries: list[OperatorEntry] = []
+    names: set[str] = set()
+    tokens: set[str] = set()
+    for i, item in enumerate(items):
+        op = Reader(item, f"{reader.at('list')}[{i}]", file=reader.file, error=reader.error)
+        name = op.str("name")
+        if not name or len(name) > 40 or not all(0x20 < ord(c) < 0x7F for c in name):
+            raise op.fail("name", f"{name!r} must be 1 to 40 printable characters without spaces")
+        role = op.str("role", choices=OPERATOR_ROLES)
+        token = op.str("token")
+        if len(token) < MIN_TOKEN_LENGTH:
+            raise op.fail("token", f"too short ({len(token)} characters, {MIN_TOKEN_LENGTH} at least)")
+        if any(c.isspace() for c in token) or not token.isprintable():
+            raise op.fail("token", "must be printable characters without spaces")
+        if name in names:
+            raise op.fail("name", f"operator {name!r} is listed twice")
+        if token in tokens:
+            raise op.fail("token", "the same token is given to two operators")
+        op.reject_unknown()
+        names.add(name)
+        tokens.add(token)
+        entries.append(OperatorEntry(name, role, token))
+    reader.reject_unknown()
+    return OperatorsConfig(where, entries=tuple(entries))
 
 
 def _load_profile(game: str, name: str | None, table: Reader) -> Any:
@@ -183,4 +273,7 @@ def _devices(top: Reader, game: str, settings: Any) -> dict[str, DeviceConfig]:
     return out
 
 
-__all__ = ["DeviceConfig", "GAME_DEVICES", "TableConfig", "load_table_config", "required_devices", "table_config_path"]
+__all__ = [
+    "DeviceConfig", "GAME_DEVICES", "OPERATOR_ROLES", "OperatorEntry", "OperatorsConfig", "TableConfig",
+    "load_table_config", "required_devices", "table_config_path",
+]

@@ -8,6 +8,7 @@ USB-serial adapters: the laptop demo of the real thing.
 
 from __future__ import annotations
 
+import random
 from contextlib import ExitStack
 from typing import Any
 
@@ -52,19 +53,22 @@ def run_emulated(options: RunOptions, console: Console, *, time_scale: float, fa
     settings = default_settings(options)
     kinds = required_devices(options.game, settings)
     emulator_options = {"shoe": {"decks": getattr(settings, "decks", 1)}} if "shoe" in kinds else {}
-    try:
-        emulators = running_emulators(kinds, options.seed, time_scale, list(faults), options=emulator_options)
-    except ValueError as exc:
-        raise InputError(str(exc), where="--fault") from None
+    emulators = running_emulators(kinds, options.seed, time_scale, list(faults), options=emulator_options)
     with ExitStack() as stack:
-        urls = stack.enter_context(emulators)
+        try:  # a contextmanager: a bad fault spec is raised when it is entered
+            urls = stack.enter_context(emulators)
+        except ValueError as exc:
+            raise InputError(str(exc), where="--fault") from None
         devices: dict[str, Device] = {}
         stack.callback(_close_all, devices)
         for kind, url in urls.items():
             devices[kind] = open_device(kind, "serial", {"url": url})
+        seeded = options.seed is not None
+        # football: a seeded draw is drawn from --seed (reproducible), as in mock mode
+        draw_rng = {"rng": random.Random(options.seed)} if seeded and options.game == "football" else {}
         table = module.table_for_devices(
             devices, settings, profile=options.profile, table_id=EMULATED_TABLE_IDS[options.game],
-            seeded=options.seed is not None,
+            seeded=seeded, **draw_rng,
         )
         table.device_timeout = DEVICE_TIMEOUT
         where = ", ".join(f"{kind} on {url}" for kind, url in urls.items())

@@ -38,7 +38,10 @@ def audit() -> None:
 def audit_verify(path: str | None) -> None:
     """Exit 0 if the hash chain is intact; exit 1 naming the first bad record."""
     journal = open_existing(path)
-    result = verify(journal)
+    try:
+        result = verify(journal)
+    finally:
+        journal.close()
     if result.ok:
         click.echo(f"journal {journal.path}: {result.records} records, chain intact")
         return
@@ -56,6 +59,13 @@ def history(path: str | None, last: int | None, round_id: str | None, as_json: b
     if last is not None and round_id is not None:
         raise InputError("use --last or --round, not both")
     journal = open_existing(path)
+    try:
+        _history(journal, last, round_id, as_json)
+    finally:
+        journal.close()
+
+
+def _history(journal: Journal, last: int | None, round_id: str | None, as_json: bool) -> None:
     ids = select_rounds(journal, last if last else (None if round_id else 10), round_id)
     if round_id is not None and not ids:
         raise InputError(f"no round {round_id!r} in the journal", where=journal.path)

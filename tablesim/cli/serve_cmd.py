@@ -1,9 +1,13 @@
 """``tablesim serve``: one table with its HTTP/WebSocket API, dealer console
-and results board."""
+and results board, on mock devices (``--mock``), on emulators behind the real
+serial drivers (``--emulated``), or on the devices of a table configuration
+(``--config FILE``)."""
 
 from __future__ import annotations
 
+import json
 import signal
+from contextlib import ExitStack
 from pathlib import Path
 
 import click
@@ -14,7 +18,7 @@ from tablesim.profiles import GAMES
 
 
 def token_file_for(table_id: str, journal: str | None) -> Path | None:
-    """Where a mock table keeps its operator tokens: next to its journal
+    """Where a table keeps its generated operator tokens: next to its journal
     (None with no journal file: the tokens are then made for this run only)."""
     if journal in ("none", "memory", ":memory:"):
         return None
@@ -25,9 +29,37 @@ def token_file_for(table_id: str, journal: str | None) -> Path | None:
     return Path(journal).with_name(f"{Path(journal).stem.split('.')[0]}.tokens.json")
 
 
+def _tokens_from_file(tokens_path: str):
+    from tablesim.server.auth import TokenStore
+
+    try:
+        data = json.loads(Path(tokens_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read the token file: {exc}", where=tokens_path) from None
+    return TokenStore.from_config(data, tokens_path), False, tokens_path
+
+
+def _generated_tokens(table_id: str, journal: str | None, prefix: str):
+    from tablesim.server.auth import TokenStore, load_or_create
+
+    path = token_file_for(table_id, journal)
+    if path is None:
+        return TokenStore.generate(prefix), True, None
+    tokens, created = load_or_create(path, prefix=prefix)
+    return tokens, created, str(path)
+
+
 @click.command("serve")
-@click.option("--game", type=click.Choice(GAMES), required=True, help="The game the table runs.")
+@click.option("--game", type=click.Choice(GAMES), default=None, help="The game the table runs (--mock, --emulated).")
 @click.option("--mock", is_flag=True, help="Mock devices (no hardware needed); the dealer acts on the console.")
+@click.option("--emulated", is_flag=True, help="Device emulators on ptys, opened with the real serial drivers.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="A table configuration (config/tables/*.toml, or a name there): its devices, limits, "
+                   "settings, table id and operators.")
+@click.option("--time-scale", type=click.FloatRange(min=0), default=0.5, show_default=True,
+              help="--emulated: the emulators' timing (1 = as a real device, 0 = as fast as possible).")
+@click.option("--fault", "faults", multiple=True,
+              help="--emulated: KIND:SPEC fault for an emulator, e.g. shoe:misread@card=5 (repeatable).")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
 @click.option(
@@ -35,7 +67,8 @@ def token_file_for(table_id: str, journal: str | None) -> Path | None:
     default=None,
     help="Journal file (SQLite). Default: one per table in the user's data directory; 'none' for no journal.",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed for reproducible mock devices.")
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Seed for reproducible mock devices or emulators.")
 @click.option("--bet-seconds", type=click.FloatRange(min=1), default=None,
               help="Close betting automatically this many seconds after it opens.")
 @click.option("--pace", type=click.FloatRange(min=0), default=0.5, show_default=True,
@@ -44,64 +77,106 @@ def token_file_for(table_id: str, journal: str | None) -> Path | None:
 @click.option("--dealing", type=click.Choice(["shoe", "shuffler"]), default=None, help="fortune3: how cards are dealt.")
 @click.option("--decks", type=click.IntRange(1, 8), default=None, help="football: decks in the shoe.")
 @click.option("--tokens", "tokens_path", default=None, type=click.Path(dir_okay=False),
-              help="Operator tokens (JSON: {operators: [{name, role, token}]}). Default with --mock: generated.")
-def command(game, mock, host, port, journal, seed, bet_seconds, pace, profile, dealing, decks, tokens_path) -> None:
-    """Run one table of GAME with its dealer console (/), results board (/board),
-    HTTP API (/api/...) and WebSocket event stream (/ws)."""
+              help="Operator tokens (JSON: {operators: [{name, role, token}]}). "
+                   "Default: the configuration's [operators], else generated next to the journal.")
+def command(game, mock, emulated, config_path, time_scale, faults, host, port, journal, seed, bet_seconds, pace,
+            profile, dealing, decks, tokens_path) -> None:
+    """Run one table with its dealer console (/), results board (/board),
+    HTTP API (/api/...) and WebSocket event stream (/ws).
+
+    The devices are mocks (--mock), emulators behind the real serial drivers
+    (--emulated), or those of a table configuration (--config FILE)."""
     from tablesim.journal.attach import attach_and_recover
     from tablesim.server.app import bind, is_loopback, serve_table
-    from tablesim.server.auth import TokenStore, load_or_create
-    from tablesim.server.mock import build_mock
 
-    if not mock:
-        raise InputError("choose a device mode: --mock (table configurations and emulated devices come later)")
+    modes = [name for name, on in (("--mock", mock), ("--emulated", emulated), ("--config", config_path)) if on]
+    if len(modes) != 1:
+        raise InputError("choose a device mode: --mock, --emulated or --config FILE"
+                         + (f" (not {' and '.join(modes)})" if modes else ""))
+    if faults and not emulated:
+        raise InputError("--fault applies to --emulated")
+    if config_path:
+        for name, value in (("--profile", profile), ("--dealing", dealing), ("--decks", decks), ("--seed", seed)):
+            if value is not None:
+                raise InputError(f"{name} does not apply to --config: the table configuration sets it")
+    elif game is None:
+        raise InputError("--game is required (or --config FILE, which names the game)")
     console = Console(highlight=False, soft_wrap=True, stderr=False)
-    rig = build_mock(game, seed=seed, profile=profile, dealing=dealing, decks=decks)
-    table = rig.table
-    if tokens_path is not None:
-        import json
 
-        try:
-            data = json.loads(Path(tokens_path).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read the token file: {exc}", where=tokens_path) from None
-        tokens, created, where = TokenStore.from_config(data, tokens_path), False, tokens_path
-    else:
-        path = token_file_for(table.table_id, journal)
-        if path is None:
-            tokens, created, where = TokenStore.generate(), True, None
+    with ExitStack() as stack:
+        rig = None
+        config = None
+        if mock:
+            from tablesim.server.mock import build_mock
+
+            rig = build_mock(game, seed=seed, profile=profile, dealing=dealing, decks=decks)
+            table = rig.table
+            devices_line = f"mock devices, seed {rig.seed}"
+        elif emulated:
+            from tablesim.server.devices import emulated_table
+
+            built = emulated_table(stack, game, seed=seed, time_scale=time_scale, faults=faults, profile=profile,
+                                   dealing=dealing, decks=decks)
+            table = built.table
+            devices_line = built.description + (f", seed {seed}" if seed is not None else "")
         else:
-            tokens, created = load_or_create(path)
-            where = str(path)
-    sock = bind(host, port)  # before recovery: a busy port changes nothing
-    report = attach_and_recover(table, journal, console)
-    rig.after_recovery()
-    shown_host = f"[{host}]" if ":" in host else host
-    url = f"http://{shown_host}:{sock.getsockname()[1]}"
-    console.print(f"{table.table_id}: {game}, mock devices, seed {rig.seed}")
-    if not is_loopback(host):
-        console.print(f"[bold yellow]listening on {host}: the read-only API and the board are open to that network[/]")
-    console.print(f"operator tokens: {where + (' (new)' if created else '') if where else 'this run only'}")
-    for role in ("dealer", "supervisor"):
-        found = tokens.first(role)
-        if found is not None:
-            console.print(f"  {role:<10} {found[0]}")
-    dealer = tokens.first("dealer")
-    console.print(f"console: {url}/" + (f"#token={dealer[0]}" if dealer else ""))
-    console.print(f"board:   {url}/board")
-    console.print("stop with Ctrl-C")
-    # uvicorn shuts down gracefully on Ctrl-C or SIGTERM, then raises the
-    # signal again: either is a normal stop here.
-    previous = signal.signal(signal.SIGTERM, _stop)
-    try:
-        serve_table(table, tokens=tokens, rig=rig, host=host, bet_seconds=bet_seconds, pace=pace, recovery=report,
-                    sock=sock)
-    except (KeyboardInterrupt, _Stopped):
-        pass
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+            from tablesim.server.devices import configured_table
+            from tablesim.tableconfig import load_table_config
+
+            # Checked before any device is opened: a refused start opens nothing.
+            config = load_table_config(config_path)
+            if game and game != config.game:
+                raise InputError(f"the table runs {config.game}, not {game}", where=f"{config.path}: table.game")
+            if not is_loopback(host) and tokens_path is None and config.operators is None:
+                raise InputError(
+                    f"listening on {host} needs the operators in the table configuration ([operators] in "
+                    f"{config.path}) or --tokens FILE: generated tokens are for the loopback only")
+            built = configured_table(stack, config)
+            table = built.table
+            devices_line = built.description
+
+        if tokens_path is not None:
+            tokens, created, where = _tokens_from_file(tokens_path)
+        elif config is not None and config.operators is not None:
+            from tablesim.server.auth import TokenStore
+
+            tokens, created, where = TokenStore.from_operators(config.operators)
+        else:
+            prefix = "mock" if mock else ("emulated" if emulated else "")
+            tokens, created, where = _generated_tokens(table.table_id, journal, prefix)
+
+        sock = bind(host, port)  # before recovery: a busy port changes nothing
+        stack.callback(sock.close)
+        report = attach_and_recover(table, journal, console)
         if table.journal is not None:
-            table.journal.close()
+            stack.callback(table.journal.close)
+        if rig is not None:
+            rig.after_recovery()
+        shown_host = f"[{host}]" if ":" in host else host
+        url = f"http://{shown_host}:{sock.getsockname()[1]}"
+        console.print(f"{table.table_id}: {table.game}, {devices_line}")
+        if not is_loopback(host):
+            console.print(f"[bold yellow]listening on {host}: the read-only API and the board are open "
+                          "to that network[/]")
+        console.print(f"operator tokens: {where + (' (new)' if created else '') if where else 'this run only'}")
+        for role in ("dealer", "supervisor"):
+            found = tokens.first(role)
+            if found is not None:
+                console.print(f"  {role:<10} {found[0]}")
+        dealer = tokens.first("dealer")
+        console.print(f"console: {url}/" + (f"#token={dealer[0]}" if dealer else ""))
+        console.print(f"board:   {url}/board")
+        console.print("stop with Ctrl-C")
+        # uvicorn shuts down gracefully on Ctrl-C or SIGTERM, then raises the
+        # signal again: either is a normal stop here.
+        previous = signal.signal(signal.SIGTERM, _stop)
+        try:
+            serve_table(table, tokens=tokens, rig=rig, host=host, bet_seconds=bet_seconds, pace=pace,
+                        recovery=report, sock=sock)
+        except (KeyboardInterrupt, _Stopped):
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
     console.print(f"{table.table_id}: stopped")
 
 

@@ -36,18 +36,22 @@ class SessionPlan:
 def run_session(table: GameTable, options: RunOptions, console: Console, plan: SessionPlan) -> int:
     console.print(plan.banner)
     attach_and_recover(table, options.journal, console)
-    if plan.after_recover is not None:
-        plan.after_recover()
-    for _ in range(options.rounds):
-        wagered = plan.play_round()
-        plan.stats.add(table.result, wagered, fold_into=plan.fold_into)
-        if plan.after_round is not None:
-            plan.after_round()
-        if not options.quiet:
-            for line in plan.render():
-                console.print(line)
-        if options.delay:
-            time.sleep(options.delay)
+    try:
+        if plan.after_recover is not None:
+            plan.after_recover()
+        for _ in range(options.rounds):
+            wagered = plan.play_round()
+            plan.stats.add(table.result, wagered, fold_into=plan.fold_into)
+            if plan.after_round is not None:
+                plan.after_round()
+            if not options.quiet:
+                for line in plan.render():
+                    console.print(line)
+            if options.delay:
+                time.sleep(options.delay)
+    finally:
+        if table.journal is not None:
+            table.journal.close()  # (in-process runs: tests, embedding)
     print_summary(console, plan.summary_title, plan.stats)
     if plan.footer is not None:
         console.print(plan.footer())

@@ -102,7 +102,12 @@ class GameAdapter:
         """Follow the table's events (runs on the table's thread)."""
 
     def stalled(self, seconds: float) -> None:
-        """Called while the round has been in the same state for ``seconds``."""
+        """Called while the round has been in the same state for ``seconds``
+        (on the table's thread: it must not wait for a device)."""
+
+    def waiting_for(self) -> str | None:
+        """The device the round waits for now (real devices: a notice when it stays quiet)."""
+        return None
 
     # --- shared ----------------------------------------------------------------
 
@@ -149,6 +154,12 @@ class Fortune3Adapter(GameAdapter):
 
     def positions(self) -> list[str]:
         return [str(b) for b in range(1, self.table.profile.boxes + 1)]
+
+    def waiting_for(self) -> str | None:
+        from tablesim.fortune3.machine import S
+
+        t = self.table
+        return t.settings.dealing if t.state is S.DEALING else None
 
     def layout(self) -> dict[str, Any]:
         return {
@@ -281,7 +292,15 @@ class FootballAdapter(GameAdapter):
 
         t = self.table
         if t.state is S.DRAWING and seconds >= self.DRAW_TIMEOUT:
-            t.await_draw()  # no read-back: the round is void (display_timeout)
+            t.await_draw(0)  # no read-back: the round is void (display_timeout); never waits here
+
+    def waiting_for(self) -> str | None:
+        from tablesim.football.machine import CARD_STATES, S
+
+        t = self.table
+        if t.state is S.DRAWING:
+            return "display"
+        return "shoe" if t.state in CARD_STATES else None
 
 
 # --- Wheel of Fortune ----------------------------------------------------------
@@ -350,6 +369,11 @@ class WheelAdapter(GameAdapter):
             "spinning": t.state is S.SPINNING,
             "spin_requested": bool(self.rig and self.rig.spin_requested),
         }
+
+    def waiting_for(self) -> str | None:
+        from tablesim.wheel.machine import S
+
+        return "wheel" if self.table.state is S.SPINNING else None
 
     def may_pump(self) -> bool:
         from tablesim.wheel.machine import AWAITING_SPIN

@@ -7,9 +7,11 @@ dealer may do, plus void and incident resolution). A missing or unknown
 token gets 401, a token whose role is not enough gets 403; either way
 nothing is changed.
 
-Tokens come from the table configuration (``TokenStore.from_config``) or,
-for a mock table, are generated on the first run and kept in a file next to
-the journal (mode 0600), so a restarted mock table keeps its tokens.
+Tokens come from a token file (``--tokens``, ``TokenStore.from_config``), from
+a table configuration's ``[operators]`` (``from_operators``: its operators,
+or its ``tokens_file``, generated on the first run if absent), or are
+generated on the first run and kept in a file next to the journal (mode
+0600), so a restarted table keeps its tokens.
 """
 
 from __future__ import annotations
@@ -83,34 +85,53 @@ class TokenStore:
             if not all(isinstance(v, str) and v for v in (name, role, token)):
                 raise ConfigError("name, role and token must be non-empty strings", where=where)
             entries.append((token, Operator(name, role)))
+        if not entries:
+            raise ConfigError("no operators: nobody could act on the table", where=source or None)
         return TokenStore(entries, source)
 
     @staticmethod
-    def generate() -> "TokenStore":
+    def generate(prefix: str = "mock") -> "TokenStore":
+        """A dealer and a supervisor with fresh tokens (``<prefix>-dealer``, ...)."""
+        name = (lambda role: f"{prefix}-{role}") if prefix else (lambda role: role)
         return TokenStore(
             [
-                (secrets.token_urlsafe(24), Operator("mock-dealer", "dealer")),
-                (secrets.token_urlsafe(24), Operator("mock-supervisor", "supervisor")),
+                (secrets.token_urlsafe(24), Operator(name("dealer"), "dealer")),
+                (secrets.token_urlsafe(24), Operator(name("supervisor"), "supervisor")),
             ],
             "generated",
         )
+
+    @staticmethod
+    def from_operators(operators: Any, prefix: str = "") -> tuple["TokenStore", bool, str]:
+        """The tokens of a table configuration's ``[operators]``
+        (:class:`tablesim.tableconfig.OperatorsConfig`): its list, or its
+        token file (generated on the first run). Returns (tokens, created, where)."""
+        if operators.entries:
+            store = TokenStore([(e.token, Operator(e.name, e.role)) for e in operators.entries], operators.where)
+            return store, False, operators.where
+        store, created = load_or_create(operators.tokens_file, prefix=prefix)
+        return store, created, str(operators.tokens_file)
 
     def as_config(self) -> dict[str, Any]:
         return {"operators": [{"name": op.name, "role": op.role, "token": t} for t, op in self.entries]}
 
 
-def load_or_create(path: Path) -> tuple[TokenStore, bool]:
-    """The mock table's tokens from ``path``; generated and saved (0600) on the
-    first run. Returns (tokens, created)."""
+def load_or_create(path: Path, prefix: str = "mock") -> tuple[TokenStore, bool]:
+    """A table's tokens from ``path``; generated (operators ``<prefix>-dealer``
+    and ``<prefix>-supervisor``) and saved (0600) on the first run. Returns
+    (tokens, created)."""
     if path.is_file():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise ConfigError(f"cannot read the token file: {exc}", where=str(path)) from None
         return TokenStore.from_config(data, str(path)), False
-    store = TokenStore.generate()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    store = TokenStore.generate(prefix)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the token file: {exc.strerror}", where=str(path)) from None
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         json.dump(store.as_config(), fh, indent=2)
         fh.write("\n")

@@ -10,10 +10,23 @@ journal transaction committed); a command that raised publishes nothing.
 Background tasks on the event loop:
 
 - the pump: asks the devices for what they reported and hands it to the
-  table. Real devices are polled continuously; mock devices stand in for the
-  dealer's hands, so they are asked at a realistic pace, not while the
-  table is paused or holds a blocking incident, and (wheel) only once the
-  dealer pressed "spin";
+  table. Real (or emulated) devices report when the dealer acts at the
+  table: each pump command waits for a report at most ``DEVICE_WAIT``
+  seconds on the table's thread (so a report is handled as soon as it
+  arrives, and an API call waits at most that long behind the pump), then
+  the next command is queued behind whatever the API asked meanwhile. Their
+  reports are taken also while the table is paused or holds a blocking
+  incident (a link restored ends its incident), but the cards and hands
+  among them wait, in order, until the table is resumed or the incident
+  resolved (the cards drawn after a misread follow the card the
+  supervisor names for it; none is dealt into a paused round). A device
+  quiet for ``QUIET_NOTICE`` seconds while the round waits for it gets a
+  notice on the console; the round is never voided for it (the dealer
+  calls a misdeal, a supervisor voids), except the football draw's
+  read-back (``display_timeout``).
+  Mock devices stand in for the dealer's hands, so they are asked at a
+  realistic pace, not while the table is paused or holds a blocking
+  incident, and (wheel) only once the dealer pressed "spin";
 - the bet timer (``bet_seconds``): closes betting that many seconds after it
   opened (frozen while the table is paused). With no bet on the table it
   keeps betting open and starts again.
@@ -31,6 +44,7 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
+from drivers.events import CardRead, HandDispensed
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
 from tablesim.errors import IllegalAction
@@ -41,8 +55,14 @@ from tablesim.server.stream import EventStream, event_message, journal_events_si
 
 log = logging.getLogger("tablesim.server")
 
-#: how often the pump asks devices when none had anything to say
+#: how often the pump asks mock devices when none had anything to say
 IDLE_POLL = 0.05
+#: real devices: how long one pump command waits for a report on the table's thread
+DEVICE_WAIT = 0.02
+#: real devices: what waits while the table is paused or a blocking incident holds the round
+HELD_WHILE_BLOCKED = (CardRead, HandDispensed)
+#: real devices: a notice when the device the round waits for was quiet this long (seconds)
+QUIET_NOTICE = 30.0
 #: results the board keeps (and loads from the journal at start)
 RESULTS_KEPT = 50
 
@@ -80,6 +100,11 @@ class TableRunner:
         self.instruction: str | None = None
         self.results: deque[dict] = deque(maxlen=RESULTS_KEPT)
         self.state_since = time.monotonic()
+        self.last_report = time.monotonic()  # real devices: the last report handled
+        self._quiet_noticed = False
+        #: real devices: cards read while the table is paused or a blocking incident holds
+        #: the round, handed on (in order) once it is resumed or resolved
+        self.held: deque = deque()
         # bet timer (owned by the worker thread)
         self.timer_remaining: float | None = None
         self._timer_tick_at = time.monotonic()
@@ -176,6 +201,7 @@ class TableRunner:
         kind, data = event.kind, event.data
         if kind == "state":
             self.state_since = time.monotonic()
+            self._quiet_noticed = False
             if data.get("trigger") in ("open_betting", self.adapter.first_trigger):
                 self.instruction = None
                 self.recovery = None  # the recovered round is over: the console stops showing it
@@ -263,6 +289,7 @@ class TableRunner:
             "actions": actions,
             "result": result,
             "recovery": self.recovery,
+            "held_reports": len(self.held),
             "mock": self.rig is not None,
             "journal": self.journal.path if self.journal is not None else None,
             "stream_id": self.stream.stream_id,
@@ -362,18 +389,92 @@ class TableRunner:
         """Hand the table one device event; returns how long to wait before the
         next, or None if no device had anything to say."""
         t = self.table
-        if self.rig is not None:
-            if t.paused or (t.incident is not None and t.incident.get("blocking")):
-                return None
-            if not self.adapter.may_pump():
-                return None
+        if self.rig is None:
+            return self._pump_devices()
+        if t.paused or (t.incident is not None and t.incident.get("blocking")):
+            return None
+        if not self.adapter.may_pump():
+            return None
         for device in t.devices:
             event = device.next_event(0)
             if event is not None:
                 t.handle(event)
-                return self.adapter.delay_for(event) * self.pace if self.rig is not None else 0.0
+                return self.adapter.delay_for(event) * self.pace
         self.adapter.stalled(time.monotonic() - self.state_since)
         return None
+
+    def _pump_devices(self) -> float | None:
+        """Real or emulated devices: wait up to DEVICE_WAIT for a report and
+        hand it to the table; 0 (already waited) or None (no devices)."""
+        t = self.table
+        if not t.devices:
+            return None
+        blocked = t.paused or (t.incident is not None and t.incident.get("blocking"))
+        if self.held and not blocked:
+            t.handle(self.held.popleft())  # in the order they were read, before anything newer
+            return 0.0
+        event = self._next_report(DEVICE_WAIT)
+        now = time.monotonic()
+        if event is not None:
+            self.last_report, self._quiet_noticed = now, False
+            if blocked and isinstance(event, HELD_WHILE_BLOCKED):
+                self._hold(event)
+            else:
+                t.handle(event)
+            return 0.0
+        self.adapter.stalled(now - self.state_since)
+        self._notice_quiet(now)
+        return 0.0
+
+    def _hold(self, event: Any) -> None:
+        """A card (or hand) read while the table is paused or a blocking
+        incident holds the round waits until it is resumed or resolved: e.g.
+        the cards the dealer drew after a misread follow the card the
+        supervisor names for it."""
+        t = self.table
+        self.held.append(event)
+        if len(self.held) == 1:
+            why = "the table is paused" if t.paused else f"incident {t.incident['id']} holds the round"
+            until = "it is resumed" if t.paused else "the incident is resolved"
+            self.stream.publish({
+                "type": "notice", "level": "warning", "ts": now_ts(), "round_id": t.round_id,
+                "text": f"the {event.device} reported a card while {why}: it waits until {until}",
+            })
+        self._refresh_snapshot(True)
+
+    def _next_report(self, wait: float):
+        """The next report of any device, waiting up to ``wait`` seconds."""
+        devices = self.table.devices
+        deadline = time.monotonic() + wait
+        while True:
+            for device in devices:
+                event = device.next_event(0)
+                if event is not None:
+                    return event
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            if len(devices) == 1:
+                return devices[0].next_event(remaining)
+            time.sleep(min(remaining, 0.005))
+
+    def _notice_quiet(self, now: float) -> None:
+        """Tell the console once when the device the round waits for stays quiet."""
+        if self._quiet_noticed or self.table.paused:
+            return
+        device = self.adapter.waiting_for()
+        if device is None:
+            return
+        quiet = now - max(self.state_since, self.last_report)
+        if quiet < QUIET_NOTICE:
+            return
+        self._quiet_noticed = True
+        t = self.table
+        self.stream.publish({
+            "type": "notice", "level": "warning", "ts": now_ts(), "round_id": t.round_id,
+            "text": (f"no report from the {device} for {int(quiet)} s while the round is {t.state.value}: "
+                     "check the device; the dealer may call a misdeal, a supervisor may void the round"),
+        })
 
     async def _pump_loop(self) -> None:
         while True:
