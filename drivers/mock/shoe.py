@@ -33,10 +33,13 @@ class MockShoe(MockCardDevice, CardShoeReader):
         self.dealt = 0
 
     def arm(self, round_id: str, max_cards: int) -> None:
+        """Arming again for the same round goes on with its card positions
+        (as the real reader does), so fault positions stay where they were."""
         self.armed = True
-        self.round_id = round_id
-        self.index = 0
-        self.delivered_this_round = []
+        if round_id != self.round_id:
+            self.round_id = round_id
+            self.index = 0
+            self.delivered_this_round = []
 
     def disarm(self) -> None:
         self.armed = False

@@ -172,7 +172,9 @@ class FootballTable(GameTable):
         self.cards = {who: [] for who in order}
         self.targets = [who for who in order for _ in range(2)]
         self.fire("start_dealing")
-        self.shoe.arm(self.round_id, most)
+        # Armed for exactly the cards due, so a card drawn past the deal is
+        # refused by the reader (fault 204), never counted into the round.
+        self.shoe.arm(self.round_id, len(self.targets))
         self._instruct()
 
     def settle(self) -> None:
@@ -216,7 +218,7 @@ class FootballTable(GameTable):
         if self.draw is not None and self.state in BEFORE_SETTLEMENT:
             self.display.show(self.round_id, self.draw_id, self.draw.index, self.draw.upper, self.draw.lower)
         if self.state in CARD_STATES:
-            self.shoe.arm(self.round_id, len(self.targets) + len(self.order))
+            self.shoe.arm(self.round_id, len(self.targets))
             self._instruct()
 
     # --- Art. 8: the pack ---------------------------------------------------
@@ -375,6 +377,7 @@ class FootballTable(GameTable):
         self.fire("third_cards")
         self.targets = list(self.thirds)
         if self.targets:
+            self.shoe.arm(self.round_id, len(self.targets))
             self._instruct()
         else:
             self.settle()

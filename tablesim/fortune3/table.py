@@ -227,8 +227,11 @@ class Fortune3Table(GameTable):
         if self.state not in (S.BETS_CLOSED, S.DEALING) or event.severity not in ("E", "C"):
             return
         if event.code == MISREAD and self.settings.dealing == "shoe" and self.state is S.DEALING:
-            # The card left the shoe unread: a supervisor names it or voids the round.
-            self.open_incident(MISREAD, event.text, blocking=True)
+            # The card left the shoe unread: a supervisor names it or voids the
+            # round. The shoe is disarmed meanwhile, so no later card can take
+            # the unread card's place; the reader's guess helps the supervisor.
+            self.shoe.disarm()
+            self.open_incident(MISREAD, event.text, blocking=True, card=event.card.code if event.card else None)
             return
         # Art. 11(4): the shuffler failing while dealing voids the round.
         self.void("shuffler_fault" if self.settings.dealing == "shuffler" else "device_fault")
@@ -247,6 +250,8 @@ class Fortune3Table(GameTable):
         else:
             dealt = parse_dealt(card)
             self._on_card(dealt.card, dealt.exposed)
+            if self.state is S.DEALING:
+                self._arm_shoe()
 
     def recovery_policy(self) -> tuple[str, str]:
         if self.state is S.DEALING and self.settings.dealing == "shuffler":
