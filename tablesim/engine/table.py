@@ -175,7 +175,7 @@ class GameTable:
         result), ``bet``, ``bet_withdrawn`` and ``void`` are the engine's own:
         the journal's checks count them, so a game must not reuse them."""
         bus = self.bus
-        if bus.subscribers or bus.debug:
+        if bus.active:
             bus.emit(kind, self.round_id, **data)
         else:
             bus.seq += 1
@@ -183,7 +183,7 @@ class GameTable:
     @property
     def observed(self) -> bool:
         """Whether anyone listens to events: hot paths skip building them if not."""
-        return bool(self.bus.subscribers) or self.bus.debug
+        return self.bus.active
 
     def in_state(self, *states: enum.Enum) -> bool:
         return self.state in states
