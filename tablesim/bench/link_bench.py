@@ -11,7 +11,7 @@ from typing import Any
 from drivers.link import Frame, StreamDecoder, decode, encode
 from tablesim.bench.measure import rate
 
-CARDS = 200  # cards dealt for the latency measurement (4 decks)
+CARDS = 1040  # cards dealt for the latency measurement (20 decks)
 
 
 def codec() -> dict[str, Any]:
@@ -55,7 +55,8 @@ def latency(cards: int = CARDS) -> dict[str, Any]:
             with lock:
                 written.setdefault(index, at)
 
-    decks = max(1, -(-cards // 52))
+    decks = min(8, max(1, -(-cards // 52)))  # a shoe holds at most 8 decks: refill it as needed
+    per_shoe = 52 * decks
     emulator = ShoeEmulator(seed=1, time_scale=0.002, decks=decks, timing=timing)
     emulator.trace = trace
     samples: list[float] = []
@@ -63,19 +64,28 @@ def latency(cards: int = CARDS) -> dict[str, Any]:
         shoe = SerialShoe(server.url, timing=timing)
         shoe.open()
         try:
-            shoe.load_shoe("BENCH", decks)
-            shoe.arm("BENCH-R1", cards)
+            shoe_no = 0
             while len(samples) < cards:
-                event = shoe.next_event(5.0)
-                now = time.perf_counter()
-                if event is None:
+                shoe_no += 1
+                with lock:
+                    written.clear()  # card indices start again with each round
+                shoe.load_shoe(f"BENCH{shoe_no}", decks)
+                shoe.arm(f"BENCH-R{shoe_no}", min(per_shoe, cards - len(samples)))
+                got = 0
+                while got < min(per_shoe, cards - len(samples) + got):
+                    event = shoe.next_event(5.0)
+                    now = time.perf_counter()
+                    if event is None:
+                        break
+                    if isinstance(event, CardRead):
+                        got += 1
+                        with lock:
+                            sent = written.get(event.index)
+                        if sent is not None:
+                            samples.append((now - sent) * 1000)
+                shoe.disarm()
+                if got == 0:
                     break
-                if isinstance(event, CardRead):
-                    with lock:
-                        sent = written.get(event.index)
-                    if sent is not None:
-                        samples.append((now - sent) * 1000)
-            shoe.disarm()
         finally:
             shoe.close()
     if not samples:

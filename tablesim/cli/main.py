@@ -79,6 +79,9 @@ def _register() -> None:
     from tablesim.cli import serve_cmd
 
     cli.add_command(serve_cmd.command)
+    from tablesim.cli import devices_cmd
+
+    cli.add_command(devices_cmd.command)
 
 
 _register()
