@@ -31,5 +31,5 @@ def attach_and_recover(table: GameTable, spec: str | None, console: Console | No
         # round they happened in has ended (e.g. it was voided by them).
         faults = report.active_faults if report is not None else active_faults(journal)
         for key, fault in faults.items():
-            console.print(f"[red]active fault {key}: {fault.get('text', '')}[/]")
+            console.print(f"[red]active fault {key} since {fault.get('raised_at', '?')}: {fault.get('text', '')}[/]")
     return report

@@ -34,17 +34,20 @@ class RecoveryReport:
 
 
 def active_faults(journal: Journal) -> dict[str, Any]:
-    """Faults raised and never cleared, by "device:code"."""
+    """Faults raised and never cleared, by "device:code", with when (the
+    first time) each was raised."""
     active: dict[str, Any] = {}
     rows = journal.db.execute(  # only the fault records: this runs on every start
-        "SELECT name, data FROM records WHERE kind = 'event' AND name IN ('fault', 'fault_cleared') ORDER BY seq"
+        "SELECT name, data, ts FROM records WHERE kind = 'event' AND name IN ('fault', 'fault_cleared') ORDER BY seq"
     )
-    for name, text in rows:
+    for name, text, ts in rows:
         data = json.loads(text)
+        key = f"{data.get('device')}:{data.get('code')}"
         if name == "fault":
-            active[f"{data.get('device')}:{data.get('code')}"] = data
+            raised_at = active.get(key, {}).get("raised_at", ts)
+            active[key] = {**data, "raised_at": raised_at}
         else:
-            active.pop(f"{data.get('device')}:{data.get('code')}", None)
+            active.pop(key, None)
     return active
 
 
