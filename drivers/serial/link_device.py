@@ -56,6 +56,11 @@ PROTOCOL = "TDL/1"
 
 Handler = Callable[[Frame], list[DeviceEvent]]
 
+#: Record/replay hook (``tablesim.recording``): when set, every transport a
+#: driver opens is passed through ``transport_wrapper(device, transport)`` and
+#: the session runs on what it returns. None (the default): the port as opened.
+transport_wrapper: Callable[["LinkDevice", Transport], Transport] | None = None
+
 
 class DeviceUnavailable(DeviceFault):
     """The device could not be opened or did not identify itself (one line, no traceback)."""
@@ -185,6 +190,9 @@ class LinkDevice(Device):
 
     def _new_session(self) -> LinkSession:
         transport = self.open_transport()
+        wrapper = transport_wrapper
+        if wrapper is not None:
+            transport = wrapper(self, transport)
         session = LinkSession(
             transport,
             role="host",

@@ -66,6 +66,7 @@ def _register() -> None:
         diagram_cmd,
         emulate_cmd,
         journal_cmds,
+        replay_cmd,
         run_cmd,
         script_cmd,
         simulate_cmd,
@@ -76,6 +77,7 @@ def _register() -> None:
     cli.add_command(journal_cmds.audit)
     cli.add_command(journal_cmds.history)
     cli.add_command(emulate_cmd.command)
+    cli.add_command(replay_cmd.command)
     from tablesim.cli import serve_cmd
 
     cli.add_command(serve_cmd.command)

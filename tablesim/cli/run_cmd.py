@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import sys
 
 import click
@@ -35,8 +36,11 @@ from tablesim.profiles import GAMES
     default=None,
     help="Journal file (SQLite). Default: one per table in the user's data directory; 'none' for no journal.",
 )
+@click.option("--record", "record", type=click.Path(dir_okay=False), default=None,
+              help="--emulated/--config: write every device frame and each round's result to FILE "
+                   "(JSON Lines) for `tablesim replay`.")
 def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed, profile, dealing, decks, quiet,
-            delay, journal) -> None:
+            delay, journal, record) -> None:
     """Run a table with simulated players and show each round as it happens.
 
     The devices are mocks (--mock), emulators behind the real serial drivers
@@ -53,10 +57,17 @@ def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed,
         raise InputError(f"--dealing applies to fortune3, not {game}")
     if decks and game != "football":
         raise InputError(f"--decks applies to football, not {game}")
+    if record:
+        if mock:
+            raise InputError("--record applies to --emulated and --config (mock devices have no frames)")
+        if seed is None:  # a replay needs the players' seed: pick one and keep it in the recording
+            seed = secrets.randbelow(2**32)
+        if journal is None:  # a recording starts from a fresh table (no round recovered from a journal)
+            journal = "none"
     options = RunOptions(game, rounds, seed, profile, dealing, decks, quiet, delay, journal)
     console = Console(highlight=False, soft_wrap=True)
     if config_path:
-        sys.exit(run_configured(config_path, options, console))
+        sys.exit(run_configured(config_path, options, console, record=record))
     if emulated:
-        sys.exit(run_emulated(options, console, time_scale=time_scale, faults=faults))
+        sys.exit(run_emulated(options, console, time_scale=time_scale, faults=faults, record=record))
     sys.exit(game_module(game).run_mock(options, console))

@@ -297,9 +297,14 @@ class GameTable:
         self.emit("resumed", actor=actor, why=why)
 
     def open_incident(self, code: int, text: str, *, blocking: bool, card: str | None = None) -> None:
+        """Record an incident. A blocking one (the round waits for a
+        supervisor) is never displaced by a later non-blocking one, which is
+        recorded and shown but leaves the open incident in place."""
         self.incident_no += 1
-        self.incident = {"id": self.incident_no, "code": code, "text": text, "blocking": blocking, "card": card}
-        self.emit("incident", **self.incident)
+        incident = {"id": self.incident_no, "code": code, "text": text, "blocking": blocking, "card": card}
+        if blocking or self.incident is None or not self.incident.get("blocking"):
+            self.incident = incident
+        self.emit("incident", **incident)
 
     def resolve_incident(self, decision: str, *, actor: str, why: str, card: str | None = None) -> None:
         """A supervisor confirms (naming the card where one is needed) or rejects."""

@@ -219,7 +219,7 @@ def test_an_emulated_misread_holds_the_cards_until_the_supervisor_names_it(emula
     ok(s.post("/api/actions/close_betting"))
     ok(s.post("/api/actions/deal"))
     snap = wait_for(s, lambda t: t["incident"] is not None)
-    assert snap["incident"]["blocking"] and snap["state"] == "dealing"
+    assert snap["incident"]["blocking"] and snap["state"] == "dealing", (snap["incident"], snap["state"])
     # the table disarms the shoe; cards the emulated dealer (time scale 0)
     # drew before the disarm arrived wait for the supervisor, never in the slot
     time.sleep(0.3)
