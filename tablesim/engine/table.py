@@ -335,6 +335,12 @@ class GameTable:
 
     LINK_INCIDENT = 100
 
+    def stale_card(self, event: DeviceEvent) -> bool:
+        """Whether the reader read this card for another round (one still in
+        flight when that round ended): it is then never dealt."""
+        rid = getattr(event, "round_id", "")
+        return bool(rid) and rid != self.round_id
+
     def on_other_event(self, event: DeviceEvent) -> None:
         """Device reports every game treats alike. A lost link holds the round
         (a blocking incident) until the link is back; the rest is recorded."""

@@ -255,7 +255,7 @@ class FootballTable(GameTable):
 
     def handle(self, event: DeviceEvent) -> None:
         if isinstance(event, CardRead):
-            self._on_card(event.card, event.exposed)
+            self._on_card(event.card, event.exposed, self.stale_card(event))
         elif isinstance(event, DrawShown):
             self._on_draw_shown(event)
         elif isinstance(event, FaultRaised):
@@ -342,9 +342,9 @@ class FootballTable(GameTable):
             self.void("duplicate_card")
         return False
 
-    def _on_card(self, card: Card, exposed: bool) -> None:
+    def _on_card(self, card: Card, exposed: bool, stale: bool = False) -> None:
         self.reads += 1
-        if self.state not in CARD_STATES:
+        if stale or self.state not in CARD_STATES:
             # A card before betting closed (or after the deal) is an incident, never a card of a box.
             self.open_incident(DRAWN_WHILE_DISARMED, f"card read while the round is {self.state.value}: set aside",
                                blocking=False, card=card.code)

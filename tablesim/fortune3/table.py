@@ -197,7 +197,7 @@ class Fortune3Table(GameTable):
 
     def handle(self, event: DeviceEvent) -> None:
         if isinstance(event, CardRead):
-            self._on_card(event.card, event.exposed)
+            self._on_card(event.card, event.exposed, self.stale_card(event))
         elif isinstance(event, HandDispensed):
             self._on_hand(event)
         elif isinstance(event, FaultRaised):
@@ -228,9 +228,10 @@ class Fortune3Table(GameTable):
             return
         if event.code == MISREAD and self.settings.dealing == "shoe" and self.state is S.DEALING:
             # The card left the shoe unread: a supervisor names it or voids the
-            # round. The shoe is disarmed meanwhile, so no later card can take
-            # the unread card's place; the reader's guess helps the supervisor.
-            self.shoe.disarm()
+            # round; the reader's guess helps. The shoe stays armed (a dealer
+            # mid-deal keeps drawing): whoever feeds the table holds the cards
+            # read meanwhile until the incident is resolved, so none takes the
+            # unread card's place (see tablesim/server/runner.py).
             self.open_incident(MISREAD, event.text, blocking=True, card=event.card.code if event.card else None)
             return
         # Art. 11(4): the shuffler failing while dealing voids the round.
@@ -250,8 +251,6 @@ class Fortune3Table(GameTable):
         else:
             dealt = parse_dealt(card)
             self._on_card(dealt.card, dealt.exposed)
-            if self.state is S.DEALING:
-                self._arm_shoe()
 
     def recovery_policy(self) -> tuple[str, str]:
         if self.state is S.DEALING and self.settings.dealing == "shuffler":
@@ -273,12 +272,15 @@ class Fortune3Table(GameTable):
         self.seen.add(card)
         return True
 
-    def _on_card(self, card: Card, exposed: bool) -> None:
-        if self.state is not S.DEALING:
-            # A card before betting closed (or after dealing) is an incident, never a card of a hand.
-            self.open_incident(DRAWN_WHILE_DISARMED, "card read outside dealing", blocking=False, card=card.code)
+    def _on_card(self, card: Card, exposed: bool, stale: bool = False) -> None:
+        if stale or self.state is not S.DEALING:
+            # A card before betting closed (or after dealing), or one read for an
+            # earlier round, is an incident, never a card of a hand.
+            what = "card read for an earlier round" if stale else "card read outside dealing"
+            self.open_incident(DRAWN_WHILE_DISARMED, what, blocking=False, card=card.code)
             self.incidents.append({"code": DRAWN_WHILE_DISARMED, "card": card.code})
-            self._note_seen(card)
+            if not stale:  # an earlier round's card came from that round's deck
+                self._note_seen(card)
             return
         if not self._note_seen(card):
             self._duplicate(card)
