@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     problems = check(j, allow_open_last=False)
     states = states_at_crash(j)
     rounds = len(j.round_ids())
-    print(f"{args.game}: {args.kills} kills, {rounds} rounds, final run exit {code}")
+    bets = sum(1 for r in j.records() if r.kind == "event" and r.name == "bet")
+    print(f"{args.game}: {args.kills} kills, {rounds} rounds, {bets} bets checked, final run exit {code}")
     print("  state at crash (recovered rounds): " + ", ".join(f"{s} {n}" for s, n in sorted(states.items())))
     for p in problems:
         print(f"  PROBLEM: {p}")

@@ -59,7 +59,7 @@ def test_crash_test_keeps_every_promise(game, extra, tmp_path):
         runs.append(proc)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert "all promises held" in proc.stdout
-        assert re.search(rf"^{game}: 20 kills, \d+ rounds, final run exit 0$", proc.stdout, re.M), proc.stdout
+        assert re.search(rf"^{game}: 20 kills, \d+ rounds, \d+ bets checked, final run exit 0$", proc.stdout, re.M), proc.stdout
         j = Journal(journal)
         try:
             states = states_at_crash(j)
