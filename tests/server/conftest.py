@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 
 import httpx
@@ -46,3 +48,9 @@ def serve(tmp_path: Path):
         s.server.stop()
         if s.table.journal is not None:
             s.table.journal.close()
+
+
+@pytest.fixture
+def env(tmp_path):
+    """The environment of a `tablesim serve` process (see server_process.Serve)."""
+    return {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}

@@ -5,69 +5,19 @@ restart after a kill that recovers the round."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import stat
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 from click.testing import CliRunner
 
 from tablesim.cli.main import cli
+from server_process import Serve
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def env(tmp_path):
-    return {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
-
-
-class Serve:
-    def __init__(self, env, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tablesim.cli.main", "serve", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
-        )
-        self.lines: list[str] = []
-        end = time.monotonic() + 30
-        while not any(line.startswith("stop with") for line in self.lines):
-            line = self.proc.stdout.readline()
-            if not line:
-                raise AssertionError(f"serve exited early: {self.proc.wait()} {self.proc.stderr.read()}")
-            self.lines.append(line.rstrip("\n"))
-            assert time.monotonic() < end
-        console = next(line for line in self.lines if line.startswith("console: "))
-        self.url, _, fragment = console.removeprefix("console: ").partition("/#token=")
-        self.dealer = fragment
-        self.supervisor = next(line.split()[1] for line in self.lines if line.strip().startswith("supervisor "))
-        self.client = httpx.Client(base_url=self.url, timeout=10)
-        end = time.monotonic() + 10
-        while True:
-            try:
-                if self.client.get("/api/health").json()["ok"]:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < end, "the server does not answer"
-            time.sleep(0.02)
-
-    def post(self, path: str, body=None) -> httpx.Response:
-        return self.client.post(path, json=body, headers={"Authorization": f"Bearer {self.dealer}"})
-
-    def stop(self, sig=signal.SIGINT) -> int:
-        self.client.close()
-        self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(10)
-        finally:
-            self.proc.stdout.close()
-            self.proc.stderr.close()
 
 
 def test_serve_runs_a_table_and_stops_cleanly(env, tmp_path):

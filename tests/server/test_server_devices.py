@@ -10,13 +10,10 @@ armed. The emulators run at time scale 0 (as fast as the link allows)."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import sqlite3
 import stat
-import subprocess
-import sys
 import threading
 import time
 from contextlib import ExitStack
@@ -36,6 +33,7 @@ from tablesim.server.runner import TableRunner
 from tablesim.tableconfig import OPERATOR_ROLES, load_table_config
 
 from server_helpers import Served, ok
+from server_process import Serve
 
 ROOT = Path(__file__).resolve().parents[2]
 F3_MOCK = ROOT / "config" / "tables" / "fortune3-mock.toml"
@@ -353,64 +351,6 @@ def test_emulated_errors_are_one_line(tmp_path):
 
 
 # --- the command --------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def env(tmp_path):
-    return {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
-
-
-class Serve:
-    """``tablesim serve ...`` as a process; its printed tokens and console address."""
-
-    def __init__(self, env, *args: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tablesim.cli.main", "serve", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
-        )
-        self.lines: list[str] = []
-        end = time.monotonic() + 30
-        while not any(line.startswith("stop with") for line in self.lines):
-            line = self.proc.stdout.readline()
-            if not line:
-                raise AssertionError(f"serve exited early: {self.proc.wait()} {self.proc.stderr.read()}")
-            self.lines.append(line.rstrip("\n"))
-            assert time.monotonic() < end
-        console = next(line for line in self.lines if line.startswith("console: "))
-        self.url, _, self.dealer = console.removeprefix("console: ").partition("/#token=")
-        self.supervisor = next(line.split()[1] for line in self.lines if line.strip().startswith("supervisor "))
-        self.client = httpx.Client(base_url=self.url, timeout=10)
-        end = time.monotonic() + 10
-        while True:
-            try:
-                if self.client.get("/api/health").json()["ok"]:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < end, "the server does not answer"
-            time.sleep(0.02)
-
-    def post(self, path: str, body=None, token: str | None = None) -> httpx.Response:
-        return self.client.post(path, json=body, headers={"Authorization": f"Bearer {token or self.dealer}"})
-
-    def state(self) -> dict:
-        return self.client.get("/api/table").json()
-
-    def wait_state(self, *states: str) -> dict:
-        end = time.monotonic() + WAIT
-        while (snap := self.state())["state"] not in states:
-            assert time.monotonic() < end, snap["state"]
-            time.sleep(0.01)
-        return snap
-
-    def stop(self, sig=signal.SIGINT) -> int:
-        self.client.close()
-        self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(10)
-        finally:
-            self.proc.stdout.close()
-            self.proc.stderr.close()
 
 
 def play_fortune3(s: Serve, bets=(("3", "ante", "10"),)) -> dict:

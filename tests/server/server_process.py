@@ -1,0 +1,68 @@
+"""`tablesim serve` as a real process, for the CLI tests: its printed
+tokens and console address, an HTTP client, and a clean stop."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT = 10.0
+
+
+class Serve:
+    """``tablesim serve ...`` as a process; its printed tokens and console address."""
+
+    def __init__(self, env, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tablesim.cli.main", "serve", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        )
+        self.lines: list[str] = []
+        end = time.monotonic() + 30
+        while not any(line.startswith("stop with") for line in self.lines):
+            line = self.proc.stdout.readline()
+            if not line:
+                raise AssertionError(f"serve exited early: {self.proc.wait()} {self.proc.stderr.read()}")
+            self.lines.append(line.rstrip("\n"))
+            assert time.monotonic() < end
+        console = next(line for line in self.lines if line.startswith("console: "))
+        self.url, _, self.dealer = console.removeprefix("console: ").partition("/#token=")
+        self.supervisor = next(line.split()[1] for line in self.lines if line.strip().startswith("supervisor "))
+        self.client = httpx.Client(base_url=self.url, timeout=10)
+        end = time.monotonic() + 10
+        while True:
+            try:
+                if self.client.get("/api/health").json()["ok"]:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < end, "the server does not answer"
+            time.sleep(0.02)
+
+    def post(self, path: str, body=None, token: str | None = None) -> httpx.Response:
+        return self.client.post(path, json=body, headers={"Authorization": f"Bearer {token or self.dealer}"})
+
+    def state(self) -> dict:
+        return self.client.get("/api/table").json()
+
+    def wait_state(self, *states: str) -> dict:
+        end = time.monotonic() + WAIT
+        while (snap := self.state())["state"] not in states:
+            assert time.monotonic() < end, snap["state"]
+            time.sleep(0.01)
+        return snap
+
+    def stop(self, sig=signal.SIGINT) -> int:
+        self.client.close()
+        self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(10)
+        finally:
+            self.proc.stdout.close()
+            self.proc.stderr.close()
