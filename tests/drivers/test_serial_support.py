@@ -7,14 +7,11 @@ every test must leave threads and file descriptors as it found them.
 
 from __future__ import annotations
 
-import os
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import pytest
 
 from drivers.emulators import make_emulator
 from drivers.emulators.base import Emulator
@@ -22,6 +19,7 @@ from drivers.emulators.server import EmulatorServer
 from drivers.events import DeviceEvent
 from drivers.serial import LinkTiming, SerialDisplay, SerialShoe, SerialShuffler, SerialWheel
 from drivers.serial.link_device import LinkDevice
+from leakcheck import no_leaks, open_fds  # noqa: F401  (no_leaks: an autouse fixture)
 
 #: link timing scaled down: 50 ms answers, 100 ms heartbeats, 3 misses
 FAST = LinkTiming.fast(ack_timeout=0.1)
@@ -33,20 +31,6 @@ DRIVERS: dict[str, type[LinkDevice]] = {
 }
 
 
-def open_fds() -> set[str]:
-    return set(os.listdir("/proc/self/fd"))
-
-
-@pytest.fixture(autouse=True)
-def no_leaks() -> Iterator[None]:
-    """Every test must leave threads and descriptors as it found them."""
-    threads, fds = set(threading.enumerate()), open_fds()
-    yield
-    deadline = time.monotonic() + 2
-    while time.monotonic() < deadline and (set(threading.enumerate()) - threads or open_fds() - fds):
-        time.sleep(0.01)
-    assert {t.name for t in set(threading.enumerate()) - threads} == set()
-    assert open_fds() - fds == set()
 
 
 class Rig:

@@ -19,6 +19,7 @@ import pytest
 import serial
 
 from drivers.link import Frame, FrameError, LinkDown, LinkSession, Nak, StreamDecoder, crc16
+from leakcheck import no_leaks, open_fds  # noqa: F401  (no_leaks: an autouse fixture)
 
 H2D, D2H = "host->device", "device->host"
 ADDR = 0x02
@@ -166,20 +167,6 @@ class Owner:
         return [f for f in self.frames if f.type != "PON"]
 
 
-def open_fds() -> set[str]:
-    return set(os.listdir("/proc/self/fd"))
-
-
-@pytest.fixture(autouse=True)
-def no_leaks() -> Iterator[None]:
-    """Every test must leave threads and descriptors as it found them."""
-    threads, fds = set(threading.enumerate()), open_fds()
-    yield
-    deadline = time.monotonic() + 2
-    while time.monotonic() < deadline and (set(threading.enumerate()) - threads or open_fds() - fds):
-        time.sleep(0.01)
-    assert {t.name for t in set(threading.enumerate()) - threads} == set()
-    assert open_fds() - fds == set()
 
 
 @pytest.fixture(params=["pty"])  # socket:// close sleeps 0.3 s in pyserial

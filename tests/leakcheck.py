@@ -1,0 +1,27 @@
+"""The leak check the device tests share: threads and file descriptors must
+be as a test found them. (tests/ is on sys.path through its conftest.py.)"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Iterator
+
+import pytest
+
+
+def open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+@pytest.fixture(autouse=True)
+def no_leaks() -> Iterator[None]:
+    """Every test must leave threads and descriptors as it found them."""
+    threads, fds = set(threading.enumerate()), open_fds()
+    yield
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline and (set(threading.enumerate()) - threads or open_fds() - fds):
+        time.sleep(0.01)
+    assert {t.name for t in set(threading.enumerate()) - threads} == set()
+    assert open_fds() - fds == set()
