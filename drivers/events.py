@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tablesim.cards import Card
+from tablesim.core.cards import Card
 
 Severity = Literal["W", "E", "C"]  # warning / round must pause / device disabled
 

@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from tablesim.errors import ConfigError, InputError
+from tablesim.core.errors import ConfigError, InputError
 
 GAMES = ("fortune3", "football", "wheel")
 DEFAULT_PROFILES = {"fortune3": "macau-2008", "football": "macau-2003", "wheel": "macau-2003"}

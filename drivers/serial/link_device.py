@@ -42,7 +42,7 @@ from drivers.link import PON, DeviceAddr, Frame, LinkDown, LinkSession, Nak, Nak
 from drivers.serial import parse
 from drivers.serial.parse import Refuse
 from drivers.serial.timing import LinkTiming
-from tablesim.errors import DeviceFault
+from tablesim.core.errors import DeviceFault
 
 log = structlog.get_logger(__name__)
 
@@ -56,7 +56,7 @@ PROTOCOL = "TDL/1"
 
 Handler = Callable[[Frame], list[DeviceEvent]]
 
-#: Record/replay hook (``tablesim.recording``): when set, every transport a
+#: Record/replay hook (``tablesim.harness.recording``): when set, every transport a
 #: driver opens is passed through ``transport_wrapper(device, transport)`` and
 #: the session runs on what it returns. None (the default): the port as opened.
 transport_wrapper: Callable[["LinkDevice", Transport], Transport] | None = None

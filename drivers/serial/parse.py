@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 
 from drivers.link import Frame, NakReason
-from tablesim.cards import RANK_OF, SUITS, Card, DealtCard, parse_dealt
-from tablesim.errors import InputError
+from tablesim.core.cards import RANK_OF, SUITS, Card, DealtCard, parse_dealt
+from tablesim.core.errors import InputError
 
 
 class Refuse(Exception):

@@ -6,8 +6,8 @@ import json
 
 import click
 
-from tablesim.errors import InputError
-from tablesim.games import game_module
+from tablesim.core.errors import InputError
+from tablesim.games.registry import game_module
 from tablesim.profiles import GAMES
 
 

@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from tablesim.bench.suite import run_suite
+from tablesim.harness.bench.suite import run_suite
 
 
 def _fmt(value: Any) -> str:

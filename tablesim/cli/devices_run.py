@@ -17,9 +17,9 @@ from rich.console import Console
 from drivers.base import Device
 from drivers.registry import open_device
 from tablesim.engine.runopts import RunOptions
-from tablesim.errors import ConfigError, InputError
-from tablesim.games import game_module
-from tablesim.tableconfig import load_table_config, required_devices
+from tablesim.core.errors import ConfigError, InputError
+from tablesim.games.registry import game_module
+from tablesim.harness.tableconfig import load_table_config, required_devices
 
 #: how long a round waits for a device before it is voided (device_timeout)
 DEVICE_TIMEOUT = 30.0
@@ -28,15 +28,15 @@ EMULATED_TABLE_IDS = {"fortune3": "F3-EMU", "football": "FB-EMU", "wheel": "WHEE
 
 def default_settings(options: RunOptions) -> Any:
     if options.game == "fortune3":
-        from tablesim.fortune3.settings import Fortune3Settings
+        from tablesim.games.fortune3.settings import Fortune3Settings
 
         return Fortune3Settings(dealing=options.dealing or "shoe")
     if options.game == "football":
-        from tablesim.football.settings import FootballSettings
+        from tablesim.games.football.settings import FootballSettings
 
         return FootballSettings(decks=options.decks or 1)
-    from tablesim.wheel.profile import load_profile
-    from tablesim.wheel.settings import WheelSettings
+    from tablesim.games.wheel.profile import load_profile
+    from tablesim.games.wheel.settings import WheelSettings
 
     return WheelSettings.for_profile(load_profile(options.profile))
 
@@ -64,7 +64,7 @@ def _recorder(stack: ExitStack, record: str | None, header: dict[str, Any]) -> A
     """``--record FILE``: every driver's transport tapped until the run ends (None: no recording)."""
     if not record:
         return None
-    from tablesim.recording import Recorder
+    from tablesim.harness.recording import Recorder
 
     recorder = Recorder(record, header)
     stack.callback(recorder.close)  # registered first: closed after the devices

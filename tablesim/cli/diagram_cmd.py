@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from tablesim.games import game_module
+from tablesim.games.registry import game_module
 from tablesim.profiles import GAMES
 
 

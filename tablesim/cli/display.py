@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tablesim.engine.stats import SessionStats
-from tablesim.money import fmt
+from tablesim.core.money import fmt
 
 
 def signed(value: Decimal) -> str:

@@ -17,7 +17,7 @@ import click
 from drivers.emulators import KINDS, make_emulator
 from drivers.emulators.faults import parse_fault
 from drivers.emulators.server import EmulatorServer
-from tablesim.errors import InputError
+from tablesim.core.errors import InputError
 
 
 @click.command("emulate")

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from tablesim.errors import InputError
+from tablesim.core.errors import InputError
 from tablesim.journal.audit import verify
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.journal.location import data_dir

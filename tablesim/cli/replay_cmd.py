@@ -17,8 +17,8 @@ from rich.console import Console
 from drivers.base import Device
 from drivers.registry import open_device
 from tablesim.engine.runopts import RunOptions
-from tablesim.errors import DeviceFault, InputError
-from tablesim.recording import Recording, Replayer, ReplayMismatch, compare_results
+from tablesim.core.errors import DeviceFault, InputError
+from tablesim.harness.recording import Recording, Replayer, ReplayMismatch, compare_results
 
 #: where the drivers' placeholder port points; the replay hook swaps it for the recording
 PLACEHOLDER_URL = "loop://"
@@ -41,7 +41,7 @@ def _open(kinds: list[str], devices: dict[str, Device], replayer: Replayer) -> N
 def _build(header: dict[str, Any], options: RunOptions, devices: dict[str, Device], replayer: Replayer):
     """The table the recorded run used, on drivers that read the recording; (table, description)."""
     from tablesim.cli.devices_run import DEVICE_TIMEOUT, default_settings, emulated_table
-    from tablesim.tableconfig import load_table_config, required_devices
+    from tablesim.harness.tableconfig import load_table_config, required_devices
 
     mode = header.get("mode")
     if mode == "emulated":
@@ -49,7 +49,7 @@ def _build(header: dict[str, Any], options: RunOptions, devices: dict[str, Devic
         _open(list(header.get("devices") or required_devices(options.game, settings)), devices, replayer)
         return emulated_table(options, settings, devices)
     if mode == "config":
-        from tablesim.games import game_module
+        from tablesim.games.registry import game_module
 
         config = load_table_config(header["config"])
         for kind, device in config.devices.items():
@@ -87,7 +87,7 @@ def command(file: str, as_json: bool) -> None:
             if as_json:
                 click.echo(json.dumps({"round_id": event.round_id, **event.data}))
 
-    from tablesim.games import game_module
+    from tablesim.games.registry import game_module
 
     failure: str | None = None
     with ExitStack() as stack:

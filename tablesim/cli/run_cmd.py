@@ -10,8 +10,8 @@ from rich.console import Console
 
 from tablesim.cli.devices_run import run_configured, run_emulated
 from tablesim.engine.runopts import RunOptions
-from tablesim.errors import InputError
-from tablesim.games import game_module
+from tablesim.core.errors import InputError
+from tablesim.games.registry import game_module
 from tablesim.profiles import GAMES
 
 

@@ -7,9 +7,9 @@ import sys
 
 import click
 
-from tablesim.errors import InputError
-from tablesim.money import fmt
-from tablesim.scripting.runner import PlayedRound, run_file
+from tablesim.core.errors import InputError
+from tablesim.core.money import fmt
+from tablesim.harness.scripting.runner import PlayedRound, run_file
 
 
 @click.group("script")

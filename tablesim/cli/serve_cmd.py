@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from tablesim.errors import InputError
+from tablesim.core.errors import InputError
 from tablesim.profiles import GAMES
 
 
@@ -121,7 +121,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
             devices_line = built.description + (f", seed {seed}" if seed is not None else "")
         else:
             from tablesim.server.devices import configured_table
-            from tablesim.tableconfig import load_table_config
+            from tablesim.harness.tableconfig import load_table_config
 
             # Checked before any device is opened: a refused start opens nothing.
             config = load_table_config(config_path)

@@ -12,11 +12,11 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-from tablesim.errors import InputError
-from tablesim.games import game_module
+from tablesim.core.errors import InputError
+from tablesim.games.registry import game_module
 from tablesim.profiles import GAMES
-from tablesim.simulate.report import build_report, report_table
-from tablesim.simulate.runner import simulate
+from tablesim.harness.simulate.report import build_report, report_table
+from tablesim.harness.simulate.runner import simulate
 
 
 @click.command("simulate")
@@ -55,7 +55,7 @@ def command(game, rounds, seed, workers, profile, dealing, decks, as_json, plot)
             "shoe_state": module.SIMULATION_SHOE_STATE}
     report = build_report(game, tally, exact, meta)
     if plot:
-        from tablesim.simulate.plot import write_plot
+        from tablesim.harness.simulate.plot import write_plot
 
         write_plot(plot, report, trace)
     if as_json:

@@ -6,9 +6,9 @@ from decimal import Decimal
 from typing import Callable, Iterator
 
 from tablesim.engine.limits import Limits
-from tablesim.errors import IllegalAction
-from tablesim.money import fmt, parse_amount
-from tablesim.errors import InputError
+from tablesim.core.errors import IllegalAction
+from tablesim.core.money import fmt, parse_amount
+from tablesim.core.errors import InputError
 
 
 class BetBook:

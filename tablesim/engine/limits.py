@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from tablesim.money import fmt
-from tablesim.validate import Reader
+from tablesim.core.money import fmt
+from tablesim.core.validate import Reader
 
 
 @dataclass(frozen=True)

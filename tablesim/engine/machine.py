@@ -22,7 +22,7 @@ from typing import Any, Iterable, Sequence
 
 from transitions import Machine
 
-from tablesim.errors import IllegalAction
+from tablesim.core.errors import IllegalAction
 
 
 @dataclass(frozen=True)

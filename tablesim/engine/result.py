@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from tablesim.money import ZERO, fmt
+from tablesim.core.money import ZERO, fmt
 
 
 @dataclass

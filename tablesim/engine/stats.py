@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from tablesim.engine.result import RoundResult
-from tablesim.money import ZERO
+from tablesim.core.money import ZERO
 
 
 @dataclass

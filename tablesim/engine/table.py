@@ -29,7 +29,7 @@ from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus, TableEvent
 from tablesim.engine.machine import RoundMachine, Step, mermaid
 from tablesim.engine.result import RoundResult
-from tablesim.errors import IllegalAction
+from tablesim.core.errors import IllegalAction
 from tablesim.log import bind_round
 
 #: actions allowed while the table is paused or holds an open incident

@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 import drivers.events as ev
-from tablesim.cards import Card, DealtCard, parse_dealt
+from tablesim.core.cards import Card, DealtCard, parse_dealt
 
 _EVENT_TYPES = {
     name: cls

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from tablesim.errors import InputError
+from tablesim.core.errors import InputError
 
 GENESIS = "0" * 64
 

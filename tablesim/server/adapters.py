@@ -13,7 +13,7 @@ from typing import Any, Callable, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tablesim.engine.table import GameTable
-from tablesim.errors import IllegalAction
+from tablesim.core.errors import IllegalAction
 from tablesim.server.mock import MockRig
 from tablesim.server.stream import jsonable
 
@@ -141,7 +141,7 @@ class Fortune3Adapter(GameAdapter):
     DELAYS = {"CardRead": 1.0, "HandDispensed": 2.0, "ShuffleDone": 0.5}
 
     def game_actions(self) -> list[Action]:
-        from tablesim.fortune3.machine import S
+        from tablesim.games.fortune3.machine import S
 
         t = self.table
         return [
@@ -156,7 +156,7 @@ class Fortune3Adapter(GameAdapter):
         return [str(b) for b in range(1, self.table.profile.boxes + 1)]
 
     def waiting_for(self) -> str | None:
-        from tablesim.fortune3.machine import S
+        from tablesim.games.fortune3.machine import S
 
         t = self.table
         return t.settings.dealing if t.state is S.DEALING else None
@@ -173,12 +173,12 @@ class Fortune3Adapter(GameAdapter):
         }
 
     def _revealed(self) -> bool:
-        from tablesim.fortune3.machine import S
+        from tablesim.games.fortune3.machine import S
 
         return self.table.state in (S.DEALER_REVEAL, S.SETTLEMENT, S.COMPLETE)
 
     def view(self) -> dict[str, Any]:
-        from tablesim.fortune3.table import DEALER
+        from tablesim.games.fortune3.table import DEALER
 
         t = self.table
         revealed = self._revealed()
@@ -234,7 +234,7 @@ class FootballAdapter(GameAdapter):
     DRAW_TIMEOUT = 10.0
 
     def game_actions(self) -> list[Action]:
-        from tablesim.football.machine import S
+        from tablesim.games.football.machine import S
 
         t = self.table
         return [Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.state is S.BETS_CLOSED)]
@@ -243,7 +243,7 @@ class FootballAdapter(GameAdapter):
         return list(self.table.profile.positions)
 
     def layout(self) -> dict[str, Any]:
-        from tablesim.football.profile import COMMON
+        from tablesim.games.football.profile import COMMON
 
         p = self.table.profile
         return {
@@ -259,8 +259,8 @@ class FootballAdapter(GameAdapter):
         }
 
     def view(self) -> dict[str, Any]:
-        from tablesim.football.machine import S
-        from tablesim.football.rules import total
+        from tablesim.games.football.machine import S
+        from tablesim.games.football.rules import total
 
         t = self.table
         draw = getattr(t, "draw", None)
@@ -288,14 +288,14 @@ class FootballAdapter(GameAdapter):
             self.rig.round_over()
 
     def stalled(self, seconds: float) -> None:
-        from tablesim.football.machine import S
+        from tablesim.games.football.machine import S
 
         t = self.table
         if t.state is S.DRAWING and seconds >= self.DRAW_TIMEOUT:
             t.await_draw(0)  # no read-back: the round is void (display_timeout); never waits here
 
     def waiting_for(self) -> str | None:
-        from tablesim.football.machine import CARD_STATES, S
+        from tablesim.games.football.machine import CARD_STATES, S
 
         t = self.table
         if t.state is S.DRAWING:
@@ -311,7 +311,7 @@ class WheelAdapter(GameAdapter):
     DELAYS = {"SpinStarted": 0.6, "Revolution": 0.5, "SpinResult": 1.0, "InvalidSpin": 1.0}
 
     def game_actions(self) -> list[Action]:
-        from tablesim.wheel.machine import AWAITING_SPIN, S
+        from tablesim.games.wheel.machine import AWAITING_SPIN, S
 
         t = self.table
         acts = []
@@ -323,7 +323,7 @@ class WheelAdapter(GameAdapter):
         return acts
 
     def _spin(self) -> None:
-        from tablesim.wheel.machine import S
+        from tablesim.games.wheel.machine import S
 
         t = self.table
         if t.state is not S.BETS_CLOSED:
@@ -356,7 +356,7 @@ class WheelAdapter(GameAdapter):
         }
 
     def view(self) -> dict[str, Any]:
-        from tablesim.wheel.machine import S
+        from tablesim.games.wheel.machine import S
 
         t = self.table
         return {
@@ -371,12 +371,12 @@ class WheelAdapter(GameAdapter):
         }
 
     def waiting_for(self) -> str | None:
-        from tablesim.wheel.machine import S
+        from tablesim.games.wheel.machine import S
 
         return "wheel" if self.table.state is S.SPINNING else None
 
     def may_pump(self) -> bool:
-        from tablesim.wheel.machine import AWAITING_SPIN
+        from tablesim.games.wheel.machine import AWAITING_SPIN
 
         if self.table.state in AWAITING_SPIN:
             return bool(self.rig and self.rig.spin_requested)

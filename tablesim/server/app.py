@@ -38,8 +38,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
-from tablesim.errors import IllegalAction, InputError
-from tablesim.money import parse_amount
+from tablesim.core.errors import IllegalAction, InputError
+from tablesim.core.money import parse_amount
 from tablesim.server.auth import Operator, TokenStore, bearer
 from tablesim.server.runner import TableRunner
 

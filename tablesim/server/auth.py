@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from tablesim.errors import ConfigError
+from tablesim.core.errors import ConfigError
 
 ROLES = ("dealer", "supervisor")
 #: what each role may do: a supervisor may do everything a dealer may
@@ -104,7 +104,7 @@ class TokenStore:
     @staticmethod
     def from_operators(operators: Any, prefix: str = "") -> tuple["TokenStore", bool, str]:
         """The tokens of a table configuration's ``[operators]``
-        (:class:`tablesim.tableconfig.OperatorsConfig`): its list, or its
+        (:class:`tablesim.harness.tableconfig.OperatorsConfig`): its list, or its
         token file (generated on the first run). Returns (tokens, created, where)."""
         if operators.entries:
             store = TokenStore([(e.token, Operator(e.name, e.role)) for e in operators.entries], operators.where)

@@ -22,9 +22,9 @@ from drivers.base import Device
 from drivers.registry import open_device
 from tablesim.engine.runopts import RunOptions
 from tablesim.engine.table import GameTable
-from tablesim.errors import ConfigError, InputError, TablesimError
-from tablesim.games import game_module
-from tablesim.tableconfig import OperatorsConfig, TableConfig, load_table_config, required_devices
+from tablesim.core.errors import ConfigError, InputError, TablesimError
+from tablesim.games.registry import game_module
+from tablesim.harness.tableconfig import OperatorsConfig, TableConfig, load_table_config, required_devices
 
 
 @dataclass

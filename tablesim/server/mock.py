@@ -17,7 +17,7 @@ from typing import Any
 
 from tablesim.engine.runopts import RunOptions
 from tablesim.engine.table import GameTable
-from tablesim.errors import InputError
+from tablesim.core.errors import InputError
 
 
 @dataclass
@@ -65,21 +65,21 @@ def build_mock(
     rng = random.Random(seed)
     options = RunOptions(game, seed=seed, profile=profile, dealing=dealing, decks=decks)
     if game == "fortune3":
-        from tablesim.fortune3.mockrun import build_table
+        from tablesim.games.fortune3.mockrun import build_table
 
         table = build_table(options, rng)
         return MockRig(game, table, seed, source=table.devices[0].source)
     if game == "wheel":
-        from tablesim.wheel.mockrun import build_table as build_wheel
+        from tablesim.games.wheel.mockrun import build_table as build_wheel
 
         return MockRig(game, build_wheel(options, rng), seed)
     if game == "football":
         from drivers.mock import MockShoe, ShuffledShoe
         from drivers.mock.display import MockDisplay
-        from tablesim.football.draw import SecureDraw, SeededDraw
-        from tablesim.football.profile import load_profile
-        from tablesim.football.settings import FootballSettings
-        from tablesim.football.table import FootballTable
+        from tablesim.games.football.draw import SecureDraw, SeededDraw
+        from tablesim.games.football.profile import load_profile
+        from tablesim.games.football.settings import FootballSettings
+        from tablesim.games.football.table import FootballTable
 
         settings = FootballSettings(decks=decks or 1)
         n = settings.decks

@@ -47,7 +47,7 @@ from typing import Any, Callable
 from drivers.events import CardRead, HandDispensed
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
-from tablesim.errors import IllegalAction
+from tablesim.core.errors import IllegalAction
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.server.adapters import GameAdapter, adapter_for
 from tablesim.server.mock import MockRig

@@ -25,8 +25,8 @@ from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Callable, Iterable
 
-from tablesim.cards import Card, DealtCard
-from tablesim.money import fmt
+from tablesim.core.cards import Card, DealtCard
+from tablesim.core.money import fmt
 
 #: how many events the ring buffer keeps for reconnecting clients
 RING_SIZE = 4000

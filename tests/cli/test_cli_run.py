@@ -95,7 +95,7 @@ def test_mock_run_with_a_profile_path(tmp_path):
 
 
 def test_diagram_prints_mermaid():
-    from tablesim.fortune3.table import Fortune3Table
+    from tablesim.games.fortune3.table import Fortune3Table
 
     res = invoke("diagram", "fortune3")
     assert res.exit_code == 0

@@ -9,20 +9,20 @@ from contextlib import contextmanager
 from drivers.emulators.launcher import running_emulators
 from drivers.events import SHUFFLER_JAM
 from drivers.registry import open_device
-from tablesim.football.machine import CARD_STATES
-from tablesim.football.machine import S as FS
-from tablesim.football.profile import load_profile as football_profile
-from tablesim.football.settings import FootballSettings
-from tablesim.football.table import FootballTable
-from tablesim.fortune3.machine import S as F3
-from tablesim.fortune3.profile import load_profile as f3_profile
-from tablesim.fortune3.settings import Fortune3Settings
-from tablesim.fortune3.table import Fortune3Table
-from tablesim.wheel.machine import AWAITING_SPIN
-from tablesim.wheel.machine import S as WS
-from tablesim.wheel.profile import load_profile as wheel_profile
-from tablesim.wheel.settings import WheelSettings
-from tablesim.wheel.table import WheelTable
+from tablesim.games.football.machine import CARD_STATES
+from tablesim.games.football.machine import S as FS
+from tablesim.games.football.profile import load_profile as football_profile
+from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.table import FootballTable
+from tablesim.games.fortune3.machine import S as F3
+from tablesim.games.fortune3.profile import load_profile as f3_profile
+from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.table import Fortune3Table
+from tablesim.games.wheel.machine import AWAITING_SPIN
+from tablesim.games.wheel.machine import S as WS
+from tablesim.games.wheel.profile import load_profile as wheel_profile
+from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.table import WheelTable
 from test_serial_support import FAST, no_leaks  # noqa: F401 - fixture
 
 WAIT = 3.0  # a device event takes at most this long (the emulators run at time_scale 0.01)

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from drivers.link import crc16
 from tablesim.cli.main import cli
-from tablesim.recording import FORMAT, RX, TX, Recording
+from tablesim.harness.recording import FORMAT, RX, TX, Recording
 from test_serial_support import no_leaks  # noqa: F401 - fixture (autouse): no thread or fd left behind
 
 RECORDINGS = Path(__file__).resolve().parent / "recordings"

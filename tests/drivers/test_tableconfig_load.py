@@ -11,9 +11,9 @@ from drivers.emulators.launcher import running_emulators
 from drivers.events import CardRead
 from drivers.serial import SerialShoe
 from drivers.usb.emulated_backend import EmulatedShoeBackend
-from tablesim.errors import ConfigError
-from tablesim.fortune3.settings import Fortune3Settings
-from tablesim.tableconfig import load_table_config
+from tablesim.core.errors import ConfigError
+from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.harness.tableconfig import load_table_config
 from test_serial_support import FAST, no_leaks  # noqa: F401 - fixture
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "config" / "tables").glob("*.toml"))

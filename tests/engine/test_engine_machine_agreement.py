@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tablesim.engine.machine import RoundMachine
-from tablesim.football.table import FootballTable
-from tablesim.fortune3.table import Fortune3Table
-from tablesim.wheel.table import WheelTable
+from tablesim.games.football.table import FootballTable
+from tablesim.games.fortune3.table import Fortune3Table
+from tablesim.games.wheel.table import WheelTable
 
 
 class _Model:

@@ -9,12 +9,12 @@ import pytest
 
 from drivers.mock import MockShoe, ScriptedCards
 from drivers.mock.display import DisplayFault, MockDisplay
-from tablesim.cards import parse_dealt
-from tablesim.football.draw import ScriptedDraw
-from tablesim.football.machine import CARD_STATES
-from tablesim.football.profile import FootballProfile, load_profile
-from tablesim.football.settings import FootballSettings
-from tablesim.football.table import FootballTable
+from tablesim.core.cards import parse_dealt
+from tablesim.games.football.draw import ScriptedDraw
+from tablesim.games.football.machine import CARD_STATES
+from tablesim.games.football.profile import FootballProfile, load_profile
+from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.table import FootballTable
 from tablesim.profiles import config_root
 
 DEFAULT_PROFILE_TEXT = (config_root() / "rules" / "football-macau-2003.toml").read_text(encoding="utf-8")

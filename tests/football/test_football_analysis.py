@@ -8,9 +8,9 @@ from itertools import permutations
 
 import pytest
 
-from tablesim.cards import DECK
-from tablesim.football.analysis import analyze, final_totals, render_analysis
-from tablesim.football.rules import card_value
+from tablesim.core.cards import DECK
+from tablesim.games.football.analysis import analyze, final_totals, render_analysis
+from tablesim.games.football.rules import card_value
 
 
 def test_one_deck_figures(profile):

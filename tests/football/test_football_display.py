@@ -8,8 +8,8 @@ import pytest
 
 from drivers.events import DISPLAY_SEGMENT, DrawShown, FaultCleared, FaultRaised
 from drivers.mock.display import DisplayFault, MockDisplay
-from tablesim.errors import ConfigError
-from tablesim.football.draw import ScriptedDraw, SecureDraw, SeededDraw, check_source
+from tablesim.core.errors import ConfigError
+from tablesim.games.football.draw import ScriptedDraw, SecureDraw, SeededDraw, check_source
 
 
 def test_the_display_reads_back_what_it_shows():

@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from tablesim.errors import ConfigError
-from tablesim.football.profile import load_profile
+from tablesim.core.errors import ConfigError
+from tablesim.games.football.profile import load_profile
 
 
 def test_default_profile_is_the_regulation(profile):

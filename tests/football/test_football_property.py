@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 
 from drivers.mock import MockShoe, ShuffledShoe
 from drivers.mock.display import MockDisplay
-from tablesim.football.draw import ScriptedDraw
-from tablesim.football.machine import CARD_STATES, S
-from tablesim.football.profile import BETS, load_profile
-from tablesim.football.rules import total
-from tablesim.football.settings import FootballSettings
-from tablesim.football.table import FootballTable
+from tablesim.games.football.draw import ScriptedDraw
+from tablesim.games.football.machine import CARD_STATES, S
+from tablesim.games.football.profile import BETS, load_profile
+from tablesim.games.football.rules import total
+from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.table import FootballTable
 
 PROFILE = load_profile()
 POSITIONS = PROFILE.positions

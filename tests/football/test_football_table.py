@@ -10,12 +10,12 @@ import pytest
 from drivers.events import DISPLAY_READBACK, DISPLAY_SEGMENT, CardRead, DrawShown, ShoeCount
 from drivers.mock import MockFault, MockShoe, ScriptedCards, ShuffledShoe
 from drivers.mock.display import DisplayFault, MockDisplay
-from tablesim.cards import card, parse_dealt
-from tablesim.errors import ConfigError, IllegalAction
-from tablesim.football.draw import SecureDraw, SeededDraw
-from tablesim.football.machine import STEPS, S
-from tablesim.football.settings import FootballSettings
-from tablesim.football.table import FootballTable
+from tablesim.core.cards import card, parse_dealt
+from tablesim.core.errors import ConfigError, IllegalAction
+from tablesim.games.football.draw import SecureDraw, SeededDraw
+from tablesim.games.football.machine import STEPS, S
+from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.table import FootballTable
 from tablesim.journal.recovery import recover
 from tablesim.journal.store import Journal
 
@@ -243,7 +243,7 @@ def test_a_seeded_draw_is_refused_on_a_live_table(profile):
 
 
 def test_a_live_table_draws_from_secrets(profile, monkeypatch):
-    import tablesim.football.draw as draw_module
+    import tablesim.games.football.draw as draw_module
 
     asked = []
 

@@ -8,10 +8,10 @@ from typing import Callable
 import pytest
 
 from drivers.mock import MockFault, MockShoe, MockShuffler, ScriptedCards
-from tablesim.cards import parse_dealt
-from tablesim.fortune3.profile import Fortune3Profile, load_profile
-from tablesim.fortune3.settings import Fortune3Settings
-from tablesim.fortune3.table import Fortune3Table
+from tablesim.core.cards import parse_dealt
+from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
+from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.profiles import config_root
 
 DEFAULT_PROFILE_TEXT = (config_root() / "rules" / "fortune3-macau-2008.toml").read_text(encoding="utf-8")
@@ -89,7 +89,7 @@ class Rig:
 
     def deal(self) -> None:
         """Close betting and deal as far as the devices allow."""
-        from tablesim.fortune3.machine import S
+        from tablesim.games.fortune3.machine import S
 
         self.table.close_betting()
         if self.table.state is S.BETS_CLOSED:
@@ -98,7 +98,7 @@ class Rig:
 
     def finish(self, decisions: dict | None = None) -> None:
         """Every box still to decide plays (or as ``decisions`` says)."""
-        from tablesim.fortune3.machine import S
+        from tablesim.games.fortune3.machine import S
 
         if self.table.state is S.DECISIONS:
             for box in self.table.pending_decisions():

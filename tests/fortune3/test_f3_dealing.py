@@ -9,11 +9,11 @@ import pytest
 
 from drivers.events import CardRead, HandDispensed
 from drivers.mock import MockFault, MockShoe, ShuffledShoe
-from tablesim.cards import DECK, DealtCard, card
-from tablesim.errors import IllegalAction
-from tablesim.fortune3.machine import S
-from tablesim.fortune3.settings import Fortune3Settings
-from tablesim.fortune3.table import Fortune3Table
+from tablesim.core.cards import DECK, DealtCard, card
+from tablesim.core.errors import IllegalAction
+from tablesim.games.fortune3.machine import S
+from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.table import Fortune3Table
 
 TWELVE = "AS 2H 3D 4C 5S 6H 7D 8C 9S TH JD QC".split()
 
@@ -104,7 +104,7 @@ def test_all_seven_boxes(rig, dealing):
 def test_each_round_from_a_full_freshly_shuffled_deck(dealing):
     """Art. 3: every round is dealt from a full, freshly shuffled deck."""
     from drivers.mock import MockShuffler
-    from tablesim.fortune3.profile import load_profile
+    from tablesim.games.fortune3.profile import load_profile
 
     source = ShuffledShoe(random.Random(7), 1, reshuffle_each_load=True)
     settings = Fortune3Settings(dealing=dealing)

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablesim.cards import DECK, parse_cards
-from tablesim.fortune3.hands import Evaluator, all_hands, classify
-from tablesim.fortune3.profile import CATEGORIES
+from tablesim.core.cards import DECK, parse_cards
+from tablesim.games.fortune3.hands import Evaluator, all_hands, classify
+from tablesim.games.fortune3.profile import CATEGORIES
 
 EV = Evaluator(CATEGORIES)
 

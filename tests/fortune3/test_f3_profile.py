@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from tablesim.errors import ConfigError
-from tablesim.fortune3.profile import CATEGORIES, load_profile
+from tablesim.core.errors import ConfigError
+from tablesim.games.fortune3.profile import CATEGORIES, load_profile
 
 
 def test_default_profile(profile):

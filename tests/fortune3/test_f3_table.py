@@ -7,10 +7,10 @@ from decimal import Decimal as D
 
 import pytest
 
-from tablesim.errors import IllegalAction
-from tablesim.fortune3.machine import BEFORE_SETTLEMENT, STEPS, S
-from tablesim.fortune3.profile import load_profile
-from tablesim.fortune3.table import DEALER, Fortune3Table
+from tablesim.core.errors import IllegalAction
+from tablesim.games.fortune3.machine import BEFORE_SETTLEMENT, STEPS, S
+from tablesim.games.fortune3.profile import load_profile
+from tablesim.games.fortune3.table import DEALER, Fortune3Table
 
 # Boxes 1 (Ante), 2 (Ante + Pair Plus), 3 (Pair Plus only) and the dealer, by shoe:
 #   box 1 KS KH 2C (pair), box 2 5D 6C 8S, box 3 9H 9D 4S, dealer QH 3D 7H (Q-high).

@@ -25,24 +25,24 @@ from rich.console import Console
 from drivers.mock import MockShoe, MockShuffler, ScriptedCards
 from drivers.mock.display import MockDisplay
 from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin, WheelFault
-from tablesim.cards import parse_dealt
+from tablesim.core.cards import parse_dealt
 from tablesim.cli.main import cli
-from tablesim.football.draw import ScriptedDraw
-from tablesim.football.machine import CARD_STATES
-from tablesim.football.machine import S as FS
-from tablesim.football.profile import load_profile as load_fb_profile
-from tablesim.football.settings import FootballSettings
-from tablesim.football.table import FootballTable
-from tablesim.fortune3.machine import S as F3S
-from tablesim.fortune3.profile import load_profile as load_f3_profile
-from tablesim.fortune3.settings import Fortune3Settings
-from tablesim.fortune3.table import Fortune3Table
+from tablesim.games.football.draw import ScriptedDraw
+from tablesim.games.football.machine import CARD_STATES
+from tablesim.games.football.machine import S as FS
+from tablesim.games.football.profile import load_profile as load_fb_profile
+from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.table import FootballTable
+from tablesim.games.fortune3.machine import S as F3S
+from tablesim.games.fortune3.profile import load_profile as load_f3_profile
+from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.journal.attach import attach_and_recover
-from tablesim.wheel.machine import AWAITING_SPIN
-from tablesim.wheel.machine import S as WS
-from tablesim.wheel.profile import load_profile as load_wheel_profile
-from tablesim.wheel.settings import WheelSettings
-from tablesim.wheel.table import WheelTable
+from tablesim.games.wheel.machine import AWAITING_SPIN
+from tablesim.games.wheel.machine import S as WS
+from tablesim.games.wheel.profile import load_profile as load_wheel_profile
+from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.table import WheelTable
 
 ROOT = Path(__file__).resolve().parents[2]
 F3_PROFILE = load_f3_profile()

@@ -14,13 +14,13 @@ from decimal import Decimal
 import pytest
 
 from drivers.mock.wheel import Spin
-from tablesim.errors import ConfigError, IllegalAction, InputError
-from tablesim.football.machine import S as FS
-from tablesim.football.profile import load_profile as load_fb
-from tablesim.fortune3.machine import S as F3S
-from tablesim.fortune3.profile import load_profile as load_f3
+from tablesim.core.errors import ConfigError, IllegalAction, InputError
+from tablesim.games.football.machine import S as FS
+from tablesim.games.football.profile import load_profile as load_fb
+from tablesim.games.fortune3.machine import S as F3S
+from tablesim.games.fortune3.profile import load_profile as load_f3
 from tablesim.profiles import config_root
-from tablesim.wheel.profile import load_profile as load_wheel
+from tablesim.games.wheel.profile import load_profile as load_wheel
 
 F3_BETS = {"1": {"ante": 10, "pair_plus": 5}, "3": {"ante": 20}, "5": {"pair_plus": 10}}
 F3_SHOE = "AS 9D 2C KS  AH TD 2D QC  7C JD 2H 4H".split()

@@ -19,13 +19,13 @@ from drivers.events import DISPLAY_SEGMENT, MISREAD
 from drivers.mock import MockFault
 from drivers.mock.display import DisplayFault
 from drivers.mock.wheel import Spin, WheelFault
-from tablesim.cards import parse_dealt
-from tablesim.errors import IllegalAction, InputError
-from tablesim.football.machine import S as FS
-from tablesim.fortune3.machine import S as F3S
+from tablesim.core.cards import parse_dealt
+from tablesim.core.errors import IllegalAction, InputError
+from tablesim.games.football.machine import S as FS
+from tablesim.games.fortune3.machine import S as F3S
 from tablesim.journal.invariants import check
 from tablesim.journal.store import Journal
-from tablesim.wheel.machine import S as WS
+from tablesim.games.wheel.machine import S as WS
 
 # --- helpers -------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from tablesim.server.app import ServerThread
 from tablesim.server.auth import ROLES, TokenStore
 from tablesim.server.devices import emulated_table
 from tablesim.server.runner import TableRunner
-from tablesim.tableconfig import OPERATOR_ROLES, load_table_config
+from tablesim.harness.tableconfig import OPERATOR_ROLES, load_table_config
 
 from server_helpers import Served, ok
 from server_process import Serve

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from tablesim.cli.main import cli
-from tablesim.simulate.runner import simulate
-from tablesim.simulate.stats import BetAccumulator
+from tablesim.harness.simulate.runner import simulate
+from tablesim.harness.simulate.stats import BetAccumulator
 
 
 def run(*args: str):
@@ -97,7 +97,7 @@ def test_analyze_json_for_every_game(game, key):
 
 
 def test_bench_json_measures_every_part(monkeypatch):
-    import tablesim.bench.suite as suite
+    import tablesim.harness.bench.suite as suite
 
     # Measure briefly: the test checks what is measured, not how fast.
     monkeypatch.setattr(suite, "rate", lambda fn, batch, **k: (fn(), 1.0)[1])

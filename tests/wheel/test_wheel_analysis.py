@@ -6,8 +6,8 @@ from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 
-from tablesim.wheel.analysis import analyze, symbol_figures
-from tablesim.wheel.profile import load_profile
+from tablesim.games.wheel.analysis import analyze, symbol_figures
+from tablesim.games.wheel.profile import load_profile
 
 
 def test_default_figures_are_exact():

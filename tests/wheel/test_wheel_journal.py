@@ -8,10 +8,10 @@ from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin
 from tablesim.journal.invariants import check
 from tablesim.journal.recovery import recover
 from tablesim.journal.store import Journal
-from tablesim.wheel.machine import S
-from tablesim.wheel.profile import load_profile
-from tablesim.wheel.settings import WheelSettings
-from tablesim.wheel.table import WheelTable
+from tablesim.games.wheel.machine import S
+from tablesim.games.wheel.profile import load_profile
+from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.table import WheelTable
 
 PROFILE = load_profile()
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tablesim.errors import ConfigError
+from tablesim.core.errors import ConfigError
 from tablesim.profiles import rule_profile_path
-from tablesim.wheel.profile import load_profile
+from tablesim.games.wheel.profile import load_profile
 
 DEFAULT = rule_profile_path("wheel", "macau-2003")
 

@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin
-from tablesim.wheel.machine import S
-from tablesim.wheel.profile import load_profile
-from tablesim.wheel.settings import WheelSettings
-from tablesim.wheel.settle import settle
-from tablesim.wheel.table import WheelTable
+from tablesim.games.wheel.machine import S
+from tablesim.games.wheel.profile import load_profile
+from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.settle import settle
+from tablesim.games.wheel.table import WheelTable
 
 PROFILE = load_profile()
 SOURCE = ScriptedSpins()

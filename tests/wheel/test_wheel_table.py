@@ -8,11 +8,11 @@ import pytest
 
 from drivers.events import FaultRaised, InvalidSpin, Revolution, SpinResult, SpinStarted
 from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin, WheelFault
-from tablesim.errors import IllegalAction
-from tablesim.wheel.machine import S
-from tablesim.wheel.profile import load_profile
-from tablesim.wheel.settings import WheelSettings
-from tablesim.wheel.table import WheelTable
+from tablesim.core.errors import IllegalAction
+from tablesim.games.wheel.machine import S
+from tablesim.games.wheel.profile import load_profile
+from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.table import WheelTable
 
 PROFILE = load_profile()
 # a segment of each symbol in the default layout

@@ -1,0 +1,1 @@
+"""The core: cards, money, errors, validation. Imports nothing else of tablesim."""

@@ -1,0 +1,1 @@
+"""The games: one folder each, registered in ``registry``."""

@@ -1,0 +1,166 @@
+"""The football card game's rule profile, validated on load.
+
+Everything the regulation fixes as a number is data here: card values
+(Art. 9), the middle/odd/even numbers (Art. 3(2), 4), the eight draw
+combinations (Art. 3(1)), the pays (Art. 11), the commission (Art. 12) and
+the settlement when a final total is a middle number (Art. 10(2)).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from tablesim.core.cards import RANK_CHARS, RANK_OF
+from tablesim.profiles import load_rule_profile_data, profile_header
+from tablesim.core.validate import Reader
+
+#: The five bets of Art. 4, in layout order.
+BETS = ("upper", "lower", "odd", "even", "middle")
+#: What a bet does when the final total is a middle number (Art. 10(2)).
+MIDDLE_OUTCOMES = ("win", "lose", "push")
+#: The common box's name in bets, results and scripts (Art. 5(2)).
+COMMON = "common"
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One combination of Art. 3(1): its index and its upper and lower sets."""
+
+    index: int
+    upper: tuple[int, ...]
+    lower: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class FootballProfile:
+    name: str
+    description: str
+    boxes: int
+    card_values: dict[int, int]  # rank (2..14) -> value 0..9
+    middle: frozenset[int]
+    even: frozenset[int]
+    odd: frozenset[int]
+    draws: dict[int, Draw]  # index 1..n -> combination
+    pays: dict[str, Decimal]  # bet -> win per unit staked
+    commission: dict[str, Decimal]  # bet -> fraction of the win the house keeps
+    on_middle: dict[str, str]  # bet -> win | lose | push when the final total is middle
+    source: str = ""
+
+    @property
+    def positions(self) -> tuple[str, ...]:
+        """Every box, left to right: 1..boxes, then the common box."""
+        return tuple(str(b) for b in range(1, self.boxes + 1)) + (COMMON,)
+
+
+def _numbers(reader: Reader, key: str, *, allow_empty: bool = False) -> tuple[int, ...]:
+    values = reader.list(key)
+    if not values and not allow_empty:
+        raise reader.fail(key, "must list at least one number")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 9:
+            raise reader.fail(key, f"{v!r} is not a total (a whole number 0-9)")
+    if len(set(values)) != len(values):
+        raise reader.fail(key, "lists a number twice")
+    return tuple(values)
+
+
+def _card_values(reader: Reader) -> dict[int, int]:
+    sub = reader.sub("card_values")
+    out: dict[int, int] = {}
+    for key in list(sub.data):
+        rank_char = "T" if str(key) == "10" else str(key).upper()
+        if rank_char not in RANK_OF:
+            raise sub.fail(str(key), "not a card rank (A K Q J T 9 .. 2)")
+        if RANK_OF[rank_char] in out:
+            raise sub.fail(str(key), "rank given twice")
+        out[RANK_OF[rank_char]] = sub.int(key, lo=0, hi=9)
+    missing = [c for c in RANK_CHARS if RANK_OF[c] not in out]
+    if missing:
+        raise reader.fail("card_values", f"no value for rank(s) {' '.join(missing)}")
+    return out
+
+
+def _draws(reader: Reader, middle: frozenset[int]) -> dict[int, Draw]:
+    sub = reader.sub("draws")
+    if not sub.data:
+        raise reader.fail("draws", "no combinations to draw from")
+    expected = [str(i) for i in range(1, len(sub.data) + 1)]
+    if sorted(map(str, sub.data), key=lambda k: (len(k), k)) != expected:
+        raise reader.fail("draws", f"combinations must be numbered 1..{len(sub.data)}")
+    out: dict[int, Draw] = {}
+    for key in expected:
+        d = sub.sub(key)
+        upper = _numbers(d, "upper")
+        lower = _numbers(d, "lower")
+        d.reject_unknown()
+        for side, numbers in (("upper", upper), ("lower", lower)):
+            clash = sorted(set(numbers) & middle)
+            if clash:
+                raise d.fail(side, f"{clash[0]} is a middle number (settled by Art. 10(2)), not a {side} number")
+        both = sorted(set(upper) & set(lower))
+        if both:
+            raise d.fail("lower", f"{both[0]} is both upper and lower")
+        out[int(key)] = Draw(int(key), upper, lower)
+    return out
+
+
+def parse_profile(data: dict, source: str) -> FootballProfile:
+    r = Reader(data, file=source)
+    name, description = profile_header(r)
+    boxes = r.int("boxes", lo=1, hi=20)
+    values = _card_values(r)
+
+    nums = r.sub("numbers")
+    middle = frozenset(_numbers(nums, "middle"))
+    even = frozenset(_numbers(nums, "even"))
+    odd = frozenset(_numbers(nums, "odd"))
+    nums.reject_unknown()
+    for key, numbers, others in (("even", even, middle), ("odd", odd, middle | even)):
+        clash = sorted(numbers & others)
+        if clash:
+            raise nums.fail(key, f"{clash[0]} is already {'middle' if clash[0] in middle else 'even'}")
+
+    draws = _draws(r, middle)
+
+    pays_r = r.sub("pays")
+    pays = {bet: pays_r.decimal(bet) for bet in BETS}
+    pays_r.reject_unknown()
+    for bet, pay in pays.items():
+        if pay <= 0:
+            raise pays_r.fail(bet, "a winning bet must pay more than 0")
+
+    com_r = r.sub("commission", {})
+    commission = {}
+    for bet in list(com_r.data):
+        if bet not in BETS:
+            raise com_r.fail(str(bet), f"unknown bet (bets: {', '.join(BETS)})")
+        rate = com_r.decimal(bet)
+        if rate >= 1:
+            raise com_r.fail(bet, f"{rate} would keep the whole win: a commission is a fraction below 1")
+        commission[bet] = rate
+
+    mid_r = r.sub("on_middle")
+    on_middle = {bet: mid_r.str(bet, choices=MIDDLE_OUTCOMES) for bet in BETS}
+    mid_r.reject_unknown()
+
+    r.reject_unknown()
+    return FootballProfile(
+        name=name,
+        description=description,
+        boxes=boxes,
+        card_values=values,
+        middle=middle,
+        even=even,
+        odd=odd,
+        draws=draws,
+        pays=pays,
+        commission=commission,
+        on_middle=on_middle,
+        source=source,
+    )
+
+
+def load_profile(name: str | None = None) -> FootballProfile:
+    data, source = load_rule_profile_data("football", name)
+    return parse_profile(data, source)

@@ -1,0 +1,395 @@
+"""The football card game table: rules + round machine + draw display + shoe.
+
+The round (Art. 6): the host draws a combination and sends it to the
+electronic draw display; only when the display's read-back matches is the
+draw accepted and betting opened (players bet knowing the draw). Then two
+cards to each box with bets, left to right, the common box last whether or
+not it has bets; a third card to each box whose two cards total a middle
+number (Art. 10(1)), in the same order; settlement.
+
+Device rules:
+- a display read-back that differs from the draw (fault 402) or a display
+  fault (401) voids the round, at any point before settlement;
+- exposed cards stay valid (Art. 7);
+- more copies of one card in a round than there are decks in the shoe is a
+  device fault: the round is void;
+- the shoe reader's card count (``ShoeCount``) must equal the cards the host
+  was told about since the pack was loaded;
+- used cards (Art. 8): with one deck, the deck is replaced by a fresh
+  pre-shuffled one when it is used up (a round is never dealt across two
+  decks: the deck counts as used up when it may run short for the round);
+  with several decks, the used cards go back into the continuous shuffler
+  after each round.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from decimal import Decimal
+
+from drivers.base import CardShoeReader, DrawDisplay
+from drivers.events import (
+    DISPLAY_READBACK,
+    DRAWN_WHILE_DISARMED,
+    MISREAD,
+    CardRead,
+    DeviceEvent,
+    DrawShown,
+    FaultCleared,
+    FaultRaised,
+    ShoeCount,
+)
+from tablesim.core.cards import Card, DealtCard, dealt as dealt_card
+from tablesim.engine.bets import BetBook
+from tablesim.engine.events import EventBus
+from tablesim.engine.result import RoundResult
+from tablesim.engine.table import GameTable
+from tablesim.core.errors import IllegalAction
+from tablesim.games.football.draw import DrawSource, SecureDraw, check_source
+from tablesim.games.football.machine import BEFORE_SETTLEMENT, CARD_STATES, STEPS, S
+from tablesim.games.football.profile import BETS, COMMON, Draw, FootballProfile
+from tablesim.games.football.rules import needs_third_card, total
+from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.settle import settle_box
+
+DECK_SIZE = 52
+
+
+def box_name(box: str) -> str:
+    return "the common box" if box == COMMON else f"box {box}"
+
+
+class FootballTable(GameTable):
+    game = "football"
+    States = S
+    STEPS = STEPS
+    INITIAL = S.IDLE
+    FINALS = (S.COMPLETE, S.VOID)
+    BETTING = S.BETTING_OPEN
+    ACTIONS = ("close_betting", "start_dealing", "settle")
+
+    def __init__(
+        self,
+        profile: FootballProfile,
+        settings: FootballSettings,
+        *,
+        display: DrawDisplay,
+        shoe: CardShoeReader,
+        draws: DrawSource | None = None,
+        mode: str = "live",
+        table_id: str = "FB",
+        bus: EventBus | None = None,
+    ) -> None:
+        self.draws = draws or SecureDraw()
+        check_source(self.draws, mode)
+        self.mode = mode
+        self.profile = profile
+        self.settings = settings
+        self.display = display
+        self.shoe = shoe
+        book = BetBook(BETS, settings.limits, self._box_ok)
+        super().__init__(table_id=table_id, book=book, devices=[display, shoe], bus=bus)
+        # The pack in the shoe (Art. 8), across rounds.
+        self.pack_id: str | None = None
+        self.packs_loaded = 0
+        self.from_pack = 0  # cards taken out of the current pack (one deck: used up at 52)
+        self.reads = 0  # cards the reader reported since the pack was loaded (checked against ShoeCount)
+        self._reset_round()
+
+    def _box_ok(self, box: str) -> str | None:
+        if box in self.profile.positions:
+            return None
+        return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes} and {COMMON})"
+
+    def _reset_round(self) -> None:
+        self.pending_draw: Draw | None = None  # drawn, not yet read back by the display
+        self.draw: Draw | None = None  # accepted: shown and read back
+        self.draw_id = ""
+        self.order: list[str] = []  # dealt boxes, left to right, the common box last
+        self.cards: dict[str, list[DealtCard]] = {}
+        self.targets: list[str] = []  # who gets each next card
+        self.thirds: list[str] = []  # boxes due a third card
+        self.copies: Counter[Card] = Counter()
+        self.round_cards: list[Card] = []  # every card out of the pack this round
+        self.set_aside: list[DealtCard] = []
+
+    # --- round flow ------------------------------------------------------------
+
+    def open_round(self, round_id: str | None = None) -> str:
+        """Start a round: make the draw and send it to the display (Art. 6(1)).
+
+        Betting opens when the display's read-back matches (``await_draw``).
+        Replaying a journaled round makes no new draw: the display's recorded
+        read-back, which the live round accepted, restores it.
+        """
+        if not self.machine.allowed("start_round"):
+            raise IllegalAction("start round", f"the current round is not finished (it is {self.state.value})")
+        if not self.display.health.ok:
+            codes = ", ".join(f"{c} {t}" for c, t in self.display.health.faults.items()) or "link down"
+            raise IllegalAction("start round", f"the draw display is faulted ({codes}): repair it first")
+        self._reset_round()
+        self.begin_round(round_id, trigger="start_round")
+        self.draw_id = f"{self.round_id}-D"
+        if not self.replaying:
+            self._make_draw()
+        return self.round_id
+
+    def _make_draw(self) -> None:
+        number = self.draws.draw(tuple(self.profile.draws))
+        self.pending_draw = self.profile.draws[number]
+        seeded = not self.draws.secure
+        self.emit("draw_made", draw=number, draw_id=self.draw_id, source=self.draws.kind, seeded=seeded)
+        if seeded:
+            self.log.info("draw_not_secure", source=self.draws.kind, mode=self.mode, draw=number)
+        self.display.show(
+            self.round_id, self.draw_id, number, self.pending_draw.upper, self.pending_draw.lower
+        )
+
+    def await_draw(self, timeout: float | None = None) -> bool:
+        """Wait for the display's read-back; no answer voids the round."""
+        if self.state is S.DRAWING:
+            self.pump((S.DRAWING,), timeout)
+        if self.state is S.DRAWING:
+            self.emit("fault", device=self.display.name, code=DISPLAY_READBACK, severity="E",
+                      text="the draw display did not read back the draw")
+            self.void("display_timeout")
+        return self.state is S.BETTING_OPEN
+
+    def close_betting(self) -> None:
+        self.require_betting("close betting")
+        if not self.book.bets:
+            raise IllegalAction("close betting", "no bets on the table: nothing to deal")
+        self.fire("close_betting")
+
+    def start_dealing(self) -> None:
+        if self.state is not S.BETS_CLOSED:
+            raise IllegalAction("deal", f"dealing starts after betting closes (the round is {self.state.value})")
+        boxes = [p for p in self.profile.positions if p != COMMON and p in self.book.bets]
+        order = boxes + [COMMON]  # Art. 6(4): the common box last, bets or not
+        most = 3 * len(order)
+        self._ensure_pack(most)
+        self.order = order
+        self.cards = {who: [] for who in order}
+        self.targets = [who for who in order for _ in range(2)]
+        self.fire("start_dealing")
+        # Armed for exactly the cards due, so a card drawn past the deal is
+        # refused by the reader (fault 204), never counted into the round.
+        self.shoe.arm(self.round_id, len(self.targets))
+        self._instruct()
+
+    def settle(self) -> None:
+        """Settle the round; the table does this when the last third card is in."""
+        if self.state is not S.THIRD_CARDS:
+            raise IllegalAction("settle", f"settlement comes after the third cards (the round is {self.state.value})")
+        if self.targets:
+            due = ", ".join(box_name(b) for b in self.targets)
+            raise IllegalAction("settle", f"a third card is still due to {due}")
+        self.shoe.disarm()
+        self.fire("settle")
+        totals = {who: total(self.profile, (d.card for d in self.cards[who])) for who in self.order}
+        results: dict[str, dict[str, Decimal]] = {
+            who: settle_box(self.profile, self.draw, self.book.bets[who], totals[who])
+            for who in self.order
+            if who in self.book.bets
+        }
+        self.result = RoundResult(
+            self.game, self.round_id, "settled", outcome=self._outcome(totals), results=results,
+            bets={p: dict(b) for p, b in self.book.bets.items()},
+        )
+        self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})
+        self.fire("complete")
+        self._used_cards()
+
+    def on_void(self) -> None:
+        self.shoe.disarm()
+        self.display.clear()
+        self._used_cards()
+
+    # --- recovery after a power loss ------------------------------------------
+
+    def recovery_policy(self) -> tuple[str, str]:
+        if self.state is S.DRAWING:
+            return "void", "interrupted before the display read the draw back: no draw was accepted, no bet taken"
+        return super().recovery_policy()
+
+    def resume_devices(self) -> None:
+        """Show the accepted draw again (its read-back is checked again) and,
+        while dealing, re-arm the shoe for the cards still due."""
+        if self.draw is not None and self.state in BEFORE_SETTLEMENT:
+            self.display.show(self.round_id, self.draw_id, self.draw.index, self.draw.upper, self.draw.lower)
+        if self.state in CARD_STATES:
+            self.shoe.arm(self.round_id, len(self.targets))
+            self._instruct()
+
+    # --- Art. 8: the pack ---------------------------------------------------
+
+    def _load_pack(self, why: str) -> None:
+        self.packs_loaded += 1
+        self.pack_id = f"{self.table_id}-P{self.packs_loaded}"
+        self.from_pack = 0
+        self.reads = 0
+        self.shoe.load_shoe(self.pack_id, self.settings.decks)
+        self.emit("pack_loaded", pack_id=self.pack_id, decks=self.settings.decks,
+                  cards=DECK_SIZE * self.settings.decks, reason=why)
+
+    def _ensure_pack(self, most: int) -> None:
+        if self.pack_id is None:
+            self._load_pack("first pack")
+        elif self.settings.decks == 1 and self.from_pack + most > DECK_SIZE:
+            left = DECK_SIZE - self.from_pack
+            self.emit("instruction", text=(
+                f"deck used up ({left} card(s) left, the round may need {most}): set the used cards aside "
+                "and load a fresh pre-shuffled deck (Art. 8(1))"))
+            self._load_pack("deck used up (Art. 8(1))")
+
+    def _used_cards(self) -> None:
+        if not self.round_cards:
+            return
+        if self.settings.decks == 1:
+            text = "set the used cards aside (Art. 8(1))"
+        else:
+            text = "put the used cards into the shuffler (Art. 8(2))"
+        self.emit("instruction", text=text, cards=len(self.round_cards))
+
+    # --- device events -------------------------------------------------------
+
+    def handle(self, event: DeviceEvent) -> None:
+        if isinstance(event, CardRead):
+            self._on_card(event.card, event.exposed, self.stale_card(event))
+        elif isinstance(event, DrawShown):
+            self._on_draw_shown(event)
+        elif isinstance(event, FaultRaised):
+            self._on_fault(event)
+        elif isinstance(event, ShoeCount):
+            self._on_count(event)
+        elif isinstance(event, FaultCleared):
+            self.emit("fault_cleared", device=event.device, code=event.code)
+        else:
+            self.on_other_event(event)
+
+    def _on_draw_shown(self, event: DrawShown) -> None:
+        current = event.draw_id == self.draw_id and self.state in BEFORE_SETTLEMENT
+        if not current:
+            self.open_incident(DISPLAY_READBACK, f"read-back {event.shown} of draw {event.draw_id}, "
+                               "which is not this round's: ignored", blocking=False)
+            return
+        if self.state is not S.DRAWING:
+            expected = self.draw  # the draw shown again after a recovery
+        elif self.replaying and self.pending_draw is None:
+            expected = self.profile.draws.get(event.shown)  # the journaled read-back the live round accepted
+        else:
+            expected = self.pending_draw
+        if expected is None or event.shown != expected.index:
+            drawn = expected.index if expected is not None else "unknown"
+            self.emit("fault", device=event.device, code=DISPLAY_READBACK, severity="E",
+                      text=f"the display reads back {event.shown}, the draw is {drawn}")
+            self.void("display_fault")
+            return
+        if self.state is not S.DRAWING:
+            self.emit("draw_confirmed", draw=expected.index)
+            return
+        self.draw = expected
+        self.fire("draw_shown")
+        self.emit("draw", draw=expected.index, upper=list(expected.upper), lower=list(expected.lower),
+                  source=self.draws.kind, seeded=not self.draws.secure)
+        self.emit("instruction", text="place your bets")
+
+    def _on_fault(self, event: FaultRaised) -> None:
+        self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
+        serious = event.severity in ("E", "C")
+        if event.device == self.display.name:
+            if serious and self.state in BEFORE_SETTLEMENT:
+                self.void("display_fault")
+            return
+        if event.card is not None:
+            self._out_of_pack(event.card)
+        if event.code == MISREAD:
+            self.reads += 1  # the reader counted it
+        if event.code == DRAWN_WHILE_DISARMED:
+            # Reported, flagged, never dealt into a hand.
+            if event.card is not None:
+                self.set_aside.append(DealtCard(event.card, True))
+            if self.state in BEFORE_SETTLEMENT:
+                self.open_incident(event.code, event.text, blocking=False,
+                                   card=event.card.code if event.card else None)
+            return
+        if serious and self.state in (S.BETS_CLOSED, *CARD_STATES):
+            self.void("misread" if event.code == MISREAD else "shoe_fault")
+
+    def _on_count(self, event: ShoeCount) -> None:
+        self.emit("shoe_count", pack_id=event.shoe_id, dealt=event.dealt, remaining=event.remaining)
+        if self.replaying or event.shoe_id != self.pack_id or event.dealt == self.reads:
+            return  # (replaying: the live round checked this count; the pack's earlier reads are not replayed)
+        text = f"the reader counts {event.dealt} card(s) from {event.shoe_id}, the table received {self.reads}"
+        self.emit("fault", device=event.device, code=MISREAD, severity="E", text=text)
+        if self.state in CARD_STATES:
+            self.void("shoe_count_mismatch")
+        else:
+            self.open_incident(MISREAD, text, blocking=False)
+
+    def _out_of_pack(self, card: Card) -> bool:
+        """Count a card taken out of the pack this round; False if the pack
+        cannot hold that many copies of it (a device fault, the round is void)."""
+        self.from_pack += 1
+        self.round_cards.append(card)
+        self.copies[card] += 1
+        if self.copies[card] <= self.settings.decks:
+            return True
+        decks = self.settings.decks
+        self.emit("fault", device=self.shoe.name, code=MISREAD, severity="E",
+                  text=f"{card.code} read {self.copies[card]} times in one round from {decks} deck(s)")
+        if self.state in BEFORE_SETTLEMENT:
+            self.void("duplicate_card")
+        return False
+
+    def _on_card(self, card: Card, exposed: bool, stale: bool = False) -> None:
+        self.reads += 1
+        if stale or self.state not in CARD_STATES:
+            # A card before betting closed (or after the deal) is an incident, never a card of a box.
+            self.open_incident(DRAWN_WHILE_DISARMED, f"card read while the round is {self.state.value}: set aside",
+                               blocking=False, card=card.code)
+            self.set_aside.append(DealtCard(card, exposed))
+            self._out_of_pack(card)
+            return
+        if not self._out_of_pack(card):
+            return
+        who = self.targets.pop(0)
+        dealt = dealt_card(card, exposed)
+        self.cards[who].append(dealt)
+        self.emit("card", to=who, card=dealt.code)
+        if exposed:
+            self.emit("exposed_card", to=who, card=dealt.code, rule="Art. 7: an exposed card stays valid")
+        if self.targets:
+            if self.targets[0] != who or self.state is S.THIRD_CARDS:
+                self._instruct()
+        elif self.state is S.DEALING:
+            self._two_cards_dealt()
+        else:
+            self.settle()
+
+    def _instruct(self) -> None:
+        who = self.targets[0]
+        what = "third card" if self.state is S.THIRD_CARDS else "two cards"
+        self.emit("instruction", text=f"{what} to {box_name(who)}", to=who)
+
+    def _two_cards_dealt(self) -> None:
+        self.thirds = [who for who in self.order if needs_third_card(self.profile, [d.card for d in self.cards[who]])]
+        self.fire("third_cards")
+        self.targets = list(self.thirds)
+        if self.targets:
+            self.shoe.arm(self.round_id, len(self.targets))
+            self._instruct()
+        else:
+            self.settle()
+
+    def _outcome(self, totals: dict[str, int]) -> dict:
+        draw = self.draw
+        outcome = {
+            "draw": draw.index,
+            "upper": list(draw.upper),
+            "lower": list(draw.lower),
+            "boxes": {who: {"cards": [d.code for d in self.cards[who]], "total": totals[who]} for who in self.order},
+        }
+        if self.set_aside:
+            outcome["set_aside"] = [d.code for d in self.set_aside]
+        return outcome

@@ -1,0 +1,96 @@
+"""The Fortune 3 Card Poker rule profile, validated on load."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from tablesim.core.cards import RANK_OF
+from tablesim.profiles import load_rule_profile_data, profile_header
+from tablesim.core.validate import Reader
+
+CATEGORIES = ("straight_flush", "three_of_a_kind", "straight", "flush", "pair", "high_card")
+FOLD_OPTIONS = ("forfeit", "forbid")
+
+
+@dataclass(frozen=True)
+class Fortune3Profile:
+    name: str
+    description: str
+    boxes: int
+    ranking: tuple[str, ...]  # highest first
+    qualifier_category: str
+    qualifier_high_card: int
+    ante_pays: Decimal
+    play_pays: Decimal
+    ante_bonus: dict[str, Decimal]
+    pair_plus: dict[str, Decimal]
+    fold_with_pair_plus: str
+    play_at_least: tuple[int, int, int]
+    source: str = ""
+
+    def strength(self, category: str) -> int:
+        """Higher is better: 0 for the lowest category of the ranking."""
+        return len(self.ranking) - 1 - self.ranking.index(category)
+
+
+def _rank(reader: Reader, key: str, value: object) -> int:
+    text = str(value).upper().replace("10", "T")
+    if text not in RANK_OF:
+        raise reader.fail(key, f"{value!r} is not a card rank (A K Q J T 9 .. 2)")
+    return RANK_OF[text]
+
+
+def _pay_table(reader: Reader, key: str) -> dict[str, Decimal]:
+    table = reader.decimals(key)
+    for category in table:
+        if category not in CATEGORIES:
+            raise reader.fail(f"{key}.{category}", f"unknown hand category (categories: {', '.join(CATEGORIES)})")
+    return table
+
+
+def parse_profile(data: dict, source: str) -> Fortune3Profile:
+    r = Reader(data, file=source)
+    name, description = profile_header(r)
+    boxes = r.int("boxes", lo=1, hi=7)
+    ranking = r.list("ranking")
+    if not all(isinstance(c, str) for c in ranking) or sorted(ranking) != sorted(CATEGORIES):
+        raise r.fail("ranking", f"must list each of {', '.join(CATEGORIES)} exactly once, highest first")
+    q = r.sub("qualifier")
+    q_cat = q.str("category", choices=CATEGORIES)
+    q_high = _rank(q, "high_card", q.raw("high_card", "2"))
+    q.reject_unknown()
+    pays = r.sub("pays")
+    ante_pays, play_pays = pays.decimal("ante"), pays.decimal("play")
+    pays.reject_unknown()
+    options = r.sub("options")
+    fold = options.str("fold_with_pair_plus", choices=FOLD_OPTIONS)
+    options.reject_unknown()
+    strategy = r.sub("strategy")
+    threshold = strategy.list("play_at_least")
+    if len(threshold) != 3:
+        raise strategy.fail("play_at_least", "must name three ranks, e.g. [\"Q\", \"6\", \"4\"]")
+    ranks = tuple(sorted((_rank(strategy, "play_at_least", v) for v in threshold), reverse=True))
+    strategy.reject_unknown()
+    profile = Fortune3Profile(
+        name=name,
+        description=description,
+        boxes=boxes,
+        ranking=tuple(ranking),
+        qualifier_category=q_cat,
+        qualifier_high_card=q_high,
+        ante_pays=ante_pays,
+        play_pays=play_pays,
+        ante_bonus=_pay_table(r, "ante_bonus"),
+        pair_plus=_pay_table(r, "pair_plus"),
+        fold_with_pair_plus=fold,
+        play_at_least=ranks,  # type: ignore[arg-type]
+        source=source,
+    )
+    r.reject_unknown()
+    return profile
+
+
+def load_profile(name: str | None = None) -> Fortune3Profile:
+    data, source = load_rule_profile_data("fortune3", name)
+    return parse_profile(data, source)

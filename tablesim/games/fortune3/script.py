@@ -1,0 +1,123 @@
+"""Scripted Fortune 3 Card Poker rounds (spec/scripted-rounds.md, fortune3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from drivers.mock import MockFault, MockShoe, MockShuffler, ScriptedCards
+from tablesim.core.cards import DealtCard
+from tablesim.engine.result import RoundResult
+from tablesim.engine.table import resolve_unattended
+from tablesim.core.errors import IllegalAction, InputError
+from tablesim.games.fortune3.machine import S
+from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
+from tablesim.games.fortune3.settings import BETS, DEALING_MODES, Fortune3Settings, default_limits
+from tablesim.games.fortune3.table import DECISIONS, Fortune3Table
+from tablesim.harness.scripting.common import parse_box_bets, parse_card_list, parse_faults
+from tablesim.profiles import script_profile
+from tablesim.core.validate import Reader
+
+
+@dataclass
+class Fortune3Round:
+    where: str
+    bets: list[tuple[str, str, object]]
+    decisions: dict[str, str]
+    cards: list[DealtCard]
+    faults: list[MockFault] = field(default_factory=list)
+    misdeal_after: int | None = None
+    stray_after: tuple[int, ...] = ()
+
+
+class Fortune3ScriptSession:
+    def __init__(self, table: Reader) -> None:
+        self.profile: Fortune3Profile = script_profile(table, load_profile)
+        dealing = table.str("dealing", "shoe", choices=DEALING_MODES)
+        self.settings = Fortune3Settings(dealing=dealing, limits=default_limits())
+        self.source = ScriptedCards()
+        self.shoe = MockShoe(self.source) if dealing == "shoe" else None
+        self.shuffler = MockShuffler(self.source) if dealing == "shuffler" else None
+        self.table = Fortune3Table(self.profile, self.settings, shoe=self.shoe, shuffler=self.shuffler, table_id="SCRIPT")
+
+    def parse_round(self, r: Reader) -> Fortune3Round:
+        bets = parse_box_bets(r, self.table.book, BETS)
+        boxes_with_ante = {box for box, bet, _ in bets if bet == "ante"}
+        decisions_r = r.sub("decisions", {})
+        decisions = {}
+        for box in decisions_r.data:
+            decision = decisions_r.str(box, choices=DECISIONS)
+            if str(box) not in boxes_with_ante:
+                raise decisions_r.fail(str(box), f"box {box} has no Ante: it has no decision to make")
+            decisions[str(box)] = decision
+        cards = parse_card_list(r)
+        faults = parse_faults(r, "shoe" if self.settings.dealing == "shoe" else "shuffler")
+        misdeal = r.int("misdeal_after", None, lo=0, hi=60) if r.has("misdeal_after") else None
+        stray = r.list("stray_after", [])
+        for i, n in enumerate(stray):
+            if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= len(cards):
+                raise r.fail(f"stray_after[{i}]", f"{n!r} is not a position in cards (1-{len(cards)})")
+        return Fortune3Round(r.file or "", bets, decisions, cards, faults, misdeal, tuple(stray))
+
+    def play(self, spec: Fortune3Round) -> RoundResult:
+        table = self.table
+        self.source._cards.clear()
+        self.source.feed(spec.cards)
+        device = self.shoe or self.shuffler
+        device.faults = list(spec.faults)
+        device.clear_faults()
+        device.queue.clear()
+        table.open_round()
+        for box, bet, amount in spec.bets:
+            try:
+                table.place_bet(box, bet, amount)
+            except IllegalAction as exc:
+                raise InputError(exc.reason, where=f"bets.{box}.{bet}") from None
+        table.close_betting()
+        if table.state is S.BETS_CLOSED:
+            table.start_dealing()
+            self._deal(spec)
+        if table.state is S.DECISIONS:
+            for box in table.pending_decisions():
+                try:
+                    table.decide(box, spec.decisions.get(box, "play"))
+                except IllegalAction as exc:
+                    raise InputError(exc.reason, where=f"decisions.{box}") from None
+        if table.result is None:
+            raise InputError(f"the round did not finish (it is {table.state.value})", where="cards")
+        if table.result.status == "settled" and device.faults:
+            index = spec.faults.index(device.faults[0])
+            raise InputError(
+                f"fault {device.faults[0].kind!r} never happened in this round (after {device.faults[0].after})",
+                where=f"faults[{index}]",
+            )
+        if table.result.status == "settled" and self.source.remaining():
+            left = " ".join(d.code for d in self.source.left())
+            raise InputError(f"{self.source.remaining()} card(s) left unused: {left}", where="cards")
+        return table.result
+
+    def _deal(self, spec: Fortune3Round) -> None:
+        """Feed the device's events to the table; ``misdeal_after`` and
+        ``stray_after`` count the cards the device has delivered."""
+        table = self.table
+        device = table.devices[0]
+        given = len(spec.cards)
+        delivered = 0
+        while table.state is S.DEALING:
+            if spec.misdeal_after is not None and delivered >= spec.misdeal_after:
+                table.misdeal()
+                return
+            event = device.next_event(0)
+            if event is None:
+                raise InputError(f"ran out of scripted cards: the deal needs more than {given}", where="cards")
+            table.handle(event)
+            delivered += len(getattr(event, "cards", ())) or (1 if hasattr(event, "card") and event.card else 0)
+            resolve_unattended(table)
+            if delivered in spec.stray_after and table.state is S.DEALING:
+                try:
+                    table.stray()
+                except IllegalAction as exc:
+                    raise InputError(exc.reason, where="stray_after") from None
+
+
+def script_session(table: Reader) -> Fortune3ScriptSession:
+    return Fortune3ScriptSession(table)

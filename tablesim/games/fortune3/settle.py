@@ -1,0 +1,65 @@
+"""Settlement of one Fortune 3 Card Poker box (Art. 9, 10): pure and exact."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from tablesim.games.fortune3.hands import Evaluator, Hand
+from tablesim.games.fortune3.profile import Fortune3Profile
+from tablesim.core.money import ZERO
+
+
+@dataclass(frozen=True)
+class BoxBets:
+    ante: Decimal | None = None
+    pair_plus: Decimal | None = None
+
+
+def dealer_qualifies(profile: Fortune3Profile, evaluator: Evaluator, dealer: Hand) -> bool:
+    threshold = evaluator.score(profile.qualifier_category, (profile.qualifier_high_card, 0, 0))
+    return dealer.score >= threshold
+
+
+def plays_by_strategy(profile: Fortune3Profile, evaluator: Evaluator, hand: Hand) -> bool:
+    """The simulated players' decision: play with the profile's threshold or better."""
+    return hand.score >= evaluator.high_card_score(profile.play_at_least)
+
+
+def settle_box(
+    profile: Fortune3Profile,
+    bets: BoxBets,
+    decision: str | None,
+    player: Hand,
+    dealer: Hand,
+    qualifies: bool,
+) -> dict[str, Decimal]:
+    """Each bet's net result for the box (win positive, loss negative, push 0).
+
+    ``decision`` is ``play`` or ``fold`` for a box with an Ante, None for a
+    Pair Plus-only box.
+    """
+    results: dict[str, Decimal] = {}
+    folded = decision == "fold"
+    if bets.ante is not None:
+        ante = bets.ante
+        if folded:
+            results["ante"] = -ante
+        else:
+            if not qualifies:
+                results["ante"], results["play"] = ante * profile.ante_pays, ZERO
+            elif player.score > dealer.score:
+                results["ante"], results["play"] = ante * profile.ante_pays, ante * profile.play_pays
+            elif player.score < dealer.score:
+                results["ante"], results["play"] = -ante, -ante
+            else:
+                results["ante"], results["play"] = ZERO, ZERO
+            results["ante_bonus"] = ante * profile.ante_bonus.get(player.category, ZERO)
+    if bets.pair_plus is not None:
+        stake = bets.pair_plus
+        pay = profile.pair_plus.get(player.category)
+        if folded or pay is None:
+            results["pair_plus"] = -stake
+        else:
+            results["pair_plus"] = stake * pay
+    return results

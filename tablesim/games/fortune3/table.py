@@ -1,0 +1,399 @@
+"""The Fortune 3 Card Poker table: rules + round machine + devices.
+
+Dealing (Art. 7): only boxes with a bet are dealt, left to right, the dealer
+last; with the shoe one card at a time in three passes, with the automatic
+shuffler three cards at once per box. Irregularities (Art. 11): an exposed
+player card stays valid; an exposed dealer card is set aside and replaced by
+the next card; a misdeal or a shuffler fault while dealing voids the round.
+A card read twice in one round from a single deck is a device fault.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from drivers.base import CardShoeReader, Shuffler
+from drivers.events import (
+    DRAWN_WHILE_DISARMED,
+    MISREAD,
+    CardRead,
+    DeviceEvent,
+    FaultCleared,
+    FaultRaised,
+    HandDispensed,
+    ShuffleDone,
+)
+from tablesim.core.cards import Card, DealtCard, parse_dealt, dealt as dealt_card
+from tablesim.engine.bets import BetBook
+from tablesim.engine.events import EventBus
+from tablesim.engine.result import RoundResult
+from tablesim.engine.table import GameTable
+from tablesim.core.errors import IllegalAction
+from tablesim.games.fortune3.hands import Evaluator, Hand
+from tablesim.games.fortune3.machine import BEFORE_SETTLEMENT, STEPS, S
+from tablesim.games.fortune3.profile import Fortune3Profile
+from tablesim.games.fortune3.settings import BETS, Fortune3Settings
+from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box
+
+DEALER = "dealer"
+DECISIONS = ("play", "fold")
+
+
+class Fortune3Table(GameTable):
+    game = "fortune3"
+    States = S
+    STEPS = STEPS
+    INITIAL = S.IDLE
+    FINALS = (S.COMPLETE, S.VOID)
+    BETTING = S.BETTING_OPEN
+    ACTIONS = ("close_betting", "start_dealing", "decide", "misdeal", "stray")
+
+    def __init__(
+        self,
+        profile: Fortune3Profile,
+        settings: Fortune3Settings,
+        *,
+        shoe: CardShoeReader | None = None,
+        shuffler: Shuffler | None = None,
+        table_id: str = "F3",
+        bus: EventBus | None = None,
+    ) -> None:
+        if settings.dealing == "shoe" and shoe is None:
+            raise ValueError("shoe dealing needs a card-shoe reader")
+        if settings.dealing == "shuffler" and shuffler is None:
+            raise ValueError("shuffler dealing needs an automatic shuffler")
+        self.profile = profile
+        self.settings = settings
+        self.evaluator = Evaluator(profile.ranking)
+        self.shoe = shoe
+        self.shuffler = shuffler
+        self.box_names = frozenset(str(n) for n in range(1, profile.boxes + 1))  # one spelling per box: not "01"
+        book = BetBook(BETS, settings.limits, self._box_ok)
+        device = shoe if settings.dealing == "shoe" else shuffler
+        super().__init__(table_id=table_id, book=book, devices=[device], bus=bus)
+        self._reset_round()
+
+    def _box_ok(self, box: str) -> str | None:
+        if box in self.box_names:
+            return None
+        return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes})"
+
+    def _reset_round(self) -> None:
+        self.order: list[str] = []  # boxes with bets, left to right, then the dealer
+        self.cards: dict[str, list[DealtCard]] = {}
+        self.set_aside: list[DealtCard] = []
+        self.seen: set[Card] = set()
+        self.targets: list[str] = []  # who gets each next card (shoe) or hand (shuffler)
+        self.decisions: dict[str, str] = {}
+        self.hands: dict[str, Hand] = {}
+        self.incidents: list[dict] = []
+        self.last_placed: tuple[str, list[DealtCard]] | None = None  # who got the latest card(s)
+
+    # --- round flow ------------------------------------------------------------
+
+    def open_round(self, round_id: str | None = None) -> str:
+        rid = self.begin_round(round_id)
+        self._reset_round()
+        self.on_open()
+        return rid
+
+    def on_open(self) -> None:
+        # Art. 3: every round is dealt from a full, freshly shuffled deck.
+        rid = self.round_id
+        if self.settings.dealing == "shoe":
+            self.shoe.disarm()
+            self.shoe.load_shoe(f"{rid}-deck", 1)
+        else:
+            self.shuffler.load(1, 52)
+            self.shuffler.shuffle(f"{rid}-shuffle")
+
+    def close_betting(self) -> None:
+        self.require_betting("close betting")
+        if not self.book.bets:
+            raise IllegalAction("close betting", "no bets on the table: nothing to deal")
+        self.fire("close_betting")
+        self.poll()  # a shuffle report or a card drawn while disarmed
+
+    def start_dealing(self) -> None:
+        if self.state is not S.BETS_CLOSED:
+            raise IllegalAction("deal", f"dealing starts after betting closes (the round is {self.state.value})")
+        boxes = sorted(self.book.bets, key=int)
+        self.order = boxes + [DEALER]
+        self.cards = {who: [] for who in self.order}
+        self.fire("start_dealing")
+        if self.settings.dealing == "shoe":
+            self.targets = self.order * 3
+            self._arm_shoe()
+            self._instruct()
+        else:
+            self.targets = list(self.order)
+            self._request_hand()
+
+    def decide(self, box: str, decision: str) -> None:
+        box = str(box)
+        if self.state is not S.DECISIONS:
+            raise IllegalAction("decision", f"decisions are taken once all hands are dealt (the round is {self.state.value})")
+        if decision not in DECISIONS:
+            raise IllegalAction("decision", f"unknown decision {decision!r} (play or fold)")
+        if self.book.get(box, "ante") is None:
+            raise IllegalAction("decision", f"box {box} has no Ante: it has no decision to make")
+        if box in self.decisions:
+            raise IllegalAction("decision", f"box {box} already chose {self.decisions[box]}")
+        if (
+            decision == "fold"
+            and self.profile.fold_with_pair_plus == "forbid"
+            and self.book.get(box, "pair_plus") is not None
+        ):
+            raise IllegalAction("decision", f"box {box} has Ante and Pair Plus and must play (Art. 9(3))")
+        self.decisions[box] = decision
+        self.emit("decision", box=box, decision=decision)
+        if not self.pending_decisions():
+            self._reveal_and_settle()
+
+    def pending_decisions(self) -> list[str]:
+        return [b for b in self.order[:-1] if self.book.get(b, "ante") is not None and b not in self.decisions]
+
+    def misdeal(self) -> RoundResult:
+        """The dealer calls a misdeal (Art. 11(1)): the round is void."""
+        if self.state not in (S.DEALING, S.DECISIONS):
+            raise IllegalAction("misdeal", f"no cards are being dealt (the round is {self.state.value})")
+        return self.void("misdeal")
+
+    def stray(self) -> None:
+        """Art. 11(3): the card (shoe) or hand (shuffler) just dealt went to a
+        box with no bet. It is void and set aside; the box that was due it
+        still is, and the round goes on."""
+        if self.state is not S.DEALING or self.last_placed is None or not self.last_placed[1]:
+            raise IllegalAction(
+                "stray card", "only the latest card or hand dealt can be declared stray, while dealing goes on"
+                + ("" if self.state is not S.DECISIONS else "; the deal is complete: call a misdeal")
+            )
+        who, dealt = self.last_placed
+        for d in dealt:
+            self.cards[who].remove(d)
+            self.set_aside.append(d)
+        self.last_placed = None
+        self.emit("card_set_aside", card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))")
+        if not self.targets or self.targets[0] != who:
+            self.targets.insert(0, who)
+        if self.settings.dealing == "shoe":
+            self._arm_shoe()
+            self._instruct()
+        else:
+            self._request_hand()
+
+    def _arm_shoe(self) -> None:
+        """Arm the shoe for exactly the cards still due, so a card drawn past
+        the deal is refused by the reader (fault 204), never dealt."""
+        self.shoe.arm(self.round_id, len(self.targets))
+
+    def on_void(self) -> None:
+        if self.shoe is not None:
+            self.shoe.disarm()
+        if self.shuffler is not None:
+            self.shuffler.abort()
+
+    # --- device events ---------------------------------------------------------
+
+    def handle(self, event: DeviceEvent) -> None:
+        if isinstance(event, CardRead):
+            self._on_card(event.card, event.exposed, self.stale_card(event))
+        elif isinstance(event, HandDispensed):
+            self._on_hand(event)
+        elif isinstance(event, FaultRaised):
+            self._on_fault(event)
+        elif isinstance(event, ShuffleDone):
+            self.emit("shuffle", shuffle_id=event.shuffle_id, count=event.count, verified=event.verified)
+            if not event.verified and self.state in BEFORE_SETTLEMENT:
+                self.emit("fault", device=event.device, code=301, text="shuffler card count mismatch")
+                self.void("shuffler_fault")
+        elif isinstance(event, FaultCleared):
+            self.emit("fault_cleared", device=event.device, code=event.code)
+        else:
+            self.on_other_event(event)
+
+    def _on_fault(self, event: FaultRaised) -> None:
+        self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
+        if event.code == DRAWN_WHILE_DISARMED:
+            # Reported, flagged, never dealt into a hand; the round goes on.
+            if event.card is not None:
+                self._note_seen(event.card)
+                self.set_aside.append(DealtCard(event.card, True))
+            self.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
+            if self.state in BEFORE_SETTLEMENT:
+                self.open_incident(event.code, event.text, blocking=False,
+                                   card=event.card.code if event.card else None)
+            return
+        if self.state not in (S.BETS_CLOSED, S.DEALING) or event.severity not in ("E", "C"):
+            return
+        if event.code == MISREAD and self.settings.dealing == "shoe" and self.state is S.DEALING:
+            # The card left the shoe unread: a supervisor names it or voids the
+            # round; the reader's guess helps. The shoe stays armed (a dealer
+            # mid-deal keeps drawing): whoever feeds the table holds the cards
+            # read meanwhile until the incident is resolved, so none takes the
+            # unread card's place (see tablesim/server/runner.py).
+            self.open_incident(MISREAD, event.text, blocking=True, card=event.card.code if event.card else None)
+            return
+        # Art. 11(4): the shuffler failing while dealing voids the round.
+        self.void("shuffler_fault" if self.settings.dealing == "shuffler" else "device_fault")
+
+    def check_resolution(self, incident: dict, decision: str, card: str | None) -> None:
+        if incident["code"] == MISREAD and decision == "confirm":
+            if card is None:
+                raise IllegalAction("resolve incident", "confirming a misread needs the card's code")
+            parse_dealt(card)
+
+    def on_incident_resolved(self, incident: dict, decision: str, card: str | None) -> None:
+        if incident["code"] != MISREAD:
+            return  # a card drawn while disarmed stays set aside either way
+        if decision == "reject":
+            self.void("misread")
+        else:
+            dealt = parse_dealt(card)
+            self._on_card(dealt.card, dealt.exposed)
+
+    def recovery_policy(self) -> tuple[str, str]:
+        if self.state is S.DEALING and self.settings.dealing == "shuffler":
+            # The shuffler's state after a power loss is unknown: Art. 11(4).
+            return "void", "interrupted while the automatic shuffler was dealing (Art. 11(4))"
+        return super().recovery_policy()
+
+    def resume_devices(self) -> None:
+        if self.state is S.BETTING_OPEN:
+            self.on_open()
+        elif self.state is S.DEALING:
+            self._arm_shoe()
+            self._instruct()
+
+    def _note_seen(self, card: Card) -> bool:
+        """Record a card of this round's single deck; False if it was seen already."""
+        if card in self.seen:
+            return False
+        self.seen.add(card)
+        return True
+
+    def _on_card(self, card: Card, exposed: bool, stale: bool = False) -> None:
+        if stale or self.state is not S.DEALING:
+            # A card before betting closed (or after dealing), or one read for an
+            # earlier round, is an incident, never a card of a hand.
+            what = "card read for an earlier round" if stale else "card read outside dealing"
+            self.open_incident(DRAWN_WHILE_DISARMED, what, blocking=False, card=card.code)
+            self.incidents.append({"code": DRAWN_WHILE_DISARMED, "card": card.code})
+            if not stale:  # an earlier round's card came from that round's deck
+                self._note_seen(card)
+            return
+        if not self._note_seen(card):
+            self._duplicate(card)
+            return
+        self._place(card, exposed)
+        if self.state is S.DEALING:
+            self._instruct()
+
+    def _on_hand(self, event: HandDispensed) -> None:
+        if self.state is not S.DEALING:
+            self.open_incident(DRAWN_WHILE_DISARMED, "hand dispensed outside dealing", blocking=False,
+                               card=" ".join(c.code for c in event.cards))
+            return
+        for card in event.cards:
+            if not self._note_seen(card):
+                self._duplicate(card)
+                return
+        for card, exposed in zip(event.cards, event.exposed):
+            self._place(card, exposed)
+        if self.state is S.DEALING:
+            self._request_hand()
+
+    def _duplicate(self, card: Card) -> None:
+        self.emit("fault", device=self.devices[0].name, code=201, severity="E",
+                  text=f"{card.code} read twice from a single deck (misread)")
+        self.void("duplicate_card")
+
+    def _place(self, card: Card, exposed: bool) -> None:
+        """Give the card to whoever is due, applying Art. 11(2) to the dealer."""
+        who = self.targets[0]
+        dealt = dealt_card(card, exposed)
+        if exposed and who == DEALER:
+            self.set_aside.append(dealt)
+            # The dealer stays due a card: the next one (or a one-card hand
+            # from the shuffler) takes the exposed card's place.
+            self.emit("card_set_aside", card=dealt.code, reason="exposed dealer card (Art. 11(2))")
+            if self.settings.dealing == "shoe":
+                self._arm_shoe()  # one card more than armed for
+            return
+        self.cards[who].append(dealt)
+        if self.settings.dealing == "shoe" or self.last_placed is None or self.last_placed[0] != who:
+            self.last_placed = (who, [])
+        self.last_placed[1].append(dealt)
+        if self.observed:
+            self.emit("card", to=who, card=dealt.code)
+        if self.settings.dealing == "shoe" or len(self.cards[who]) == 3:
+            self.targets.pop(0)
+        if not self.targets:
+            self._dealt()
+
+    def _instruct(self) -> None:
+        if not self.observed:
+            return  # nobody to instruct (a simulation)
+        who = self.targets[0]
+        n = len(self.cards[who]) + 1
+        self.emit("instruction", text=f"card {n} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)
+
+    def _request_hand(self) -> None:
+        who = self.targets[0]
+        missing = 3 - len(self.cards[who])
+        hand_no = self.order.index(who) + 1
+        self.shuffler.deal_hand(hand_no, missing)
+        self.emit("instruction", text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)
+
+    def _dealt(self) -> None:
+        if self.shoe is not None and self.settings.dealing == "shoe":
+            self.shoe.disarm()
+        self.fire("hands_dealt")
+        for who in self.order:
+            self.hands[who] = self.evaluator.evaluate([d.card for d in self.cards[who]])
+        if not self.pending_decisions():
+            self._reveal_and_settle()
+        else:
+            self.emit("instruction", text="players decide: play or fold", boxes=self.pending_decisions())
+
+    # --- settlement ------------------------------------------------------------
+
+    def _reveal_and_settle(self) -> None:
+        self.fire("reveal")
+        dealer = self.hands[DEALER]
+        qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
+        self.emit("dealer", cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies)
+        self.fire("settle")
+        results: dict[str, dict[str, Decimal]] = {}
+        for box in self.order[:-1]:
+            bets = BoxBets(self.book.get(box, "ante"), self.book.get(box, "pair_plus"))
+            results[box] = settle_box(
+                self.profile, bets, self.decisions.get(box), self.hands[box], dealer, qualifies
+            )
+        self.result = RoundResult(
+            self.game, self.round_id, "settled", outcome=self._outcome(qualifies), results=results,
+            bets={p: dict(b) for p, b in self.book.bets.items()},
+        )
+        self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})
+        self.fire("complete")
+
+    def _outcome(self, qualifies: bool) -> dict:
+        dealer = self.hands[DEALER]
+        outcome = {
+            "dealer": {
+                "cards": [d.code for d in self.cards[DEALER]],
+                "hand": dealer.category,
+                "qualifies": qualifies,
+            },
+            "boxes": {
+                box: {
+                    "cards": [d.code for d in self.cards[box]],
+                    "hand": self.hands[box].category,
+                    "decision": self.decisions.get(box),
+                }
+                for box in self.order[:-1]
+            },
+        }
+        if self.set_aside:
+            outcome["set_aside"] = [d.code for d in self.set_aside]
+        return outcome

@@ -1,0 +1,313 @@
+"""The Wheel of Fortune table: rules + round machine + the wheel indicator sensor.
+
+Procedure (Despacho 42/2003): players bet on one or more symbols (Art. 3);
+the dealer calls "no more bets", after which no bet is accepted, changed or
+withdrawn (Art. 2); the dealer spins in either direction (Art. 4(1)); the
+spin counts only with at least three full turns, otherwise "no spin" and the
+dealer spins again, bets staying (Art. 4(3), 4(4)); the segment at the
+indicator decides (Art. 5); winning bets are paid by the pay table (Art. 6).
+
+The table, not the sensor, decides "no spin": a result with fewer full turns
+than the profile's minimum is a no-spin even if the sensor called it a
+result. A spin reported while betting is open (or between rounds) is an
+incident, recorded and never taken as a result. An error fault of the
+sensor before settlement voids the round: every bet is returned.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+from drivers.base import WheelSensor
+from drivers.events import (
+    WHEEL_MOTION_IDLE,
+    WHEEL_SENSORS_DISAGREE,
+    DeviceEvent,
+    FaultCleared,
+    FaultRaised,
+    InvalidSpin,
+    Revolution,
+    SpinResult,
+    SpinStarted,
+)
+from tablesim.engine.bets import BetBook
+from tablesim.engine.events import EventBus
+from tablesim.engine.result import RoundResult
+from tablesim.engine.table import GameTable
+from tablesim.core.errors import IllegalAction, InputError
+from tablesim.core.money import fmt, parse_amount
+from tablesim.games.wheel.machine import AWAITING_SPIN, BEFORE_SETTLEMENT, STEPS, S
+from tablesim.games.wheel.profile import WheelProfile
+from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.settle import settle, spin_counts, symbol_at
+
+SENSOR_FAULT = "sensor_fault"
+
+
+class WheelTable(GameTable):
+    game = "wheel"
+    States = S
+    STEPS = STEPS
+    INITIAL = S.IDLE
+    FINALS = (S.COMPLETE, S.VOID)
+    BETTING = S.BETTING_OPEN
+    ACTIONS = ("close_betting", "change_bet", "declare_no_spin")
+
+    def __init__(
+        self,
+        profile: WheelProfile,
+        settings: WheelSettings,
+        *,
+        sensor: WheelSensor,
+        table_id: str = "WHEEL",
+        bus: EventBus | None = None,
+    ) -> None:
+        if sensor is None:
+            raise ValueError("a wheel table needs a wheel indicator sensor")
+        layout = settings.layout or profile.layout
+        if len(layout) != profile.segments or any(s not in profile.spots for s in layout):
+            raise ValueError("the table's layout does not fit the profile (check it with check_layout)")
+        self.profile = profile
+        self.settings = settings
+        self.layout: tuple[str, ...] = tuple(layout)
+        self.sensor = sensor
+        book = BetBook(profile.spots, settings.limits, self._player_ok)
+        super().__init__(table_id=table_id, book=book, devices=[sensor], bus=bus)
+        self._reset_round()
+
+    @staticmethod
+    def _player_ok(player: str) -> str | None:
+        if not player.strip():
+            return "a bet needs a player"
+        return None
+
+    def _reset_round(self) -> None:
+        self.no_spins = 0
+        self.spins: list[dict] = []  # every spin of the round, counted or not
+        self.incidents: list[dict] = []
+        self.revolutions = 0
+        self.direction: str | None = None
+        self.segment: int | None = None
+        self.symbol: str | None = None
+
+    # --- round flow ------------------------------------------------------------
+
+    def open_round(self, round_id: str | None = None) -> str:
+        rid = self.begin_round(round_id)
+        self._reset_round()
+        self.sensor.disarm()
+        self.emit("instruction", text="place your bets")
+        return rid
+
+    def _check_spot(self, action: str, spot: str) -> None:
+        if spot not in self.profile.spots:
+            raise IllegalAction(action, f"unknown spot {spot!r} (spots: {', '.join(self.profile.spots)})")
+
+    def place_bet(self, position: str, bet: str, amount: object) -> None:
+        """A bet of ``player`` (position) on the symbol ``spot`` (bet), Art. 3."""
+        self.require_betting("bet")
+        self._check_spot("bet", bet)
+        super().place_bet(position, bet, amount)
+
+    def change_bet(self, player: str, spot: str, amount: object) -> None:
+        """Set an existing bet to a new amount (only while betting is open, Art. 2)."""
+        self.require_betting("change")
+        self._check_spot("change", spot)
+        player = str(player)
+        old = self.book.get(player, spot)
+        if old is None:
+            raise IllegalAction("change", f"{player} has no bet on {spot}")
+        try:
+            value = parse_amount(amount)
+        except InputError as exc:
+            raise IllegalAction("change", f"amount {exc.message}") from None
+        why = self.book.limits.check(spot, value)
+        if why:
+            raise IllegalAction("change", why)
+        self.book.bets[player][spot] = value
+        # Recorded as the old bet taken back and the new one placed, so every
+        # reader of the event stream (journal, audit) keeps exact totals.
+        self.emit("bet_withdrawn", position=player, bet=spot, amount=str(old), change=True)
+        self.emit("bet", position=player, bet=spot, amount=str(value), change=True)
+
+    def close_betting(self) -> None:
+        """The dealer calls "no more bets" (Art. 2) and the sensor is armed."""
+        self.require_betting("close betting")
+        # Whatever the sensor reported while betting was open belongs to that
+        # time: an incident, never a result of this round.
+        self.poll()
+        if self.state is not S.BETTING_OPEN:
+            return  # a sensor fault voided the round
+        self.fire("close_betting")
+        self.emit("instruction", text="no more bets")
+        self._arm()
+
+    def _arm(self) -> None:
+        self.sensor.arm(self.round_id, self.profile.min_turns, self.settings.spin_seconds)
+        self.emit(
+            "instruction",
+            text=f"spin the wheel, at least {self.profile.min_turns} full turns",
+            min_turns=self.profile.min_turns,
+        )
+
+    def declare_no_spin(self, reason: str = "dealer") -> None:
+        """The dealer calls "no spin" (Art. 4(4)) on a spin the sensor did not
+        judge (e.g. a spin interrupted by a power loss): bets stay, spin again."""
+        if self.state not in AWAITING_SPIN:
+            raise IllegalAction("no spin", f"there is no spin to call off (the round is {self.state.value})")
+        self._no_spin(reason, float(self.revolutions))
+
+    def actor_for(self, action: str) -> str:
+        return "player" if action in ("place_bet", "withdraw_bet", "change_bet") else "dealer"
+
+    def on_void(self) -> None:
+        self.sensor.disarm()
+        if self.result is not None:
+            self.result.outcome = self._outcome_base()
+
+    # --- recovery after a power loss -------------------------------------------
+
+    def recovery_policy(self) -> tuple[str, str]:
+        if self.state is S.SPINNING:
+            return "resume", "a spin was under way: it is called off as a no-spin and the wheel spun again; bets stay (Art. 4(4))"
+        if self.state is S.BETS_CLOSED:
+            return "resume", "bets were closed and the wheel not yet spun: the sensor is armed again; bets stay"
+        return super().recovery_policy()
+
+    def resume_devices(self) -> None:
+        if self.state is S.BETTING_OPEN:
+            self.sensor.disarm()
+        elif self.state is S.SPINNING:
+            self.declare_no_spin("power_loss")  # journaled; re-arms the sensor
+        elif self.state is S.BETS_CLOSED:
+            self._arm()
+
+    # --- device events ---------------------------------------------------------
+
+    def handle(self, event: DeviceEvent) -> None:
+        if isinstance(event, SpinStarted):
+            self._on_start(event)
+        elif isinstance(event, Revolution):
+            self._on_revolution(event)
+        elif isinstance(event, SpinResult):
+            self._on_result(event)
+        elif isinstance(event, InvalidSpin):
+            self._on_invalid(event)
+        elif isinstance(event, FaultRaised):
+            self._on_fault(event)
+        elif isinstance(event, FaultCleared):
+            self.emit("fault_cleared", device=event.device, code=event.code)
+        else:
+            self.on_other_event(event)
+
+    def _ours(self, round_id: str) -> bool:
+        """A spin report that belongs to this round's armed spin."""
+        return self.state in AWAITING_SPIN and round_id == self.round_id
+
+    def _incident(self, what: str, code: int = WHEEL_MOTION_IDLE, **data) -> None:
+        """Record an irregular report; the round goes on (a non-blocking incident)."""
+        record = {"what": what, "state": self.state.value, "code": code, **data}
+        self.incidents.append(record)
+        self.open_incident(code, what, blocking=False)
+        self.log.info("wheel_incident", **record)
+
+    def _stray(self, kind: str, event: DeviceEvent, **data) -> None:
+        if self.state is S.BETTING_OPEN:
+            self._incident(f"{kind} while bets were open: not a result", **data)
+        elif self.state in AWAITING_SPIN:
+            self._incident(f"{kind} for another round ({getattr(event, 'round_id', '')!r})", **data)
+        else:
+            self._incident(f"{kind} with no round in play ({self.state.value})", **data)
+
+    def _on_start(self, event: SpinStarted) -> None:
+        if not self._ours(event.round_id):
+            self._stray("spin started", event, direction=event.direction)
+            return
+        if self.state is S.SPINNING:
+            self._incident("spin started twice", direction=event.direction)
+            return
+        self.fire("spin_started")
+        self.revolutions = 0
+        self.direction = event.direction
+        self.emit("spin_started", direction=event.direction)
+
+    def _on_revolution(self, event: Revolution) -> None:
+        if self.state is S.SPINNING and event.round_id == self.round_id:
+            self.revolutions = max(self.revolutions, event.n)
+            self.emit("revolution", n=event.n)
+        else:
+            # Part of a stray spin, already recorded by its start or result.
+            self.emit("stray_revolution", n=event.n, round=event.round_id)
+
+    def _on_result(self, event: SpinResult) -> None:
+        if not self._ours(event.round_id):
+            self._stray("spin result", event, segment=event.segment, turns=event.turns)
+            return
+        if not (0 <= event.segment < len(self.layout)) or not math.isfinite(event.turns) or event.turns < 0:
+            self.emit(
+                "fault", device=event.device, code=WHEEL_SENSORS_DISAGREE, severity="E",
+                text=f"impossible spin report: segment {event.segment}, turns {event.turns}",
+            )
+            self.void(SENSOR_FAULT)
+            return
+        if not spin_counts(self.profile, event.turns):
+            self._no_spin("few_turns", event.turns, segment=event.segment, direction=event.direction)
+            return
+        self.segment = event.segment
+        self.symbol = symbol_at(self.layout, event.segment)
+        self.direction = event.direction
+        self.spins.append(
+            {"segment": event.segment, "symbol": self.symbol, "turns": event.turns,
+             "direction": event.direction, "counts": True}
+        )
+        self.fire("spin_counted")
+        self.emit("spin_result", segment=self.segment, symbol=self.symbol, turns=event.turns, direction=event.direction)
+        self._settle()
+
+    def _on_invalid(self, event: InvalidSpin) -> None:
+        if not self._ours(event.round_id):
+            self._stray("invalid spin", event, reason=event.reason, turns=event.turns)
+            return
+        self._no_spin(event.reason, event.turns)
+
+    def _no_spin(self, reason: str, turns: float, *, segment: int | None = None, direction: str | None = None) -> None:
+        """Art. 4(4): "no spin"; bets stay, the dealer spins again."""
+        self.no_spins += 1
+        self.spins.append(
+            {"segment": segment, "turns": turns, "direction": direction, "counts": False, "reason": reason}
+        )
+        self.fire("no_spin")
+        self.emit("no_spin", reason=reason, turns=turns, segment=segment, count=self.no_spins)
+        self.emit("instruction", text="no spin: spin again (bets stay)")
+        self._arm()
+
+    def _on_fault(self, event: FaultRaised) -> None:
+        self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
+        if event.code == WHEEL_MOTION_IDLE:
+            self._incident("wheel moved while the sensor was idle", event.code)
+            return
+        if event.severity in ("E", "C") and self.state in BEFORE_SETTLEMENT:
+            self.void(SENSOR_FAULT)
+
+    # --- settlement ------------------------------------------------------------
+
+    def _settle(self) -> None:
+        self.fire("settle")
+        self.sensor.disarm()
+        results: dict[str, dict[str, Decimal]] = settle(self.profile, self.book.items(), self.symbol)
+        self.result = RoundResult(
+            self.game, self.round_id, "settled", outcome=self._outcome(), results=results,
+            bets={p: dict(b) for p, b in self.book.bets.items()},
+        )
+        self.emit("settlement", results={p: {k: fmt(v) for k, v in r.items()} for p, r in results.items()})
+        self.fire("complete")
+
+    def _outcome_base(self) -> dict:
+        out: dict = {"no_spins": self.no_spins}
+        if self.incidents:
+            out["incidents"] = [dict(i) for i in self.incidents]
+        return out
+
+    def _outcome(self) -> dict:
+        return {"segment": self.segment, "symbol": self.symbol, **self._outcome_base()}

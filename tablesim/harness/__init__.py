@@ -1,0 +1,1 @@
+"""The harness: scripted rounds, simulation, benchmarks, recording, table configuration."""

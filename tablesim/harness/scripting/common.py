@@ -1,0 +1,74 @@
+"""Parsing helpers shared by the games' script readers."""
+
+from __future__ import annotations
+
+from drivers.mock.faults import FAULT_KINDS, MockFault
+from tablesim.core.cards import DealtCard, parse_dealt
+from tablesim.core.errors import IllegalAction, InputError
+from tablesim.core.validate import Reader
+
+
+def parse_card_list(reader: Reader, key: str = "cards") -> list[DealtCard]:
+    raw = reader.list(key)
+    out = []
+    for i, code in enumerate(raw):
+        try:
+            out.append(parse_dealt(code))
+        except InputError as exc:
+            raise reader.fail(f"{key}[{i}]", exc.message) from None
+    return out
+
+
+def parse_card_field(reader: Reader, key: str = "card"):
+    """An optional card code field; None when absent."""
+    code = reader.raw(key, None)
+    if code is None:
+        return None
+    try:
+        return parse_dealt(code).card
+    except InputError as exc:
+        raise reader.fail(key, exc.message) from None
+
+
+def parse_box_bets(r: Reader, book, bet_names: tuple[str, ...]) -> list[tuple[str, str, object]]:
+    """``bets: {box: {bet: amount}}``, each checked against the table's book
+    (box exists, bet known, amount valid and within limits) before any play."""
+    bets_r = r.sub("bets")
+    bets: list[tuple[str, str, object]] = []
+    for box in bets_r.data:
+        why = book.position_ok(str(box))
+        if why:
+            raise bets_r.fail(str(box), why)
+        box_r = bets_r.sub(box)
+        for bet in box_r.data:
+            if bet not in bet_names:
+                raise box_r.fail(str(bet), f"unknown bet (bets: {', '.join(bet_names)})")
+            amount = box_r.raw(bet)
+            try:
+                book.check(str(box), bet, amount)
+            except IllegalAction as exc:
+                raise box_r.fail(str(bet), exc.reason) from None
+            bets.append((str(box), bet, amount))
+    if not bets:
+        raise r.fail("bets", "no bets: nothing would be dealt")
+    return bets
+
+
+def parse_faults(reader: Reader, device_kind: str) -> list[MockFault]:
+    """``faults: [{fault: jam, after: 2}, {fault: drawn_while_disarmed, card: 7H}]``."""
+    out = []
+    for i, raw in enumerate(reader.list("faults", [])):
+        f = Reader(raw, f"{reader.at('faults')}[{i}]", file=reader.file, error=InputError)
+        kind = f.str("fault", choices=[k for k, kinds in FAULT_KINDS.items() if device_kind in kinds])
+        after = f.int("after", 0, lo=0, hi=1000)
+        if kind == "duplicate" and after == 0:
+            raise f.fail("after", "a duplicate repeats an earlier card: it needs after >= 1")
+        card = parse_card_field(f)
+        f.reject_unknown()
+        out.append(MockFault(kind, after, card))
+    return out
+
+
+def refuse(reader: Reader, key: str, exc: IllegalAction) -> InputError:
+    """A table refusal during a scripted round, located at the script field."""
+    return reader.fail(key, exc.reason)

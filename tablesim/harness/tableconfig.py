@@ -1,0 +1,279 @@
+"""Table configurations: ``config/tables/*.toml``.
+
+One file describes one physical table: which game it runs under which rule
+profile, its limits, how it is run, and where each of its devices is::
+
+    [table]
+    id = "F3-01"
+    game = "fortune3"
+    profile = "macau-2008"          # optional: the game's default profile
+
+    [limits]                         # optional: min/max per bet ("default" for the rest)
+    ante = { min = 10, max = 5000 }
+
+    [settings]                       # the game's table settings (optional)
+    dealing = "shoe"                 # fortune3: shoe | shuffler; football: decks = 1..8;
+                                     # wheel: spin_seconds, layout
+
+    [devices.shoe]                   # one table per device the game uses
+    backend = "serial"               # mock | serial | usb
+    url = "/dev/ttyUSB0"             # serial: any serial_for_url URL
+    baudrate = 115200
+    timeouts = { ack_timeout = 0.2, heartbeat_interval = 1.0 }
+
+    [operators]                      # optional: who may change the table through tablesim serve
+    tokens_file = "F3-01.tokens.json"   # relative to this file; generated (mode 0600) on the first run
+    # or the operators themselves (each token 16 characters at least):
+    # [[operators.list]]
+    # name = "ana"
+    # role = "dealer"                # dealer | supervisor
+    # token = "..."
+
+Without ``[operators]`` ``tablesim serve --config`` generates the tokens on
+the first run next to the table's journal (and refuses to listen on an
+address other than the loopback).
+
+Everything is checked on load; an error is one line naming the file and the
+field (``config/tables/x.toml: devices.shoe.baudrate: 9601 is not one of
+...``), and unknown keys are refused so a typo never becomes a default.
+Loading imports no device backend: a missing pyserial or pyusb shows only
+when the device is opened (:meth:`TableConfig.open_devices`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from drivers.base import Device
+from drivers.registry import backends, device_settings, open_device
+from tablesim.engine.limits import Limits
+from tablesim.core.errors import ConfigError
+from tablesim.profiles import GAMES, config_root, read_toml
+from tablesim.core.validate import Reader
+
+#: the device kinds each game's table can have
+GAME_DEVICES: dict[str, tuple[str, ...]] = {
+    "fortune3": ("shoe", "shuffler"),
+    "football": ("shoe", "display"),
+    "wheel": ("wheel",),
+}
+
+
+@dataclass(frozen=True)
+class DeviceConfig:
+    kind: str
+    backend: str
+    settings: dict[str, Any]  # as in the file, without "backend"
+    options: dict[str, Any]  # the checked constructor arguments
+
+    def open(self, **objects: Any) -> Device:
+        """Open this device (``objects``: e.g. ``timing=``, ``usb_backend=`` for an emulated USB reader)."""
+        return open_device(self.kind, self.backend, {**self.settings, **objects})
+
+
+#: the operator roles of ``[operators]`` (as ``tablesim.server.auth.ROLES``)
+OPERATOR_ROLES = ("dealer", "supervisor")
+#: the shortest operator token accepted
+MIN_TOKEN_LENGTH = 16
+
+
+@dataclass(frozen=True)
+class OperatorEntry:
+    name: str
+    role: str
+    token: str
+
+    def __repr__(self) -> str:  # never print a token by accident
+        return f"OperatorEntry(name={self.name!r}, role={self.role!r}, token='***')"
+
+
+@dataclass(frozen=True)
+class OperatorsConfig:
+    """``[operators]``: a token file (``tokens_file``, resolved against the
+    config file's folder; generated on the first run if absent) or the
+    operators themselves (``[[operators.list]]``)."""
+
+    where: str  # "<config file>: operators", for messages
+    tokens_file: Path | None = None
+    entries: tuple[OperatorEntry, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    path: str
+    table_id: str
+    game: str
+    profile: str | None
+    limits: Limits
+    settings: Any  # Fortune3Settings | FootballSettings | WheelSettings
+    devices: dict[str, DeviceConfig] = field(default_factory=dict)
+    operators: OperatorsConfig | None = None  # None: tokens generated next to the journal
+
+    def open_devices(self, **objects: dict[str, Any]) -> dict[str, Device]:
+        """Open every device (``objects[kind]``: extra objects for that device); all or none."""
+        opened: dict[str, Device] = {}
+        try:
+            for kind, device in self.devices.items():
+                opened[kind] = device.open(**objects.get(kind, {}))
+        except BaseException:
+            for device in opened.values():
+                device.close()
+            raise
+        return opened
+
+
+def table_config_path(name: str | Path) -> Path:
+    """A path as given, or ``config/tables/<name>.toml``."""
+    candidate = Path(name)
+    if candidate.suffix == ".toml" or candidate.exists():
+        return candidate
+    path = config_root() / "tables" / f"{name}.toml"
+    if not path.exists():
+        known = sorted(p.stem for p in (config_root() / "tables").glob("*.toml"))
+        raise ConfigError(f"no table configuration {str(name)!r} (known: {', '.join(known) or 'none'})")
+    return path
+
+
+def load_table_config(name: str | Path) -> TableConfig:
+    """Load and check a table configuration (a path or a name under config/tables/)."""
+    path = table_config_path(name)
+    top = Reader(read_toml(path), file=str(path))
+
+    table = top.sub("table")
+    table_id = table.str("id")
+    if not table_id or not all(0x20 < ord(c) < 0x7F and c != "|" for c in table_id):
+        raise table.fail("id", f"{table_id!r} must be printable ASCII without spaces or '|' (it names rounds on the device link)")
+    game = table.str("game", choices=GAMES)
+    profile_name = table.str("profile") if table.has("profile") else None
+    table.reject_unknown()
+    profile = _load_profile(game, profile_name, table)
+
+    settings_r = top.sub("settings") if top.has("settings") else Reader({}, "settings", file=str(path))
+    limits_r = top.sub("limits") if top.has("limits") else None
+    settings = _game_settings(game, profile, settings_r, limits_r)
+    settings_r.reject_unknown()
+
+    devices = _devices(top, game, settings)
+    operators = _operators(top.sub("operators"), path) if top.has("operators") else None
+    top.reject_unknown()
+    return TableConfig(str(path), table_id, game, profile_name, settings.limits, settings, devices, operators)
+
+
+def _operators(reader: Reader, path: Path) -> OperatorsConfig:
+    where = reader.locate(reader.where)
+    for key in reader.data:
+        if key not in ("tokens_file", "list"):
+            raise reader.fail(key, "unknown key (operators take tokens_file or list)")
+    if reader.has("tokens_file") and reader.has("list"):
+        raise reader.fail(None, "give tokens_file or list, not both")
+    if reader.has("tokens_file"):
+        name = reader.str("tokens_file")
+        if not name.strip():
+            raise reader.fail("tokens_file", "must name a file")
+        file = Path(name).expanduser()
+        if not file.is_absolute():
+            file = path.resolve().parent / file
+        if file.is_dir():
+            raise reader.fail("tokens_file", f"{file} is a directory")
+        reader.reject_unknown()
+        return OperatorsConfig(where, tokens_file=file)
+    if not reader.has("list"):
+        raise reader.fail(None, "needs tokens_file = \"FILE\" or [[operators.list]] entries (name, role, token)")
+    items = reader.list("list")
+    if not items:
+        raise reader.fail("list", "no operators: add at least one (name, role, token)")
+    entries: list[OperatorEntry] = []
+    names: set[str] = set()
+    tokens: set[str] = set()
+    for i, item in enumerate(items):
+        op = Reader(item, f"{reader.at('list')}[{i}]", file=reader.file, error=reader.error)
+        name = op.str("name")
+        if not name or len(name) > 40 or not all(0x20 < ord(c) < 0x7F for c in name):
+            raise op.fail("name", f"{name!r} must be 1 to 40 printable characters without spaces")
+        role = op.str("role", choices=OPERATOR_ROLES)
+        token = op.str("token")
+        if len(token) < MIN_TOKEN_LENGTH:
+            raise op.fail("token", f"too short ({len(token)} characters, {MIN_TOKEN_LENGTH} at least)")
+        if any(c.isspace() for c in token) or not token.isprintable():
+            raise op.fail("token", "must be printable characters without spaces")
+        if name in names:
+            raise op.fail("name", f"operator {name!r} is listed twice")
+        if token in tokens:
+            raise op.fail("token", "the same token is given to two operators")
+        op.reject_unknown()
+        names.add(name)
+        tokens.add(token)
+        entries.append(OperatorEntry(name, role, token))
+    reader.reject_unknown()
+    return OperatorsConfig(where, entries=tuple(entries))
+
+
+def _load_profile(game: str, name: str | None, table: Reader) -> Any:
+    module = importlib.import_module(f"tablesim.games.{game}.profile")
+    try:
+        return module.load_profile(name)
+    except ConfigError as exc:
+        raise table.fail("profile", str(exc)) from None
+
+
+def _game_settings(game: str, profile: Any, reader: Reader, limits_r: Reader | None) -> Any:
+    if game == "fortune3":
+        from tablesim.games.fortune3.settings import BETS, DEALING_MODES, Fortune3Settings, default_limits
+
+        dealing = reader.str("dealing", "shoe", choices=DEALING_MODES)
+        limits = Limits.parse(limits_r, BETS) if limits_r is not None else default_limits()
+        return Fortune3Settings(dealing=dealing, limits=limits)
+    if game == "football":
+        from tablesim.games.football.profile import BETS
+        from tablesim.games.football.settings import MAX_DECKS, MIN_DECKS, FootballSettings, default_limits
+
+        decks = reader.int("decks", 1, lo=MIN_DECKS, hi=MAX_DECKS)
+        limits = Limits.parse(limits_r, BETS) if limits_r is not None else default_limits()
+        return FootballSettings(decks=decks, limits=limits)
+    from tablesim.games.wheel.settings import DEFAULT_SPIN_SECONDS, WheelSettings, default_limits as wheel_limits
+    from tablesim.games.wheel.settings import read_layout_override
+
+    spin = reader.decimal("spin_seconds", DEFAULT_SPIN_SECONDS)
+    if spin <= 0:
+        raise reader.fail("spin_seconds", f"must be more than 0, got {spin}")
+    layout = read_layout_override(reader, profile)
+    limits = Limits.parse(limits_r, profile.spots) if limits_r is not None else wheel_limits(profile.spots)
+    return WheelSettings(layout=layout, limits=limits, spin_seconds=float(spin))
+
+
+def required_devices(game: str, settings: Any) -> tuple[str, ...]:
+    if game == "fortune3":
+        return (settings.dealing,)
+    return GAME_DEVICES[game]
+
+
+def _devices(top: Reader, game: str, settings: Any) -> dict[str, DeviceConfig]:
+    allowed = GAME_DEVICES[game]
+    needed = required_devices(game, settings)
+    if not top.has("devices"):
+        raise top.fail("devices", f"missing: a {game} table needs " + " and ".join(f"[devices.{k}]" for k in needed))
+    devices_r = top.sub("devices")
+    known_backends = backends()
+    out: dict[str, DeviceConfig] = {}
+    for kind in devices_r.data:
+        if kind not in allowed:
+            raise devices_r.fail(kind, f"a {game} table has no {kind} (its devices: {', '.join(allowed)})")
+        reader = devices_r.sub(kind)
+        backend = reader.str("backend", choices=[b for b, kinds in known_backends.items() if kind in kinds])
+        options = device_settings(kind, backend, reader)
+        raw = {k: v for k, v in reader.data.items() if k != "backend"}
+        out[kind] = DeviceConfig(kind, backend, raw, options)
+    for kind in needed:
+        if kind not in out:
+            why = f" (dealing = {settings.dealing})" if game == "fortune3" else ""
+            raise devices_r.fail(kind, f"missing: a {game} table needs a [devices.{kind}]{why}")
+    return out
+
+
+__all__ = [
+    "DeviceConfig", "GAME_DEVICES", "OPERATOR_ROLES", "OperatorEntry", "OperatorsConfig", "TableConfig",
+    "load_table_config", "required_devices", "table_config_path",
+]
