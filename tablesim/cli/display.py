@@ -8,11 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tablesim.engine.stats import SessionStats
-from tablesim.core.money import fmt
-
-
-def signed(value: Decimal) -> str:
-    return ("+" if value > 0 else "") + fmt(value)
+from tablesim.core.money import fmt, signed
 
 
 def percent(value: Decimal | None) -> str:

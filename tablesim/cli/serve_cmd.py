@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from tablesim.cli.gameopts import game_choice, game_options
 from tablesim.core.errors import InputError
-from tablesim.profiles import GAMES
 
 
 def token_file_for(table_id: str, journal: str | None) -> Path | None:
@@ -50,7 +50,7 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 
 
 @click.command("serve")
-@click.option("--game", type=click.Choice(GAMES), default=None, help="The game the table runs (--mock, --emulated).")
+@click.option("--game", type=game_choice(), default=None, help="The game the table runs (--mock, --emulated).")
 @click.option("--mock", is_flag=True, help="Mock devices (no hardware needed); the dealer acts on the console.")
 @click.option("--emulated", is_flag=True, help="Device emulators on ptys, opened with the real serial drivers.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
@@ -74,13 +74,12 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 @click.option("--pace", type=click.FloatRange(min=0), default=0.5, show_default=True,
               help="Mock devices: seconds between two cards (the dealer's pace).")
 @click.option("--profile", default=None, help="Rule profile name or TOML path (default: the game's default).")
-@click.option("--dealing", type=click.Choice(["shoe", "shuffler"]), default=None, help="fortune3: how cards are dealt.")
-@click.option("--decks", type=click.IntRange(1, 8), default=None, help="football: decks in the shoe.")
+@game_options()
 @click.option("--tokens", "tokens_path", default=None, type=click.Path(dir_okay=False),
               help="Operator tokens (JSON: {operators: [{name, role, token}]}). "
                    "Default: the configuration's [operators], else generated next to the journal.")
 def command(game, mock, emulated, config_path, time_scale, faults, host, port, journal, seed, bet_seconds, pace,
-            profile, dealing, decks, tokens_path) -> None:
+            profile, tokens_path, **options) -> None:
     """Run one table with its dealer console (/), results board (/board),
     HTTP API (/api/...) and WebSocket event stream (/ws).
 
@@ -96,7 +95,8 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
     if faults and not emulated:
         raise InputError("--fault applies to --emulated")
     if config_path:
-        for name, value in (("--profile", profile), ("--dealing", dealing), ("--decks", decks), ("--seed", seed)):
+        given = [(f"--{k}", v) for k, v in options.items()]
+        for name, value in (("--profile", profile), *given, ("--seed", seed)):
             if value is not None:
                 raise InputError(f"{name} does not apply to --config: the table configuration sets it")
     elif game is None:
@@ -109,14 +109,14 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
         if mock:
             from tablesim.server.mock import build_mock
 
-            rig = build_mock(game, seed=seed, profile=profile, dealing=dealing, decks=decks)
+            rig = build_mock(game, seed=seed, profile=profile, **options)
             table = rig.table
             devices_line = f"mock devices, seed {rig.seed}"
         elif emulated:
             from tablesim.server.devices import emulated_table
 
             built = emulated_table(stack, game, seed=seed, time_scale=time_scale, faults=faults, profile=profile,
-                                   dealing=dealing, decks=decks)
+                                   **options)
             table = built.table
             devices_line = built.description + (f", seed {seed}" if seed is not None else "")
         else:

@@ -1,39 +1,26 @@
 """The loop of ``tablesim run`` shared by every game and device mode: recover
 from the journal, play rounds with simulated players, show each round, then
-the closing summary."""
+the closing summary. The game's part is its :class:`SessionPlan`."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from decimal import Decimal
-from typing import Callable
 
 from rich.console import Console
+from rich.text import Text
 
 from tablesim.cli.display import print_summary
-from tablesim.engine.runopts import RunOptions
-from tablesim.engine.stats import SessionStats
-from tablesim.engine.table import GameTable
+from tablesim.games.session import Line, SessionPlan
+from tablesim.harness.runopts import RunOptions
 from tablesim.journal.attach import attach_and_recover
 
 
-@dataclass
-class SessionPlan:
-    """What a game plugs into the shared loop."""
-
-    banner: str
-    play_round: Callable[[], list[tuple[str, Decimal]]]  # one round; each stake as (bet, amount)
-    render: Callable[[], list[str]]  # the round just played, as console lines
-    summary_title: str
-    fold_into: dict[str, str] | None = None  # result keys with no stake of their own
-    after_recover: Callable[[], None] | None = None  # e.g. take dealt cards out of a mock shoe
-    after_round: Callable[[], None] | None = None  # e.g. count no-spins
-    footer: Callable[[], str] | None = None
-    stats: SessionStats = field(default_factory=SessionStats)
+def styled(line: Line) -> Text:
+    """A game's plain line (pieces of text, some with a style name) for the terminal."""
+    return Text.assemble(*line)
 
 
-def run_session(table: GameTable, options: RunOptions, console: Console, plan: SessionPlan) -> int:
+def run_session(table, options: RunOptions, console: Console, plan: SessionPlan) -> int:
     console.print(plan.banner)
     attach_and_recover(table, options.journal, console)
     try:
@@ -46,7 +33,7 @@ def run_session(table: GameTable, options: RunOptions, console: Console, plan: S
                 plan.after_round()
             if not options.quiet:
                 for line in plan.render():
-                    console.print(line)
+                    console.print(styled(line))
             if options.delay:
                 time.sleep(options.delay)
     finally:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from tablesim.core.cards import RANK_CHARS, RANK_OF
+from tablesim.games.football.spec import SPEC
 from tablesim.profiles import load_rule_profile_data, profile_header
 from tablesim.core.validate import Reader
 
@@ -162,5 +163,5 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
 
 
 def load_profile(name: str | None = None) -> FootballProfile:
-    data, source = load_rule_profile_data("football", name)
+    data, source = load_rule_profile_data(SPEC.name, name, SPEC.default_profile)
     return parse_profile(data, source)

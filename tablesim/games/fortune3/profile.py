@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from tablesim.core.cards import RANK_OF
+from tablesim.games.fortune3.spec import SPEC
 from tablesim.profiles import load_rule_profile_data, profile_header
 from tablesim.core.validate import Reader
 
@@ -92,5 +93,5 @@ def parse_profile(data: dict, source: str) -> Fortune3Profile:
 
 
 def load_profile(name: str | None = None) -> Fortune3Profile:
-    data, source = load_rule_profile_data("fortune3", name)
+    data, source = load_rule_profile_data(SPEC.name, name, SPEC.default_profile)
     return parse_profile(data, source)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from tablesim.games.wheel.spec import SPEC
 from tablesim.profiles import load_rule_profile_data, profile_header
 from tablesim.core.validate import Reader
 
@@ -124,5 +125,5 @@ def parse_profile(data: dict, source: str) -> WheelProfile:
 
 
 def load_profile(name: str | None = None) -> WheelProfile:
-    data, source = load_rule_profile_data("wheel", name)
+    data, source = load_rule_profile_data(SPEC.name, name, SPEC.default_profile)
     return parse_profile(data, source)
