@@ -17,7 +17,7 @@ def config_root() -> Path:
     """The directory holding ``rules/`` and ``tables/``.
 
     In a source checkout (and an editable install) this is the repository's
-    ``config/``; in an installed wheel it is the packaged copy.
+    ``config/``; in an installed package it is the packaged copy.
     """
     here = Path(__file__).resolve().parent.parent / "config"
     if (here / "rules").is_dir():

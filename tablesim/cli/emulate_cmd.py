@@ -33,7 +33,7 @@ from tablesim.core.errors import InputError
               help="Inject a fault, e.g. jam@hand=3, misread@card=5, silent@after=2s (repeatable).")
 def command(kind: str, use_pty: bool, tcp: int | None, seed: int | None, time_scale: float,
             decks: int | None, faults: tuple[str, ...]) -> None:
-    """Run a TDL/1 device emulator (KIND: shuffler, shoe, display, wheel)."""
+    """Run a TDL/1 device emulator of KIND."""
     if use_pty and tcp is not None:
         raise InputError("choose one of --pty and --tcp")
     if decks is not None and kind not in ("shoe", "shuffler"):

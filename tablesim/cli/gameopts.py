@@ -1,7 +1,7 @@
 """The registry's games as click arguments and options.
 
 ``--game`` and the ``GAME`` argument take the registered games; each option
-a game declares (fortune3's ``--dealing``, football's ``--decks``) becomes
+a game declares (e.g. ``--dealing``, ``--decks``) becomes
 one option of the commands that take game options, its help naming the
 games that take it. Nothing here names a game.
 """

@@ -3,8 +3,8 @@ devices, and what stands in for the dealer's hands (the game's
 :class:`~tablesim.games.rig.MockRig`).
 
 The mock shoe hands out a card each time it is asked while armed, the mock
-shuffler a hand, the mock display reads back what it is shown, and the
-mock wheel sensor reports a spin each time it is armed. The server's pump
+shuffler a hand, the mock display reads back what it is shown, and a mock
+indicator sensor reports a spin each time it is armed. The server's pump
 asks them at a realistic pace, and only when the game's console adapter
 says the dealer's hands may act (e.g. once the dealer pressed "spin"), so
 the console shows a round as it happens at a table.
