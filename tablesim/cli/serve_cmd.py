@@ -85,7 +85,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
 
     The devices are mocks (--mock), emulators behind the real serial drivers
     (--emulated), or those of a table configuration (--config FILE)."""
-    from tablesim.journal.attach import attach_and_recover
+    from tablesim.cli.display import attach_journal
     from tablesim.server.app import bind, is_loopback, serve_table
 
     modes = [name for name, on in (("--mock", mock), ("--emulated", emulated), ("--config", config_path)) if on]
@@ -147,7 +147,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
 
         sock = bind(host, port)  # before recovery: a busy port changes nothing
         stack.callback(sock.close)
-        report = attach_and_recover(table, journal, console)
+        report = attach_journal(console, table, journal)
         if table.journal is not None:
             stack.callback(table.journal.close)
         if rig is not None:

@@ -9,10 +9,9 @@ import time
 from rich.console import Console
 from rich.text import Text
 
-from tablesim.cli.display import print_summary
+from tablesim.cli.display import attach_journal, print_summary
 from tablesim.games.session import Line, SessionPlan
 from tablesim.harness.runopts import RunOptions
-from tablesim.journal.attach import attach_and_recover
 
 
 def styled(line: Line) -> Text:
@@ -22,7 +21,7 @@ def styled(line: Line) -> Text:
 
 def run_session(table, options: RunOptions, console: Console, plan: SessionPlan) -> int:
     console.print(plan.banner)
-    attach_and_recover(table, options.journal, console)
+    attach_journal(console, table, options.journal)
     try:
         if plan.after_recover is not None:
             plan.after_recover()

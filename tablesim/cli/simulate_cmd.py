@@ -14,7 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 
 from tablesim.cli.gameopts import game_choice, game_options
 from tablesim.games.registry import check_options, spec
-from tablesim.harness.simulate.report import build_report, report_table
+from tablesim.cli.display import report_table
+from tablesim.harness.simulate.report import build_report
 from tablesim.harness.simulate.runner import simulate
 
 

@@ -25,6 +25,7 @@ import structlog
 
 from drivers.base import Device
 from drivers.events import DeviceEvent, LinkLost, LinkRestored
+from tablesim.core.codec import encode
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus, TableEvent
 from tablesim.engine.machine import RoundMachine, Step, mermaid
@@ -71,8 +72,6 @@ def _journaled(name: str, fn: Callable) -> Callable:
             if name == "handle" and self.journal is not None and not self.replaying:
                 # A device event taken inside another action (a poll): journaled
                 # too, marked nested, so that the replay hands it back there.
-                from tablesim.journal.codec import encode
-
                 self.journal.append(self.table_id, self.round_id, "input", name,
                                     {"args": encode(list(args)), "kwargs": encode(kwargs), "nested": True},
                                     args[0].device)
@@ -86,8 +85,6 @@ def _journaled(name: str, fn: Callable) -> Callable:
         try:
             if self.journal is None or self.replaying:
                 return fn(self, *args, **kwargs)
-            from tablesim.journal.codec import encode
-
             actor = kwargs.get("actor") or (args[0].device if name == "handle" and args else self.actor_for(name))
             with self.journal.transaction():
                 rid = kwargs.get("round_id") if name == "open_round" else self.round_id
@@ -197,8 +194,6 @@ class GameTable:
 
     def _to_journal(self, event: TableEvent) -> None:
         if self.journal is not None and not self.replaying:
-            from tablesim.journal.codec import encode
-
             self.journal.append(self.table_id, event.round_id, "event", event.kind, encode(event.data), "table")
 
     @contextmanager

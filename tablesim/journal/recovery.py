@@ -15,7 +15,6 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablesim.engine.table import GameTable
 from tablesim.journal.codec import decode
 from tablesim.journal.store import Journal
 
@@ -61,8 +60,11 @@ def paused_at_end(journal: Journal, table_id: str) -> bool:
     return row is not None and row[0] == "pause"
 
 
-def recover(table: GameTable, journal: Journal) -> RecoveryReport | None:
-    """Restore the table from the journal; returns what was done, or None."""
+def recover(table: Any, journal: Journal) -> RecoveryReport | None:
+    """Restore the table from the journal; returns what was done, or None.
+
+    ``table``: a game table (``tablesim.engine``); the journal hands its
+    recorded inputs back to the table's own actions and never imports it."""
     rid = journal.last_round_id(table.table_id)
     if rid is None:
         table.paused = paused_at_end(journal, table.table_id)

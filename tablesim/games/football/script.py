@@ -36,7 +36,7 @@ from tablesim.games.football.rules import deal_plan
 from tablesim.games.football.settings import FootballSettings, default_limits
 from tablesim.games.football.spec import DECKS
 from tablesim.games.football.table import FootballTable, box_name
-from tablesim.harness.scripting.common import parse_box_bets, parse_card_field, parse_card_list
+from tablesim.games.scriptparse import parse_box_bets, parse_card_field, parse_card_list
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
 

@@ -14,7 +14,7 @@ from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
 from tablesim.games.fortune3.settings import BETS, Fortune3Settings, default_limits
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.table import DECISIONS, Fortune3Table
-from tablesim.harness.scripting.common import parse_box_bets, parse_card_list, parse_faults
+from tablesim.games.scriptparse import parse_box_bets, parse_card_list, parse_faults
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
 
