@@ -116,13 +116,37 @@ class Journal:
         try:
             yield
         except BaseException:
-            self.db.execute("ROLLBACK")
+            # Put the head back first: a failed write (disk full, I/O error,
+            # interrupt) may already have rolled the transaction back.
             self.seq, self.last_hash = seq, last
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise
         else:
             self.db.execute("COMMIT")
         finally:
             self._depth = 0
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """One action inside an open transaction (group commit: several table
+        actions in one transaction, one fsync). If the action raises, the
+        records it appended are undone and the transaction goes on without
+        them; otherwise they commit with the rest of the transaction."""
+        if not self._depth:
+            raise RuntimeError("a savepoint needs an open transaction")
+        seq, last = self.seq, self.last_hash
+        self.db.execute("SAVEPOINT action")
+        try:
+            yield
+        except BaseException:
+            self.seq, self.last_hash = seq, last
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK TO action")
+                self.db.execute("RELEASE action")
+            raise
+        else:
+            self.db.execute("RELEASE action")
 
     def append(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str = "") -> Record:
         with self.transaction():
