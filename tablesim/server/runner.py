@@ -48,6 +48,7 @@ from drivers.events import CardRead, HandDispensed
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
 from tablesim.core.errors import IllegalAction
+from tablesim.harness.intake import BetIntake, BetOutcome, BetRequest
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.server.adapters import GameAdapter, adapter_for
 from tablesim.server.mock import MockRig
@@ -110,6 +111,8 @@ class TableRunner:
         self._timer_tick_at = time.monotonic()
         self._timer_shown: int | None = None
         self.snapshot_cache: dict[str, Any] = {}
+        #: bets go through group commit: many in one journal transaction
+        self.intake = BetIntake(table, self.call)
         #: faults raised and never cleared ("device:code" -> the fault), kept across restarts by the journal
         self.active_faults: dict[str, dict] = {}
         self.started = False
@@ -188,6 +191,7 @@ class TableRunner:
                     self.results.append(self._board_entry(rid, summary))
         if t.state is t.BETTING and self.bet_seconds:
             self.timer_remaining = self.bet_seconds
+        self.intake.load_refs()
         self._refresh_snapshot(True)
 
     def _on_event(self, event: TableEvent) -> None:
@@ -301,12 +305,17 @@ class TableRunner:
 
     # --- commands ----------------------------------------------------------------
 
-    async def place_bet(self, actor: str, position: str, bet: str, amount: Any) -> dict:
-        def do():
-            self.table.place_bet(position, bet, amount)
-            return self.table.book.snapshot()
+    async def place_bet(self, actor: str, position: str, bet: str, amount: Any, ref: str | None = None) -> dict:
+        """One bet, committed with whatever bets arrived with it; the bet book
+        after it, or the refusal raised as for any action."""
+        (outcome,), book = await self.intake.submit([BetRequest(position, bet, amount, actor, ref)], with_book=True)
+        outcome.raise_refusal()
+        return book
 
-        return await self.call(do, actor=actor)
+    async def place_bets(self, requests: list[BetRequest]) -> list[BetOutcome]:
+        """Bets answered one by one, each only once it is on disk."""
+        outcomes, _ = await self.intake.submit(requests)
+        return outcomes
 
     async def withdraw_bet(self, actor: str, position: str, bet: str) -> dict:
         def do():
