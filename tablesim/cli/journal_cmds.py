@@ -45,7 +45,7 @@ def audit_verify(path: str | None) -> None:
     if result.ok:
         click.echo(f"journal {journal.path}: {result.records} records, chain intact")
         return
-    click.echo(f"journal {journal.path}: chain broken at record {result.first_bad}: {result.reason}", err=True)
+    click.echo(f"tablesim: error: journal {journal.path}: chain broken at record {result.first_bad}: {result.reason}", err=True)
     sys.exit(1)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from tablesim.cli.options import FiniteFloat
 from tablesim.core.errors import InputError
 from tablesim.profiles import GAMES
 
@@ -56,7 +57,7 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="A table configuration (config/tables/*.toml, or a name there): its devices, limits, "
                    "settings, table id and operators.")
-@click.option("--time-scale", type=click.FloatRange(min=0), default=0.5, show_default=True,
+@click.option("--time-scale", type=FiniteFloat(0, 1000), default=0.5, show_default=True,
               help="--emulated: the emulators' timing (1 = as a real device, 0 = as fast as possible).")
 @click.option("--fault", "faults", multiple=True,
               help="--emulated: KIND:SPEC fault for an emulator, e.g. shoe:misread@card=5 (repeatable).")
@@ -69,9 +70,9 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 )
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Seed for reproducible mock devices or emulators.")
-@click.option("--bet-seconds", type=click.FloatRange(min=1), default=None,
+@click.option("--bet-seconds", type=FiniteFloat(1, 86400), default=None,
               help="Close betting automatically this many seconds after it opens.")
-@click.option("--pace", type=click.FloatRange(min=0), default=0.5, show_default=True,
+@click.option("--pace", type=FiniteFloat(0, 60), default=0.5, show_default=True,
               help="Mock devices: seconds between two cards (the dealer's pace).")
 @click.option("--profile", default=None, help="Rule profile name or TOML path (default: the game's default).")
 @click.option("--dealing", type=click.Choice(["shoe", "shuffler"]), default=None, help="fortune3: how cards are dealt.")
