@@ -80,8 +80,11 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 @click.option("--tokens", "tokens_path", default=None, type=click.Path(dir_okay=False),
               help="Operator tokens (JSON: {operators: [{name, role, token}]}). "
                    "Default: the configuration's [operators], else generated next to the journal.")
+@click.option("--show-tokens", is_flag=True,
+              help="Print the operator tokens and the console's address with the dealer's token "
+                   "(by default only where the token file is).")
 def command(game, mock, emulated, config_path, time_scale, faults, host, port, journal, seed, bet_seconds, pace,
-            profile, dealing, decks, tokens_path) -> None:
+            profile, dealing, decks, tokens_path, show_tokens) -> None:
     """Run one table with its dealer console (/), results board (/board),
     HTTP API (/api/...) and WebSocket event stream (/ws).
 
@@ -160,12 +163,18 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
             console.print(f"[bold yellow]listening on {host}: the read-only API and the board are open "
                           "to that network[/]")
         console.print(f"operator tokens: {where + (' (new)' if created else '') if where else 'this run only'}")
-        for role in ("dealer", "supervisor"):
-            found = tokens.first(role)
-            if found is not None:
-                console.print(f"  {role:<10} {found[0]}")
+        # Tokens kept in a file are read there (or shown on request), not left in
+        # every start's output or journald; tokens of this run only have no file.
+        shown = show_tokens or where is None
+        if shown:
+            for role in ("dealer", "supervisor"):
+                found = tokens.first(role)
+                if found is not None:
+                    console.print(f"  {role:<10} {found[0]}")
+        else:
+            console.print("  (sign in with a token from that file; --show-tokens prints them)")
         dealer = tokens.first("dealer")
-        console.print(f"console: {url}/" + (f"#token={dealer[0]}" if dealer else ""))
+        console.print(f"console: {url}/" + (f"#token={dealer[0]}" if dealer and shown else ""))
         console.print(f"board:   {url}/board")
         console.print("stop with Ctrl-C")
         # uvicorn shuts down gracefully on Ctrl-C or SIGTERM, then raises the

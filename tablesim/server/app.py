@@ -15,9 +15,10 @@
     POST /api/incident/resolve     {decision, why, card?}                supervisor
     WS   /ws?since=SEQ&stream=ID   every table event, snapshots, the bet timer
 
-Refusals: 401 no or unknown token, 403 a role that is not enough, 409 an
-action the table refuses (with its reason), 422 a bad body. Nothing changes
-on any of them.
+Refusals: 401 no or unknown token (checked before any body is read), 403 a
+role that is not enough, 409 an action the table refuses (with its reason),
+413 a body over 16 kB, 422 a bad body (``detail``: one readable reason).
+Nothing changes on any of them.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 from tablesim.core.errors import IllegalAction, InputError
 from tablesim.core.money import parse_amount
 from tablesim.server.auth import Operator, TokenStore, bearer
+from tablesim.server.guard import BodyGuard
 from tablesim.server.runner import TableRunner
 
 STATIC = Path(str(resources.files("tablesim.server") / "static"))
@@ -107,6 +109,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                   redoc_url=None, openapi_url="/api/openapi.json")
     app.state.runner = runner
     app.state.tokens = tokens
+    app.add_middleware(BodyGuard, tokens=tokens)  # before FastAPI reads any body
     if allowed_hosts:
         from starlette.middleware.trustedhost import TrustedHostMiddleware
 
@@ -121,6 +124,10 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     @app.exception_handler(InputError)
     async def _bad_input(request: Request, exc: InputError):
         return JSONResponse({"error": "bad_input", "detail": str(exc)}, 422)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        return JSONResponse({"error": "bad_input", "detail": readable(exc.errors())}, 422)
 
     @app.middleware("http")
     async def _headers(request: Request, call_next):
@@ -324,6 +331,18 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                 reader.cancel()
 
     return app
+
+
+def readable(errors: Any) -> str:
+    """pydantic's list of errors as one line: ``where: what`` for each, joined by "; "."""
+    parts = []
+    for error in list(errors)[:5]:
+        loc = [str(p) for p in error.get("loc", ()) if p not in ("body",)]
+        message = str(error.get("msg", "invalid"))
+        if error.get("type") == "json_invalid":
+            message = "the body is not valid JSON"
+        parts.append(f"{'.'.join(loc)}: {message}" if loc else message)
+    return "; ".join(parts) or "invalid request"
 
 
 def _since(value: Any) -> int | None:
