@@ -387,7 +387,8 @@ def bind(host: str, port: int) -> socket.socket:
 def _server(app: FastAPI, log_level: str = "warning"):
     import uvicorn
 
-    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on",
+    # log_config=None: uvicorn's records go to the root logger, rendered as ours (tablesim.log)
+    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", log_config=None,
                             timeout_graceful_shutdown=2, ws_ping_interval=20.0)
     return uvicorn.Server(config)
 
