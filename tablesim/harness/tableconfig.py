@@ -52,7 +52,7 @@ from typing import Any
 from drivers.base import Device
 from drivers.registry import backends, device_settings, open_device
 from tablesim.engine.limits import Limits
-from tablesim.core.errors import ConfigError
+from tablesim.core.errors import ConfigError, TablesimError
 from tablesim.journal.keys import TABLE_ID
 from tablesim.profiles import GAMES, config_root, read_toml
 from tablesim.core.validate import Reader
@@ -116,12 +116,23 @@ class TableConfig:
     operators: OperatorsConfig | None = None  # None: tokens generated next to the journal
     key_file: Path | None = None  # the journal chain's key; None: <data dir>/<table id>.key
 
+    def open_device(self, kind: str, **objects: Any) -> Device:
+        """Open one device; a port that cannot be opened, or no answer on it, is
+        one line naming this file and the key that names the port."""
+        device = self.devices[kind]
+        try:
+            return device.open(**objects)
+        except TablesimError as exc:  # DeviceUnavailable, BackendUnavailable
+            key = f"devices.{kind}" + (".url" if "url" in device.settings else "")
+            raise ConfigError(f"{exc} (which device answers on which port: tablesim devices --probe)",
+                              where=f"{self.path}: {key}") from None
+
     def open_devices(self, **objects: dict[str, Any]) -> dict[str, Device]:
         """Open every device (``objects[kind]``: extra objects for that device); all or none."""
         opened: dict[str, Device] = {}
         try:
-            for kind, device in self.devices.items():
-                opened[kind] = device.open(**objects.get(kind, {}))
+            for kind in self.devices:
+                opened[kind] = self.open_device(kind, **objects.get(kind, {}))
         except BaseException:
             for device in opened.values():
                 device.close()

@@ -49,6 +49,7 @@ from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
 from tablesim.core.errors import IllegalAction
 from tablesim.harness.intake import BetIntake, BetOutcome, BetRequest
+from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.server.adapters import GameAdapter, adapter_for
 from tablesim.server.mock import MockRig
@@ -78,8 +79,11 @@ class TableRunner:
         pace: float = 0.5,
         bet_seconds: float | None = None,
         recovery: Any = None,
+        notifier: Notifier | None = None,
     ) -> None:
         self.table = table
+        #: systemd's notify socket (READY, WATCHDOG from the pump loop), or nothing outside systemd
+        self.notifier = notifier if notifier is not None else Notifier.from_env()
         self.rig = rig
         self.adapter = adapter or adapter_for(table, rig)
         self.pace = pace
@@ -127,9 +131,11 @@ class TableRunner:
         if self.bet_seconds:
             self.tasks.append(asyncio.create_task(self._timer_loop(), name="bet-timer"))
         self.started = True
+        self.notifier.ready(f"{self.table.table_id}: {self.table.game}, serving")
 
     async def stop(self) -> None:
         self.started = False
+        self.notifier.stopping()
         for task in self.tasks:
             task.cancel()
         for task in self.tasks:
@@ -142,6 +148,7 @@ class TableRunner:
             self.executor.submit(self._teardown).result()
             self.executor.shutdown(wait=True)
             self.executor = None
+        self.notifier.close()
 
     def _teardown(self) -> None:
         if self._subscribed and self._on_event in self.table.bus.subscribers:
@@ -499,6 +506,9 @@ class TableRunner:
                 self.stream.publish({"type": "notice", "level": "error", "ts": now_ts(),
                                      "text": "a device event could not be handled: see the server log"})
                 wait = IDLE_POLL * 10
+            # The table's thread answered: it is alive. A hung thread stops the
+            # pings, and systemd restarts the table, which recovers its journal.
+            self.notifier.watchdog()
             await asyncio.sleep(IDLE_POLL if wait is None else max(wait, 0.0))
 
     def _timer_tick(self) -> bool:
