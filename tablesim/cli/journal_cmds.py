@@ -35,8 +35,14 @@ def audit() -> None:
 
 @audit.command("verify")
 @click.option("--journal", "path", default=None, help="Journal file (default: the only one in the data directory).")
-def audit_verify(path: str | None) -> None:
+@click.option("--anchor", "anchor_url", default=None, metavar="nats://HOST:PORT",
+              help="Also hold the journal against the table's records in the studio's stream (docs/studio.md).")
+def audit_verify(path: str | None, anchor_url: str | None) -> None:
     """Exit 0 if the hash chain is intact; exit 1 naming the first bad record."""
+    if anchor_url is not None:
+        from tablesim.studio.natsio import check_url
+
+        check_url(anchor_url, where="--anchor")
     journal = open_existing(path)
     try:
         result = verify(journal)
@@ -44,9 +50,15 @@ def audit_verify(path: str | None) -> None:
         journal.close()
     if result.ok:
         click.echo(f"journal {journal.path}: {result.records} records, chain intact")
-        return
-    click.echo(f"journal {journal.path}: chain broken at record {result.first_bad}: {result.reason}", err=True)
-    sys.exit(1)
+    else:
+        click.echo(f"journal {journal.path}: chain broken at record {result.first_bad}: {result.reason}", err=True)
+    anchored = True
+    if anchor_url is not None:
+        from tablesim.cli.studio_cmd import report_anchor
+
+        anchored = report_anchor(journal.path, anchor_url)
+    if not (result.ok and anchored):
+        sys.exit(1)
 
 
 @click.command("history")

@@ -111,6 +111,7 @@ class TableConfig:
     settings: Any  # Fortune3Settings | FootballSettings | WheelSettings
     devices: dict[str, DeviceConfig] = field(default_factory=dict)
     operators: OperatorsConfig | None = None  # None: tokens generated next to the journal
+    studio_url: str | None = None  # [studio] url: publish the journal to the studio's NATS
 
     def open_devices(self, **objects: dict[str, Any]) -> dict[str, Device]:
         """Open every device (``objects[kind]``: extra objects for that device); all or none."""
@@ -158,8 +159,26 @@ def load_table_config(name: str | Path) -> TableConfig:
 
     devices = _devices(top, game, settings)
     operators = _operators(top.sub("operators"), path) if top.has("operators") else None
+    studio_url = _studio(top.sub("studio")) if top.has("studio") else None
     top.reject_unknown()
-    return TableConfig(str(path), table_id, game, profile_name, settings.limits, settings, devices, operators)
+    return TableConfig(str(path), table_id, game, profile_name, settings.limits, settings, devices, operators,
+                       studio_url)
+
+
+def _studio(reader: Reader) -> str:
+    """``[studio] url = "nats://HOST:PORT"``: where the table publishes its journal."""
+    from urllib.parse import urlsplit
+
+    url = reader.str("url")
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme not in ("nats", "tls") or not parts.hostname or port is None:
+        raise reader.fail("url", f"{url!r} is not a NATS URL (nats://HOST:PORT)")
+    reader.reject_unknown()
+    return url
 
 
 def _operators(reader: Reader, path: Path) -> OperatorsConfig:
