@@ -115,6 +115,7 @@ class TableConfig:
     devices: dict[str, DeviceConfig] = field(default_factory=dict)
     operators: OperatorsConfig | None = None  # None: tokens generated next to the journal
     key_file: Path | None = None  # the journal chain's key; None: <data dir>/<table id>.key
+    studio_url: str | None = None  # [studio] url: publish the journal to the studio's NATS
 
     def open_device(self, kind: str, **objects: Any) -> Device:
         """Open one device; a port that cannot be opened, or no answer on it, is
@@ -175,9 +176,10 @@ def load_table_config(name: str | Path) -> TableConfig:
 
     devices = _devices(top, game, settings)
     operators = _operators(top.sub("operators"), path) if top.has("operators") else None
+    studio_url = _studio(top.sub("studio")) if top.has("studio") else None
     top.reject_unknown()
     return TableConfig(str(path), table_id, game, profile_name, settings.limits, settings, devices, operators,
-                       key_file)
+                       key_file, studio_url)
 
 
 def _key_file(table: Reader, path: Path) -> Path:
@@ -191,6 +193,22 @@ def _key_file(table: Reader, path: Path) -> Path:
     if file.is_dir():
         raise table.fail("key_file", f"{file} is a directory")
     return file
+
+
+def _studio(reader: Reader) -> str:
+    """``[studio] url = "nats://HOST:PORT"``: where the table publishes its journal."""
+    from urllib.parse import urlsplit
+
+    url = reader.str("url")
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme not in ("nats", "tls") or not parts.hostname or port is None:
+        raise reader.fail("url", f"{url!r} is not a NATS URL (nats://HOST:PORT)")
+    reader.reject_unknown()
+    return url
 
 
 def _operators(reader: Reader, path: Path) -> OperatorsConfig:
