@@ -63,7 +63,6 @@ class GameAdapter:
     table: GameTable
     rig: MockRig | None = None
     title: ClassVar[str] = ""
-    first_trigger: ClassVar[str] = "open_betting"
     #: how long the pump waits after a mock device event, in units of the pace
     DELAYS: ClassVar[dict[str, float]] = {}
     _actions: dict[str, Action] = field(default_factory=dict, init=False)
@@ -71,9 +70,9 @@ class GameAdapter:
     def __post_init__(self) -> None:
         t = self.table
         acts = [
-            Action("open_round", "New round", "dealer", lambda b: t.open_round(), self._may_open),
+            Action("open_round", "New round", "dealer", lambda b: t.open_round(), lambda: t.can("open_round")),
             Action("close_betting", "Close betting", "dealer", lambda b: t.close_betting(),
-                   lambda: t.state is t.BETTING and bool(t.book.bets)),
+                   lambda: t.can("close_betting")),
             *self.game_actions(),
         ]
         self._actions = {a.name: a for a in acts}
@@ -119,10 +118,6 @@ class GameAdapter:
 
     def actions(self) -> dict[str, Action]:
         return self._actions
-
-    def _may_open(self) -> bool:
-        t = self.table
-        return t.machine.allowed(self.first_trigger)
 
     def delay_for(self, event: object) -> float:
         return self.DELAYS.get(type(event).__name__, 0.2)

@@ -13,14 +13,13 @@ from tablesim.games.console import Action, GameAdapter
 
 class FootballConsole(GameAdapter):
     title = "Football card game"
-    first_trigger = "start_round"
     DELAYS = {"CardRead": 1.0, "DrawShown": 1.5, "ShoeCount": 0.0}
     #: no read-back from the display within this many seconds voids the round
     DRAW_TIMEOUT = 10.0
 
     def game_actions(self) -> list[Action]:
         t = self.table
-        return [Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.state is S.BETS_CLOSED)]
+        return [Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.can("start_dealing"))]
 
     def positions(self) -> list[str]:
         return list(self.table.profile.positions)

@@ -36,7 +36,7 @@ from tablesim.games.football.rules import deal_plan
 from tablesim.games.football.settings import FootballSettings, default_limits
 from tablesim.games.football.spec import DECKS
 from tablesim.games.football.table import FootballTable, box_name
-from tablesim.games.scriptparse import parse_box_bets, parse_card_field, parse_card_list
+from tablesim.games.scriptparse import parse_box_bets, parse_card_field, parse_card_list, script_limits
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
 
@@ -57,7 +57,7 @@ class FootballScriptSession:
     def __init__(self, table: Reader) -> None:
         self.profile: FootballProfile = script_profile(table, load_profile)
         decks = DECKS.read(table)
-        self.settings = FootballSettings(decks=decks, limits=default_limits())
+        self.settings = FootballSettings(decks=decks, limits=script_limits(table, default_limits()))
         self.source = ScriptedCards()
         self.shoe = MockShoe(self.source)
         self.display = MockDisplay()

@@ -17,11 +17,10 @@ class Fortune3Console(GameAdapter):
     def game_actions(self) -> list[Action]:
         t = self.table
         return [
-            Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.state is S.BETS_CLOSED),
+            Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.can("start_dealing")),
             Action("decide", "Play / fold", "dealer", lambda b: t.decide(b.box, b.decision),
-                   lambda: t.state is S.DECISIONS, DecideBody, ("box", "decision"), hidden=True),
-            Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(),
-                   lambda: t.state in (S.DEALING, S.DECISIONS)),
+                   lambda: t.can("decide"), DecideBody, ("box", "decision"), hidden=True),
+            Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(), lambda: t.can("misdeal")),
         ]
 
     def positions(self) -> list[str]:

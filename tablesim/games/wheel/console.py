@@ -22,7 +22,7 @@ class WheelConsole(GameAdapter):
             acts.append(Action("spin", "Spin", "dealer", lambda b: self._spin(),
                                lambda: t.state is S.BETS_CLOSED and not self.rig.spin_requested, journaled=False))
         acts.append(Action("no_spin", "No spin", "dealer", lambda b: self._no_spin(),
-                           lambda: t.state in AWAITING_SPIN))
+                           lambda: t.can("declare_no_spin")))
         return acts
 
     def _spin(self) -> None:

@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from tablesim.games.wheel.spec import SPEC
-from tablesim.profiles import load_rule_profile_data, profile_header
+from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay
 from tablesim.core.validate import Reader
 
 
@@ -102,7 +102,7 @@ def parse_profile(data: dict, source: str) -> WheelProfile:
     for sym in table.data:
         s = table.sub(sym)
         count = s.int("segments", lo=1, hi=segments)
-        pays = s.decimal("pays")
+        pays = sane_pay(s, "pays")
         if pays <= 0:
             raise s.fail("pays", "a winning bet must pay something: pays must be positive")
         s.reject_unknown()
@@ -126,4 +126,6 @@ def parse_profile(data: dict, source: str) -> WheelProfile:
 
 def load_profile(name: str | None = None) -> WheelProfile:
     data, source = load_rule_profile_data(SPEC.name, name, SPEC.default_profile)
-    return parse_profile(data, source)
+    profile = parse_profile(data, source)
+    check_builtin_name(SPEC.name, profile, parse_profile)
+    return profile
