@@ -391,7 +391,7 @@ def test_serve_config_with_the_mock_table_configuration(env, tmp_path):
         assert result["status"] == "settled" and result["round_id"] == "F3-MOCK-000002"
     finally:
         assert s.stop() == 0
-    assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(journal)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(journal)], env={"XDG_DATA_HOME": env["XDG_DATA_HOME"]}).exit_code == 0
     # a restart keeps the tokens
     s2 = Serve(env, "--config", str(F3_MOCK), "--port", "0", "--journal", str(journal))
     try:
@@ -542,4 +542,4 @@ def test_serve_emulated_as_a_process(env, tmp_path):
         assert s.wait_state("complete")["result"]["status"] == "settled"
     finally:
         assert s.stop(signal.SIGTERM) == 0
-    assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(journal)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(journal)], env={"XDG_DATA_HOME": env["XDG_DATA_HOME"]}).exit_code == 0
