@@ -36,6 +36,9 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError("file not found", where=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML: {exc}", where=str(path)) from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 by definition
+        raise ConfigError(f"not UTF-8 text (byte {exc.start}: {exc.object[exc.start]:#04x})",
+                          where=str(path)) from None
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror}", where=str(path)) from None
 

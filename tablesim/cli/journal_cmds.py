@@ -60,11 +60,19 @@ def audit() -> None:
 @click.option("--all", "all_", is_flag=True, help="Every journal in the data directory.")
 @click.option("--table", "table", default=None, help="The journal of this table id (in the data directory).")
 @click.option("--key", "key_path", default=None, help="The table's key file (default: <data dir>/<table id>.key).")
-def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path: str | None) -> None:
+@click.option("--anchor", "anchor_url", default=None, metavar="nats://HOST:PORT",
+              help="Also hold each journal against the table's records in the studio's stream (docs/studio.md).")
+def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path: str | None,
+                 anchor_url: str | None) -> None:
     """Verify each journal: the SQLite integrity check, the keyed chain, its head
-    and checkpoint. One verdict line per file; exit 0 if every file is intact,
-    1 if any is tampered or corrupt (naming the first bad record), 2 if any
-    cannot be read."""
+    and checkpoint, and with --anchor the studio's copy of its records. One
+    verdict line per file; exit 0 if every file is intact, 1 if any is
+    tampered or corrupt (naming the first bad record), 2 if any cannot be
+    read."""
+    if anchor_url is not None:
+        from tablesim.studio.natsio import check_url
+
+        check_url(anchor_url, where="--anchor")
     key = load_key(key_path) if key_path is not None else None
     worst = 0
     for path in _journals(paths, all_, table):
@@ -77,7 +85,13 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
             # (the wording the earlier audit used, which scripts may look for)
             line = f"journal {path}: chain broken at record {result.first_bad}: {result.verdict}: {result.reason}"
         click.echo(line, err=not result.ok)
-        worst = max(worst, result.exit_code, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
+        code = result.exit_code
+        if anchor_url is not None and result.verdict != "unreadable":
+            from tablesim.cli.studio_cmd import report_anchor
+
+            if not report_anchor(path, anchor_url):
+                code = max(code, 1, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
+        worst = max(worst, code, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
     if worst:
         sys.exit(worst)
 

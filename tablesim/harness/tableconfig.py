@@ -52,7 +52,7 @@ from typing import Any
 from drivers.base import Device
 from drivers.registry import backends, device_settings, open_device
 from tablesim.engine.limits import Limits
-from tablesim.core.errors import ConfigError
+from tablesim.core.errors import ConfigError, TablesimError
 from tablesim.journal.keys import TABLE_ID
 from tablesim.profiles import GAMES, config_root, read_toml
 from tablesim.core.validate import Reader
@@ -115,13 +115,25 @@ class TableConfig:
     devices: dict[str, DeviceConfig] = field(default_factory=dict)
     operators: OperatorsConfig | None = None  # None: tokens generated next to the journal
     key_file: Path | None = None  # the journal chain's key; None: <data dir>/<table id>.key
+    studio_url: str | None = None  # [studio] url: publish the journal to the studio's NATS
+
+    def open_device(self, kind: str, **objects: Any) -> Device:
+        """Open one device; a port that cannot be opened, or no answer on it, is
+        one line naming this file and the key that names the port."""
+        device = self.devices[kind]
+        try:
+            return device.open(**objects)
+        except TablesimError as exc:  # DeviceUnavailable, BackendUnavailable
+            key = f"devices.{kind}" + (".url" if "url" in device.settings else "")
+            raise ConfigError(f"{exc} (which device answers on which port: tablesim devices --probe)",
+                              where=f"{self.path}: {key}") from None
 
     def open_devices(self, **objects: dict[str, Any]) -> dict[str, Device]:
         """Open every device (``objects[kind]``: extra objects for that device); all or none."""
         opened: dict[str, Device] = {}
         try:
-            for kind, device in self.devices.items():
-                opened[kind] = device.open(**objects.get(kind, {}))
+            for kind in self.devices:
+                opened[kind] = self.open_device(kind, **objects.get(kind, {}))
         except BaseException:
             for device in opened.values():
                 device.close()
@@ -164,9 +176,10 @@ def load_table_config(name: str | Path) -> TableConfig:
 
     devices = _devices(top, game, settings)
     operators = _operators(top.sub("operators"), path) if top.has("operators") else None
+    studio_url = _studio(top.sub("studio")) if top.has("studio") else None
     top.reject_unknown()
     return TableConfig(str(path), table_id, game, profile_name, settings.limits, settings, devices, operators,
-                       key_file)
+                       key_file, studio_url)
 
 
 def _key_file(table: Reader, path: Path) -> Path:
@@ -180,6 +193,22 @@ def _key_file(table: Reader, path: Path) -> Path:
     if file.is_dir():
         raise table.fail("key_file", f"{file} is a directory")
     return file
+
+
+def _studio(reader: Reader) -> str:
+    """``[studio] url = "nats://HOST:PORT"``: where the table publishes its journal."""
+    from urllib.parse import urlsplit
+
+    url = reader.str("url")
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme not in ("nats", "tls") or not parts.hostname or port is None:
+        raise reader.fail("url", f"{url!r} is not a NATS URL (nats://HOST:PORT)")
+    reader.reject_unknown()
+    return url
 
 
 def _operators(reader: Reader, path: Path) -> OperatorsConfig:

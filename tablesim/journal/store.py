@@ -279,6 +279,27 @@ class Journal:
         if st.f_bavail * st.f_frsize < self.reserve:
             raise StorageError(self.path, f"the disk is full (less than {self.reserve // 1024} KiB free)")
 
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """One action inside an open transaction (group commit: several table
+        actions in one transaction, one fsync). If the action raises, the
+        records it appended are undone and the transaction goes on without
+        them; otherwise they commit with the rest of the transaction."""
+        if not self._depth:
+            raise RuntimeError("a savepoint needs an open transaction")
+        saved = (self.seq, self.last_hash, self.keyed, self.round_id, list(self._round))
+        self.db.execute("SAVEPOINT action")
+        try:
+            yield
+        except BaseException:
+            self.seq, self.last_hash, self.keyed, self.round_id, self._round = saved
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK TO action")
+                self.db.execute("RELEASE action")
+            raise
+        else:
+            self.db.execute("RELEASE action")
+
     def append(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str = "") -> Record:
         with self.transaction():
             self._touched += 1

@@ -122,3 +122,14 @@ def test_usb_config_with_the_emulated_backend() -> None:
             assert devices["shoe"].identity["model"] == "TDL-SHOE-EMU"
         finally:
             devices["shoe"].close()
+
+
+def test_shipped_table_configs_need_no_root():
+    """The examples keep tokens and journals in the user's data directory:
+    no path under /var (only the systemd example uses /var/lib/tablesim)."""
+    root = Path(__file__).resolve().parents[2] / "config" / "tables"
+    for path in sorted(root.glob("*.toml")):
+        config = load_table_config(path)
+        assert config.operators is None, f"{path.name}: tokens belong in the data directory"
+        assert "/var/" not in "\n".join(line for line in path.read_text().splitlines()
+                                        if not line.lstrip().startswith("#")), path.name

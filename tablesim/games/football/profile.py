@@ -21,6 +21,11 @@ BETS = ("upper", "lower", "odd", "even", "middle")
 MIDDLE_OUTCOMES = ("win", "lose", "push")
 #: The common box's name in bets, results and scripts (Art. 5(2)).
 COMMON = "common"
+#: How a win less commission that is not a whole number of the table's
+#: payout unit is paid: ``floor`` rounds the payout down to the unit (the
+#: house keeps the difference, which the round's result records); ``exact``
+#: pays the exact amount whatever the payout unit (a table that pays change).
+COMMISSION_ROUNDING = ("floor", "exact")
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,7 @@ class FootballProfile:
     draws: dict[int, Draw]  # index 1..n -> combination
     pays: dict[str, Decimal]  # bet -> win per unit staked
     commission: dict[str, Decimal]  # bet -> fraction of the win the house keeps
+    commission_rounding: str  # floor | exact (COMMISSION_ROUNDING)
     on_middle: dict[str, str]  # bet -> win | lose | push when the final total is middle
     source: str = ""
 
@@ -133,7 +139,10 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
 
     com_r = r.sub("commission", {})
     commission = {}
+    rounding = com_r.str("rounding", choices=COMMISSION_ROUNDING) if com_r.data else "floor"
     for bet in list(com_r.data):
+        if bet == "rounding":
+            continue
         if bet not in BETS:
             raise com_r.fail(str(bet), f"unknown bet (bets: {', '.join(BETS)})")
         rate = com_r.decimal(bet)
@@ -158,6 +167,7 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
         draws=draws,
         pays=pays,
         commission=commission,
+        commission_rounding=rounding,
         on_middle=on_middle,
         source=source,
     )
