@@ -326,6 +326,11 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
             )
             if reset:
                 since = None
+            snap_seq = runner.snapshot_cache.get("seq", current)
+            if since is None and snap_seq < current:
+                # The snapshot lags the stream (it is rebuilt at most every
+                # SNAPSHOT_EVERY while bets stream in): the events since follow.
+                since = snap_seq
             await ws.send_json({
                 "type": "hello", "stream_id": runner.stream.stream_id, "seq": current, "reset": reset,
                 "table": runner.snapshot_cache,
