@@ -91,12 +91,14 @@ def bet_intake(bets: int = 20_000, clients: int = 16, batch: int = 50) -> dict[s
             if not answer["ok"]:
                 raise RuntimeError(f"a bet was refused: {answer['results'][:3]}")
 
+        cpu = served.cpu_seconds()
         latencies, wall = asyncio.run(_load(served, "/api/bets/batch", bodies, clients, check))
+        cpu = served.cpu_seconds() - cpu
         on_disk = _journal_bets(served, round_id)
     if on_disk != bets:
         raise RuntimeError(f"{bets} bets acknowledged, {on_disk} in the journal")
     return {**_summary(latencies, wall, bets, batch), "clients": clients, "journal": "synchronous=FULL",
-            "table": "wheel, one bet per player"}
+            "server_cpu_seconds": round(cpu, 2), "table": "wheel, one bet per player"}
 
 
 def single_bets(bets: int = 3000, clients: int = 32) -> dict[str, Any]:
@@ -105,9 +107,11 @@ def single_bets(bets: int = 3000, clients: int = 32) -> dict[str, Any]:
         round_id = _open_round(served)
         bodies = [json.dumps({"position": f"player{i % 20:02d}", "bet": SPOTS[i % len(SPOTS)], "amount": "1"}).encode()
                   for i in range(bets)]
+        cpu = served.cpu_seconds()
         latencies, wall = asyncio.run(_load(served, "/api/bets", bodies, clients, lambda raw: None))
+        cpu = served.cpu_seconds() - cpu
         on_disk = _journal_bets(served, round_id)
     if on_disk != bets:
         raise RuntimeError(f"{bets} bets acknowledged, {on_disk} in the journal")
     return {**_summary(latencies, wall, bets, 1), "clients": clients, "journal": "synchronous=FULL",
-            "table": "wheel, 20 players"}
+            "server_cpu_seconds": round(cpu, 2), "table": "wheel, 20 players"}

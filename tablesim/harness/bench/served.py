@@ -59,6 +59,26 @@ class ServedTable:
                 raise RuntimeError("tablesim serve does not answer")
             time.sleep(0.02)
 
+    def cpu_seconds(self) -> float:
+        """CPU time the server process used so far (user + system; Linux), or -1."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return -1.0
+
+    def thread_cpu(self) -> dict[str, float]:
+        """CPU seconds per thread name of the server (Linux; for profiling)."""
+        out: dict[str, float] = {}
+        for task in Path(f"/proc/{self.proc.pid}/task").glob("*"):
+            try:
+                name = (task / "comm").read_text().strip()
+                fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            out[name] = out.get(name, 0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return out
+
     def close(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()
