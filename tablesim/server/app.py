@@ -16,14 +16,16 @@
     POST /api/incident/resolve     {decision, why, card?}                supervisor
     WS   /ws?since=SEQ&stream=ID   every table event, snapshots, the bet timer
 
-Refusals: 401 no or unknown token, 403 a role that is not enough, 409 an
-action the table refuses (with its reason), 422 a bad body. Nothing changes
-on any of them. A batch of bets is answered 200 with one result per bet
-(accepted, or refused with the reason a single bet would get); bets that
-arrive together, single or batched, are committed in one journal
-transaction and answered once it is on disk (``tablesim.harness.intake``).
-A bet's ``ref`` (the client's id for it) makes a retry safe: a bet already
-placed under that ref is answered ``duplicate`` and not placed again.
+Refusals: 401 no or unknown token (checked before any body is read), 403 a
+role that is not enough, 409 an action the table refuses (with its reason),
+413 a body over the route's limit, 422 a bad body (``detail``: one readable
+reason). Nothing changes on any of them. A batch of bets is answered 200 with
+one result per bet (accepted, or refused with the reason a single bet would
+get); bets that arrive together, single or batched, are committed in one
+journal transaction and answered once it is on disk
+(``tablesim.harness.intake``). A bet's ``ref`` (the client's id for it) makes
+a retry safe: a bet already placed under that ref is answered ``duplicate``
+and not placed again.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from tablesim.core.errors import IllegalAction, InputError
 from tablesim.core.money import parse_amount
 from tablesim.harness.intake import BetOutcome, BetRequest, bad_input
 from tablesim.server.auth import Operator, TokenStore, bearer
+from tablesim.server.guard import BodyGuard
 from tablesim.server.runner import TableRunner
 
 STATIC = Path(str(resources.files("tablesim.server") / "static"))
@@ -92,7 +95,7 @@ def _bet_request(item: dict[str, Any], index: int, actor: str) -> BetRequest | B
     """One bet of a batch: the request, or why it is bad input."""
     try:
         body = BetBody.model_validate(item)
-        return BetRequest(_position(body.position), body.bet, parse_amount(str(body.amount)), actor, body.ref)
+        return BetRequest(_position(body.position), body.bet, parse_amount(body.amount), actor, body.ref)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         where = ".".join(str(x) for x in ("bets", index, *err["loc"]))
@@ -168,6 +171,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                   redoc_url=None, openapi_url="/api/openapi.json")
     app.state.runner = runner
     app.state.tokens = tokens
+    app.add_middleware(BodyGuard, tokens=tokens)  # before FastAPI reads any body
     if allowed_hosts:
         from starlette.middleware.trustedhost import TrustedHostMiddleware
 
@@ -182,6 +186,10 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     @app.exception_handler(InputError)
     async def _bad_input(request: Request, exc: InputError):
         return JSONResponse({"error": "bad_input", "detail": str(exc)}, 422)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        return JSONResponse({"error": "bad_input", "detail": readable(exc.errors())}, 422)
 
     app.add_middleware(_Headers)
 
@@ -261,7 +269,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
 
     @app.post("/api/bets")
     async def place_bet(body: BetBody, op: Operator = Depends(dealer)) -> dict:
-        amount = parse_amount(body.amount) if isinstance(body.amount, str) else parse_amount(str(body.amount))
+        amount = parse_amount(body.amount)  # plain digits only, bounded, before any arithmetic
         bets = await runner.place_bet(op.actor, _position(body.position), body.bet, amount, body.ref)
         return {"ok": True, "bets": bets}
 
@@ -394,6 +402,18 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     return app
 
 
+def readable(errors: Any) -> str:
+    """pydantic's list of errors as one line: ``where: what`` for each, joined by "; "."""
+    parts = []
+    for error in list(errors)[:5]:
+        loc = [str(p) for p in error.get("loc", ()) if p not in ("body",)]
+        message = str(error.get("msg", "invalid"))
+        if error.get("type") == "json_invalid":
+            message = "the body is not valid JSON"
+        parts.append(f"{'.'.join(loc)}: {message}" if loc else message)
+    return "; ".join(parts) or "invalid request"
+
+
 def _since(value: Any) -> int | None:
     if value is None or isinstance(value, bool):
         return None
@@ -436,7 +456,8 @@ def bind(host: str, port: int) -> socket.socket:
 def _server(app: FastAPI, log_level: str = "warning"):
     import uvicorn
 
-    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on",
+    # log_config=None: uvicorn's records go to the root logger, rendered as ours (tablesim.log)
+    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", log_config=None,
                             timeout_graceful_shutdown=2, ws_ping_interval=20.0)
     return uvicorn.Server(config)
 

@@ -33,7 +33,8 @@ def test_a_batch_answers_each_bet_with_the_reason_a_single_bet_gets(serve):
         k: single[k] for k in ("error", "action", "reason", "detail")}
     assert results[2]["error"] == "bad_input" and results[2]["detail"].startswith("bets.2.amount")
     assert "box '8' does not exist" in results[3]["reason"]
-    assert results[4] == {"ok": False, "round_id": "", "error": "bad_input", "detail": "bets.4.amount: 'ten' is not a number"}
+    assert results[4]["ok"] is False and results[4]["error"] == "bad_input"
+    assert results[4]["detail"].startswith("bets.4.amount: 'ten' is not a number")
     assert s.state()["bets"] == {"3": {"ante": "10"}, "5": {"pair_plus": "5"}}
     new = [r[1:] for r in s.records()[records:]]
     assert new == [("input", "place_bet", "dealer:mock-dealer"), ("event", "bet", "table"),
