@@ -474,6 +474,7 @@ def serve_table(
     recovery=None,
     sock: socket.socket | None = None,
     log_level: str = "warning",
+    studio: str | None = None,
 ) -> None:
     """Serve an already built (and recovered) table until interrupted.
 
@@ -481,7 +482,7 @@ def serve_table(
     of a mock table (None for real or emulated devices: they are polled as
     fast as they report).
     """
-    runner = TableRunner(table, rig=rig, pace=pace, bet_seconds=bet_seconds, recovery=recovery)
+    runner = TableRunner(table, rig=rig, pace=pace, bet_seconds=bet_seconds, recovery=recovery, studio=studio)
     app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
     sock = sock or bind(host, port)
     server = _server(app, log_level)

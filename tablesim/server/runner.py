@@ -83,8 +83,12 @@ class TableRunner:
         bet_seconds: float | None = None,
         recovery: Any = None,
         notifier: Notifier | None = None,
+        studio: str | None = None,
     ) -> None:
         self.table = table
+        #: nats://HOST:PORT: the journal goes to the studio and bets come in over the bus (tablesim.studio)
+        self.studio_url = studio
+        self.studio = None
         #: systemd's notify socket (READY, WATCHDOG from the pump loop), or nothing outside systemd
         self.notifier = notifier if notifier is not None else Notifier.from_env()
         self.rig = rig
@@ -136,12 +140,25 @@ class TableRunner:
         self.tasks = [asyncio.create_task(self._pump_loop(), name="pump")]
         if self.bet_seconds:
             self.tasks.append(asyncio.create_task(self._timer_loop(), name="bet-timer"))
+        if self.studio_url and self.journal is not None:
+            from tablesim.studio.attach import start_link
+            from tablesim.studio.bus_bets import BusBets
+
+            bets = BusBets(self.table.table_id, self.place_bets, self.loop)
+            self.studio = start_link(self.table, self.studio_url, hooks=[bets.attach])
         self.started = True
         self.notifier.ready(f"{self.table.table_id}: {self.table.game}, serving")
 
     async def stop(self) -> None:
         self.started = False
         self.notifier.stopping()
+        if self.studio is not None:  # first: bets in flight over the bus still reach the table
+            from tablesim.studio.attach import DRAIN_SECONDS, describe_stop
+
+            log.warning(describe_stop(await asyncio.to_thread(self.studio.stop, DRAIN_SECONDS)))
+            if self.studio.wake in self.table.bus.subscribers:
+                self.table.bus.subscribers.remove(self.studio.wake)
+            self.studio = None
         for task in self.tasks:
             task.cancel()
         for task in self.tasks:
@@ -334,6 +351,7 @@ class TableRunner:
             "held_reports": len(self.held),
             "mock": self.rig is not None,
             "journal": self.journal.path if self.journal is not None else None,
+            "studio": self.studio.status() if self.studio is not None else None,
             "stream_id": self.stream.stream_id,
             "seq": self.stream.last_seq,
         })
