@@ -48,6 +48,8 @@ from drivers.events import CardRead, HandDispensed
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
 from tablesim.core.errors import IllegalAction
+from tablesim.harness.intake import BetIntake, BetOutcome, BetRequest
+from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.server.adapters import GameAdapter, adapter_for
 from tablesim.server.mock import MockRig
@@ -77,8 +79,11 @@ class TableRunner:
         pace: float = 0.5,
         bet_seconds: float | None = None,
         recovery: Any = None,
+        notifier: Notifier | None = None,
     ) -> None:
         self.table = table
+        #: systemd's notify socket (READY, WATCHDOG from the pump loop), or nothing outside systemd
+        self.notifier = notifier if notifier is not None else Notifier.from_env()
         self.rig = rig
         self.adapter = adapter or adapter_for(table, rig)
         self.pace = pace
@@ -110,6 +115,8 @@ class TableRunner:
         self._timer_tick_at = time.monotonic()
         self._timer_shown: int | None = None
         self.snapshot_cache: dict[str, Any] = {}
+        #: bets go through group commit: many in one journal transaction
+        self.intake = BetIntake(table, self.call)
         #: faults raised and never cleared ("device:code" -> the fault), kept across restarts by the journal
         self.active_faults: dict[str, dict] = {}
         self.started = False
@@ -124,9 +131,11 @@ class TableRunner:
         if self.bet_seconds:
             self.tasks.append(asyncio.create_task(self._timer_loop(), name="bet-timer"))
         self.started = True
+        self.notifier.ready(f"{self.table.table_id}: {self.table.game}, serving")
 
     async def stop(self) -> None:
         self.started = False
+        self.notifier.stopping()
         for task in self.tasks:
             task.cancel()
         for task in self.tasks:
@@ -139,6 +148,7 @@ class TableRunner:
             self.executor.submit(self._teardown).result()
             self.executor.shutdown(wait=True)
             self.executor = None
+        self.notifier.close()
 
     def _teardown(self) -> None:
         if self._subscribed and self._on_event in self.table.bus.subscribers:
@@ -188,6 +198,7 @@ class TableRunner:
                     self.results.append(self._board_entry(rid, summary))
         if t.state is t.BETTING and self.bet_seconds:
             self.timer_remaining = self.bet_seconds
+        self.intake.load_refs()
         self._refresh_snapshot(True)
 
     def _on_event(self, event: TableEvent) -> None:
@@ -301,12 +312,17 @@ class TableRunner:
 
     # --- commands ----------------------------------------------------------------
 
-    async def place_bet(self, actor: str, position: str, bet: str, amount: Any) -> dict:
-        def do():
-            self.table.place_bet(position, bet, amount)
-            return self.table.book.snapshot()
+    async def place_bet(self, actor: str, position: str, bet: str, amount: Any, ref: str | None = None) -> dict:
+        """One bet, committed with whatever bets arrived with it; the bet book
+        after it, or the refusal raised as for any action."""
+        (outcome,), book = await self.intake.submit([BetRequest(position, bet, amount, actor, ref)], with_book=True)
+        outcome.raise_refusal()
+        return book
 
-        return await self.call(do, actor=actor)
+    async def place_bets(self, requests: list[BetRequest]) -> list[BetOutcome]:
+        """Bets answered one by one, each only once it is on disk."""
+        outcomes, _ = await self.intake.submit(requests)
+        return outcomes
 
     async def withdraw_bet(self, actor: str, position: str, bet: str) -> dict:
         def do():
@@ -490,6 +506,9 @@ class TableRunner:
                 self.stream.publish({"type": "notice", "level": "error", "ts": now_ts(),
                                      "text": "a device event could not be handled: see the server log"})
                 wait = IDLE_POLL * 10
+            # The table's thread answered: it is alive. A hung thread stops the
+            # pings, and systemd restarts the table, which recovers its journal.
+            self.notifier.watchdog()
             await asyncio.sleep(IDLE_POLL if wait is None else max(wait, 0.0))
 
     def _timer_tick(self) -> bool:

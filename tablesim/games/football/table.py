@@ -53,7 +53,7 @@ from tablesim.games.football.machine import CARD_STATES, PROCEDURE, S
 from tablesim.games.football.profile import BETS, COMMON, Draw, FootballProfile
 from tablesim.games.football.rules import needs_third_card, total
 from tablesim.games.football.settings import FootballSettings
-from tablesim.games.football.settle import settle_box
+from tablesim.games.football.settle import settle_round
 
 DECK_SIZE = 52
 
@@ -199,16 +199,18 @@ class FootballTable(GameTable):
 
     def settle_boxes(self) -> None:
         totals = {who: total(self.profile, (d.card for d in self.cards[who])) for who in self.order}
-        results: dict[str, dict[str, Decimal]] = {
-            who: settle_box(self.profile, self.draw, self.book.bets[who], totals[who])
-            for who in self.order
-            if who in self.book.bets
-        }
+        results, rounded_off = settle_round(self.profile, self.draw,
+                                            {w: self.book.bets[w] for w in self.order if w in self.book.bets}, totals,
+                                            self.settings.limits.payout_unit)
+        outcome = self._outcome(totals)
+        if rounded_off:
+            outcome["commission_rounded_off"] = rounded_off
         self.result = RoundResult(
-            self.game, self.round_id, "settled", outcome=self._outcome(totals), results=results,
+            self.game, self.round_id, "settled", outcome=outcome, results=results,
             bets={p: dict(b) for p, b in self.book.bets.items()},
         )
-        self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})
+        self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()},
+                  **({"commission_rounded_off": rounded_off} if rounded_off else {}))
         self.trigger["complete"]()
 
     def stop_devices(self) -> None:

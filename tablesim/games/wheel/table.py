@@ -19,7 +19,6 @@ declared in ``machine.py``; the methods it names are here.
 
 from __future__ import annotations
 
-import math
 from decimal import Decimal
 
 from drivers.base import WheelSensor
@@ -44,7 +43,7 @@ from tablesim.engine.table import GameTable
 from tablesim.games.wheel.machine import AWAITING_SPIN, PROCEDURE, S
 from tablesim.games.wheel.profile import WheelProfile
 from tablesim.games.wheel.settings import WheelSettings
-from tablesim.games.wheel.settle import settle, spin_counts, symbol_at
+from tablesim.games.wheel.settle import exact_count, settle, spin_counts, symbol_at
 
 SENSOR_FAULT = "sensor_fault"
 
@@ -160,7 +159,7 @@ class WheelTable(GameTable):
     def declare_no_spin(self, reason: str = "dealer") -> None:
         """The dealer calls "no spin" (Art. 4(4)) on a spin the sensor did not
         judge (e.g. a spin interrupted by a power loss): bets stay, spin again."""
-        self._no_spin(reason, float(self.revolutions))
+        self._no_spin(reason, Decimal(self.revolutions))
 
     def stop_sensor(self) -> None:
         self.sensor.disarm()
@@ -210,6 +209,8 @@ class WheelTable(GameTable):
 
     def _incident(self, what: str, code: int = WHEEL_MOTION_IDLE, **data) -> None:
         """Record an irregular report; the round goes on (a non-blocking incident)."""
+        # An exact turn count is recorded as its text (JSON has no decimals).
+        data = {k: (str(v) if isinstance(v, Decimal) else v) for k, v in data.items()}
         record = {"what": what, "state": self.state.value, "code": code, **data}
         self.incidents.append(record)
         self.open_incident(code, what, blocking=False)
@@ -247,21 +248,22 @@ class WheelTable(GameTable):
         if not self._ours(event.round_id):
             self._stray("spin result", event, segment=event.segment, turns=event.turns)
             return
-        if not (0 <= event.segment < len(self.layout)) or not math.isfinite(event.turns) or event.turns < 0:
+        turns = exact_count(event.turns)
+        if not (0 <= event.segment < len(self.layout)) or turns is None:
             self.emit(
                 "fault", device=event.device, code=WHEEL_SENSORS_DISAGREE, severity="E",
                 text=f"impossible spin report: segment {event.segment}, turns {event.turns}",
             )
             self.void(SENSOR_FAULT)
             return
-        if not spin_counts(self.profile, event.turns):
-            self._no_spin("few_turns", event.turns, segment=event.segment, direction=event.direction)
+        if not spin_counts(self.profile, turns):
+            self._no_spin("few_turns", turns, segment=event.segment, direction=event.direction)
             return
         self.segment = event.segment
         self.symbol = symbol_at(self.layout, event.segment)
         self.direction = event.direction
         self.spins.append(
-            {"segment": event.segment, "symbol": self.symbol, "turns": event.turns,
+            {"segment": event.segment, "symbol": self.symbol, "turns": turns,
              "direction": event.direction, "counts": True}
         )
         self.trigger["spin_counted"]()
@@ -275,9 +277,9 @@ class WheelTable(GameTable):
         if not self._ours(event.round_id):
             self._stray("invalid spin", event, reason=event.reason, turns=event.turns)
             return
-        self._no_spin(event.reason, event.turns)
+        self._no_spin(event.reason, exact_count(event.turns) or Decimal(0))
 
-    def _no_spin(self, reason: str, turns: float, *, segment: int | None = None, direction: str | None = None) -> None:
+    def _no_spin(self, reason: str, turns: Decimal, *, segment: int | None = None, direction: str | None = None) -> None:
         """Art. 4(4): "no spin"; bets stay, the dealer spins again."""
         self.no_spins += 1
         self.spins.append(
