@@ -6,6 +6,8 @@ a mock backend and a serial backend deliver exactly the same objects.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -81,14 +83,14 @@ class Revolution(DeviceEvent):
 class SpinResult(DeviceEvent):
     round_id: str
     segment: int
-    turns: float  # a sensor measurement, not money
+    turns: Decimal  # a sensor measurement, exact (never a float: 2.999... is not 3)
     direction: Literal["CW", "CCW"]
 
 
 @dataclass(frozen=True, slots=True)
 class InvalidSpin(DeviceEvent):
     round_id: str
-    turns: float
+    turns: Decimal
     reason: str  # few_turns | peg | reversed | early_motion | timeout
 
 

@@ -19,7 +19,8 @@ while idle is reported as fault 506, motion while idle.
 
 from __future__ import annotations
 
-import math
+from decimal import Decimal
+
 import random
 from collections import deque
 from dataclasses import dataclass
@@ -52,12 +53,21 @@ WHEEL_FAULTS: dict[str, tuple[int, str, str]] = {
 }
 
 
+def exact_turns(turns: object) -> Decimal:
+    """A turn count as an exact Decimal (a float by its shortest repr)."""
+    if isinstance(turns, Decimal):
+        return turns
+    if isinstance(turns, (int, float)) and not isinstance(turns, bool):
+        return Decimal(repr(turns)) if isinstance(turns, float) else Decimal(turns)
+    raise ValueError(f"turns {turns!r} is not a number")
+
+
 @dataclass(frozen=True)
 class Spin:
     """One spin as the sensor sees it: a result (``segment``) or an invalid spin."""
 
     segment: int | None
-    turns: float
+    turns: Decimal  # exact; an int or float given here is read by its shortest repr
     direction: str = "CW"
     invalid: str | None = None  # an INVALID_REASONS entry: the sensor reports INV
 
@@ -68,6 +78,7 @@ class Spin:
             raise ValueError("a valid spin needs a segment")
         if self.invalid is not None and self.invalid not in INVALID_REASONS:
             raise ValueError(f"unknown invalid-spin reason {self.invalid!r}")
+        object.__setattr__(self, "turns", exact_turns(self.turns))
         if self.turns < 0:
             raise ValueError("turns cannot be negative")
 
@@ -85,7 +96,7 @@ class WheelFault:
     kind: str
     after: int = 0
     segment: int | None = None
-    turns: float = 4.0
+    turns: Decimal = Decimal(4)
 
     def __post_init__(self) -> None:
         if self.kind not in WHEEL_FAULTS:
@@ -254,11 +265,11 @@ class MockWheelSensor(WheelSensor):
 
     def _report(self, spin: Spin, *, round_id: str) -> None:
         self.queue.append(SpinStarted(round_id, spin.direction, device=self.name))  # type: ignore[arg-type]
-        for n in range(1, math.floor(spin.turns) + 1):
+        for n in range(1, int(spin.turns) + 1):
             self.queue.append(Revolution(round_id, n, device=self.name))
         if spin.invalid is not None:
             self.queue.append(InvalidSpin(round_id, spin.turns, spin.invalid, device=self.name))
-        elif self.judge_turns and math.floor(spin.turns) < self.min_turns:
+        elif self.judge_turns and int(spin.turns) < self.min_turns:
             self.queue.append(InvalidSpin(round_id, spin.turns, "few_turns", device=self.name))
         else:
             self.queue.append(

@@ -7,7 +7,8 @@ allowed now, ``SEQ`` out of order); nothing is delivered from that frame.
 
 from __future__ import annotations
 
-import math
+from decimal import Decimal
+
 
 from drivers.link import Frame, NakReason
 from tablesim.core.cards import RANK_OF, SUITS, Card, DealtCard, parse_dealt
@@ -48,15 +49,13 @@ def integer(text: str, what: str, lo: int | None = None, hi: int | None = None) 
     return value
 
 
-def measure(text: str, what: str) -> float:
-    """A non-negative decimal measurement such as turns (``5`` or ``5.25``)."""
+def measure(text: str, what: str) -> Decimal:
+    """A non-negative decimal measurement such as turns (``5`` or ``5.25``),
+    exact: 2.999 turns stays fewer than three (a float could round it up)."""
     head, dot, tail = text.partition(".")
     if not (head.isascii() and head.isdigit()) or len(text) > 12 or (dot and not (tail.isascii() and tail.isdigit())):
         raise fmt(f"{what} {text!r} is not a decimal measurement")
-    value = float(text)
-    if not math.isfinite(value):
-        raise fmt(f"{what} {text!r} is not finite")
-    return value
+    return Decimal(text)
 
 
 def choice(text: str, what: str, options: tuple[str, ...]) -> str:

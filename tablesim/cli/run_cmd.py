@@ -37,11 +37,13 @@ from tablesim.profiles import GAMES
     default=None,
     help="Journal file (SQLite). Default: one per table in the user's data directory; 'none' for no journal.",
 )
+@click.option("--studio", default=None, metavar="nats://HOST:PORT",
+              help="Publish every journal record to the studio's NATS JetStream (see docs/studio.md).")
 @click.option("--record", "record", type=click.Path(dir_okay=False), default=None,
               help="--emulated/--config: write every device frame and each round's result to FILE "
                    "(JSON Lines) for `tablesim replay`.")
 def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed, profile, dealing, decks, quiet,
-            delay, journal, record) -> None:
+            delay, journal, studio, record) -> None:
     """Run a table with simulated players and show each round as it happens.
 
     The devices are mocks (--mock), emulators behind the real serial drivers
@@ -65,7 +67,13 @@ def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed,
             seed = secrets.randbelow(2**32)
         if journal is None:  # a recording starts from a fresh table (no round recovered from a journal)
             journal = "none"
-    options = RunOptions(game, rounds, seed, profile, dealing, decks, quiet, delay, journal)
+    if studio:
+        from tablesim.studio.natsio import check_url
+
+        check_url(studio)
+        if journal == "none" or journal in ("memory", ":memory:"):
+            raise InputError("--studio publishes the table's journal: it needs a journal file")
+    options = RunOptions(game, rounds, seed, profile, dealing, decks, quiet, delay, journal, studio)
     console = Console(highlight=False, soft_wrap=True)
     if config_path:
         sys.exit(run_configured(config_path, options, console, record=record))

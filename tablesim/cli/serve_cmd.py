@@ -151,7 +151,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
 
         sock = bind(host, port)  # before recovery: a busy port changes nothing
         stack.callback(sock.close)
-        report = attach_and_recover(table, journal, console)
+        report = attach_and_recover(table, journal, console, key_file=config.key_file if config is not None else None)
         if table.journal is not None:
             stack.callback(table.journal.close)
         if rig is not None:

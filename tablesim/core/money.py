@@ -1,38 +1,160 @@
-"""Exact money: every amount is a ``Decimal``; floats never reach settlement."""
+"""Exact money: every amount is a ``Decimal``; floats never reach settlement.
+
+Three guarantees, because a table pays real money:
+
+- an amount is read from plain ASCII digits with an optional point
+  (``12``, ``12.50``); anything else (an exponent ``1e3``, an underscore
+  ``1_000``, non-ASCII digits ``١٠٠`` or ``１００``, infinities, NaN) is
+  refused with one line *before* any arithmetic, so no hostile spelling ever
+  reaches ``Decimal`` formatting or a huge computation;
+- an amount is bounded to what a table carries: at most
+  ``MAX_WHOLE_DIGITS`` digits before the point and ``MAX_FRACTION_DIGITS``
+  after it;
+- money arithmetic runs in ``MONEY``, a context that raises instead of
+  rounding (``Inexact``, ``Rounded``): a result is exact or it is an error,
+  never silently rounded. ``exact()`` enters it.
+"""
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+import re
+from contextlib import AbstractContextManager
+from decimal import (
+    Clamped,
+    Context,
+    Decimal,
+    DivisionByZero,
+    Inexact,
+    InvalidOperation,
+    Overflow,
+    Rounded,
+    Underflow,
+    localcontext,
+)
 
 from tablesim.core.errors import InputError
 
 ZERO = Decimal(0)
+ONE = Decimal(1)
+
+#: the largest amount a table carries has this many digits before the point
+MAX_WHOLE_DIGITS = 12
+#: and at most this many after it (finer than any currency's smallest coin)
+MAX_FRACTION_DIGITS = 12
+
+#: Every money computation runs here. 60 digits hold a bounded amount
+#: (24 digits) times a bounded ratio (24 digits) with room to spare; any
+#: rounding raises, so an inexact result can never pass unnoticed.
+MONEY = Context(
+    prec=60,
+    Emax=99,
+    Emin=-99,
+    traps=[InvalidOperation, DivisionByZero, Overflow, Underflow, Inexact, Rounded, Clamped],
+)
+
+_PLAIN = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
+
+
+def exact() -> AbstractContextManager[Context]:
+    """``with exact(): ...`` runs money arithmetic in the trapping context."""
+    return localcontext(MONEY)
+
+
+def _show(value: object) -> str:
+    """The offending value for a message: one short line, whatever it was."""
+    text = repr(value) if not isinstance(value, str) else repr(value)
+    if len(text) > 40:
+        text = text[:30] + "..." + text[-6:]
+    return text
+
+
+def _refuse_text(text: str, value: object) -> str | None:
+    """Why ``text`` is not a plain amount, or None when it is."""
+    if _PLAIN.fullmatch(text):
+        return None
+    shown = _show(value)
+    if not text.isascii():
+        return f"{shown} has characters other than the ASCII digits 0-9 and a point"
+    if "_" in text:
+        return f"{shown} has an underscore: write the digits only"
+    if re.fullmatch(r"[-+]?[0-9.]+[eE][-+]?[0-9]+", text):
+        return f"{shown} is written with an exponent: write the amount in plain digits"
+    if re.fullmatch(r"-[0-9]+(?:\.[0-9]+)?", text):
+        return f"{shown} must be positive"
+    lowered = text.lower().lstrip("+-")
+    if lowered in ("inf", "infinity", "nan", "snan", ".inf", ".nan"):
+        return f"{shown} is not a finite amount"
+    return f"{shown} is not a number (plain digits with an optional point, e.g. 12.50)"
+
+
+def _check_bounds(amount: Decimal, value: object) -> str | None:
+    """Why a finite ``amount`` is too large or too fine for a table, or None."""
+    if amount.is_zero():
+        return None
+    sign, digits, exponent = amount.as_tuple()
+    assert isinstance(exponent, int)
+    if amount.adjusted() >= MAX_WHOLE_DIGITS:
+        return f"{_show(value)} is too large: at most {MAX_WHOLE_DIGITS} digits before the point"
+    # Trailing zeros after the point say nothing: 1.500 is 1.5.
+    fraction = -exponent
+    while fraction > 0 and digits and digits[-1] == 0:
+        digits = digits[:-1]
+        fraction -= 1
+    if fraction > MAX_FRACTION_DIGITS:
+        return f"{_show(value)} is too fine: at most {MAX_FRACTION_DIGITS} digits after the point"
+    return None
+
+
+def read_amount(value: object) -> Decimal:
+    """A bounded, finite Decimal from a script/config/API value (any sign).
+
+    Raises ``ValueError`` with the reason; ``parse_amount`` adds the field.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not an amount")
+    if isinstance(value, float):
+        value = repr(value)  # the shortest repr: 0.1 means exactly 0.1 (and 1e+20 is refused)
+    if isinstance(value, int):
+        if abs(value) >= 10**MAX_WHOLE_DIGITS:  # compared, never converted to text
+            raise ValueError(f"the amount is too large: at most {MAX_WHOLE_DIGITS} digits before the point")
+        return Decimal(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError(f"{_show(value)} is not a finite amount")
+        why = _check_bounds(value, value)
+        if why:
+            raise ValueError(why)
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        if len(text) > MAX_WHOLE_DIGITS + MAX_FRACTION_DIGITS + 1 + 40:
+            # Far past any legal spelling (even with padding zeros): refused unread.
+            raise ValueError(f"{_show(value)} is too long for an amount")
+        why = _refuse_text(text, value)
+        if why:
+            raise ValueError(why)
+        amount = Decimal(text)
+        why = _check_bounds(amount, value)
+        if why:
+            raise ValueError(why)
+        return amount
+    raise ValueError(f"{_show(value)} is not an amount")
 
 
 def parse_amount(value: object, *, field: str = "amount", allow_zero: bool = False) -> Decimal:
     """Turn a script/config/API value into a positive exact amount.
 
-    Accepts ints, Decimals and numeric strings. A float is accepted only via
-    its shortest repr (YAML loaders here produce Decimals, so this is a
-    fallback for JSON callers), so 0.1 means exactly 0.1.
+    Accepts ints, Decimals and plain numeric strings (see the module's
+    rules). A float is accepted only via its shortest repr (YAML loaders here
+    produce Decimals, so this is a fallback for JSON callers), so 0.1 means
+    exactly 0.1.
     """
-    if isinstance(value, bool):
-        raise InputError(f"{value!r} is not an amount", where=field)
-    if isinstance(value, float):
-        value = repr(value)
-    if isinstance(value, (int, Decimal)):
-        amount = Decimal(value)
-    elif isinstance(value, str):
-        try:
-            amount = Decimal(value.strip())
-        except InvalidOperation:
-            raise InputError(f"{value!r} is not a number", where=field) from None
-    else:
-        raise InputError(f"{value!r} is not an amount", where=field)
-    if not amount.is_finite():
-        raise InputError(f"{value!r} is not a finite amount", where=field)
+    try:
+        amount = read_amount(value)
+    except ValueError as exc:
+        raise InputError(str(exc), where=field) from None
     if amount < 0 or (amount == 0 and not allow_zero):
-        raise InputError(f"{value!r} must be {'zero or ' if allow_zero else ''}positive", where=field)
+        raise InputError(f"{_show(value)} must be {'zero or ' if allow_zero else ''}positive", where=field)
     return amount
 
 
@@ -40,10 +162,26 @@ def fmt(amount: Decimal) -> str:
     """Canonical text of an amount: no exponent, no trailing zeros, no -0."""
     if amount == 0:
         return "0"
-    text = format(amount.normalize(), "f")
+    text = format(amount.normalize(MONEY), "f")
     return text
 
 
 def parse_ratio(value: object, *, field: str) -> Decimal:
     """A pay ratio or commission rate from a profile (zero allowed)."""
     return parse_amount(value, field=field, allow_zero=True)
+
+
+def is_multiple(amount: Decimal, unit: Decimal) -> bool:
+    """Whether ``amount`` is a whole number of ``unit`` (exactly)."""
+    with exact():
+        return (amount % unit).is_zero()
+
+
+def floor_to(amount: Decimal, unit: Decimal) -> tuple[Decimal, Decimal]:
+    """``amount`` rounded down to a whole number of ``unit``, and what was
+    cut off (zero or more, less than one unit); both exact."""
+    with exact():
+        rest = amount % unit
+        if rest < 0:
+            rest += unit
+        return amount - rest, rest

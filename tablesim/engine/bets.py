@@ -7,7 +7,7 @@ from typing import Callable, Iterator
 
 from tablesim.engine.limits import Limits
 from tablesim.core.errors import IllegalAction
-from tablesim.core.money import fmt, parse_amount
+from tablesim.core.money import exact, fmt, parse_amount
 from tablesim.core.errors import InputError
 
 
@@ -43,7 +43,8 @@ class BetBook:
             value = parse_amount(amount)
         except InputError as exc:
             raise IllegalAction("bet", f"amount {exc.message}") from None
-        total = self.bets.get(position, {}).get(bet, Decimal(0)) + value
+        with exact():
+            total = self.bets.get(position, {}).get(bet, Decimal(0)) + value
         why = self.limits.check(bet, total)
         if why:
             raise IllegalAction("bet", why)
@@ -52,7 +53,8 @@ class BetBook:
     def place(self, position: str, bet: str, amount: object) -> Decimal:
         value = self.check(position, bet, amount)
         box = self.bets.setdefault(position, {})
-        box[bet] = box.get(bet, Decimal(0)) + value
+        with exact():
+            box[bet] = box.get(bet, Decimal(0)) + value
         return value
 
     def withdraw(self, position: str, bet: str) -> Decimal:
@@ -71,7 +73,8 @@ class BetBook:
         return self.bets.get(position, {}).get(bet)
 
     def total(self) -> Decimal:
-        return sum((a for box in self.bets.values() for a in box.values()), Decimal(0))
+        with exact():
+            return sum((a for box in self.bets.values() for a in box.values()), Decimal(0))
 
     def items(self) -> Iterator[tuple[str, str, Decimal]]:
         for position, box in self.bets.items():

@@ -1,11 +1,20 @@
-"""Table limits: the minimum and maximum of each bet, from the table config."""
+"""Table limits: the minimum and maximum of each bet, and the table's units,
+from the table config.
+
+``unit`` is the betting unit (``[limits] unit``, default 1): every bet is a
+whole number of it, and a bet that is not is refused with the reason.
+``payout_unit`` (default 0.01) is the smallest amount the table pays out: a
+rule that produces a finer amount (football's 5% commission) names in its
+profile how it is brought to a whole payout unit. The betting unit must be
+a whole number of payout units, so a returned or lost stake is always payable.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from tablesim.core.money import fmt
+from tablesim.core.money import ONE, fmt, is_multiple
 from tablesim.core.validate import Reader
 
 
@@ -15,27 +24,51 @@ class Limit:
     maximum: Decimal
 
 
+#: the default betting unit and payout unit
+DEFAULT_UNIT = ONE
+DEFAULT_PAYOUT_UNIT = Decimal("0.01")
+
+
 @dataclass(frozen=True)
 class Limits:
     by_bet: dict[str, Limit] = field(default_factory=dict)
+    unit: Decimal = DEFAULT_UNIT
+    payout_unit: Decimal = DEFAULT_PAYOUT_UNIT
+
+    def unit_refusal(self, amount: Decimal) -> str | None:
+        """Why ``amount`` is not a bet at this table's unit, or None."""
+        if is_multiple(amount, self.unit):
+            return None
+        return f"{fmt(amount)} is not a whole multiple of the table's betting unit {fmt(self.unit)}"
 
     def check(self, bet: str, amount: Decimal) -> str | None:
         """Why ``amount`` is refused for ``bet``, or None if it is within limits."""
         limit = self.by_bet.get(bet)
-        if limit is None:
-            return None
-        if amount < limit.minimum:
-            return f"{fmt(amount)} is under the table minimum {fmt(limit.minimum)} for {bet}"
-        if amount > limit.maximum:
-            return f"{fmt(amount)} is over the table limit {fmt(limit.maximum)} for {bet}"
-        return None
+        if limit is not None:
+            if amount < limit.minimum:
+                return f"{fmt(amount)} is under the table minimum {fmt(limit.minimum)} for {bet}"
+            if amount > limit.maximum:
+                return f"{fmt(amount)} is over the table limit {fmt(limit.maximum)} for {bet}"
+        return self.unit_refusal(amount)
 
     @staticmethod
     def parse(reader: Reader, bets: tuple[str, ...]) -> "Limits":
-        """``[limits] <bet> = {min = .., max = ..}``; ``default`` applies to unnamed bets."""
+        """``[limits] <bet> = {min = .., max = ..}``; ``default`` applies to
+        unnamed bets; ``unit`` and ``payout_unit`` are the table's units."""
         out: dict[str, Limit] = {}
         default = None
+        unit = reader.decimal("unit", DEFAULT_UNIT)
+        payout_unit = reader.decimal("payout_unit", DEFAULT_PAYOUT_UNIT)
+        if unit <= 0:
+            raise reader.fail("unit", "the betting unit must be more than 0")
+        if payout_unit <= 0:
+            raise reader.fail("payout_unit", "the payout unit must be more than 0")
+        if not is_multiple(unit, payout_unit):
+            raise reader.fail("unit", f"the betting unit {fmt(unit)} is not a whole number of "
+                              f"payout units ({fmt(payout_unit)})")
         for name in reader.data:
+            if name in ("unit", "payout_unit"):
+                continue
             if name != "default" and name not in bets:
                 raise reader.fail(name, f"unknown bet (bets: {', '.join(bets)})")
         for name in ("default", *bets):
@@ -47,6 +80,9 @@ class Limits:
             sub.reject_unknown()
             if lo <= 0 or hi < lo:
                 raise reader.fail(name, f"needs 0 < min <= max, got min {fmt(lo)} max {fmt(hi)}")
+            for key, value in (("min", lo), ("max", hi)):
+                if not is_multiple(value, unit):
+                    raise sub.fail(key, f"{fmt(value)} is not a whole multiple of the betting unit {fmt(unit)}")
             if name == "default":
                 default = Limit(lo, hi)
             else:
@@ -54,5 +90,5 @@ class Limits:
         if default is not None:
             for bet in bets:
                 out.setdefault(bet, default)
-        return Limits(out)
+        return Limits(out, unit, payout_unit)
 

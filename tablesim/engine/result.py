@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from tablesim.core.money import ZERO, fmt
+from tablesim.core.money import ZERO, exact, fmt
 
 
 @dataclass
@@ -21,7 +21,8 @@ class RoundResult:
 
     @property
     def net(self) -> dict[str, Decimal]:
-        return {pos: sum(r.values(), ZERO) for pos, r in self.results.items()}
+        with exact():
+            return {pos: sum(r.values(), ZERO) for pos, r in self.results.items()}
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -35,4 +36,5 @@ class RoundResult:
 
     def house_result(self) -> Decimal:
         """What the house won (positive) or lost on the round."""
-        return -sum(self.net.values(), ZERO)
+        with exact():
+            return -sum(self.net.values(), ZERO)

@@ -61,7 +61,6 @@ class GameAdapter:
     table: GameTable
     rig: MockRig | None = None
     title: ClassVar[str] = ""
-    first_trigger: ClassVar[str] = "open_betting"
     #: how long the pump waits after a mock device event, in units of the pace
     DELAYS: ClassVar[dict[str, float]] = {}
     _actions: dict[str, Action] = field(default_factory=dict, init=False)
@@ -69,9 +68,9 @@ class GameAdapter:
     def __post_init__(self) -> None:
         t = self.table
         acts = [
-            Action("open_round", "New round", "dealer", lambda b: t.open_round(), self._may_open),
+            Action("open_round", "New round", "dealer", lambda b: t.open_round(), lambda: t.can("open_round")),
             Action("close_betting", "Close betting", "dealer", lambda b: t.close_betting(),
-                   lambda: t.state is t.BETTING and bool(t.book.bets)),
+                   lambda: t.can("close_betting")),
             *self.game_actions(),
         ]
         self._actions = {a.name: a for a in acts}
@@ -118,10 +117,6 @@ class GameAdapter:
     def actions(self) -> dict[str, Action]:
         return self._actions
 
-    def _may_open(self) -> bool:
-        t = self.table
-        return t.machine.allowed(self.first_trigger)
-
     def delay_for(self, event: object) -> float:
         return self.DELAYS.get(type(event).__name__, 0.2)
 
@@ -141,15 +136,12 @@ class Fortune3Adapter(GameAdapter):
     DELAYS = {"CardRead": 1.0, "HandDispensed": 2.0, "ShuffleDone": 0.5}
 
     def game_actions(self) -> list[Action]:
-        from tablesim.games.fortune3.machine import S
-
         t = self.table
         return [
-            Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.state is S.BETS_CLOSED),
+            Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.can("start_dealing")),
             Action("decide", "Play / fold", "dealer", lambda b: t.decide(b.box, b.decision),
-                   lambda: t.state is S.DECISIONS, DecideBody, ("box", "decision"), hidden=True),
-            Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(),
-                   lambda: t.state in (S.DEALING, S.DECISIONS)),
+                   lambda: t.can("decide"), DecideBody, ("box", "decision"), hidden=True),
+            Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(), lambda: t.can("misdeal")),
         ]
 
     def positions(self) -> list[str]:
@@ -228,16 +220,13 @@ class Fortune3Adapter(GameAdapter):
 
 class FootballAdapter(GameAdapter):
     title = "Football card game"
-    first_trigger = "start_round"
     DELAYS = {"CardRead": 1.0, "DrawShown": 1.5, "ShoeCount": 0.0}
     #: no read-back from the display within this many seconds voids the round
     DRAW_TIMEOUT = 10.0
 
     def game_actions(self) -> list[Action]:
-        from tablesim.games.football.machine import S
-
         t = self.table
-        return [Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.state is S.BETS_CLOSED)]
+        return [Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.can("start_dealing"))]
 
     def positions(self) -> list[str]:
         return list(self.table.profile.positions)
@@ -311,7 +300,7 @@ class WheelAdapter(GameAdapter):
     DELAYS = {"SpinStarted": 0.6, "Revolution": 0.5, "SpinResult": 1.0, "InvalidSpin": 1.0}
 
     def game_actions(self) -> list[Action]:
-        from tablesim.games.wheel.machine import AWAITING_SPIN, S
+        from tablesim.games.wheel.machine import S
 
         t = self.table
         acts = []
@@ -319,7 +308,7 @@ class WheelAdapter(GameAdapter):
             acts.append(Action("spin", "Spin", "dealer", lambda b: self._spin(),
                                lambda: t.state is S.BETS_CLOSED and not self.rig.spin_requested, journaled=False))
         acts.append(Action("no_spin", "No spin", "dealer", lambda b: self._no_spin(),
-                           lambda: t.state in AWAITING_SPIN))
+                           lambda: t.can("declare_no_spin")))
         return acts
 
     def _spin(self) -> None:

@@ -21,6 +21,10 @@ from tablesim.server.auth import TokenStore, bearer
 #: the largest request body the API takes (its bodies are a few hundred bytes)
 MAX_BODY = 16 * 1024
 
+#: routes whose bodies are legitimately larger: a batch of bets carries up to
+#: ``MAX_BATCH`` bets of a few dozen bytes each
+ROUTE_LIMITS = {"/api/bets/batch": 512 * 1024}
+
 CHANGING = {"POST", "PUT", "PATCH", "DELETE"}
 
 Scope = dict[str, Any]
@@ -44,10 +48,12 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 class BodyGuard:
-    def __init__(self, app, tokens: TokenStore, max_body: int = MAX_BODY) -> None:
+    def __init__(self, app, tokens: TokenStore, max_body: int = MAX_BODY,
+                 route_limits: dict[str, int] | None = None) -> None:
         self.app = app
         self.tokens = tokens
         self.max_body = max_body
+        self.route_limits = ROUTE_LIMITS if route_limits is None else route_limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in CHANGING or not scope["path"].startswith("/api/"):
@@ -60,7 +66,8 @@ class BodyGuard:
             await _answer(send, 401, {"error": "unauthorized", "detail": detail},
                           [(b"www-authenticate", b"Bearer")])
             return
-        too_big = {"error": "too_large", "detail": f"the request body is over {self.max_body} bytes"}
+        limit = self.route_limits.get(scope["path"], self.max_body)
+        too_big = {"error": "too_large", "detail": f"the request body is over {limit} bytes"}
         declared = _header(scope, b"content-length")
         if declared is not None:
             try:
@@ -68,7 +75,7 @@ class BodyGuard:
             except ValueError:
                 await _answer(send, 400, {"error": "bad_request", "detail": "Content-Length is not a number"})
                 return
-            if length > self.max_body:
+            if length > limit:
                 await _answer(send, 413, too_big)
                 return
         chunks: list[bytes] = []
@@ -79,7 +86,7 @@ class BodyGuard:
                 return
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.max_body:  # no Content-Length, or it lied: stop reading here
+            if size > limit:  # no Content-Length, or it lied: stop reading here
                 await _answer(send, 413, too_big)
                 return
             chunks.append(chunk)

@@ -69,7 +69,7 @@ def test_a_config_by_name_and_what_it_holds() -> None:
     "text, expected",
     [
         (BASE.replace('game = "fortune3"', 'game = "poker"'), "table.game: 'poker' is not one of fortune3, football, wheel"),
-        (BASE.replace('id = "T1"', 'id = "T 1"'), "table.id: 'T 1' must be printable ASCII"),
+        (BASE.replace('id = "T1"', 'id = "T 1"'), "table.id: 'T 1' must be 1 to 32 of A-Z a-z 0-9 _ -"),
         (BASE + "\n[settings]\ndealing = \"hand\"\n", "settings.dealing: 'hand' is not one of shoe, shuffler"),
         (BASE + "\n[settings]\ndecks = 2\n", "settings.decks: unknown key"),
         (BASE + "\n[limits]\nante = { min = 10, max = 5 }\n", "limits.ante: needs 0 < min <= max"),

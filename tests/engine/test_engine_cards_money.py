@@ -110,7 +110,9 @@ def test_cards_are_immutable():
         (Decimal("0.95"), Decimal("0.95")),
         (0.1, Decimal("0.1")),  # a float is read by its shortest repr, never its binary value
         (2.675, Decimal("2.675")),
-        ("1e3", Decimal("1000")),
+        ("000012.50", Decimal("12.5")),
+        (10**12 - 1, Decimal(10**12 - 1)),
+        ("0.000000000001", Decimal("0.000000000001")),
     ],
 )
 def test_parse_amount_accepts(value, expected):

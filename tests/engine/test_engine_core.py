@@ -10,7 +10,7 @@ import pytest
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.limits import Limit, Limits
-from tablesim.engine.machine import mermaid, steps
+from tablesim.engine.machine import Procedure, mermaid, steps
 from tablesim.engine.result import RoundResult
 from tablesim.engine.stats import SessionStats
 from tablesim.core.errors import ConfigError, IllegalAction, InputError
@@ -23,7 +23,7 @@ def book(limits: Limits | None = None) -> BetBook:
     def position_ok(p: str) -> str | None:
         return None if p in {"1", "2", "3"} else f"no position {p!r}"
 
-    return BetBook(("a", "b"), limits or Limits({"a": Limit(D(1), D(100))}), position_ok)
+    return BetBook(("a", "b"), limits or Limits({"a": Limit(D(1), D(100))}, unit=D("0.1")), position_ok)
 
 
 def test_bets_accumulate_exactly():
@@ -41,7 +41,8 @@ def test_bets_accumulate_exactly():
 @pytest.mark.parametrize(
     "position, bet, amount, why",
     [("9", "a", 5, "no position"), ("1", "c", 5, "unknown bet"), ("1", "a", 0, "amount"),
-     ("1", "a", -1, "amount"), ("1", "a", "x", "amount"), ("2", "a", "0.5", "minimum"), ("1", "a", 101, "limit")],
+     ("1", "a", -1, "amount"), ("1", "a", "x", "amount"), ("2", "a", "0.5", "minimum"), ("1", "a", 101, "limit"),
+     ("1", "a", "2.55", "whole multiple of the table's betting unit 0.1")],
 )
 def test_bad_bets_change_nothing(position, bet, amount, why):
     b = book()
@@ -85,12 +86,36 @@ def test_check_does_not_place():
 
 
 def test_limits_parse_with_default():
-    r = Reader({"default": {"min": 1, "max": 500}, "b": {"min": "0.5", "max": 50}}, "limits", file="t.toml")
+    r = Reader({"default": {"min": 1, "max": 500}, "b": {"min": "0.5", "max": 50}, "unit": "0.01"},
+               "limits", file="t.toml")
     lim = Limits.parse(r, ("a", "b"))
     assert lim.by_bet["a"] == Limit(D(1), D(500))
     assert lim.by_bet["b"] == Limit(D("0.5"), D(50))
     assert lim.check("a", D(500)) is None and lim.check("a", D("500.01"))
     assert lim.check("b", D("0.4"))
+    assert lim.unit == D("0.01") and lim.payout_unit == D("0.01")
+
+
+def test_limits_unit_defaults_to_one_and_refuses_fractions():
+    lim = Limits.parse(Reader({"a": {"min": 5, "max": 500}}, "limits"), ("a",))
+    assert lim.unit == D(1)
+    assert lim.check("a", D(10)) is None
+    assert "whole multiple of the table's betting unit 1" in lim.check("a", D("10.5"))
+    assert "whole multiple" in lim.check("a", D("10.0000000000001"))
+
+
+@pytest.mark.parametrize(
+    "data, field, why",
+    [({"unit": 0}, "limits.unit", "more than 0"),
+     ({"unit": "0.001"}, "limits.unit", "payout units"),
+     ({"unit": 5, "a": {"min": 1, "max": 100}}, "limits.a.min", "multiple of the betting unit 5"),
+     ({"unit": "1e2"}, "limits.unit", "exponent"),
+     ({"payout_unit": "-1"}, "limits.payout_unit", "positive")],
+)
+def test_limits_units_checked(data, field, why):
+    with pytest.raises(ConfigError) as info:
+        Limits.parse(Reader(data, "limits"), ("a",))
+    assert info.value.where == field and why in info.value.message
 
 
 @pytest.mark.parametrize(
@@ -154,7 +179,7 @@ class St(enum.Enum):
 def test_steps_and_mermaid():
     table = steps([("go", St.A, St.B), ("stop", (St.A, St.B), St.C)])
     assert [s.sources for s in table] == [(St.A,), (St.A, St.B)]
-    text = mermaid(St, table, St.A, (St.C,))
+    text = mermaid(Procedure(St, St.A, (St.C,), table))
     assert text.splitlines() == [
         "stateDiagram-v2",
         "    [*] --> a",

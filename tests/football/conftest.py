@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from decimal import Decimal
+
 from pathlib import Path
 from typing import Callable
 
@@ -13,7 +16,7 @@ from tablesim.core.cards import parse_dealt
 from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.machine import CARD_STATES
 from tablesim.games.football.profile import FootballProfile, load_profile
-from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.settings import FootballSettings, default_limits
 from tablesim.games.football.table import FootballTable
 from tablesim.profiles import config_root
 
@@ -43,6 +46,11 @@ def profile_file(tmp_path: Path) -> Callable[..., Path]:
     return make
 
 
+#: the rig's tables take stakes in cents and pay to the thousandth (12.5 on
+#: upper wins 11.875), so the rule tests see commission unrounded
+CENTS = replace(default_limits(), unit=Decimal("0.01"), payout_unit=Decimal("0.001"))
+
+
 class Rig:
     """A football table on mock devices, with its event log."""
 
@@ -52,7 +60,7 @@ class Rig:
         self.display = MockDisplay()
         self.draws = ScriptedDraw()
         self.table = FootballTable(
-            profile, FootballSettings(decks=decks), display=self.display, shoe=self.shoe,
+            profile, FootballSettings(decks=decks, limits=CENTS), display=self.display, shoe=self.shoe,
             draws=self.draws, mode="script", table_id="T",
         )
         self.events: list = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import random
 from decimal import Decimal
 
@@ -14,7 +16,7 @@ from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.machine import CARD_STATES, S
 from tablesim.games.football.profile import BETS, load_profile
 from tablesim.games.football.rules import total
-from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.settings import FootballSettings, default_limits
 from tablesim.games.football.table import FootballTable
 
 PROFILE = load_profile()
@@ -28,7 +30,9 @@ round_bets = st.dictionaries(st.sampled_from(POSITIONS), box_bets, min_size=1, m
 def make_table(decks: int, seed: int):
     source = ShuffledShoe(random.Random(seed), decks, reshuffle_each_load=True, exposed_rate=0.05)
     draws = ScriptedDraw()
-    table = FootballTable(PROFILE, FootballSettings(decks=decks), display=MockDisplay(), shoe=MockShoe(source),
+    # Stakes in cents, paid to the ten-thousandth: every win is paid exactly.
+    limits = replace(default_limits(), unit=Decimal("0.01"), payout_unit=Decimal("0.0001"))
+    table = FootballTable(PROFILE, FootballSettings(decks=decks, limits=limits), display=MockDisplay(), shoe=MockShoe(source),
                           draws=draws, mode="script")
     events = []
     table.bus.subscribe(events.append)

@@ -253,7 +253,7 @@ def _misread(rig):
     r.bet({1: {"ante": 10}})
     r.deal()
     assert r.table.state is S.DEALING
-    assert r.table.incident is not None and r.table.incident["blocking"] and r.table.incident["code"] == 201
+    assert r.table.incident is not None and r.table.incident.blocking and r.table.incident.code == 201
     assert r.table.pump((S.DEALING,)) is False  # the incident holds the round
     assert dealt_codes(r.table) == {"1": ["AS"], "dealer": ["2H"]}  # the misread third card is in no hand
     before = r.snapshot()

@@ -76,11 +76,11 @@ def test_bets_are_placed_and_withdrawn_and_journaled_with_the_operator(serve):
     s = serve("fortune3")
     open_betting(s)
     assert ok(s.post("/api/bets", {"position": 3, "bet": "ante", "amount": 10}))["bets"] == {"3": {"ante": "10"}}
-    assert ok(s.post("/api/bets", {"position": "3", "bet": "ante", "amount": "2.50"}))["bets"] == {"3": {"ante": "12.5"}}
+    assert ok(s.post("/api/bets", {"position": "3", "bet": "ante", "amount": "2.00"}))["bets"] == {"3": {"ante": "12"}}
     ok(s.post("/api/bets", {"position": "5", "bet": "pair_plus", "amount": "5"}))
     res = s.client.delete("/api/bets/5/pair_plus", headers=s.auth())
-    assert ok(res)["bets"] == {"3": {"ante": "12.5"}}
-    assert s.state()["bets"] == {"3": {"ante": "12.5"}} and s.state()["total_bet"] == "12.5"
+    assert ok(res)["bets"] == {"3": {"ante": "12"}}
+    assert s.state()["bets"] == {"3": {"ante": "12"}} and s.state()["total_bet"] == "12"
     inputs = [(name, actor) for _, kind, name, actor in s.records() if kind == "input"]
     assert inputs == [("open_round", "dealer:mock-dealer")] + [("place_bet", "dealer:mock-dealer")] * 3 + [
         ("withdraw_bet", "dealer:mock-dealer")]
@@ -90,6 +90,7 @@ def test_bets_are_placed_and_withdrawn_and_journaled_with_the_operator(serve):
     "body, reason",
     [
         ({"position": "3", "bet": "ante", "amount": "10001"}, "over the table limit 10000"),
+        ({"position": "3", "bet": "ante", "amount": "2.50"}, "not a whole multiple of the table's betting unit 1"),
         ({"position": "5", "bet": "ante", "amount": "0.5"}, "under the table minimum 1"),
         ({"position": "8", "bet": "ante", "amount": "10"}, "box '8' does not exist"),
         ({"position": "3", "bet": "play", "amount": "10"}, "unknown bet 'play'"),
@@ -128,7 +129,13 @@ def test_a_late_bet_is_409_and_changes_nothing(serve):
         {"position": "3", "bet": "ante", "amount": 10.5},  # a float: money is never a float
         {"position": "3", "bet": "ante", "amount": "ten"},
         {"position": "3", "bet": "ante", "amount": "-5"},
-        {"position": "3", "bet": "ante", "amount": "10", "player": "x"},  # unknown field
+        {"position": "3", "bet": "ante", "amount": "10", "plyer": "x"},  # unknown field
+        {"position": "3", "bet": "ante", "amount": "1e1000000"},  # issue 14.3: refused before any arithmetic
+        {"position": "3", "bet": "ante", "amount": "1_000"},
+        {"position": "3", "bet": "ante", "amount": "١٠٠"},
+        {"position": "3", "bet": "ante", "amount": "１００"},
+        {"position": "3", "bet": "ante", "amount": 10**40},
+        {"position": "3", "bet": "ante", "amount": "9" * 100000},
         {"position": None, "bet": "ante", "amount": "10"},
         [1, 2],
     ],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from decimal import Decimal
 
 from hypothesis import given, settings
@@ -10,14 +12,15 @@ from hypothesis import strategies as st
 from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin
 from tablesim.games.wheel.machine import S
 from tablesim.games.wheel.profile import load_profile
-from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.settings import WheelSettings, default_limits
 from tablesim.games.wheel.settle import settle
 from tablesim.games.wheel.table import WheelTable
 
 PROFILE = load_profile()
 SOURCE = ScriptedSpins()
 SENSOR = MockWheelSensor(SOURCE)
-TABLE = WheelTable(PROFILE, WheelSettings.for_profile(PROFILE), sensor=SENSOR, table_id="PROP")
+TABLE = WheelTable(PROFILE, WheelSettings.for_profile(PROFILE, limits=replace(default_limits(PROFILE.spots), unit=Decimal("0.01"))),
+                   sensor=SENSOR, table_id="PROP")
 
 amounts = st.decimals(min_value=Decimal(1), max_value=Decimal(800), places=2, allow_nan=False, allow_infinity=False)
 bets = st.lists(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import random
 from statistics import mean
 
@@ -28,7 +30,7 @@ def test_a_spin_is_start_each_full_turn_then_the_result():
     assert events == [
         SpinStarted("R1", "CCW", device="wheel1"),
         *[Revolution("R1", n, device="wheel1") for n in (1, 2, 3, 4)],
-        SpinResult("R1", 33, 4.1, "CCW", device="wheel1"),
+        SpinResult("R1", 33, Decimal("4.1"), "CCW", device="wheel1"),
     ]
     assert not sensor.armed  # one ARM, one spin
 
@@ -36,10 +38,10 @@ def test_a_spin_is_start_each_full_turn_then_the_result():
 def test_a_short_spin_is_reported_as_measured_unless_the_sensor_judges_it():
     sensor = MockWheelSensor(ScriptedSpins([Spin(5, 2.4)]))
     sensor.arm("R", 3, 60)
-    assert drain(sensor)[-1] == SpinResult("R", 5, 2.4, "CW", device="wheel")
+    assert drain(sensor)[-1] == SpinResult("R", 5, Decimal("2.4"), "CW", device="wheel")
     judging = MockWheelSensor(ScriptedSpins([Spin(5, 2.4)]), judge_turns=True)
     judging.arm("R", 3, 60)
-    assert drain(judging)[-1] == InvalidSpin("R", 2.4, "few_turns", device="wheel")
+    assert drain(judging)[-1] == InvalidSpin("R", Decimal("2.4"), "few_turns", device="wheel")
 
 
 def test_an_invalid_spin_carries_its_reason():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from decimal import Decimal
 
 import pytest
@@ -11,7 +13,7 @@ from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin, WheelFault
 from tablesim.core.errors import IllegalAction
 from tablesim.games.wheel.machine import S
 from tablesim.games.wheel.profile import load_profile
-from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.settings import WheelSettings, default_limits
 from tablesim.games.wheel.table import WheelTable
 
 PROFILE = load_profile()
@@ -22,7 +24,9 @@ SEGMENT_OF = {"1": 0, "3": 1, "5": 3, "10": 7, "20": 13, "joker": 27, "logo": 51
 def make_table(spins=(), faults=()):
     source = ScriptedSpins(spins)
     sensor = MockWheelSensor(source, faults)
-    table = WheelTable(PROFILE, WheelSettings.for_profile(PROFILE), sensor=sensor, table_id="T")
+    # stakes in cents (the default table's unit is 1)
+    limits = replace(default_limits(PROFILE.spots), unit=Decimal("0.01"))
+    table = WheelTable(PROFILE, WheelSettings.for_profile(PROFILE, limits=limits), sensor=sensor, table_id="T")
     events = []
     table.bus.subscribe(events.append)
     return table, sensor, events

@@ -8,6 +8,12 @@ card removal and are exact for 1 to 8 decks. Each bet's expected return per
 unit staked comes from the same settlement functions the table uses (pays,
 commission and the Art. 10(2) rule from the profile), averaged over the
 draws, which the display picks with equal chance.
+
+Those returns are without the payout unit's rounding (the commission paid
+exactly). Where the profile rounds a commissioned win down to the table's
+payout unit (``commission.rounding = "floor"``), the return depends on the
+stake: the analysis states it too, for a few stakes counted in payout units
+(stake 20 with a payout unit of 1 wins 19 exactly; stake 10 wins 9.5, paid 9).
 """
 
 from __future__ import annotations
@@ -61,6 +67,10 @@ def final_totals(profile: FootballProfile, decks: int) -> tuple[dict[int, Fracti
     return dist, third
 
 
+#: stakes, in payout units, for which the rounded return is stated
+ROUNDING_STAKES = (1, 2, 5, 10, 15, 20, 50, 100)
+
+
 def _num(x: Fraction) -> dict:
     return {"exact": f"{x.numerator}/{x.denominator}", "value": round(float(x), 12)}
 
@@ -86,6 +96,7 @@ def analyze(profile: str | FootballProfile | None = None, decks: int = 1) -> dic
             "return": _num(average),
             "by_draw": {str(i): _num(r) for i, r in by_draw.items()},
         }
+    rounding = _rounded_returns(profile, dist) if profile.commission_rounding == "floor" else {}
     return {
         "game": "football",
         "profile": profile.name,
@@ -97,7 +108,32 @@ def analyze(profile: str | FootballProfile | None = None, decks: int = 1) -> dic
         "p_middle": _num(middle),
         "totals": {str(t): _num(p) for t, p in dist.items()},
         "bets": bets,
+        "commission_rounding": {
+            "rule": profile.commission_rounding,
+            "note": "'return' above pays the commission exactly; with the floor rule a win is paid "
+                    "rounded down to the payout unit: the return per unit staked for these stakes "
+                    "(counted in payout units)",
+            "by_stake": rounding,
+        },
     }
+
+
+def _rounded_returns(profile: FootballProfile, dist: dict[int, Fraction]) -> dict[str, dict[str, dict]]:
+    """Each commissioned bet's return per unit staked, with the payout
+    rounded down to a payout unit of 1, for stakes of ``ROUNDING_STAKES``."""
+    out: dict[str, dict[str, dict]] = {}
+    unit = Decimal(1)
+    for stake in ROUNDING_STAKES:
+        amount = Decimal(stake)
+        per_bet = {}
+        for bet in profile.commission:
+            total = Fraction(0)
+            for draw in profile.draws.values():
+                for t, p in dist.items():
+                    total += p * Fraction(bet_result(profile, draw, bet, amount, t, unit))
+            per_bet[bet] = _num(total / len(profile.draws) / stake)
+        out[str(stake)] = per_bet
+    return out
 
 
 def render_analysis(data: dict) -> str:
@@ -117,6 +153,13 @@ def render_analysis(data: dict) -> str:
             f"{bet:<8}{info['pays'] + ':1':>6}{(f'{(commission * 100).normalize():f}%' if commission else '-'):>12}"
             f"{r:>12.6f}{-r * 100:>11.4f}%"
         )
+    rounding = data.get("commission_rounding", {})
+    if rounding.get("by_stake"):
+        bets = list(next(iter(rounding["by_stake"].values())))
+        lines += ["", "commission paid rounded down to the payout unit (rule: floor); 'return' above is without it",
+                  f"{'stake (payout units)':<22}" + "".join(f"{b:>12}" for b in bets)]
+        for stake, per_bet in rounding["by_stake"].items():
+            lines.append(f"{stake:<22}" + "".join(f"{per_bet[b]['value']:>12.6f}" for b in bets))
     draws = list(data["bets"]["upper"]["by_draw"])
     lines += ["", "by draw  " + "".join(f"{d:>10}" for d in draws)]
     for bet in ("upper", "lower"):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from tablesim.core.cards import RANK_CHARS, RANK_OF
-from tablesim.profiles import load_rule_profile_data, profile_header
+from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay, sane_rate
 from tablesim.core.validate import Reader
 
 #: The five bets of Art. 4, in layout order.
@@ -21,6 +21,11 @@ BETS = ("upper", "lower", "odd", "even", "middle")
 MIDDLE_OUTCOMES = ("win", "lose", "push")
 #: The common box's name in bets, results and scripts (Art. 5(2)).
 COMMON = "common"
+#: How a win less commission that is not a whole number of the table's
+#: payout unit is paid: ``floor`` rounds the payout down to the unit (the
+#: house keeps the difference, which the round's result records); ``exact``
+#: pays the exact amount whatever the payout unit (a table that pays change).
+COMMISSION_ROUNDING = ("floor", "exact")
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,7 @@ class FootballProfile:
     draws: dict[int, Draw]  # index 1..n -> combination
     pays: dict[str, Decimal]  # bet -> win per unit staked
     commission: dict[str, Decimal]  # bet -> fraction of the win the house keeps
+    commission_rounding: str  # floor | exact (COMMISSION_ROUNDING)
     on_middle: dict[str, str]  # bet -> win | lose | push when the final total is middle
     source: str = ""
 
@@ -129,15 +135,20 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
     for bet, pay in pays.items():
         if pay <= 0:
             raise pays_r.fail(bet, "a winning bet must pay more than 0")
+        sane_pay(pays_r, bet)
 
     com_r = r.sub("commission", {})
     commission = {}
+    rounding = com_r.str("rounding", choices=COMMISSION_ROUNDING) if com_r.data else "floor"
     for bet in list(com_r.data):
+        if bet == "rounding":
+            continue
         if bet not in BETS:
             raise com_r.fail(str(bet), f"unknown bet (bets: {', '.join(BETS)})")
         rate = com_r.decimal(bet)
         if rate >= 1:
             raise com_r.fail(bet, f"{rate} would keep the whole win: a commission is a fraction below 1")
+        sane_rate(com_r, bet)
         commission[bet] = rate
 
     mid_r = r.sub("on_middle")
@@ -156,6 +167,7 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
         draws=draws,
         pays=pays,
         commission=commission,
+        commission_rounding=rounding,
         on_middle=on_middle,
         source=source,
     )
@@ -163,4 +175,6 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
 
 def load_profile(name: str | None = None) -> FootballProfile:
     data, source = load_rule_profile_data("football", name)
-    return parse_profile(data, source)
+    profile = parse_profile(data, source)
+    check_builtin_name("football", profile, parse_profile)
+    return profile

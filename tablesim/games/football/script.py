@@ -35,7 +35,7 @@ from tablesim.games.football.profile import BETS, COMMON, FootballProfile, load_
 from tablesim.games.football.rules import deal_plan
 from tablesim.games.football.settings import MAX_DECKS, MIN_DECKS, FootballSettings, default_limits
 from tablesim.games.football.table import FootballTable, box_name
-from tablesim.harness.scripting.common import parse_box_bets, parse_card_field, parse_card_list
+from tablesim.harness.scripting.common import parse_box_bets, parse_card_field, parse_card_list, script_limits
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
 
@@ -56,7 +56,7 @@ class FootballScriptSession:
     def __init__(self, table: Reader) -> None:
         self.profile: FootballProfile = script_profile(table, load_profile)
         decks = table.int("decks", 1, lo=MIN_DECKS, hi=MAX_DECKS)
-        self.settings = FootballSettings(decks=decks, limits=default_limits())
+        self.settings = FootballSettings(decks=decks, limits=script_limits(table, default_limits()))
         self.source = ScriptedCards()
         self.shoe = MockShoe(self.source)
         self.display = MockDisplay()

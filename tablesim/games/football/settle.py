@@ -12,18 +12,22 @@ A win pays stake x pay, less the profile's commission on that bet (Art. 12:
 5% of upper and lower winnings, so a win of 10 pays 9.5). Amounts are
 Decimals computed in a context that traps any rounding, so a result is
 exact or the settlement refuses.
+
+When a win less commission is not a whole number of the table's payout
+unit, the profile's ``commission.rounding`` decides: ``floor`` pays it
+rounded down to the unit, and the part cut off (the house keeps it) is
+returned alongside, so the round's result records it; ``exact`` pays it
+exactly. Without a payout unit (``None``) nothing is rounded: the exact
+analysis and the tests of the pure rule use that.
 """
 
 from __future__ import annotations
 
-from decimal import Context, Decimal, Inexact, InvalidOperation, localcontext
+from decimal import Decimal
 from typing import Mapping
 
 from tablesim.games.football.profile import Draw, FootballProfile
-from tablesim.core.money import ZERO
-
-# Wide enough for any stake a table takes; rounding is an error, never silent.
-_EXACT = Context(prec=60, traps=[Inexact, InvalidOperation])
+from tablesim.core.money import ZERO, exact, floor_to, fmt
 
 
 def bet_outcome(profile: FootballProfile, draw: Draw, bet: str, total: int) -> str:
@@ -46,24 +50,67 @@ def bet_outcome(profile: FootballProfile, draw: Draw, bet: str, total: int) -> s
 
 
 def win_amount(profile: FootballProfile, bet: str, stake: Decimal) -> Decimal:
-    """What a winning ``stake`` on ``bet`` wins: stake x pay, less commission."""
-    with localcontext(_EXACT):
+    """What a winning ``stake`` on ``bet`` wins: stake x pay, less commission (exact)."""
+    with exact():
         gross = stake * profile.pays[bet]
         return gross - gross * profile.commission.get(bet, ZERO)
 
 
-def bet_result(profile: FootballProfile, draw: Draw, bet: str, stake: Decimal, total: int) -> Decimal:
-    """The player's net on one bet: the win (stake not included), -stake, or 0."""
+def paid_win(profile: FootballProfile, bet: str, stake: Decimal, payout_unit: Decimal | None) -> tuple[Decimal, Decimal]:
+    """What a winning ``stake`` is paid, and what the commission rule cut
+    off to reach a whole payout unit (zero when nothing was)."""
+    win = win_amount(profile, bet, stake)
+    if payout_unit is None or profile.commission_rounding == "exact" or bet not in profile.commission:
+        return win, ZERO
+    return floor_to(win, payout_unit)
+
+
+def bet_settlement(
+    profile: FootballProfile, draw: Draw, bet: str, stake: Decimal, total: int, payout_unit: Decimal | None = None
+) -> tuple[Decimal, Decimal]:
+    """The player's net on one bet (the win, stake not included, -stake, or
+    0) and the amount the commission rule rounded off that win."""
     outcome = bet_outcome(profile, draw, bet, total)
     if outcome == "win":
-        return win_amount(profile, bet, stake)
+        return paid_win(profile, bet, stake, payout_unit)
     if outcome == "lose":
-        return -stake
-    return ZERO
+        return -stake, ZERO
+    return ZERO, ZERO
+
+
+def bet_result(
+    profile: FootballProfile, draw: Draw, bet: str, stake: Decimal, total: int, payout_unit: Decimal | None = None
+) -> Decimal:
+    """The player's net on one bet: the win (stake not included), -stake, or 0."""
+    return bet_settlement(profile, draw, bet, stake, total, payout_unit)[0]
 
 
 def settle_box(
-    profile: FootballProfile, draw: Draw, bets: Mapping[str, Decimal], total: int
+    profile: FootballProfile, draw: Draw, bets: Mapping[str, Decimal], total: int,
+    payout_unit: Decimal | None = None, rounded_off: dict[str, Decimal] | None = None,
 ) -> dict[str, Decimal]:
-    """Each bet's net result on one box, in the order the bets were placed."""
-    return {bet: bet_result(profile, draw, bet, stake, total) for bet, stake in bets.items()}
+    """Each bet's net result on one box, in the order the bets were placed.
+    What the commission rule rounded off a win goes into ``rounded_off``
+    (bet -> amount, only where it is more than zero)."""
+    out = {}
+    for bet, stake in bets.items():
+        out[bet], cut = bet_settlement(profile, draw, bet, stake, total, payout_unit)
+        if cut and rounded_off is not None:
+            rounded_off[bet] = cut
+    return out
+
+
+def settle_round(
+    profile: FootballProfile, draw: Draw, bets: Mapping[str, Mapping[str, Decimal]], totals: Mapping[str, int],
+    payout_unit: Decimal | None,
+) -> tuple[dict[str, dict[str, Decimal]], dict[str, dict[str, str]]]:
+    """Every position's results, and what the commission rule rounded off
+    (position -> bet -> amount as text; empty when nothing was)."""
+    results: dict[str, dict[str, Decimal]] = {}
+    rounded: dict[str, dict[str, str]] = {}
+    for who, box_bets in bets.items():
+        cut: dict[str, Decimal] = {}
+        results[who] = settle_box(profile, draw, box_bets, totals[who], payout_unit, cut)
+        if cut:
+            rounded[who] = {bet: fmt(v) for bet, v in cut.items()}
+    return results, rounded

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from tablesim.games.fortune3.hands import Evaluator, Hand
 from tablesim.games.fortune3.profile import Fortune3Profile
-from tablesim.core.money import ZERO
+from tablesim.core.money import ZERO, exact
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,13 @@ def settle_box(
     ``decision`` is ``play`` or ``fold`` for a box with an Ante, None for a
     Pair Plus-only box.
     """
+    with exact():
+        return _settle_box(profile, bets, decision, player, dealer, qualifies)
+
+
+def _settle_box(
+    profile: Fortune3Profile, bets: BoxBets, decision: str | None, player: Hand, dealer: Hand, qualifies: bool
+) -> dict[str, Decimal]:
     results: dict[str, Decimal] = {}
     folded = decision == "fold"
     if bets.ante is not None:

@@ -6,6 +6,9 @@ shuffler three cards at once per box. Irregularities (Art. 11): an exposed
 player card stays valid; an exposed dealer card is set aside and replaced by
 the next card; a misdeal or a shuffler fault while dealing voids the round.
 A card read twice in one round from a single deck is a device fault.
+
+When each action is allowed, and what happens around each state change, is
+declared in ``machine.py``; the methods it names are here.
 """
 
 from __future__ import annotations
@@ -24,13 +27,15 @@ from drivers.events import (
     ShuffleDone,
 )
 from tablesim.core.cards import Card, DealtCard, parse_dealt, dealt as dealt_card
+from tablesim.core.errors import IllegalAction
+from tablesim.engine.actions import action
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
+from tablesim.engine.incidents import Incident
 from tablesim.engine.result import RoundResult
 from tablesim.engine.table import GameTable
-from tablesim.core.errors import IllegalAction
 from tablesim.games.fortune3.hands import Evaluator, Hand
-from tablesim.games.fortune3.machine import BEFORE_SETTLEMENT, STEPS, S
+from tablesim.games.fortune3.machine import PROCEDURE, STRAY, S
 from tablesim.games.fortune3.profile import Fortune3Profile
 from tablesim.games.fortune3.settings import BETS, Fortune3Settings
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box
@@ -41,12 +46,8 @@ DECISIONS = ("play", "fold")
 
 class Fortune3Table(GameTable):
     game = "fortune3"
-    States = S
-    STEPS = STEPS
-    INITIAL = S.IDLE
-    FINALS = (S.COMPLETE, S.VOID)
+    PROCEDURE = PROCEDURE
     BETTING = S.BETTING_OPEN
-    ACTIONS = ("close_betting", "start_dealing", "decide", "misdeal", "stray")
 
     def __init__(
         self,
@@ -71,14 +72,14 @@ class Fortune3Table(GameTable):
         book = BetBook(BETS, settings.limits, self._box_ok)
         device = shoe if settings.dealing == "shoe" else shuffler
         super().__init__(table_id=table_id, book=book, devices=[device], bus=bus)
-        self._reset_round()
+        self.reset_round()
 
     def _box_ok(self, box: str) -> str | None:
         if box in self.box_names:
             return None
         return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes})"
 
-    def _reset_round(self) -> None:
+    def reset_round(self) -> None:
         self.order: list[str] = []  # boxes with bets, left to right, then the dealer
         self.cards: dict[str, list[DealtCard]] = {}
         self.set_aside: list[DealtCard] = []
@@ -88,17 +89,16 @@ class Fortune3Table(GameTable):
         self.hands: dict[str, Hand] = {}
         self.incidents: list[dict] = []
         self.last_placed: tuple[str, list[DealtCard]] | None = None  # who got the latest card(s)
+        self.qualifies: bool | None = None
 
     # --- round flow ------------------------------------------------------------
 
+    @action(opens_round=True)
     def open_round(self, round_id: str | None = None) -> str:
-        rid = self.begin_round(round_id)
-        self._reset_round()
-        self.on_open()
-        return rid
+        return self.begin_round(round_id)
 
-    def on_open(self) -> None:
-        # Art. 3: every round is dealt from a full, freshly shuffled deck.
+    def fresh_deck(self) -> None:
+        """Art. 3: every round is dealt from a full, freshly shuffled deck."""
         rid = self.round_id
         if self.settings.dealing == "shoe":
             self.shoe.disarm()
@@ -107,20 +107,26 @@ class Fortune3Table(GameTable):
             self.shuffler.load(1, 52)
             self.shuffler.shuffle(f"{rid}-shuffle")
 
+    @action()
     def close_betting(self) -> None:
-        self.require_betting("close betting")
-        if not self.book.bets:
-            raise IllegalAction("close betting", "no bets on the table: nothing to deal")
-        self.fire("close_betting")
-        self.poll()  # a shuffle report or a card drawn while disarmed
+        self.trigger["close_betting"]()
 
+    def bets_refusal(self) -> str | None:
+        return None if self.book.bets else "no bets on the table: nothing to deal"
+
+    @action()
     def start_dealing(self) -> None:
-        if self.state is not S.BETS_CLOSED:
-            raise IllegalAction("deal", f"dealing starts after betting closes (the round is {self.state.value})")
+        self.trigger["start_dealing"]()
+
+    def seat_boxes(self) -> None:
+        """Art. 7: the boxes with a bet, left to right, then the dealer."""
         boxes = sorted(self.book.bets, key=int)
         self.order = boxes + [DEALER]
         self.cards = {who: [] for who in self.order}
-        self.fire("start_dealing")
+
+    def deal(self) -> None:
+        """The shoe: one card at a time in three passes (armed for exactly
+        those); the shuffler: three cards at once per box."""
         if self.settings.dealing == "shoe":
             self.targets = self.order * 3
             self._arm_shoe()
@@ -129,45 +135,52 @@ class Fortune3Table(GameTable):
             self.targets = list(self.order)
             self._request_hand()
 
+    @action()
     def decide(self, box: str, decision: str) -> None:
         box = str(box)
-        if self.state is not S.DECISIONS:
-            raise IllegalAction("decision", f"decisions are taken once all hands are dealt (the round is {self.state.value})")
-        if decision not in DECISIONS:
-            raise IllegalAction("decision", f"unknown decision {decision!r} (play or fold)")
+        self.decisions[box] = decision
+        self.emit("decision", box=box, decision=decision)
+        if not self.pending_decisions():
+            self.trigger["reveal"]()
+
+    def decision_word_refusal(self, decision: str) -> str | None:
+        return None if decision in DECISIONS else f"unknown decision {decision!r} (play or fold)"
+
+    def box_decision_refusal(self, box: str) -> str | None:
+        box = str(box)
         if self.book.get(box, "ante") is None:
-            raise IllegalAction("decision", f"box {box} has no Ante: it has no decision to make")
+            return f"box {box} has no Ante: it has no decision to make"
         if box in self.decisions:
-            raise IllegalAction("decision", f"box {box} already chose {self.decisions[box]}")
+            return f"box {box} already chose {self.decisions[box]}"
+        return None
+
+    def fold_refusal(self, box: str, decision: str) -> str | None:
+        """Art. 9(3), when the profile forbids the fold with Pair Plus."""
+        box = str(box)
         if (
             decision == "fold"
             and self.profile.fold_with_pair_plus == "forbid"
             and self.book.get(box, "pair_plus") is not None
         ):
-            raise IllegalAction("decision", f"box {box} has Ante and Pair Plus and must play (Art. 9(3))")
-        self.decisions[box] = decision
-        self.emit("decision", box=box, decision=decision)
-        if not self.pending_decisions():
-            self._reveal_and_settle()
+            return f"box {box} has Ante and Pair Plus and must play (Art. 9(3))"
+        return None
 
     def pending_decisions(self) -> list[str]:
         return [b for b in self.order[:-1] if self.book.get(b, "ante") is not None and b not in self.decisions]
 
+    @action()
     def misdeal(self) -> RoundResult:
         """The dealer calls a misdeal (Art. 11(1)): the round is void."""
-        if self.state not in (S.DEALING, S.DECISIONS):
-            raise IllegalAction("misdeal", f"no cards are being dealt (the round is {self.state.value})")
         return self.void("misdeal")
 
+    def stray_refusal(self) -> str | None:
+        return STRAY if self.last_placed is None or not self.last_placed[1] else None
+
+    @action()
     def stray(self) -> None:
         """Art. 11(3): the card (shoe) or hand (shuffler) just dealt went to a
         box with no bet. It is void and set aside; the box that was due it
         still is, and the round goes on."""
-        if self.state is not S.DEALING or self.last_placed is None or not self.last_placed[1]:
-            raise IllegalAction(
-                "stray card", "only the latest card or hand dealt can be declared stray, while dealing goes on"
-                + ("" if self.state is not S.DECISIONS else "; the deal is complete: call a misdeal")
-            )
         who, dealt = self.last_placed
         for d in dealt:
             self.cards[who].remove(d)
@@ -187,7 +200,8 @@ class Fortune3Table(GameTable):
         the deal is refused by the reader (fault 204), never dealt."""
         self.shoe.arm(self.round_id, len(self.targets))
 
-    def on_void(self) -> None:
+    def stop_devices(self) -> None:
+        """A void stops the devices: the shoe is disarmed, the shuffler aborts."""
         if self.shoe is not None:
             self.shoe.disarm()
         if self.shuffler is not None:
@@ -195,7 +209,7 @@ class Fortune3Table(GameTable):
 
     # --- device events ---------------------------------------------------------
 
-    def handle(self, event: DeviceEvent) -> None:
+    def on_device_event(self, event: DeviceEvent) -> None:
         if isinstance(event, CardRead):
             self._on_card(event.card, event.exposed, self.stale_card(event))
         elif isinstance(event, HandDispensed):
@@ -204,7 +218,7 @@ class Fortune3Table(GameTable):
             self._on_fault(event)
         elif isinstance(event, ShuffleDone):
             self.emit("shuffle", shuffle_id=event.shuffle_id, count=event.count, verified=event.verified)
-            if not event.verified and self.state in BEFORE_SETTLEMENT:
+            if not event.verified and self.unsettled:
                 self.emit("fault", device=event.device, code=301, text="shuffler card count mismatch")
                 self.void("shuffler_fault")
         elif isinstance(event, FaultCleared):
@@ -220,7 +234,7 @@ class Fortune3Table(GameTable):
                 self._note_seen(event.card)
                 self.set_aside.append(DealtCard(event.card, True))
             self.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
-            if self.state in BEFORE_SETTLEMENT:
+            if self.unsettled:
                 self.open_incident(event.code, event.text, blocking=False,
                                    card=event.card.code if event.card else None)
             return
@@ -237,14 +251,14 @@ class Fortune3Table(GameTable):
         # Art. 11(4): the shuffler failing while dealing voids the round.
         self.void("shuffler_fault" if self.settings.dealing == "shuffler" else "device_fault")
 
-    def check_resolution(self, incident: dict, decision: str, card: str | None) -> None:
-        if incident["code"] == MISREAD and decision == "confirm":
+    def check_resolution(self, incident: Incident, decision: str, card: str | None) -> None:
+        if incident.code == MISREAD and decision == "confirm":
             if card is None:
                 raise IllegalAction("resolve incident", "confirming a misread needs the card's code")
             parse_dealt(card)
 
-    def on_incident_resolved(self, incident: dict, decision: str, card: str | None) -> None:
-        if incident["code"] != MISREAD:
+    def on_incident_resolved(self, incident: Incident, decision: str, card: str | None) -> None:
+        if incident.code != MISREAD:
             return  # a card drawn while disarmed stays set aside either way
         if decision == "reject":
             self.void("misread")
@@ -260,7 +274,7 @@ class Fortune3Table(GameTable):
 
     def resume_devices(self) -> None:
         if self.state is S.BETTING_OPEN:
-            self.on_open()
+            self.fresh_deck()
         elif self.state is S.DEALING:
             self._arm_shoe()
             self._instruct()
@@ -329,7 +343,7 @@ class Fortune3Table(GameTable):
         if self.settings.dealing == "shoe" or len(self.cards[who]) == 3:
             self.targets.pop(0)
         if not self.targets:
-            self._dealt()
+            self.trigger["hands_dealt"]()
 
     def _instruct(self) -> None:
         if not self.observed:
@@ -345,25 +359,32 @@ class Fortune3Table(GameTable):
         self.shuffler.deal_hand(hand_no, missing)
         self.emit("instruction", text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)
 
-    def _dealt(self) -> None:
+    def stop_shoe(self) -> None:
+        """The deal is complete: the shoe takes no more cards."""
         if self.shoe is not None and self.settings.dealing == "shoe":
             self.shoe.disarm()
-        self.fire("hands_dealt")
+
+    def evaluate_hands(self) -> None:
         for who in self.order:
             self.hands[who] = self.evaluator.evaluate([d.card for d in self.cards[who]])
+
+    def ask_decisions(self) -> None:
         if not self.pending_decisions():
-            self._reveal_and_settle()
+            self.trigger["reveal"]()
         else:
             self.emit("instruction", text="players decide: play or fold", boxes=self.pending_decisions())
 
     # --- settlement ------------------------------------------------------------
 
-    def _reveal_and_settle(self) -> None:
-        self.fire("reveal")
+    def reveal_dealer(self) -> None:
         dealer = self.hands[DEALER]
-        qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
+        self.qualifies = qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
         self.emit("dealer", cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies)
-        self.fire("settle")
+        self.trigger["settle"]()
+
+    def settle_boxes(self) -> None:
+        dealer = self.hands[DEALER]
+        qualifies = self.qualifies
         results: dict[str, dict[str, Decimal]] = {}
         for box in self.order[:-1]:
             bets = BoxBets(self.book.get(box, "ante"), self.book.get(box, "pair_plus"))
@@ -375,7 +396,7 @@ class Fortune3Table(GameTable):
             bets={p: dict(b) for p, b in self.book.bets.items()},
         )
         self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})
-        self.fire("complete")
+        self.trigger["complete"]()
 
     def _outcome(self, qualifies: bool) -> dict:
         dealer = self.hands[DEALER]

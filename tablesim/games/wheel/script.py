@@ -35,6 +35,7 @@ from tablesim.games.wheel.settle import spin_counts
 from tablesim.games.wheel.table import WheelTable
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
+from tablesim.harness.scripting.common import script_limits
 
 BET_KEYS = ("player", "spot", "amount")
 SPIN_KEYS = ("segment", "turns", "direction", "invalid")
@@ -86,6 +87,8 @@ class WheelScriptSession:
         self.profile: WheelProfile = script_profile(table, load_profile)
         layout = read_layout_override(table, self.profile)
         self.settings = WheelSettings.for_profile(self.profile, layout=layout)
+        self.settings = WheelSettings.for_profile(
+            self.profile, layout=layout, limits=script_limits(table, self.settings.limits))
         self.source = ScriptedSpins()
         self.sensor = MockWheelSensor(self.source)
         self.table = WheelTable(self.profile, self.settings, sensor=self.sensor, table_id="SCRIPT")
@@ -131,12 +134,12 @@ class WheelScriptSession:
                     raise s.fail("segment", "an invalid spin has no result segment")
                 turns = _turns(s)
                 s.reject_unknown()
-                out.append(Spin(None, float(turns), direction, reason))
+                out.append(Spin(None, turns, direction, reason))
                 continue
             segment = s.int("segment", lo=0, hi=last)
             turns = _turns(s)
             s.reject_unknown()
-            out.append(Spin(segment, float(turns), direction))
+            out.append(Spin(segment, turns, direction))
         return out
 
     def _faults(self, r: Reader) -> list[WheelFault]:
@@ -149,7 +152,7 @@ class WheelScriptSession:
                 if f.has("after"):
                     raise f.fail("after", "motion while idle happens while betting is open, before any spin")
                 segment = f.int("segment", lo=0, hi=last) if f.has("segment") else None
-                turns = float(_turns(f)) if f.has("turns") else 4.0
+                turns = _turns(f) if f.has("turns") else Decimal(4)
                 f.reject_unknown()
                 out.append(WheelFault(kind, 0, segment, turns))
             else:

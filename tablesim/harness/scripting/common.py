@@ -2,10 +2,34 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from decimal import Decimal
+
 from drivers.mock.faults import FAULT_KINDS, MockFault
 from tablesim.core.cards import DealtCard, parse_dealt
 from tablesim.core.errors import IllegalAction, InputError
+from tablesim.core.money import MAX_FRACTION_DIGITS, fmt, is_multiple
 from tablesim.core.validate import Reader
+from tablesim.engine.limits import Limits
+
+#: A scripted round reproduces rounds of any table, so unless its ``table``
+#: names units it takes amounts as written: the finest amount money carries.
+FINEST = Decimal(1).scaleb(-MAX_FRACTION_DIGITS)
+
+
+def script_limits(table: Reader, limits: Limits) -> Limits:
+    """The game's default limits with the script's units: ``table: {unit:
+    5, payout_unit: 1}`` reproduces a table's betting and payout units;
+    without them a script bets and is paid exactly as written."""
+    unit = table.decimal("unit", FINEST)
+    payout_unit = table.decimal("payout_unit", FINEST)
+    for key, value in (("unit", unit), ("payout_unit", payout_unit)):
+        if value <= 0:
+            raise table.fail(key, f"the {key.replace('_', ' ')} must be more than 0")
+    if not is_multiple(unit, payout_unit):
+        raise table.fail("unit", f"the betting unit {fmt(unit)} is not a whole number of payout units "
+                         f"({fmt(payout_unit)})")
+    return replace(limits, unit=unit, payout_unit=payout_unit)
 
 
 def parse_card_list(reader: Reader, key: str = "cards") -> list[DealtCard]:

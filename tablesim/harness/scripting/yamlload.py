@@ -1,5 +1,11 @@
-"""YAML loading for scripted rounds: money stays exact (YAML floats become
-Decimals), and hostile files are refused before they cost memory or time.
+"""YAML loading for scripted rounds: money stays exact, and hostile files are
+refused before they cost memory or time.
+
+Only plain spellings become numbers: ``12`` an int, ``12.5`` a Decimal.
+Everything else YAML 1.1 would read as a number (``1_000``, ``1e3``,
+``0x10``, ``1:30``, ``.inf``, ``.nan``, a thousand-digit int) stays the
+text it was written as, so the field that reads it refuses it with one line
+naming the value, before any arithmetic.
 
 A script is read only up to ``MAX_BYTES``; anchors and aliases are allowed,
 but the document as expanded (every alias counted as a copy of what it
@@ -13,6 +19,8 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+
+import re
 
 import yaml
 
@@ -28,18 +36,21 @@ class _ExactLoader(yaml.SafeLoader):
     pass
 
 
-def _decimal(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Decimal:
-    text = loader.construct_scalar(node).replace("_", "")
-    # YAML spells infinities and NaN .inf/-.inf/.nan; Decimal reads them as
-    # Infinity/NaN, which the amount checks then refuse with a clear message.
-    lowered = text.lower()
-    if lowered.endswith(".inf"):
-        return Decimal("-Infinity" if lowered.startswith("-") else "Infinity")
-    if lowered == ".nan":
-        return Decimal("NaN")
-    return Decimal(text)
+_PLAIN_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]{0,29})", re.ASCII)
+_PLAIN_DECIMAL = re.compile(r"[-+]?(?:[0-9]{1,30}\.[0-9]{0,30}|\.[0-9]{1,30})", re.ASCII)
 
 
+def _int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int | str:
+    text = loader.construct_scalar(node)
+    return int(text) if _PLAIN_INT.fullmatch(text) else text
+
+
+def _decimal(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Decimal | str:
+    text = loader.construct_scalar(node)
+    return Decimal(text) if _PLAIN_DECIMAL.fullmatch(text) else text
+
+
+_ExactLoader.add_constructor("tag:yaml.org,2002:int", _int)
 _ExactLoader.add_constructor("tag:yaml.org,2002:float", _decimal)
 
 

@@ -1,0 +1,76 @@
+"""Money at the edges (issue 14.3): hostile spellings refused before any
+arithmetic, amounts bounded, arithmetic that never rounds silently."""
+
+from __future__ import annotations
+
+from decimal import Decimal, Inexact, Rounded
+
+import pytest
+from hypothesis import given, strategies as st
+
+from tablesim.core.errors import InputError
+from tablesim.core.money import MAX_WHOLE_DIGITS, exact, floor_to, fmt, is_multiple, parse_amount
+
+
+@pytest.mark.parametrize(
+    "bad, why",
+    [
+        ("1e3", "exponent"),
+        ("1E+3", "exponent"),
+        ("1e1000000", "exponent"),
+        ("1.5e-2", "exponent"),
+        (1e20, "exponent"),  # a float's shortest repr has an exponent
+        ("1_000", "underscore"),
+        ("١٠٠", "ASCII"),  # Arabic-Indic digits
+        ("１００", "ASCII"),  # full-width digits
+        ("٣.٥", "ASCII"),
+        ("-5", "positive"),
+        ("Infinity", "finite"),
+        ("0x10", "not a number"),
+        ("1234567890123", "too large"),
+        (10**12, "too large"),
+        (10**100000, "too large"),
+        ("1.0000000000000000000000000001", "too fine"),
+        (Decimal("1E+1000000"), "too large"),
+        (Decimal("1E-1000000"), "too fine"),
+        ("9" * 1000000, "too long"),
+    ],
+    ids=lambda v: v if isinstance(v, str) and len(v) < 40 else type(v).__name__,
+)
+def test_hostile_spellings_refused_with_one_line(bad, why):
+    with pytest.raises(InputError) as info:
+        parse_amount(bad, field="bets.1.ante")
+    text = str(info.value)
+    assert why in text
+    assert "\n" not in text and len(text) < 200
+    assert info.value.where == "bets.1.ante"
+
+
+def test_bounds_are_inclusive_of_the_largest_amount():
+    assert parse_amount("999999999999.999999999999") == Decimal("999999999999.999999999999")
+    assert MAX_WHOLE_DIGITS == 12
+    assert parse_amount("1.500000000000000000") == Decimal("1.5")  # trailing zeros say nothing
+
+
+def test_exact_context_raises_instead_of_rounding():
+    with exact():
+        with pytest.raises((Inexact, Rounded)):
+            Decimal(1) / Decimal(3)
+        with pytest.raises((Inexact, Rounded)):
+            Decimal("1" * 40) * Decimal("1" * 40)
+        assert Decimal("999999999999.999999999999") * 45 == Decimal("44999999999999.999999999955")
+
+
+@given(st.decimals(min_value=Decimal("0.01"), max_value=Decimal("1e9"), places=2),
+       st.sampled_from([Decimal("0.01"), Decimal("0.05"), Decimal(1), Decimal(5), Decimal("0.25")]))
+def test_floor_to_unit(amount, unit):
+    paid, rest = floor_to(amount, unit)
+    assert paid + rest == amount
+    assert is_multiple(paid, unit)
+    assert Decimal(0) <= rest < unit
+    assert fmt(paid) == fmt(paid)  # formats without error
+
+
+def test_fmt_of_bounded_amounts_is_plain():
+    assert fmt(Decimal("1E+11")) == "100000000000"
+    assert fmt(Decimal("-0.950")) == "-0.95"

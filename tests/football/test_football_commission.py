@@ -1,0 +1,83 @@
+"""Football's commission at a table's payout unit (issue 14.3): the profile
+names the rule; ``floor`` pays a win rounded down to the unit and records
+what the house kept; the analysis states the return with and without it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal as D
+
+import pytest
+from hypothesis import given, strategies as st
+
+from tablesim.core.errors import ConfigError
+from tablesim.core.money import is_multiple
+from tablesim.games.football.analysis import analyze
+from tablesim.games.football.profile import load_profile, parse_profile
+from tablesim.games.football.settle import bet_settlement, paid_win, settle_round, win_amount
+from tablesim.profiles import load_rule_profile_data
+
+PROFILE = load_profile()
+
+
+def test_default_profile_names_the_floor_rule():
+    assert PROFILE.commission_rounding == "floor"
+
+
+@pytest.mark.parametrize(
+    "stake, unit, paid, kept",
+    [("10", "1", "9", "0.5"), ("20", "1", "19", "0"), ("15", "1", "14", "0.25"), ("10", "0.01", "9.5", "0"),
+     ("1", "1", "0", "0.95"), ("7", "0.05", "6.65", "0"), ("7", "0.1", "6.6", "0.05")],
+)
+def test_floor_pays_whole_payout_units(stake, unit, paid, kept):
+    assert paid_win(PROFILE, "upper", D(stake), D(unit)) == (D(paid), D(kept))
+
+
+def test_exact_rule_and_uncommissioned_bets_are_never_rounded():
+    exact = replace(PROFILE, commission_rounding="exact")
+    assert paid_win(exact, "upper", D(10), D(1)) == (D("9.5"), 0)
+    assert paid_win(PROFILE, "odd", D(10), D(1)) == (D(10), 0)
+    assert paid_win(PROFILE, "upper", D(10), None) == (D("9.5"), 0)  # no unit: the pure rule
+
+
+@given(st.integers(min_value=1, max_value=10**9), st.sampled_from(["1", "0.5", "0.25", "0.01", "5"]))
+def test_floor_never_loses_a_cent(stake_units, unit):
+    stake = D(stake_units)
+    paid, kept = paid_win(PROFILE, "lower", stake, D(unit))
+    assert paid + kept == win_amount(PROFILE, "lower", stake)
+    assert is_multiple(paid, D(unit)) and 0 <= kept < D(unit)
+
+
+def test_settle_round_records_the_difference_per_box_and_bet():
+    draw = PROFILE.draws[1]  # upper 1 2 3 4
+    results, kept = settle_round(PROFILE, draw, {"3": {"upper": D(10), "odd": D(5)}, "4": {"upper": D(20)}},
+                                 {"3": 3, "4": 2}, D(1))
+    assert results == {"3": {"upper": D(9), "odd": D(5)}, "4": {"upper": D(19)}}
+    assert kept == {"3": {"upper": "0.5"}}
+    assert bet_settlement(PROFILE, draw, "upper", D(10), 7, D(1)) == (D(-10), 0)
+
+
+def test_profile_must_name_the_rule():
+    data, source = load_rule_profile_data("football", None)
+    data = {**data, "commission": {k: v for k, v in data["commission"].items() if k != "rounding"}}
+    with pytest.raises(ConfigError) as info:
+        parse_profile(data, source)
+    assert info.value.where.endswith("commission.rounding")
+    bad = {**data, "commission": {**data["commission"], "rounding": "nearest"}}
+    with pytest.raises(ConfigError):
+        parse_profile(bad, source)
+
+
+def test_analysis_states_the_return_with_and_without_rounding():
+    data = analyze()
+    # the exact figures stay (rules.md: upper and lower -2.273%)
+    assert round(data["bets"]["upper"]["return"]["value"], 5) == -0.02273
+    rounding = data["commission_rounding"]
+    assert rounding["rule"] == "floor"
+    by_stake = rounding["by_stake"]
+    # stake 20 payout units: 19 is whole, so the return is the exact one
+    assert by_stake["20"]["upper"] == data["bets"]["upper"]["return"]
+    # stake 10 pays 9 for 9.5: worse by P(win) * 0.5 / 10
+    assert by_stake["10"]["upper"]["value"] < data["bets"]["upper"]["return"]["value"]
+    exact_profile = replace(PROFILE, commission_rounding="exact")
+    assert analyze(exact_profile)["commission_rounding"]["by_stake"] == {}
