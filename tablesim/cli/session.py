@@ -5,9 +5,12 @@ the closing summary. The game's part is its :class:`SessionPlan`."""
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 from rich.console import Console
 from rich.text import Text
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from tablesim.cli.display import attach_journal, print_summary
 from tablesim.games.session import Line, SessionPlan
@@ -17,6 +20,23 @@ from tablesim.harness.runopts import RunOptions
 def styled(line: Line) -> Text:
     """A game's plain line (pieces of text, some with a style name) for the terminal."""
     return Text.assemble(*line)
+
+
+#: a quiet run of at least this many rounds shows a progress bar (on a terminal)
+PROGRESS_FROM = 20
+
+
+@contextmanager
+def _progress(console: Console, options: RunOptions) -> Iterator[Callable[[], None]]:
+    """A progress bar over the rounds of a quiet run on a terminal (nothing
+    otherwise); it disappears when the run ends, leaving the summary."""
+    if not (options.quiet and console.is_terminal and options.rounds >= PROGRESS_FROM):
+        yield lambda: None
+        return
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=console, transient=True) as progress:
+        task = progress.add_task("rounds", total=options.rounds)
+        yield lambda: progress.advance(task)
 
 
 def run_session(table, options: RunOptions, console: Console, plan: SessionPlan) -> int:
@@ -35,16 +55,18 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan)
     try:
         if plan.after_recover is not None:
             plan.after_recover()
-        for _ in range(options.rounds):
-            wagered = plan.play_round()
-            plan.stats.add(table.result, wagered, fold_into=plan.fold_into)
-            if plan.after_round is not None:
-                plan.after_round()
-            if not options.quiet:
-                for line in plan.render():
-                    console.print(styled(line))
-            if options.delay:
-                time.sleep(options.delay)
+        with _progress(console, options) as advance:
+            for _ in range(options.rounds):
+                wagered = plan.play_round()
+                plan.stats.add(table.result, wagered, fold_into=plan.fold_into)
+                if plan.after_round is not None:
+                    plan.after_round()
+                if not options.quiet:
+                    for line in plan.render():
+                        console.print(styled(line))
+                advance()
+                if options.delay:
+                    time.sleep(options.delay)
     finally:
         if link is not None:
             from tablesim.studio.attach import DRAIN_SECONDS, describe_stop

@@ -28,10 +28,14 @@ from tablesim.harness.simulate.runner import simulate
 @click.option("--profile", default=None)
 @game_options()
 @click.option("--json", "as_json", is_flag=True)
-@click.option("--plot", type=click.Path(dir_okay=False, writable=True), default=None, help="Write a PNG of the convergence.")
+@click.option("--plot", type=click.Path(), default=None, help="Write a PNG of the convergence.")
 def command(game, rounds, seed, workers, profile, as_json, plot, **game_opts) -> None:
     """Simulate ROUNDS rounds of GAME with simulated players on every bet type."""
     given = check_options(game, game_opts)
+    if plot:
+        from tablesim.harness.simulate.plot import check_plot_path
+
+        check_plot_path(plot)  # now, not after a long run
     options = {k: v for k, v in {"profile": profile, **given}.items() if v is not None}
     game_spec = spec(game)
     workers = workers or os.cpu_count() or 1

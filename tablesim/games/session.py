@@ -3,7 +3,7 @@ and the terminal, are the CLI's: ``tablesim.cli.session``).
 
 A game's round lines are plain data: each line a sequence of text pieces,
 each piece a string or ``(text, style)`` with a style name the CLI knows
-(``bold``, ``dim``, ``red``, ``yellow``). No markup, so nothing a player's
+(``bold``, ``dim``, ``red``, ``yellow``, ``green``). No markup, so nothing a player's
 name holds is ever read as markup.
 """
 
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Callable, Sequence, Union
 
+from tablesim.core.money import signed
 from tablesim.engine.stats import SessionStats
 
 Piece = Union[str, tuple[str, str]]
@@ -48,3 +49,20 @@ def red(text: str) -> tuple[str, str]:
 
 def yellow(text: str) -> tuple[str, str]:
     return (text, "yellow")
+
+
+def signed_piece(value: Decimal) -> Piece:
+    """An amount with its sign; a player's win green and a loss red (the
+    colour shows on a terminal only)."""
+    text = signed(value)
+    if value == 0:
+        return text
+    return (text, "green") if value > 0 else (text, "red")
+
+
+def results_pieces(results: dict[str, Decimal]) -> list[Piece]:
+    """``ante +5, play -5``: each bet's result, signed and coloured."""
+    out: list[Piece] = []
+    for i, (bet, value) in enumerate(results.items()):
+        out += [f"{', ' if i else ''}{bet} ", signed_piece(value)]
+    return out

@@ -13,7 +13,6 @@ from typing import Any
 from drivers.mock import MockShoe, ShuffledShoe
 from drivers.mock.display import MockDisplay
 from tablesim.core.errors import IllegalAction
-from tablesim.core.money import signed
 from tablesim.games.football.draw import SecureDraw, SeededDraw
 from tablesim.games.football.machine import CARD_STATES, S
 from tablesim.games.football.players import random_bets
@@ -21,7 +20,7 @@ from tablesim.games.football.profile import load_profile
 from tablesim.games.football.settings import FootballSettings
 from tablesim.games.football.table import FootballTable, box_name
 from tablesim.games.rig import MockRig
-from tablesim.games.session import Line, SessionPlan, bold, dim, red
+from tablesim.games.session import Line, SessionPlan, bold, dim, red, results_pieces, signed_piece
 
 #: table events worth a line of their own in the mock table's output
 NOTABLE = ("pack_loaded", "fault", "incident")
@@ -116,11 +115,10 @@ class MockFootball:
             head = f"  {box_name(box):<15} {' '.join(info['cards']):<12} total {info['total']}{third}"
             if box in result.results:
                 stakes = ", ".join(f"{k} {v}" for k, v in result.bets[box].items())
-                res = ", ".join(f"{k} {signed(v)}" for k, v in result.results[box].items())
-                head += f"  [{stakes}] -> {res}  net {signed(result.net[box])}"
+                lines.append([f"{head}  [{stakes}] -> ", *results_pieces(result.results[box]),
+                              "  net ", signed_piece(result.net[box])])
             else:
-                head += "  (no bets)"
-            lines.append([head])
+                lines.append([f"{head}  (no bets)"])
         return lines
 
 

@@ -11,7 +11,6 @@ from typing import Any
 
 from drivers.mock import MockShoe, MockShuffler, ShuffledShoe
 from tablesim.core.errors import IllegalAction
-from tablesim.core.money import signed
 from tablesim.engine.table import resolve_unattended
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.players import decide, random_bets
@@ -19,7 +18,7 @@ from tablesim.games.fortune3.profile import load_profile
 from tablesim.games.fortune3.settings import Fortune3Settings
 from tablesim.games.fortune3.table import DEALER, Fortune3Table
 from tablesim.games.rig import MockRig
-from tablesim.games.session import Line, SessionPlan, bold, red, yellow
+from tablesim.games.session import Line, SessionPlan, bold, red, results_pieces, signed_piece, yellow
 
 NAMES = {
     "straight_flush": "straight flush",
@@ -97,11 +96,10 @@ def render(table: Fortune3Table) -> list[Line]:
     for box, info in out["boxes"].items():
         bets = result.bets[box]
         stakes = ", ".join(f"{k} {v}" for k, v in bets.items())
-        res = ", ".join(f"{k} {signed(v)}" for k, v in result.results[box].items())
         decision = f" {info['decision']}" if info["decision"] else ""
         lines.append([
-            f"  box {box}: {' '.join(info['cards'])} ({NAMES[info['hand']]}){decision}"
-            f"  [{stakes}] -> {res}  net {signed(result.net[box])}"
+            f"  box {box}: {' '.join(info['cards'])} ({NAMES[info['hand']]}){decision}  [{stakes}] -> ",
+            *results_pieces(result.results[box]), "  net ", signed_piece(result.net[box]),
         ])
     return lines
 

@@ -13,7 +13,6 @@ from typing import Any, ClassVar
 
 from drivers.mock.wheel import MockWheelSensor, RandomSpins, WheelFault
 from tablesim.core.errors import IllegalAction
-from tablesim.core.money import signed
 from tablesim.engine.stats import BetTotals, SessionStats
 from tablesim.games.wheel.machine import AWAITING_SPIN, S
 from tablesim.games.wheel.players import random_bets
@@ -21,7 +20,7 @@ from tablesim.games.wheel.profile import load_profile
 from tablesim.games.wheel.settings import WheelSettings
 from tablesim.games.wheel.table import WheelTable
 from tablesim.games.rig import MockRig
-from tablesim.games.session import Line, SessionPlan, bold, red, yellow
+from tablesim.games.session import Line, SessionPlan, bold, red, signed_piece, yellow
 
 #: chance per round that the mock sensor reports motion while idle / an error fault
 MOTION_IDLE_RATE = 0.01
@@ -99,9 +98,13 @@ def render(table: WheelTable) -> list[Line]:
         lines.append(["  ", yellow("incident"), f": {incident['what']}"])
     if result.status == "settled":
         for player, bets in result.bets.items():
-            stakes = ", ".join(f"{k} {v}" for k, v in bets.items())
-            res = ", ".join(f"{k} {signed(v)}" for k, v in result.results[player].items())
-            lines.append([f"  {player}: [{stakes}] -> {res}  net {signed(result.net[player])}"])
+            # "10 on symbol 3 (-10)": the stake, the symbol backed and what it returned, never
+            # a bare "3 10" where a symbol and a stake look alike
+            res = result.results[player]
+            line: list = [f"  {player}: "]
+            for i, (k, v) in enumerate(bets.items()):
+                line += [", " if i else "", f"{v} on symbol {k} (", signed_piece(res[k]) if k in res else "open", ")"]
+            lines.append([*line, "  net ", signed_piece(result.net[player])])
     return lines
 
 
