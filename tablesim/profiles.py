@@ -44,7 +44,9 @@ def rule_profile_path(game: str, profile: str | None = None, default: str | None
     """``profile`` (a name or a path) of ``game``; None: ``default``."""
     name = profile or default
     if not name:
-        raise ConfigError(f"no rule profile named for {game}")
+        from tablesim.games.registry import spec  # the game's default profile
+
+        name = spec(game, error=ConfigError).default_profile
     candidate = Path(name)
     if candidate.suffix == ".toml" or candidate.exists():
         return candidate
