@@ -44,9 +44,7 @@ def rule_profile_path(game: str, profile: str | None = None, default: str | None
     """``profile`` (a name or a path) of ``game``; None: ``default``."""
     name = profile or default
     if not name:
-        from tablesim.games.registry import spec  # the game's default profile
-
-        name = spec(game, error=ConfigError).default_profile
+        raise ConfigError(f"no rule profile named for {game} (and no default given)")
     candidate = Path(name)
     if candidate.suffix == ".toml" or candidate.exists():
         return candidate
