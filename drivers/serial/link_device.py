@@ -232,6 +232,7 @@ class LinkDevice(Device):
         with self._lock:
             self.health.link_up = False
         self._events.put(_CLOSED)
+        self.reported()
 
     @property
     def is_open(self) -> bool:
@@ -256,6 +257,7 @@ class LinkDevice(Device):
 
     def _put(self, event: DeviceEvent) -> None:
         self._events.put(event)
+        self.reported()
 
     # -- commands ---------------------------------------------------------------
 

@@ -15,7 +15,6 @@ in ``journaling.py``; both are parts of this class.
 from __future__ import annotations
 
 import enum
-import time
 from decimal import Decimal
 from typing import Any, ClassVar, Iterable, Sequence
 
@@ -30,6 +29,7 @@ from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident, IncidentHandling
 from tablesim.engine.journaling import Journaling
+from tablesim.engine.pump import DevicePump
 from tablesim.engine.machine import Procedure, RoundMachine, mermaid, rule
 from tablesim.engine.result import RoundResult
 from tablesim.log import bind_round
@@ -76,6 +76,7 @@ class GameTable(IncidentHandling, Journaling):
         self.table_id = table_id
         self.book = book
         self.devices = [d for d in devices if d is not None]
+        self.device_pump = DevicePump()
         # bind() resolves structlog's lazy proxy once; per-call resolution was
         # the largest single cost of a round.
         self.log = structlog.get_logger(f"tablesim.{self.game}").bind()
@@ -311,20 +312,8 @@ class GameTable(IncidentHandling, Journaling):
         return True
 
     def _next_event(self, timeout: float) -> DeviceEvent | None:
-        """The next event of any device, waiting up to ``timeout`` seconds."""
-        devices = self.devices
-        if len(devices) == 1:
-            return devices[0].next_event(timeout)
-        deadline = time.monotonic() + timeout
-        while True:
-            for device in devices:
-                event = device.next_event(0)
-                if event is not None:
-                    return event
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            time.sleep(min(remaining, 0.005))
+        """The next event of any device, waiting up to ``timeout`` seconds (see ``pump.py``)."""
+        return self.device_pump.next_event(self.devices, timeout)
 
 
 def resolve_unattended(table: GameTable) -> bool:
