@@ -84,7 +84,7 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
         else:
             result = verify_file(path, key)
         line = f"journal {path}: {result.describe()}"
-        if result.verdict in ("tampered", "corrupt"):
+        if result.verdict in ("tampered", "corrupt") and result.first_bad is not None:
             # (the wording the earlier audit used, which scripts may look for)
             line = f"journal {path}: chain broken at record {result.first_bad}: {result.verdict}: {result.reason}"
         click.echo(line, err=not result.ok)
