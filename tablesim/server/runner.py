@@ -22,11 +22,12 @@ Background tasks on the event loop:
   supervisor names for it; none is dealt into a paused round). A device
   quiet for ``QUIET_NOTICE`` seconds while the round waits for it gets a
   notice on the console; the round is never voided for it (the dealer
-  calls a misdeal, a supervisor voids), except the football draw's
+  calls a misdeal, a supervisor voids), except a draw display's
   read-back (``display_timeout``).
   Mock devices stand in for the dealer's hands, so they are asked at a
   realistic pace, not while the table is paused or holds a blocking
-  incident, and (wheel) only once the dealer pressed "spin";
+  incident, and only when the game's console adapter lets them (e.g. once
+  the dealer pressed "spin");
 - the bet timer (``bet_seconds``): closes betting that many seconds after it
   opened (frozen while the table is paused). With no bet on the table it
   keeps betting open and starts again.
@@ -388,7 +389,7 @@ class TableRunner:
         def do():
             t = self.table
             if not act.journaled:
-                # A mock-only action (the wheel's spin) is no table action: it
+                # A mock-only action (e.g. a spin button standing in for the dealer) is no table action: it
                 # still respects a pause and a blocking incident, and the
                 # journal records it as an operator record.
                 if t.paused:
