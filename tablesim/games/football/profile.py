@@ -176,5 +176,5 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
 def load_profile(name: str | None = None) -> FootballProfile:
     data, source = load_rule_profile_data("football", name)
     profile = parse_profile(data, source)
-    check_builtin_name("football", profile, parse_profile)
+    check_builtin_name("football", profile, parse_profile, data)
     return profile

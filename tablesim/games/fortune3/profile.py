@@ -94,5 +94,5 @@ def parse_profile(data: dict, source: str) -> Fortune3Profile:
 def load_profile(name: str | None = None) -> Fortune3Profile:
     data, source = load_rule_profile_data("fortune3", name)
     profile = parse_profile(data, source)
-    check_builtin_name("fortune3", profile, parse_profile)
+    check_builtin_name("fortune3", profile, parse_profile, data)
     return profile

@@ -126,5 +126,5 @@ def parse_profile(data: dict, source: str) -> WheelProfile:
 def load_profile(name: str | None = None) -> WheelProfile:
     data, source = load_rule_profile_data("wheel", name)
     profile = parse_profile(data, source)
-    check_builtin_name("wheel", profile, parse_profile)
+    check_builtin_name("wheel", profile, parse_profile, data)
     return profile
