@@ -128,7 +128,7 @@ def device_inputs(s: Served) -> list[dict]:
 
 BETS = {
     "fortune3": [("2", "ante", "10"), ("2", "pair_plus", "5"), ("5", "ante", "25")],
-    "football": [("1", "upper", "10"), ("4", "odd", "5"), ("common", "middle", "2.5")],
+    "football": [("1", "upper", "10"), ("4", "odd", "5"), ("common", "middle", "2")],
     "wheel": [("alice", "1", "10"), ("bob", "joker", "2")],
 }
 EXPECTED = {
