@@ -197,8 +197,9 @@ class Journal:
         them (a checkpoint table, a MAC on the head)."""
         if self._schema_ok:
             return
-        self.db.executescript(SCHEMA) if not self.db.in_transaction else [
-            self.db.execute(stmt) for stmt in SCHEMA.split(";") if stmt.strip()]
+        for statement in SCHEMA.split(";"):  # (executescript would commit an open transaction)
+            if statement.strip():
+                self.db.execute(statement)
         columns = {r[1] for r in self.db.execute("PRAGMA table_info(head)")}
         if "mac" not in columns:  # a head from before keyed chains
             self.db.execute("ALTER TABLE head ADD COLUMN mac TEXT")
@@ -382,19 +383,12 @@ class Journal:
     # --- the seals ---------------------------------------------------------------
 
     def head(self) -> tuple[int, str] | None:
-        row = self.head_row()
-        return None if row is None else (row[0], row[1])
-
-    def head_row(self) -> tuple | None:
-        """(seq, link, mac) of the head, or None (a journal from before the head table, or none)."""
+        """(seq, link) the head names, or None (the audit reads it with its MAC)."""
         try:
-            cols = {r[1] for r in self.db.execute("PRAGMA table_info(head)")}
-            if not cols:
-                return None
-            sql = "SELECT seq, hash, " + ("mac" if "mac" in cols else "NULL") + " FROM head WHERE id = 1"
-            return self.db.execute(sql).fetchone()
+            row = self.db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()
         except sqlite3.OperationalError:
-            return None
+            return None  # a journal from before the head table
+        return (row[0], row[1]) if row else None
 
     def checkpoint(self) -> tuple | None:
         """(seq, link, mac) of the checkpoint, or None."""
