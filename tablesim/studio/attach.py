@@ -15,7 +15,7 @@ def start_link(table: GameTable, url: str, hooks: list[Hook] | None = None) -> S
     journal = table.journal
     if journal is None or journal.path == ":memory:":
         raise InputError("--studio needs a journal file: the studio publishes the table's journal")
-    link = StudioLink(url, journal.path, table.table_id, hooks=hooks).start()
+    link = StudioLink(url, journal.path, table.table_id, hooks=hooks, game=table.game).start()
     table.bus.subscribe(link.wake)  # a hint only: the outbox reads the committed records itself
     return link
 

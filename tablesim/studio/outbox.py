@@ -62,11 +62,13 @@ class StudioLink:
     """Publishes one table's journal to ``url``; ``hooks`` run on each new
     connection (e.g. the bus bet intake subscribing its subject)."""
 
-    def __init__(self, url: str, journal_path: str, table_id: str, *, hooks: list[Hook] | None = None) -> None:
+    def __init__(self, url: str, journal_path: str, table_id: str, *, hooks: list[Hook] | None = None,
+                 game: str | None = None) -> None:
         self.url = natsio.check_url(url)
         self.journal_path = journal_path
         self.table_id = wire.check_token(table_id, "table id")
         self.hooks = list(hooks or [])
+        self.game = game
         self.state = "connecting"
         self.error: str | None = None
         self.since = time.time()
@@ -231,7 +233,8 @@ class StudioLink:
 
     async def _status(self, nc) -> None:
         try:
-            await nc.publish(wire.status_subject(self.table_id), wire.canonical({"table_id": self.table_id, **self.status()}))
+            await nc.publish(wire.status_subject(self.table_id),
+                             wire.canonical({"table_id": self.table_id, "game": self.game, **self.status()}))
         except Exception:
             pass
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
 
 from tablesim.studio.consumer import StudioConsumer
 
@@ -66,9 +67,7 @@ def create_app(url: str) -> FastAPI:
     async def page():
         return FileResponse(STATIC / "floor.html")
 
-    @app.get("/static/floor.js", include_in_schema=False)
-    async def script():
-        return FileResponse(STATIC / "floor.js", media_type="text/javascript")
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/api/floor")
     async def floor() -> dict:
