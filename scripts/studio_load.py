@@ -175,6 +175,131 @@ def flush(journal: Path, url: str, table_id: str) -> int:
     return remaining
 
 
+class Follower:
+    """A studio consumer following the stream live, on a thread of its own."""
+
+    def __init__(self, url: str) -> None:
+        import threading
+
+        self.url, self.consumer, self.loop = url, None, None
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._main()), daemon=True)
+        self.thread.start()
+        while self.consumer is None:
+            time.sleep(0.01)
+
+    async def _main(self) -> None:
+        from tablesim.studio.consumer import StudioConsumer
+
+        self.loop = asyncio.get_running_loop()
+        self.consumer = StudioConsumer(self.url, durable="tablesim-load-follow")
+        await self.consumer.run()
+
+    def stop(self) -> None:
+        self.consumer.stop()
+        self.thread.join(10)
+
+
+def scale(counts: list[int], rounds: int, work: Path) -> list[dict]:
+    """For each count of tables at full speed: records/s into the stream, and
+    whether one live studio consumer keeps up (how far behind it gets)."""
+    results = []
+    for k in counts:
+        broker = Broker(work / f"scale-{k}" / "nats-store")
+        broker.store.mkdir(parents=True)
+        broker.start()
+        follower = Follower(broker.url)
+        procs = []
+        try:
+            for i in range(k):
+                game = GAMES[i % 3]
+                table_id, cfg = table_config(broker.store.parent, game, i + 1, broker.url)
+                procs.append(run_table(cfg, broker.store.parent / f"{table_id}.journal.sqlite", rounds, 0.0, i + 1))
+            start = time.monotonic()
+            peak_behind, samples = 0, []
+            while any(p.poll() is None for p in procs):
+                c = follower.consumer
+                peak_behind = max(peak_behind, c.pending)
+                samples.append(c.pending)
+                time.sleep(0.5)
+            ran = time.monotonic() - start
+            ended = time.monotonic()
+            c = follower.consumer
+            while c.pending or c.floor.records == 0:
+                time.sleep(0.05)
+                if time.monotonic() - ended > 120:
+                    break
+            catch_up = time.monotonic() - ended
+            records = c.floor.records
+            ingest = records / ran
+            results.append({"tables": k, "records": records, "run_s": round(ran, 1),
+                            "records_per_s_in": round(ingest), "consumer_peak_behind": peak_behind,
+                            "consumer_behind_s": round(peak_behind / ingest, 2) if ingest else None,
+                            "catch_up_after_end_s": round(catch_up, 2),
+                            "kept_up": catch_up < 1.0 and peak_behind < ingest})
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                p.wait()
+            follower.stop()
+            broker.stop()
+        print(json.dumps(results[-1]), file=sys.stderr)
+    return results
+
+
+def replay(source: Path, copies: int, work: Path) -> dict:
+    """The broker and one consumer without the tables' own work: the journals
+    of a load run (``source``), ``copies`` times over under other table ids,
+    published at once by their outboxes (in this process) to a fresh broker
+    while a live studio consumer follows. Gives the records/s the outboxes get
+    stored and whether the consumer keeps up with that."""
+    from tablesim.studio.outbox import StudioLink
+
+    journals = sorted(source.glob("*.journal.sqlite"))
+    broker = Broker(work / "replay" / "nats-store")
+    broker.store.mkdir(parents=True)
+    broker.start()
+    links, total = [], 0
+    try:
+        made = []
+        for c in range(copies):
+            for j in journals:
+                tid = f"R{c:02d}-{j.name.split('.')[0]}"
+                copy = broker.store.parent / f"{tid}.journal.sqlite"
+                src = sqlite3.connect(f"file:{j}?mode=ro", uri=True)
+                dst = sqlite3.connect(copy)
+                src.backup(dst)
+                src.close()
+                dst.execute("UPDATE records SET table_id = ?", (tid,))
+                dst.commit()
+                total += dst.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+                dst.close()
+                made.append((tid, copy))
+        follower = Follower(broker.url)
+        start = time.monotonic()
+        links = [StudioLink(broker.url, str(path), tid).start() for tid, path in made]
+        peak = 0
+        while sum(link.published for link in links) < total:
+            peak = max(peak, follower.consumer.pending)
+            time.sleep(0.1)
+            if time.monotonic() - start > 600:
+                break
+        published_s = time.monotonic() - start
+        while follower.consumer.floor.records < total and time.monotonic() - start < 900:
+            peak = max(peak, follower.consumer.pending)
+            time.sleep(0.05)
+        consumed_s = time.monotonic() - start
+        follower.stop()
+        return {"tables": len(made), "records": total, "published_in_s": round(published_s, 2),
+                "records_per_s_stored": round(total / published_s),
+                "consumer_done_in_s": round(consumed_s, 2), "consumer_records_per_s": round(total / consumed_s),
+                "consumer_peak_behind": peak}
+    finally:
+        for link in links:
+            link.stop()
+        broker.stop()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=int, default=12)
@@ -182,10 +307,22 @@ def main() -> int:
     ap.add_argument("--delay", type=float, default=0.02, help="seconds between rounds at each table")
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--scale", default=None, metavar="N,N,...",
+                    help="instead: tables at full speed, N at a time, with a live studio consumer")
+    ap.add_argument("--replay", type=Path, default=None, metavar="DIR",
+                    help="instead: publish the journals of a load run's DIR at once (see replay())")
+    ap.add_argument("--copies", type=int, default=4, help="--replay: how many times over")
     args = ap.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="studio-load-"))
     work.mkdir(parents=True, exist_ok=True)
     os.environ["XDG_DATA_HOME"] = str(work / "data")  # the tables' keys and cursors stay here
+    if args.replay:
+        print(json.dumps(replay(args.replay, args.copies, work), indent=1))
+        return 0
+    if args.scale:
+        rows = scale([int(n) for n in args.scale.split(",")], args.rounds, work)
+        print(json.dumps(rows, indent=1))
+        return 0
     broker = Broker(work / "nats-store")
     broker.start()
     out: dict = {"tables": args.tables, "rounds_per_table": args.rounds, "workdir": str(work)}
