@@ -144,7 +144,7 @@ class TableRunner:
             from tablesim.studio.attach import start_link
             from tablesim.studio.bus_bets import BusBets
 
-            bets = BusBets(self.table.table_id, self.place_bets, self.loop)
+            bets = BusBets(self.table.table_id, self._bus_bets, self.loop)
             self.studio = start_link(self.table, self.studio_url, hooks=[bets.attach])
         self.started = True
         self.notifier.ready(f"{self.table.table_id}: {self.table.game}, serving")
@@ -374,6 +374,12 @@ class TableRunner:
         """Bets answered one by one, each only once it is on disk."""
         outcomes, _ = await self.intake.submit(requests)
         return outcomes
+
+    async def _bus_bets(self, bets: list[dict]) -> list[dict]:
+        """Bets from the studio's bus (``tablesim.studio.bus_bets``), through the same intake."""
+        outcomes = await self.place_bets([BetRequest(b["position"], b["bet"], b["amount"], b["actor"], b["ref"])
+                                          for b in bets])
+        return [o.as_json() for o in outcomes]
 
     async def withdraw_bet(self, actor: str, position: str, bet: str) -> dict:
         def do():
