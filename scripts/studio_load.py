@@ -290,7 +290,9 @@ def replay(source: Path, copies: int, work: Path) -> dict:
             time.sleep(0.05)
         consumed_s = time.monotonic() - start
         follower.stop()
-        return {"tables": len(made), "records": total, "published_in_s": round(published_s, 2),
+        alone_records, alone_rate = asyncio.run(consumer_rate(broker.url))
+        return {"consumer_alone_records_per_s": round(alone_rate), "consumer_alone_records": alone_records,
+                "tables": len(made), "records": total, "published_in_s": round(published_s, 2),
                 "records_per_s_stored": round(total / published_s),
                 "consumer_done_in_s": round(consumed_s, 2), "consumer_records_per_s": round(total / consumed_s),
                 "consumer_peak_behind": peak}

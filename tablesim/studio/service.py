@@ -96,7 +96,10 @@ def create_app(url: str) -> FastAPI:
     return app
 
 
-def serve(url: str, host: str, port: int) -> None:
+def serve(url: str, sock) -> None:
+    """Serve on an already bound socket (the CLI binds it: a busy port is one line) until interrupted."""
     import uvicorn
 
-    uvicorn.run(create_app(url), host=host, port=port, log_level="warning", ws="websockets")
+    config = uvicorn.Config(create_app(url), log_level="warning", access_log=False, lifespan="on",
+                            log_config=None, timeout_graceful_shutdown=2)
+    uvicorn.Server(config).run(sockets=[sock])
