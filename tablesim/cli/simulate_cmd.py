@@ -30,7 +30,9 @@ from tablesim.harness.simulate.runner import simulate
 @click.option("--decks", type=click.IntRange(1, 8), default=None, help="football")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--plot", type=click.Path(dir_okay=False, writable=True), default=None, help="Write a PNG of the convergence.")
-def command(game, rounds, seed, workers, profile, dealing, decks, as_json, plot) -> None:
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Play the shares on this Dask scheduler's workers (default shares: the cluster's threads).")
+def command(game, rounds, seed, workers, profile, dealing, decks, as_json, plot, scheduler) -> None:
     """Simulate ROUNDS rounds of GAME with simulated players on every bet type."""
     if dealing and game != "fortune3":
         raise InputError(f"--dealing applies to fortune3, not {game}")
@@ -38,7 +40,8 @@ def command(game, rounds, seed, workers, profile, dealing, decks, as_json, plot)
         raise InputError(f"--decks applies to football, not {game}")
     options = {k: v for k, v in {"profile": profile, "dealing": dealing, "decks": decks}.items() if v is not None}
     module = game_module(game)
-    workers = workers or os.cpu_count() or 1
+    if scheduler is None:
+        workers = workers or os.cpu_count() or 1
     console = Console(stderr=as_json, highlight=False)
     if not console.is_terminal:
         console = Console(stderr=as_json, highlight=False, width=160)
@@ -47,12 +50,15 @@ def command(game, rounds, seed, workers, profile, dealing, decks, as_json, plot)
         with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                       TimeRemainingColumn(), console=console, transient=True) as progress:
             task = progress.add_task(f"simulating {game}", total=rounds)
-            tally, trace = simulate(game, rounds, seed, workers, options, lambda n: progress.advance(task, n))
+            tally, trace = simulate(game, rounds, seed, workers, options, lambda n: progress.advance(task, n),
+                                    scheduler=scheduler)
     else:
-        tally, trace = simulate(game, rounds, seed, workers, options)
+        tally, trace = simulate(game, rounds, seed, workers, options, scheduler=scheduler)
     elapsed = time.perf_counter() - start
+    workers = tally.shares  # the shares played (S/K/k): what reproduces the run
     exact = module.simulation_exact(**options)
-    meta = {"seed": seed, "workers": workers, "seconds": round(elapsed, 3), "options": options,
+    meta = {"seed": seed, "workers": workers, **({"scheduler": scheduler} if scheduler else {}),
+            "seconds": round(elapsed, 3), "options": options,
             "shoe_state": module.SIMULATION_SHOE_STATE}
     report = build_report(game, tally, exact, meta)
     if plot:
