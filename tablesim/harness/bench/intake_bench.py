@@ -2,9 +2,9 @@
 ``tablesim serve`` process (a wheel table, mock sensor, journal on disk with
 ``synchronous=FULL``); each answer comes only once its bet is on disk.
 
-``bet_intake``: clients post batches (``POST /api/bets/batch``); a bet's
-latency is its request's. ``single_bets``: clients post one bet per request
-(``POST /api/bets``), which the server groups the same way.
+Clients post batches (``POST /api/bets/batch``); a bet's latency is its
+request's. Single bets: clients post one bet per request (``POST
+/api/bets``), which the server groups the same way.
 """
 
 from __future__ import annotations
@@ -84,19 +84,24 @@ def _summary(latencies: list[float], wall: float, bets: int, per_request: int) -
 
 
 def bet_intake(bets: int = 30_000, rate: float = 5000, batch: int = 25, clients: int = 32,
-               saturate_clients: int = 16, saturate_batch: int = 50) -> dict[str, Any]:
+               saturate_clients: int = 16, saturate_batch: int = 50,
+               single_bets: int = 3000, single_clients: int = 32) -> dict[str, Any]:
     """Bets offered at ``rate`` a second in batches of ``batch`` (open loop,
     over up to ``clients`` connections): the rate achieved and each bet's
-    acknowledgement time (p50/p99). Then, on a fresh round, the most the
-    table takes: ``saturate_clients`` connections posting batches of
-    ``saturate_batch`` back to back. One bet per player, each with its ref."""
+    acknowledgement time (p50/p99). Then, each in a fresh round of the same
+    table: the most it takes (``saturate_clients`` connections posting
+    batches of ``saturate_batch`` back to back), and single bets
+    (``single_clients`` connections, one bet per request). One bet per
+    player, each with its ref."""
     with ServedTable("--game", "wheel", "--mock", "--seed", "1") as served:
         offered = _batches(served, bets, batch, rate / batch, clients, first=0)
         saturated = _batches(served, bets, saturate_batch, None, saturate_clients, first=bets)
+        single = _singles(served, single_bets, single_clients)
     return {**offered, "offered_bets_per_second": rate,
             "max_bets_per_second": saturated["bets_per_second"],
             "max_load": {k: saturated[k] for k in ("bets_per_second", "p50_ms", "p99_ms", "bets_per_request",
                                                    "clients", "server_cpu_seconds")},
+            "single_bets": single,
             "journal": "synchronous=FULL", "table": "wheel, one bet per player, each bet with a ref"}
 
 
@@ -129,17 +134,17 @@ def _close_round(served: ServedTable) -> None:
     call(served, "POST", "/api/void", {"why": "benchmark window over"}, token=served.supervisor)
 
 
-def single_bets(bets: int = 3000, clients: int = 32) -> dict[str, Any]:
-    """One bet per request (``POST /api/bets``) from ``clients`` connections."""
-    with ServedTable("--game", "wheel", "--mock", "--seed", "1") as served:
-        round_id = _open_round(served)
-        bodies = [json.dumps({"position": f"player{i % 20:02d}", "bet": SPOTS[i % len(SPOTS)], "amount": "1"}).encode()
-                  for i in range(bets)]
-        cpu = served.cpu_seconds()
-        latencies, wall = asyncio.run(_load(served, "/api/bets", bodies, clients, lambda raw: None))
-        cpu = served.cpu_seconds() - cpu
-        on_disk = _journal_bets(served, round_id)
+def _singles(served: ServedTable, bets: int, clients: int) -> dict[str, Any]:
+    """One bet per request (``POST /api/bets``): 20 players, so that the bet
+    book each answer carries stays small."""
+    round_id = _open_round(served)
+    bodies = [json.dumps({"position": f"player{i % 20:02d}", "bet": SPOTS[i % len(SPOTS)], "amount": "1"}).encode()
+              for i in range(bets)]
+    cpu = served.cpu_seconds()
+    latencies, wall = asyncio.run(_load(served, "/api/bets", bodies, clients, lambda raw: None))
+    cpu = served.cpu_seconds() - cpu
+    on_disk = _journal_bets(served, round_id)
     if on_disk != bets:
         raise RuntimeError(f"{bets} bets acknowledged, {on_disk} in the journal")
-    return {**_summary(latencies, wall, bets, 1), "clients": clients, "journal": "synchronous=FULL",
-            "server_cpu_seconds": round(cpu, 2), "table": "wheel, 20 players"}
+    _close_round(served)
+    return {**_summary(latencies, wall, bets, 1), "clients": clients, "server_cpu_seconds": round(cpu, 2)}
