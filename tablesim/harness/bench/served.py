@@ -20,12 +20,15 @@ class ServedTable:
     """``tablesim serve ARGS... --port 0`` in a fresh data directory; its
     address and dealer token. A context manager: the process is stopped."""
 
-    def __init__(self, *args: str, journal: bool = True) -> None:
+    def __init__(self, *args: str, journal: bool = True, journal_path: Path | None = None,
+                 data_dir: str | None = None) -> None:
+        """``journal_path`` and ``data_dir`` (its key, its tokens): kept
+        across restarts when given, else in a directory of this run."""
         self.tmp = tempfile.TemporaryDirectory(prefix="tablesim-bench-")
-        self.journal = Path(self.tmp.name) / "bench.journal.sqlite"
+        self.journal = journal_path or Path(self.tmp.name) / "bench.journal.sqlite"
         cmd = [sys.executable, "-m", "tablesim.cli.main", "serve", "--show-tokens", *args, "--port", "0",
                "--journal", str(self.journal) if journal else "none"]
-        env = {**os.environ, "XDG_DATA_HOME": self.tmp.name, "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
+        env = {**os.environ, "XDG_DATA_HOME": data_dir or self.tmp.name, "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         self.url = self.token = self.supervisor = ""
         try:
