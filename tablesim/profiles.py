@@ -135,19 +135,37 @@ def _first_difference(a: Any, b: Any, path: str = "") -> str:
     return path or "(content)"
 
 
-def check_builtin_name(game: str, profile: Any, parse: Any) -> None:
+def _raw_rules(data: Any) -> Any:
+    """A profile file's table with numbers compared by value (1 == 1.0) and
+    without its name and description."""
+    from decimal import Decimal
+
+    if isinstance(data, dict):
+        return {str(k): _raw_rules(v) for k, v in data.items() if k not in ("name", "description")}
+    if isinstance(data, list):
+        return [_raw_rules(v) for v in data]
+    if isinstance(data, (int, float)) and not isinstance(data, bool):
+        return format(Decimal(repr(data) if isinstance(data, float) else data).normalize(), "f")
+    return data
+
+
+def check_builtin_name(game: str, profile: Any, parse: Any, data: dict[str, Any] | None = None) -> None:
     """Refuse a profile that takes a built-in regulation's name with other rules:
-    a round's record must never show "macau-2008" over different pays."""
+    a round's record must never show "macau-2008" over different pays.
+    ``data``: the profile's file as read, to name the first key that differs."""
     builtin = config_root() / "rules" / f"{game}-{profile.name}.toml"
     if not builtin.is_file():
         return
     source = getattr(profile, "source", "")
     if source and Path(source).resolve() == builtin.resolve():
         return
-    reference = parse(read_toml(builtin), str(builtin))
+    reference_data = read_toml(builtin)
+    reference = parse(reference_data, str(builtin))
     mine, theirs = profile_content(profile), profile_content(reference)
     if mine != theirs:
-        key = _first_difference(mine, theirs)
+        key = _first_difference(_raw_rules(data), _raw_rules(reference_data)) if data is not None else "(content)"
+        if key == "(content)":
+            key = _first_difference(mine, theirs)
         raise ConfigError(f"{profile.name!r} is the name of the built-in {game} regulation, but this profile's "
                           f"rules differ from it ({key}): give the profile its own name", where=f"{source}: name")
 

@@ -80,7 +80,11 @@ def run_emulated(options: RunOptions, console: Console, *, time_scale: float, fa
         if recorder is not None:
             table.bus.subscribe(recorder.on_table_event)
         where = ", ".join(f"{kind} on {url}" for kind, url in urls.items())
-        return run_table(table, options, console, f"emulated devices over the serial drivers ({where})")
+        code = run_table(table, options, console, f"emulated devices over the serial drivers ({where})")
+        for spec in urls.unfired():  # said, never silently dropped
+            console.print(f"[yellow]fault {spec} did not fire[/]: the run ended before it was due (positions "
+                          "count from the emulator's start, across rounds)")
+        return code
 
 
 def run_configured(path: str, options: RunOptions, console: Console, *, record: str | None = None) -> int:

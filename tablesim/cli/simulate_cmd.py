@@ -29,7 +29,9 @@ from tablesim.harness.simulate.runner import simulate
 @game_options()
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--plot", type=click.Path(), default=None, help="Write a PNG of the convergence.")
-def command(game, rounds, seed, workers, profile, as_json, plot, **game_opts) -> None:
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Play the shares on this Dask scheduler's workers (default shares: the cluster's threads).")
+def command(game, rounds, seed, workers, profile, as_json, plot, scheduler, **game_opts) -> None:
     """Simulate ROUNDS rounds of GAME with simulated players on every bet type."""
     given = check_options(game, game_opts)
     if plot:
@@ -38,7 +40,8 @@ def command(game, rounds, seed, workers, profile, as_json, plot, **game_opts) ->
         check_plot_path(plot)  # now, not after a long run
     options = {k: v for k, v in {"profile": profile, **given}.items() if v is not None}
     game_spec = spec(game)
-    workers = workers or os.cpu_count() or 1
+    if scheduler is None:
+        workers = workers or os.cpu_count() or 1
     console = Console(stderr=as_json, highlight=False)
     if not console.is_terminal:
         console = Console(stderr=as_json, highlight=False, width=160)
@@ -47,13 +50,15 @@ def command(game, rounds, seed, workers, profile, as_json, plot, **game_opts) ->
         with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                       TimeRemainingColumn(), console=console, transient=True) as progress:
             task = progress.add_task(f"simulating {game}", total=rounds)
-            tally, trace = simulate(game, rounds, seed, workers, options, lambda n: progress.advance(task, n))
+            tally, trace = simulate(game, rounds, seed, workers, options, lambda n: progress.advance(task, n),
+                                    scheduler=scheduler)
     else:
-        tally, trace = simulate(game, rounds, seed, workers, options)
+        tally, trace = simulate(game, rounds, seed, workers, options, scheduler=scheduler)
     elapsed = time.perf_counter() - start
+    workers = tally.shares  # the shares played (S/K/k): what reproduces the run
     exact = game_spec.part("simulation_exact")(**options)
-    meta = {"seed": seed, "workers": workers, "seconds": round(elapsed, 3), "options": options,
-            "shoe_state": game_spec.simulation_note}
+    meta = {"seed": seed, "workers": workers, **({"scheduler": scheduler} if scheduler else {}),
+            "seconds": round(elapsed, 3), "options": options, "shoe_state": game_spec.simulation_note}
     report = build_report(game, tally, exact, meta)
     if plot:
         from tablesim.harness.simulate.plot import write_plot

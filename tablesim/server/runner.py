@@ -145,8 +145,10 @@ class TableRunner:
             from tablesim.studio.attach import start_link
             from tablesim.studio.bus_bets import BusBets
 
-            bets = BusBets(self.table.table_id, self.place_bets, self.loop)
-            self.studio = start_link(self.table, self.studio_url, hooks=[bets.attach])
+            bets = BusBets(self.table.table_id, self._bus_bets, self.loop)
+            loop = self.loop
+            self.studio = start_link(self.table, self.studio_url, hooks=[bets.attach],
+                                     on_change=lambda: loop.call_soon_threadsafe(self._studio_changed))
         self.started = True
         self.notifier.ready(f"{self.table.table_id}: {self.table.game}, serving")
 
@@ -375,6 +377,18 @@ class TableRunner:
         """Bets answered one by one, each only once it is on disk."""
         outcomes, _ = await self.intake.submit(requests)
         return outcomes
+
+    def _studio_changed(self) -> None:
+        """The studio link went up, down or diverged: the console shows it at once."""
+        if self.started and self.executor is not None:
+            task = asyncio.ensure_future(self.call(self._refresh_snapshot, True, publish=False))
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+    async def _bus_bets(self, bets: list[dict]) -> list[dict]:
+        """Bets from the studio's bus (``tablesim.studio.bus_bets``), through the same intake."""
+        outcomes = await self.place_bets([BetRequest(b["position"], b["bet"], b["amount"], b["actor"], b["ref"])
+                                          for b in bets])
+        return [o.as_json() for o in outcomes]
 
     async def withdraw_bet(self, actor: str, position: str, bet: str) -> dict:
         def do():

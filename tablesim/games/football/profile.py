@@ -177,5 +177,5 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
 def load_profile(name: str | None = None) -> FootballProfile:
     data, source = load_rule_profile_data(SPEC.name, name, SPEC.default_profile)
     profile = parse_profile(data, source)
-    check_builtin_name(SPEC.name, profile, parse_profile)
+    check_builtin_name(SPEC.name, profile, parse_profile, data)
     return profile

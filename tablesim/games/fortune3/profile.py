@@ -95,5 +95,5 @@ def parse_profile(data: dict, source: str) -> Fortune3Profile:
 def load_profile(name: str | None = None) -> Fortune3Profile:
     data, source = load_rule_profile_data(SPEC.name, name, SPEC.default_profile)
     profile = parse_profile(data, source)
-    check_builtin_name(SPEC.name, profile, parse_profile)
+    check_builtin_name(SPEC.name, profile, parse_profile, data)
     return profile

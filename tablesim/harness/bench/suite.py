@@ -38,7 +38,14 @@ def analysis_seconds(game: str) -> dict[str, Any]:
     return {"seconds": seconds(spec(game).part("analyze"), repeats=3)}
 
 
-def run_suite(progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+#: what ``tablesim bench --only`` may pick
+SECTIONS = ("engine", "analysis", "link", "bet_intake", "card_to_console")
+
+
+def run_suite(progress: Callable[[str], None] | None = None, only: tuple[str, ...] = ()) -> dict[str, Any]:
+    def want(section: str) -> bool:
+        return not only or section in only
+
     out: dict[str, Any] = {"machine": machine(), "engine": {}, "analysis": {}, "link": {}}
 
     def attempt(section: str, key: str, fn: Callable[[], dict[str, Any]]) -> None:
@@ -49,18 +56,24 @@ def run_suite(progress: Callable[[str], None] | None = None) -> dict[str, Any]:
         except (ImportError, AttributeError) as exc:
             out[section][key] = {"skipped": f"not available: {exc}"}
 
-    for game in names():
-        attempt("engine", game, lambda g=game: engine_rounds(g))
-    for game in names():
-        for key, target in spec(game).benchmarks.items():
-            attempt("engine", key, lambda t=target: game_bench(t))
-    for game in names():
-        attempt("analysis", game, lambda g=game: analysis_seconds(g))
+    if want("engine"):
+        for game in names():
+            attempt("engine", game, lambda g=game: engine_rounds(g))
+        for game in names():
+            for key, target in spec(game).benchmarks.items():
+                attempt("engine", key, lambda t=target: game_bench(t))
+    if want("analysis"):
+        for game in names():
+            attempt("analysis", game, lambda g=game: analysis_seconds(g))
     try:
         from tablesim.harness.bench import link_bench
     except ImportError as exc:
         out["link"] = {"skipped": f"not available: {exc}"}
     else:
-        attempt("link", "codec", link_bench.codec)
-        attempt("link", "frame_to_event", link_bench.latency)
+        if want("link"):
+            attempt("link", "codec", link_bench.codec)
+            attempt("link", "frame_to_event", link_bench.latency)
+    from tablesim.harness.bench.service import measure_service
+
+    measure_service(out, want, progress)
     return out
