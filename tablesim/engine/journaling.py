@@ -18,9 +18,9 @@ from typing import Any, Iterator
 from drivers.base import Device
 from drivers.events import DeviceEvent
 from tablesim.core.codec import encode
+from tablesim.engine.records import ActionInput
 from tablesim.engine.actions import ActionSpec
 from tablesim.engine.events import TableEvent
-import tablesim.engine.records  # noqa: F401  (registers the record types with the codec)
 
 
 class _MutedDevice:
@@ -60,9 +60,7 @@ class Journaling:
 
     def journal_input(self, spec: ActionSpec, round_id: str, args: tuple, kwargs: dict, *, nested: bool) -> None:
         """The input record of an action about to run (in its transaction)."""
-        data: dict[str, Any] = {"args": encode(list(args)), "kwargs": encode(kwargs)}
-        if nested:
-            data["nested"] = True
+        data = ActionInput(spec.name, args, kwargs, nested).to_journal()
         if spec.actor == "device":
             actor = args[0].device
         else:
