@@ -15,7 +15,7 @@ import structlog
 @dataclass(frozen=True)
 class TableEvent:
     """One event as the bus hands it out: its sequence number and round,
-    its record (``engine/records.py``) and the record's fields as a dict."""
+    its record (``core/records.py``) and the record's fields as a dict."""
 
     seq: int
     kind: str

@@ -17,10 +17,15 @@ from typing import Any, Iterator
 
 from drivers.base import Device
 from drivers.events import DeviceEvent
-from tablesim.core.codec import encode
-from tablesim.engine.records import ActionInput
+import drivers.events
+from tablesim.core.codec import encode, register_family
+from tablesim.core.records import ActionInput
 from tablesim.engine.actions import ActionSpec
 from tablesim.engine.events import TableEvent
+
+
+# The device reports a table journals as its inputs.
+register_family(drivers.events, drivers.events.DeviceEvent, tag="$event")
 
 
 class _MutedDevice:

@@ -31,7 +31,7 @@ from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident, IncidentHandling
 from tablesim.engine.journaling import Journaling
 from tablesim.engine.machine import Procedure, RoundMachine, mermaid, rule
-from tablesim.engine.records import ActionInput, table_record
+from tablesim.core.records import ActionInput, table_record
 from tablesim.engine.result import RoundResult
 from tablesim.log import bind_round
 

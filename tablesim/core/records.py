@@ -10,7 +10,9 @@
 - ``ActionInput``: one public action as the journal records it (its name,
   its arguments, whether it was handed back inside another action), with
   the schema version it was written under.
-- Device reports (``drivers/events.py``): what a device told the table.
+Device reports (``drivers/events.py``) are records too; the layers that
+hand them to a table or read them back register them with the codec
+(``register_family``), as the core knows nothing above it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, ClassVar
 
-import drivers.events as ev
 from tablesim.core.codec import SCHEMA_VERSION, decode, encode, register
 
 
@@ -336,7 +337,7 @@ def table_record(kind: str, data: dict[str, Any]) -> TableRecord:
     try:
         cls = RECORDS[kind]
     except KeyError:
-        raise TypeError(f"no table event of kind {kind!r} (engine/records.py)") from None
+        raise TypeError(f"no table event of kind {kind!r} (core/records.py)") from None
     return cls(**data)
 
 
@@ -372,9 +373,4 @@ class ActionInput:
                    bool(data.get("nested", False)))
 
 
-DEVICE_EVENTS = tuple(
-    cls for cls in vars(ev).values()
-    if isinstance(cls, type) and issubclass(cls, ev.DeviceEvent) and cls is not ev.DeviceEvent
-)
-register(*DEVICE_EVENTS, tag="$event")
 register(*RECORDS.values(), ActionInput)
