@@ -31,6 +31,7 @@ from tablesim.engine.incidents import Incident, IncidentHandling
 from tablesim.engine.journaling import Journaling
 from tablesim.engine.pump import DevicePump
 from tablesim.engine.machine import Procedure, RoundMachine, mermaid, rule
+from tablesim.core.records import ActionInput, table_record
 from tablesim.engine.result import RoundResult
 from tablesim.log import bind_round
 
@@ -143,7 +144,7 @@ class GameTable(IncidentHandling, Journaling):
         the journal's checks count them, so a game must not reuse them."""
         bus = self.bus
         if bus.active:
-            bus.emit(kind, self.round_id, **data)
+            bus.publish(table_record(kind, data), self.round_id)
         else:
             bus.seq += 1
 
@@ -160,6 +161,13 @@ class GameTable(IncidentHandling, Journaling):
 
     def in_state(self, *states: enum.Enum) -> bool:
         return self.state in states
+
+    def apply(self, record: ActionInput) -> Any:
+        """Take a journaled input again (a replay): the same action, the same arguments."""
+        spec = self.action_specs.get(record.action)
+        if spec is None:
+            raise ValueError(f"{record.action!r} is not an action of the {self.game} table")
+        return getattr(self, record.action)(*record.args, **record.kwargs)
 
     # --- rounds --------------------------------------------------------------
 
