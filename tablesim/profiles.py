@@ -1,7 +1,8 @@
 """Finding and loading rule profiles and table configurations from ``config/``.
 
 Profiles are TOML files under ``config/rules/`` named ``<game>-<profile>.toml``.
-A profile may be named (``macau-2008``) or given as a path to any TOML file.
+A profile may be named (``macau-2008``) or given as a path to any TOML file;
+no name means the game's default (its spec's ``default_profile``).
 """
 
 from __future__ import annotations
@@ -12,15 +13,11 @@ from typing import Any
 
 from tablesim.core.errors import ConfigError, InputError
 
-GAMES = ("fortune3", "football", "wheel")
-DEFAULT_PROFILES = {"fortune3": "macau-2008", "football": "macau-2003", "wheel": "macau-2003"}
-
-
 def config_root() -> Path:
     """The directory holding ``rules/`` and ``tables/``.
 
     In a source checkout (and an editable install) this is the repository's
-    ``config/``; in an installed wheel it is the packaged copy.
+    ``config/``; in an installed package it is the packaged copy.
     """
     here = Path(__file__).resolve().parent.parent / "config"
     if (here / "rules").is_dir():
@@ -43,14 +40,11 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read: {exc.strerror}", where=str(path)) from None
 
 
-def check_game(game: object, where: str = "game") -> str:
-    if game not in GAMES:
-        raise ConfigError(f"unknown game {game!r} (games: {', '.join(GAMES)})", where=where)
-    return str(game)
-
-
-def rule_profile_path(game: str, profile: str | None = None) -> Path:
-    name = profile or DEFAULT_PROFILES[game]
+def rule_profile_path(game: str, profile: str | None = None, default: str | None = None) -> Path:
+    """``profile`` (a name or a path) of ``game``; None: ``default``."""
+    name = profile or default
+    if not name:
+        raise ConfigError(f"no rule profile named for {game} (and no default given)")
     candidate = Path(name)
     if candidate.suffix == ".toml" or candidate.exists():
         return candidate
@@ -61,9 +55,9 @@ def rule_profile_path(game: str, profile: str | None = None) -> Path:
     return path
 
 
-def load_rule_profile_data(game: str, profile: str | None = None) -> tuple[dict[str, Any], str]:
+def load_rule_profile_data(game: str, profile: str | None = None, default: str | None = None) -> tuple[dict[str, Any], str]:
     """The raw profile table and the file name to quote in errors."""
-    path = rule_profile_path(game, profile)
+    path = rule_profile_path(game, profile, default)
     data = read_toml(path)
     found = data.get("game")
     if found != game:
