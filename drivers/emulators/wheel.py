@@ -141,21 +141,20 @@ class WheelEmulator(Emulator):
             self.emit(*end)
 
     def _maybe_idle_motion(self) -> None:
+        """A due ``idle-motion`` fault moves the wheel as the sensor goes idle
+        (so before the host can arm it again: the fault always fires in a run
+        that reaches its position)."""
         spec = self.plan.take_due("idle-motion", "spin", self.count["spin"])
         if spec is None:
             return
-        gen = self._gen
-
-        def move() -> None:
-            if gen != self._gen or self.armed:
-                return
-            self._log.info("fault: the wheel moved while the sensor was idle")
-            self.raise_fault(WHEEL_MOTION_IDLE, "W", "wheel moved while the sensor was idle")
-            direction = self.rng.choice(DIRECTIONS)
-            turns = round(self.rng.uniform(3.0, 6.0), 2)
-            self.emit("SPN", "", direction)
-            for k in range(1, math.floor(turns) + 1):
-                self.emit("REV", "", str(k))
-            self.emit("RES", "", str(self.rng.randrange(self.segments)), f"{turns:.2f}", direction)
-
-        self.after(self.spin_delay, move)
+        if self.armed:
+            self.plan.specs.append(spec)
+            return
+        self._log.info("fault: the wheel moved while the sensor was idle")
+        self.raise_fault(WHEEL_MOTION_IDLE, "W", "wheel moved while the sensor was idle")
+        direction = self.rng.choice(DIRECTIONS)
+        turns = round(self.rng.uniform(3.0, 6.0), 2)
+        self.emit("SPN", "", direction)
+        for k in range(1, math.floor(turns) + 1):
+            self.emit("REV", "", str(k))
+        self.emit("RES", "", str(self.rng.randrange(self.segments)), f"{turns:.2f}", direction)

@@ -63,7 +63,7 @@ class Strict(BaseModel):
 
 
 class BetBody(Strict):
-    position: StrictStr | StrictInt = Field(description="box number (fortune3, football: 1.. or 'common') or player (wheel)")
+    position: StrictStr | StrictInt = Field(description="a position of the game's layout: a box (1.., 'common') or a player's name")
     bet: StrictStr = Field(min_length=1, max_length=40)
     amount: StrictStr | StrictInt = Field(description="a string like '12.50' or a whole number; never a float")
     ref: StrictStr | None = Field(None, min_length=1, max_length=80,
@@ -474,6 +474,7 @@ def serve_table(
     recovery=None,
     sock: socket.socket | None = None,
     log_level: str = "warning",
+    studio: str | None = None,
 ) -> None:
     """Serve an already built (and recovered) table until interrupted.
 
@@ -481,7 +482,7 @@ def serve_table(
     of a mock table (None for real or emulated devices: they are polled as
     fast as they report).
     """
-    runner = TableRunner(table, rig=rig, pace=pace, bet_seconds=bet_seconds, recovery=recovery)
+    runner = TableRunner(table, rig=rig, pace=pace, bet_seconds=bet_seconds, recovery=recovery, studio=studio)
     app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
     sock = sock or bind(host, port)
     server = _server(app, log_level)

@@ -123,3 +123,19 @@ def test_bench_json_measures_every_part(monkeypatch):
     assert data["bet_intake"]["p99_ms"] >= data["bet_intake"]["p50_ms"] > 0
     assert data["bet_intake"]["max_bets_per_second"] > 0 and data["bet_intake"]["single_bets"]["bets"] == 40
     assert data["card_to_console"]["cards"] >= 20 and data["card_to_console"]["p99_ms"] > 0
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("missing/plot.png", "no directory"),
+    ("plot.txt", "the plot is a PNG"),
+    (".", "the plot is a PNG"),
+])
+def test_a_bad_plot_path_is_refused_before_the_run(tmp_path: Path, name, reason):
+    import time
+
+    start = time.perf_counter()
+    res = run("simulate", "wheel", "--rounds", "100000000", "--workers", "1", "--plot", str(tmp_path / name))
+    assert time.perf_counter() - start < 5  # refused at once, not after 10^8 rounds
+    assert res.exit_code == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tablesim: error: --plot: ") and reason in lines[0]

@@ -11,9 +11,10 @@ from tablesim.engine.table import resolve_unattended
 from tablesim.core.errors import IllegalAction, InputError
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
-from tablesim.games.fortune3.settings import BETS, DEALING_MODES, Fortune3Settings, default_limits
+from tablesim.games.fortune3.settings import BETS, Fortune3Settings, default_limits
+from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.table import DECISIONS, Fortune3Table
-from tablesim.harness.scripting.common import parse_box_bets, parse_card_list, parse_faults, script_limits
+from tablesim.games.scriptparse import parse_box_bets, parse_card_list, parse_faults, script_limits
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
 
@@ -32,7 +33,7 @@ class Fortune3Round:
 class Fortune3ScriptSession:
     def __init__(self, table: Reader) -> None:
         self.profile: Fortune3Profile = script_profile(table, load_profile)
-        dealing = table.str("dealing", "shoe", choices=DEALING_MODES)
+        dealing = DEALING.read(table)
         self.settings = Fortune3Settings(dealing=dealing, limits=script_limits(table, default_limits()))
         self.source = ScriptedCards()
         self.shoe = MockShoe(self.source) if dealing == "shoe" else None

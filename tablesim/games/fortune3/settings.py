@@ -8,7 +8,6 @@ from tablesim.engine.limits import Limit, Limits
 from tablesim.core.money import parse_amount
 
 BETS = ("ante", "pair_plus")
-DEALING_MODES = ("shoe", "shuffler")
 
 
 def default_limits() -> Limits:

@@ -12,7 +12,7 @@ import os
 from decimal import Decimal
 from typing import Any, Callable
 
-from tablesim.games.registry import game_module
+from tablesim.games.registry import spec
 from tablesim.harness.simulate.stats import BetAccumulator, Tally
 
 TRACE_POINTS = 60
@@ -24,7 +24,7 @@ def _shares(rounds: int, workers: int) -> list[int]:
 
 
 def play_share(game: str, seed: str, rounds: int, options: dict[str, Any], progress=None, chunk: int = 1000) -> Tally:
-    sim = game_module(game).simulator(seed, **options)
+    sim = spec(game).part("simulator")(seed, **options)
     tally = Tally(shares=1)
     step = max(rounds // TRACE_POINTS, 1)
     done_since = 0
