@@ -33,6 +33,11 @@ class DecideBody(Body):
     decision: Literal["play", "fold"]
 
 
+class DealingBody(Body):
+    mode: Literal["shoe", "shuffler"]
+    why: str = Field(min_length=1, max_length=500)
+
+
 @dataclass(frozen=True)
 class Action:
     """A dealer's (or supervisor's) action on the console and the API."""
@@ -150,6 +155,17 @@ class Fortune3Adapter(GameAdapter):
                    lambda: t.state is S.DECISIONS, DecideBody, ("box", "decision"), hidden=True),
             Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(),
                    lambda: t.state in (S.DEALING, S.DECISIONS)),
+            # Art. 11(3): the latest card (or hand) went to a box with no bet.
+            Action("stray", "Stray card", "dealer", lambda b: t.stray(),
+                   lambda: (t.state is S.DEALING or (t.state is S.DECISIONS and not t.decisions))
+                   and t.last_placed is not None),
+            Action("reveal", "Reveal", "dealer", lambda b: t.reveal(),
+                   lambda: t.state is S.DECISIONS and not t.pending_decisions()),
+            # Art. 11(4): after a shuffler failure, deal the following rounds from the shoe (and back).
+            Action("set_dealing", "Dealing mode", "supervisor",
+                   lambda b: t.set_dealing(b.mode, actor=t.actor_for("set_dealing"), why=b.why),
+                   lambda: t.state in (S.IDLE, S.COMPLETE, S.VOID) and t.shoe is not None and t.shuffler is not None,
+                   DealingBody, ("mode", "why")),
         ]
 
     def positions(self) -> list[str]:
@@ -159,7 +175,7 @@ class Fortune3Adapter(GameAdapter):
         from tablesim.games.fortune3.machine import S
 
         t = self.table
-        return t.settings.dealing if t.state is S.DEALING else None
+        return t.dealing if t.state is S.DEALING else None
 
     def layout(self) -> dict[str, Any]:
         return {
@@ -168,7 +184,7 @@ class Fortune3Adapter(GameAdapter):
             "bets": list(self.table.book.bet_names),
             "bet_labels": {"ante": "Ante", "pair_plus": "Pair Plus"},
             "dealer": True,
-            "dealing": self.table.settings.dealing,
+            "dealing": self.table.dealing,
             "profile": self.table.profile.name,
         }
 
@@ -203,6 +219,7 @@ class Fortune3Adapter(GameAdapter):
                               if revealed and t.result is not None else None),
             },
             "pending_decisions": t.pending_decisions() if t.state.value == "decisions" else [],
+            "dealing": t.dealing,
             "set_aside": [d.code for d in t.set_aside],
         }
 

@@ -287,6 +287,10 @@ INVALID = {
     "expect-not-a-mapping.yaml": ["round 1", "expect"],
     # BUG: a fault that can never fire is silently ignored and the round settles as if it had none
     "fault-never-fires.yaml": ["round 1", "faults[0]"],
+    # issue 14.2: a misdeal can only be called on cards that are out
+    "misdeal-beyond-cards.yaml": ["round 1", "misdeal_after", "7 is beyond the 6 card(s) in cards"],
+    "misdeal-beyond-deal.yaml": ["round 1", "misdeal_after", "7 is beyond the 6 card(s) dealt"],
+    "shuffler-fault-on-shoe.yaml": ["round 1", "faults[0].fault", "short_hand"],
 }
 
 

@@ -27,6 +27,9 @@ STEPS = steps(
         ("close_betting", S.BETTING_OPEN, S.BETS_CLOSED),
         ("start_dealing", S.BETS_CLOSED, S.DEALING),
         ("hands_dealt", S.DEALING, S.DECISIONS),
+        # Art. 11(3): the deal's last card went to a box with no bet; the
+        # dealer declares it and the deal goes on for the card still due.
+        ("card_set_aside", S.DECISIONS, S.DEALING),
         ("reveal", S.DECISIONS, S.DEALER_REVEAL),
         ("settle", S.DEALER_REVEAL, S.SETTLEMENT),
         ("complete", S.SETTLEMENT, S.COMPLETE),

@@ -33,7 +33,11 @@ class Fortune3ScriptSession:
     def __init__(self, table: Reader) -> None:
         self.profile: Fortune3Profile = script_profile(table, load_profile)
         dealing = table.str("dealing", "shoe", choices=DEALING_MODES)
-        self.settings = Fortune3Settings(dealing=dealing, limits=script_limits(table, default_limits()))
+        # The scripted dealer reveals the dealer's hand once the players have
+        # decided: the table holds before it, so a misdeal or a stray last
+        # card can be called after the last card is out (Art. 11(1), 11(3)).
+        self.settings = Fortune3Settings(dealing=dealing, limits=script_limits(table, default_limits()),
+                                         reveal_by_dealer=True)
         self.source = ScriptedCards()
         self.shoe = MockShoe(self.source) if dealing == "shoe" else None
         self.shuffler = MockShuffler(self.source) if dealing == "shuffler" else None
@@ -52,6 +56,9 @@ class Fortune3ScriptSession:
         cards = parse_card_list(r)
         faults = parse_faults(r, "shoe" if self.settings.dealing == "shoe" else "shuffler")
         misdeal = r.int("misdeal_after", None, lo=0, hi=60) if r.has("misdeal_after") else None
+        if misdeal is not None and misdeal > len(cards):
+            raise r.fail("misdeal_after", f"{misdeal} is beyond the {len(cards)} card(s) in cards: "
+                         "the dealer can only call a misdeal on cards that are out")
         stray = r.list("stray_after", [])
         for i, n in enumerate(stray):
             if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= len(cards):
@@ -82,6 +89,8 @@ class Fortune3ScriptSession:
                     table.decide(box, spec.decisions.get(box, "play"))
                 except IllegalAction as exc:
                     raise InputError(exc.reason, where=f"decisions.{box}") from None
+        if table.state is S.DECISIONS:
+            table.reveal()
         if table.result is None:
             raise InputError(f"the round did not finish (it is {table.state.value})", where="cards")
         if table.result.status == "settled" and device.faults:
@@ -104,7 +113,7 @@ class Fortune3ScriptSession:
         delivered = 0
         while table.state is S.DEALING:
             if spec.misdeal_after is not None and delivered >= spec.misdeal_after:
-                table.misdeal()
+                self._misdeal()
                 return
             event = device.next_event(0)
             if event is None:
@@ -112,11 +121,25 @@ class Fortune3ScriptSession:
             table.handle(event)
             delivered += len(getattr(event, "cards", ())) or (1 if hasattr(event, "card") and event.card else 0)
             resolve_unattended(table)
-            if delivered in spec.stray_after and table.state is S.DEALING:
+            # A stray may be the deal's last card: the table holds before the
+            # reveal, so the dealer can still declare it (Art. 11(3)).
+            if delivered in spec.stray_after and table.state in (S.DEALING, S.DECISIONS):
                 try:
                     table.stray()
                 except IllegalAction as exc:
                     raise InputError(exc.reason, where="stray_after") from None
+        if spec.misdeal_after is not None and table.state is S.DECISIONS:
+            if delivered < spec.misdeal_after:
+                raise InputError(f"{spec.misdeal_after} is beyond the {delivered} card(s) dealt",
+                                 where="misdeal_after")
+            self._misdeal()  # after the last card, before anyone decides (Art. 11(1))
+
+    def _misdeal(self) -> None:
+        """The dealer calls the misdeal; where the table wants a supervisor's
+        confirmation, the script's supervisor confirms it."""
+        table = self.table
+        if table.misdeal() is None:
+            table.resolve_incident("confirm", actor="script", why="the scripted misdeal call is confirmed")
 
 
 def script_session(table: Reader) -> Fortune3ScriptSession:

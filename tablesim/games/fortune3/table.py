@@ -32,7 +32,7 @@ from tablesim.core.errors import IllegalAction
 from tablesim.games.fortune3.hands import Evaluator, Hand
 from tablesim.games.fortune3.machine import BEFORE_SETTLEMENT, STEPS, S
 from tablesim.games.fortune3.profile import Fortune3Profile
-from tablesim.games.fortune3.settings import BETS, Fortune3Settings
+from tablesim.games.fortune3.settings import BETS, DEALING_MODES, Fortune3Settings
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box
 
 DEALER = "dealer"
@@ -46,7 +46,9 @@ class Fortune3Table(GameTable):
     INITIAL = S.IDLE
     FINALS = (S.COMPLETE, S.VOID)
     BETTING = S.BETTING_OPEN
-    ACTIONS = ("close_betting", "start_dealing", "decide", "misdeal", "stray")
+    ACTIONS = ("close_betting", "start_dealing", "decide", "misdeal", "stray", "reveal", "set_dealing")
+    #: the dealer's misdeal call waiting for a supervisor (Art. 11(1))
+    MISDEAL_INCIDENT = 110
 
     def __init__(
         self,
@@ -58,6 +60,7 @@ class Fortune3Table(GameTable):
         table_id: str = "F3",
         bus: EventBus | None = None,
     ) -> None:
+        self.dealing = settings.dealing  # a supervisor may switch it between rounds (Art. 11(4))
         if settings.dealing == "shoe" and shoe is None:
             raise ValueError("shoe dealing needs a card-shoe reader")
         if settings.dealing == "shuffler" and shuffler is None:
@@ -88,6 +91,7 @@ class Fortune3Table(GameTable):
         self.hands: dict[str, Hand] = {}
         self.incidents: list[dict] = []
         self.last_placed: tuple[str, list[DealtCard]] | None = None  # who got the latest card(s)
+        self.requested = 0  # cards in the hand last asked of the shuffler
 
     # --- round flow ------------------------------------------------------------
 
@@ -100,7 +104,7 @@ class Fortune3Table(GameTable):
     def on_open(self) -> None:
         # Art. 3: every round is dealt from a full, freshly shuffled deck.
         rid = self.round_id
-        if self.settings.dealing == "shoe":
+        if self.dealing == "shoe":
             self.shoe.disarm()
             self.shoe.load_shoe(f"{rid}-deck", 1)
         else:
@@ -121,7 +125,7 @@ class Fortune3Table(GameTable):
         self.order = boxes + [DEALER]
         self.cards = {who: [] for who in self.order}
         self.fire("start_dealing")
-        if self.settings.dealing == "shoe":
+        if self.dealing == "shoe":
             self.targets = self.order * 3
             self._arm_shoe()
             self._instruct()
@@ -147,27 +151,58 @@ class Fortune3Table(GameTable):
             raise IllegalAction("decision", f"box {box} has Ante and Pair Plus and must play (Art. 9(3))")
         self.decisions[box] = decision
         self.emit("decision", box=box, decision=decision)
-        if not self.pending_decisions():
+        if not self.pending_decisions() and not self.settings.reveal_by_dealer:
             self._reveal_and_settle()
+
+    def reveal(self) -> None:
+        """The dealer reveals the dealer's hand and the round settles (a
+        table that holds for the dealer's reveal, ``reveal_by_dealer``)."""
+        if self.state is not S.DECISIONS:
+            raise IllegalAction("reveal", f"the dealer reveals once all hands are dealt (the round is {self.state.value})")
+        pending = self.pending_decisions()
+        if pending:
+            raise IllegalAction("reveal", f"box(es) {', '.join(pending)} still decide: play or fold")
+        self._reveal_and_settle()
 
     def pending_decisions(self) -> list[str]:
         return [b for b in self.order[:-1] if self.book.get(b, "ante") is not None and b not in self.decisions]
 
-    def misdeal(self) -> RoundResult:
-        """The dealer calls a misdeal (Art. 11(1)): the round is void."""
+    def misdeal(self) -> RoundResult | None:
+        """The dealer calls a misdeal (Art. 11(1)), at any point before
+        settlement: while dealing, after the last card and while players
+        decide. Before any card is out the round is
+        void at once; after, it is the dealer's call and a supervisor's
+        confirmation (an incident the supervisor resolves: confirm voids,
+        reject plays on), unless the table lets the dealer void alone
+        (``misdeal_confirmation = "dealer"``). Returns the void result, or
+        None while the call waits for the supervisor."""
         if self.state not in (S.DEALING, S.DECISIONS):
             raise IllegalAction("misdeal", f"no cards are being dealt (the round is {self.state.value})")
-        return self.void("misdeal")
+        if not self._cards_out() or self.settings.misdeal_confirmation == "dealer":
+            return self.void("misdeal")
+        self.open_incident(self.MISDEAL_INCIDENT, "the dealer calls a misdeal (Art. 11(1)): a supervisor "
+                           "confirms (the round is void) or rejects (play goes on)", blocking=True)
+        return None
+
+    def _cards_out(self) -> bool:
+        return bool(self.seen) or any(self.cards.values()) or bool(self.set_aside)
 
     def stray(self) -> None:
         """Art. 11(3): the card (shoe) or hand (shuffler) just dealt went to a
         box with no bet. It is void and set aside; the box that was due it
-        still is, and the round goes on."""
-        if self.state is not S.DEALING or self.last_placed is None or not self.last_placed[1]:
+        still is, and the round goes on. This holds for the deal's last card
+        too (the dealer's third card, the shuffler's last hand): the deal is
+        then taken up again for the card still due, as long as no player has
+        decided yet."""
+        at_end = self.state is S.DECISIONS and not self.decisions
+        if (self.state is not S.DEALING and not at_end) or self.last_placed is None or not self.last_placed[1]:
             raise IllegalAction(
-                "stray card", "only the latest card or hand dealt can be declared stray, while dealing goes on"
-                + ("" if self.state is not S.DECISIONS else "; the deal is complete: call a misdeal")
+                "stray card", "only the latest card or hand dealt can be declared stray, before any player decides"
+                + ("" if self.state is not S.DECISIONS else "; players have decided: call a misdeal")
             )
+        if at_end:
+            self.fire("card_set_aside")
+            self.hands = {}
         who, dealt = self.last_placed
         for d in dealt:
             self.cards[who].remove(d)
@@ -176,11 +211,31 @@ class Fortune3Table(GameTable):
         self.emit("card_set_aside", card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))")
         if not self.targets or self.targets[0] != who:
             self.targets.insert(0, who)
-        if self.settings.dealing == "shoe":
+        if self.dealing == "shoe":
             self._arm_shoe()
             self._instruct()
         else:
             self._request_hand()
+
+    def set_dealing(self, mode: str, *, actor: str, why: str) -> None:
+        """A supervisor switches how the following rounds are dealt (after a
+        shuffler failure, Art. 11(4): from the shoe; and back later). Only
+        between rounds, to a device the table has; journaled with who and why."""
+        if self.state not in (S.IDLE, S.COMPLETE, S.VOID):
+            raise IllegalAction("set dealing", f"the dealing mode changes between rounds (the round is {self.state.value})")
+        if mode not in DEALING_MODES:
+            raise IllegalAction("set dealing", f"unknown dealing mode {mode!r} (modes: {', '.join(DEALING_MODES)})")
+        if mode == self.dealing:
+            raise IllegalAction("set dealing", f"the table already deals by {mode}")
+        device = self.shoe if mode == "shoe" else self.shuffler
+        if device is None:
+            raise IllegalAction("set dealing", f"this table has no {mode}")
+        if not why.strip():
+            raise IllegalAction("set dealing", "say why the dealing mode changes")
+        previous, self.dealing = self.dealing, mode
+        self.devices = [device]
+        self.emit("dealing_mode", mode=mode, previous=previous, actor=actor, why=why)
+        self.log.info("dealing_mode", mode=mode, previous=previous, actor=actor)
 
     def _arm_shoe(self) -> None:
         """Arm the shoe for exactly the cards still due, so a card drawn past
@@ -226,7 +281,7 @@ class Fortune3Table(GameTable):
             return
         if self.state not in (S.BETS_CLOSED, S.DEALING) or event.severity not in ("E", "C"):
             return
-        if event.code == MISREAD and self.settings.dealing == "shoe" and self.state is S.DEALING:
+        if event.code == MISREAD and self.dealing == "shoe" and self.state is S.DEALING:
             # The card left the shoe unread: a supervisor names it or voids the
             # round; the reader's guess helps. The shoe stays armed (a dealer
             # mid-deal keeps drawing): whoever feeds the table holds the cards
@@ -235,7 +290,7 @@ class Fortune3Table(GameTable):
             self.open_incident(MISREAD, event.text, blocking=True, card=event.card.code if event.card else None)
             return
         # Art. 11(4): the shuffler failing while dealing voids the round.
-        self.void("shuffler_fault" if self.settings.dealing == "shuffler" else "device_fault")
+        self.void("shuffler_fault" if self.dealing == "shuffler" else "device_fault")
 
     def check_resolution(self, incident: dict, decision: str, card: str | None) -> None:
         if incident["code"] == MISREAD and decision == "confirm":
@@ -244,6 +299,10 @@ class Fortune3Table(GameTable):
             parse_dealt(card)
 
     def on_incident_resolved(self, incident: dict, decision: str, card: str | None) -> None:
+        if incident["code"] == self.MISDEAL_INCIDENT:
+            if decision == "confirm":
+                self.void("misdeal")
+            return  # rejected: the round goes on where it was
         if incident["code"] != MISREAD:
             return  # a card drawn while disarmed stays set aside either way
         if decision == "reject":
@@ -253,7 +312,7 @@ class Fortune3Table(GameTable):
             self._on_card(dealt.card, dealt.exposed)
 
     def recovery_policy(self) -> tuple[str, str]:
-        if self.state is S.DEALING and self.settings.dealing == "shuffler":
+        if self.state is S.DEALING and self.dealing == "shuffler":
             # The shuffler's state after a power loss is unknown: Art. 11(4).
             return "void", "interrupted while the automatic shuffler was dealing (Art. 11(4))"
         return super().recovery_policy()
@@ -294,6 +353,13 @@ class Fortune3Table(GameTable):
             self.open_incident(DRAWN_WHILE_DISARMED, "hand dispensed outside dealing", blocking=False,
                                card=" ".join(c.code for c in event.cards))
             return
+        if len(event.cards) != self.requested:
+            # A hand of the wrong size is a misdeal (Art. 11(1)), whatever the
+            # shuffler's own checks said: the round is void.
+            self.emit("fault", device=event.device, code=302, severity="E",
+                      text=f"the shuffler dispensed {len(event.cards)} card(s), the hand needs {self.requested}")
+            self.void("misdeal")
+            return
         for card in event.cards:
             if not self._note_seen(card):
                 self._duplicate(card)
@@ -317,16 +383,16 @@ class Fortune3Table(GameTable):
             # The dealer stays due a card: the next one (or a one-card hand
             # from the shuffler) takes the exposed card's place.
             self.emit("card_set_aside", card=dealt.code, reason="exposed dealer card (Art. 11(2))")
-            if self.settings.dealing == "shoe":
+            if self.dealing == "shoe":
                 self._arm_shoe()  # one card more than armed for
             return
         self.cards[who].append(dealt)
-        if self.settings.dealing == "shoe" or self.last_placed is None or self.last_placed[0] != who:
+        if self.dealing == "shoe" or self.last_placed is None or self.last_placed[0] != who:
             self.last_placed = (who, [])
         self.last_placed[1].append(dealt)
         if self.observed:
             self.emit("card", to=who, card=dealt.code)
-        if self.settings.dealing == "shoe" or len(self.cards[who]) == 3:
+        if self.dealing == "shoe" or len(self.cards[who]) == 3:
             self.targets.pop(0)
         if not self.targets:
             self._dealt()
@@ -341,20 +407,23 @@ class Fortune3Table(GameTable):
     def _request_hand(self) -> None:
         who = self.targets[0]
         missing = 3 - len(self.cards[who])
+        self.requested = missing
         hand_no = self.order.index(who) + 1
         self.shuffler.deal_hand(hand_no, missing)
         self.emit("instruction", text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)
 
     def _dealt(self) -> None:
-        if self.shoe is not None and self.settings.dealing == "shoe":
+        if self.shoe is not None and self.dealing == "shoe":
             self.shoe.disarm()
         self.fire("hands_dealt")
         for who in self.order:
             self.hands[who] = self.evaluator.evaluate([d.card for d in self.cards[who]])
-        if not self.pending_decisions():
-            self._reveal_and_settle()
-        else:
+        if self.pending_decisions():
             self.emit("instruction", text="players decide: play or fold", boxes=self.pending_decisions())
+        elif self.settings.reveal_by_dealer:
+            self.emit("instruction", text="reveal the dealer's hand")
+        else:
+            self._reveal_and_settle()
 
     # --- settlement ------------------------------------------------------------
 

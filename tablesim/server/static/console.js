@@ -98,6 +98,17 @@ async function runAction(act) {
     await call("POST", OPERATOR_ACTIONS[act.name], { why: v.why }, { supervisorOnly: act.role === "supervisor" });
     return;
   }
+  if (act.name === "set_dealing") {
+    // Art. 11(4): after a shuffler failure the supervisor deals the following rounds from the shoe (and back).
+    const now = table && table.view ? table.view.dealing : "";
+    const v = await ask({ title: act.label, text: `The table deals by ${now}.`, fields: [
+      { name: "mode", label: "Deal by", choices: ["shoe", "shuffler"], value: now === "shoe" ? "shuffler" : "shoe" },
+      { name: "why", label: "Why", value: "", quick: ["shuffler failure (Art. 11(4))", "shuffler repaired"] },
+    ], ok: "Switch" });
+    if (!v || !v.why) return;
+    await call("POST", "/api/actions/set_dealing", { mode: v.mode, why: v.why }, { supervisorOnly: true });
+    return;
+  }
   await call("POST", `/api/actions/${act.name}`, {}, { supervisorOnly: act.role === "supervisor" });
 }
 
@@ -269,6 +280,7 @@ function renderBoxes(t) {
     out.push(h("div", { class: "dealer-row", id: "dealer" },
       h("span", { class: "who" }, "Dealer"), cardsRow(dl.cards, true),
       h("span", {}, dl.hand ? `${HANDS[dl.hand] || dl.hand}${dl.qualifies === false ? " — does not qualify" : dl.qualifies ? " — qualifies" : ""}` : ""),
+      h("span", { class: "dim", id: "dealing-mode" }, `dealing by ${v.dealing}`),
     ));
   }
   if (t.game === "football") {
