@@ -36,6 +36,9 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError("file not found", where=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML: {exc}", where=str(path)) from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8 by definition
+        raise ConfigError(f"not UTF-8 text (byte {exc.start}: {exc.object[exc.start]:#04x})",
+                          where=str(path)) from None
     except OSError as exc:
         raise ConfigError(f"cannot read: {exc.strerror}", where=str(path)) from None
 
@@ -83,3 +86,98 @@ def script_profile(table, load):
         return load(name)
     except InputError as exc:
         raise table.fail("profile", exc.message) from None
+
+
+# --- what the journal records of a profile -------------------------------------------
+
+#: fields of a profile object that are not rules: its name, description and file
+NOT_RULES = ("name", "description", "source")
+
+
+def _plain(value: Any) -> Any:
+    """A profile's values as JSON: exact decimals as text, sets sorted."""
+    import dataclasses
+    from decimal import Decimal
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name not in NOT_RULES}
+    if isinstance(value, Decimal):
+        return format(value.normalize(), "f")
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted((_plain(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "value") and hasattr(value, "name"):  # an enum
+        return value.value
+    return value
+
+
+def profile_content(profile: Any) -> dict[str, Any]:
+    """The rules of a loaded profile as canonical JSON values (no name, description or path)."""
+    return _plain(profile)
+
+
+def profile_sha256(profile: Any) -> str:
+    """SHA-256 of the profile's canonical content (its rules, not its name or comments)."""
+    import hashlib
+    import json
+
+    text = json.dumps(profile_content(profile), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def profile_stamp(profile: Any) -> dict[str, str]:
+    """What each round's first journal record says of its rule profile."""
+    return {"name": str(getattr(profile, "name", "")), "sha256": profile_sha256(profile)}
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if a.get(k) != b.get(k):
+                return _first_difference(a.get(k), b.get(k), f"{path}.{k}" if path else k)
+    return path or "(content)"
+
+
+def check_builtin_name(game: str, profile: Any, parse: Any) -> None:
+    """Refuse a profile that takes a built-in regulation's name with other rules:
+    a round's record must never show "macau-2008" over different pays."""
+    builtin = config_root() / "rules" / f"{game}-{profile.name}.toml"
+    if not builtin.is_file():
+        return
+    source = getattr(profile, "source", "")
+    if source and Path(source).resolve() == builtin.resolve():
+        return
+    reference = parse(read_toml(builtin), str(builtin))
+    mine, theirs = profile_content(profile), profile_content(reference)
+    if mine != theirs:
+        key = _first_difference(mine, theirs)
+        raise ConfigError(f"{profile.name!r} is the name of the built-in {game} regulation, but this profile's "
+                          f"rules differ from it ({key}): give the profile its own name", where=f"{source}: name")
+
+
+#: a pay (win per unit staked) is 0 or within these bounds; a commission rate 0 or within its own
+PAY_RANGE = ("0.01", "1000")
+RATE_RANGE = ("0.0001", "0.5")
+
+
+def _sane(reader: Any, key: str, bounds: tuple[str, str], what: str) -> Any:
+    from decimal import Decimal
+
+    value = reader.decimal(key)
+    lo, hi = Decimal(bounds[0]), Decimal(bounds[1])
+    if value != 0 and not lo <= value <= hi:
+        raise reader.fail(key, f"{value} is not a sane {what} (0, or {bounds[0]} to {bounds[1]})")
+    return value
+
+
+def sane_pay(reader: Any, key: str) -> Any:
+    """A pay ratio read from ``reader[key]``: refused (naming the key) outside PAY_RANGE."""
+    return _sane(reader, key, PAY_RANGE, "pay")
+
+
+def sane_rate(reader: Any, key: str) -> Any:
+    """A commission rate read from ``reader[key]``: refused outside RATE_RANGE."""
+    return _sane(reader, key, RATE_RANGE, "commission rate")

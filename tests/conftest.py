@@ -16,3 +16,6 @@ def _quiet_logs():
     structlog.contextvars.clear_contextvars()
     yield
     structlog.contextvars.clear_contextvars()
+    root = logging.getLogger()  # a CLI run's log handler writes to a stream that is now closed
+    for handler in [h for h in root.handlers if type(h).__module__ == "tablesim.log"]:
+        root.removeHandler(handler)

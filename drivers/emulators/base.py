@@ -12,7 +12,8 @@ TCP connection, or the emulated USB backend's endpoints). Its parts:
   dispensed, a wheel turn), each delay scaled by ``time_scale``
   (0: as fast as possible);
 - **a sender thread** sends the device's events in order, one at a time;
-  an event stays in the outbox until the host ACKs it, across link losses
+  an event stays in the outbox until the host ACKs it, across link losses,
+  resends used up on a noisy line (``NAK|CRC``, ``NAK|BSY``: not a refusal)
   and power losses (then it is replayed after ``PWR``);
 - **faults** (:mod:`drivers.emulators.faults`) corrupt or drop frames, cut
   the line, lose power, or make the device itself misbehave.
@@ -58,6 +59,10 @@ def firmware_hash() -> str:
     for path in sorted(Path(__file__).parent.glob("*.py")):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+#: NAK reasons that say the frame did not get through, not that the host refused it
+LINK_REASONS = (NakReason.CRC, NakReason.BSY)
 
 
 @dataclass
@@ -343,6 +348,14 @@ class Emulator:
             try:
                 seq = session.send(out.type, *out.fields)
             except Nak as refused:
+                if refused.reason in LINK_REASONS:
+                    # Every copy was damaged on the way (NAK|CRC) or the host was busy
+                    # (NAK|BSY): the host never decided on the event. That is a link
+                    # fault, not a refusal: the event stays first in line and goes
+                    # out again as a new frame (the host takes it once, by content).
+                    self._log.warning("event not delivered: resends used up", type=out.type, nak=refused.reason)
+                    self._stop.wait(self.timing.ack_timeout)
+                    continue
                 with self.lock:
                     if self._outbox and self._outbox[0] is out:
                         self._outbox.popleft()

@@ -1,10 +1,15 @@
-"""``tablesim devices``: what a table PC can open, serial and USB."""
+"""``tablesim devices``: what a table PC can open, serial and USB; with
+``--probe``, which TDL/1 device answers on each port (drivers/probe.py)."""
 
 from __future__ import annotations
 
 import json
+import sys
 
 import click
+
+from tablesim.cli.options import FiniteFloat
+from tablesim.core.errors import InputError
 
 
 def serial_ports() -> tuple[list[dict], str | None]:
@@ -42,10 +47,60 @@ def usb_devices() -> tuple[list[dict], str | None]:
     return out, None
 
 
+def _usb_id(value: str) -> tuple[int, int, str | None]:
+    vid, _, rest = value.partition(":")
+    pid, _, serial = rest.partition(":")
+    try:
+        return int(vid, 16), int(pid, 16), serial or None
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not VID:PID[:SERIAL] in hex (e.g. 1209:0001)") from None
+
+
+def _probe(ports: tuple[str, ...], usb_ids: tuple[str, ...], baudrate: int, timeout: float) -> list:
+    from drivers.probe import probe_serial, probe_usb_shoe
+    from drivers.usb.shoe import DEFAULT_PID, DEFAULT_VID
+
+    targets = list(ports) or [p["device"] for p in serial_ports()[0]]
+    results = [probe_serial(url, baudrate=baudrate, timeout=timeout) for url in targets]
+    ids = [_usb_id(v) for v in usb_ids] or [(DEFAULT_VID, DEFAULT_PID, None)]
+    for vid, pid, serial in ids:
+        results.append(probe_usb_shoe(vid, pid, serial_number=serial, timeout=timeout))
+    return results
+
+
 @click.command("devices")
 @click.option("--json", "as_json", is_flag=True)
-def command(as_json: bool) -> None:
-    """List serial ports (pyserial) and USB devices (pyusb), or say why not."""
+@click.option("--probe", is_flag=True,
+              help="Say hello (TDL/1) on each serial port and USB shoe: which device answers where, or why none.")
+@click.option("--port", "ports", multiple=True, metavar="URL",
+              help="--probe: this port (a path or any pyserial URL) instead of every serial port (repeatable).")
+@click.option("--usb", "usb_ids", multiple=True, metavar="VID:PID[:SERIAL]",
+              help="--probe: the USB shoe reader to look for (repeatable; default 1209:0001).")
+@click.option("--baudrate", type=click.Choice(["9600", "19200", "38400", "57600", "115200"]), default="115200",
+              show_default=True, help="--probe: the line speed to try.")
+@click.option("--timeout", type=FiniteFloat(0.1, 30), default=1.0, show_default=True,
+              help="--probe: seconds a port is given to answer.")
+def command(as_json: bool, probe: bool, ports: tuple[str, ...], usb_ids: tuple[str, ...], baudrate: str,
+            timeout: float) -> None:
+    """List serial ports (pyserial) and USB devices (pyusb), or say why not;
+    with --probe, which device kind, id and firmware answers on each."""
+    if not probe:
+        if ports or usb_ids:
+            raise InputError("--port and --usb apply to --probe")
+        _list(as_json)
+        return
+    results = _probe(ports, usb_ids, int(baudrate), timeout)
+    if as_json:
+        click.echo(json.dumps({"probed": [r.as_json() for r in results]}, indent=2))
+    else:
+        for r in results:
+            click.echo(r.line())
+            for note in r.notes:
+                click.echo(f"  note: {note}")
+    sys.exit(0 if any(r.found for r in results) else 1)  # 1: no device answered anywhere
+
+
+def _list(as_json: bool) -> None:
     ports, serial_why = serial_ports()
     usb, usb_why = usb_devices()
     if as_json:

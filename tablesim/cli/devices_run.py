@@ -122,5 +122,5 @@ def run_configured(path: str, options: RunOptions, console: Console, *, record: 
             table.device_timeout = DEVICE_TIMEOUT
         backends = ", ".join(f"{k} {d.backend}" for k, d in config.devices.items())
         run_options = RunOptions(config.game, options.rounds, options.seed, config.profile, None, None,
-                                 options.quiet, options.delay, options.journal)
+                                 options.quiet, options.delay, options.journal, options.studio or config.studio_url)
         return module.run_table(table, run_options, console, f"table {config.table_id} from {config.path} ({backends})")

@@ -16,6 +16,7 @@ import click
 
 from drivers.emulators import KINDS, make_emulator
 from drivers.emulators.faults import parse_fault
+from tablesim.cli.options import FiniteFloat
 from drivers.emulators.server import EmulatorServer
 from tablesim.core.errors import InputError
 
@@ -26,7 +27,7 @@ from tablesim.core.errors import InputError
 @click.option("--tcp", type=click.IntRange(0, 65535), default=None, metavar="PORT",
               help="Listen on 127.0.0.1:PORT instead (0: any free port).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed of the device's randomness.")
-@click.option("--time-scale", type=click.FloatRange(min=0), default=1.0, show_default=True,
+@click.option("--time-scale", type=FiniteFloat(0, 1000), default=1.0, show_default=True,
               help="Device timing factor: 1 real time, 0 as fast as possible.")
 @click.option("--decks", type=click.IntRange(1, 8), default=None, help="shoe, shuffler: decks in the pack.")
 @click.option("--fault", "faults", multiple=True, metavar="SPEC",

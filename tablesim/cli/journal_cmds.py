@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -10,9 +11,10 @@ import click
 from rich.console import Console
 
 from tablesim.core.errors import InputError
-from tablesim.journal.audit import verify
+from tablesim.journal.audit import AuditResult, verify_file
+from tablesim.journal.keys import TABLE_ID, load_key
 from tablesim.journal.history import round_summary, select_rounds
-from tablesim.journal.location import data_dir
+from tablesim.journal.location import data_dir, default_journal_path
 from tablesim.journal.store import Journal
 
 
@@ -28,25 +30,70 @@ def open_existing(path: str | None) -> Journal:
     return Journal(path, readonly=True)
 
 
+def _journals(paths: tuple[str, ...], all_: bool, table: str | None) -> list[str]:
+    chosen = list(paths)
+    if table is not None:
+        if not TABLE_ID.fullmatch(table):
+            raise InputError(f"{table!r} is not a table id (1 to 32 of A-Z a-z 0-9 _ -)", where="--table")
+        chosen.append(str(default_journal_path(table)))
+    if all_:
+        found = sorted(str(p) for p in data_dir().glob("*.journal.sqlite"))
+        if not found:
+            raise InputError(f"no journal in {data_dir()}", where="--all")
+        chosen.extend(found)
+    if not chosen:
+        found = sorted(data_dir().glob("*.journal.sqlite"))
+        if len(found) != 1:
+            names = ", ".join(str(p) for p in found) or f"none in {data_dir()}"
+            raise InputError(f"name the journal with --journal, --table or --all (found: {names})")
+        chosen.append(str(found[0]))
+    return list(dict.fromkeys(chosen))
+
+
 @click.group("audit")
 def audit() -> None:
     """The journal's tamper-evident audit chain."""
 
 
 @audit.command("verify")
-@click.option("--journal", "path", default=None, help="Journal file (default: the only one in the data directory).")
-def audit_verify(path: str | None) -> None:
-    """Exit 0 if the hash chain is intact; exit 1 naming the first bad record."""
-    journal = open_existing(path)
-    try:
-        result = verify(journal)
-    finally:
-        journal.close()
-    if result.ok:
-        click.echo(f"journal {journal.path}: {result.records} records, chain intact")
-        return
-    click.echo(f"journal {journal.path}: chain broken at record {result.first_bad}: {result.reason}", err=True)
-    sys.exit(1)
+@click.option("--journal", "paths", multiple=True, help="Journal file (repeatable; default: the only one in the data directory).")
+@click.option("--all", "all_", is_flag=True, help="Every journal in the data directory.")
+@click.option("--table", "table", default=None, help="The journal of this table id (in the data directory).")
+@click.option("--key", "key_path", default=None, help="The table's key file (default: <data dir>/<table id>.key).")
+@click.option("--anchor", "anchor_url", default=None, metavar="nats://HOST:PORT",
+              help="Also hold each journal against the table's records in the studio's stream (docs/studio.md).")
+def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path: str | None,
+                 anchor_url: str | None) -> None:
+    """Verify each journal: the SQLite integrity check, the keyed chain, its head
+    and checkpoint, and with --anchor the studio's copy of its records. One
+    verdict line per file; exit 0 if every file is intact, 1 if any is
+    tampered or corrupt (naming the first bad record), 2 if any cannot be
+    read."""
+    if anchor_url is not None:
+        from tablesim.studio.natsio import check_url
+
+        check_url(anchor_url, where="--anchor")
+    key = load_key(key_path) if key_path is not None else None
+    worst = 0
+    for path in _journals(paths, all_, table):
+        if not Path(path).is_file():
+            result = AuditResult(False, 0, None, "no such journal file", "unreadable")
+        else:
+            result = verify_file(path, key)
+        line = f"journal {path}: {result.describe()}"
+        if result.verdict in ("tampered", "corrupt"):
+            # (the wording the earlier audit used, which scripts may look for)
+            line = f"journal {path}: chain broken at record {result.first_bad}: {result.verdict}: {result.reason}"
+        click.echo(line, err=not result.ok)
+        code = result.exit_code
+        if anchor_url is not None and result.verdict != "unreadable":
+            from tablesim.cli.studio_cmd import report_anchor
+
+            if not report_anchor(path, anchor_url):
+                code = max(code, 1, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
+        worst = max(worst, code, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
+    if worst:
+        sys.exit(worst)
 
 
 @click.command("history")
@@ -61,6 +108,9 @@ def history(path: str | None, last: int | None, round_id: str | None, as_json: b
     journal = open_existing(path)
     try:
         _history(journal, last, round_id, as_json)
+    except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"cannot read the journal ({exc}): run `tablesim audit verify --journal {journal.path}`",
+                         where=journal.path) from None
     finally:
         journal.close()
 
@@ -77,6 +127,8 @@ def _history(journal: Journal, last: int | None, round_id: str | None, as_json: 
             continue
         status = summary["status"] + (f" ({summary['void_reason']})" if summary.get("void_reason") else "")
         console.print(f"[bold]{rid}[/] {summary.get('game', '')} {status}")
+        if summary.get("profile"):
+            console.print(f"  profile: {summary['profile'].get('name')} (sha256 {summary['profile'].get('sha256')})")
         for pos, bets in summary["bets"].items():
             res = summary["results"].get(pos, {})
             shown = ", ".join(f"{b} {a}" + (f" -> {res[b]}" if b in res else "") for b, a in bets.items())

@@ -112,7 +112,7 @@ def command(file: str, as_json: bool) -> None:
     if failure is None:
         failure = compare_results(recording.results, results)
     if failure is not None:
-        click.echo(f"tablesim replay: mismatch: {failure}", err=True)
+        click.echo(f"tablesim: error: replay mismatch: {failure}", err=True)
         sys.exit(1)
     if not as_json:
         console.print(f"replay of {file}: {len(recording.frames)} frame(s) and {len(results)} round result(s) "

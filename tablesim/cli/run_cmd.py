@@ -9,6 +9,7 @@ import click
 from rich.console import Console
 
 from tablesim.cli.devices_run import run_configured, run_emulated
+from tablesim.cli.options import RUN_ROUNDS_MAX, FiniteFloat
 from tablesim.engine.runopts import RunOptions
 from tablesim.core.errors import InputError
 from tablesim.games.registry import game_module
@@ -21,26 +22,28 @@ from tablesim.profiles import GAMES
 @click.option("--emulated", is_flag=True, help="Device emulators on ptys, opened with the real serial drivers.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="A table configuration (config/tables/*.toml, or a name there): its devices and limits.")
-@click.option("--time-scale", type=click.FloatRange(min=0), default=0.02, show_default=True,
+@click.option("--time-scale", type=FiniteFloat(0, 1000), default=0.02, show_default=True,
               help="--emulated: the emulators' timing (1 = as a real device, 0 = as fast as possible).")
 @click.option("--fault", "faults", multiple=True, help="--emulated: KIND:SPEC fault for an emulator, e.g. shoe:misread@card=5.")
-@click.option("--rounds", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--rounds", type=click.IntRange(1, RUN_ROUNDS_MAX), default=10, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed for a reproducible mock session.")
 @click.option("--profile", default=None, help="Rule profile name or TOML path (default: the game's default).")
 @click.option("--dealing", type=click.Choice(["shoe", "shuffler"]), default=None, help="fortune3: how cards are dealt.")
 @click.option("--decks", type=click.IntRange(1, 8), default=None, help="football: decks in the shoe.")
 @click.option("--quiet", is_flag=True, help="Only the closing summary.")
-@click.option("--delay", type=click.FloatRange(min=0), default=0.0, help="Seconds to pause between rounds.")
+@click.option("--delay", type=FiniteFloat(0, 3600), default=0.0, help="Seconds to pause between rounds.")
 @click.option(
     "--journal",
     default=None,
     help="Journal file (SQLite). Default: one per table in the user's data directory; 'none' for no journal.",
 )
+@click.option("--studio", default=None, metavar="nats://HOST:PORT",
+              help="Publish every journal record to the studio's NATS JetStream (see docs/studio.md).")
 @click.option("--record", "record", type=click.Path(dir_okay=False), default=None,
               help="--emulated/--config: write every device frame and each round's result to FILE "
                    "(JSON Lines) for `tablesim replay`.")
 def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed, profile, dealing, decks, quiet,
-            delay, journal, record) -> None:
+            delay, journal, studio, record) -> None:
     """Run a table with simulated players and show each round as it happens.
 
     The devices are mocks (--mock), emulators behind the real serial drivers
@@ -64,7 +67,13 @@ def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed,
             seed = secrets.randbelow(2**32)
         if journal is None:  # a recording starts from a fresh table (no round recovered from a journal)
             journal = "none"
-    options = RunOptions(game, rounds, seed, profile, dealing, decks, quiet, delay, journal)
+    if studio:
+        from tablesim.studio.natsio import check_url
+
+        check_url(studio)
+        if journal == "none" or journal in ("memory", ":memory:"):
+            raise InputError("--studio publishes the table's journal: it needs a journal file")
+    options = RunOptions(game, rounds, seed, profile, dealing, decks, quiet, delay, journal, studio)
     console = Console(highlight=False, soft_wrap=True)
     if config_path:
         sys.exit(run_configured(config_path, options, console, record=record))

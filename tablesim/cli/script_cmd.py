@@ -41,7 +41,7 @@ def run(files: tuple[str, ...], as_json: bool) -> None:
         try:
             played = run_file(path)
         except InputError as exc:
-            click.echo(f"tablesim: invalid script: {exc}", err=True)
+            click.echo(f"tablesim: error: invalid script: {exc}", err=True)
             sys.exit(2)
         for item in played:
             rounds += 1

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from tablesim.cli.options import FiniteFloat
 from tablesim.core.errors import InputError
 from tablesim.profiles import GAMES
 
@@ -56,7 +57,7 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="A table configuration (config/tables/*.toml, or a name there): its devices, limits, "
                    "settings, table id and operators.")
-@click.option("--time-scale", type=click.FloatRange(min=0), default=0.5, show_default=True,
+@click.option("--time-scale", type=FiniteFloat(0, 1000), default=0.5, show_default=True,
               help="--emulated: the emulators' timing (1 = as a real device, 0 = as fast as possible).")
 @click.option("--fault", "faults", multiple=True,
               help="--emulated: KIND:SPEC fault for an emulator, e.g. shoe:misread@card=5 (repeatable).")
@@ -69,9 +70,9 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 )
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Seed for reproducible mock devices or emulators.")
-@click.option("--bet-seconds", type=click.FloatRange(min=1), default=None,
+@click.option("--bet-seconds", type=FiniteFloat(1, 86400), default=None,
               help="Close betting automatically this many seconds after it opens.")
-@click.option("--pace", type=click.FloatRange(min=0), default=0.5, show_default=True,
+@click.option("--pace", type=FiniteFloat(0, 60), default=0.5, show_default=True,
               help="Mock devices: seconds between two cards (the dealer's pace).")
 @click.option("--profile", default=None, help="Rule profile name or TOML path (default: the game's default).")
 @click.option("--dealing", type=click.Choice(["shoe", "shuffler"]), default=None, help="fortune3: how cards are dealt.")
@@ -79,8 +80,11 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 @click.option("--tokens", "tokens_path", default=None, type=click.Path(dir_okay=False),
               help="Operator tokens (JSON: {operators: [{name, role, token}]}). "
                    "Default: the configuration's [operators], else generated next to the journal.")
+@click.option("--show-tokens", is_flag=True,
+              help="Print the operator tokens and the console's address with the dealer's token "
+                   "(by default only where the token file is).")
 def command(game, mock, emulated, config_path, time_scale, faults, host, port, journal, seed, bet_seconds, pace,
-            profile, dealing, decks, tokens_path) -> None:
+            profile, dealing, decks, tokens_path, show_tokens) -> None:
     """Run one table with its dealer console (/), results board (/board),
     HTTP API (/api/...) and WebSocket event stream (/ws).
 
@@ -147,7 +151,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
 
         sock = bind(host, port)  # before recovery: a busy port changes nothing
         stack.callback(sock.close)
-        report = attach_and_recover(table, journal, console)
+        report = attach_and_recover(table, journal, console, key_file=config.key_file if config is not None else None)
         if table.journal is not None:
             stack.callback(table.journal.close)
         if rig is not None:
@@ -159,12 +163,18 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
             console.print(f"[bold yellow]listening on {host}: the read-only API and the board are open "
                           "to that network[/]")
         console.print(f"operator tokens: {where + (' (new)' if created else '') if where else 'this run only'}")
-        for role in ("dealer", "supervisor"):
-            found = tokens.first(role)
-            if found is not None:
-                console.print(f"  {role:<10} {found[0]}")
+        # Tokens kept in a file are read there (or shown on request), not left in
+        # every start's output or journald; tokens of this run only have no file.
+        shown = show_tokens or where is None
+        if shown:
+            for role in ("dealer", "supervisor"):
+                found = tokens.first(role)
+                if found is not None:
+                    console.print(f"  {role:<10} {found[0]}")
+        else:
+            console.print("  (sign in with a token from that file; --show-tokens prints them)")
         dealer = tokens.first("dealer")
-        console.print(f"console: {url}/" + (f"#token={dealer[0]}" if dealer else ""))
+        console.print(f"console: {url}/" + (f"#token={dealer[0]}" if dealer and shown else ""))
         console.print(f"board:   {url}/board")
         console.print("stop with Ctrl-C")
         # uvicorn shuts down gracefully on Ctrl-C or SIGTERM, then raises the

@@ -35,7 +35,17 @@ class SessionPlan:
 
 def run_session(table: GameTable, options: RunOptions, console: Console, plan: SessionPlan) -> int:
     console.print(plan.banner)
+    if options.studio:
+        from tablesim.studio.natsio import check_url
+
+        check_url(options.studio)  # before anything is opened or recovered
     attach_and_recover(table, options.journal, console)
+    link = None
+    if options.studio:
+        from tablesim.studio.attach import start_link
+
+        link = start_link(table, options.studio)
+        console.print(f"studio: publishing to {options.studio}")
     try:
         if plan.after_recover is not None:
             plan.after_recover()
@@ -50,6 +60,10 @@ def run_session(table: GameTable, options: RunOptions, console: Console, plan: S
             if options.delay:
                 time.sleep(options.delay)
     finally:
+        if link is not None:
+            from tablesim.studio.attach import DRAIN_SECONDS, describe_stop
+
+            console.print(describe_stop(link.stop(drain=DRAIN_SECONDS)))
         if table.journal is not None:
             table.journal.close()  # (in-process runs: tests, embedding)
     print_summary(console, plan.summary_title, plan.stats)

@@ -12,6 +12,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
+from tablesim.cli.options import SIMULATE_ROUNDS_MAX
 from tablesim.core.errors import InputError
 from tablesim.games.registry import game_module
 from tablesim.profiles import GAMES
@@ -21,7 +22,7 @@ from tablesim.harness.simulate.runner import simulate
 
 @click.command("simulate")
 @click.argument("game", type=click.Choice(GAMES))
-@click.option("--rounds", type=click.IntRange(min=1), required=True)
+@click.option("--rounds", type=click.IntRange(1, SIMULATE_ROUNDS_MAX), required=True)
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes (default: all cores).")
 @click.option("--profile", default=None)

@@ -16,3 +16,4 @@ class RunOptions:
     quiet: bool = False
     delay: float = 0.0  # seconds between rounds, for a watchable demo
     journal: str | None = None  # path | "none" | "memory" | None = the table's default
+    studio: str | None = None  # nats://HOST:PORT: publish the journal to the studio (tablesim.studio)

@@ -7,6 +7,8 @@ profile, its limits, how it is run, and where each of its devices is::
     id = "F3-01"
     game = "fortune3"
     profile = "macau-2008"          # optional: the game's default profile
+    key_file = "F3-01.key"           # optional: the journal chain's key (mode 0600), relative to
+                                     # this file; default <data dir>/<id>.key; created on first use
 
     [limits]                         # optional: min/max per bet ("default" for the rest)
     ante = { min = 10, max = 5000 }
@@ -50,7 +52,8 @@ from typing import Any
 from drivers.base import Device
 from drivers.registry import backends, device_settings, open_device
 from tablesim.engine.limits import Limits
-from tablesim.core.errors import ConfigError
+from tablesim.core.errors import ConfigError, TablesimError
+from tablesim.journal.keys import TABLE_ID
 from tablesim.profiles import GAMES, config_root, read_toml
 from tablesim.core.validate import Reader
 
@@ -111,13 +114,26 @@ class TableConfig:
     settings: Any  # Fortune3Settings | FootballSettings | WheelSettings
     devices: dict[str, DeviceConfig] = field(default_factory=dict)
     operators: OperatorsConfig | None = None  # None: tokens generated next to the journal
+    key_file: Path | None = None  # the journal chain's key; None: <data dir>/<table id>.key
+    studio_url: str | None = None  # [studio] url: publish the journal to the studio's NATS
+
+    def open_device(self, kind: str, **objects: Any) -> Device:
+        """Open one device; a port that cannot be opened, or no answer on it, is
+        one line naming this file and the key that names the port."""
+        device = self.devices[kind]
+        try:
+            return device.open(**objects)
+        except TablesimError as exc:  # DeviceUnavailable, BackendUnavailable
+            key = f"devices.{kind}" + (".url" if "url" in device.settings else "")
+            raise ConfigError(f"{exc} (which device answers on which port: tablesim devices --probe)",
+                              where=f"{self.path}: {key}") from None
 
     def open_devices(self, **objects: dict[str, Any]) -> dict[str, Device]:
         """Open every device (``objects[kind]``: extra objects for that device); all or none."""
         opened: dict[str, Device] = {}
         try:
-            for kind, device in self.devices.items():
-                opened[kind] = device.open(**objects.get(kind, {}))
+            for kind in self.devices:
+                opened[kind] = self.open_device(kind, **objects.get(kind, {}))
         except BaseException:
             for device in opened.values():
                 device.close()
@@ -144,10 +160,12 @@ def load_table_config(name: str | Path) -> TableConfig:
 
     table = top.sub("table")
     table_id = table.str("id")
-    if not table_id or not all(0x20 < ord(c) < 0x7F and c != "|" for c in table_id):
-        raise table.fail("id", f"{table_id!r} must be printable ASCII without spaces or '|' (it names rounds on the device link)")
+    if not TABLE_ID.fullmatch(table_id):
+        # it names the journal and key files and rounds on the device link
+        raise table.fail("id", f"{table_id!r} must be 1 to 32 of A-Z a-z 0-9 _ - (it names the table's files)")
     game = table.str("game", choices=GAMES)
     profile_name = table.str("profile") if table.has("profile") else None
+    key_file = _key_file(table, path) if table.has("key_file") else None
     table.reject_unknown()
     profile = _load_profile(game, profile_name, table)
 
@@ -158,8 +176,39 @@ def load_table_config(name: str | Path) -> TableConfig:
 
     devices = _devices(top, game, settings)
     operators = _operators(top.sub("operators"), path) if top.has("operators") else None
+    studio_url = _studio(top.sub("studio")) if top.has("studio") else None
     top.reject_unknown()
-    return TableConfig(str(path), table_id, game, profile_name, settings.limits, settings, devices, operators)
+    return TableConfig(str(path), table_id, game, profile_name, settings.limits, settings, devices, operators,
+                       key_file, studio_url)
+
+
+def _key_file(table: Reader, path: Path) -> Path:
+    """``[table] key_file``: the journal chain's key, relative to the config file's folder."""
+    name = table.str("key_file")
+    if not name.strip():
+        raise table.fail("key_file", "must name a file")
+    file = Path(name).expanduser()
+    if not file.is_absolute():
+        file = path.resolve().parent / file
+    if file.is_dir():
+        raise table.fail("key_file", f"{file} is a directory")
+    return file
+
+
+def _studio(reader: Reader) -> str:
+    """``[studio] url = "nats://HOST:PORT"``: where the table publishes its journal."""
+    from urllib.parse import urlsplit
+
+    url = reader.str("url")
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme not in ("nats", "tls") or not parts.hostname or port is None:
+        raise reader.fail("url", f"{url!r} is not a NATS URL (nats://HOST:PORT)")
+    reader.reject_unknown()
+    return url
 
 
 def _operators(reader: Reader, path: Path) -> OperatorsConfig:

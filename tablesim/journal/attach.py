@@ -1,28 +1,72 @@
-"""Opening a table's journal and recovering the table from it."""
+"""Opening a table's journal, checking it, and recovering the table from it.
+
+Nothing is replayed from a journal that does not verify: before recovery
+the table checks the database (``quick_check``) and the chain from its last
+checkpoint, and refuses to start (one line, exit 2) naming the first bad
+record. Each round's first record names the rule profile; a round begun
+under another profile is never resumed under this one.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Console
 
+from tablesim.core.errors import InputError
 from tablesim.engine.table import GameTable
+from tablesim.journal.audit import legacy_check, verify_recent
 from tablesim.journal.location import default_journal_path
 from tablesim.journal.recovery import RecoveryReport, active_faults, recover
 from tablesim.journal.store import Journal, open_journal
+from tablesim.profiles import profile_stamp
 
 
-def journal_for(table: GameTable, spec: str | None) -> Journal | None:
+def journal_for(table: GameTable, spec: str | None, key_file: str | Path | None = None) -> Journal | None:
     """``spec``: a path, ``none`` (simulations only), ``memory``, or None for
     the table's default location."""
     path = spec if spec is not None else str(default_journal_path(table.table_id))
-    return open_journal(path)
+    return open_journal(path, key_file=key_file)
 
 
-def attach_and_recover(table: GameTable, spec: str | None, console: Console | None = None) -> RecoveryReport | None:
-    journal = journal_for(table, spec)
+def check_before_recovery(journal: Journal, table_id: str) -> None:
+    """Refuse (InputError) a journal whose recent records do not verify."""
+    if journal.path == ":memory:" or journal.seq == 0:
+        return
+    if not journal.keyed:
+        # A legacy journal (unkeyed): its whole plain chain is checked once,
+        # then the chain record seals it and keyed records follow. A table
+        # that already has a key never seals an unkeyed journal: that is
+        # what a keyed journal re-chained without its key looks like.
+        key_path = journal.key_path(table_id)
+        if key_path.exists():
+            raise InputError(f"the journal holds no keyed record, but table {table_id} already has a key "
+                             f"({key_path}): it may be a keyed journal re-chained without its key; nothing was "
+                             f"replayed: run `tablesim audit verify --journal {journal.path}`", where=journal.path)
+        result = legacy_check(journal)
+    else:
+        result = verify_recent(journal, journal.key(table_id))
+    if not result.ok:
+        where = f"record {result.first_bad}: " if result.first_bad is not None else ""
+        raise InputError(f"{result.verdict}: {where}{result.reason}; nothing was replayed: "
+                         f"run `tablesim audit verify --journal {journal.path}`", where=journal.path)
+
+
+def attach_and_recover(table: GameTable, spec: str | None, console: Console | None = None,
+                       key_file: str | Path | None = None) -> RecoveryReport | None:
+    journal = journal_for(table, spec, key_file)
     if journal is None:
         return None
-    table.attach_journal(journal)
-    report = recover(table, journal)
+    try:
+        check_before_recovery(journal, table.table_id)
+        profile = getattr(table, "profile", None)
+        journal.profile = profile_stamp(profile) if profile is not None else None
+        journal.seal(table.table_id)
+        table.attach_journal(journal)
+        report = recover(table, journal)
+    except BaseException:
+        journal.close()
+        raise
     if console is not None:
         console.print(f"journal: {journal.path}")
         if report is not None:

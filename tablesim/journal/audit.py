@@ -1,43 +1,234 @@
-"""Verifying the journal's hash chain."""
+"""Verifying a journal: the SQLite integrity check, the keyed chain, the seals.
+
+Every outcome is a verdict, never an exception:
+
+- ``intact``: every record verifies (keyed; a legacy prefix sealed by the
+  chain record is reported as such);
+- ``legacy``: a journal from before keyed chains whose plain hash chain
+  holds: it proves only that nobody rewrote it carelessly;
+- ``tampered``: a record, the head or the checkpoint does not verify
+  (first bad record and why);
+- ``corrupt``: SQLite's own integrity check fails (a damaged page or index);
+- ``unreadable``: not a journal, no such file, or no key to check it with.
+
+:func:`verify_recent` is the check a table makes before it replays
+anything: ``quick_check`` and the chain from the last checkpoint only.
+"""
 
 from __future__ import annotations
 
+import hmac
+import json
+import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 
-from tablesim.journal.store import GENESIS, Journal, record_hash
+from tablesim.core.errors import InputError
+from tablesim.journal.chain import Walk, seal_mac
+from tablesim.journal.keys import TABLE_ID, default_key_path, key_id, load_key
+from tablesim.journal.store import Journal
+
+EXIT = {"intact": 0, "legacy": 0, "tampered": 1, "corrupt": 1, "unreadable": 2}
 
 
 @dataclass(frozen=True)
 class AuditResult:
     ok: bool
     records: int
-    first_bad: int | None = None  # position (1-based) of the first bad record
+    first_bad: int | None = None  # sequence number of the first bad record
     reason: str = ""
+    verdict: str = "intact"
+    legacy: int = 0  # unkeyed records (before the chain record)
+    table_id: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT[self.verdict]
+
+    def describe(self) -> str:
+        if self.verdict == "intact":
+            sealed = f" ({self.legacy} legacy records sealed before the keyed chain)" if self.legacy else ""
+            return f"{self.records} records, chain intact{sealed}"
+        if self.verdict == "legacy":
+            return (f"{self.records} records, legacy chain intact (unkeyed: written before keyed chains; "
+                    "it shows no careless edit but proves nothing against a forger)")
+        if self.verdict == "unreadable":
+            return f"unreadable: {self.reason}"
+        where = f" at record {self.first_bad}" if self.first_bad is not None else ""
+        return f"{self.verdict}{where}: {self.reason}"
 
 
-def verify(journal: Journal) -> AuditResult:
-    """Walk the records in storage order; the first that breaks the chain is named.
+def _bad(verdict: str, reason: str, records: int = 0, first_bad: int | None = None, **kw) -> AuditResult:
+    return AuditResult(False, records, first_bad, reason, verdict, **kw)
 
-    A record is bad if its sequence number is not the next one (deleted or
-    reordered records), if it does not carry the previous record's hash, or
-    if its own hash does not match its content (edited).
-    """
-    prev = GENESIS
-    count = 0
-    for position, row in enumerate(journal.raw_rows(), 1):
-        seq, ts, table_id, round_id, kind, name, actor, data, prev_hash, digest = row
-        count = position
-        if seq != position:
-            return AuditResult(False, count, position, f"record {position} has sequence number {seq}: a record was deleted or moved")
-        if prev_hash != prev:
-            return AuditResult(False, count, position, f"record {seq} does not follow record {seq - 1} (chain broken)")
-        if record_hash(prev_hash, seq, ts, table_id, round_id, kind, name, actor, data) != digest:
-            return AuditResult(False, count, position, f"record {seq} was altered (hash mismatch)")
-        prev = digest
-    head = journal.head()
-    if head is not None and (head[0] != count or head[1] != prev):
-        return AuditResult(
-            False, count, count + 1,
-            f"the journal ends at record {count} but its head names record {head[0]}: records were removed from the end",
-        )
-    return AuditResult(True, count)
+
+def journal_table_id(journal: Journal) -> str | None:
+    """The table id the journal's first record names (for finding its key)."""
+    try:
+        row = journal.db.execute("SELECT table_id FROM records ORDER BY rowid LIMIT 1").fetchone()
+    except sqlite3.DatabaseError:
+        return None
+    return row[0] if row and isinstance(row[0], str) else None
+
+
+def find_key(journal: Journal, key: bytes | None) -> bytes | None:
+    """The key given, else the default key of the journal's table, if there is one."""
+    if key is not None:
+        return key
+    table_id = journal_table_id(journal)
+    if table_id is None or not TABLE_ID.fullmatch(table_id):
+        return None
+    path = default_key_path(table_id)
+    if not path.exists():
+        return None
+    try:
+        return load_key(path)
+    except InputError:
+        return None
+
+
+def _integrity(journal: Journal, pragma: str) -> str | None:
+    try:
+        rows = journal.db.execute(f"PRAGMA {pragma}").fetchall()
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    texts = [str(r[0]) for r in rows]
+    return None if texts == ["ok"] else "; ".join(texts[:3])
+
+
+def verify(journal: Journal, key: bytes | None = None, *, integrity: bool = True) -> AuditResult:
+    """The whole journal, from its first record (``key``: default: the
+    journal's table's key in the data directory, if present)."""
+    try:
+        return _verify(journal, find_key(journal, key), integrity)
+    except sqlite3.DatabaseError as exc:
+        return _bad("corrupt", f"the database cannot be read: {exc}")
+
+
+def _verify(journal: Journal, key: bytes | None, integrity: bool) -> AuditResult:
+    if integrity:
+        problem = _integrity(journal, "integrity_check")
+        if problem:
+            return _bad("corrupt", f"SQLite integrity check: {problem}")
+    table_id = journal_table_id(journal)
+    cp = journal.checkpoint()
+    walk = Walk(key, cp=(cp[0], cp[1]) if cp else None)
+    for row in journal.raw_rows():
+        problem = walk.feed(row)
+        if problem:
+            if walk.needs_key:
+                return _bad("unreadable", f"{problem}: the journal's links need its table's key", walk.seq,
+                            walk.seq + 1, table_id=table_id)
+            if walk.keyed and walk.seq < (walk.chain_seq or 0) and key is not None and walk.key_id != key_id(key):
+                return _bad("unreadable", f"the journal is keyed with key {walk.key_id}, not the key given "
+                            f"({key_id(key)}): wrong key (or its chain record was altered)", walk.seq,
+                            walk.seq + 1, table_id=table_id)
+            return _bad("tampered", problem, walk.seq, walk.seq + 1, legacy=walk.legacy, table_id=table_id)
+    return _seals(journal, walk, key, cp, table_id)
+
+
+def _seals(journal: Journal, walk: Walk, key: bytes | None, cp: tuple | None, table_id: str | None) -> AuditResult:
+    n = walk.seq
+    end = n + 1
+
+    def tampered(reason: str, at: int = end) -> AuditResult:
+        return _bad("tampered", reason, n, at, legacy=walk.legacy, table_id=table_id)
+
+    if n == 0:
+        return tampered("the journal holds no record: a journal begins with its chain record "
+                        "(every record was deleted, or the file was never used: then remove it)", 1)
+    head = journal.head_row()
+    if not walk.keyed:
+        if key is not None:
+            return tampered("no keyed record, although the table has a key: the journal was re-chained "
+                            "without its key (or never opened by this version: open it with its table once)", 1)
+        if head is not None and (head[0] != n or head[1] != walk.prev):
+            return tampered(f"the journal ends at record {n} but its head names record {head[0]}: "
+                            "records were removed from the end")
+        return AuditResult(True, n, verdict="legacy", legacy=walk.legacy, table_id=table_id)
+    if key is not None and walk.key_id != key_id(key):
+        return _bad("unreadable", f"the journal is keyed with key {walk.key_id}, not the key given ({key_id(key)})",
+                    n, table_id=table_id)
+    if head is None:
+        return tampered("the head (the journal's last record, under the key) is missing: records were cut off "
+                        "the end and the head removed")
+    hseq, hlink, hmac_ = head
+    if not isinstance(hmac_, str) or not hmac.compare_digest(seal_mac(key, "head", hseq, hlink), hmac_):
+        return tampered("the head does not verify under the key: it was rewritten (records cut off the end?)")
+    if (hseq, hlink) != (n, walk.prev):
+        return tampered(f"the journal ends at record {n} but its head names record {hseq}: "
+                        "records were removed from the end")
+    if cp is not None:
+        cseq, clink, cmac = cp
+        if not isinstance(cmac, str) or not hmac.compare_digest(seal_mac(key, "checkpoint", cseq, clink), cmac):
+            return tampered("the checkpoint does not verify under the key: it was rewritten")
+        if cseq > n:
+            return tampered(f"the checkpoint names record {cseq}, beyond the last record {n}: records were removed")
+    return AuditResult(True, n, legacy=walk.legacy, table_id=table_id)
+
+
+def verify_recent(journal: Journal, key: bytes) -> AuditResult:
+    """The start-up check: ``quick_check``, then the chain from the last
+    checkpoint to the end, the checkpoint and the head. Records behind the
+    checkpoint were verified when the table that wrote them started (a full
+    check is ``tablesim audit verify``)."""
+    try:
+        problem = _integrity(journal, "quick_check")
+        if problem:
+            return _bad("corrupt", f"SQLite quick check: {problem}")
+        cp = journal.checkpoint()
+        if cp is None:
+            return _verify(journal, key, integrity=False)
+        cseq, clink, cmac = cp
+        if not isinstance(cmac, str) or not hmac.compare_digest(seal_mac(key, "checkpoint", cseq, clink), cmac):
+            return _bad("tampered", "the checkpoint does not verify under the key: it was rewritten")
+        row = journal.db.execute("SELECT seq, hash, data FROM records WHERE seq = ?", (cseq,)).fetchone() \
+            if cseq else (0, clink, "")
+        if row is None or row[1] != clink:
+            return _bad("tampered", f"record {cseq}, the last checkpoint, is missing or altered", cseq, cseq)
+        marker = journal.db.execute(
+            "SELECT data FROM records WHERE kind = 'meta' AND name = 'chain' ORDER BY seq LIMIT 1").fetchone()
+        walk = Walk(key, prev=clink, seq=cseq, keyed=True, cp=(cseq, clink), partial=True,
+                    key_id=_marker_key_id(marker))
+        for raw in journal.raw_rows(after=cseq):
+            problem = walk.feed(raw)
+            if problem:
+                return _bad("tampered", problem, walk.seq, walk.seq + 1)
+        return _seals(journal, walk, key, cp, journal_table_id(journal))
+    except sqlite3.DatabaseError as exc:
+        return _bad("corrupt", f"the database cannot be read: {exc}")
+
+
+def legacy_check(journal: Journal) -> AuditResult:
+    """A journal with no keyed record, checked whole (its plain chain and head)."""
+    try:
+        problem = _integrity(journal, "quick_check")
+        if problem:
+            return _bad("corrupt", f"SQLite quick check: {problem}")
+        return _verify(journal, None, integrity=False)
+    except sqlite3.DatabaseError as exc:
+        return _bad("corrupt", f"the database cannot be read: {exc}")
+
+
+def _marker_key_id(row: tuple | None) -> str | None:
+    try:
+        return str(json.loads(row[0]).get("key_id")) if row else None
+    except (ValueError, AttributeError):
+        return None
+
+
+def verify_file(path: str | Path, key: bytes | None = None) -> AuditResult:
+    """Open ``path`` read-only and verify it: a verdict whatever the file holds."""
+    try:
+        journal = Journal(path, readonly=True)
+    except InputError as exc:
+        return _bad("unreadable", exc.message)
+    except (sqlite3.DatabaseError, OSError) as exc:
+        return _bad("unreadable", str(exc))
+    try:
+        return verify(journal, key)
+    finally:
+        try:
+            journal.close()
+        except sqlite3.DatabaseError:
+            pass

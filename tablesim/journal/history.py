@@ -19,8 +19,11 @@ def round_summary(journal: Journal, round_id: str) -> dict[str, Any]:
     events: list[dict[str, Any]] = []
     result: dict[str, Any] | None = None
     game = None
+    profile = None
     for rec in journal.records(round_id):
-        if rec.kind == "event" and rec.name == "result":
+        if rec.kind == "meta" and rec.name == "round":
+            profile = rec.data.get("profile")
+        elif rec.kind == "event" and rec.name == "result":
             result = rec.data
         elif rec.kind == "event" and rec.name == "bet":
             pos = bets.setdefault(rec.data["position"], {})
@@ -39,6 +42,7 @@ def round_summary(journal: Journal, round_id: str) -> dict[str, Any]:
     else:
         out.update({"status": "in_progress", "void_reason": None, "outcome": {}, "results": {}, "net": {}})
     out.setdefault("table", game)
+    out["profile"] = profile  # {name, sha256} the round was played under (None: a legacy round)
     out["bets"] = {p: b for p, b in bets.items() if b}
     out["events"] = events
     return out

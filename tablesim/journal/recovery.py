@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablesim.core.errors import InputError
 from tablesim.engine.table import GameTable
 from tablesim.journal.codec import decode
 from tablesim.journal.store import Journal
@@ -61,6 +62,18 @@ def paused_at_end(journal: Journal, table_id: str) -> bool:
     return row is not None and row[0] == "pause"
 
 
+def check_profile(journal: Journal, round_id: str, records: list) -> None:
+    """Refuse to resume a round under a rule profile other than the one it began under."""
+    began = next((r.data.get("profile") for r in records if r.kind == "meta" and r.name == "round"), None)
+    now = journal.profile
+    if not began or not now or began.get("sha256") == now.get("sha256"):
+        return  # (a round begun before rounds named their profile, or a table without one)
+    raise InputError(
+        f"round {round_id} began under rule profile {began.get('name')!r} (sha256 {str(began.get('sha256'))[:12]}...), "
+        f"this table runs {now.get('name')!r} (sha256 {str(now.get('sha256'))[:12]}...): nothing was replayed; "
+        f"start the table with the round's profile to finish it", where=journal.path)
+
+
 def recover(table: GameTable, journal: Journal) -> RecoveryReport | None:
     """Restore the table from the journal; returns what was done, or None."""
     rid = journal.last_round_id(table.table_id)
@@ -78,6 +91,7 @@ def recover(table: GameTable, journal: Journal) -> RecoveryReport | None:
     inputs = [r for r in records if r.kind == "input"]
     if not inputs:
         return None
+    check_profile(journal, rid, records)
     with table.replay():
         for i, rec in enumerate(inputs):
             if rec.data.get("nested"):

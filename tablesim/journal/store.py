@@ -1,18 +1,30 @@
-"""An append-only, hash-chained journal in SQLite (WAL, synchronous=FULL).
+"""An append-only, keyed-chain journal in SQLite (WAL, synchronous=FULL).
 
 Each public table action is one transaction: its input record and every
 outcome it causes commit together, or (refused, crashed) not at all. So the
 journal never holds half an action, and a bet the table acknowledged is on
 disk before the acknowledgement returns.
 
-Each record carries the hash of the one before it, so editing, deleting or
-reordering any record breaks the chain at that record (``verify``).
+Each record carries its predecessor's link and its own: an HMAC-SHA256 of
+both and every field under the table's key (``chain.py``), so editing,
+deleting, reordering, inserting or re-chaining records without the key
+breaks the chain at the first record touched. The ``head`` row names the
+last record and the ``checkpoint`` row the last record verified before the
+open round began, each with a MAC; the journal's first keyed record (kind
+``meta``, name ``chain``) seals any legacy records before it, and each
+round's first record (``meta``/``round``) names the rule profile and the
+count and last link of the round closed before it.
+
+One process writes a journal (``lock.py``); readers open it read-only
+(``readonly.py``). A full disk or an I/O error refuses the action with one
+line (:class:`StorageError`) and changes nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
+import os
+import secrets
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,9 +32,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from tablesim.core.errors import InputError
+from tablesim.core.errors import IllegalAction, InputError
+from tablesim.journal.chain import (
+    ALGORITHM, CHAIN_KIND, CHAIN_NAME, GENESIS, ROUND_KIND, ROUND_NAME, record_hash, record_link, seal_mac,
+)
+from tablesim.journal.keys import default_key_path, key_for, key_id
+from tablesim.journal.lock import WriterLock
+from tablesim.journal.readonly import ReadOnly
 
-GENESIS = "0" * 64
+__all__ = ["GENESIS", "Journal", "Record", "StorageError", "canonical", "open_journal", "record_hash"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -41,9 +59,32 @@ CREATE INDEX IF NOT EXISTS records_round ON records (round_id);
 CREATE TABLE IF NOT EXISTS head (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     seq INTEGER NOT NULL,
-    hash TEXT NOT NULL
+    hash TEXT NOT NULL,
+    mac TEXT
+);
+CREATE TABLE IF NOT EXISTS checkpoint (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    seq INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    mac TEXT NOT NULL
 );
 """
+
+#: the free space an action needs before it starts (bytes): below it the
+#: action is refused before anything changes, instead of failing half-way
+RESERVE_BYTES = 1 << 20
+
+
+class StorageError(IllegalAction):
+    """The journal cannot record the action (full disk, I/O error): refused, nothing changed."""
+
+    def __init__(self, path: str, why: str, *, retry: bool = True) -> None:
+        advice = ("nothing was changed; retry once there is room" if retry
+                  else "the table takes no more actions: restart it to recover from what was committed")
+        super().__init__("action", f"journal {path}: {why}: {advice}")
+
+    def __str__(self) -> str:
+        return f"refused: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -64,45 +105,129 @@ def canonical(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def record_hash(prev: str, seq: int, ts: str, table_id: str, round_id: str, kind: str, name: str, actor: str, data: str) -> str:
-    text = "\x1f".join((prev, str(seq), ts, table_id, round_id, kind, name, actor, data))
-    return hashlib.sha256(text.encode()).hexdigest()
+def _storage_problem(exc: BaseException) -> str | None:
+    """The storage failure an exception stands for, or None for anything else."""
+    text = str(exc).lower()
+    if isinstance(exc, sqlite3.OperationalError) and ("full" in text or "disk i/o" in text or "readonly" in text):
+        return text
+    if isinstance(exc, sqlite3.DatabaseError) and "disk i/o" in text:
+        return text
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return None
 
 
 class Journal:
-    """``readonly``: open an existing journal for reading (audit, history):
-    nothing is created or changed, and a file that is not a journal is refused."""
+    """A table's journal.
 
-    def __init__(self, path: str | Path, *, durable: bool = True, readonly: bool = False) -> None:
+    Written (the default): the process takes the journal's lock, creates the
+    file if needed, and links every record under ``key`` (default: the key
+    file ``key_file``, else ``<data dir>/<table id>.key``, created on first
+    use while the journal has no keyed record).
+
+    ``readonly``: open an existing journal for reading (audit, history):
+    nothing is created or changed, no lock is taken, no file is left, and a
+    file that is not a journal is refused.
+    """
+
+    def __init__(self, path: str | Path, *, durable: bool = True, readonly: bool = False,
+                 key: bytes | None = None, key_file: str | Path | None = None) -> None:
         self.path = str(path)
+        self.readonly = readonly
+        self._key, self._key_file = key, (None if key_file is None else Path(key_file))
+        self._lock: WriterLock | None = None
+        self._reader: ReadOnly | None = None
+        self.failed: str | None = None  # a write failed after the table acted: no more actions
+        self.profile: dict[str, str] | None = None  # stamped on each round's first record
+        self.reserve = RESERVE_BYTES
         try:
             if readonly:
-                uri = Path(self.path).resolve().as_uri() + "?mode=ro"
-                self.db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+                self._reader = ReadOnly(self.path)
+                self.db = self._reader.db
                 tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
                 if "records" not in tables:
                     raise InputError("not a tablesim journal (no records table)", where=self.path)
             else:
-                if self.path != ":memory:":
+                memory = self.path == ":memory:"
+                if not memory:
                     Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                    if Path(self.path).is_dir():
+                        raise InputError("is a directory, not a journal file", where=self.path)
+                    self._lock = WriterLock(self.path)
+                else:
+                    self._key = self._key or secrets.token_bytes(32)  # nothing to verify after the process
                 self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-                self.db.execute("PRAGMA journal_mode=WAL" if self.path != ":memory:" else "PRAGMA journal_mode=MEMORY")
+                self.db.execute("PRAGMA journal_mode=WAL" if not memory else "PRAGMA journal_mode=MEMORY")
                 self.db.execute(f"PRAGMA synchronous={'FULL' if durable else 'OFF'}")
                 self.db.executescript(SCHEMA)
+                columns = {r[1] for r in self.db.execute("PRAGMA table_info(head)")}
+                if "mac" not in columns:  # a head from before keyed chains
+                    self.db.execute("ALTER TABLE head ADD COLUMN mac TEXT")
+            self._load_state()
         except sqlite3.DatabaseError as exc:
+            self._release()
             raise InputError(f"cannot open journal: {exc}", where=self.path) from None
-        row = self.db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        self.seq, self.last_hash = (row[0], row[1]) if row else (0, GENESIS)
+        except BaseException:
+            self._release()
+            raise
         self._depth = 0
+        self._touched = 0
+
+    def _load_state(self) -> None:
+        row = self.db.execute("SELECT seq, hash, round_id FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        self.seq, self.last_hash = (row[0], row[1]) if row else (0, GENESIS)
+        self.keyed = self.checkpoint() is not None or self.db.execute(
+            "SELECT 1 FROM records WHERE kind = ? AND name = ? LIMIT 1", (CHAIN_KIND, CHAIN_NAME)
+        ).fetchone() is not None if row else False
+        last_round = self.db.execute(
+            "SELECT round_id FROM records WHERE round_id != '' ORDER BY seq DESC LIMIT 1").fetchone() if row else None
+        self.round_id = last_round[0] if last_round else ""
+        if self.round_id:
+            count, last = self.db.execute(
+                "SELECT COUNT(*), MAX(seq) FROM records WHERE round_id = ?", (self.round_id,)).fetchone()
+            link = self.db.execute("SELECT hash FROM records WHERE seq = ?", (last,)).fetchone()[0]
+            self._round = [count, last, link]
+        else:
+            self._round = [0, 0, GENESIS]
+
+    def _release(self) -> None:
+        if self._reader is not None:
+            self._reader.cleanup()
+        if self._lock is not None:
+            self._lock.release()
 
     def close(self) -> None:
-        self.db.close()
+        try:
+            self.db.close()
+        finally:
+            if self._reader is not None:
+                self._reader.close()
+            if self._lock is not None:
+                self._lock.release()
+
+    # --- the key -----------------------------------------------------------------
+
+    def key_path(self, table_id: str) -> Path:
+        return self._key_file if self._key_file is not None else default_key_path(table_id)
+
+    def key(self, table_id: str) -> bytes:
+        """The chain's key (loaded, or created while the journal has no keyed record)."""
+        if self._key is None:
+            self._key = key_for(self.key_path(table_id), create=not self.keyed)
+        return self._key
 
     # --- writing -----------------------------------------------------------------
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """All records appended inside commit together; an exception rolls back."""
+        """All records appended inside commit together; an exception rolls back.
+
+        A storage failure (full disk, I/O error) is a :class:`StorageError`.
+        If it strikes before the action ran (the free-space check, the first
+        record) the action can simply be retried; after (a later record, the
+        commit) the table's memory is ahead of its journal, so the journal
+        refuses every further action until the table is restarted.
+        """
         if self._depth:
             self._depth += 1
             try:
@@ -110,43 +235,158 @@ class Journal:
             finally:
                 self._depth -= 1
             return
-        seq, last = self.seq, self.last_hash
-        self.db.execute("BEGIN IMMEDIATE")
+        if self.failed:
+            raise StorageError(self.path, self.failed, retry=False)
+        self._check_space()
+        saved = (self.seq, self.last_hash, self.keyed, self.round_id, list(self._round))
+        self._touched = 0
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.DatabaseError as exc:
+            raise self._storage(exc, retry=True) from None
         self._depth = 1
         try:
             yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            self.seq, self.last_hash = seq, last
-            raise
-        else:
             self.db.execute("COMMIT")
+        except BaseException as exc:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.DatabaseError:
+                pass  # a failed COMMIT may have ended the transaction already
+            self.seq, self.last_hash, self.keyed, self.round_id, self._round = saved
+            problem = _storage_problem(exc)
+            if problem is None:
+                raise
+            if isinstance(exc, StorageError):
+                raise
+            raise self._storage(exc, retry=self._touched <= 1) from None
         finally:
             self._depth = 0
 
+    def _storage(self, exc: BaseException, *, retry: bool) -> StorageError:
+        why = _storage_problem(exc) or str(exc)
+        if not retry:
+            self.failed = why
+        return StorageError(self.path, why, retry=retry)
+
+    def _check_space(self) -> None:
+        if self.path == ":memory:" or self.reserve <= 0:
+            return
+        try:
+            st = os.statvfs(Path(self.path).parent)
+        except OSError:
+            return
+        if st.f_bavail * st.f_frsize < self.reserve:
+            raise StorageError(self.path, f"the disk is full (less than {self.reserve // 1024} KiB free)")
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """One action inside an open transaction (group commit: several table
+        actions in one transaction, one fsync). If the action raises, the
+        records it appended are undone and the transaction goes on without
+        them; otherwise they commit with the rest of the transaction."""
+        if not self._depth:
+            raise RuntimeError("a savepoint needs an open transaction")
+        saved = (self.seq, self.last_hash, self.keyed, self.round_id, list(self._round))
+        self.db.execute("SAVEPOINT action")
+        try:
+            yield
+        except BaseException:
+            self.seq, self.last_hash, self.keyed, self.round_id, self._round = saved
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK TO action")
+                self.db.execute("RELEASE action")
+            raise
+        else:
+            self.db.execute("RELEASE action")
+
     def append(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str = "") -> Record:
         with self.transaction():
-            seq = self.seq + 1
-            ts = datetime.now(timezone.utc).isoformat(timespec="microseconds")
-            text = canonical(data)
-            digest = record_hash(self.last_hash, seq, ts, table_id, round_id, kind, name, actor, text)
-            self.db.execute(
-                "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (seq, ts, table_id, round_id, kind, name, actor, text, self.last_hash, digest),
-            )
-            # The head names the last record, so deleting records from the end
-            # (which leaves a valid chain) is caught by the audit too.
-            self.db.execute("INSERT OR REPLACE INTO head VALUES (1, ?, ?)", (seq, digest))
-            record = Record(seq, ts, table_id, round_id, kind, name, actor, data, self.last_hash, digest)
-            self.seq, self.last_hash = seq, digest
+            self._touched += 1
+            if not self.keyed:
+                self._seal(table_id)
+            if round_id and round_id != self.round_id and kind != "meta":
+                self._start_round(table_id, round_id)
+            record = self._insert(table_id, round_id, kind, name, data, actor)
         return record
 
+    def seal(self, table_id: str) -> None:
+        """Begin the keyed chain now (a new or legacy journal), if not begun."""
+        if not self.keyed:
+            with self.transaction():
+                self._seal(table_id)
+
+    def _seal(self, table_id: str) -> None:
+        key = self.key(table_id)
+        self.keyed = True
+        self._insert(table_id, "", CHAIN_KIND, CHAIN_NAME, {
+            "chain": ALGORITHM, "key_id": key_id(key), "legacy": {"records": self.seq, "link": self.last_hash},
+        }, "journal")
+
+    def _start_round(self, table_id: str, round_id: str) -> None:
+        """The round's first record: its profile, and the round closed before it.
+        The checkpoint moves to the record before it: the open round is never
+        behind the checkpoint, so a restart always verifies what it replays."""
+        closed = []
+        if self.round_id:
+            count, last, link = self._round
+            closed.append({"round_id": self.round_id, "records": count, "last_seq": last, "link": link})
+        key = self.key(table_id)
+        self.db.execute("INSERT OR REPLACE INTO checkpoint VALUES (1, ?, ?, ?)",
+                        (self.seq, self.last_hash, seal_mac(key, "checkpoint", self.seq, self.last_hash)))
+        self._insert(table_id, round_id, ROUND_KIND, ROUND_NAME,
+                     {"profile": self.profile, "closed": closed}, "journal")
+
+    def _insert(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str) -> Record:
+        seq = self.seq + 1
+        ts = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        text = canonical(data)
+        if self.keyed:
+            key = self.key(table_id)
+            digest = record_link(key, self.last_hash, seq, ts, table_id, round_id, kind, name, actor, text)
+            mac = seal_mac(key, "head", seq, digest)
+        else:  # (only a legacy journal's own records, from before the chain record: never written now)
+            digest = record_hash(self.last_hash, seq, ts, table_id, round_id, kind, name, actor, text)
+            mac = None
+        self.db.execute(
+            "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (seq, ts, table_id, round_id, kind, name, actor, text, self.last_hash, digest),
+        )
+        # The head names the last record under the key, so cutting records off
+        # the end and naming the new last record in the head does not verify.
+        self.db.execute("INSERT OR REPLACE INTO head (id, seq, hash, mac) VALUES (1, ?, ?, ?)", (seq, digest, mac))
+        record = Record(seq, ts, table_id, round_id, kind, name, actor, data, self.last_hash, digest)
+        self.seq, self.last_hash = seq, digest
+        if round_id:
+            if round_id != self.round_id:
+                self.round_id, self._round = round_id, [0, 0, GENESIS]
+            self._round[0] += 1
+            self._round[1:] = [seq, digest]
+        return record
+
+    # --- the seals ---------------------------------------------------------------
+
     def head(self) -> tuple[int, str] | None:
+        row = self.head_row()
+        return None if row is None else (row[0], row[1])
+
+    def head_row(self) -> tuple | None:
+        """(seq, link, mac) of the head, or None (a journal from before the head table, or none)."""
         try:
-            row = self.db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()
+            cols = {r[1] for r in self.db.execute("PRAGMA table_info(head)")}
+            if not cols:
+                return None
+            sql = "SELECT seq, hash, " + ("mac" if "mac" in cols else "NULL") + " FROM head WHERE id = 1"
+            return self.db.execute(sql).fetchone()
         except sqlite3.OperationalError:
-            return None  # a journal from before the head table
-        return (row[0], row[1]) if row else None
+            return None
+
+    def checkpoint(self) -> tuple | None:
+        """(seq, link, mac) of the checkpoint, or None."""
+        try:
+            return self.db.execute("SELECT seq, hash, mac FROM checkpoint WHERE id = 1").fetchone()
+        except sqlite3.OperationalError:
+            return None
 
     # --- reading -----------------------------------------------------------------
 
@@ -158,14 +398,38 @@ class Journal:
         for row in rows:
             yield Record(*row[:7], json.loads(row[7]), row[8], row[9])
 
-    def raw_rows(self) -> Iterator[tuple]:
-        yield from self.db.execute("SELECT * FROM records ORDER BY rowid")
+    def raw_rows(self, after: int = 0) -> Iterator[tuple]:
+        """Every record from ``after + 1`` on as stored (bytes), in storage order."""
+        cur = self.db.cursor()
+        saved = self.db.text_factory
+        self.db.text_factory = bytes
+        try:
+            cur.execute("SELECT * FROM records WHERE rowid > ? ORDER BY rowid", (after,))
+        finally:
+            self.db.text_factory = saved
+        while True:
+            self.db.text_factory = bytes
+            try:
+                batch = cur.fetchmany(2048)
+            finally:
+                self.db.text_factory = saved
+            if not batch:
+                return
+            yield from batch
 
     def round_ids(self) -> list[str]:
         rows = self.db.execute(
             "SELECT round_id, MIN(seq) FROM records WHERE round_id != '' GROUP BY round_id ORDER BY MIN(seq)"
         )
         return [r[0] for r in rows]
+
+    def round_profile(self, round_id: str) -> dict[str, str] | None:
+        """The rule profile a round was played under (its first record), or None."""
+        row = self.db.execute(
+            "SELECT data FROM records WHERE round_id = ? AND kind = ? AND name = ? ORDER BY seq LIMIT 1",
+            (round_id, ROUND_KIND, ROUND_NAME),
+        ).fetchone()
+        return json.loads(row[0]).get("profile") if row else None
 
     def last_round_id(self, table_id: str | None = None) -> str | None:
         """The latest round (of ``table_id`` when given: tables never take
@@ -182,10 +446,10 @@ class Journal:
         return row[0] if row else None
 
 
-def open_journal(path: str | Path | None, *, durable: bool = True) -> Journal | None:
+def open_journal(path: str | Path | None, *, durable: bool = True, key_file: str | Path | None = None) -> Journal | None:
     """``None`` or ``"none"``: no journal (simulations only)."""
     if path is None or str(path) == "none":
         return None
     if str(path) in (":memory:", "memory"):
         return Journal(":memory:", durable=False)
-    return Journal(path, durable=durable)
+    return Journal(path, durable=durable, key_file=key_file)

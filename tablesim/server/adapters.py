@@ -66,7 +66,6 @@ class GameAdapter:
     table: GameTable
     rig: MockRig | None = None
     title: ClassVar[str] = ""
-    first_trigger: ClassVar[str] = "open_betting"
     #: how long the pump waits after a mock device event, in units of the pace
     DELAYS: ClassVar[dict[str, float]] = {}
     _actions: dict[str, Action] = field(default_factory=dict, init=False)
@@ -74,9 +73,9 @@ class GameAdapter:
     def __post_init__(self) -> None:
         t = self.table
         acts = [
-            Action("open_round", "New round", "dealer", lambda b: t.open_round(), self._may_open),
+            Action("open_round", "New round", "dealer", lambda b: t.open_round(), lambda: t.can("open_round")),
             Action("close_betting", "Close betting", "dealer", lambda b: t.close_betting(),
-                   lambda: t.state is t.BETTING and bool(t.book.bets)),
+                   lambda: t.can("close_betting")),
             *self.game_actions(),
         ]
         self._actions = {a.name: a for a in acts}
@@ -123,10 +122,6 @@ class GameAdapter:
     def actions(self) -> dict[str, Action]:
         return self._actions
 
-    def _may_open(self) -> bool:
-        t = self.table
-        return t.machine.allowed(self.first_trigger)
-
     def delay_for(self, event: object) -> float:
         return self.DELAYS.get(type(event).__name__, 0.2)
 
@@ -146,25 +141,21 @@ class Fortune3Adapter(GameAdapter):
     DELAYS = {"CardRead": 1.0, "HandDispensed": 2.0, "ShuffleDone": 0.5}
 
     def game_actions(self) -> list[Action]:
-        from tablesim.games.fortune3.machine import S
-
         t = self.table
         return [
-            Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.state is S.BETS_CLOSED),
+            Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.can("start_dealing")),
             Action("decide", "Play / fold", "dealer", lambda b: t.decide(b.box, b.decision),
-                   lambda: t.state is S.DECISIONS, DecideBody, ("box", "decision"), hidden=True),
-            Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(),
-                   lambda: t.state in (S.DEALING, S.DECISIONS)),
+                   lambda: t.can("decide"), DecideBody, ("box", "decision"), hidden=True),
+            Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(), lambda: t.can("misdeal")),
             # Art. 11(3): the latest card (or hand) went to a box with no bet.
-            Action("stray", "Stray card", "dealer", lambda b: t.stray(),
-                   lambda: (t.state is S.DEALING or (t.state is S.DECISIONS and not t.decisions))
-                   and t.last_placed is not None),
+            Action("stray", "Stray card", "dealer", lambda b: t.stray(), lambda: t.can("stray")),
             Action("reveal", "Reveal", "dealer", lambda b: t.reveal(),
-                   lambda: t.state is S.DECISIONS and not t.pending_decisions()),
+                   lambda: t.settings.reveal_by_dealer and t.can("reveal")),
             # Art. 11(4): after a shuffler failure, deal the following rounds from the shoe (and back).
             Action("set_dealing", "Dealing mode", "supervisor",
                    lambda b: t.set_dealing(b.mode, actor=t.actor_for("set_dealing"), why=b.why),
-                   lambda: t.state in (S.IDLE, S.COMPLETE, S.VOID) and t.shoe is not None and t.shuffler is not None,
+                   lambda: t.shoe is not None and t.shuffler is not None
+                   and t.can("set_dealing", "shuffler" if t.dealing == "shoe" else "shoe", why="-"),
                    DealingBody, ("mode", "why")),
         ]
 
@@ -219,8 +210,8 @@ class Fortune3Adapter(GameAdapter):
                               if revealed and t.result is not None else None),
             },
             "pending_decisions": t.pending_decisions() if t.state.value == "decisions" else [],
-            "dealing": t.dealing,
             "set_aside": [d.code for d in t.set_aside],
+            "dealing": t.dealing,
         }
 
     def redact(self, msg: dict) -> dict:
@@ -245,16 +236,13 @@ class Fortune3Adapter(GameAdapter):
 
 class FootballAdapter(GameAdapter):
     title = "Football card game"
-    first_trigger = "start_round"
     DELAYS = {"CardRead": 1.0, "DrawShown": 1.5, "ShoeCount": 0.0}
     #: no read-back from the display within this many seconds voids the round
     DRAW_TIMEOUT = 10.0
 
     def game_actions(self) -> list[Action]:
-        from tablesim.games.football.machine import S
-
         t = self.table
-        return [Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.state is S.BETS_CLOSED)]
+        return [Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.can("start_dealing"))]
 
     def positions(self) -> list[str]:
         return list(self.table.profile.positions)
@@ -328,7 +316,7 @@ class WheelAdapter(GameAdapter):
     DELAYS = {"SpinStarted": 0.6, "Revolution": 0.5, "SpinResult": 1.0, "InvalidSpin": 1.0}
 
     def game_actions(self) -> list[Action]:
-        from tablesim.games.wheel.machine import AWAITING_SPIN, S
+        from tablesim.games.wheel.machine import S
 
         t = self.table
         acts = []
@@ -336,7 +324,7 @@ class WheelAdapter(GameAdapter):
             acts.append(Action("spin", "Spin", "dealer", lambda b: self._spin(),
                                lambda: t.state is S.BETS_CLOSED and not self.rig.spin_requested, journaled=False))
         acts.append(Action("no_spin", "No spin", "dealer", lambda b: self._no_spin(),
-                           lambda: t.state in AWAITING_SPIN))
+                           lambda: t.can("declare_no_spin")))
         return acts
 
     def _spin(self) -> None:

@@ -7,7 +7,8 @@
     GET  /api/results?last=N       the last rounds' results (the board)
     GET  /api/events?since=SEQ     missed events (what a reconnecting WebSocket gets)
     GET  /api/whoami               the operator a token belongs to
-    POST /api/bets                 {position, bet, amount}               dealer
+    POST /api/bets                 {position, bet, amount, ref?}         dealer
+    POST /api/bets/batch           {bets: [{position, bet, amount, ref?}, ...]}  dealer: a result per bet
     DELETE /api/bets/{position}/{bet}                                    dealer
     POST /api/actions/{name}       the game's actions (open_round, close_betting, deal, decide, misdeal, spin, no_spin)
     POST /api/pause, /api/resume   {why}                                 dealer
@@ -15,9 +16,16 @@
     POST /api/incident/resolve     {decision, why, card?}                supervisor
     WS   /ws?since=SEQ&stream=ID   every table event, snapshots, the bet timer
 
-Refusals: 401 no or unknown token, 403 a role that is not enough, 409 an
-action the table refuses (with its reason), 422 a bad body. Nothing changes
-on any of them.
+Refusals: 401 no or unknown token (checked before any body is read), 403 a
+role that is not enough, 409 an action the table refuses (with its reason),
+413 a body over the route's limit, 422 a bad body (``detail``: one readable
+reason). Nothing changes on any of them. A batch of bets is answered 200 with
+one result per bet (accepted, or refused with the reason a single bet would
+get); bets that arrive together, single or batched, are committed in one
+journal transaction and answered once it is on disk
+(``tablesim.harness.intake``). A bet's ``ref`` (the client's id for it) makes
+a retry safe: a bet already placed under that ref is answered ``duplicate``
+and not placed again.
 """
 
 from __future__ import annotations
@@ -40,7 +48,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 
 from tablesim.core.errors import IllegalAction, InputError
 from tablesim.core.money import parse_amount
+from tablesim.harness.intake import BetOutcome, BetRequest, bad_input
 from tablesim.server.auth import Operator, TokenStore, bearer
+from tablesim.server.guard import BodyGuard
 from tablesim.server.runner import TableRunner
 
 STATIC = Path(str(resources.files("tablesim.server") / "static"))
@@ -56,6 +66,16 @@ class BetBody(Strict):
     position: StrictStr | StrictInt = Field(description="box number (fortune3, football: 1.. or 'common') or player (wheel)")
     bet: StrictStr = Field(min_length=1, max_length=40)
     amount: StrictStr | StrictInt = Field(description="a string like '12.50' or a whole number; never a float")
+    ref: StrictStr | None = Field(None, min_length=1, max_length=80,
+                                  description="the client's id for this bet: a retry with it is never placed twice")
+
+
+#: the most bets one batch request may carry
+MAX_BATCH = 1000
+
+
+class BatchBody(Strict):
+    bets: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_BATCH)
 
 
 class WhyBody(Strict):
@@ -69,6 +89,19 @@ class VoidBody(WhyBody):
 class ResolveBody(WhyBody):
     decision: Literal["confirm", "reject"]
     card: StrictStr | None = Field(None, max_length=4)
+
+
+def _bet_request(item: dict[str, Any], index: int, actor: str) -> BetRequest | BetOutcome:
+    """One bet of a batch: the request, or why it is bad input."""
+    try:
+        body = BetBody.model_validate(item)
+        return BetRequest(_position(body.position), body.bet, parse_amount(body.amount), actor, body.ref)
+    except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        where = ".".join(str(x) for x in ("bets", index, *err["loc"]))
+        return bad_input(f"{where}: {err['msg']}", item.get("ref") if isinstance(item.get("ref"), str) else None)
+    except InputError as exc:
+        return bad_input(f"bets.{index}.{exc}", item.get("ref") if isinstance(item.get("ref"), str) else None)
 
 
 def _position(value: str | int) -> str:
@@ -107,6 +140,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                   redoc_url=None, openapi_url="/api/openapi.json")
     app.state.runner = runner
     app.state.tokens = tokens
+    app.add_middleware(BodyGuard, tokens=tokens)  # before FastAPI reads any body
     if allowed_hosts:
         from starlette.middleware.trustedhost import TrustedHostMiddleware
 
@@ -121,6 +155,10 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     @app.exception_handler(InputError)
     async def _bad_input(request: Request, exc: InputError):
         return JSONResponse({"error": "bad_input", "detail": str(exc)}, 422)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        return JSONResponse({"error": "bad_input", "detail": readable(exc.errors())}, 422)
 
     @app.middleware("http")
     async def _headers(request: Request, call_next):
@@ -209,8 +247,18 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     @app.post("/api/bets")
     async def place_bet(body: BetBody, op: Operator = Depends(dealer)) -> dict:
         amount = parse_amount(body.amount)  # plain digits only, bounded, before any arithmetic
-        bets = await runner.place_bet(op.actor, _position(body.position), body.bet, amount)
+        bets = await runner.place_bet(op.actor, _position(body.position), body.bet, amount, body.ref)
         return {"ok": True, "bets": bets}
+
+    @app.post("/api/bets/batch")
+    async def place_bets(body: BatchBody, op: Operator = Depends(dealer)) -> dict:
+        parsed = [_bet_request(item, i, op.actor) for i, item in enumerate(body.bets)]
+        requests = [p for p in parsed if isinstance(p, BetRequest)]
+        answers = iter(await runner.place_bets(requests))
+        results = [next(answers) if isinstance(p, BetRequest) else p for p in parsed]
+        accepted = sum(r.ok for r in results)
+        return {"ok": accepted == len(results), "accepted": accepted, "refused": len(results) - accepted,
+                "results": [r.as_json() for r in results]}
 
     @app.delete("/api/bets/{position}/{bet}")
     async def withdraw_bet(position: str, bet: str, op: Operator = Depends(dealer)) -> dict:
@@ -326,6 +374,18 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     return app
 
 
+def readable(errors: Any) -> str:
+    """pydantic's list of errors as one line: ``where: what`` for each, joined by "; "."""
+    parts = []
+    for error in list(errors)[:5]:
+        loc = [str(p) for p in error.get("loc", ()) if p not in ("body",)]
+        message = str(error.get("msg", "invalid"))
+        if error.get("type") == "json_invalid":
+            message = "the body is not valid JSON"
+        parts.append(f"{'.'.join(loc)}: {message}" if loc else message)
+    return "; ".join(parts) or "invalid request"
+
+
 def _since(value: Any) -> int | None:
     if value is None or isinstance(value, bool):
         return None
@@ -368,7 +428,8 @@ def bind(host: str, port: int) -> socket.socket:
 def _server(app: FastAPI, log_level: str = "warning"):
     import uvicorn
 
-    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on",
+    # log_config=None: uvicorn's records go to the root logger, rendered as ours (tablesim.log)
+    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", log_config=None,
                             timeout_graceful_shutdown=2, ws_ping_interval=20.0)
     return uvicorn.Server(config)
 

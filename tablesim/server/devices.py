@@ -22,7 +22,7 @@ from drivers.base import Device
 from drivers.registry import open_device
 from tablesim.engine.runopts import RunOptions
 from tablesim.engine.table import GameTable
-from tablesim.core.errors import ConfigError, InputError, TablesimError
+from tablesim.core.errors import ConfigError, InputError
 from tablesim.games.registry import game_module
 from tablesim.harness.tableconfig import OperatorsConfig, TableConfig, load_table_config, required_devices
 
@@ -102,11 +102,8 @@ def configured_table(stack: ExitStack, config: TableConfig | str, *, game: str |
     module = game_module(config.game)
     devices: dict[str, Device] = {}
     stack.callback(_close_all, devices)  # all or none: a device that fails closes those opened
-    for kind, device in config.devices.items():
-        try:
-            devices[kind] = device.open()
-        except TablesimError as exc:  # DeviceUnavailable, BackendUnavailable: one line, located
-            raise InputError(str(exc), where=f"{config.path}: devices.{kind}") from None
+    for kind in config.devices:
+        devices[kind] = config.open_device(kind)  # a failure is one line naming the file and key
     table = module.table_for_devices(devices, config.settings, profile=config.profile, table_id=config.table_id)
     backends = ", ".join(f"{k} {d.backend}" for k, d in config.devices.items())
     return DeviceTable(table, devices, f"table {config.table_id} from {config.path} ({backends})", config)

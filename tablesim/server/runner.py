@@ -48,6 +48,8 @@ from drivers.events import CardRead, HandDispensed
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
 from tablesim.core.errors import IllegalAction
+from tablesim.harness.intake import BetIntake, BetOutcome, BetRequest
+from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.server.adapters import GameAdapter, adapter_for
 from tablesim.server.mock import MockRig
@@ -77,8 +79,11 @@ class TableRunner:
         pace: float = 0.5,
         bet_seconds: float | None = None,
         recovery: Any = None,
+        notifier: Notifier | None = None,
     ) -> None:
         self.table = table
+        #: systemd's notify socket (READY, WATCHDOG from the pump loop), or nothing outside systemd
+        self.notifier = notifier if notifier is not None else Notifier.from_env()
         self.rig = rig
         self.adapter = adapter or adapter_for(table, rig)
         self.pace = pace
@@ -110,6 +115,8 @@ class TableRunner:
         self._timer_tick_at = time.monotonic()
         self._timer_shown: int | None = None
         self.snapshot_cache: dict[str, Any] = {}
+        #: bets go through group commit: many in one journal transaction
+        self.intake = BetIntake(table, self.call)
         #: faults raised and never cleared ("device:code" -> the fault), kept across restarts by the journal
         self.active_faults: dict[str, dict] = {}
         self.started = False
@@ -124,9 +131,11 @@ class TableRunner:
         if self.bet_seconds:
             self.tasks.append(asyncio.create_task(self._timer_loop(), name="bet-timer"))
         self.started = True
+        self.notifier.ready(f"{self.table.table_id}: {self.table.game}, serving")
 
     async def stop(self) -> None:
         self.started = False
+        self.notifier.stopping()
         for task in self.tasks:
             task.cancel()
         for task in self.tasks:
@@ -139,6 +148,7 @@ class TableRunner:
             self.executor.submit(self._teardown).result()
             self.executor.shutdown(wait=True)
             self.executor = None
+        self.notifier.close()
 
     def _teardown(self) -> None:
         if self._subscribed and self._on_event in self.table.bus.subscribers:
@@ -188,6 +198,7 @@ class TableRunner:
                     self.results.append(self._board_entry(rid, summary))
         if t.state is t.BETTING and self.bet_seconds:
             self.timer_remaining = self.bet_seconds
+        self.intake.load_refs()
         self._refresh_snapshot(True)
 
     def _on_event(self, event: TableEvent) -> None:
@@ -202,7 +213,7 @@ class TableRunner:
         if kind == "state":
             self.state_since = time.monotonic()
             self._quiet_noticed = False
-            if data.get("trigger") in ("open_betting", self.adapter.first_trigger):
+            if data.get("trigger") == t.PROCEDURE.opening:
                 self.instruction = None
                 self.recovery = None  # the recovered round is over: the console stops showing it
             if data.get("state") == t.BETTING.value and self.bet_seconds:
@@ -242,14 +253,14 @@ class TableRunner:
         t = self.table
         a = self.adapter
         actions = [x.describe() for x in a.actions().values()]
-        blocking = t.incident is not None and t.incident.get("blocking")
+        blocking = t.blocked
         actions += [
-            {"name": "pause", "label": "Pause", "role": "dealer", "enabled": not t.paused, "fields": ["why"], "hidden": False},
-            {"name": "resume", "label": "Resume", "role": "dealer", "enabled": t.paused, "fields": ["why"], "hidden": False},
-            {"name": "void", "label": "Void round", "role": "supervisor", "enabled": t.machine.allowed("void"),
+            {"name": "pause", "label": "Pause", "role": "dealer", "enabled": t.can("pause"), "fields": ["why"], "hidden": False},
+            {"name": "resume", "label": "Resume", "role": "dealer", "enabled": t.can("resume"), "fields": ["why"], "hidden": False},
+            {"name": "void", "label": "Void round", "role": "supervisor", "enabled": t.can("void"),
              "fields": ["why"], "hidden": False},
             {"name": "resolve_incident", "label": "Resolve incident", "role": "supervisor",
-             "enabled": t.incident is not None, "fields": ["decision", "why", "card"], "hidden": True},
+             "enabled": t.can("resolve_incident"), "fields": ["decision", "why", "card"], "hidden": True},
         ]
         if t.paused or blocking:
             for act in actions:
@@ -276,7 +287,7 @@ class TableRunner:
             "round_id": t.round_id,
             "betting_open": t.state is t.BETTING,
             "paused": t.paused,
-            "incident": t.incident,
+            "incident": t.incident.as_dict() if t.incident is not None else None,
             "bets": t.book.snapshot(),
             "total_bet": t.book.total(),
             "limits": a.limits(),
@@ -301,12 +312,17 @@ class TableRunner:
 
     # --- commands ----------------------------------------------------------------
 
-    async def place_bet(self, actor: str, position: str, bet: str, amount: Any) -> dict:
-        def do():
-            self.table.place_bet(position, bet, amount)
-            return self.table.book.snapshot()
+    async def place_bet(self, actor: str, position: str, bet: str, amount: Any, ref: str | None = None) -> dict:
+        """One bet, committed with whatever bets arrived with it; the bet book
+        after it, or the refusal raised as for any action."""
+        (outcome,), book = await self.intake.submit([BetRequest(position, bet, amount, actor, ref)], with_book=True)
+        outcome.raise_refusal()
+        return book
 
-        return await self.call(do, actor=actor)
+    async def place_bets(self, requests: list[BetRequest]) -> list[BetOutcome]:
+        """Bets answered one by one, each only once it is on disk."""
+        outcomes, _ = await self.intake.submit(requests)
+        return outcomes
 
     async def withdraw_bet(self, actor: str, position: str, bet: str) -> dict:
         def do():
@@ -326,8 +342,8 @@ class TableRunner:
                 # journal records it as an operator record.
                 if t.paused:
                     raise IllegalAction(name.replace("_", " "), "the table is paused")
-                if t.incident is not None and t.incident.get("blocking"):
-                    raise IllegalAction(name.replace("_", " "), f"incident {t.incident['id']} must be resolved first")
+                if t.blocked:
+                    raise IllegalAction(name.replace("_", " "), f"incident {t.incident.id} must be resolved first")
             out = act.run(body)
             if not act.journaled and self.journal is not None:
                 self.journal.append(t.table_id, t.round_id, "operator", name, {"state": t.state.value}, actor)
@@ -391,7 +407,7 @@ class TableRunner:
         t = self.table
         if self.rig is None:
             return self._pump_devices()
-        if t.paused or (t.incident is not None and t.incident.get("blocking")):
+        if t.paused or (t.blocked):
             return None
         if not self.adapter.may_pump():
             return None
@@ -409,7 +425,7 @@ class TableRunner:
         t = self.table
         if not t.devices:
             return None
-        blocked = t.paused or (t.incident is not None and t.incident.get("blocking"))
+        blocked = t.paused or (t.blocked)
         if self.held and not blocked:
             t.handle(self.held.popleft())  # in the order they were read, before anything newer
             return 0.0
@@ -434,7 +450,7 @@ class TableRunner:
         t = self.table
         self.held.append(event)
         if len(self.held) == 1:
-            why = "the table is paused" if t.paused else f"incident {t.incident['id']} holds the round"
+            why = "the table is paused" if t.paused else f"incident {t.incident.id} holds the round"
             until = "it is resumed" if t.paused else "the incident is resolved"
             self.stream.publish({
                 "type": "notice", "level": "warning", "ts": now_ts(), "round_id": t.round_id,
@@ -490,6 +506,9 @@ class TableRunner:
                 self.stream.publish({"type": "notice", "level": "error", "ts": now_ts(),
                                      "text": "a device event could not be handled: see the server log"})
                 wait = IDLE_POLL * 10
+            # The table's thread answered: it is alive. A hung thread stops the
+            # pings, and systemd restarts the table, which recovers its journal.
+            self.notifier.watchdog()
             await asyncio.sleep(IDLE_POLL if wait is None else max(wait, 0.0))
 
     def _timer_tick(self) -> bool:
@@ -499,7 +518,7 @@ class TableRunner:
         elapsed, self._timer_tick_at = now - self._timer_tick_at, now
         if self.timer_remaining is None or t.state is not t.BETTING:
             return False
-        if t.paused or (t.incident is not None and t.incident.get("blocking")):
+        if t.paused or (t.blocked):
             return False  # the timer is frozen
         self.timer_remaining -= elapsed
         shown = max(math.ceil(self.timer_remaining), 0)

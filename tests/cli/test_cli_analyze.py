@@ -22,7 +22,8 @@ def invoke(*args: str):
 def temp_profile(tmp_path: Path, old: str, new: str, name: str = "p.toml") -> Path:
     assert DEFAULT_TEXT.count(old) == 1, old
     path = tmp_path / name
-    path.write_text(DEFAULT_TEXT.replace(old, new))
+    # a profile whose rules differ from the regulation's must carry its own name
+    path.write_text(DEFAULT_TEXT.replace(old, new).replace('name = "macau-2008"', 'name = "test-variant"'))
     return path
 
 

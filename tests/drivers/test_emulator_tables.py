@@ -78,7 +78,7 @@ def test_fortune3_misread_holds_the_round_for_a_supervisor() -> None:
     with devices(["shoe"], faults={"shoe": ["misread@card=2"]}) as d:
         table = Fortune3Table(f3_profile(), Fortune3Settings("shoe"), shoe=d["shoe"], table_id="F3-T")
         play_fortune3(table)
-        assert table.state is F3.DEALING and table.incident is not None and table.incident["code"] == 201
+        assert table.state is F3.DEALING and table.incident is not None and table.incident.code == 201
 
 
 def test_wheel_short_spin_is_a_no_spin_then_the_spin_counts() -> None:

@@ -113,7 +113,9 @@ def test_run_config_with_a_serial_port_that_does_not_exist(tmp_path):
     journal = tmp_path / "j.sqlite"
     code, output = run("--config", str(config), "--rounds", "1", "--journal", str(journal))
     assert code == 2
-    assert output.count("\n") == 1 and output.startswith("tablesim: error: shoe: cannot open "), output
+    assert output.count("\n") == 1, output
+    assert output.startswith(f"tablesim: error: {config}: devices.shoe.url: shoe: cannot open "), output
+    assert output.rstrip().endswith("(which device answers on which port: tablesim devices --probe)")
     assert str(tmp_path / "ttyNOPE") in output
     assert not journal.exists()
 

@@ -69,7 +69,7 @@ def test_a_config_by_name_and_what_it_holds() -> None:
     "text, expected",
     [
         (BASE.replace('game = "fortune3"', 'game = "poker"'), "table.game: 'poker' is not one of fortune3, football, wheel"),
-        (BASE.replace('id = "T1"', 'id = "T 1"'), "table.id: 'T 1' must be printable ASCII"),
+        (BASE.replace('id = "T1"', 'id = "T 1"'), "table.id: 'T 1' must be 1 to 32 of A-Z a-z 0-9 _ -"),
         (BASE + "\n[settings]\ndealing = \"hand\"\n", "settings.dealing: 'hand' is not one of shoe, shuffler"),
         (BASE + "\n[settings]\ndecks = 2\n", "settings.decks: unknown key"),
         (BASE + "\n[limits]\nante = { min = 10, max = 5 }\n", "limits.ante: needs 0 < min <= max"),
@@ -122,3 +122,14 @@ def test_usb_config_with_the_emulated_backend() -> None:
             assert devices["shoe"].identity["model"] == "TDL-SHOE-EMU"
         finally:
             devices["shoe"].close()
+
+
+def test_shipped_table_configs_need_no_root():
+    """The examples keep tokens and journals in the user's data directory:
+    no path under /var (only the systemd example uses /var/lib/tablesim)."""
+    root = Path(__file__).resolve().parents[2] / "config" / "tables"
+    for path in sorted(root.glob("*.toml")):
+        config = load_table_config(path)
+        assert config.operators is None, f"{path.name}: tokens belong in the data directory"
+        assert "/var/" not in "\n".join(line for line in path.read_text().splitlines()
+                                        if not line.lstrip().startswith("#")), path.name

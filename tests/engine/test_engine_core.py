@@ -10,7 +10,7 @@ import pytest
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.limits import Limit, Limits
-from tablesim.engine.machine import mermaid, steps
+from tablesim.engine.machine import Procedure, mermaid, steps
 from tablesim.engine.result import RoundResult
 from tablesim.engine.stats import SessionStats
 from tablesim.core.errors import ConfigError, IllegalAction, InputError
@@ -179,7 +179,7 @@ class St(enum.Enum):
 def test_steps_and_mermaid():
     table = steps([("go", St.A, St.B), ("stop", (St.A, St.B), St.C)])
     assert [s.sources for s in table] == [(St.A,), (St.A, St.B)]
-    text = mermaid(St, table, St.A, (St.C,))
+    text = mermaid(Procedure(St, St.A, (St.C,), table))
     assert text.splitlines() == [
         "stateDiagram-v2",
         "    [*] --> a",

@@ -135,7 +135,7 @@ def test_bad_scripts_exit_2_with_one_located_line(name):
     lines = error_lines(result)
     assert len(lines) == 1
     where, message = BAD_FILES[name]
-    assert lines[0].startswith(f"tablesim: invalid script: {path}: {where}: ")
+    assert lines[0].startswith(f"tablesim: error: invalid script: {path}: {where}: ")
     assert message in lines[0]
     assert "Traceback" not in result.stderr
 

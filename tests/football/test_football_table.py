@@ -122,7 +122,7 @@ def test_a_card_before_betting_closed_is_an_incident_not_a_card(rig):
     r.bet({1: {"odd": 5}})
     r.table.handle(CardRead("x", 0, card("7H"), device="shoe"))
     assert r.table.state is S.BETTING_OPEN
-    assert r.table.incident["card"] == "7H" and not r.table.incident["blocking"]
+    assert r.table.incident.card == "7H" and not r.table.incident.blocking
     r.table.close_betting()
     r.table.start_dealing()
     r.deal("2C 3C  4C 7C")
@@ -233,7 +233,7 @@ def test_a_read_back_of_another_draw_is_ignored(rig):
     r.open(3)
     r.table.handle(DrawShown("T-000000-D", 5, device="display"))
     assert r.table.state is S.BETTING_OPEN and r.table.draw.index == 3
-    assert r.table.incident["code"] == DISPLAY_READBACK
+    assert r.table.incident.code == DISPLAY_READBACK
 
 
 def test_a_seeded_draw_is_refused_on_a_live_table(profile):

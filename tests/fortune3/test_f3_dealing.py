@@ -223,7 +223,7 @@ def test_misdeal_voids(rig, dealing, when):
         r.table.handle(r.device.next_event(0))
     # A card is out: the dealer's call waits for a supervisor (Art. 11(1)).
     assert r.table.misdeal() is None
-    assert r.table.incident["code"] == r.table.MISDEAL_INCIDENT and r.table.incident["blocking"]
+    assert r.table.incident.code == r.table.MISDEAL_INCIDENT and r.table.incident.blocking
     r.table.resolve_incident("confirm", actor="supervisor:sam", why="cards out of order")
     assert_void(r, "misdeal", {"1": {"ante": D(10), "pair_plus": D(5)}})
 
@@ -256,7 +256,7 @@ def _misread(rig):
     r.bet({1: {"ante": 10}})
     r.deal()
     assert r.table.state is S.DEALING
-    assert r.table.incident is not None and r.table.incident["blocking"] and r.table.incident["code"] == 201
+    assert r.table.incident is not None and r.table.incident.blocking and r.table.incident.code == 201
     assert r.table.pump((S.DEALING,)) is False  # the incident holds the round
     assert dealt_codes(r.table) == {"1": ["AS"], "dealer": ["2H"]}  # the misread third card is in no hand
     before = r.snapshot()

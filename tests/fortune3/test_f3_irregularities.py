@@ -33,7 +33,7 @@ def test_misdeal_after_the_last_card_waits_for_the_supervisor_then_voids(rig):
     assert r.table.state is S.DECISIONS and r.table.pending_decisions() == ["1"]
     assert r.table.misdeal() is None
     incident = r.table.incident
-    assert incident["code"] == Fortune3Table.MISDEAL_INCIDENT and incident["blocking"]
+    assert incident.code == Fortune3Table.MISDEAL_INCIDENT and incident.blocking
     with pytest.raises(IllegalAction, match="must be resolved first"):
         r.table.decide("1", "play")  # the call holds the round
     r.table.resolve_incident("confirm", actor="supervisor:sam", why="box 1 got two cards at once")

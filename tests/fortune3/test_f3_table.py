@@ -336,7 +336,7 @@ def test_fold_with_pair_plus_forfeits_both_by_default(shoe):
 
 def force_reveal(r):
     to_decisions(r)
-    r.table.sm.state = S.DEALER_REVEAL  # a transient state (reveal and settle run together): set directly
+    r.table.machine.model.state = S.DEALER_REVEAL  # a transient state (reveal and settle run together): set directly
     return r
 
 

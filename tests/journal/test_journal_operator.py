@@ -197,7 +197,7 @@ def test_a_misread_while_dealing_from_the_shoe_blocks_the_round(f3, tmp_path, jh
     path = tmp_path / "f3.sqlite"
     rig = f3_misread(f3, path)
     t = rig.table
-    assert t.incident["code"] == MISREAD and t.incident["blocking"]
+    assert t.incident.code == MISREAD and t.incident.blocking
     assert sum(len(c) for c in t.cards.values()) == 5
     before = jhead(path)
     for action in (t.misdeal, lambda: t.decide("1", "play"), lambda: t.place_bet("2", "ante", 5),
@@ -264,7 +264,7 @@ def test_a_card_drawn_while_disarmed_is_a_non_blocking_incident(decision, f3, tm
     t.open_round()
     rig.bet(F3_BETS)
     t.poll()
-    assert t.incident["code"] == DRAWN_WHILE_DISARMED and not t.incident["blocking"] and t.incident["card"] == "8H"
+    assert t.incident.code == DRAWN_WHILE_DISARMED and not t.incident.blocking and t.incident.card == "8H"
     t.place_bet("2", "ante", 5)  # the round goes on
     if decision is not None:
         t.resolve_incident(decision, actor="supervisor", why="stray card set aside")

@@ -204,14 +204,14 @@ def test_fortune3_blocking_misread_survives_a_restart_and_is_resolved_after_it(f
     f3_closed(rig)
     rig.table.start_dealing()
     rig.table.pump((F3S.DEALING,))
-    assert rig.table.incident is not None and rig.table.incident["blocking"]
+    assert rig.table.incident is not None and rig.table.incident.blocking
     before = rig.snapshot()
     rig = None
 
     again = f3(path, cards=F3_SHOE[6:])
     assert_recovery(again, jrows, action="resume", state="dealing")
     assert again.snapshot() == before
-    assert again.table.incident["code"] == MISREAD and again.table.incident["blocking"]
+    assert again.table.incident.code == MISREAD and again.table.incident.blocking
     # the fault was never cleared: reported after the restart
     assert f"shoe:{MISREAD}" in again.report.active_faults
     assert f"active fault shoe:{MISREAD}" in again.console_text

@@ -20,7 +20,7 @@ class Serve:
 
     def __init__(self, env, *args: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tablesim.cli.main", "serve", *args],
+            [sys.executable, "-m", "tablesim.cli.main", "serve", "--show-tokens", *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
         )
         self.lines: list[str] = []

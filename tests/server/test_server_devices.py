@@ -510,7 +510,8 @@ def test_a_configured_serial_port_that_does_not_exist_exits_2_naming_the_device(
     journal = tmp_path / "j.sqlite"
     code, output = invoke(["--config", str(path), "--port", "0", "--journal", str(journal)], monkeypatch, tmp_path)
     assert code == 2 and output.count("\n") == 1, output
-    assert output.startswith(f"tablesim: error: {path}: devices.shoe: shoe: cannot open {tmp_path / 'ttyNOPE0'}")
+    assert output.startswith(f"tablesim: error: {path}: devices.shoe.url: shoe: cannot open {tmp_path / 'ttyNOPE0'}")
+    assert output.rstrip().endswith("tablesim devices --probe)")
     assert not journal.exists() and not (tmp_path / "j.tokens.json").exists()
 
 

@@ -112,7 +112,7 @@ def test_a_bad_script_exits_2_with_one_line_naming_file_round_and_field(name):
     assert result.stdout == ""
     lines = error_lines(result)
     assert len(lines) == 1, result.stderr
-    assert lines[0].startswith(f"tablesim: invalid script: {path}: {where}: ")
+    assert lines[0].startswith(f"tablesim: error: invalid script: {path}: {where}: ")
     assert message in lines[0]
     assert "Traceback" not in result.output
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 
-from tablesim.engine.machine import steps
+from tablesim.engine.machine import Procedure, rule, step
 
 
 class S(enum.Enum):
@@ -30,15 +30,32 @@ BEFORE_SETTLEMENT = (S.DRAWING, S.BETTING_OPEN, S.BETS_CLOSED, S.DEALING, S.THIR
 #: States in which the shoe delivers cards that belong to a box.
 CARD_STATES = (S.DEALING, S.THIRD_CARDS)
 
-STEPS = steps(
-    [
-        ("start_round", (S.IDLE, S.COMPLETE, S.VOID), S.DRAWING),
-        ("draw_shown", S.DRAWING, S.BETTING_OPEN),
-        ("close_betting", S.BETTING_OPEN, S.BETS_CLOSED),
-        ("start_dealing", S.BETS_CLOSED, S.DEALING),
-        ("third_cards", S.DEALING, S.THIRD_CARDS),
-        ("settle", S.THIRD_CARDS, S.SETTLEMENT),
-        ("complete", S.SETTLEMENT, S.COMPLETE),
-        ("void", BEFORE_SETTLEMENT, S.VOID),
-    ]
+STEPS = (
+    # Art. 6(1): the host draws a combination and sends it to the display.
+    step("start_round", (S.IDLE, S.COMPLETE, S.VOID), S.DRAWING, before="reset_round", after="send_draw"),
+    # The display's read-back matches: the draw is accepted, players bet knowing it.
+    step("draw_shown", S.DRAWING, S.BETTING_OPEN, after="announce_draw"),
+    step("close_betting", S.BETTING_OPEN, S.BETS_CLOSED),
+    # Art. 6(4): two cards to each box with bets, left to right, the common box last.
+    step("start_dealing", S.BETS_CLOSED, S.DEALING, before="seat_boxes", after="arm_shoe"),
+    # Art. 10(1): a third card to each box whose two cards total a middle number.
+    step("third_cards", S.DEALING, S.THIRD_CARDS, before="find_thirds", after="deal_thirds"),
+    step("settle", S.THIRD_CARDS, S.SETTLEMENT, before="stop_shoe", after="settle_boxes"),
+    # Art. 8: the used cards are set aside (one deck) or go back into the shuffler.
+    step("complete", S.SETTLEMENT, S.COMPLETE, after="used_cards"),
+    # Any time before settlement: every bet returns.
+    step("void", BEFORE_SETTLEMENT, S.VOID, before=("stop_devices", "announce_void")),
 )
+
+RULES = (
+    rule("open_round", "start round", trigger="start_round",
+         refused="the current round is not finished (it is {state})", checks="display_refusal"),
+    rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed (the round is {state})",
+         checks="bets_refusal"),
+    rule("start_dealing", "deal", trigger="start_dealing",
+         refused="dealing starts after betting closes (the round is {state})"),
+    rule("settle", "settle", trigger="settle", refused="settlement comes after the third cards (the round is {state})",
+         checks="thirds_refusal"),
+)
+
+PROCEDURE = Procedure(S, S.IDLE, (S.COMPLETE, S.VOID), STEPS, RULES)

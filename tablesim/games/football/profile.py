@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from tablesim.core.cards import RANK_CHARS, RANK_OF
-from tablesim.profiles import load_rule_profile_data, profile_header
+from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay, sane_rate
 from tablesim.core.validate import Reader
 
 #: The five bets of Art. 4, in layout order.
@@ -135,6 +135,7 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
     for bet, pay in pays.items():
         if pay <= 0:
             raise pays_r.fail(bet, "a winning bet must pay more than 0")
+        sane_pay(pays_r, bet)
 
     com_r = r.sub("commission", {})
     commission = {}
@@ -147,6 +148,7 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
         rate = com_r.decimal(bet)
         if rate >= 1:
             raise com_r.fail(bet, f"{rate} would keep the whole win: a commission is a fraction below 1")
+        sane_rate(com_r, bet)
         commission[bet] = rate
 
     mid_r = r.sub("on_middle")
@@ -173,4 +175,6 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
 
 def load_profile(name: str | None = None) -> FootballProfile:
     data, source = load_rule_profile_data("football", name)
-    return parse_profile(data, source)
+    profile = parse_profile(data, source)
+    check_builtin_name("football", profile, parse_profile)
+    return profile

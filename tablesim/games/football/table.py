@@ -20,6 +20,9 @@ Device rules:
   decks: the deck counts as used up when it may run short for the round);
   with several decks, the used cards go back into the continuous shuffler
   after each round.
+
+When each action is allowed, and what happens around each state change, is
+declared in ``machine.py``; the methods it names are here.
 """
 
 from __future__ import annotations
@@ -40,13 +43,13 @@ from drivers.events import (
     ShoeCount,
 )
 from tablesim.core.cards import Card, DealtCard, dealt as dealt_card
+from tablesim.engine.actions import action
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.result import RoundResult
 from tablesim.engine.table import GameTable
-from tablesim.core.errors import IllegalAction
 from tablesim.games.football.draw import DrawSource, SecureDraw, check_source
-from tablesim.games.football.machine import BEFORE_SETTLEMENT, CARD_STATES, STEPS, S
+from tablesim.games.football.machine import CARD_STATES, PROCEDURE, S
 from tablesim.games.football.profile import BETS, COMMON, Draw, FootballProfile
 from tablesim.games.football.rules import needs_third_card, total
 from tablesim.games.football.settings import FootballSettings
@@ -61,12 +64,8 @@ def box_name(box: str) -> str:
 
 class FootballTable(GameTable):
     game = "football"
-    States = S
-    STEPS = STEPS
-    INITIAL = S.IDLE
-    FINALS = (S.COMPLETE, S.VOID)
+    PROCEDURE = PROCEDURE
     BETTING = S.BETTING_OPEN
-    ACTIONS = ("close_betting", "start_dealing", "settle")
 
     def __init__(
         self,
@@ -94,14 +93,14 @@ class FootballTable(GameTable):
         self.packs_loaded = 0
         self.from_pack = 0  # cards taken out of the current pack (one deck: used up at 52)
         self.reads = 0  # cards the reader reported since the pack was loaded (checked against ShoeCount)
-        self._reset_round()
+        self.reset_round()
 
     def _box_ok(self, box: str) -> str | None:
         if box in self.profile.positions:
             return None
         return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes} and {COMMON})"
 
-    def _reset_round(self) -> None:
+    def reset_round(self) -> None:
         self.pending_draw: Draw | None = None  # drawn, not yet read back by the display
         self.draw: Draw | None = None  # accepted: shown and read back
         self.draw_id = ""
@@ -115,24 +114,26 @@ class FootballTable(GameTable):
 
     # --- round flow ------------------------------------------------------------
 
+    @action(opens_round=True)
     def open_round(self, round_id: str | None = None) -> str:
         """Start a round: make the draw and send it to the display (Art. 6(1)).
 
         Betting opens when the display's read-back matches (``await_draw``).
-        Replaying a journaled round makes no new draw: the display's recorded
-        read-back, which the live round accepted, restores it.
         """
-        if not self.machine.allowed("start_round"):
-            raise IllegalAction("start round", f"the current round is not finished (it is {self.state.value})")
-        if not self.display.health.ok:
-            codes = ", ".join(f"{c} {t}" for c, t in self.display.health.faults.items()) or "link down"
-            raise IllegalAction("start round", f"the draw display is faulted ({codes}): repair it first")
-        self._reset_round()
-        self.begin_round(round_id, trigger="start_round")
+        return self.begin_round(round_id, trigger="start_round")
+
+    def display_refusal(self) -> str | None:
+        if self.display.health.ok:
+            return None
+        codes = ", ".join(f"{c} {t}" for c, t in self.display.health.faults.items()) or "link down"
+        return f"the draw display is faulted ({codes}): repair it first"
+
+    def send_draw(self) -> None:
+        """Replaying a journaled round makes no new draw: the display's
+        recorded read-back, which the live round accepted, restores it."""
         self.draw_id = f"{self.round_id}-D"
         if not self.replaying:
             self._make_draw()
-        return self.round_id
 
     def _make_draw(self) -> None:
         number = self.draws.draw(tuple(self.profile.draws))
@@ -155,37 +156,48 @@ class FootballTable(GameTable):
             self.void("display_timeout")
         return self.state is S.BETTING_OPEN
 
+    @action()
     def close_betting(self) -> None:
-        self.require_betting("close betting")
-        if not self.book.bets:
-            raise IllegalAction("close betting", "no bets on the table: nothing to deal")
-        self.fire("close_betting")
+        self.trigger["close_betting"]()
 
+    def bets_refusal(self) -> str | None:
+        return None if self.book.bets else "no bets on the table: nothing to deal"
+
+    @action()
     def start_dealing(self) -> None:
-        if self.state is not S.BETS_CLOSED:
-            raise IllegalAction("deal", f"dealing starts after betting closes (the round is {self.state.value})")
+        self.trigger["start_dealing"]()
+
+    def seat_boxes(self) -> None:
+        """Art. 6(4): the boxes with bets, left to right, the common box last
+        (bets or not), two cards each; a fresh pack first if this one may run
+        short (Art. 8(1))."""
         boxes = [p for p in self.profile.positions if p != COMMON and p in self.book.bets]
-        order = boxes + [COMMON]  # Art. 6(4): the common box last, bets or not
-        most = 3 * len(order)
-        self._ensure_pack(most)
+        order = boxes + [COMMON]
+        self._ensure_pack(3 * len(order))
         self.order = order
         self.cards = {who: [] for who in order}
         self.targets = [who for who in order for _ in range(2)]
-        self.fire("start_dealing")
+
+    def arm_shoe(self) -> None:
         # Armed for exactly the cards due, so a card drawn past the deal is
         # refused by the reader (fault 204), never counted into the round.
         self.shoe.arm(self.round_id, len(self.targets))
         self._instruct()
 
+    def thirds_refusal(self) -> str | None:
+        if self.targets:
+            return f"a third card is still due to {', '.join(box_name(b) for b in self.targets)}"
+        return None
+
+    @action()
     def settle(self) -> None:
         """Settle the round; the table does this when the last third card is in."""
-        if self.state is not S.THIRD_CARDS:
-            raise IllegalAction("settle", f"settlement comes after the third cards (the round is {self.state.value})")
-        if self.targets:
-            due = ", ".join(box_name(b) for b in self.targets)
-            raise IllegalAction("settle", f"a third card is still due to {due}")
+        self.trigger["settle"]()
+
+    def stop_shoe(self) -> None:
         self.shoe.disarm()
-        self.fire("settle")
+
+    def settle_boxes(self) -> None:
         totals = {who: total(self.profile, (d.card for d in self.cards[who])) for who in self.order}
         results, rounded_off = settle_round(self.profile, self.draw,
                                             {w: self.book.bets[w] for w in self.order if w in self.book.bets}, totals,
@@ -199,13 +211,13 @@ class FootballTable(GameTable):
         )
         self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()},
                   **({"commission_rounded_off": rounded_off} if rounded_off else {}))
-        self.fire("complete")
-        self._used_cards()
+        self.trigger["complete"]()
 
-    def on_void(self) -> None:
+    def stop_devices(self) -> None:
+        """A void stops the shoe and clears the display."""
         self.shoe.disarm()
         self.display.clear()
-        self._used_cards()
+        self.used_cards()
 
     # --- recovery after a power loss ------------------------------------------
 
@@ -217,7 +229,7 @@ class FootballTable(GameTable):
     def resume_devices(self) -> None:
         """Show the accepted draw again (its read-back is checked again) and,
         while dealing, re-arm the shoe for the cards still due."""
-        if self.draw is not None and self.state in BEFORE_SETTLEMENT:
+        if self.draw is not None and self.unsettled:
             self.display.show(self.round_id, self.draw_id, self.draw.index, self.draw.upper, self.draw.lower)
         if self.state in CARD_STATES:
             self.shoe.arm(self.round_id, len(self.targets))
@@ -244,7 +256,7 @@ class FootballTable(GameTable):
                 "and load a fresh pre-shuffled deck (Art. 8(1))"))
             self._load_pack("deck used up (Art. 8(1))")
 
-    def _used_cards(self) -> None:
+    def used_cards(self) -> None:
         if not self.round_cards:
             return
         if self.settings.decks == 1:
@@ -255,7 +267,7 @@ class FootballTable(GameTable):
 
     # --- device events -------------------------------------------------------
 
-    def handle(self, event: DeviceEvent) -> None:
+    def on_device_event(self, event: DeviceEvent) -> None:
         if isinstance(event, CardRead):
             self._on_card(event.card, event.exposed, self.stale_card(event))
         elif isinstance(event, DrawShown):
@@ -270,7 +282,7 @@ class FootballTable(GameTable):
             self.on_other_event(event)
 
     def _on_draw_shown(self, event: DrawShown) -> None:
-        current = event.draw_id == self.draw_id and self.state in BEFORE_SETTLEMENT
+        current = event.draw_id == self.draw_id and self.unsettled
         if not current:
             self.open_incident(DISPLAY_READBACK, f"read-back {event.shown} of draw {event.draw_id}, "
                                "which is not this round's: ignored", blocking=False)
@@ -291,8 +303,11 @@ class FootballTable(GameTable):
             self.emit("draw_confirmed", draw=expected.index)
             return
         self.draw = expected
-        self.fire("draw_shown")
-        self.emit("draw", draw=expected.index, upper=list(expected.upper), lower=list(expected.lower),
+        self.trigger["draw_shown"]()
+
+    def announce_draw(self) -> None:
+        draw = self.draw
+        self.emit("draw", draw=draw.index, upper=list(draw.upper), lower=list(draw.lower),
                   source=self.draws.kind, seeded=not self.draws.secure)
         self.emit("instruction", text="place your bets")
 
@@ -300,7 +315,7 @@ class FootballTable(GameTable):
         self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
         serious = event.severity in ("E", "C")
         if event.device == self.display.name:
-            if serious and self.state in BEFORE_SETTLEMENT:
+            if serious and self.unsettled:
                 self.void("display_fault")
             return
         if event.card is not None:
@@ -311,7 +326,7 @@ class FootballTable(GameTable):
             # Reported, flagged, never dealt into a hand.
             if event.card is not None:
                 self.set_aside.append(DealtCard(event.card, True))
-            if self.state in BEFORE_SETTLEMENT:
+            if self.unsettled:
                 self.open_incident(event.code, event.text, blocking=False,
                                    card=event.card.code if event.card else None)
             return
@@ -340,7 +355,7 @@ class FootballTable(GameTable):
         decks = self.settings.decks
         self.emit("fault", device=self.shoe.name, code=MISREAD, severity="E",
                   text=f"{card.code} read {self.copies[card]} times in one round from {decks} deck(s)")
-        if self.state in BEFORE_SETTLEMENT:
+        if self.unsettled:
             self.void("duplicate_card")
         return False
 
@@ -365,7 +380,7 @@ class FootballTable(GameTable):
             if self.targets[0] != who or self.state is S.THIRD_CARDS:
                 self._instruct()
         elif self.state is S.DEALING:
-            self._two_cards_dealt()
+            self.trigger["third_cards"]()
         else:
             self.settle()
 
@@ -374,9 +389,10 @@ class FootballTable(GameTable):
         what = "third card" if self.state is S.THIRD_CARDS else "two cards"
         self.emit("instruction", text=f"{what} to {box_name(who)}", to=who)
 
-    def _two_cards_dealt(self) -> None:
+    def find_thirds(self) -> None:
         self.thirds = [who for who in self.order if needs_third_card(self.profile, [d.card for d in self.cards[who]])]
-        self.fire("third_cards")
+
+    def deal_thirds(self) -> None:
         self.targets = list(self.thirds)
         if self.targets:
             self.shoe.arm(self.round_id, len(self.targets))

@@ -1,10 +1,16 @@
-"""The Fortune 3 Card Poker round, as states and a transition table."""
+"""The Fortune 3 Card Poker round (Despacho 78/2008), as the table runs it.
+
+``STEPS`` are the round's state changes, each with what the table does
+around it; ``RULES`` say when each of the dealer's and players' actions is
+allowed, and why not otherwise. The methods named are the table's
+(``table.py``).
+"""
 
 from __future__ import annotations
 
 import enum
 
-from tablesim.engine.machine import steps
+from tablesim.engine.machine import Procedure, rule, step
 
 
 class S(enum.Enum):
@@ -21,18 +27,52 @@ class S(enum.Enum):
 
 BEFORE_SETTLEMENT = (S.BETTING_OPEN, S.BETS_CLOSED, S.DEALING, S.DECISIONS, S.DEALER_REVEAL)
 
-STEPS = steps(
-    [
-        ("open_betting", (S.IDLE, S.COMPLETE, S.VOID), S.BETTING_OPEN),
-        ("close_betting", S.BETTING_OPEN, S.BETS_CLOSED),
-        ("start_dealing", S.BETS_CLOSED, S.DEALING),
-        ("hands_dealt", S.DEALING, S.DECISIONS),
-        # Art. 11(3): the deal's last card went to a box with no bet; the
-        # dealer declares it and the deal goes on for the card still due.
-        ("card_set_aside", S.DECISIONS, S.DEALING),
-        ("reveal", S.DECISIONS, S.DEALER_REVEAL),
-        ("settle", S.DEALER_REVEAL, S.SETTLEMENT),
-        ("complete", S.SETTLEMENT, S.COMPLETE),
-        ("void", BEFORE_SETTLEMENT, S.VOID),
-    ]
+STEPS = (
+    # Art. 3: every round is dealt from a full, freshly shuffled deck.
+    step("open_betting", (S.IDLE, S.COMPLETE, S.VOID), S.BETTING_OPEN, after=("reset_round", "fresh_deck")),
+    # Art. 6: no bets once dealing starts; whatever the devices reported meanwhile is taken.
+    step("close_betting", S.BETTING_OPEN, S.BETS_CLOSED, after="poll"),
+    # Art. 7: only boxes with a bet are dealt, left to right, the dealer last.
+    step("start_dealing", S.BETS_CLOSED, S.DEALING, before="seat_boxes", after="deal"),
+    # Art. 9(1): after seeing the cards, each box with an Ante plays or folds.
+    step("hands_dealt", S.DEALING, S.DECISIONS, before="stop_shoe", after=("evaluate_hands", "ask_decisions")),
+    # Art. 11(3): the deal's last card went to a box with no bet: the dealer
+    # declares it, and the deal goes on for the card still due.
+    step("card_set_aside", S.DECISIONS, S.DEALING, after="forget_hands"),
+    # Art. 9(4)-(5): the dealer's hand is shown; does it qualify?
+    step("reveal", S.DECISIONS, S.DEALER_REVEAL, after="reveal_dealer"),
+    # Art. 9(5)-(9), Art. 10: every box is settled.
+    step("settle", S.DEALER_REVEAL, S.SETTLEMENT, after="settle_boxes"),
+    step("complete", S.SETTLEMENT, S.COMPLETE),
+    # Art. 11: an irregularity voids the round before settlement; every bet returns.
+    step("void", BEFORE_SETTLEMENT, S.VOID, before=("stop_devices", "announce_void")),
 )
+
+STRAY = "only the latest card or hand dealt can be declared stray, before any player decides"
+BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
+
+RULES = (
+    rule("open_round", "open betting", trigger="open_betting",
+         refused="the current round is not finished (it is {state})"),
+    rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed (the round is {state})",
+         checks="bets_refusal"),
+    rule("start_dealing", "deal", trigger="start_dealing",
+         refused="dealing starts after betting closes (the round is {state})"),
+    rule("decide", "decision", states=S.DECISIONS,
+         refused="decisions are taken once all hands are dealt (the round is {state})",
+         checks=("decision_word_refusal", "box_decision_refusal", "fold_refusal")),
+    # Art. 11(1): a misdeal can be called while the cards are out, until settlement starts
+    # (after the last card too, while the players decide).
+    rule("misdeal", "misdeal", states=(S.DEALING, S.DECISIONS), refused="no cards are being dealt (the round is {state})"),
+    # Art. 11(3): a card dealt to a box with no bet is set aside, while dealing goes on,
+    # and after the deal's last card until a player decides.
+    rule("stray", "stray card", states=(S.DEALING, S.DECISIONS), refused=STRAY, checks="stray_refusal"),
+    # A table that holds for the dealer's reveal (settings.reveal_by_dealer).
+    rule("reveal", "reveal", states=S.DECISIONS,
+         refused="the dealer reveals once all hands are dealt (the round is {state})", checks="reveal_refusal"),
+    # Art. 11(4): after a shuffler failure a supervisor deals the following rounds from the shoe.
+    rule("set_dealing", "set dealing", states=BETWEEN_ROUNDS,
+         refused="the dealing mode changes between rounds (the round is {state})", checks="dealing_refusal"),
+)
+
+PROCEDURE = Procedure(S, S.IDLE, (S.COMPLETE, S.VOID), STEPS, RULES)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from tablesim.core.cards import RANK_OF
-from tablesim.profiles import load_rule_profile_data, profile_header
+from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay
 from tablesim.core.validate import Reader
 
 CATEGORIES = ("straight_flush", "three_of_a_kind", "straight", "flush", "pair", "high_card")
@@ -42,11 +42,11 @@ def _rank(reader: Reader, key: str, value: object) -> int:
 
 
 def _pay_table(reader: Reader, key: str) -> dict[str, Decimal]:
-    table = reader.decimals(key)
-    for category in table:
+    sub = reader.sub(key)
+    for category in sub.data:
         if category not in CATEGORIES:
             raise reader.fail(f"{key}.{category}", f"unknown hand category (categories: {', '.join(CATEGORIES)})")
-    return table
+    return {category: sane_pay(sub, category) for category in sub.data}
 
 
 def parse_profile(data: dict, source: str) -> Fortune3Profile:
@@ -61,7 +61,7 @@ def parse_profile(data: dict, source: str) -> Fortune3Profile:
     q_high = _rank(q, "high_card", q.raw("high_card", "2"))
     q.reject_unknown()
     pays = r.sub("pays")
-    ante_pays, play_pays = pays.decimal("ante"), pays.decimal("play")
+    ante_pays, play_pays = sane_pay(pays, "ante"), sane_pay(pays, "play")
     pays.reject_unknown()
     options = r.sub("options")
     fold = options.str("fold_with_pair_plus", choices=FOLD_OPTIONS)
@@ -93,4 +93,6 @@ def parse_profile(data: dict, source: str) -> Fortune3Profile:
 
 def load_profile(name: str | None = None) -> Fortune3Profile:
     data, source = load_rule_profile_data("fortune3", name)
-    return parse_profile(data, source)
+    profile = parse_profile(data, source)
+    check_builtin_name("fortune3", profile, parse_profile)
+    return profile

@@ -6,6 +6,9 @@ shuffler three cards at once per box. Irregularities (Art. 11): an exposed
 player card stays valid; an exposed dealer card is set aside and replaced by
 the next card; a misdeal or a shuffler fault while dealing voids the round.
 A card read twice in one round from a single deck is a device fault.
+
+When each action is allowed, and what happens around each state change, is
+declared in ``machine.py``; the methods it names are here.
 """
 
 from __future__ import annotations
@@ -24,13 +27,15 @@ from drivers.events import (
     ShuffleDone,
 )
 from tablesim.core.cards import Card, DealtCard, parse_dealt, dealt as dealt_card
+from tablesim.core.errors import IllegalAction
+from tablesim.engine.actions import action
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
+from tablesim.engine.incidents import Incident
 from tablesim.engine.result import RoundResult
 from tablesim.engine.table import GameTable
-from tablesim.core.errors import IllegalAction
 from tablesim.games.fortune3.hands import Evaluator, Hand
-from tablesim.games.fortune3.machine import BEFORE_SETTLEMENT, STEPS, S
+from tablesim.games.fortune3.machine import PROCEDURE, STRAY, S
 from tablesim.games.fortune3.profile import Fortune3Profile
 from tablesim.games.fortune3.settings import BETS, DEALING_MODES, Fortune3Settings
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box
@@ -41,12 +46,8 @@ DECISIONS = ("play", "fold")
 
 class Fortune3Table(GameTable):
     game = "fortune3"
-    States = S
-    STEPS = STEPS
-    INITIAL = S.IDLE
-    FINALS = (S.COMPLETE, S.VOID)
+    PROCEDURE = PROCEDURE
     BETTING = S.BETTING_OPEN
-    ACTIONS = ("close_betting", "start_dealing", "decide", "misdeal", "stray", "reveal", "set_dealing")
     #: the dealer's misdeal call waiting for a supervisor (Art. 11(1))
     MISDEAL_INCIDENT = 110
 
@@ -74,14 +75,14 @@ class Fortune3Table(GameTable):
         book = BetBook(BETS, settings.limits, self._box_ok)
         device = shoe if settings.dealing == "shoe" else shuffler
         super().__init__(table_id=table_id, book=book, devices=[device], bus=bus)
-        self._reset_round()
+        self.reset_round()
 
     def _box_ok(self, box: str) -> str | None:
         if box in self.box_names:
             return None
         return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes})"
 
-    def _reset_round(self) -> None:
+    def reset_round(self) -> None:
         self.order: list[str] = []  # boxes with bets, left to right, then the dealer
         self.cards: dict[str, list[DealtCard]] = {}
         self.set_aside: list[DealtCard] = []
@@ -91,18 +92,17 @@ class Fortune3Table(GameTable):
         self.hands: dict[str, Hand] = {}
         self.incidents: list[dict] = []
         self.last_placed: tuple[str, list[DealtCard]] | None = None  # who got the latest card(s)
+        self.qualifies: bool | None = None
         self.requested = 0  # cards in the hand last asked of the shuffler
 
     # --- round flow ------------------------------------------------------------
 
+    @action(opens_round=True)
     def open_round(self, round_id: str | None = None) -> str:
-        rid = self.begin_round(round_id)
-        self._reset_round()
-        self.on_open()
-        return rid
+        return self.begin_round(round_id)
 
-    def on_open(self) -> None:
-        # Art. 3: every round is dealt from a full, freshly shuffled deck.
+    def fresh_deck(self) -> None:
+        """Art. 3: every round is dealt from a full, freshly shuffled deck."""
         rid = self.round_id
         if self.dealing == "shoe":
             self.shoe.disarm()
@@ -111,20 +111,26 @@ class Fortune3Table(GameTable):
             self.shuffler.load(1, 52)
             self.shuffler.shuffle(f"{rid}-shuffle")
 
+    @action()
     def close_betting(self) -> None:
-        self.require_betting("close betting")
-        if not self.book.bets:
-            raise IllegalAction("close betting", "no bets on the table: nothing to deal")
-        self.fire("close_betting")
-        self.poll()  # a shuffle report or a card drawn while disarmed
+        self.trigger["close_betting"]()
 
+    def bets_refusal(self) -> str | None:
+        return None if self.book.bets else "no bets on the table: nothing to deal"
+
+    @action()
     def start_dealing(self) -> None:
-        if self.state is not S.BETS_CLOSED:
-            raise IllegalAction("deal", f"dealing starts after betting closes (the round is {self.state.value})")
+        self.trigger["start_dealing"]()
+
+    def seat_boxes(self) -> None:
+        """Art. 7: the boxes with a bet, left to right, then the dealer."""
         boxes = sorted(self.book.bets, key=int)
         self.order = boxes + [DEALER]
         self.cards = {who: [] for who in self.order}
-        self.fire("start_dealing")
+
+    def deal(self) -> None:
+        """The shoe: one card at a time in three passes (armed for exactly
+        those); the shuffler: three cards at once per box."""
         if self.dealing == "shoe":
             self.targets = self.order * 3
             self._arm_shoe()
@@ -133,51 +139,58 @@ class Fortune3Table(GameTable):
             self.targets = list(self.order)
             self._request_hand()
 
+    @action()
     def decide(self, box: str, decision: str) -> None:
         box = str(box)
-        if self.state is not S.DECISIONS:
-            raise IllegalAction("decision", f"decisions are taken once all hands are dealt (the round is {self.state.value})")
-        if decision not in DECISIONS:
-            raise IllegalAction("decision", f"unknown decision {decision!r} (play or fold)")
+        self.decisions[box] = decision
+        self.emit("decision", box=box, decision=decision)
+        if not self.pending_decisions() and not self.settings.reveal_by_dealer:
+            self.trigger["reveal"]()
+
+    @action()
+    def reveal(self) -> None:
+        """The dealer reveals the dealer's hand and the round settles (a
+        table that holds for the dealer's reveal, ``reveal_by_dealer``)."""
+        self.trigger["reveal"]()
+
+    def reveal_refusal(self) -> str | None:
+        pending = self.pending_decisions()
+        return f"box(es) {', '.join(pending)} still decide: play or fold" if pending else None
+
+    def decision_word_refusal(self, decision: str) -> str | None:
+        return None if decision in DECISIONS else f"unknown decision {decision!r} (play or fold)"
+
+    def box_decision_refusal(self, box: str) -> str | None:
+        box = str(box)
         if self.book.get(box, "ante") is None:
-            raise IllegalAction("decision", f"box {box} has no Ante: it has no decision to make")
+            return f"box {box} has no Ante: it has no decision to make"
         if box in self.decisions:
-            raise IllegalAction("decision", f"box {box} already chose {self.decisions[box]}")
+            return f"box {box} already chose {self.decisions[box]}"
+        return None
+
+    def fold_refusal(self, box: str, decision: str) -> str | None:
+        """Art. 9(3), when the profile forbids the fold with Pair Plus."""
+        box = str(box)
         if (
             decision == "fold"
             and self.profile.fold_with_pair_plus == "forbid"
             and self.book.get(box, "pair_plus") is not None
         ):
-            raise IllegalAction("decision", f"box {box} has Ante and Pair Plus and must play (Art. 9(3))")
-        self.decisions[box] = decision
-        self.emit("decision", box=box, decision=decision)
-        if not self.pending_decisions() and not self.settings.reveal_by_dealer:
-            self._reveal_and_settle()
-
-    def reveal(self) -> None:
-        """The dealer reveals the dealer's hand and the round settles (a
-        table that holds for the dealer's reveal, ``reveal_by_dealer``)."""
-        if self.state is not S.DECISIONS:
-            raise IllegalAction("reveal", f"the dealer reveals once all hands are dealt (the round is {self.state.value})")
-        pending = self.pending_decisions()
-        if pending:
-            raise IllegalAction("reveal", f"box(es) {', '.join(pending)} still decide: play or fold")
-        self._reveal_and_settle()
+            return f"box {box} has Ante and Pair Plus and must play (Art. 9(3))"
+        return None
 
     def pending_decisions(self) -> list[str]:
         return [b for b in self.order[:-1] if self.book.get(b, "ante") is not None and b not in self.decisions]
 
+    @action()
     def misdeal(self) -> RoundResult | None:
         """The dealer calls a misdeal (Art. 11(1)), at any point before
         settlement: while dealing, after the last card and while players
-        decide. Before any card is out the round is
-        void at once; after, it is the dealer's call and a supervisor's
-        confirmation (an incident the supervisor resolves: confirm voids,
-        reject plays on), unless the table lets the dealer void alone
-        (``misdeal_confirmation = "dealer"``). Returns the void result, or
-        None while the call waits for the supervisor."""
-        if self.state not in (S.DEALING, S.DECISIONS):
-            raise IllegalAction("misdeal", f"no cards are being dealt (the round is {self.state.value})")
+        decide. Before any card is out the round is void at once; after, it
+        is the dealer's call and a supervisor's confirmation (an incident the
+        supervisor resolves: confirm voids, reject plays on), unless the
+        table lets the dealer void alone (``misdeal_confirmation =
+        "dealer"``). Returns the void result, or None while the call waits."""
         if not self._cards_out() or self.settings.misdeal_confirmation == "dealer":
             return self.void("misdeal")
         self.open_incident(self.MISDEAL_INCIDENT, "the dealer calls a misdeal (Art. 11(1)): a supervisor "
@@ -187,22 +200,22 @@ class Fortune3Table(GameTable):
     def _cards_out(self) -> bool:
         return bool(self.seen) or any(self.cards.values()) or bool(self.set_aside)
 
+    def stray_refusal(self) -> str | None:
+        if self.last_placed is None or not self.last_placed[1]:
+            return STRAY
+        if self.state is S.DECISIONS and self.decisions:
+            return STRAY + "; players have decided: call a misdeal"
+        return None
+
+    @action()
     def stray(self) -> None:
         """Art. 11(3): the card (shoe) or hand (shuffler) just dealt went to a
         box with no bet. It is void and set aside; the box that was due it
         still is, and the round goes on. This holds for the deal's last card
         too (the dealer's third card, the shuffler's last hand): the deal is
-        then taken up again for the card still due, as long as no player has
-        decided yet."""
-        at_end = self.state is S.DECISIONS and not self.decisions
-        if (self.state is not S.DEALING and not at_end) or self.last_placed is None or not self.last_placed[1]:
-            raise IllegalAction(
-                "stray card", "only the latest card or hand dealt can be declared stray, before any player decides"
-                + ("" if self.state is not S.DECISIONS else "; players have decided: call a misdeal")
-            )
-        if at_end:
-            self.fire("card_set_aside")
-            self.hands = {}
+        taken up again for the card still due, as long as no player decided."""
+        if self.state is S.DECISIONS:
+            self.trigger["card_set_aside"]()
         who, dealt = self.last_placed
         for d in dealt:
             self.cards[who].remove(d)
@@ -217,32 +230,38 @@ class Fortune3Table(GameTable):
         else:
             self._request_hand()
 
+    def forget_hands(self) -> None:
+        """The deal goes on after a stray last card: no hand is complete yet."""
+        self.hands = {}
+
+    @action()
     def set_dealing(self, mode: str, *, actor: str, why: str) -> None:
         """A supervisor switches how the following rounds are dealt (after a
         shuffler failure, Art. 11(4): from the shoe; and back later). Only
         between rounds, to a device the table has; journaled with who and why."""
-        if self.state not in (S.IDLE, S.COMPLETE, S.VOID):
-            raise IllegalAction("set dealing", f"the dealing mode changes between rounds (the round is {self.state.value})")
-        if mode not in DEALING_MODES:
-            raise IllegalAction("set dealing", f"unknown dealing mode {mode!r} (modes: {', '.join(DEALING_MODES)})")
-        if mode == self.dealing:
-            raise IllegalAction("set dealing", f"the table already deals by {mode}")
-        device = self.shoe if mode == "shoe" else self.shuffler
-        if device is None:
-            raise IllegalAction("set dealing", f"this table has no {mode}")
-        if not why.strip():
-            raise IllegalAction("set dealing", "say why the dealing mode changes")
         previous, self.dealing = self.dealing, mode
-        self.devices = [device]
+        self.devices = [self.shoe if mode == "shoe" else self.shuffler]
         self.emit("dealing_mode", mode=mode, previous=previous, actor=actor, why=why)
         self.log.info("dealing_mode", mode=mode, previous=previous, actor=actor)
+
+    def dealing_refusal(self, mode: str, why: str) -> str | None:
+        if mode not in DEALING_MODES:
+            return f"unknown dealing mode {mode!r} (modes: {', '.join(DEALING_MODES)})"
+        if mode == self.dealing:
+            return f"the table already deals by {mode}"
+        if (self.shoe if mode == "shoe" else self.shuffler) is None:
+            return f"this table has no {mode}"
+        if not why.strip():
+            return "say why the dealing mode changes"
+        return None
 
     def _arm_shoe(self) -> None:
         """Arm the shoe for exactly the cards still due, so a card drawn past
         the deal is refused by the reader (fault 204), never dealt."""
         self.shoe.arm(self.round_id, len(self.targets))
 
-    def on_void(self) -> None:
+    def stop_devices(self) -> None:
+        """A void stops the devices: the shoe is disarmed, the shuffler aborts."""
         if self.shoe is not None:
             self.shoe.disarm()
         if self.shuffler is not None:
@@ -250,7 +269,7 @@ class Fortune3Table(GameTable):
 
     # --- device events ---------------------------------------------------------
 
-    def handle(self, event: DeviceEvent) -> None:
+    def on_device_event(self, event: DeviceEvent) -> None:
         if isinstance(event, CardRead):
             self._on_card(event.card, event.exposed, self.stale_card(event))
         elif isinstance(event, HandDispensed):
@@ -259,7 +278,7 @@ class Fortune3Table(GameTable):
             self._on_fault(event)
         elif isinstance(event, ShuffleDone):
             self.emit("shuffle", shuffle_id=event.shuffle_id, count=event.count, verified=event.verified)
-            if not event.verified and self.state in BEFORE_SETTLEMENT:
+            if not event.verified and self.unsettled:
                 self.emit("fault", device=event.device, code=301, text="shuffler card count mismatch")
                 self.void("shuffler_fault")
         elif isinstance(event, FaultCleared):
@@ -275,7 +294,7 @@ class Fortune3Table(GameTable):
                 self._note_seen(event.card)
                 self.set_aside.append(DealtCard(event.card, True))
             self.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
-            if self.state in BEFORE_SETTLEMENT:
+            if self.unsettled:
                 self.open_incident(event.code, event.text, blocking=False,
                                    card=event.card.code if event.card else None)
             return
@@ -292,18 +311,18 @@ class Fortune3Table(GameTable):
         # Art. 11(4): the shuffler failing while dealing voids the round.
         self.void("shuffler_fault" if self.dealing == "shuffler" else "device_fault")
 
-    def check_resolution(self, incident: dict, decision: str, card: str | None) -> None:
-        if incident["code"] == MISREAD and decision == "confirm":
+    def check_resolution(self, incident: Incident, decision: str, card: str | None) -> None:
+        if incident.code == MISREAD and decision == "confirm":
             if card is None:
                 raise IllegalAction("resolve incident", "confirming a misread needs the card's code")
             parse_dealt(card)
 
-    def on_incident_resolved(self, incident: dict, decision: str, card: str | None) -> None:
-        if incident["code"] == self.MISDEAL_INCIDENT:
+    def on_incident_resolved(self, incident: Incident, decision: str, card: str | None) -> None:
+        if incident.code == self.MISDEAL_INCIDENT:
             if decision == "confirm":
                 self.void("misdeal")
             return  # rejected: the round goes on where it was
-        if incident["code"] != MISREAD:
+        if incident.code != MISREAD:
             return  # a card drawn while disarmed stays set aside either way
         if decision == "reject":
             self.void("misread")
@@ -319,7 +338,7 @@ class Fortune3Table(GameTable):
 
     def resume_devices(self) -> None:
         if self.state is S.BETTING_OPEN:
-            self.on_open()
+            self.fresh_deck()
         elif self.state is S.DEALING:
             self._arm_shoe()
             self._instruct()
@@ -395,7 +414,7 @@ class Fortune3Table(GameTable):
         if self.dealing == "shoe" or len(self.cards[who]) == 3:
             self.targets.pop(0)
         if not self.targets:
-            self._dealt()
+            self.trigger["hands_dealt"]()
 
     def _instruct(self) -> None:
         if not self.observed:
@@ -412,27 +431,34 @@ class Fortune3Table(GameTable):
         self.shuffler.deal_hand(hand_no, missing)
         self.emit("instruction", text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)
 
-    def _dealt(self) -> None:
+    def stop_shoe(self) -> None:
+        """The deal is complete: the shoe takes no more cards."""
         if self.shoe is not None and self.dealing == "shoe":
             self.shoe.disarm()
-        self.fire("hands_dealt")
+
+    def evaluate_hands(self) -> None:
         for who in self.order:
             self.hands[who] = self.evaluator.evaluate([d.card for d in self.cards[who]])
+
+    def ask_decisions(self) -> None:
         if self.pending_decisions():
             self.emit("instruction", text="players decide: play or fold", boxes=self.pending_decisions())
         elif self.settings.reveal_by_dealer:
             self.emit("instruction", text="reveal the dealer's hand")
         else:
-            self._reveal_and_settle()
+            self.trigger["reveal"]()
 
     # --- settlement ------------------------------------------------------------
 
-    def _reveal_and_settle(self) -> None:
-        self.fire("reveal")
+    def reveal_dealer(self) -> None:
         dealer = self.hands[DEALER]
-        qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
+        self.qualifies = qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
         self.emit("dealer", cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies)
-        self.fire("settle")
+        self.trigger["settle"]()
+
+    def settle_boxes(self) -> None:
+        dealer = self.hands[DEALER]
+        qualifies = self.qualifies
         results: dict[str, dict[str, Decimal]] = {}
         for box in self.order[:-1]:
             bets = BoxBets(self.book.get(box, "ante"), self.book.get(box, "pair_plus"))
@@ -444,7 +470,7 @@ class Fortune3Table(GameTable):
             bets={p: dict(b) for p, b in self.book.bets.items()},
         )
         self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})
-        self.fire("complete")
+        self.trigger["complete"]()
 
     def _outcome(self, qualifies: bool) -> dict:
         dealer = self.hands[DEALER]

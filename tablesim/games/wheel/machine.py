@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 
-from tablesim.engine.machine import steps
+from tablesim.engine.machine import Procedure, rule, step
 
 
 class S(enum.Enum):
@@ -33,15 +33,34 @@ BEFORE_SETTLEMENT = (S.BETTING_OPEN, S.BETS_CLOSED, S.SPINNING, S.RESULT)
 #: states in which the sensor is armed and a spin report belongs to the round
 AWAITING_SPIN = (S.BETS_CLOSED, S.SPINNING)
 
-STEPS = steps(
-    [
-        ("open_betting", (S.IDLE, S.COMPLETE, S.VOID), S.BETTING_OPEN),
-        ("close_betting", S.BETTING_OPEN, S.BETS_CLOSED),
-        ("spin_started", S.BETS_CLOSED, S.SPINNING),
-        ("no_spin", AWAITING_SPIN, S.BETS_CLOSED),
-        ("spin_counted", AWAITING_SPIN, S.RESULT),
-        ("settle", S.RESULT, S.SETTLEMENT),
-        ("complete", S.SETTLEMENT, S.COMPLETE),
-        ("void", BEFORE_SETTLEMENT, S.VOID),
-    ]
+STEPS = (
+    step("open_betting", (S.IDLE, S.COMPLETE, S.VOID), S.BETTING_OPEN, after=("reset_round", "invite_bets")),
+    # Art. 2: "no more bets"; the sensor is armed for the spin.
+    step("close_betting", S.BETTING_OPEN, S.BETS_CLOSED, after="arm_sensor"),
+    step("spin_started", S.BETS_CLOSED, S.SPINNING),
+    # Art. 4(4): fewer than the minimum full turns: "no spin", bets stay, spin again.
+    step("no_spin", AWAITING_SPIN, S.BETS_CLOSED, after="spin_again"),
+    # Art. 4(3), 5: the spin counts; the segment at the indicator decides.
+    step("spin_counted", AWAITING_SPIN, S.RESULT, after="announce_result"),
+    # Art. 6: winning bets are paid by the pay table.
+    step("settle", S.RESULT, S.SETTLEMENT, before="stop_sensor", after="settle_bets"),
+    step("complete", S.SETTLEMENT, S.COMPLETE),
+    # Before settlement: every bet returns.
+    step("void", BEFORE_SETTLEMENT, S.VOID, before=("stop_sensor", "note_void_outcome", "announce_void")),
 )
+
+CLOSED = "betting is closed (the round is {state})"
+
+RULES = (
+    rule("open_round", "open betting", trigger="open_betting",
+         refused="the current round is not finished (it is {state})"),
+    # Art. 3: a bet on one of the wheel's symbols, while betting is open (Art. 2).
+    rule("place_bet", "bet", states=S.BETTING_OPEN, refused=CLOSED, checks=("bet_spot_refusal", "bet_refusal")),
+    rule("change_bet", "change", states=S.BETTING_OPEN, refused=CLOSED,
+         checks=("change_spot_refusal", "change_refusal")),
+    rule("close_betting", "close betting", trigger="close_betting", refused=CLOSED),
+    rule("declare_no_spin", "no spin", states=AWAITING_SPIN,
+         refused="there is no spin to call off (the round is {state})"),
+)
+
+PROCEDURE = Procedure(S, S.IDLE, (S.COMPLETE, S.VOID), STEPS, RULES)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from tablesim.profiles import load_rule_profile_data, profile_header
+from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay
 from tablesim.core.validate import Reader
 
 
@@ -101,7 +101,7 @@ def parse_profile(data: dict, source: str) -> WheelProfile:
     for sym in table.data:
         s = table.sub(sym)
         count = s.int("segments", lo=1, hi=segments)
-        pays = s.decimal("pays")
+        pays = sane_pay(s, "pays")
         if pays <= 0:
             raise s.fail("pays", "a winning bet must pay something: pays must be positive")
         s.reject_unknown()
@@ -125,4 +125,6 @@ def parse_profile(data: dict, source: str) -> WheelProfile:
 
 def load_profile(name: str | None = None) -> WheelProfile:
     data, source = load_rule_profile_data("wheel", name)
-    return parse_profile(data, source)
+    profile = parse_profile(data, source)
+    check_builtin_name("wheel", profile, parse_profile)
+    return profile

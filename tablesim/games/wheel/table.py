@@ -12,6 +12,9 @@ than the profile's minimum is a no-spin even if the sensor called it a
 result. A spin reported while betting is open (or between rounds) is an
 incident, recorded and never taken as a result. An error fault of the
 sensor before settlement voids the round: every bet is returned.
+
+When each action is allowed, and what happens around each state change, is
+declared in ``machine.py``; the methods it names are here.
 """
 
 from __future__ import annotations
@@ -30,13 +33,14 @@ from drivers.events import (
     SpinResult,
     SpinStarted,
 )
+from tablesim.core.errors import InputError
+from tablesim.core.money import fmt, parse_amount
+from tablesim.engine.actions import action
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.result import RoundResult
 from tablesim.engine.table import GameTable
-from tablesim.core.errors import IllegalAction, InputError
-from tablesim.core.money import fmt, parse_amount
-from tablesim.games.wheel.machine import AWAITING_SPIN, BEFORE_SETTLEMENT, STEPS, S
+from tablesim.games.wheel.machine import AWAITING_SPIN, PROCEDURE, S
 from tablesim.games.wheel.profile import WheelProfile
 from tablesim.games.wheel.settings import WheelSettings
 from tablesim.games.wheel.settle import exact_count, settle, spin_counts, symbol_at
@@ -46,12 +50,8 @@ SENSOR_FAULT = "sensor_fault"
 
 class WheelTable(GameTable):
     game = "wheel"
-    States = S
-    STEPS = STEPS
-    INITIAL = S.IDLE
-    FINALS = (S.COMPLETE, S.VOID)
+    PROCEDURE = PROCEDURE
     BETTING = S.BETTING_OPEN
-    ACTIONS = ("close_betting", "change_bet", "declare_no_spin")
 
     def __init__(
         self,
@@ -73,7 +73,7 @@ class WheelTable(GameTable):
         self.sensor = sensor
         book = BetBook(profile.spots, settings.limits, self._player_ok)
         super().__init__(table_id=table_id, book=book, devices=[sensor], bus=bus)
-        self._reset_round()
+        self.reset_round()
 
     @staticmethod
     def _player_ok(player: str) -> str | None:
@@ -81,7 +81,7 @@ class WheelTable(GameTable):
             return "a bet needs a player"
         return None
 
-    def _reset_round(self) -> None:
+    def reset_round(self) -> None:
         self.no_spins = 0
         self.spins: list[dict] = []  # every spin of the round, counted or not
         self.incidents: list[dict] = []
@@ -92,53 +92,58 @@ class WheelTable(GameTable):
 
     # --- round flow ------------------------------------------------------------
 
+    @action(opens_round=True)
     def open_round(self, round_id: str | None = None) -> str:
-        rid = self.begin_round(round_id)
-        self._reset_round()
+        return self.begin_round(round_id)
+
+    def invite_bets(self) -> None:
         self.sensor.disarm()
         self.emit("instruction", text="place your bets")
-        return rid
 
-    def _check_spot(self, action: str, spot: str) -> None:
-        if spot not in self.profile.spots:
-            raise IllegalAction(action, f"unknown spot {spot!r} (spots: {', '.join(self.profile.spots)})")
+    def _spot_refusal(self, spot: str) -> str | None:
+        if spot in self.profile.spots:
+            return None
+        return f"unknown spot {spot!r} (spots: {', '.join(self.profile.spots)})"
 
-    def place_bet(self, position: str, bet: str, amount: object) -> None:
-        """A bet of ``player`` (position) on the symbol ``spot`` (bet), Art. 3."""
-        self.require_betting("bet")
-        self._check_spot("bet", bet)
-        super().place_bet(position, bet, amount)
+    def bet_spot_refusal(self, bet: str) -> str | None:
+        """A bet of a player (position) on the symbol ``bet``, Art. 3."""
+        return self._spot_refusal(bet)
 
-    def change_bet(self, player: str, spot: str, amount: object) -> None:
-        """Set an existing bet to a new amount (only while betting is open, Art. 2)."""
-        self.require_betting("change")
-        self._check_spot("change", spot)
+    def change_spot_refusal(self, spot: str) -> str | None:
+        return self._spot_refusal(spot)
+
+    def change_refusal(self, player: str, spot: str, amount: object) -> str | None:
         player = str(player)
-        old = self.book.get(player, spot)
-        if old is None:
-            raise IllegalAction("change", f"{player} has no bet on {spot}")
+        if self.book.get(player, spot) is None:
+            return f"{player} has no bet on {spot}"
         try:
             value = parse_amount(amount)
         except InputError as exc:
-            raise IllegalAction("change", f"amount {exc.message}") from None
-        why = self.book.limits.check(spot, value)
-        if why:
-            raise IllegalAction("change", why)
+            return f"amount {exc.message}"
+        return self.book.limits.check(spot, value) or None
+
+    @action(actor="player")
+    def change_bet(self, player: str, spot: str, amount: object) -> None:
+        """Set an existing bet to a new amount (only while betting is open, Art. 2)."""
+        player = str(player)
+        old = self.book.get(player, spot)
+        value = parse_amount(amount)
         self.book.bets[player][spot] = value
         # Recorded as the old bet taken back and the new one placed, so every
         # reader of the event stream (journal, audit) keeps exact totals.
         self.emit("bet_withdrawn", position=player, bet=spot, amount=str(old), change=True)
         self.emit("bet", position=player, bet=spot, amount=str(value), change=True)
 
+    @action()
     def close_betting(self) -> None:
         """The dealer calls "no more bets" (Art. 2) and the sensor is armed."""
-        self.require_betting("close betting")
         # Whatever the sensor reported while betting was open belongs to that
         # time: an incident, never a result of this round.
         self.poll()
-        if self.state is not S.BETTING_OPEN:
-            return  # a sensor fault voided the round
-        self.fire("close_betting")
+        if self.machine.allowed("close_betting"):  # unless a sensor fault voided the round meanwhile
+            self.trigger["close_betting"]()
+
+    def arm_sensor(self) -> None:
         self.emit("instruction", text="no more bets")
         self._arm()
 
@@ -150,18 +155,16 @@ class WheelTable(GameTable):
             min_turns=self.profile.min_turns,
         )
 
+    @action()
     def declare_no_spin(self, reason: str = "dealer") -> None:
         """The dealer calls "no spin" (Art. 4(4)) on a spin the sensor did not
         judge (e.g. a spin interrupted by a power loss): bets stay, spin again."""
-        if self.state not in AWAITING_SPIN:
-            raise IllegalAction("no spin", f"there is no spin to call off (the round is {self.state.value})")
         self._no_spin(reason, Decimal(self.revolutions))
 
-    def actor_for(self, action: str) -> str:
-        return "player" if action in ("place_bet", "withdraw_bet", "change_bet") else "dealer"
-
-    def on_void(self) -> None:
+    def stop_sensor(self) -> None:
         self.sensor.disarm()
+
+    def note_void_outcome(self) -> None:
         if self.result is not None:
             self.result.outcome = self._outcome_base()
 
@@ -184,7 +187,7 @@ class WheelTable(GameTable):
 
     # --- device events ---------------------------------------------------------
 
-    def handle(self, event: DeviceEvent) -> None:
+    def on_device_event(self, event: DeviceEvent) -> None:
         if isinstance(event, SpinStarted):
             self._on_start(event)
         elif isinstance(event, Revolution):
@@ -228,7 +231,7 @@ class WheelTable(GameTable):
         if self.state is S.SPINNING:
             self._incident("spin started twice", direction=event.direction)
             return
-        self.fire("spin_started")
+        self.trigger["spin_started"]()
         self.revolutions = 0
         self.direction = event.direction
         self.emit("spin_started", direction=event.direction)
@@ -263,9 +266,12 @@ class WheelTable(GameTable):
             {"segment": event.segment, "symbol": self.symbol, "turns": turns,
              "direction": event.direction, "counts": True}
         )
-        self.fire("spin_counted")
-        self.emit("spin_result", segment=self.segment, symbol=self.symbol, turns=turns, direction=event.direction)
-        self._settle()
+        self.trigger["spin_counted"]()
+
+    def announce_result(self) -> None:
+        spin = self.spins[-1]
+        self.emit("spin_result", segment=self.segment, symbol=self.symbol, turns=spin["turns"], direction=self.direction)
+        self.trigger["settle"]()
 
     def _on_invalid(self, event: InvalidSpin) -> None:
         if not self._ours(event.round_id):
@@ -279,8 +285,11 @@ class WheelTable(GameTable):
         self.spins.append(
             {"segment": segment, "turns": turns, "direction": direction, "counts": False, "reason": reason}
         )
-        self.fire("no_spin")
-        self.emit("no_spin", reason=reason, turns=turns, segment=segment, count=self.no_spins)
+        self.trigger["no_spin"]()
+
+    def spin_again(self) -> None:
+        spin = self.spins[-1]
+        self.emit("no_spin", reason=spin["reason"], turns=spin["turns"], segment=spin["segment"], count=self.no_spins)
         self.emit("instruction", text="no spin: spin again (bets stay)")
         self._arm()
 
@@ -289,21 +298,19 @@ class WheelTable(GameTable):
         if event.code == WHEEL_MOTION_IDLE:
             self._incident("wheel moved while the sensor was idle", event.code)
             return
-        if event.severity in ("E", "C") and self.state in BEFORE_SETTLEMENT:
+        if event.severity in ("E", "C") and self.unsettled:
             self.void(SENSOR_FAULT)
 
     # --- settlement ------------------------------------------------------------
 
-    def _settle(self) -> None:
-        self.fire("settle")
-        self.sensor.disarm()
+    def settle_bets(self) -> None:
         results: dict[str, dict[str, Decimal]] = settle(self.profile, self.book.items(), self.symbol)
         self.result = RoundResult(
             self.game, self.round_id, "settled", outcome=self._outcome(), results=results,
             bets={p: dict(b) for p, b in self.book.bets.items()},
         )
         self.emit("settlement", results={p: {k: fmt(v) for k, v in r.items()} for p, r in results.items()})
-        self.fire("complete")
+        self.trigger["complete"]()
 
     def _outcome_base(self) -> dict:
         out: dict = {"no_spins": self.no_spins}

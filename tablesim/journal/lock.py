@@ -1,0 +1,120 @@
+"""One writer per journal: an exclusive OS lock held for as long as a table runs.
+
+The writer takes ``flock(LOCK_EX | LOCK_NB)`` on ``<journal>.lock`` beside
+the journal and writes its pid into it. The OS drops the lock when the
+process dies, however it dies, so a crash never leaves a stale lock; the
+file itself stays (an unlocked lock file means nothing).
+
+``flock`` locks belong to an open file, not to a process, so two opens in
+one process would refuse each other. A process holds one lock per journal
+and shares it between its own ``Journal`` objects (tests drop a table
+without closing it, as a power loss would, and build a new one on the same
+file): the promise is one writing *process* per journal.
+
+Readers never take the lock; :func:`writer_pid` tells them whether a writer
+is live (from ``/proc/locks`` where there is one) without disturbing it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+
+from tablesim.core.errors import InputError
+
+#: realpath of the lock file -> [fd, users] for the locks this process holds
+_HELD: dict[str, list[int]] = {}
+
+
+class JournalBusy(InputError):
+    """Another process writes to this journal."""
+
+
+def lock_path(journal: str | Path) -> Path:
+    return Path(f"{journal}.lock")
+
+
+class WriterLock:
+    def __init__(self, journal: str | Path) -> None:
+        self.path = os.path.realpath(lock_path(journal))
+        self.journal = str(journal)
+        held = _HELD.get(self.path)
+        if held is not None:
+            held[1] += 1
+            self.released = False
+            return
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = _read_pid(fd)
+            os.close(fd)
+            who = f"process {pid}" if pid else "another process"
+            raise JournalBusy(f"in use by {who}: one table at a time writes a journal", where=self.journal) from None
+        except OSError as exc:
+            os.close(fd)
+            raise InputError(f"cannot lock the journal: {exc.strerror}", where=self.journal) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        _HELD[self.path] = [fd, 1]
+        self.released = False
+
+    def release(self) -> None:
+        if self.released:
+            return
+        self.released = True
+        held = _HELD.get(self.path)
+        if held is None:
+            return
+        held[1] -= 1
+        if held[1] == 0:
+            del _HELD[self.path]
+            os.close(held[0])  # closing the last descriptor drops the flock
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 32, 0).decode().strip()
+        return int(text) if text.isdigit() else None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def writer_pid(journal: str | Path) -> int | None:
+    """The pid of the live writer of ``journal``, or None when nobody writes it."""
+    path = lock_path(journal)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if os.path.realpath(path) in _HELD:
+        return os.getpid()
+    try:
+        with open("/proc/locks") as fh:
+            text = fh.read()
+    except OSError:
+        return _probe(path)
+    dev = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for line in text.splitlines():
+        parts = line.split()
+        if "->" in parts:  # a waiter's line
+            continue
+        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5].lower() == dev.lower():
+            return int(parts[4]) if parts[4].isdigit() else -1
+    return None
+
+
+def _probe(path: Path) -> int | None:
+    """Without /proc/locks: try the lock and let it go at once."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _read_pid(fd) or -1
+    finally:
+        os.close(fd)
+    return None

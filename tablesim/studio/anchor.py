@@ -1,0 +1,165 @@
+"""Anchoring: a table's journal held against its records in the stream.
+
+The stream is kept off the table PC, so whoever controls the PC cannot
+rewrite it. Every record the stream holds must be in the journal, byte for
+byte, at the same seq and in the same order. What the check reports, with
+the seq:
+
+- a record of the stream missing from the journal (truncation, a round or
+  everything deleted);
+- a record changed in the journal (its content differs), or re-chained (same
+  content, other links: the chain was rebuilt after an edit elsewhere);
+- a record inserted into the journal (the stream's record N is the
+  journal's N+1);
+- a stream that is itself not whole (a gap or a record out of order there:
+  the broker's store was damaged or someone published beside the table).
+
+Journal records after the stream's last one are not errors: they are
+unanchored (not published yet), and counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+
+from tablesim.studio import natsio, wire
+
+#: the record's own content (what "changed" means); links are compared apart
+CONTENT = ("ts", "table_id", "round_id", "kind", "name", "actor", "data")
+#: problems listed in full; the rest are counted
+SHOWN = 20
+
+
+@dataclass
+class AnchorReport:
+    table_id: str
+    journal_records: int = 0
+    anchored: int = 0  # journal records the stream holds, identical
+    stream_records: int = 0
+    unanchored: int = 0  # journal records after the stream's last (not published yet)
+    problems: list[tuple[int, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def lines(self) -> list[str]:
+        head = (f"table {self.table_id}: {self.stream_records} records in the stream, "
+                f"{self.journal_records} in the journal, {self.anchored} anchored, {self.unanchored} unanchored")
+        out = [head]
+        for seq, text in self.problems[:SHOWN]:
+            out.append(f"  record {seq}: {text}")
+        if len(self.problems) > SHOWN:
+            out.append(f"  ... and {len(self.problems) - SHOWN} more")
+        return out
+
+
+def _content(raw: bytes) -> tuple:
+    rec = json.loads(raw)["record"]
+    return tuple(rec.get(k) for k in CONTENT)
+
+
+def compare(table_id: str, journal: dict[int, bytes], stream: list[natsio.StreamMsg]) -> AnchorReport:
+    """``journal``: the journal's records of the table by seq (message bodies);
+    ``stream``: the table's messages in stream order."""
+    report = AnchorReport(table_id, journal_records=len(journal), stream_records=len(stream))
+    problems = report.problems
+    stream_by_seq: dict[int, bytes] = {}
+    expected = 1
+    for msg in stream:
+        try:
+            rec = wire.decode(msg.data)
+        except ValueError as exc:
+            problems.append((expected, f"the stream holds a message that is no record ({exc}): stream message {msg.stream_seq}"))
+            continue
+        if msg.msg_id != wire.msg_id(table_id, rec.seq) or msg.subject != wire.record_subject(table_id, rec.kind):
+            problems.append((rec.seq, f"the stream's message {msg.stream_seq} does not match its subject or id "
+                                      f"({msg.subject}, {msg.msg_id}): published beside the table"))
+        if rec.seq in stream_by_seq:
+            problems.append((rec.seq, "the stream holds this record twice"))
+            continue
+        if rec.seq != expected:
+            what = "a gap in the stream" if rec.seq > expected else "out of order in the stream"
+            problems.append((rec.seq, f"{what}: expected record {expected} next"))
+        stream_by_seq[rec.seq] = msg.data
+        expected = rec.seq + 1
+    journal_contents: dict[int, tuple] = {}
+
+    def jcontent(seq: int) -> tuple | None:
+        if seq not in journal:
+            return None
+        if seq not in journal_contents:
+            journal_contents[seq] = _content(journal[seq])
+        return journal_contents[seq]
+
+    explained = False
+    for seq, body in stream_by_seq.items():
+        mine = journal.get(seq)
+        if mine == body:
+            report.anchored += 1
+            continue
+        if mine is None:
+            problems.append((seq, "in the stream, missing from the journal (deleted or truncated)"))
+            continue
+        theirs = _content(body)
+        if jcontent(seq) == theirs:
+            problems.append((seq, "re-chained: same content, other links than the stream's"))
+            continue
+        why = "changed: the journal's record differs from the stream's"
+        if not explained:
+            if jcontent(seq + 1) == theirs:
+                why += f" (a record was inserted into the journal at {seq})"
+                explained = True
+            else:
+                later = next((s for s in range(seq + 1, seq + 1000) if s in stream_by_seq
+                              and _content(stream_by_seq[s]) == jcontent(seq)), None)
+                if later is not None:
+                    why += f" (the journal's record {seq} is the stream's {later}: {later - seq} removed and renumbered)"
+                    explained = True
+        problems.append((seq, why))
+    last = max(stream_by_seq, default=0)
+    report.unanchored = sum(1 for s in journal if s > last)
+    problems.sort(key=lambda p: p[0])
+    return report
+
+
+def journal_bodies(path: str) -> dict[str, dict[int, bytes]]:
+    """Every record of the journal file as its message body, by table and seq."""
+    db = wire.open_reader(path)
+    try:
+        out: dict[str, dict[int, bytes]] = {}
+        for seq, table_id, _kind, body in wire.iter_rows(db):
+            out.setdefault(table_id, {})[seq] = body
+        return out
+    finally:
+        db.close()
+
+
+async def stream_messages(url: str, table_id: str) -> list[natsio.StreamMsg]:
+    nc = await natsio.connect(url, "tablesim-audit")
+    try:
+        js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
+        try:
+            info = await js.stream_info(wire.STREAM)
+        except natsio.NotFoundError:
+            return []
+        return await natsio.table_messages(js, table_id, natsio.stream_kinds(info.config.subjects or []))
+    finally:
+        await nc.close()
+
+
+def table_from_name(path: str) -> list[str]:
+    """An empty journal names no table: its file name (``<table_id>.journal.sqlite``) does."""
+    from pathlib import Path
+
+    name = Path(path).name
+    return [name.split(".journal", 1)[0]] if ".journal" in name else []
+
+
+def verify_anchor(path: str, url: str, table_ids: list[str] | None = None) -> list[AnchorReport]:
+    """Hold the journal at ``path`` against the stream at ``url``, per table."""
+    bodies = journal_bodies(path)
+    ids = table_ids or sorted(bodies) or table_from_name(path)
+    return [compare(tid, bodies.get(tid, {}), asyncio.run(stream_messages(url, tid))) for tid in ids]

@@ -1,0 +1,128 @@
+"""Talking to NATS: connecting, the records stream, and reading a table's
+records back (nats-py, asyncio).
+
+Connections are made without the client's automatic reconnection: a link that
+drops is closed and made again by its owner, so nothing buffered on a dead
+connection is ever sent late, out of order with what was resent since.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import AsyncIterator
+from urllib.parse import urlsplit
+
+import nats
+from nats.js import api
+from nats.js.errors import NotFoundError
+
+from tablesim.core.errors import InputError
+from tablesim.studio import wire
+
+#: how long one JetStream request may take before the link counts as down
+REQUEST_TIMEOUT = 3.0
+
+
+def check_url(url: str, where: str = "--studio") -> str:
+    """``nats://HOST:PORT`` (or tls://); anything else is refused with the option named."""
+    parts = urlsplit(url or "")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme not in ("nats", "tls") or not parts.hostname or port is None:
+        raise InputError(f"{url!r} is not a NATS URL (nats://HOST:PORT)", where=where)
+    return url
+
+
+async def connect(url: str, name: str, timeout: float = 2.0) -> nats.NATS:
+    return await nats.connect(url, name=name, allow_reconnect=False, connect_timeout=max(1, int(timeout)),
+                              max_reconnect_attempts=0)
+
+
+async def ensure_stream(js, kinds: set[str] | None = None) -> list[str]:
+    """Create the records stream if it is missing, and make it take the record
+    subjects of ``kinds``. An operator's own settings (replicas, limits) are
+    kept: only missing subjects are added."""
+    wanted = wire.stream_subjects(sorted(set(wire.RECORD_KINDS) | (kinds or set())))
+    try:
+        info = await js.stream_info(wire.STREAM)
+    except NotFoundError:
+        await js.add_stream(name=wire.STREAM, subjects=wanted, storage=api.StorageType.FILE,
+                            duplicate_window=120.0)
+        return wanted
+    have = list(info.config.subjects or [])
+    missing = [s for s in wanted if s not in have]
+    if missing:
+        info.config.subjects = have + missing
+        await js.update_stream(info.config)
+    return have + missing
+
+
+def stream_kinds(subjects: list[str]) -> set[str]:
+    return {s.rsplit(".", 1)[-1] for s in subjects if s.startswith("tablesim.*.")}
+
+
+async def last_published(js, table_id: str, kinds: set[str]) -> wire.WireRecord | None:
+    """The table's record with the highest seq in the stream (one lookup per kind)."""
+    best: wire.WireRecord | None = None
+    for kind in sorted(kinds):
+        try:
+            msg = await js.get_last_msg(wire.STREAM, wire.record_subject(table_id, kind))
+        except NotFoundError:
+            continue
+        rec = wire.decode(msg.data or b"")
+        if best is None or rec.seq > best.seq:
+            best = rec
+    return best
+
+
+@dataclass(frozen=True)
+class StreamMsg:
+    stream_seq: int
+    subject: str
+    msg_id: str | None
+    data: bytes
+
+
+async def read_messages(js, filter_subject: str, *, batch: int = 500, start_seq: int | None = None,
+                        upto: int | None = None) -> AsyncIterator[StreamMsg]:
+    """Every stored message on ``filter_subject``, in stream order, up to what
+    the stream held when reading started (an ephemeral consumer, no acks)."""
+    config = api.ConsumerConfig(
+        ack_policy=api.AckPolicy.NONE, inactive_threshold=60.0, filter_subject=filter_subject,
+        deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE if start_seq else api.DeliverPolicy.ALL,
+        opt_start_seq=start_seq, max_waiting=1,
+    )
+    sub = await js.pull_subscribe(filter_subject, stream=wire.STREAM, config=config)
+    try:
+        info = await sub.consumer_info()
+        pending = info.num_pending
+        while pending > 0:
+            try:
+                msgs = await sub.fetch(min(batch, pending), timeout=REQUEST_TIMEOUT)
+            except asyncio.TimeoutError:
+                break
+            for msg in msgs:
+                meta = msg.metadata
+                if upto is not None and meta.sequence.stream > upto:
+                    return
+                yield StreamMsg(meta.sequence.stream, msg.subject, (msg.headers or {}).get(wire.MSG_ID), msg.data)
+                pending = meta.num_pending
+    finally:
+        try:
+            await sub.unsubscribe()
+        except Exception:  # the connection may be gone: the consumer then expires on its own
+            pass
+
+
+async def table_messages(js, table_id: str, kinds: set[str]) -> list[StreamMsg]:
+    """Every record message of one table, in stream order. One reader per
+    kind (a consumer's filter must be a subset of one stream subject on
+    nats-server 2.9), merged by stream sequence."""
+    out: list[StreamMsg] = []
+    for kind in sorted(kinds):
+        out.extend([m async for m in read_messages(js, wire.record_subject(table_id, kind))])
+    out.sort(key=lambda m: m.stream_seq)
+    return out

@@ -1,0 +1,272 @@
+"""The table's outbox to the studio: it follows the journal and publishes
+every committed record, in order, to the records stream.
+
+The table never waits for it. The outbox runs on a thread of its own with
+its own event loop, NATS connection and read-only connection to the journal
+file; the table's only contact is ``wake()`` (a hint that a record was
+committed). What is published is decided by the stream itself: on every
+(re)connection the outbox asks the stream for the table's last record and
+goes on from the next seq. So nothing is lost while the broker is down,
+restarting or unreachable for hours, nor when the table was killed: the
+journal holds every record, and the stream says where to resume. Resends
+(a publish whose ack was lost) carry the same ``Nats-Msg-Id`` and are stored
+once.
+
+Before resuming, the stream's last record of the table must equal, byte for
+byte, the journal's record of that seq: if not (the journal was rewritten,
+truncated or replaced), the link stops in state ``diverged`` and publishes
+nothing more, so a rewritten history is never anchored.
+
+The published-up-to cursor is also kept in a small file beside the journal
+(``<journal>.studio.json``, replaced atomically). It is advisory: it gives
+the count of records still to go while the broker cannot be reached (at
+start, at exit), and is never trusted for what to send. It is not a table in
+the journal, because the journal has one writer (the table) and every write
+from another connection would take the journal's write lock, which the
+table would then wait for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from tablesim.studio import natsio, wire
+
+log = logging.getLogger("tablesim.studio")
+
+#: records read from the journal and published per pipelined batch
+BATCH = 256
+#: seconds between two connection attempts while the broker is away (doubling up to this)
+MAX_BACKOFF = 5.0
+#: seconds between two status messages (core NATS, not stored)
+STATUS_EVERY = 2.0
+#: how long the outbox sleeps with nothing to publish when nobody wakes it
+IDLE_WAIT = 0.25
+
+Hook = Callable[[Any], Awaitable[None]]
+
+
+def cursor_path(journal_path: str) -> Path:
+    return Path(f"{journal_path}.studio.json")
+
+
+class StudioLink:
+    """Publishes one table's journal to ``url``; ``hooks`` run on each new
+    connection (e.g. the bus bet intake subscribing its subject)."""
+
+    def __init__(self, url: str, journal_path: str, table_id: str, *, hooks: list[Hook] | None = None) -> None:
+        self.url = natsio.check_url(url)
+        self.journal_path = journal_path
+        self.table_id = wire.check_token(table_id, "table id")
+        self.hooks = list(hooks or [])
+        self.state = "connecting"
+        self.error: str | None = None
+        self.since = time.time()
+        self.published = self._read_cursor()
+        self.journal_seq = 0
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._db = None
+        self._db_lock = threading.RLock()  # the outbox's thread and stop() share the reader
+        self.nc = None
+
+    # --- the table's side ----------------------------------------------------------
+
+    def start(self) -> "StudioLink":
+        self._db = wire.open_reader(self.journal_path)
+        self.journal_seq = self._journal_seq()
+        self._thread = threading.Thread(target=self._run, name=f"studio-{self.table_id}", daemon=True)
+        self._thread.start()
+        self._ready.wait(5)
+        return self
+
+    def wake(self, *_: Any) -> None:
+        """A record was committed (any thread; never blocks)."""
+        loop, event = self.loop, self._wake
+        if loop is not None and event is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # the loop just closed
+                pass
+
+    def pending(self) -> int:
+        return max(self.journal_seq - self.published, 0)
+
+    def status(self) -> dict[str, Any]:
+        return {"url": self.url, "state": self.state, "error": self.error, "published": self.published,
+                "journal_seq": self.journal_seq, "pending": self.pending(),
+                "since": datetime.fromtimestamp(self.since, timezone.utc).isoformat(timespec="seconds")}
+
+    def stop(self, drain: float = 0.0) -> int:
+        """Stop, first waiting up to ``drain`` seconds for the outbox to empty;
+        returns how many records are still to go (they go at the next start)."""
+        deadline = time.monotonic() + drain
+        if self._db is not None:
+            self.journal_seq = max(self.journal_seq, self._journal_seq())
+        while drain and self.pending() and self.state not in ("diverged",) and time.monotonic() < deadline:
+            self.wake()
+            time.sleep(0.02)
+        self._stopping = True
+        self.wake()
+        if self._thread is not None:
+            self._thread.join(10)
+        with self._db_lock:
+            if self._db is not None:
+                self.journal_seq = max(self.journal_seq, self._journal_seq())
+                self._db.close()
+                self._db = None
+        self.state = "stopped"
+        return self.pending()
+
+    # --- the outbox's thread -----------------------------------------------------------
+
+    def _run(self) -> None:
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        self._ready.set()
+        backoff = 0.2
+        while not self._stopping:
+            try:
+                await self._session()
+                backoff = 0.2
+            except Exception as exc:  # any failure of the link: start again from the stream's word
+                if self.state != "diverged":
+                    self._set("down", f"{type(exc).__name__}: {exc}".rstrip(": "))
+                log.info("studio link down: %s", exc)
+            finally:
+                await self._close()
+            if self._stopping:
+                break
+            self.journal_seq = max(self.journal_seq, self._journal_seq())
+            await self._sleep(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF)
+
+    async def _close(self) -> None:
+        nc, self.nc = self.nc, None
+        if nc is not None:
+            try:
+                await asyncio.wait_for(nc.close(), 2)
+            except Exception:
+                pass
+
+    async def _sleep(self, seconds: float) -> None:
+        assert self._wake is not None
+        self._wake.clear()
+        try:
+            await asyncio.wait_for(self._wake.wait(), seconds)
+        except asyncio.TimeoutError:
+            pass
+
+    async def _session(self) -> None:
+        self.nc = nc = await natsio.connect(self.url, f"tablesim-table-{self.table_id}")
+        js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
+        kinds = natsio.stream_kinds(await natsio.ensure_stream(js))
+        last = await natsio.last_published(js, self.table_id, kinds)
+        if last is not None:
+            mine = self._rows(last.seq - 1, 1)
+            if not mine or mine[0][0] != last.seq or mine[0][3] != last.raw:
+                why = (f"the stream holds record {last.seq} of {self.table_id}, which the journal "
+                       + ("does not have" if not mine or mine[0][0] != last.seq else "holds with other content")
+                       + ": run tablesim audit verify --anchor")
+                self._set("diverged", why)
+                log.error("studio link: %s", why)
+                while not self._stopping:  # published nothing more; the operator must look
+                    await self._sleep(IDLE_WAIT * 4)
+                return
+        self.published = last.seq if last is not None else 0
+        self._save_cursor()
+        for hook in self.hooks:
+            await hook(nc)
+        self._set("up", None)
+        await self._status(nc)
+        next_status = time.monotonic() + STATUS_EVERY
+        while not self._stopping:
+            if nc.is_closed or not nc.is_connected:
+                raise ConnectionError("connection to the broker lost")
+            rows = self._rows(self.published, BATCH)
+            if rows:
+                self.journal_seq = max(self.journal_seq, rows[-1][0])
+                new = {kind for _, _, kind, _ in rows} - kinds
+                if new:  # a record kind the stream does not take yet: add it before publishing
+                    kinds = natsio.stream_kinds(await natsio.ensure_stream(js, kinds | new))
+                await self._publish(js, rows)
+            else:
+                self.journal_seq = self._journal_seq()
+            if time.monotonic() >= next_status:
+                await self._status(nc)
+                next_status = time.monotonic() + STATUS_EVERY
+            if not rows:
+                await self._sleep(IDLE_WAIT)
+
+    async def _publish(self, js, rows: list[tuple[int, str, str, bytes]]) -> None:
+        """Pipelined: every message of the batch is sent, then the acks are
+        awaited in order; the cursor moves over each acked prefix only."""
+        futures = []
+        for seq, table_id, kind, body in rows:
+            futures.append((seq, await js.publish_async(
+                wire.record_subject(table_id, kind), body, stream=wire.STREAM,
+                headers={wire.MSG_ID: wire.msg_id(table_id, seq)})))
+        try:
+            for seq, fut in futures:
+                await asyncio.wait_for(fut, natsio.REQUEST_TIMEOUT)
+                self.published = seq
+        finally:
+            for _, fut in futures:
+                fut.cancel()
+            self._save_cursor()
+
+    async def _status(self, nc) -> None:
+        try:
+            await nc.publish(wire.status_subject(self.table_id), wire.canonical({"table_id": self.table_id, **self.status()}))
+        except Exception:
+            pass
+
+    def _set(self, state: str, error: str | None) -> None:
+        if state != self.state:
+            self.since = time.time()
+        self.state, self.error = state, error
+
+    def _rows(self, after: int, limit: int) -> list[tuple[int, str, str, bytes]]:
+        with self._db_lock:
+            return wire.read_rows(self._db, after, limit) if self._db is not None else []
+
+    def _journal_seq(self) -> int:
+        with self._db_lock:
+            if self._db is None:
+                return self.journal_seq
+            try:
+                row = self._db.execute("SELECT MAX(seq) FROM records").fetchone()
+            except Exception:  # the file is busy: keep what we knew
+                return self.journal_seq
+            return row[0] or 0
+
+    def _read_cursor(self) -> int:
+        try:
+            data = json.loads(cursor_path(self.journal_path).read_text(encoding="utf-8"))
+            return int(data.get("published", 0))
+        except (OSError, ValueError, TypeError, AttributeError):
+            return 0
+
+    def _save_cursor(self) -> None:
+        path = cursor_path(self.journal_path)
+        tmp = path.with_name(path.name + ".tmp")
+        try:
+            tmp.write_text(json.dumps({"stream": wire.STREAM, "url": self.url, "published": self.published}),
+                           encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:  # advisory only: the stream says what was published
+            log.warning("studio cursor not saved: %s", exc)

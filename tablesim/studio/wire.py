@@ -1,0 +1,143 @@
+"""The studio's wire format (version 1): subjects, message ids, and the exact
+bytes a journal record is published as.
+
+A record goes out as one JetStream message on ``tablesim.<table_id>.<kind>``
+(``kind``: the record's kind, e.g. ``input``, ``event``, ``operator``), with
+the header ``Nats-Msg-Id: <table_id>:<seq>`` so that a resend is stored once.
+Its body is canonical JSON (sorted keys, no spaces) of::
+
+    {"v": 1, "record": {<every column of the journal row, by name>}}
+
+The row's ``data`` column stays the text the journal holds (not parsed), so
+the message is a byte-exact copy of the row: ``encode_row`` of the journal's
+row equals the stored message, which is what anchoring compares.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from tablesim.core.errors import InputError
+
+VERSION = 1
+#: the JetStream stream that holds every table's records
+STREAM = "TABLESIM"
+#: the record kinds the journal writes today; a record of another kind adds its subject to the stream first
+RECORD_KINDS = ("input", "event", "operator", "meta")
+#: the header that makes a resend idempotent
+MSG_ID = "Nats-Msg-Id"
+#: what a table id must look like to be a subject token
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def check_token(value: str, what: str) -> str:
+    if not _TOKEN.match(value or ""):
+        raise InputError(f"{what} {value!r} cannot be a NATS subject token (letters, digits, '_' and '-')")
+    return value
+
+
+def record_subject(table_id: str, kind: str) -> str:
+    return f"tablesim.{table_id}.{kind}"
+
+
+def stream_subjects(kinds: tuple[str, ...] | list[str] = RECORD_KINDS) -> list[str]:
+    """The stream takes the record subjects of every table, and nothing else:
+    ``tablesim.<table_id>.bets`` (requests) and ``.status`` stay core NATS."""
+    return [f"tablesim.*.{k}" for k in kinds]
+
+
+def table_filter(table_id: str) -> str:
+    return f"tablesim.{table_id}.*"
+
+
+def bets_subject(table_id: str) -> str:
+    return f"tablesim.{table_id}.bets"
+
+
+def status_subject(table_id: str) -> str:
+    return f"tablesim.{table_id}.status"
+
+
+def msg_id(table_id: str, seq: int) -> str:
+    return f"{table_id}:{seq}"
+
+
+def canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def encode_row(row: dict[str, Any]) -> bytes:
+    return canonical({"v": VERSION, "record": row})
+
+
+@dataclass(frozen=True)
+class WireRecord:
+    """A record as the stream carries it."""
+
+    seq: int
+    table_id: str
+    round_id: str
+    kind: str
+    name: str
+    data: dict[str, Any]
+    prev_hash: str
+    hash: str
+    raw: bytes
+
+
+def decode(payload: bytes) -> WireRecord:
+    """Parse a message body; ValueError for anything that is not a v1 record."""
+    try:
+        doc = json.loads(payload)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"not JSON: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("v") != VERSION or not isinstance(doc.get("record"), dict):
+        raise ValueError(f"not a version {VERSION} record")
+    rec = doc["record"]
+    try:
+        data = json.loads(rec["data"])
+        return WireRecord(int(rec["seq"]), str(rec["table_id"]), str(rec["round_id"]), str(rec["kind"]),
+                          str(rec["name"]), data if isinstance(data, dict) else {}, str(rec["prev_hash"]),
+                          str(rec["hash"]), payload)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"record without {exc}") from None
+
+
+def read_rows(db: sqlite3.Connection, after: int, limit: int, upto: int | None = None) -> list[tuple[int, str, str, bytes]]:
+    """Journal rows with seq > ``after`` (at most ``limit``): (seq, table_id, kind, message body)."""
+    sql = "SELECT * FROM records WHERE seq > ?" + (" AND seq <= ?" if upto is not None else "") + " ORDER BY seq LIMIT ?"
+    args = (after, upto, limit) if upto is not None else (after, limit)
+    cur = db.execute(sql, args)
+    names = [d[0] for d in cur.description]
+    out = []
+    for values in cur:
+        row = dict(zip(names, values))
+        out.append((row["seq"], row["table_id"], row["kind"], encode_row(row)))
+    return out
+
+
+def iter_rows(db: sqlite3.Connection, batch: int = 2000) -> Iterator[tuple[int, str, str, bytes]]:
+    after = 0
+    while True:
+        rows = read_rows(db, after, batch)
+        if not rows:
+            return
+        yield from rows
+        after = rows[-1][0]
+
+
+def open_reader(path: str) -> sqlite3.Connection:
+    """A read-only connection of its own to a journal (never the table's)."""
+    from pathlib import Path
+
+    uri = Path(path).resolve().as_uri() + "?mode=ro"
+    try:
+        db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=5)
+        db.execute("SELECT 1 FROM records LIMIT 1").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"cannot read the journal: {exc}", where=path) from None
+    return db

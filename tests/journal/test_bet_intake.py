@@ -1,0 +1,181 @@
+"""Group commit of bets (``tablesim.harness.intake``): many bets, one
+journal transaction, each bet answered as if it had been placed alone."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from decimal import Decimal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tablesim.core.errors import IllegalAction
+from tablesim.harness.intake import BetIntake, BetRefs, BetRequest, commit_bets
+from tablesim.journal.store import Journal
+from tablesim.server.mock import build_mock
+
+
+def table_with_journal(path, game: str = "fortune3", durable: bool = True):
+    table = build_mock(game, seed=3).table
+    journal = Journal(path, durable=durable)
+    table.attach_journal(journal)
+    table.open_round()
+    return table, journal
+
+
+def commits(journal: Journal) -> list[str]:
+    """Start counting the COMMITs the journal's connection runs."""
+    seen: list[str] = []
+    journal.db.set_trace_callback(lambda sql: seen.append(sql) if sql.strip().upper() == "COMMIT" else None)
+    return seen
+
+
+def bet_events(journal: Journal) -> list[tuple]:
+    return [(r.data["position"], r.data["bet"], r.data["amount"], r.actor if r.kind == "input" else "")
+            for r in journal.records() if r.kind == "event" and r.name == "bet"]
+
+
+def test_a_group_is_one_commit_and_each_bet_gets_its_own_answer(tmp_path):
+    table, journal = table_with_journal(tmp_path / "j.sqlite")
+    seen = commits(journal)
+    before = journal.seq
+    outcomes = commit_bets(table, [
+        BetRequest("3", "ante", "10", "dealer:ana"),
+        BetRequest("3", "ante", "10001", "dealer:ana"),        # over the limit: refused
+        BetRequest("8", "ante", "10", "dealer:ana"),           # no box 8
+        BetRequest("5", "pair_plus", "5", "dealer:rui", ref="r-1"),
+        BetRequest("3", "play", "10", "dealer:ana"),           # not a bet one places
+    ])
+    assert seen == ["COMMIT"]
+    assert [o.ok for o in outcomes] == [True, False, False, True, False]
+    assert outcomes[1].error == "refused" and outcomes[1].action == "bet"
+    assert "over the table limit 10000" in outcomes[1].reason
+    assert "box '8' does not exist" in outcomes[2].reason and "unknown bet 'play'" in outcomes[4].reason
+    assert table.book.snapshot() == {"3": {"ante": "10"}, "5": {"pair_plus": "5"}}
+    # the refused bets left nothing in the journal, the accepted ones all of theirs
+    new = [(r.kind, r.name, r.actor) for r in journal.records() if r.seq > before]
+    assert new == [("input", "place_bet", "dealer:ana"), ("event", "bet", "table"),
+                   ("input", "place_bet", "dealer:rui"), ("event", "bet", "table"),
+                   ("meta", "bet_ref", "dealer:rui")]
+    from tablesim.journal.audit import verify
+
+    assert verify(journal).ok
+
+
+def test_the_same_reasons_as_single_bets_also_when_paused_or_closed(tmp_path):
+    table, journal = table_with_journal(tmp_path / "j.sqlite")
+    table.pause(actor="dealer", why="test")
+    (paused,) = commit_bets(table, [BetRequest("3", "ante", "10")])
+    with pytest.raises(IllegalAction) as single:
+        table.place_bet("3", "ante", "10")
+    assert (paused.action, paused.reason) == (single.value.action, single.value.reason)
+    table.resume(actor="dealer", why="test")
+    commit_bets(table, [BetRequest("3", "ante", "10")])
+    table.close_betting()
+    (late,) = commit_bets(table, [BetRequest("3", "ante", "10")])
+    assert late.reason == "betting is closed (the round is bets_closed)"
+
+
+BET = st.tuples(st.sampled_from(["1", "3", "7", "8", "common"]), st.sampled_from(["ante", "pair_plus", "play"]),
+                st.sampled_from(["1", "5", "0.5", "2.50", "4000", "10000", "-1", "x"]))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(bets=st.lists(BET, max_size=25))
+def test_a_group_answers_and_journals_exactly_as_bets_placed_one_by_one(tmp_path_factory, bets):
+    tmp = tmp_path_factory.mktemp("group")
+    grouped, gj = table_with_journal(tmp / "grouped.sqlite", durable=False)
+    alone, aj = table_with_journal(tmp / "alone.sqlite", durable=False)
+    try:
+        outcomes = commit_bets(grouped, [BetRequest(p, b, a) for p, b, a in bets])
+        for (p, b, a), outcome in zip(bets, outcomes):
+            try:
+                alone.place_bet(p, b, a)
+            except IllegalAction as exc:
+                assert (outcome.ok, outcome.action, outcome.reason) == (False, exc.action, exc.reason)
+            else:
+                assert outcome.ok, outcome
+        assert grouped.book.snapshot() == alone.book.snapshot()
+        assert bet_events(gj) == bet_events(aj)
+    finally:
+        gj.close()
+        aj.close()
+
+
+def test_a_failed_commit_answers_no_bet_and_puts_the_book_back(tmp_path):
+    table, journal = table_with_journal(tmp_path / "j.sqlite")
+    commit_bets(table, [BetRequest("1", "ante", "10")])
+    refs = BetRefs()
+    records, book = journal.seq, table.book.snapshot()
+    inserts = []
+    # The disk "fails" at the fourth write of the group: real SQLite aborts
+    # that INSERT (the progress handler interrupts it).
+    journal.db.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
+    failed = []
+
+    def interrupt() -> int:
+        if len(inserts) == 4 and not failed:
+            failed.append(inserts[-1])
+            return 1
+        return 0
+
+    journal.db.set_progress_handler(interrupt, 1)
+    with pytest.raises(sqlite3.OperationalError):
+        commit_bets(table, [BetRequest("2", "ante", "10", ref="a"), BetRequest("3", "ante", "10", ref="b")], refs)
+    journal.db.set_progress_handler(None, 1)
+    journal.db.set_trace_callback(None)
+    assert failed  # one write of the group failed
+    assert table.book.snapshot() == book and refs.by_ref == {}
+    assert journal.seq == records and max(r.seq for r in journal.records()) == records
+    # the table goes on: the same bets are accepted afterwards
+    assert all(o.ok for o in commit_bets(table, [BetRequest("2", "ante", "10", ref="a")], refs))
+
+
+def test_a_ref_is_never_placed_twice_also_after_a_restart(tmp_path):
+    path = tmp_path / "j.sqlite"
+    table, journal = table_with_journal(path, "wheel")
+    refs = BetRefs()
+    first = commit_bets(table, [BetRequest("alice", "1", "10", ref="alice-1"),
+                                BetRequest("alice", "1", "10", ref="alice-1")], refs)   # a retry in the same group
+    assert [o.ok for o in first] == [True, True] and [o.duplicate for o in first] == [False, True]
+    assert table.book.snapshot() == {"alice": {"1": "10"}}
+    journal.close()
+    # a restarted table: the ref is read back from the journal
+    again = build_mock("wheel", seed=3).table
+    journal = Journal(path)
+    again.attach_journal(journal)
+    from tablesim.journal.recovery import recover
+
+    recover(again, journal)
+    refs = BetRefs().load(journal, again.table_id)
+    retry, other = commit_bets(again, [BetRequest("alice", "1", "10.00", ref="alice-1"),
+                                       BetRequest("alice", "5", "10", ref="alice-1")], refs)
+    assert retry.ok and retry.duplicate and retry.round_id == again.round_id
+    assert not other.ok and other.reason == "ref 'alice-1' was already used for another bet"
+    assert again.book.snapshot() == {"alice": {"1": "10"}}
+    assert len([r for r in journal.records() if r.name == "bet_ref"]) == 1
+    journal.close()
+
+
+def test_the_intake_groups_what_arrives_while_a_group_commits(tmp_path):
+    table, journal = table_with_journal(tmp_path / "j.sqlite", "wheel")
+    seen = commits(journal)
+
+    async def main():
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(1)
+        loop = asyncio.get_running_loop()
+        intake = BetIntake(table, lambda fn: loop.run_in_executor(pool, fn))
+        answers = await asyncio.gather(*(intake.submit([BetRequest(f"p{i}", "1", "1", ref=f"r{i}")])
+                                         for i in range(200)))
+        pool.shutdown()
+        return intake, answers
+
+    intake, answers = asyncio.run(main())
+    assert all(outcomes[0].ok for outcomes, _ in answers)
+    assert intake.bets == 200 and intake.groups == len(seen) < 200
+    assert sum(Decimal(a["1"]) for a in table.book.snapshot().values()) == 200
+    journal.close()

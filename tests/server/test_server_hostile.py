@@ -1,0 +1,142 @@
+"""Hostile requests to `tablesim serve` (a real process): no body is read
+before the token is checked, bodies over the limit are refused 413 without
+costing memory, and a bad body gets one readable reason (issue 16)."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from server_process import Serve
+from tablesim.cli.main import cli
+from tablesim.server.guard import MAX_BODY
+
+HUNDRED_MB = 100 * 1024 * 1024
+CHANGING_ROUTES = ["/api/bets", "/api/actions/open_round", "/api/pause", "/api/resume", "/api/void",
+                   "/api/incident/resolve"]
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+
+
+def send_big(url: str, path: str, *, token: str | None, declare: bool) -> tuple[int, int]:
+    """POST a 100 MB body (declared with Content-Length, or chunked); returns
+    (status, bytes the server let us send before it answered)."""
+    host, port = url.removeprefix("http://").split(":")
+    head = [f"POST {path} HTTP/1.1", f"Host: {host}", "Content-Type: application/json"]
+    if token:
+        head.append(f"Authorization: Bearer {token}")
+    head.append(f"Content-Length: {HUNDRED_MB}" if declare else "Transfer-Encoding: chunked")
+    chunk = b"[" + b"1," * (512 * 1024)
+    sent = 0
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        conn.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+        try:
+            while sent < HUNDRED_MB:
+                conn.sendall(chunk if declare else b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                sent += len(chunk)
+        except OSError:  # the server answered and closed: it stopped reading
+            pass
+        conn.settimeout(10)
+        reply = b""
+        try:
+            while b"\r\n" not in reply:
+                data = conn.recv(4096)
+                if not data:
+                    break
+                reply += data
+        except OSError:
+            pass
+    status = int(reply.split(b" ", 2)[1]) if reply.startswith(b"HTTP/1.1 ") else 0
+    return status, sent
+
+
+@pytest.fixture
+def served(env, tmp_path):
+    s = Serve(env, "--game", "fortune3", "--mock", "--port", "0", "--journal", str(tmp_path / "f3.sqlite"),
+              "--pace", "0.01")
+    yield s
+    assert s.stop() == 0
+
+
+def test_no_body_is_read_before_the_token_and_big_bodies_cost_nothing(served):
+    pid = served.proc.pid
+    before = rss_kib(pid)
+    for path in CHANGING_ROUTES:
+        status, sent = send_big(served.url, path, token=None, declare=True)
+        assert status == 401, path
+        assert sent < HUNDRED_MB, f"{path}: the server read the whole body"
+    for declare in (True, False):  # a dealer's token, but a body over the limit
+        status, sent = send_big(served.url, "/api/bets", token=served.dealer, declare=declare)
+        assert status == 413 and sent < HUNDRED_MB
+    status, _ = send_big(served.url, "/api/bets", token="x" * 30, declare=False)
+    assert status == 401
+    after = rss_kib(pid)
+    assert after - before < 20 * 1024, f"RSS grew from {before} to {after} kB"
+    # and the table is untouched and still serves
+    assert served.state()["state"] == "idle"
+    assert served.post("/api/actions/open_round").status_code == 200
+
+
+def test_a_body_just_under_the_limit_is_still_parsed(served):
+    assert served.post("/api/actions/open_round").status_code == 200
+    pad = "x" * (MAX_BODY - 200)
+    res = served.post("/api/bets", {"position": "1", "bet": "ante", "amount": "10", "pad": pad})
+    assert res.status_code == 422  # read and refused for its unknown field, not for its size
+    res = served.post("/api/bets", {"position": "1", "bet": "ante", "amount": "10", "pad": pad + "x" * 400})
+    assert res.status_code == 413 and res.json()["error"] == "too_large"
+    assert served.state()["bets"] == {}
+
+
+@pytest.mark.parametrize("body, reason", [
+    ({"position": "3", "bet": "ante"}, "amount: Field required"),
+    ({"position": "3", "bet": "ante", "amount": 10.5}, "amount"),
+    ({"position": "3", "bet": "ante", "amount": "10", "player": "x"}, "player: Extra inputs are not permitted"),
+])
+def test_a_validation_error_is_one_readable_reason(served, body, reason):
+    assert served.post("/api/actions/open_round").status_code == 200
+    res = served.post("/api/bets", body)
+    assert res.status_code == 422
+    detail = res.json()["detail"]
+    assert isinstance(detail, str) and "\n" not in detail and reason in detail, detail
+    res = served.client.post("/api/bets", content=b"{not json",
+                             headers={"Authorization": f"Bearer {served.dealer}", "Content-Type": "application/json"})
+    assert res.status_code == 422 and isinstance(res.json()["detail"], str)
+    res = served.post("/api/actions/decide", {"box": "3", "decision": "maybe"})
+    assert res.status_code == 422 and isinstance(res.json()["detail"], str) and "decision" in res.json()["detail"]
+
+
+def test_tokens_in_a_file_are_not_printed_unless_asked(env, tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from server_process import ROOT
+
+    journal = tmp_path / "w.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "wheel", "--mock",
+                             "--port", "0", "--journal", str(journal)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    lines = []
+    try:
+        while not lines or not lines[-1].startswith("stop with"):
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            lines.append(line.rstrip("\n"))
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()
+        proc.stderr.close()
+    tokens_file = tmp_path / "w.tokens.json"
+    text = "\n".join(lines)
+    assert f"operator tokens: {tokens_file} (new)" in lines and "--show-tokens" in text
+    import json
+
+    for op in json.loads(tokens_file.read_text())["operators"]:
+        assert op["token"] not in text
+    assert any(line.startswith("console: http://127.0.0.1:") and line.endswith("/") for line in lines)

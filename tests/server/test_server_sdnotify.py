@@ -1,0 +1,139 @@
+"""A table as a systemd ``Type=notify`` service: READY=1 once it serves,
+WATCHDOG=1 from its main loop (and none while that loop is hung), STOPPING=1
+on the way out, on a notify socket the test opens (issue 16)."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from server_process import Serve
+from tablesim.harness.sdnotify import Notifier
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class NotifySocket:
+    """A datagram socket standing in for systemd's; records (time, message)."""
+
+    def __init__(self, path: Path) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(path))
+        self.sock.settimeout(0.1)
+        self.path = path
+        self.messages: list[tuple[float, str]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        while not self._stop.is_set():
+            try:
+                data = self.sock.recv(4096)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            self.messages.append((time.monotonic(), data.decode()))
+
+    def wait_for(self, text: str, timeout: float = 15.0) -> float:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for at, message in list(self.messages):
+                if text in message.split("\n"):
+                    return at
+            time.sleep(0.01)
+        raise AssertionError(f"no {text} in {self.messages}")
+
+    def pings(self, start: float, end: float) -> int:
+        return sum(1 for at, m in list(self.messages) if start <= at <= end and m == "WATCHDOG=1")
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(2)
+        self.sock.close()
+
+
+@pytest.fixture
+def notify(tmp_path):
+    ns = NotifySocket(tmp_path / "notify.sock")
+    yield ns
+    ns.close()
+
+
+def test_serve_notifies_ready_pings_the_watchdog_and_says_stopping(env, tmp_path, notify):
+    env = {**env, "NOTIFY_SOCKET": str(notify.path), "WATCHDOG_USEC": "200000"}
+    s = Serve(env, "--game", "fortune3", "--mock", "--port", "0", "--journal", str(tmp_path / "f3.sqlite"))
+    try:
+        ready = notify.wait_for("READY=1")
+        first = next(m for _, m in notify.messages if "READY=1" in m)
+        assert "STATUS=F3-MOCK: fortune3, serving" in first.split("\n")
+        time.sleep(1.0)
+        assert notify.pings(ready, ready + 1.0) >= 3  # every 0.1 s (half the period), give or take a loaded machine
+    finally:
+        assert s.stop(signal.SIGTERM) == 0
+    notify.wait_for("STOPPING=1", timeout=2)
+
+
+def test_no_ping_while_the_tables_thread_is_hung(serve, notify, monkeypatch):
+    monkeypatch.setenv("NOTIFY_SOCKET", str(notify.path))
+    monkeypatch.setenv("WATCHDOG_USEC", "100000")
+    s = serve("wheel", journal=False)
+    notify.wait_for("READY=1")
+    notify.wait_for("WATCHDOG=1")
+    start = time.monotonic()
+    s.on_table(lambda: time.sleep(0.8))  # the table's thread hangs for 0.8 s
+    end = time.monotonic()
+    assert notify.pings(start + 0.2, end - 0.05) == 0, notify.messages
+    after = time.monotonic()
+    time.sleep(0.3)
+    assert notify.pings(after, after + 0.3) >= 1  # the loop is back, so are the pings
+
+
+def test_an_abstract_socket_and_no_socket(tmp_path):
+    name = f"@tablesim-test-{time.monotonic_ns()}"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind("\0" + name[1:])
+    sock.settimeout(2)
+    try:
+        notifier = Notifier.from_env({"NOTIFY_SOCKET": name, "WATCHDOG_USEC": "2000000"})
+        assert notifier.watchdog_every == 1.0
+        assert notifier.ready("up")
+        assert sock.recv(100) == b"READY=1\nSTATUS=up"
+        assert notifier.watchdog(now=10.0) and not notifier.watchdog(now=10.5) and notifier.watchdog(now=11.0)
+        notifier.close()
+    finally:
+        sock.close()
+    silent = Notifier.from_env({})
+    assert not silent.enabled and not silent.ready() and not silent.watchdog()
+    other = Notifier.from_env({"NOTIFY_SOCKET": "/x", "WATCHDOG_USEC": "1000", "WATCHDOG_PID": "1"})
+    assert other.watchdog_every is None  # the watchdog is another process's
+    gone = Notifier(str(tmp_path / "nobody.sock"))
+    assert gone.ready() is False  # systemd gone: the table goes on
+
+
+def test_the_shipped_unit_is_a_notify_service_with_a_watchdog():
+    unit = (ROOT / "config" / "systemd" / "tablesim@.service").read_text()
+    lines = {line.split("=", 1)[0]: line.split("=", 1)[1] for line in unit.splitlines() if "=" in line
+             and not line.startswith("#")}
+    assert lines["Type"] == "notify" and lines["WatchdogSec"].rstrip("s").isdigit()
+    assert lines["NotifyAccess"] == "main" and lines["Restart"] in ("on-failure", "always")
+    # ExecStart is a command line tablesim takes (parsed, not run)
+    import shlex
+
+    from tablesim.cli.main import cli
+
+    argv = shlex.split(lines["ExecStart"].replace("%i", "fortune3-serial"))
+    assert argv[0].endswith("/tablesim")
+    group = cli.make_context("tablesim", argv[1:])
+    i = argv.index("serve")
+    assert group.params["log_json"] is True  # journald keeps one JSON record per line
+    name, rest = argv[i], argv[i + 1:]
+    serve = cli.get_command(group, name).make_context(name, rest, parent=group)
+    assert name == "serve" and serve.params["config_path"] == "fortune3-serial"
+    assert serve.params["journal"].startswith("/var/lib/tablesim/")

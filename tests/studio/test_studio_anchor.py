@@ -1,0 +1,157 @@
+"""Anchoring (issue 13.2): the tamperings a single journal file cannot catch
+(issue 12) are caught against the stream, each named with its seq; records
+not yet published are counted as unanchored, never as errors."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import time
+
+import pytest
+
+from tablesim.journal.store import GENESIS, record_hash
+from tablesim.studio.anchor import verify_anchor
+from tablesim.studio.outbox import StudioLink
+
+from test_studio_publish import run_table, tablesim
+
+TABLE = "F3-MOCK"  # the mock fortune3 table's id
+
+
+@pytest.fixture
+def published(nats_server, tmp_path):
+    """A fortune3 journal of 3 rounds, every record published."""
+    journal = tmp_path / "orig" / f"{TABLE}.journal.sqlite"
+    journal.parent.mkdir()
+    done = run_table("fortune3", journal, nats_server.url, rounds=3)
+    assert done.returncode == 0 and "every record published" in done.stdout, done.stderr
+    return journal
+
+
+def tampered(published, tmp_path, name: str, *sql: str, rechain: bool = False):
+    copy = tmp_path / name / published.name
+    copy.parent.mkdir()
+    shutil.copy(published, copy)
+    db = sqlite3.connect(copy)
+    for statement in sql:
+        db.execute(statement)
+    if rechain:  # what an attacker with the code does: rebuild every link after the edit
+        prev = GENESIS
+        rows = db.execute("SELECT seq, ts, table_id, round_id, kind, name, actor, data FROM records ORDER BY seq").fetchall()
+        for seq, *rest in rows:
+            digest = record_hash(prev, seq, *rest)
+            db.execute("UPDATE records SET prev_hash = ?, hash = ? WHERE seq = ?", (prev, digest, seq))
+            prev = digest
+        db.execute("DELETE FROM head")
+        if rows:
+            db.execute("INSERT INTO head VALUES (1, ?, ?)", (rows[-1][0], prev))
+    db.commit()
+    db.close()
+    return copy
+
+
+def problems(journal, url):
+    [report] = verify_anchor(str(journal), url)
+    assert not report.ok
+    return report, report.problems
+
+
+def last_seq(journal) -> int:
+    with sqlite3.connect(journal) as db:
+        return db.execute("SELECT MAX(seq) FROM records").fetchone()[0]
+
+
+def test_intact_journal_is_anchored(published, nats_server):
+    [report] = verify_anchor(str(published), nats_server.url)
+    assert report.ok and report.anchored == report.journal_records == report.stream_records
+
+
+def test_truncated_tail_with_head_rewritten(published, nats_server, tmp_path):
+    n = last_seq(published)
+    copy = tampered(published, tmp_path, "trunc", f"DELETE FROM records WHERE seq > {n - 5}", "DELETE FROM head")
+    assert tablesim("audit", "verify", "--journal", str(copy)).returncode in (0, 1)  # the file alone may pass
+    report, found = problems(copy, nats_server.url)
+    assert [seq for seq, _ in found] == list(range(n - 4, n + 1))
+    assert all("missing from the journal" in text for _, text in found)
+    out = tablesim("audit", "verify", "--journal", str(copy), "--anchor", nats_server.url)
+    assert out.returncode == 1
+    assert f"record {n - 4}: in the stream, missing from the journal" in out.stderr
+
+
+def test_everything_deleted(published, nats_server, tmp_path):
+    copy = tampered(published, tmp_path, "all", "DELETE FROM records", "DELETE FROM head")
+    report, found = problems(copy, nats_server.url)
+    assert report.table_id == TABLE  # named by the file, as the journal names no table any more
+    assert len(found) == report.stream_records and found[0][0] == 1
+
+
+def test_edit_rechained_with_the_codes_own_hash(published, nats_server, tmp_path):
+    with sqlite3.connect(published) as db:
+        seq = db.execute("SELECT seq FROM records WHERE kind='event' AND name='bet' ORDER BY seq LIMIT 1").fetchone()[0]
+    copy = tampered(published, tmp_path, "edit",
+                    f"UPDATE records SET data = replace(data, '\"amount\":\"', '\"amount\":\"9') WHERE seq = {seq}",
+                    rechain=True)
+    assert tablesim("audit", "verify", "--journal", str(copy)).returncode == 0  # the single file is fooled
+    report, found = problems(copy, nats_server.url)
+    assert found[0] == (seq, "changed: the journal's record differs from the stream's")
+    # every later record keeps its content but carries other links
+    assert all("re-chained" in text for s, text in found[1:]) and len(found) == last_seq(published) - seq + 1
+
+
+def test_round_removed_and_renumbered(published, nats_server, tmp_path):
+    with sqlite3.connect(published) as db:
+        lo, hi = db.execute("SELECT MIN(seq), MAX(seq) FROM records WHERE round_id = ?", (f"{TABLE}-000002",)).fetchone()
+    width = hi - lo + 1
+    copy = tampered(published, tmp_path, "round",
+                    f"DELETE FROM records WHERE round_id = '{TABLE}-000002'",
+                    f"UPDATE records SET seq = seq - {width} WHERE seq > {hi}", rechain=True)
+    assert tablesim("audit", "verify", "--journal", str(copy)).returncode == 0
+    report, found = problems(copy, nats_server.url)
+    assert found[0][0] == lo
+    assert f"removed and renumbered" in found[0][1]
+    assert any("missing from the journal" in text for _, text in found)  # the tail is gone
+
+
+def test_record_inserted(published, nats_server, tmp_path):
+    copy = tampered(published, tmp_path, "insert",
+                    "UPDATE records SET seq = seq + 1000 WHERE seq >= 10",
+                    "UPDATE records SET seq = seq - 999 WHERE seq >= 1010",
+                    "INSERT INTO records SELECT 10, ts, table_id, round_id, kind, name, actor, data, prev_hash, hash"
+                    " FROM records WHERE seq = 9", rechain=True)
+    report, found = problems(copy, nats_server.url)
+    assert found[0][0] == 10 and "inserted into the journal at 10" in found[0][1]
+
+
+def test_tail_replaced_by_forged_records(published, nats_server, tmp_path):
+    n = last_seq(published)
+    copy = tampered(published, tmp_path, "forge",
+                    f"UPDATE records SET data = '{{\"forged\":1}}' WHERE seq = {n}", rechain=True)
+    report, found = problems(copy, nats_server.url)
+    assert found == [(n, "changed: the journal's record differs from the stream's")]
+
+
+def test_unpublished_records_are_unanchored_not_errors(published, nats_server, tmp_path):
+    nats_server.stop()
+    more = run_table("fortune3", published, nats_server.url, rounds=1, seed=9)
+    assert more.returncode == 0 and "still to go" in more.stdout
+    nats_server.start()
+    [report] = verify_anchor(str(published), nats_server.url)
+    assert report.ok and report.unanchored > 0
+    assert report.anchored + report.unanchored == report.journal_records
+
+
+def test_outbox_refuses_to_anchor_a_rewritten_history(published, nats_server, tmp_path):
+    n = last_seq(published)
+    copy = tampered(published, tmp_path, "diverge", f"DELETE FROM records WHERE seq > {n - 3}", rechain=True)
+    link = StudioLink(nats_server.url, str(copy), TABLE).start()
+    try:
+        deadline = time.monotonic() + 10
+        while link.state != "diverged" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert link.state == "diverged"
+        assert f"record {n}" in link.error and "audit verify --anchor" in link.error
+    finally:
+        link.stop()
+    [report] = verify_anchor(str(published), nats_server.url)
+    assert report.ok and report.stream_records == n  # nothing of the copy was published
