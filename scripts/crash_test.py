@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.kills):
         run_once(args.game, journal, args.seed * 1000 + i, rng.uniform(0.0, args.max_delay), args.extra)
     code = run_once(args.game, journal, args.seed * 1000 + args.kills, None, args.extra)
-    j = Journal(journal)
+    j = Journal(journal, readonly=True)
     problems = check(j, allow_open_last=False)
     states = states_at_crash(j)
     rounds = len(j.round_ids())

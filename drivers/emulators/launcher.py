@@ -42,6 +42,18 @@ def split_faults(faults: Mapping[str, Sequence[str]] | Iterable[str] | None, kin
     return out
 
 
+class EmulatorUrls(dict):
+    """``{kind: device path}``, and the emulators themselves (``.emulators``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emulators: dict[str, Any] = {}
+
+    def unfired(self) -> list[str]:
+        """``kind:spec`` of every fault that has not fired (yet)."""
+        return [f"{kind}:{spec}" for kind, emulator in self.emulators.items() for spec in emulator.plan.specs]
+
+
 @contextmanager
 def running_emulators(
     kinds: Iterable[str],
@@ -59,7 +71,7 @@ def running_emulators(
             raise ValueError(f"no emulator for {kind!r} (kinds: {', '.join(KINDS)})")
     per_kind = split_faults(faults, kinds)
     with ExitStack() as stack:
-        urls: dict[str, str] = {}
+        urls = EmulatorUrls()
         for i, kind in enumerate(kinds):
             emulator = make_emulator(
                 kind,
@@ -71,4 +83,5 @@ def running_emulators(
             )
             server = stack.enter_context(EmulatorServer(emulator, pty=True))
             urls[kind] = server.url
+            urls.emulators[kind] = emulator
         yield urls

@@ -157,10 +157,12 @@ class ShoeEmulator(Emulator):
         spec = self.plan.take_due("disarmed", "card", self.count["card"])
         if spec is None:
             return
-        gen = self._gen
 
         def draw() -> None:
-            if gen != self._gen or self.armed or not self.pack:
+            # Still idle (a DRM or LDS since then keeps it so): the card is drawn.
+            # Armed again first: the fault waits for the next idle spell, never lost.
+            if self.armed or not self.pack:
+                self.plan.specs.append(spec)
                 return
             card = self.pack.pop()
             self._log.info("fault: card drawn while disarmed", card=card.code)

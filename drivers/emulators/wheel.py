@@ -27,6 +27,7 @@ from drivers.link import DeviceAddr, Frame, NakReason
 from drivers.serial import parse
 
 SPIN_DELAY = 3.0  # from ARM ("no more bets") to the dealer's spin
+IDLE_MOTION = 0.2  # from the sensor going idle to an idle-motion fault's push of the wheel
 TURN_TIME = 1.2  # the first turn; each later one takes 15 % longer
 SETTLE_TIME = 2.0  # from the last full turn to the wheel at rest
 DIRECTIONS = ("CW", "CCW")
@@ -144,10 +145,12 @@ class WheelEmulator(Emulator):
         spec = self.plan.take_due("idle-motion", "spin", self.count["spin"])
         if spec is None:
             return
-        gen = self._gen
 
         def move() -> None:
-            if gen != self._gen or self.armed:
+            # Still idle (a DRM since then keeps it so): the wheel moves. Armed
+            # again first: the fault waits for the next idle spell, never lost.
+            if self.armed:
+                self.plan.specs.append(spec)
                 return
             self._log.info("fault: the wheel moved while the sensor was idle")
             self.raise_fault(WHEEL_MOTION_IDLE, "W", "wheel moved while the sensor was idle")
@@ -158,4 +161,4 @@ class WheelEmulator(Emulator):
                 self.emit("REV", "", str(k))
             self.emit("RES", "", str(self.rng.randrange(self.segments)), f"{turns:.2f}", direction)
 
-        self.after(self.spin_delay, move)
+        self.after(IDLE_MOTION, move)

@@ -11,8 +11,13 @@ from tablesim.engine.stats import SessionStats
 from tablesim.core.money import fmt
 
 
-def signed(value: Decimal) -> str:
-    return ("+" if value > 0 else "") + fmt(value)
+def signed(value: Decimal, *, colour: bool = True) -> str:
+    """An amount with its sign; a player's win green and loss red (rich
+    markup: the colour shows on a terminal only, piped output stays plain)."""
+    text = ("+" if value > 0 else "") + fmt(value)
+    if not colour or value == 0:
+        return text
+    return f"[green]{text}[/]" if value > 0 else f"[red]{text}[/]"
 
 
 def percent(value: Decimal | None) -> str:
@@ -27,9 +32,9 @@ def summary_table(title: str, stats: SessionStats) -> Table:
     table.add_column("house result", justify="right")
     table.add_column("hold", justify="right")
     for bet, totals in stats.by_bet.items():
-        table.add_row(bet, str(totals.count), fmt(totals.wagered), signed(-totals.player_net), percent(totals.hold))
+        table.add_row(bet, str(totals.count), fmt(totals.wagered), signed(-totals.player_net, colour=False), percent(totals.hold))
     hold = stats.house_result / stats.wagered if stats.wagered else None
-    table.add_row("all", "", fmt(stats.wagered), signed(stats.house_result), percent(hold), style="bold")
+    table.add_row("all", "", fmt(stats.wagered), signed(stats.house_result, colour=False), percent(hold), style="bold")
     return table
 
 
@@ -37,6 +42,6 @@ def print_summary(console: Console, title: str, stats: SessionStats) -> None:
     console.print()
     console.print(
         f"{stats.rounds} round(s) played ({stats.void} void); total wagered {fmt(stats.wagered)}; "
-        f"house result {signed(stats.house_result)}"
+        f"house result {signed(stats.house_result, colour=False)}"
     )
     console.print(summary_table(title, stats))

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
+from tablesim.cli.display import signed
 from tablesim.core.errors import InputError
 from tablesim.journal.audit import AuditResult, verify_file
 from tablesim.journal.keys import TABLE_ID, load_key
@@ -81,7 +84,7 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
         else:
             result = verify_file(path, key)
         line = f"journal {path}: {result.describe()}"
-        if result.verdict in ("tampered", "corrupt"):
+        if result.verdict in ("tampered", "corrupt") and result.first_bad is not None:
             # (the wording the earlier audit used, which scripts may look for)
             line = f"journal {path}: chain broken at record {result.first_bad}: {result.verdict}: {result.reason}"
         click.echo(line, err=not result.ok)
@@ -115,6 +118,20 @@ def history(path: str | None, last: int | None, round_id: str | None, as_json: b
         journal.close()
 
 
+def position_line(summary: dict, pos: str) -> str:
+    """A position's bets and results, every result included: those with no
+    stake of their own too (Fortune 3's Play and Ante Bonus)."""
+    bets = summary["bets"].get(pos, {})
+    res = summary["results"].get(pos, {})
+    parts = []
+    for bet in dict.fromkeys([*bets, *res]):
+        stake = f" {bets[bet]}" if bet in bets else ""
+        outcome = f" -> {signed(Decimal(res[bet]))}" if bet in res else ""
+        parts.append(f"{escape(bet)}{stake}{outcome}")
+    net = summary["net"].get(pos)
+    return ", ".join(parts) + (f"  net {signed(Decimal(net))}" if net is not None else "")
+
+
 def _history(journal: Journal, last: int | None, round_id: str | None, as_json: bool) -> None:
     ids = select_rounds(journal, last if last else (None if round_id else 10), round_id)
     if round_id is not None and not ids:
@@ -129,10 +146,8 @@ def _history(journal: Journal, last: int | None, round_id: str | None, as_json: 
         console.print(f"[bold]{rid}[/] {summary.get('game', '')} {status}")
         if summary.get("profile"):
             console.print(f"  profile: {summary['profile'].get('name')} (sha256 {summary['profile'].get('sha256')})")
-        for pos, bets in summary["bets"].items():
-            res = summary["results"].get(pos, {})
-            shown = ", ".join(f"{b} {a}" + (f" -> {res[b]}" if b in res else "") for b, a in bets.items())
-            console.print(f"  {pos}: {shown}" + (f"  net {summary['net'][pos]}" if pos in summary["net"] else ""))
+        for pos in dict.fromkeys([*summary["bets"], *summary["results"]]):
+            console.print(f"  {escape(pos)}: {position_line(summary, pos)}")
         if summary["outcome"]:
             console.print(f"  outcome: {json.dumps(summary['outcome'])}")
         for ev in summary["events"]:

@@ -84,6 +84,9 @@ def _register() -> None:
     from tablesim.cli import devices_cmd
 
     cli.add_command(devices_cmd.command)
+    from tablesim.cli import studio_cmd
+
+    cli.add_command(studio_cmd.studio)
 
 
 _register()

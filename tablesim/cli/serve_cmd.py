@@ -80,11 +80,14 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 @click.option("--tokens", "tokens_path", default=None, type=click.Path(dir_okay=False),
               help="Operator tokens (JSON: {operators: [{name, role, token}]}). "
                    "Default: the configuration's [operators], else generated next to the journal.")
+@click.option("--studio", default=None, metavar="nats://HOST:PORT",
+              help="Publish the journal to the studio's NATS JetStream and take bets over the bus "
+                   "(tablesim.<table_id>.bets; see docs/studio.md).")
 @click.option("--show-tokens", is_flag=True,
               help="Print the operator tokens and the console's address with the dealer's token "
                    "(by default only where the token file is).")
 def command(game, mock, emulated, config_path, time_scale, faults, host, port, journal, seed, bet_seconds, pace,
-            profile, dealing, decks, tokens_path, show_tokens) -> None:
+            profile, dealing, decks, tokens_path, studio, show_tokens) -> None:
     """Run one table with its dealer console (/), results board (/board),
     HTTP API (/api/...) and WebSocket event stream (/ws).
 
@@ -97,6 +100,12 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
     if len(modes) != 1:
         raise InputError("choose a device mode: --mock, --emulated or --config FILE"
                          + (f" (not {' and '.join(modes)})" if modes else ""))
+    if studio is not None:
+        from tablesim.studio.natsio import check_url
+
+        check_url(studio)
+        if journal in ("none", "memory", ":memory:"):
+            raise InputError("--studio publishes the table's journal: it needs a journal file")
     if faults and not emulated:
         raise InputError("--fault applies to --emulated")
     if config_path:
@@ -182,7 +191,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
         previous = signal.signal(signal.SIGTERM, _stop)
         try:
             serve_table(table, tokens=tokens, rig=rig, host=host, bet_seconds=bet_seconds, pace=pace,
-                        recovery=report, sock=sock)
+                        recovery=report, sock=sock, studio=studio or (config.studio_url if config else None))
         except (KeyboardInterrupt, _Stopped):
             pass
         finally:

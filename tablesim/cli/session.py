@@ -5,11 +5,13 @@ the closing summary."""
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Callable
+from typing import Callable, Iterator
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from tablesim.cli.display import print_summary
 from tablesim.engine.runopts import RunOptions
@@ -33,6 +35,23 @@ class SessionPlan:
     stats: SessionStats = field(default_factory=SessionStats)
 
 
+#: a quiet run of at least this many rounds shows a progress bar (on a terminal)
+PROGRESS_FROM = 20
+
+
+@contextmanager
+def _progress(console: Console, options: RunOptions) -> Iterator[Callable[[], None]]:
+    """A progress bar over the rounds of a quiet run on a terminal (nothing
+    otherwise); it disappears when the run ends, leaving the summary."""
+    if not (options.quiet and console.is_terminal and options.rounds >= PROGRESS_FROM):
+        yield lambda: None
+        return
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=console, transient=True) as progress:
+        task = progress.add_task("rounds", total=options.rounds)
+        yield lambda: progress.advance(task)
+
+
 def run_session(table: GameTable, options: RunOptions, console: Console, plan: SessionPlan) -> int:
     console.print(plan.banner)
     if options.studio:
@@ -49,16 +68,18 @@ def run_session(table: GameTable, options: RunOptions, console: Console, plan: S
     try:
         if plan.after_recover is not None:
             plan.after_recover()
-        for _ in range(options.rounds):
-            wagered = plan.play_round()
-            plan.stats.add(table.result, wagered, fold_into=plan.fold_into)
-            if plan.after_round is not None:
-                plan.after_round()
-            if not options.quiet:
-                for line in plan.render():
-                    console.print(line)
-            if options.delay:
-                time.sleep(options.delay)
+        with _progress(console, options) as advance:
+            for _ in range(options.rounds):
+                wagered = plan.play_round()
+                plan.stats.add(table.result, wagered, fold_into=plan.fold_into)
+                if plan.after_round is not None:
+                    plan.after_round()
+                if not options.quiet:
+                    for line in plan.render():
+                        console.print(line)
+                advance()
+                if options.delay:
+                    time.sleep(options.delay)
     finally:
         if link is not None:
             from tablesim.studio.attach import DRAIN_SECONDS, describe_stop

@@ -36,3 +36,80 @@ def report_anchor(path: str, url: str) -> bool:
             click.echo(line, err=True)
         ok = ok and report.ok
     return ok
+
+
+@click.group("studio")
+def studio() -> None:
+    """The studio: every table's records from NATS JetStream, the floor's figures (docs/studio.md)."""
+
+
+@studio.command("serve")
+@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT", help="The studio's NATS server.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8090, show_default=True)
+def studio_serve(url: str, host: str, port: int) -> None:
+    """Follow every table's records and serve the floor page (/), its API
+    (/api/floor) and a WebSocket (/ws)."""
+    from tablesim.studio.natsio import check_url
+    from tablesim.studio.service import serve
+
+    check_url(url, where="--nats")
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"studio: following {url}; floor page http://{shown}:{port}/ (stop with Ctrl-C)")
+    try:
+        serve(url, host, port)
+    except KeyboardInterrupt:
+        pass
+
+
+@studio.command("report")
+@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT", help="The studio's NATS server.")
+@click.option("--json", "as_json", is_flag=True, help="The figures as one JSON object (as /api/floor).")
+def studio_report(url: str, as_json: bool) -> None:
+    """The floor's figures from every record in the stream, once."""
+    import asyncio
+    import json
+
+    from tablesim.studio.consumer import read_floor
+    from tablesim.studio.natsio import check_url
+
+    check_url(url, where="--nats")
+    try:
+        floor = asyncio.run(read_floor(url))
+    except (OSError, TimeoutError) as exc:
+        raise _unreachable(url, exc) from None
+    except Exception as exc:
+        if type(exc).__module__.startswith("nats"):
+            raise _unreachable(url, exc) from None
+        raise
+    summary = floor.summary()
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+        return
+    _print_report(summary)
+
+
+def _print_report(s: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False, soft_wrap=True)
+    cols = ("rounds", "void", "bets", "wagered", "paid", "house_result", "hold_pct")
+    grid = Table(title=f"the floor: {s['floor']['tables']} tables, {s['records']} records")
+    for name in ("", "tables", *cols):
+        grid.add_column(name.replace("_", " "), justify="left" if not name else "right")
+
+    def row(label: str, f: dict, tables: object = "") -> None:
+        grid.add_row(label, str(tables), *("-" if f[c] is None else str(f[c]) + (" %" if c == "hold_pct" else "")
+                                           for c in cols))
+
+    row("floor", s["floor"], s["floor"]["tables"])
+    for game, g in s["games"].items():
+        row(game, g, g["tables"])
+        for bet, f in g["by_bet"].items():
+            row(f"  {bet}", f)
+    for t in s["tables"]:
+        row(f"{t['table_id']} ({t['game'] or '?'})", t["figures"])
+    console.print(grid)
+    for alert in s["alerts"]:
+        console.print(f"[red]alert: {alert['table_id']} record {alert['seq']}: {alert['text']}[/]")

@@ -49,29 +49,38 @@ class ActionSpec:
     always: bool = False
 
 
-def action(*, actor: str = "dealer", opens_round: bool = False, always: bool = False) -> Callable[[F], F]:
-    """Declare a method one of the table's public actions (see the module)."""
+def action(*, actor: str = "dealer", opens_round: bool = False, always: bool = False,
+           name: str | None = None) -> Callable[[F], F]:
+    """Declare a method one of the table's public actions (see the module);
+    ``name``: the action's name when it is not the method's."""
 
     def decorate(fn: F) -> F:
-        spec = ActionSpec(fn.__name__, actor, opens_round, always)
+        spec = ActionSpec(name or fn.__name__, actor, opens_round, always)
+
+        aname, opens, free = spec.name, spec.opens_round, spec.always
+        verb = aname.replace("_", " ")
 
         @functools.wraps(fn)
         def run(self: "GameTable", *args: Any, **kwargs: Any) -> Any:
             if self._acting:
                 return _nested(self, spec, fn, args, kwargs)
-            if spec.opens_round and not args and kwargs.get("round_id") is None:
+            if opens and not args and kwargs.get("round_id") is None:
                 # Peek, don't draw: a refused opening must not use up an id.
                 kwargs["round_id"] = self.peek_round_id()
-            why = self.refusal_for(spec, args, kwargs)
-            if why is not None:
-                raise IllegalAction(self.verb(spec), why)
+            if not free and (self.paused or self.incident is not None and self.incident.blocking) and not self.replaying:
+                raise IllegalAction(verb, self.refusal_for(spec, args, kwargs))
+            bound = self.rules.get(aname)
+            if bound is not None:
+                why = bound.refusal(self.machine.model.state, args, kwargs)
+                if why is not None:
+                    raise IllegalAction(bound.rule.verb, why)
             self._acting = True
             try:
                 journal = self.journal
                 if journal is None or self.replaying:
                     return fn(self, *args, **kwargs)
                 with journal.transaction():
-                    rid = kwargs["round_id"] if spec.opens_round else self.round_id
+                    rid = kwargs["round_id"] if opens else self.round_id
                     self.journal_input(spec, rid, args, kwargs, nested=False)
                     return fn(self, *args, **kwargs)
             finally:
@@ -89,7 +98,7 @@ def _nested(table: "GameTable", spec: ActionSpec, fn: Callable, args: tuple, kwa
         table.journal_input(spec, table.round_id, args, kwargs, nested=True)
     why = table.machine.refusal(spec.name, args, kwargs)
     if why is not None:
-        raise IllegalAction(table.verb(spec), why)
+        raise IllegalAction(table.machine.verb(spec.name), why)
     return fn(table, *args, **kwargs)
 
 

@@ -52,10 +52,14 @@ class BetBook:
 
     def place(self, position: str, bet: str, amount: object) -> Decimal:
         value = self.check(position, bet, amount)
+        self.add(position, bet, value)
+        return value
+
+    def add(self, position: str, bet: str, value: Decimal) -> None:
+        """Add a bet ``check`` has accepted (the table's rules check it first)."""
         box = self.bets.setdefault(position, {})
         with exact():
             box[bet] = box.get(bet, Decimal(0)) + value
-        return value
 
     def withdraw(self, position: str, bet: str) -> Decimal:
         box = self.bets.get(position, {})

@@ -32,23 +32,14 @@ class EventBus:
         self.seq = 0
         self.log = log
         self._debug: bool | None = None
-        self._active: bool | None = None
+        #: whether anyone listens (a subscriber or the debug log): hot paths
+        #: ask before building an event. The table's logger is bound once, at
+        #: its level of then, so the answer holds until someone subscribes.
+        self.active = self.debug
 
     def subscribe(self, fn: Subscriber) -> None:
         self.subscribers.append(fn)
         self.active = True
-
-    @property
-    def active(self) -> bool:
-        """Whether anyone listens (a subscriber or the debug log); cached, as
-        hot paths ask before building an event."""
-        if self._active is None:
-            self._active = bool(self.subscribers) or self.debug
-        return self._active
-
-    @active.setter
-    def active(self, value: bool) -> None:
-        self._active = value
 
     def emit(self, kind: str, round_id: str, **data: Any) -> TableEvent | None:
         self.seq += 1

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+from operator import itemgetter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -123,41 +124,55 @@ class Procedure:
                 return s.sources
         raise KeyError(f"no step {trigger!r}")
 
-    def allowed_states(self, r: Rule) -> frozenset[enum.Enum]:
+    def allowed_states(self, r: Rule) -> tuple[enum.Enum, ...]:
+        # Tuples, not sets: an Enum member hashes in Python, a tuple looks it up by identity.
         if r.states:
-            return frozenset(r.states)
+            return r.states
         if r.trigger is not None:
-            return frozenset(self.sources(r.trigger))
-        return frozenset()
+            return self.sources(r.trigger)
+        return ()
 
 
 class _LeanEvent(Event):
     """transitions' ``Event`` without the per-trigger ``EventData``/queue
-    machinery a round's machine never uses (see the module docstring)."""
+    machinery a round's machine never uses (see the module docstring). Its
+    transitions are looked up by the state itself (compiled on first use:
+    a round's machine does not change once built)."""
+
+    _compiled: dict | None = None
+
+    def _compile(self) -> dict:
+        states = self.machine.states
+        compiled = {}
+        for source_name, transitions in self.transitions.items():
+            source = states[source_name]
+            compiled[source.value] = [
+                (tuple(t.conditions), tuple(t.before), tuple(source.on_exit), states[t.dest].value,
+                 tuple(states[t.dest].on_enter), tuple(t.after))
+                for t in transitions
+            ]
+        self._compiled = compiled
+        return compiled
 
     def trigger(self, model: Any, *args: Any, **kwargs: Any) -> bool:
-        machine = self.machine
         source = model.state
-        candidates = self.transitions.get(source.name)
-        if not candidates:
+        candidates = (self._compiled or self._compile()).get(source)
+        if candidates is None:
             raise MachineError(f"Can't trigger event {self.name} from state {source.name}!")
-        for trans in candidates:
-            for cond in trans.conditions:
-                if bool(cond.func(*args, **kwargs)) != cond.target:
-                    break
-            else:
-                for fn in trans.before:
-                    fn(*args, **kwargs)
-                dest = machine.states[trans.dest]
-                for fn in machine.states[trans.source].on_exit:
-                    fn(*args, **kwargs)
-                model.state = dest.value
-                machine.on_change(self.name, source, dest.value)
-                for fn in dest.on_enter:
-                    fn(*args, **kwargs)
-                for fn in trans.after:
-                    fn(*args, **kwargs)
-                return True
+        for conditions, before, on_exit, dest, on_enter, after in candidates:
+            if conditions and any(bool(c.func(*args, **kwargs)) != c.target for c in conditions):
+                continue
+            for fn in before:
+                fn(*args, **kwargs)
+            for fn in on_exit:
+                fn(*args, **kwargs)
+            model.state = dest
+            self.machine.on_change(self.name, source, dest)
+            for fn in on_enter:
+                fn(*args, **kwargs)
+            for fn in after:
+                fn(*args, **kwargs)
+            return True
         return False
 
 
@@ -187,8 +202,9 @@ class RoundMachine:
         self.machine = build_machine(self.model, procedure, table, on_change, lean=lean)
         #: the triggers, bound once: ``machine.fire["settle"]()``
         self.fire: dict[str, Callable[..., bool]] = {s.trigger: getattr(self.model, s.trigger) for s in procedure.steps}
-        self._sources = {s.trigger: frozenset(s.sources) for s in procedure.steps}
-        self._rules = {r.action: _BoundRule(r, procedure, table) for r in procedure.rules}
+        self._sources = {s.trigger: s.sources for s in procedure.steps}
+        #: each ruled action's rule, bound to this table
+        self.rules = {r.action: _BoundRule(r, procedure, table) for r in procedure.rules}
 
     @property
     def state(self) -> enum.Enum:
@@ -199,19 +215,19 @@ class RoundMachine:
         return self.model.state in self._sources[trigger]
 
     def ruled(self, action: str) -> bool:
-        return action in self._rules
+        return action in self.rules
 
     def refusal(self, action: str, args: tuple = (), kwargs: Mapping[str, Any] | None = None) -> str | None:
         """Why ``action`` would be refused now (None: allowed). Checks that
         need arguments not given are skipped (``can("decide")`` asks whether
         any decision may be taken now)."""
-        bound = self._rules.get(action)
+        bound = self.rules.get(action)
         if bound is None:
             return None
         return bound.refusal(self.model.state, args, kwargs or {})
 
     def verb(self, action: str) -> str:
-        bound = self._rules.get(action)
+        bound = self.rules.get(action)
         return bound.rule.verb if bound is not None else action.replace("_", " ")
 
 
@@ -225,31 +241,39 @@ class _BoundRule:
         self.states = procedure.allowed_states(r)
         self.refused = r.refused
         self.refused_in = r.refused_in
-        self.checks = []
-        for name in r.checks:
-            fn = getattr(table, name)
-            required = [p.name for p in inspect.signature(fn).parameters.values()
-                        if p.default is inspect.Parameter.empty
-                        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-            self.checks.append((fn, tuple(required)))
         action = getattr(type(table), r.action, None)
-        target = getattr(action, "__wrapped__", action)
+        target = inspect.unwrap(action) if action is not None else None
         self.params = tuple(
             p.name for p in inspect.signature(target).parameters.values()
             if p.name != "self" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ) if target is not None else ()
+        #: (check, the names it needs, where they are among the action's positional arguments)
+        #: (check, the names it needs, how to pick them from the action's positional arguments, how many it needs)
+        self.checks: list[tuple] = []
+        for name in r.checks:
+            fn = getattr(table, name)
+            required = tuple(p.name for p in inspect.signature(fn).parameters.values()
+                             if p.default is inspect.Parameter.empty
+                             and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+            where = tuple(self.params.index(n) for n in required) if all(n in self.params for n in required) else None
+            pick = itemgetter(*where) if where else None
+            self.checks.append((fn, required, pick if where and len(where) > 1 else None,
+                                pick if where and len(where) == 1 else None, 1 + max(where) if where else 0))
 
     def refusal(self, state: enum.Enum, args: tuple, kwargs: Mapping[str, Any]) -> str | None:
         if self.states and state not in self.states:
             return self.refused_in.get(state, self.refused).format(state=state.value)
-        if not self.checks:
-            return None
-        if args:
-            kwargs = {**dict(zip(self.params, args)), **kwargs}
-        for fn, required in self.checks:
-            if required and any(k not in kwargs for k in required):
-                continue
-            why = fn(**{k: v for k, v in kwargs.items() if k in required}) if required else fn()
+        for fn, required, pick_many, pick_one, needs in self.checks:
+            if not required:
+                why = fn()
+            elif len(args) >= needs and not kwargs and (pick_one or pick_many):
+                # the usual call: every argument given in order
+                why = fn(pick_one(args)) if pick_one else fn(*pick_many(args))
+            else:
+                named = {**dict(zip(self.params, args)), **kwargs}
+                if any(k not in named for k in required):
+                    continue  # asked without the arguments this check needs
+                why = fn(*[named[k] for k in required])
             if why:
                 return why
         return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import time
+from decimal import Decimal
 from typing import Any, ClassVar, Iterable, Sequence
 
 import structlog
@@ -23,6 +24,7 @@ import structlog
 from drivers.base import Device
 from drivers.events import DeviceEvent
 from tablesim.core.errors import IllegalAction
+from tablesim.core.money import parse_amount
 from tablesim.engine.actions import ActionSpec, action, actions_of
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
@@ -64,6 +66,10 @@ class GameTable(IncidentHandling, Journaling):
             cls.PROCEDURE = procedure
             cls.States, cls.STEPS = procedure.states, procedure.steps
             cls.INITIAL, cls.FINALS = procedure.initial, procedure.finals
+        if "on_device_event" in cls.__dict__:
+            # A device report is a public action (journaled, replayed): the
+            # game's handler is the action ``handle`` itself.
+            cls.handle = action(actor="device", always=True, name="handle")(cls.__dict__["on_device_event"])
         cls.action_specs = actions_of(cls)
 
     def __init__(self, *, table_id: str, book: BetBook, devices: Sequence[Device], bus: EventBus | None = None) -> None:
@@ -84,6 +90,7 @@ class GameTable(IncidentHandling, Journaling):
         self.incident_no = 0
         self._acting = False
         self.machine = RoundMachine(self, self.PROCEDURE, self._announce)
+        self.rules = self.machine.rules
         #: the machine's triggers, bound once (the only way a round changes state)
         self.trigger = self.machine.fire
 
@@ -100,8 +107,12 @@ class GameTable(IncidentHandling, Journaling):
     def _announce(self, trigger: str, before: enum.Enum, after: enum.Enum) -> None:
         """Every state change, as it happens: a ``state`` event, and the
         round's result once it reaches a final state."""
+        bus = self.bus
+        if not bus.active:  # nobody listens (a simulation): count the events, build nothing
+            bus.seq += 2 if after in self.FINALS and self.result is not None else 1
+            return
         self.emit("state", state=after.value, previous=before.value, trigger=trigger)
-        if after in self.PROCEDURE.finals and self.result is not None:
+        if after in self.FINALS and self.result is not None:
             self.emit("result", **self.result.as_json())
 
     def can(self, action: str, *args: Any, **kwargs: Any) -> bool:
@@ -124,13 +135,6 @@ class GameTable(IncidentHandling, Journaling):
             if self.blocked:
                 return f"incident {self.incident.id} must be resolved first"
         return self.machine.refusal(spec.name, args, kwargs)
-
-    def verb(self, spec: ActionSpec) -> str:
-        """How a refusal names the action: the rule's verb; the action's own
-        name while the table is paused or held."""
-        if not spec.always and not self.replaying and (self.paused or self.blocked):
-            return spec.name.replace("_", " ")
-        return self.machine.verb(spec.name)
 
     def emit(self, kind: str, **data: Any) -> None:
         """Publish a table event. The kinds ``result`` (the round's final
@@ -199,8 +203,11 @@ class GameTable(IncidentHandling, Journaling):
 
     @action(actor="player")
     def place_bet(self, position: str, bet: str, amount: object) -> None:
-        value = self.book.place(str(position), bet, amount)
-        self.emit("bet", position=str(position), bet=bet, amount=str(value))
+        position = str(position)
+        # The rule (bet_refusal) checked the position, the bet, the amount and the limits.
+        value = amount if type(amount) is Decimal else parse_amount(amount)
+        self.book.add(position, bet, value)
+        self.emit("bet", position=position, bet=bet, amount=str(value))
 
     @action(actor="player")
     def withdraw_bet(self, position: str, bet: str) -> None:
@@ -291,10 +298,13 @@ class GameTable(IncidentHandling, Journaling):
             timeout = self.device_timeout
         model = self.machine.model
         handle = self.handle
+        devices = self.devices
+        next_event = devices[0].next_event if len(devices) == 1 else self._next_event
         while model.state in wanted:
-            if self.blocked:
+            incident = self.incident
+            if incident is not None and incident.blocking:
                 return False
-            event = self._next_event(timeout)
+            event = next_event(timeout)
             if event is None:
                 return False
             handle(event)

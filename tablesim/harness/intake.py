@@ -11,8 +11,9 @@ A refused bet's savepoint is undone and the others go on; if the commit
 itself fails, the whole group is answered with the error and the table's
 bet book is put back as it was: nothing is acknowledged that is not on disk.
 
-A bet may carry a ``ref``: the client's own id for it. The ref is journaled
-with the bet (a ``meta`` record ``bet_ref`` in the same savepoint), so a
+A bet may carry a ``ref``: the client's own id for it. The group's refs are
+journaled in the same transaction as its bets (one ``meta`` record
+``bet_refs`` per group: ``[ref, position, bet, amount]`` each), so a
 client that lost the answer (a dropped connection, a table restarted after
 a crash) sends the bet again with the same ref and is told it already
 stands (``duplicate``) instead of betting twice.
@@ -121,9 +122,9 @@ class BetRefs:
             self.note_round(rid)
             for (text,) in journal.db.execute(
                     "SELECT data FROM records WHERE round_id = ? AND table_id = ? AND kind = 'meta'"
-                    " AND name = 'bet_ref' ORDER BY seq", (rid, table_id)):
-                data = json.loads(text)
-                self.by_ref[data["ref"]] = (rid, (data["position"], data["bet"], data["amount"]))
+                    " AND name = 'bet_refs' ORDER BY seq", (rid, table_id)):
+                for ref, position, bet, amount in json.loads(text)["refs"]:
+                    self.by_ref[ref] = (rid, (position, bet, amount))
         return self
 
     def note_round(self, round_id: str) -> None:
@@ -140,6 +141,8 @@ class BetRefs:
 def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs | None = None) -> list[BetOutcome]:
     """Place ``requests`` in order on ``table`` (its thread), in one journal
     transaction; returns one outcome per request once it is committed.
+    ``refs``: the table's placed refs (checked, and journaled with the group);
+    None places every bet and ignores the refs.
 
     Raises what the commit raised (the journal failed): then nothing of the
     group stands, neither in the journal nor in the table's bet book.
@@ -150,16 +153,36 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
         for req in requests:
             outcomes.append(_place(table, req, refs, None))
         return outcomes
-    saved_book = {p: dict(b) for p, b in table.book.bets.items()}
-    saved_refs = dict(refs.by_ref) if refs is not None else None
+    book = table.book
+    undo: list[tuple[str, str, Decimal | None]] = []  # what each accepted bet replaced, to put back
+    added: list[str] = []  # refs this group placed, to forget if it fails
     try:
         with journal.transaction():
             for req in requests:
-                outcomes.append(_place(table, req, refs, journal))
+                # Noted before the bet: a journal failure half-way through
+                # it has already changed the book.
+                undo.append((str(req.position), req.bet, book.get(str(req.position), req.bet)))
+                outcome = _place(table, req, refs, journal)
+                if not outcome.ok or outcome.duplicate:
+                    undo.pop()  # a refused bet changed nothing
+                elif req.ref is not None:
+                    added.append(req.ref)
+                outcomes.append(outcome)
+            if added and refs is not None:
+                journal.append(table.table_id, table.round_id, "meta", "bet_refs",
+                               {"refs": [[ref, *refs.by_ref[ref][1]] for ref in added]}, "intake")
     except BaseException:
-        table.book.bets = saved_book
-        if refs is not None and saved_refs is not None:
-            refs.by_ref = saved_refs
+        for position, bet, before in reversed(undo):
+            box = book.bets.setdefault(position, {})
+            if before is None:
+                box.pop(bet, None)
+                if not box:
+                    del book.bets[position]
+            else:
+                box[bet] = before
+        if refs is not None:
+            for ref in added:
+                refs.by_ref.pop(ref, None)
         raise
     return outcomes
 
@@ -181,11 +204,6 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
         else:
             with journal.savepoint():
                 table.place_bet(req.position, req.bet, req.amount)
-                if req.ref is not None:
-                    amount = parse_amount(req.amount)
-                    journal.append(table.table_id, table.round_id, "meta", "bet_ref",
-                                   {"ref": req.ref, "position": str(req.position), "bet": req.bet,
-                                    "amount": str(amount)}, req.actor)
     except IllegalAction as exc:
         return refused(exc, req.ref, table.round_id)
     except InputError as exc:

@@ -26,7 +26,7 @@ from pathlib import Path
 from tablesim.core.errors import InputError
 from tablesim.journal.chain import Walk, seal_mac
 from tablesim.journal.keys import TABLE_ID, default_key_path, key_id, load_key
-from tablesim.journal.store import Journal
+from tablesim.journal.store import SCHEMA, Journal
 
 EXIT = {"intact": 0, "legacy": 0, "tampered": 1, "corrupt": 1, "unreadable": 2}
 
@@ -59,7 +59,8 @@ class AuditResult:
 
 
 def _bad(verdict: str, reason: str, records: int = 0, first_bad: int | None = None, **kw) -> AuditResult:
-    return AuditResult(False, records, first_bad, reason, verdict, **kw)
+    return AuditResult(False, records, first_bad, _plain(reason) if len(reason) > 200 or not reason.isprintable()
+                       else reason, verdict, **kw)
 
 
 def journal_table_id(journal: Journal) -> str | None:
@@ -96,6 +97,79 @@ def _integrity(journal: Journal, pragma: str) -> str | None:
     return None if texts == ["ok"] else "; ".join(texts[:3])
 
 
+def _expected_schema() -> dict[str, set[str]]:
+    """Each schema object a journal may hold and the SQL texts it may have
+    (the head as created today, and as journals from before its MAC had it)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA)
+        out = {name: {sql} for name, sql in db.execute("SELECT name, sql FROM sqlite_master")}
+        db.execute("DROP TABLE head")
+        db.execute("CREATE TABLE head (\n    id INTEGER PRIMARY KEY CHECK (id = 1),\n    seq INTEGER NOT NULL,\n"
+                   "    hash TEXT NOT NULL\n)")
+        out["head"].add(db.execute("SELECT sql FROM sqlite_master WHERE name = 'head'").fetchone()[0])
+        db.execute("ALTER TABLE head ADD COLUMN mac TEXT")
+        out["head"].add(db.execute("SELECT sql FROM sqlite_master WHERE name = 'head'").fetchone()[0])
+    finally:
+        db.close()
+    return out
+
+
+_SCHEMA = _expected_schema()
+
+
+def _schema_problem(journal: Journal) -> str | None:
+    """An altered table, or an object (a trigger, a view) no journal has."""
+    saved = journal.db.text_factory
+    journal.db.text_factory = bytes
+    try:
+        objects = journal.db.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
+    finally:
+        journal.db.text_factory = saved
+    for kind, name, sql in objects:
+        kind, name = _plain(kind), _plain(name)
+        if sql is None and name.startswith("sqlite_autoindex_"):
+            continue
+        if not isinstance(sql, bytes) or sql.decode("utf-8", "replace") not in _SCHEMA.get(name, ()):
+            return f"the journal's schema was altered ({kind} {name})"
+    return None
+
+
+def _plain(value: object) -> str:
+    """A value from a damaged file, fit for a one-line message."""
+    text = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    return "".join(c if c.isprintable() else "?" for c in text)[:200]
+
+
+class BadSeal(Exception):
+    """A head or checkpoint row that is not what the journal writes."""
+
+
+def seal_row(journal: Journal, table: str) -> tuple[int, str, str | None] | None:
+    """(seq, link, mac) of the ``head`` or ``checkpoint`` row as stored;
+    None if there is none; BadSeal if it is not numbers and text."""
+    if not journal.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone():
+        return None
+    cols = {r[1] for r in journal.db.execute(f"PRAGMA table_info({table})")}
+    saved = journal.db.text_factory
+    journal.db.text_factory = bytes
+    try:
+        rows = journal.db.execute(f"SELECT seq, hash, {'mac' if 'mac' in cols else 'NULL'} FROM {table}").fetchall()
+    finally:
+        journal.db.text_factory = saved
+    if not rows:
+        return None
+    if len(rows) > 1:
+        raise BadSeal(f"the {table} has {len(rows)} rows")
+    seq, link, mac = rows[0]
+    try:
+        if type(seq) is not int or not isinstance(link, bytes) or not (mac is None or isinstance(mac, bytes)):
+            raise ValueError
+        return seq, link.decode("ascii"), None if mac is None else mac.decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        raise BadSeal(f"the {table} row is damaged") from None
+
+
 def verify(journal: Journal, key: bytes | None = None, *, integrity: bool = True) -> AuditResult:
     """The whole journal, from its first record (``key``: default: the
     journal's table's key in the data directory, if present)."""
@@ -110,8 +184,15 @@ def _verify(journal: Journal, key: bytes | None, integrity: bool) -> AuditResult
         problem = _integrity(journal, "integrity_check")
         if problem:
             return _bad("corrupt", f"SQLite integrity check: {problem}")
+    problem = _schema_problem(journal)
+    if problem:
+        return _bad("tampered", problem)
     table_id = journal_table_id(journal)
-    cp = journal.checkpoint()
+    try:
+        cp = seal_row(journal, "checkpoint")
+        seal_row(journal, "head")
+    except BadSeal as exc:
+        return _bad("tampered", str(exc), table_id=table_id)
     walk = Walk(key, cp=(cp[0], cp[1]) if cp else None)
     for row in journal.raw_rows():
         problem = walk.feed(row)
@@ -137,7 +218,7 @@ def _seals(journal: Journal, walk: Walk, key: bytes | None, cp: tuple | None, ta
     if n == 0:
         return tampered("the journal holds no record: a journal begins with its chain record "
                         "(every record was deleted, or the file was never used: then remove it)", 1)
-    head = journal.head_row()
+    head = seal_row(journal, "head")
     if not walk.keyed:
         if key is not None:
             return tampered("no keyed record, although the table has a key: the journal was re-chained "
@@ -176,7 +257,14 @@ def verify_recent(journal: Journal, key: bytes) -> AuditResult:
         problem = _integrity(journal, "quick_check")
         if problem:
             return _bad("corrupt", f"SQLite quick check: {problem}")
-        cp = journal.checkpoint()
+        problem = _schema_problem(journal)
+        if problem:
+            return _bad("tampered", problem)
+        try:
+            cp = seal_row(journal, "checkpoint")
+            seal_row(journal, "head")
+        except BadSeal as exc:
+            return _bad("tampered", str(exc))
         if cp is None:
             return _verify(journal, key, integrity=False)
         cseq, clink, cmac = cp
@@ -223,12 +311,20 @@ def verify_file(path: str | Path, key: bytes | None = None) -> AuditResult:
         journal = Journal(path, readonly=True)
     except InputError as exc:
         return _bad("unreadable", exc.message)
-    except (sqlite3.DatabaseError, OSError) as exc:
-        return _bad("unreadable", str(exc))
+    except Exception as exc:  # noqa: BLE001 - a damaged file may fail in any way: still a verdict
+        return _bad("unreadable", _text(exc))
     try:
         return verify(journal, key)
+    except Exception as exc:  # noqa: BLE001 - (as above) e.g. sqlite's own message not decoding
+        return _bad("corrupt", f"the database cannot be read: {_text(exc)}")
     finally:
         try:
             journal.close()
-        except sqlite3.DatabaseError:
+        except Exception:  # noqa: BLE001
             pass
+
+
+def _text(exc: Exception) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return "malformed database (" + exc.object.decode("utf-8", "replace") + ")"
+    return str(exc) or type(exc).__name__

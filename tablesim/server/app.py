@@ -111,6 +111,37 @@ def _position(value: str | int) -> str:
     return text
 
 
+#: headers every answer carries (unless it sets its own)
+HEADERS = [
+    (b"cache-control", b"no-store"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"content-security-policy",
+     b"default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'"),
+]
+
+
+class _Headers:
+    """Adds ``HEADERS`` to every HTTP answer (plain ASGI: no task per request)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                headers += [(name, value) for name, value in HEADERS if name not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
 #: the Host names a server bound to the loopback answers to (no DNS rebinding)
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 
@@ -160,16 +191,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     async def _invalid(request: Request, exc: RequestValidationError):
         return JSONResponse({"error": "bad_input", "detail": readable(exc.errors())}, 422)
 
-    @app.middleware("http")
-    async def _headers(request: Request, call_next):
-        response = await call_next(request)
-        response.headers.setdefault("Cache-Control", "no-store")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault(
-            "Content-Security-Policy",
-            "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'",
-        )
-        return response
+    app.add_middleware(_Headers)
 
     # --- access -----------------------------------------------------------------
 
@@ -187,10 +209,11 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
         if not op.may(role):
             raise HTTPException(403, f"{what} needs a {role}: {op.name} is a {op.role}")
 
-    def dealer(authorization: str | None = Header(None)) -> Operator:
+    # async: a plain function would be run on a worker thread for every request
+    async def dealer(authorization: str | None = Header(None)) -> Operator:
         return operator(authorization)
 
-    def supervisor(authorization: str | None = Header(None)) -> Operator:
+    async def supervisor(authorization: str | None = Header(None)) -> Operator:
         op = operator(authorization)
         need(op, "supervisor", "this")
         return op
@@ -257,8 +280,8 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
         answers = iter(await runner.place_bets(requests))
         results = [next(answers) if isinstance(p, BetRequest) else p for p in parsed]
         accepted = sum(r.ok for r in results)
-        return {"ok": accepted == len(results), "accepted": accepted, "refused": len(results) - accepted,
-                "results": [r.as_json() for r in results]}
+        return JSONResponse({"ok": accepted == len(results), "accepted": accepted, "refused": len(results) - accepted,
+                             "results": [r.as_json() for r in results]})
 
     @app.delete("/api/bets/{position}/{bet}")
     async def withdraw_bet(position: str, bet: str, op: Operator = Depends(dealer)) -> dict:
@@ -334,6 +357,11 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
             )
             if reset:
                 since = None
+            snap_seq = runner.snapshot_cache.get("seq", current)
+            if since is None and snap_seq < current:
+                # The snapshot lags the stream (it is rebuilt at most every
+                # SNAPSHOT_EVERY while bets stream in): the events since follow.
+                since = snap_seq
             await ws.send_json({
                 "type": "hello", "stream_id": runner.stream.stream_id, "seq": current, "reset": reset,
                 "table": runner.snapshot_cache,
@@ -446,6 +474,7 @@ def serve_table(
     recovery=None,
     sock: socket.socket | None = None,
     log_level: str = "warning",
+    studio: str | None = None,
 ) -> None:
     """Serve an already built (and recovered) table until interrupted.
 
@@ -453,7 +482,7 @@ def serve_table(
     of a mock table (None for real or emulated devices: they are polled as
     fast as they report).
     """
-    runner = TableRunner(table, rig=rig, pace=pace, bet_seconds=bet_seconds, recovery=recovery)
+    runner = TableRunner(table, rig=rig, pace=pace, bet_seconds=bet_seconds, recovery=recovery, studio=studio)
     app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
     sock = sock or bind(host, port)
     server = _server(app, log_level)

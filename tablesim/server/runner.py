@@ -67,6 +67,9 @@ HELD_WHILE_BLOCKED = (CardRead, HandDispensed)
 QUIET_NOTICE = 30.0
 #: results the board keeps (and loads from the journal at start)
 RESULTS_KEPT = 50
+#: while bets stream in, the table's snapshot (O(bets on the table) to build
+#: and to send) is rebuilt at most this often; the bet events go out at once
+SNAPSHOT_EVERY = 0.25
 
 
 class TableRunner:
@@ -80,8 +83,12 @@ class TableRunner:
         bet_seconds: float | None = None,
         recovery: Any = None,
         notifier: Notifier | None = None,
+        studio: str | None = None,
     ) -> None:
         self.table = table
+        #: nats://HOST:PORT: the journal goes to the studio and bets come in over the bus (tablesim.studio)
+        self.studio_url = studio
+        self.studio = None
         #: systemd's notify socket (READY, WATCHDOG from the pump loop), or nothing outside systemd
         self.notifier = notifier if notifier is not None else Notifier.from_env()
         self.rig = rig
@@ -115,8 +122,11 @@ class TableRunner:
         self._timer_tick_at = time.monotonic()
         self._timer_shown: int | None = None
         self.snapshot_cache: dict[str, Any] = {}
+        self._snapshot_at = 0.0
+        self._snapshot_every = SNAPSHOT_EVERY
+        self._snapshot_due = False  # a lazy refresh is scheduled
         #: bets go through group commit: many in one journal transaction
-        self.intake = BetIntake(table, self.call)
+        self.intake = BetIntake(table, functools.partial(self.call, lazy_snapshot=True))
         #: faults raised and never cleared ("device:code" -> the fault), kept across restarts by the journal
         self.active_faults: dict[str, dict] = {}
         self.started = False
@@ -130,12 +140,25 @@ class TableRunner:
         self.tasks = [asyncio.create_task(self._pump_loop(), name="pump")]
         if self.bet_seconds:
             self.tasks.append(asyncio.create_task(self._timer_loop(), name="bet-timer"))
+        if self.studio_url and self.journal is not None:
+            from tablesim.studio.attach import start_link
+            from tablesim.studio.bus_bets import BusBets
+
+            bets = BusBets(self.table.table_id, self.place_bets, self.loop)
+            self.studio = start_link(self.table, self.studio_url, hooks=[bets.attach])
         self.started = True
         self.notifier.ready(f"{self.table.table_id}: {self.table.game}, serving")
 
     async def stop(self) -> None:
         self.started = False
         self.notifier.stopping()
+        if self.studio is not None:  # first: bets in flight over the bus still reach the table
+            from tablesim.studio.attach import DRAIN_SECONDS, describe_stop
+
+            log.warning(describe_stop(await asyncio.to_thread(self.studio.stop, DRAIN_SECONDS)))
+            if self.studio.wake in self.table.bus.subscribers:
+                self.table.bus.subscribers.remove(self.studio.wake)
+            self.studio = None
         for task in self.tasks:
             task.cancel()
         for task in self.tasks:
@@ -155,14 +178,17 @@ class TableRunner:
             self.table.bus.subscribers.remove(self._on_event)
         self._subscribed = False
 
-    async def call(self, fn: Callable[..., Any], *args: Any, actor: str | None = None, publish: bool = True, **kwargs: Any) -> Any:
-        """Run ``fn`` on the table's thread; its events go out when it returned."""
+    async def call(self, fn: Callable[..., Any], *args: Any, actor: str | None = None, publish: bool = True,
+                   lazy_snapshot: bool = False, **kwargs: Any) -> Any:
+        """Run ``fn`` on the table's thread; its events go out when it returned.
+        ``lazy_snapshot``: the table's snapshot follows within ``SNAPSHOT_EVERY``
+        (bet groups), not at once."""
         if self.executor is None or self.loop is None:
             raise RuntimeError("the table runner is not running")
-        job = functools.partial(self._run, fn, args, kwargs, actor, publish)
+        job = functools.partial(self._run, fn, args, kwargs, actor, publish, lazy_snapshot)
         return await self.loop.run_in_executor(self.executor, job)
 
-    def _run(self, fn, args, kwargs, actor: str | None, publish: bool) -> Any:
+    def _run(self, fn, args, kwargs, actor: str | None, publish: bool, lazy_snapshot: bool = False) -> Any:
         table = self.table
         self._pending = []
         if actor is not None:
@@ -180,8 +206,27 @@ class TableRunner:
         pending, self._pending = self._pending, []
         if pending or publish:
             self.stream.publish_all(pending)
-            self._refresh_snapshot(bool(pending) or publish)
+            if lazy_snapshot and time.monotonic() - self._snapshot_at < self._snapshot_every:
+                self._refresh_later()
+            else:
+                self._refresh_snapshot(True)
         return result
+
+    def _refresh_later(self) -> None:
+        """(The table's thread) rebuild the snapshot once ``SNAPSHOT_EVERY`` is up."""
+        if self._snapshot_due or self.loop is None:
+            return
+        self._snapshot_due = True
+
+        def due() -> None:
+            if self.executor is not None:
+                asyncio.ensure_future(self.call(self._refresh_due, publish=False))
+
+        self.loop.call_soon_threadsafe(self.loop.call_later, self._snapshot_every, due)
+
+    def _refresh_due(self) -> None:
+        if self._snapshot_due:
+            self._refresh_snapshot(True)
 
     def _setup(self) -> None:
         t = self.table
@@ -245,7 +290,11 @@ class TableRunner:
     # --- the view --------------------------------------------------------------
 
     def _refresh_snapshot(self, announce: bool) -> None:
+        start = time.monotonic()
         self.snapshot_cache = self._snapshot()
+        self._snapshot_at, self._snapshot_due = time.monotonic(), False
+        # A big table (thousands of bets) takes long to show: show it less often.
+        self._snapshot_every = max(SNAPSHOT_EVERY, 20 * (self._snapshot_at - start))
         if announce:
             self.stream.publish({"type": "snapshot", "seq": self.stream.last_seq, "table": self.snapshot_cache})
 
@@ -279,7 +328,7 @@ class TableRunner:
             timer = {"seconds": self.bet_seconds,
                      "remaining": None if self.timer_remaining is None else round(max(self.timer_remaining, 0.0), 1),
                      "running": self.timer_remaining is not None and not t.paused}
-        return jsonable({
+        out = jsonable({
             "game": t.game,
             "title": a.title,
             "table_id": t.table_id,
@@ -288,7 +337,6 @@ class TableRunner:
             "betting_open": t.state is t.BETTING,
             "paused": t.paused,
             "incident": t.incident.as_dict() if t.incident is not None else None,
-            "bets": t.book.snapshot(),
             "total_bet": t.book.total(),
             "limits": a.limits(),
             "devices": devices,
@@ -303,9 +351,12 @@ class TableRunner:
             "held_reports": len(self.held),
             "mock": self.rig is not None,
             "journal": self.journal.path if self.journal is not None else None,
+            "studio": self.studio.status() if self.studio is not None else None,
             "stream_id": self.stream.stream_id,
             "seq": self.stream.last_seq,
         })
+        out["bets"] = t.book.snapshot()  # plain text already: the largest part, not walked again
+        return out
 
     async def snapshot(self) -> dict[str, Any]:
         return await self.call(self._snapshot, publish=False)

@@ -36,9 +36,14 @@ def check_url(url: str, where: str = "--studio") -> str:
     return url
 
 
+async def quiet(exc: Exception) -> None:
+    """nats-py's error callback: the owner of the connection reports failures itself."""
+
+
 async def connect(url: str, name: str, timeout: float = 2.0) -> nats.NATS:
+    """One attempt (no reconnecting, see above); raises if the broker is not there."""
     return await nats.connect(url, name=name, allow_reconnect=False, connect_timeout=max(1, int(timeout)),
-                              max_reconnect_attempts=0)
+                              max_reconnect_attempts=1, reconnect_time_wait=0, error_cb=quiet)
 
 
 async def ensure_stream(js, kinds: set[str] | None = None) -> list[str]:
@@ -86,7 +91,7 @@ class StreamMsg:
     data: bytes
 
 
-async def read_messages(js, filter_subject: str, *, batch: int = 500, start_seq: int | None = None,
+async def read_messages(js, filter_subject: str | None, *, batch: int = 500, start_seq: int | None = None,
                         upto: int | None = None) -> AsyncIterator[StreamMsg]:
     """Every stored message on ``filter_subject``, in stream order, up to what
     the stream held when reading started (an ephemeral consumer, no acks)."""

@@ -342,7 +342,8 @@ def test_fold_refused_by_a_forbid_profile_is_invalid(tmp_path):
 
     text = (config_root() / "rules" / "fortune3-macau-2008.toml").read_text()
     profile = tmp_path / "forbid.toml"
-    profile.write_text(text.replace('fold_with_pair_plus = "forfeit"', 'fold_with_pair_plus = "forbid"'))
+    profile.write_text(text.replace('fold_with_pair_plus = "forfeit"', 'fold_with_pair_plus = "forbid"')
+                       .replace('name = "macau-2008"', 'name = "forbid-fold"'))
     script = tmp_path / "forbid.yaml"
     base = (
         "game: fortune3\ntable: {dealing: shuffler, profile: " + json.dumps(str(profile)) + "}\nrounds:\n"

@@ -39,6 +39,8 @@ def profile_file(tmp_path: Path) -> Callable[..., Path]:
         for old, new in (replacements or {}).items():
             assert text.count(old) == 1, f"{old!r} is not in the default profile exactly once"
             text = text.replace(old, new)
+        # a changed profile carries its own name (the loader refuses a built-in name with other rules)
+        text = text.replace('name = "macau-2003"', 'name = "test-variant"')
         path = tmp_path / f"football-profile-{next(counter)}.toml"
         path.write_text(text + append, encoding="utf-8")
         return path

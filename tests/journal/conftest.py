@@ -340,3 +340,11 @@ def results_once(path, round_id: str) -> list[dict]:
 @pytest.fixture
 def round_results():
     return results_once
+
+
+@pytest.fixture
+def env(tmp_path):
+    """The environment of a table process: the test's private data directory."""
+    import os
+
+    return {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"), "PYTHONUNBUFFERED": "1", "COLUMNS": "300"}

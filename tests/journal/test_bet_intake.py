@@ -47,7 +47,7 @@ def test_a_group_is_one_commit_and_each_bet_gets_its_own_answer(tmp_path):
         BetRequest("8", "ante", "10", "dealer:ana"),           # no box 8
         BetRequest("5", "pair_plus", "5", "dealer:rui", ref="r-1"),
         BetRequest("3", "play", "10", "dealer:ana"),           # not a bet one places
-    ])
+    ], BetRefs())
     assert seen == ["COMMIT"]
     assert [o.ok for o in outcomes] == [True, False, False, True, False]
     assert outcomes[1].error == "refused" and outcomes[1].action == "bet"
@@ -58,7 +58,8 @@ def test_a_group_is_one_commit_and_each_bet_gets_its_own_answer(tmp_path):
     new = [(r.kind, r.name, r.actor) for r in journal.records() if r.seq > before]
     assert new == [("input", "place_bet", "dealer:ana"), ("event", "bet", "table"),
                    ("input", "place_bet", "dealer:rui"), ("event", "bet", "table"),
-                   ("meta", "bet_ref", "dealer:rui")]
+                   ("meta", "bet_refs", "intake")]
+    assert list(journal.records())[-1].data == {"refs": [["r-1", "5", "pair_plus", "5"]]}
     from tablesim.journal.audit import verify
 
     assert verify(journal).ok
@@ -104,19 +105,20 @@ def test_a_group_answers_and_journals_exactly_as_bets_placed_one_by_one(tmp_path
         aj.close()
 
 
-def test_a_failed_commit_answers_no_bet_and_puts_the_book_back(tmp_path):
+@pytest.mark.parametrize("fail_at", [1, 2, 3, 4, 6, 9])
+def test_a_failed_commit_answers_no_bet_and_puts_the_book_back(tmp_path, fail_at):
     table, journal = table_with_journal(tmp_path / "j.sqlite")
     commit_bets(table, [BetRequest("1", "ante", "10")])
     refs = BetRefs()
     records, book = journal.seq, table.book.snapshot()
     inserts = []
-    # The disk "fails" at the fourth write of the group: real SQLite aborts
-    # that INSERT (the progress handler interrupts it).
+    # The disk "fails" at one write of the group (the bets' records, the refs'
+    # record): real SQLite aborts that INSERT (the progress handler interrupts it).
     journal.db.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
     failed = []
 
     def interrupt() -> int:
-        if len(inserts) == 4 and not failed:
+        if len(inserts) == fail_at and not failed:
             failed.append(inserts[-1])
             return 1
         return 0
@@ -155,7 +157,7 @@ def test_a_ref_is_never_placed_twice_also_after_a_restart(tmp_path):
     assert retry.ok and retry.duplicate and retry.round_id == again.round_id
     assert not other.ok and other.reason == "ref 'alice-1' was already used for another bet"
     assert again.book.snapshot() == {"alice": {"1": "10"}}
-    assert len([r for r in journal.records() if r.name == "bet_ref"]) == 1
+    assert [r.data for r in journal.records() if r.name == "bet_refs"] == [{"refs": [["alice-1", "alice", "1", "10"]]}]
     journal.close()
 
 

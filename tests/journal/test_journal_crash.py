@@ -60,7 +60,7 @@ def test_crash_test_keeps_every_promise(game, extra, tmp_path):
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert "all promises held" in proc.stdout
         assert re.search(rf"^{game}: 20 kills, \d+ rounds, \d+ bets checked, final run exit 0$", proc.stdout, re.M), proc.stdout
-        j = Journal(journal)
+        j = Journal(journal, readonly=True)
         try:
             states = states_at_crash(j)
         finally:
@@ -69,7 +69,7 @@ def test_crash_test_keeps_every_promise(game, extra, tmp_path):
             break
     assert len(states) >= 3, f"the kills landed in only {dict(states)}:\n" + "\n".join(p.stdout for p in runs)
     # the journal itself, checked here too
-    j = Journal(journal)
+    j = Journal(journal, readonly=True)
     try:
         assert verify(j).ok
         assert check(j, allow_open_last=False) == []

@@ -94,7 +94,7 @@ def stop(served: Served) -> None:
 #: bets of a test round per game: (position, bet, amount)
 BETS = {
     "fortune3": [("3", "ante", "10"), ("3", "pair_plus", "5"), ("6", "ante", "25")],
-    "football": [("1", "upper", "10"), ("4", "odd", "5"), ("common", "middle", "2.5")],
+    "football": [("1", "upper", "10"), ("4", "odd", "5"), ("common", "middle", "2")],
     "wheel": [("alice", "1", "10"), ("bob", "joker", "2"), ("alice", "5", "3")],
 }
 

@@ -135,7 +135,7 @@ def test_a_late_bet_is_409_and_changes_nothing(serve):
         {"position": "3", "bet": "ante", "amount": "١٠٠"},
         {"position": "3", "bet": "ante", "amount": "１００"},
         {"position": "3", "bet": "ante", "amount": 10**40},
-        {"position": "3", "bet": "ante", "amount": "9" * 100000},
+        {"position": "3", "bet": "ante", "amount": "9" * 10000}  # long, yet under the body limit,
         {"position": None, "bet": "ante", "amount": "10"},
         [1, 2],
     ],
@@ -221,7 +221,7 @@ def test_actions_refused_by_the_round_are_409(serve):
     assert s.post("/api/actions/decide", {"box": "3"}).status_code == 422
     assert s.post("/api/actions/decide", {"box": "3", "decision": "maybe"}).status_code == 422
     assert s.post("/api/actions/decide", {"box": "3", "decision": "play"}).status_code == 409
-    assert records == [] and [r[2] for r in s.records() if r[1] == "input"] == ["open_round"]
+    assert [r for r in records if r[1] != "meta"] == [] and [r[2] for r in s.records() if r[1] == "input"] == ["open_round"]
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -66,7 +66,7 @@ def test_serve_after_a_kill_recovers_the_round_it_was_dealing(env, tmp_path):
         assert s2.client.get("/api/table").json()["result"]["net"] == {"1": "-5"}
     finally:
         assert s2.stop() == 0
-    assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(journal)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(journal)], env={"XDG_DATA_HOME": env["XDG_DATA_HOME"]}).exit_code == 0
 
 
 @pytest.mark.parametrize(

@@ -128,7 +128,7 @@ def device_inputs(s: Served) -> list[dict]:
 
 BETS = {
     "fortune3": [("2", "ante", "10"), ("2", "pair_plus", "5"), ("5", "ante", "25")],
-    "football": [("1", "upper", "10"), ("4", "odd", "5"), ("common", "middle", "2.5")],
+    "football": [("1", "upper", "10"), ("4", "odd", "5"), ("common", "middle", "2")],
     "wheel": [("alice", "1", "10"), ("bob", "joker", "2")],
 }
 EXPECTED = {
@@ -391,7 +391,7 @@ def test_serve_config_with_the_mock_table_configuration(env, tmp_path):
         assert result["status"] == "settled" and result["round_id"] == "F3-MOCK-000002"
     finally:
         assert s.stop() == 0
-    assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(journal)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(journal)], env={"XDG_DATA_HOME": env["XDG_DATA_HOME"]}).exit_code == 0
     # a restart keeps the tokens
     s2 = Serve(env, "--config", str(F3_MOCK), "--port", "0", "--journal", str(journal))
     try:
@@ -543,4 +543,4 @@ def test_serve_emulated_as_a_process(env, tmp_path):
         assert s.wait_state("complete")["result"]["status"] == "settled"
     finally:
         assert s.stop(signal.SIGTERM) == 0
-    assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(journal)]).exit_code == 0
+    assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(journal)], env={"XDG_DATA_HOME": env["XDG_DATA_HOME"]}).exit_code == 0

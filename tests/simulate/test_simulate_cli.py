@@ -111,3 +111,19 @@ def test_bench_json_measures_every_part(monkeypatch):
     assert data["engine"]["fortune3_hands"]["evaluate_per_second"] > 0
     assert "codec" in data["link"] and "frame_to_event" in data["link"]
     assert data["machine"]["cores"] >= 1
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("missing/plot.png", "no directory"),
+    ("plot.txt", "the plot is a PNG"),
+    (".", "the plot is a PNG"),
+])
+def test_a_bad_plot_path_is_refused_before_the_run(tmp_path: Path, name, reason):
+    import time
+
+    start = time.perf_counter()
+    res = run("simulate", "wheel", "--rounds", "100000000", "--workers", "1", "--plot", str(tmp_path / name))
+    assert time.perf_counter() - start < 5  # refused at once, not after 10^8 rounds
+    assert res.exit_code == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tablesim: error: --plot: ") and reason in lines[0]

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from tablesim.journal.store import GENESIS, record_hash
+from tablesim.journal.chain import GENESIS, record_link
+from tablesim.journal.keys import default_key_path, load_key
 from tablesim.studio.anchor import verify_anchor
 from tablesim.studio.outbox import StudioLink
 
@@ -36,16 +37,15 @@ def tampered(published, tmp_path, name: str, *sql: str, rechain: bool = False):
     db = sqlite3.connect(copy)
     for statement in sql:
         db.execute(statement)
-    if rechain:  # what an attacker with the code does: rebuild every link after the edit
+    if rechain:  # what whoever controls the PC (code and key file) can do: rebuild every link after the edit
+        key = load_key(default_key_path(TABLE))
         prev = GENESIS
         rows = db.execute("SELECT seq, ts, table_id, round_id, kind, name, actor, data FROM records ORDER BY seq").fetchall()
         for seq, *rest in rows:
-            digest = record_hash(prev, seq, *rest)
+            digest = record_link(key, prev, seq, *rest)
             db.execute("UPDATE records SET prev_hash = ?, hash = ? WHERE seq = ?", (prev, digest, seq))
             prev = digest
         db.execute("DELETE FROM head")
-        if rows:
-            db.execute("INSERT INTO head VALUES (1, ?, ?)", (rows[-1][0], prev))
     db.commit()
     db.close()
     return copy
@@ -70,7 +70,6 @@ def test_intact_journal_is_anchored(published, nats_server):
 def test_truncated_tail_with_head_rewritten(published, nats_server, tmp_path):
     n = last_seq(published)
     copy = tampered(published, tmp_path, "trunc", f"DELETE FROM records WHERE seq > {n - 5}", "DELETE FROM head")
-    assert tablesim("audit", "verify", "--journal", str(copy)).returncode in (0, 1)  # the file alone may pass
     report, found = problems(copy, nats_server.url)
     assert [seq for seq, _ in found] == list(range(n - 4, n + 1))
     assert all("missing from the journal" in text for _, text in found)
@@ -92,7 +91,6 @@ def test_edit_rechained_with_the_codes_own_hash(published, nats_server, tmp_path
     copy = tampered(published, tmp_path, "edit",
                     f"UPDATE records SET data = replace(data, '\"amount\":\"', '\"amount\":\"9') WHERE seq = {seq}",
                     rechain=True)
-    assert tablesim("audit", "verify", "--journal", str(copy)).returncode == 0  # the single file is fooled
     report, found = problems(copy, nats_server.url)
     assert found[0] == (seq, "changed: the journal's record differs from the stream's")
     # every later record keeps its content but carries other links
@@ -106,7 +104,6 @@ def test_round_removed_and_renumbered(published, nats_server, tmp_path):
     copy = tampered(published, tmp_path, "round",
                     f"DELETE FROM records WHERE round_id = '{TABLE}-000002'",
                     f"UPDATE records SET seq = seq - {width} WHERE seq > {hi}", rechain=True)
-    assert tablesim("audit", "verify", "--journal", str(copy)).returncode == 0
     report, found = problems(copy, nats_server.url)
     assert found[0][0] == lo
     assert f"removed and renumbered" in found[0][1]

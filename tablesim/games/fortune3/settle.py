@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
+from functools import lru_cache
 from decimal import Decimal
 
 from tablesim.games.fortune3.hands import Evaluator, Hand
@@ -10,20 +11,30 @@ from tablesim.games.fortune3.profile import Fortune3Profile
 from tablesim.core.money import ZERO, exact
 
 
-@dataclass(frozen=True)
-class BoxBets:
+class BoxBets(NamedTuple):
+    """A box's bets (a named tuple: built for every box of every round)."""
+
     ante: Decimal | None = None
     pair_plus: Decimal | None = None
 
 
+@lru_cache(maxsize=64)
+def _qualifier(evaluator: Evaluator, category: str, high_card: int) -> int:
+    return evaluator.score(category, (high_card, 0, 0))
+
+
+@lru_cache(maxsize=64)
+def _play_threshold(evaluator: Evaluator, ranks: tuple[int, int, int]) -> int:
+    return evaluator.high_card_score(ranks)
+
+
 def dealer_qualifies(profile: Fortune3Profile, evaluator: Evaluator, dealer: Hand) -> bool:
-    threshold = evaluator.score(profile.qualifier_category, (profile.qualifier_high_card, 0, 0))
-    return dealer.score >= threshold
+    return dealer.score >= _qualifier(evaluator, profile.qualifier_category, profile.qualifier_high_card)
 
 
 def plays_by_strategy(profile: Fortune3Profile, evaluator: Evaluator, hand: Hand) -> bool:
     """The simulated players' decision: play with the profile's threshold or better."""
-    return hand.score >= evaluator.high_card_score(profile.play_at_least)
+    return hand.score >= _play_threshold(evaluator, tuple(profile.play_at_least))
 
 
 def settle_box(

@@ -71,6 +71,8 @@ class Fortune3Table(GameTable):
         self.evaluator = Evaluator(profile.ranking)
         self.shoe = shoe
         self.shuffler = shuffler
+        #: the shoe deals card by card (Art. 7); the shuffler a hand at a time
+        self.by_card = settings.dealing == "shoe"
         self.box_names = frozenset(str(n) for n in range(1, profile.boxes + 1))  # one spelling per box: not "01"
         book = BetBook(BETS, settings.limits, self._box_ok)
         device = shoe if settings.dealing == "shoe" else shuffler
@@ -94,6 +96,7 @@ class Fortune3Table(GameTable):
         self.last_placed: tuple[str, list[DealtCard]] | None = None  # who got the latest card(s)
         self.qualifies: bool | None = None
         self.requested = 0  # cards in the hand last asked of the shuffler
+        self.deciders = 0  # boxes with an Ante: each plays or folds (Art. 9(1))
 
     # --- round flow ------------------------------------------------------------
 
@@ -144,7 +147,7 @@ class Fortune3Table(GameTable):
         box = str(box)
         self.decisions[box] = decision
         self.emit("decision", box=box, decision=decision)
-        if not self.pending_decisions() and not self.settings.reveal_by_dealer:
+        if len(self.decisions) == self.deciders and not self.settings.reveal_by_dealer:
             self.trigger["reveal"]()
 
     @action()
@@ -240,6 +243,7 @@ class Fortune3Table(GameTable):
         shuffler failure, Art. 11(4): from the shoe; and back later). Only
         between rounds, to a device the table has; journaled with who and why."""
         previous, self.dealing = self.dealing, mode
+        self.by_card = mode == "shoe"
         self.devices = [self.shoe if mode == "shoe" else self.shuffler]
         self.emit("dealing_mode", mode=mode, previous=previous, actor=actor, why=why)
         self.log.info("dealing_mode", mode=mode, previous=previous, actor=actor)
@@ -271,7 +275,8 @@ class Fortune3Table(GameTable):
 
     def on_device_event(self, event: DeviceEvent) -> None:
         if isinstance(event, CardRead):
-            self._on_card(event.card, event.exposed, self.stale_card(event))
+            rid = event.round_id
+            self._on_card(event.card, event.exposed, bool(rid) and rid != self.round_id)
         elif isinstance(event, HandDispensed):
             self._on_hand(event)
         elif isinstance(event, FaultRaised):
@@ -351,7 +356,7 @@ class Fortune3Table(GameTable):
         return True
 
     def _on_card(self, card: Card, exposed: bool, stale: bool = False) -> None:
-        if stale or self.state is not S.DEALING:
+        if stale or self.machine.model.state is not S.DEALING:
             # A card before betting closed (or after dealing), or one read for an
             # earlier round, is an incident, never a card of a hand.
             what = "card read for an earlier round" if stale else "card read outside dealing"
@@ -360,11 +365,13 @@ class Fortune3Table(GameTable):
             if not stale:  # an earlier round's card came from that round's deck
                 self._note_seen(card)
             return
-        if not self._note_seen(card):
+        seen = self.seen
+        if card in seen:
             self._duplicate(card)
             return
+        seen.add(card)
         self._place(card, exposed)
-        if self.state is S.DEALING:
+        if self.observed and self.machine.model.state is S.DEALING:
             self._instruct()
 
     def _on_hand(self, event: HandDispensed) -> None:
@@ -405,15 +412,21 @@ class Fortune3Table(GameTable):
             if self.dealing == "shoe":
                 self._arm_shoe()  # one card more than armed for
             return
-        self.cards[who].append(dealt)
-        if self.dealing == "shoe" or self.last_placed is None or self.last_placed[0] != who:
-            self.last_placed = (who, [])
-        self.last_placed[1].append(dealt)
+        hand = self.cards[who]
+        hand.append(dealt)
+        by_card = self.by_card
+        if by_card:
+            self.last_placed = (who, [dealt])
+        else:
+            if self.last_placed is None or self.last_placed[0] != who:
+                self.last_placed = (who, [])
+            self.last_placed[1].append(dealt)
         if self.observed:
             self.emit("card", to=who, card=dealt.code)
-        if self.dealing == "shoe" or len(self.cards[who]) == 3:
-            self.targets.pop(0)
-        if not self.targets:
+        targets = self.targets
+        if by_card or len(hand) == 3:
+            targets.pop(0)
+        if not targets:
             self.trigger["hands_dealt"]()
 
     def _instruct(self) -> None:
@@ -441,6 +454,7 @@ class Fortune3Table(GameTable):
             self.hands[who] = self.evaluator.evaluate([d.card for d in self.cards[who]])
 
     def ask_decisions(self) -> None:
+        self.deciders = sum(1 for b in self.order[:-1] if self.book.get(b, "ante") is not None)
         if self.pending_decisions():
             self.emit("instruction", text="players decide: play or fold", boxes=self.pending_decisions())
         elif self.settings.reveal_by_dealer:
@@ -453,7 +467,8 @@ class Fortune3Table(GameTable):
     def reveal_dealer(self) -> None:
         dealer = self.hands[DEALER]
         self.qualifies = qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
-        self.emit("dealer", cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies)
+        if self.observed:
+            self.emit("dealer", cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies)
         self.trigger["settle"]()
 
     def settle_boxes(self) -> None:
@@ -469,7 +484,8 @@ class Fortune3Table(GameTable):
             self.game, self.round_id, "settled", outcome=self._outcome(qualifies), results=results,
             bets={p: dict(b) for p, b in self.book.bets.items()},
         )
-        self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})
+        if self.observed:
+            self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})
         self.trigger["complete"]()
 
     def _outcome(self, qualifies: bool) -> dict:

@@ -88,9 +88,12 @@ def render(table: WheelTable) -> list[str]:
         lines.append(f"  [yellow]incident[/]: {escape(incident['what'])}")
     if result.status == "settled":
         for player, bets in result.bets.items():
-            stakes = ", ".join(f"{k} {v}" for k, v in bets.items())
-            res = ", ".join(f"{k} {signed(v)}" for k, v in result.results[player].items())
-            lines.append(f"  {player}: {escape('[' + stakes + ']')} -> {res}  net {signed(result.net[player])}")
+            # "10 on symbol 3 (-10)": the stake, the symbol backed and what it returned, never
+            # a bare "3 10" where a symbol and a stake look alike
+            res = result.results[player]
+            shown = ", ".join(f"{v} on symbol {escape(k)} ({signed(res[k]) if k in res else 'open'})"
+                              for k, v in bets.items())
+            lines.append(f"  {escape(player)}: {shown}  net {signed(result.net[player])}")
     return lines
 
 

@@ -2,7 +2,32 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
+
+from tablesim.core.errors import InputError
+
+
+def check_plot_path(path: str) -> None:
+    """Refuse, before a long run, a plot it could not write at its end:
+    not a .png, a missing or unwritable directory, a directory named as the
+    file, or no matplotlib."""
+    target = Path(path)
+    where = "--plot"
+    if target.suffix.lower() != ".png":
+        raise InputError(f"{path}: the plot is a PNG: name it FILE.png", where=where)
+    if target.is_dir():
+        raise InputError(f"{path} is a directory", where=where)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise InputError(f"{path}: no directory {folder}", where=where)
+    if not os.access(folder, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise InputError(f"{path}: not writable", where=where)
+    try:
+        import matplotlib  # noqa: F401 - only whether it is there
+    except ImportError as exc:
+        raise InputError(f"matplotlib is needed for a plot ({exc})", where=where) from None
 
 
 def write_plot(path: str, report: dict[str, Any], trace: list[tuple[int, dict[str, float]]]) -> None:
@@ -29,5 +54,9 @@ def write_plot(path: str, report: dict[str, Any], trace: list[tuple[int, dict[st
     axes[-1, 0].set_xlabel("rounds")
     fig.suptitle(f"{report['game']}: measured return vs exact ({report['rounds']:,} rounds)")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=100)
+    except OSError as exc:  # the disk filled, or the directory went, during the run
+        raise InputError(f"{path}: cannot write the plot: {exc.strerror or exc}", where="--plot") from None
+    finally:
+        plt.close(fig)

@@ -206,7 +206,9 @@ function render() {
     const codes = Object.keys(faults);
     return h("span", { class: "device" + (d.ok && !codes.length ? "" : " bad"), title: Object.values(faults).join("; ") || "ok",
       dataset: { device: d.name } }, `${d.name}${d.link_up ? "" : " (link down)"}${codes.length ? " ⚠ " + codes.join(",") : ""}`);
-  }));
+  }).concat(t.studio ? [h("span", { class: "device" + (t.studio.state === "up" ? "" : " bad"),
+    title: t.studio.error || t.studio.url, dataset: { device: "studio" } },
+    `studio ${t.studio.state}${t.studio.pending ? ", " + t.studio.pending + " to publish" : ""}`)] : []));
   $("recovery").hidden = !t.recovery;
   $("recovery").textContent = t.recovery || "";
   $("incident").hidden = !t.incident;

@@ -1,0 +1,133 @@
+"""Remote bets over the bus: request/reply on ``tablesim.<table_id>.bets``.
+
+A live-dealer platform sends one bet or a batch per request::
+
+    {"v": 1, "bets": [{"ref": "p7-000123", "position": "3", "bet": "ante", "amount": "25"}, ...]}
+    (or one bet object alone)
+
+and gets one result per bet, in order, only once the bets are committed to
+the journal::
+
+    {"v": 1, "results": [{"ok": true, "round_id": "...", "ref": "p7-000123"}, ...]}
+
+Each bet goes through the table's own intake (``tablesim.harness.intake``:
+group commit, the table's rules and refusal texts, exactly as the console's
+``POST /api/bets/batch``). ``ref`` is required here: the platform's id for
+the bet, journaled with it, so a retry (a lost reply, a table restarted) is
+answered ``duplicate`` and never placed twice. Bad input is answered per bet
+(``error: bad_input``) or, for a request that is no bet at all, with one
+``error`` for the request; nothing is placed then.
+
+The subscription lives on the studio link's connection (its thread); the
+bets are handed to the table's event loop, which owns the table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any, Awaitable, Callable
+
+from tablesim.core.errors import InputError
+from tablesim.core.money import parse_amount
+from tablesim.harness.intake import BetOutcome, BetRequest, bad_input
+from tablesim.studio import wire
+
+log = logging.getLogger("tablesim.studio")
+
+#: the most bets one request may carry
+MAX_BETS = 1000
+#: the largest request body taken (bytes)
+MAX_BODY = 512 * 1024
+#: who the journal names for a bet that came over the bus
+ACTOR = "bus"
+
+Submit = Callable[[list[BetRequest]], Awaitable[list[BetOutcome]]]
+
+
+def parse_request(body: bytes) -> list[BetRequest | BetOutcome]:
+    """The bets of a request (a bad one as its outcome); InputError for a
+    request that carries no bets at all."""
+    if len(body) > MAX_BODY:
+        raise InputError(f"request over {MAX_BODY} bytes")
+    try:
+        doc = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise InputError("the request is not JSON") from None
+    if isinstance(doc, dict) and "bets" in doc:
+        items = doc["bets"]
+        if not isinstance(items, list) or not 1 <= len(items) <= MAX_BETS:
+            raise InputError(f"bets: a list of 1 to {MAX_BETS} bets")
+    elif isinstance(doc, dict):
+        items = [doc]
+    else:
+        raise InputError("the request is a bet object or {\"bets\": [...]}")
+    return [_bet(item, i) for i, item in enumerate(items)]
+
+
+def _bet(item: Any, index: int) -> BetRequest | BetOutcome:
+    where = f"bets.{index}"
+    if not isinstance(item, dict):
+        return bad_input(f"{where}: a bet is an object (ref, position, bet, amount)")
+    ref = item.get("ref")
+    ref = ref if isinstance(ref, str) else None
+    unknown = sorted(set(item) - {"ref", "position", "bet", "amount", "v"})
+    if unknown:
+        return bad_input(f"{where}.{unknown[0]}: unknown field", ref)
+    if ref is None or not 1 <= len(ref) <= 80 or not ref.isprintable():
+        return bad_input(f"{where}.ref: required, 1 to 80 printable characters (the bet's idempotency key)", ref)
+    position, bet, amount = item.get("position"), item.get("bet"), item.get("amount")
+    if isinstance(position, bool) or not isinstance(position, (str, int)) or not 1 <= len(str(position).strip()) <= 40:
+        return bad_input(f"{where}.position: 1 to 40 characters", ref)
+    if not isinstance(bet, str) or not 1 <= len(bet) <= 40:
+        return bad_input(f"{where}.bet: 1 to 40 characters", ref)
+    if isinstance(amount, bool) or not isinstance(amount, (str, int)):
+        return bad_input(f"{where}.amount: a string like '12.50' or a whole number; never a float", ref)
+    try:
+        value = parse_amount(amount if isinstance(amount, str) else str(amount))
+    except InputError as exc:
+        return bad_input(f"{where}.{exc}", ref)
+    return BetRequest(str(position).strip(), bet, value, ACTOR, ref)
+
+
+class BusBets:
+    """Answers the bet requests of one table. ``submit`` places bets (the
+    table's intake) on ``table_loop``."""
+
+    def __init__(self, table_id: str, submit: Submit, table_loop: asyncio.AbstractEventLoop) -> None:
+        self.table_id = table_id
+        self.submit = submit
+        self.table_loop = table_loop
+
+    async def attach(self, nc) -> None:
+        """A studio-link hook: subscribe on each new connection (a queue group,
+        so a standby table process never answers twice)."""
+        await nc.subscribe(wire.bets_subject(self.table_id), queue=f"tablesim-{self.table_id}", cb=self._on_request)
+
+    async def _on_request(self, msg) -> None:
+        if not msg.reply:
+            return  # a bet nobody waits for is never placed: its sender could not learn the outcome
+        try:
+            reply = await self.answer(msg.data)
+        except Exception as exc:  # the journal failed: nothing of the group stands
+            log.exception("bus bets failed")
+            reply = {"v": 1, "error": "failed", "detail": f"the table could not commit the bets: {exc}"}
+        try:
+            await msg.respond(wire.canonical(reply))
+        except Exception as exc:  # the requester learns nothing; a retry with the same refs is safe
+            log.warning("bus bets: reply lost: %s", exc)
+
+    async def answer(self, body: bytes) -> dict[str, Any]:
+        try:
+            parsed = parse_request(body)
+        except InputError as exc:
+            return {"v": 1, "error": "bad_input", "detail": str(exc)}
+        requests = [p for p in parsed if isinstance(p, BetRequest)]
+        outcomes: list[BetOutcome] = []
+        if requests:
+            future = asyncio.run_coroutine_threadsafe(self.submit(requests), self.table_loop)
+            outcomes = await asyncio.wrap_future(future)
+        placed = iter(outcomes)
+        results = [(next(placed) if isinstance(p, BetRequest) else p).as_json() for p in parsed]
+        return {"v": 1, "results": results}

@@ -1,0 +1,170 @@
+"""The studio's side of the bus: every table's records, through one durable
+consumer, folded into the floor's picture.
+
+The studio keeps no state of its own: at start it (re)creates its durable
+consumer from the first record of the stream and rebuilds the picture from
+there, so a restarted studio shows the same figures. While it runs, the
+durable consumer keeps its place on the broker, so a broker restart costs
+nothing but the wait. The tables' status messages (core NATS, not stored)
+give each table's studio-link health live.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Callable
+
+import nats
+from nats.js import api
+from nats.js.errors import NotFoundError
+
+from tablesim.studio import natsio, wire
+from tablesim.studio.floor import Floor
+
+log = logging.getLogger("tablesim.studio")
+
+DURABLE = "tablesim-studio"
+#: records asked for per fetch
+FETCH = 1000
+
+
+class StudioConsumer:
+    def __init__(self, url: str, *, durable: str = DURABLE, on_change: Callable[[], None] | None = None) -> None:
+        self.url = natsio.check_url(url, where="--nats")
+        self.durable = durable
+        self.floor = Floor()
+        self.on_change = on_change
+        self.connected = False
+        self.error: str | None = None
+        self.pending = 0  # records in the stream the studio has not read yet
+        self.rate = 0.0  # records/s over the last second of work
+        self.caught_up = asyncio.Event()
+        self._stop = False
+
+    def status(self) -> dict:
+        return {"url": self.url, "connected": self.connected, "error": self.error, "pending": self.pending,
+                "records_per_second": round(self.rate, 1), "records": self.floor.records,
+                "stream_seq": self.floor.stream_seq}
+
+    def stop(self) -> None:
+        self._stop = True
+
+    async def run(self) -> None:
+        """Follow the stream until stopped; the broker may come and go."""
+        nc = None
+        while not self._stop:
+            try:
+                nc = await nats.connect(self.url, name="tablesim-studio", max_reconnect_attempts=-1,
+                                        reconnect_time_wait=0.5, connect_timeout=2, error_cb=natsio.quiet,
+                                        disconnected_cb=self._down, reconnected_cb=self._up)
+                await nc.subscribe("tablesim.*.status", cb=self._status)
+                js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
+                await natsio.ensure_stream(js)
+                sub = await self._subscribe(js)
+                self.connected, self.error = True, None
+                await self._follow(sub)
+            except asyncio.CancelledError:
+                break
+            except Exception as exc:
+                self.connected, self.error = False, f"{type(exc).__name__}: {exc}".rstrip(": ")
+                log.info("studio consumer: %s", self.error)
+                self._changed()
+                await asyncio.sleep(1.0)
+            finally:
+                if nc is not None:
+                    try:
+                        await asyncio.wait_for(nc.close(), 2)
+                    except Exception:
+                        pass
+                    nc = None
+
+    async def _down(self) -> None:
+        self.connected = False
+        self._changed()
+
+    async def _up(self) -> None:
+        self.connected, self.error = True, None
+        self._changed()
+
+    async def _subscribe(self, js):
+        """A fresh durable consumer from the stream's first record: the
+        picture is rebuilt from the stream, never from anything kept."""
+        if self.floor.records == 0:
+            try:
+                await js.delete_consumer(wire.STREAM, self.durable)
+            except NotFoundError:
+                pass
+        config = api.ConsumerConfig(durable_name=self.durable, ack_policy=api.AckPolicy.ALL,
+                                    deliver_policy=api.DeliverPolicy.ALL, max_ack_pending=-1)
+        return await js.pull_subscribe("", durable=self.durable, stream=wire.STREAM, config=config)
+
+    async def _follow(self, sub) -> None:
+        window_start, window_count = time.monotonic(), 0
+        while not self._stop:
+            try:
+                msgs = await sub.fetch(FETCH, timeout=1.0)
+            except (asyncio.TimeoutError, nats.errors.TimeoutError):
+                self.pending = 0
+                self.caught_up.set()
+                self._changed()
+                continue
+            for msg in msgs:
+                try:
+                    rec = wire.decode(msg.data)
+                except ValueError as exc:
+                    self.floor.alerts.append({"table_id": msg.subject.split(".")[1], "seq": None,
+                                              "text": f"stream message {msg.metadata.sequence.stream} is no record: {exc}"})
+                    continue
+                self.floor.apply(rec, msg.metadata.sequence.stream)
+            if msgs:
+                last = msgs[-1]
+                await last.ack()
+                self.pending = last.metadata.num_pending
+                window_count += len(msgs)
+                if self.pending == 0:
+                    self.caught_up.set()
+            now = time.monotonic()
+            if now - window_start >= 1.0:
+                self.rate = window_count / (now - window_start)
+                window_start, window_count = now, 0
+            self._changed()
+
+    async def _status(self, msg) -> None:
+        try:
+            data = json.loads(msg.data)
+            table_id = msg.subject.split(".")[1]
+        except (ValueError, IndexError):
+            return
+        view = self.floor.tables.get(table_id)
+        if view is not None:
+            view.link = {**{k: data.get(k) for k in ("state", "pending", "published", "error")},
+                         "seen": time.time()}
+            self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
+
+async def read_floor(url: str) -> Floor:
+    """The floor as the stream holds it now (``tablesim studio report``)."""
+    floor = Floor()
+    nc = await natsio.connect(url, "tablesim-studio-report")
+    try:
+        js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
+        try:
+            await js.stream_info(wire.STREAM)
+        except NotFoundError:
+            return floor
+        async for msg in natsio.read_messages(js, None, batch=FETCH):
+            try:
+                floor.apply(wire.decode(msg.data), msg.stream_seq)
+            except ValueError as exc:
+                floor.alerts.append({"table_id": msg.subject.split(".")[1], "seq": None,
+                                     "text": f"stream message {msg.stream_seq} is no record: {exc}"})
+        return floor
+    finally:
+        await nc.close()

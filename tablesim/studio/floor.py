@@ -1,0 +1,215 @@
+"""The floor's picture, built from nothing but the tables' records.
+
+Everything here is derived from the generic fields every game's records
+carry: ``state`` events (the round's state), ``bet``/``bet_withdrawn``
+events (position, bet, amount), ``result`` events (the game's name, status,
+per-position results by bet, net), ``incident``/``incident_resolved``,
+``link`` and ``fault``/``fault_cleared`` events. No game is named in this
+code: a new game's tables show up with their own figures.
+
+Figures, per table, per game, per bet type and for the floor:
+
+- rounds (settled, void), bets (stakes accepted in settled rounds) and the
+  amount wagered on them;
+- paid: what players won (positive results), and returned stakes are not
+  counted (a void returns every bet: nothing was at risk);
+- house result: minus the players' net; hold % = house result / wagered.
+
+A result key that has no stake of its own (fortune3's play and ante bonus
+ride on the ante) is counted under the stake it rides on
+(``tablesim.journal.invariants.SETTLED_BY``).
+
+Each table's records must follow on one another: a record whose seq is not
+the next one is a gap (or a duplicate), one whose link does not name the
+previous record's hash does not chain. Either raises an alert; the records
+are still counted (the picture shows what the stream holds).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from tablesim.core.money import ZERO, fmt
+from tablesim.journal.invariants import SETTLED_BY
+from tablesim.studio.wire import WireRecord
+
+#: results kept per table for the floor page
+LAST_RESULTS = 10
+#: alerts kept for the floor page
+ALERTS_KEPT = 200
+
+
+@dataclass
+class Figures:
+    rounds: int = 0
+    void: int = 0
+    bets: int = 0
+    wagered: Decimal = ZERO
+    paid: Decimal = ZERO
+    house: Decimal = ZERO
+
+    def add(self, other: "Figures") -> None:
+        self.rounds += other.rounds
+        self.void += other.void
+        self.bets += other.bets
+        self.wagered += other.wagered
+        self.paid += other.paid
+        self.house += other.house
+
+    def as_json(self) -> dict[str, Any]:
+        hold = None if not self.wagered else fmt((self.house * 100 / self.wagered).quantize(Decimal("0.01")))
+        return {"rounds": self.rounds, "void": self.void, "bets": self.bets, "wagered": fmt(self.wagered),
+                "paid": fmt(self.paid), "house_result": fmt(self.house), "hold_pct": hold}
+
+
+@dataclass
+class TableView:
+    table_id: str
+    game: str | None = None
+    state: str | None = None
+    round_id: str | None = None
+    seq: int = 0
+    last_hash: str | None = None
+    last_ts: str | None = None
+    incidents: dict[str, dict] = field(default_factory=dict)
+    links: dict[str, bool] = field(default_factory=dict)
+    faults: dict[str, dict] = field(default_factory=dict)
+    results: deque = field(default_factory=lambda: deque(maxlen=LAST_RESULTS))
+    figures: Figures = field(default_factory=Figures)
+    by_bet: dict[str, Figures] = field(default_factory=dict)
+    #: the open round's accepted stakes: (position, bet) -> amount
+    book: dict[tuple[str, str], Decimal] = field(default_factory=dict)
+    alerts: int = 0
+    link: dict | None = None  # the table's last studio-link status message (live, not from the stream)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "table_id": self.table_id, "game": self.game, "state": self.state, "round_id": self.round_id,
+            "seq": self.seq, "last_ts": self.last_ts, "open_incidents": list(self.incidents.values()),
+            "devices": {"links": self.links, "faults": list(self.faults.values()),
+                        "ok": all(self.links.values()) and not self.faults},
+            "studio_link": self.link, "last_results": list(self.results)[::-1],
+            "figures": self.figures.as_json(), "by_bet": {b: f.as_json() for b, f in sorted(self.by_bet.items())},
+            "alerts": self.alerts,
+        }
+
+
+class Floor:
+    def __init__(self) -> None:
+        self.tables: dict[str, TableView] = {}
+        self.alerts: deque = deque(maxlen=ALERTS_KEPT)
+        self.records = 0
+        self.stream_seq = 0
+
+    def apply(self, rec: WireRecord, stream_seq: int = 0) -> None:
+        self.records += 1
+        self.stream_seq = max(self.stream_seq, stream_seq)
+        t = self.tables.get(rec.table_id)
+        if t is None:
+            t = self.tables[rec.table_id] = TableView(rec.table_id)
+        self._check_chain(t, rec)
+        t.seq = max(t.seq, rec.seq)
+        t.last_hash = rec.hash
+        if rec.round_id:
+            t.round_id = rec.round_id
+        if rec.kind == "input" and rec.name == "open_round":
+            t.book = {}
+            t.incidents = {}
+        if rec.kind == "event":
+            self._event(t, rec)
+
+    def _check_chain(self, t: TableView, rec: WireRecord) -> None:
+        expected = t.seq + 1
+        if rec.seq != expected:
+            if rec.seq > expected:
+                self._alert(t, rec.seq, f"gap in the stream: records {expected} to {rec.seq - 1} are missing")
+            else:
+                self._alert(t, rec.seq, f"record {rec.seq} again after record {t.seq} (duplicate or out of order)")
+        elif t.last_hash is not None and rec.prev_hash != t.last_hash:
+            self._alert(t, rec.seq, f"record {rec.seq} does not chain onto record {t.seq}")
+
+    def _alert(self, t: TableView, seq: int, text: str) -> None:
+        t.alerts += 1
+        self.alerts.append({"table_id": t.table_id, "seq": seq, "text": text})
+
+    def _event(self, t: TableView, rec: WireRecord) -> None:
+        d, name = rec.data, rec.name
+        if name == "state":
+            t.state = d.get("state")
+        elif name == "bet":
+            key = (str(d.get("position")), str(d.get("bet")))
+            t.book[key] = t.book.get(key, ZERO) + Decimal(d.get("amount", "0"))
+        elif name == "bet_withdrawn":
+            t.book.pop((str(d.get("position")), str(d.get("bet"))), None)
+        elif name == "incident":
+            t.incidents[str(d.get("id"))] = {k: d.get(k) for k in ("id", "code", "text", "blocking")}
+        elif name == "incident_resolved":
+            t.incidents.pop(str(d.get("id")), None)
+        elif name == "link":
+            t.links[str(d.get("device"))] = bool(d.get("up"))
+        elif name == "fault":
+            t.faults[f"{d.get('device')}:{d.get('code')}"] = {k: d.get(k) for k in ("device", "code", "text")}
+        elif name == "fault_cleared":
+            t.faults.pop(f"{d.get('device')}:{d.get('code')}", None)
+        elif name == "result":
+            self._result(t, rec)
+
+    def _result(self, t: TableView, rec: WireRecord) -> None:
+        d = rec.data
+        t.game = d.get("game") or t.game
+        status = d.get("status")
+        t.results.append({"round_id": rec.round_id, "status": status, "void_reason": d.get("void_reason"),
+                          "outcome": d.get("outcome"), "net": d.get("net"), "ts": None})
+        fig = t.figures
+        if status != "settled":
+            fig.void += 1
+            t.book = {}
+            return
+        fig.rounds += 1
+        for (_, bet), amount in t.book.items():
+            per = t.by_bet.setdefault(bet, Figures())
+            per.bets += 1
+            per.wagered += amount
+            fig.bets += 1
+            fig.wagered += amount
+        bet_rounds = set()
+        for per_position in (d.get("results") or {}).values():
+            for key, value in per_position.items():
+                bet = SETTLED_BY.get(key, key)
+                amount = Decimal(value)
+                per = t.by_bet.setdefault(bet, Figures())
+                if amount > 0:
+                    per.paid += amount
+                    fig.paid += amount
+                per.house -= amount
+                fig.house -= amount
+                bet_rounds.add(bet)
+        for bet in bet_rounds:
+            t.by_bet[bet].rounds += 1
+        t.book = {}
+
+    # --- the figures --------------------------------------------------------------
+
+    def summary(self) -> dict[str, Any]:
+        floor = Figures()
+        games: dict[str, dict[str, Any]] = {}
+        for t in self.tables.values():
+            floor.add(t.figures)
+            g = games.setdefault(t.game or "?", {"tables": 0, "figures": Figures(), "by_bet": {}})
+            g["tables"] += 1
+            g["figures"].add(t.figures)
+            for bet, f in t.by_bet.items():
+                g["by_bet"].setdefault(bet, Figures()).add(f)
+        return {
+            "records": self.records,
+            "stream_seq": self.stream_seq,
+            "floor": {"tables": len(self.tables), **floor.as_json()},
+            "games": {name: {"tables": g["tables"], **g["figures"].as_json(),
+                             "by_bet": {b: f.as_json() for b, f in sorted(g["by_bet"].items())}}
+                      for name, g in sorted(games.items())},
+            "tables": [t.as_json() for _, t in sorted(self.tables.items())],
+            "alerts": list(self.alerts)[::-1],
+        }

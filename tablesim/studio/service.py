@@ -1,0 +1,103 @@
+"""``tablesim studio serve``: the floor page, its JSON API and a WebSocket
+that pushes the floor's picture as it changes.
+
+    GET /              the floor page
+    GET /api/floor     every table, per-game / per-bet / floor figures, alerts, the consumer's state
+    GET /api/tables/ID one table
+    WS  /ws            {"type": "floor", ...} whenever the picture changed (at most 4 a second)
+
+Read-only: the studio changes nothing at any table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from importlib import resources
+from pathlib import Path
+
+from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse
+
+from tablesim.studio.consumer import StudioConsumer
+
+STATIC = Path(str(resources.files("tablesim.studio") / "static"))
+#: seconds between two pushes of the picture to a WebSocket client
+PUSH_EVERY = 0.25
+
+
+def floor_json(consumer: StudioConsumer) -> dict:
+    return {**consumer.floor.summary(), "consumer": consumer.status()}
+
+
+def create_app(url: str) -> FastAPI:
+    version = {"n": 0}
+
+    def changed() -> None:
+        version["n"] += 1
+
+    consumer = StudioConsumer(url, on_change=changed)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        task = asyncio.create_task(consumer.run(), name="studio-consumer")
+        try:
+            yield
+        finally:
+            consumer.stop()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    app = FastAPI(title="tablesim studio", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url="/api/openapi.json")
+    app.state.consumer = consumer
+
+    @app.middleware("http")
+    async def _headers(request, call_next):
+        response = await call_next(request)
+        response.headers.setdefault("Cache-Control", "no-store")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Content-Security-Policy",
+                                    "default-src 'self'; connect-src 'self' ws: wss:; frame-ancestors 'none'")
+        return response
+
+    @app.get("/", include_in_schema=False)
+    async def page():
+        return FileResponse(STATIC / "floor.html")
+
+    @app.get("/static/floor.js", include_in_schema=False)
+    async def script():
+        return FileResponse(STATIC / "floor.js", media_type="text/javascript")
+
+    @app.get("/api/floor")
+    async def floor() -> dict:
+        return floor_json(consumer)
+
+    @app.get("/api/tables/{table_id}")
+    async def table(table_id: str) -> dict:
+        view = consumer.floor.tables.get(table_id)
+        if view is None:
+            raise HTTPException(404, f"no records of table {table_id!r} in the stream")
+        return view.as_json()
+
+    @app.websocket("/ws")
+    async def ws(socket: WebSocket) -> None:
+        await socket.accept()
+        seen = -1
+        try:
+            while True:
+                if version["n"] != seen:
+                    seen = version["n"]
+                    await socket.send_json({"type": "floor", **floor_json(consumer)})
+                await asyncio.sleep(PUSH_EVERY)
+        except (WebSocketDisconnect, RuntimeError):
+            return
+
+    return app
+
+
+def serve(url: str, host: str, port: int) -> None:
+    import uvicorn
+
+    uvicorn.run(create_app(url), host=host, port=port, log_level="warning", ws="websockets")

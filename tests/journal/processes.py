@@ -1,0 +1,49 @@
+"""Tables as real processes for the journal tests: ``tablesim`` commands and
+an idle ``tablesim serve --mock`` with its HTTP client."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tablesim(env, *args, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tablesim.cli.main", *map(str, args)], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, **kw)
+
+
+class Served:
+    """``tablesim serve --game fortune3 --mock`` as a process, idle (no pace)."""
+
+    def __init__(self, env, journal: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "fortune3", "--mock", "--port", "0",
+             "--journal", str(journal)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        lines = []
+        while not any(line.startswith("stop with") for line in lines):
+            line = self.proc.stdout.readline()
+            if not line:
+                raise AssertionError(f"serve exited: {self.proc.wait()} {self.proc.stderr.read()}")
+            lines.append(line.rstrip("\n"))
+        console = next(line for line in lines if line.startswith("console: "))
+        self.url, _, self.token = console.removeprefix("console: ").partition("/#token=")
+        self.client = httpx.Client(base_url=self.url, timeout=10)
+
+    def post(self, path: str, body=None) -> httpx.Response:
+        return self.client.post(path, json=body, headers={"Authorization": f"Bearer {self.token}"})
+
+    def stop(self, sig=signal.SIGINT) -> int:
+        self.client.close()
+        self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(10)
+        finally:
+            self.proc.stdout.close()
+            self.proc.stderr.close()

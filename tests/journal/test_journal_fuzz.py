@@ -1,0 +1,89 @@
+"""Byte flips in a journal file (issue 12, item 4).
+
+Every single-byte flip of a small journal gives a verdict (exit 0, 1 or 2,
+one line, never a traceback), and every flip that changes what the file
+holds (a record, the head or the checkpoint, as SQLite reads them) is
+caught: exit 1 or 2, never "intact". Flips in free space or in bytes SQLite
+ignores may leave the journal intact; an index or page flip that SQLite's
+integrity check notices is "corrupt".
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+FLIPS = 320
+
+
+def content(path: Path):
+    """What the file holds as SQLite reads it, or None if it cannot be read."""
+    try:
+        db = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
+        db.text_factory = bytes
+        try:
+            return (
+                db.execute("SELECT * FROM records ORDER BY seq").fetchall(),
+                db.execute("SELECT * FROM head").fetchall(),
+                db.execute("SELECT * FROM checkpoint").fetchall(),
+                db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall(),
+            )
+        finally:
+            db.close()
+    except (sqlite3.DatabaseError, UnicodeDecodeError):  # (sqlite's message quoting the damaged schema)
+        return None
+
+
+@pytest.fixture(scope="module")
+def small_journal(tmp_path_factory):
+    from click.testing import CliRunner
+
+    from tablesim.cli.main import cli
+
+    root = tmp_path_factory.mktemp("fuzz")
+    path = root / "w.journal.sqlite"
+    import os
+
+    old = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(root / "xdg")
+    try:
+        res = CliRunner().invoke(cli, ["run", "--game", "wheel", "--mock", "--rounds", "1", "--seed", "3", "--quiet",
+                                       "--journal", str(path)])
+    finally:
+        if old is None:
+            del os.environ["XDG_DATA_HOME"]
+        else:
+            os.environ["XDG_DATA_HOME"] = old
+    assert res.exit_code == 0, res.output
+    assert not Path(f"{path}-wal").exists()
+    return path, root / "xdg"
+
+
+def test_every_byte_flip_gets_a_verdict_and_content_changes_are_caught(small_journal, tmp_path, monkeypatch, run_cli):
+    original, xdg = small_journal
+    monkeypatch.setenv("XDG_DATA_HOME", str(xdg))  # the table's key
+    data = original.read_bytes()
+    assert run_cli("audit", "verify", "--journal", original).code == 0
+    baseline = content(original)
+    rng = random.Random(12)
+    # evenly over the whole file (header, every page), each with a random non-zero xor
+    positions = sorted({i * len(data) // FLIPS + rng.randrange(max(1, len(data) // FLIPS)) for i in range(FLIPS)})
+    assert len(positions) >= 300
+    verdicts = {0: 0, 1: 0, 2: 0}
+    target = tmp_path / "flipped.journal.sqlite"
+    for pos in positions:
+        flipped = bytearray(data)
+        flipped[pos] ^= rng.randrange(1, 256)
+        target.write_bytes(bytes(flipped))
+        res = run_cli("audit", "verify", "--journal", target)
+        where = f"byte {pos}: {res.out} {res.err}"
+        assert res.code in (0, 1, 2), where
+        assert res.exception is None or isinstance(res.exception, SystemExit), f"{where} {res.exception!r}"
+        assert len((res.out + res.err).strip().splitlines()) == 1, where
+        verdicts[res.code] += 1
+        if content(target) != baseline:
+            assert res.code != 0, f"byte {pos} changed the journal's content and the audit says intact"
+    assert verdicts[1] > 0 and sum(verdicts.values()) == len(positions)

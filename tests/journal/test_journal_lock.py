@@ -1,0 +1,158 @@
+"""One writer per journal (issue 12, item 1), with real processes.
+
+A table (``tablesim serve``) holds its journal's lock while it runs; a second
+table process on the same journal (``tablesim run``, the README's own
+command, or another ``serve``) refuses at once: one line naming the journal
+and the process holding it, exit 2, nothing written, and the first table
+goes on. Readers (``history``, ``audit verify``) work meanwhile and leave no
+``-wal``/``-shm`` file behind; a killed table leaves no stale lock.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tablesim.journal.lock import JournalBusy, writer_pid
+from tablesim.journal.store import Journal
+
+from processes import ROOT, Served, tablesim
+
+
+def snapshot(path: Path) -> tuple[int, str]:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return db.execute("SELECT COUNT(*), MAX(hash) FROM records").fetchone()
+    finally:
+        db.close()
+
+
+def side_files(path: Path) -> set[str]:
+    return {p.name for p in path.parent.iterdir() if p.name.startswith(path.name) and p.name != path.name}
+
+
+def test_a_second_table_process_refuses_at_once_and_the_first_goes_on(tmp_path, env):
+    journal = tmp_path / "f3.journal.sqlite"
+    first = Served(env, journal)
+    try:
+        assert first.post("/api/actions/open_round").status_code == 200
+        assert first.post("/api/bets", {"position": "3", "bet": "ante", "amount": "500"}).status_code == 200
+        before = snapshot(journal)
+        started = time.monotonic()
+        for args in (("run", "--game", "fortune3", "--mock", "--rounds", "3"),
+                     ("serve", "--game", "fortune3", "--mock", "--port", "0")):
+            res = tablesim(env, *args, "--journal", journal)
+            assert res.returncode == 2, (res.stdout, res.stderr)
+            lines = [line for line in res.stderr.splitlines() if line.strip()]
+            assert lines == [f"tablesim: error: {journal}: in use by process {first.proc.pid}: "
+                             "one table at a time writes a journal"], res.stderr
+            assert "Traceback" not in res.stdout + res.stderr
+        assert time.monotonic() - started < 30  # at once: no waiting for the lock
+        assert snapshot(journal) == before  # nothing written
+        # the first table goes on untouched: the bet stands and the round plays on
+        table = first.client.get("/api/table").json()
+        assert table["bets"]["3"] == {"ante": "500"}
+        assert first.post("/api/bets", {"position": "3", "bet": "ante", "amount": "25"}).status_code == 200
+        assert first.client.get("/api/table").json()["bets"]["3"] == {"ante": "525"}
+        # readers work while it runs, and add no file
+        files = side_files(journal)
+        res = tablesim(env, "history", "--journal", journal, "--json")
+        assert res.returncode == 0, res.stderr
+        res = tablesim(env, "audit", "verify", "--journal", journal)
+        assert res.returncode == 0 and "chain intact" in res.stdout, res.stderr
+        assert side_files(journal) == files
+    finally:
+        assert first.stop() == 0
+    # a clean stop leaves only the journal, its (unlocked) lock file and nothing else
+    assert side_files(journal) == {"f3.journal.sqlite.lock"}
+    assert writer_pid(journal) is None
+
+
+def test_a_killed_table_leaves_no_stale_lock(tmp_path, env):
+    journal = tmp_path / "f3.journal.sqlite"
+    first = Served(env, journal)
+    assert writer_pid(journal) == first.proc.pid
+    assert first.post("/api/actions/open_round").status_code == 200
+    first.stop(signal.SIGKILL)
+    assert writer_pid(journal) is None
+    res = tablesim(env, "run", "--game", "fortune3", "--mock", "--rounds", "1", "--quiet", "--journal", journal)
+    assert res.returncode == 0, res.stderr
+
+
+def test_two_runs_on_one_file_one_refuses_without_a_traceback(tmp_path, env):
+    journal = tmp_path / "f3.journal.sqlite"
+    slow = subprocess.Popen([sys.executable, "-m", "tablesim.cli.main", "run", "--game", "fortune3", "--mock",
+                             "--rounds", "100000", "--quiet", "--journal", str(journal)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+        while writer_pid(journal) is None:
+            assert slow.poll() is None, slow.stderr.read()
+            time.sleep(0.01)
+        res = tablesim(env, "run", "--game", "fortune3", "--mock", "--rounds", "1", "--journal", journal)
+        assert res.returncode == 2 and "Traceback" not in res.stderr
+        assert f"in use by process {slow.pid}" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+        assert slow.poll() is None  # the first goes on
+    finally:
+        slow.kill()
+        slow.wait()
+        slow.stdout.close()
+        slow.stderr.close()
+    res = tablesim(env, "audit", "verify", "--journal", journal)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_readers_leave_no_file_behind_after_a_clean_stop_or_a_kill(tmp_path, run_cli):
+    """Without a writer, a reader opens the file immutable (no -wal present)
+    or reads a private copy of the journal and its -wal (a killed writer's)."""
+    journal = tmp_path / "w.journal.sqlite"
+    assert run_cli("run", "--game", "wheel", "--mock", "--rounds", "2", "--seed", "1", "--quiet",
+                   "--journal", journal).code == 0
+    assert side_files(journal) == {"w.journal.sqlite.lock"}
+    for args in (("history", "--journal", journal), ("audit", "verify", "--journal", journal)):
+        assert run_cli(*args).code == 0
+        assert side_files(journal) == {"w.journal.sqlite.lock"}
+    # a writer that never closed (a power loss): its -wal holds committed records
+    writer = Journal(journal)
+    writer.append("WHEEL-MOCK", "", "operator", "note", {"text": "in the wal"}, "test")
+    wal = Path(f"{journal}-wal")
+    assert wal.stat().st_size > 0
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for name in (journal.name, wal.name):
+        (copy / name).write_bytes((tmp_path / name).read_bytes())
+    writer.close()
+    killed = copy / journal.name
+    before = side_files(killed)
+    res = run_cli("history", "--journal", killed, "--json", "--last", "1")
+    assert res.code == 0, res.err
+    reader = Journal(killed, readonly=True)
+    try:
+        assert [r.name for r in reader.records()][-1] == "note"  # the -wal's record is read
+    finally:
+        reader.close()
+    assert side_files(killed) == before
+
+
+def test_one_process_shares_its_own_lock_but_others_are_refused(tmp_path):
+    """Inside one process two Journal objects share the lock (a test's power
+    loss drops a table and builds another); the lock goes with the last one."""
+    path = tmp_path / "j.sqlite"
+    a = Journal(path)
+    b = Journal(path)
+    assert writer_pid(path) == os.getpid()
+    a.close()
+    assert writer_pid(path) == os.getpid()
+    code = "import sys; from tablesim.journal.store import Journal; Journal(sys.argv[1])"
+    res = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
+    assert res.returncode != 0 and JournalBusy.__name__ in res.stderr and f"process {os.getpid()}" in res.stderr
+    b.close()
+    assert writer_pid(path) is None
+    res = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr

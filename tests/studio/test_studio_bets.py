@@ -1,0 +1,149 @@
+"""Remote bets over the bus (issue 13.4): request/reply on
+tablesim.<table_id>.bets, answered after the commit by the console's rules
+and texts, never placed twice for one ref (also across a table restart)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+
+import httpx
+import nats
+import pytest
+
+from natsserver import free_port
+
+TABLE = "F3-MOCK"
+
+
+def serve(journal, url: str, port: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "fortune3", "--mock", "--seed", "3",
+         "--port", str(port), "--journal", str(journal), "--studio", url],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_table(base: str, want=lambda t: True, timeout: float = 30.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            t = httpx.get(f"{base}/api/table", timeout=2).json()
+            if want(t):
+                return t
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError("the table did not come up")
+
+
+def dealer_token(journal) -> str:
+    tokens = json.loads(journal.with_name(journal.name.split(".")[0] + ".tokens.json").read_text())
+    return next(op["token"] for op in tokens["operators"] if op["role"] == "dealer")
+
+
+async def request(url: str, body: object, timeout: float = 10.0) -> dict:
+    nc = await nats.connect(url)
+    try:
+        msg = await nc.request(f"tablesim.{TABLE}.bets", json.dumps(body).encode(), timeout=timeout)
+        return json.loads(msg.data)
+    finally:
+        await nc.close()
+
+
+def ask(url: str, body: object) -> dict:
+    return asyncio.run(request(url, body))
+
+
+@pytest.fixture
+def table(nats_server, tmp_path):
+    journal = tmp_path / f"{TABLE}.journal.sqlite"
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    procs = [serve(journal, nats_server.url, port)]
+
+    class Table:
+        def __init__(self):
+            self.journal, self.base, self.url = journal, base, nats_server.url
+
+        def up(self):
+            return wait_table(base, lambda t: (t.get("studio") or {}).get("state") == "up")
+
+        def restart(self):
+            procs[-1].terminate()
+            procs[-1].wait(20)
+            procs.append(serve(journal, nats_server.url, port))
+            return self.up()
+
+        def act(self, name: str, body: dict | None = None) -> dict:
+            r = httpx.post(f"{base}/api/actions/{name}", json=body or {},
+                           headers={"Authorization": f"Bearer {dealer_token(journal)}"})
+            assert r.status_code == 200, r.text
+            return r.json()
+
+    t = Table()
+    t.up()
+    yield t
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+            p.wait(20)
+
+
+def bet_records(journal) -> list[dict]:
+    with sqlite3.connect(f"file:{journal}?mode=ro", uri=True) as db:
+        return [json.loads(d) for (d,) in db.execute("SELECT data FROM records WHERE kind='event' AND name='bet'")]
+
+
+def test_bets_over_the_bus_by_the_consoles_rules(table):
+    table.act("open_round")
+    reply = ask(table.url, {"bets": [
+        {"ref": "a1", "position": "1", "bet": "ante", "amount": "10"},
+        {"ref": "a2", "position": "9", "bet": "ante", "amount": "10"},
+        {"ref": "a3", "position": "2", "bet": "ante", "amount": 1.5},
+        {"ref": "a4", "position": "2", "bet": "ante", "amount": "999999999"},
+    ]})
+    ok, bad_box, flt, over = reply["results"]
+    assert ok["ok"] and ok["ref"] == "a1" and ok["round_id"] == f"{TABLE}-000001"
+    # the same answer the console's batch route gives for the same bets
+    console = httpx.post(f"{table.base}/api/bets/batch", json={"bets": [
+        {"position": "9", "bet": "ante", "amount": "10"}, {"position": "2", "bet": "ante", "amount": "999999999"}]},
+        headers={"Authorization": f"Bearer {dealer_token(table.journal)}"}).json()
+    c_box, c_over = console["results"]
+    assert (bad_box["error"], bad_box["reason"]) == (c_box["error"], c_box["reason"]) == ("refused", c_box["reason"])
+    assert over["reason"] == c_over["reason"] and "limit" in over["reason"]
+    assert flt["error"] == "bad_input" and "never a float" in flt["detail"]
+    # committed before the reply: the journal already holds the accepted bet, once
+    assert [b for b in bet_records(table.journal) if b["position"] == "1"] == [
+        {"amount": "10", "bet": "ante", "position": "1"}]
+    again = ask(table.url, {"ref": "a1", "position": "1", "bet": "ante", "amount": "10"})
+    assert again["results"][0]["duplicate"] is True
+    assert len([b for b in bet_records(table.journal) if b["position"] == "1"]) == 1
+    assert ask(table.url, {"position": "3", "bet": "ante", "amount": "10"})["results"][0]["error"] == "bad_input"
+    assert ask(table.url, [1, 2])["error"] == "bad_input"
+
+
+def test_a_ref_is_never_placed_twice_across_a_restart(table):
+    table.act("open_round")
+    first = ask(table.url, {"ref": "r-1", "position": "4", "bet": "pair_plus", "amount": "20"})
+    assert first["results"][0]["ok"] and "duplicate" not in first["results"][0]
+    table.restart()  # betting is still open in the recovered round
+    again = ask(table.url, {"ref": "r-1", "position": "4", "bet": "pair_plus", "amount": "20"})
+    assert again["results"][0] == {"ok": True, "round_id": f"{TABLE}-000001", "ref": "r-1", "duplicate": True}
+    assert len([b for b in bet_records(table.journal) if b["position"] == "4"]) == 1
+
+
+def test_closed_betting_is_refused_with_the_consoles_text(table):
+    table.act("open_round")
+    assert ask(table.url, {"ref": "x", "position": "1", "bet": "ante", "amount": "10"})["results"][0]["ok"]
+    table.act("close_betting")
+    late = ask(table.url, {"ref": "y", "position": "2", "bet": "ante", "amount": "10"})["results"][0]
+    r = httpx.post(f"{table.base}/api/bets", json={"position": "2", "bet": "ante", "amount": "10"},
+                   headers={"Authorization": f"Bearer {dealer_token(table.journal)}"})
+    assert r.status_code == 409
+    assert late["error"] == "refused" and late["reason"] == r.json()["reason"]
+    shown = wait_table(table.base)
+    assert shown["studio"]["state"] == "up" and shown["studio"]["url"] == table.url

@@ -1,0 +1,122 @@
+"""The studio service (issue 13.3): every table's figures from the stream,
+equal to the journals'; the same after a restart; a gap or a record that
+does not chain raises an alert."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from tablesim.studio import wire
+from tablesim.studio.floor import Floor
+
+from figures import add, as_numbers, journal_figures
+from natsserver import free_port
+from test_studio_publish import run_table, tablesim
+
+GAMES = ("fortune3", "football", "wheel")
+
+
+@pytest.fixture
+def three_tables(nats_server, tmp_path):
+    journals = []
+    for i, game in enumerate(GAMES):
+        journal = tmp_path / f"{game}.journal.sqlite"
+        done = run_table(game, journal, nats_server.url, rounds=3, seed=i + 1)
+        assert done.returncode == 0 and "every record published" in done.stdout, done.stderr
+        journals.append(journal)
+    return journals
+
+
+def test_report_totals_equal_the_journals(three_tables, nats_server):
+    out = tablesim("studio", "report", "--nats", nats_server.url, "--json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    expected: dict = {}
+    for journal in three_tables:
+        expected = add(expected, journal_figures(journal))
+    assert as_numbers(report["floor"]) == expected
+    assert report["floor"]["tables"] == 3
+    assert sorted(report["games"]) == sorted(GAMES)  # the games' names come from their records
+    assert not report["alerts"]
+    for t in report["tables"]:
+        assert t["state"] and t["last_results"] and t["figures"]["rounds"] + t["figures"]["void"] == 3
+        assert sum(as_numbers(f)["wagered"] for f in t["by_bet"].values()) == as_numbers(t["figures"])["wagered"]
+    text = tablesim("studio", "report", "--nats", nats_server.url)
+    assert text.returncode == 0 and "the floor: 3 tables" in text.stdout
+
+
+def wait_for(fn, timeout: float = 20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = fn()
+        except httpx.HTTPError:
+            value = None
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def studio_serve(url: str, port: int) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "tablesim.cli.main", "studio", "serve", "--nats", url,
+                             "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def caught_up(base: str, records: int):
+    def check():
+        floor = httpx.get(f"{base}/api/floor", timeout=2).json()
+        return floor if floor["records"] == records and floor["consumer"]["pending"] == 0 else None
+    return check
+
+
+def test_serve_shows_the_same_figures_and_again_after_a_restart(three_tables, nats_server):
+    report = json.loads(tablesim("studio", "report", "--nats", nats_server.url, "--json").stdout)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = studio_serve(nats_server.url, port)
+    try:
+        floor = wait_for(caught_up(base, report["records"]))
+        assert floor["floor"] == report["floor"] and floor["games"] == report["games"]
+        assert "The floor" in httpx.get(base + "/").text
+        one = httpx.get(f"{base}/api/tables/{floor['tables'][0]['table_id']}").json()
+        assert one["figures"] == floor["tables"][0]["figures"]
+        assert httpx.get(f"{base}/api/tables/NOPE").status_code == 404
+        from websockets.sync.client import connect
+
+        with connect(f"ws://127.0.0.1:{port}/ws") as ws:
+            pushed = json.loads(ws.recv(timeout=5))
+        assert pushed["type"] == "floor" and pushed["floor"] == report["floor"]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    proc = studio_serve(nats_server.url, port)  # restarted: the stream rebuilds the same picture
+    try:
+        again = wait_for(caught_up(base, report["records"]))
+        assert again["floor"] == report["floor"]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def rec(seq: int, prev: str, digest: str, name: str = "state", data: dict | None = None) -> wire.WireRecord:
+    return wire.WireRecord(seq, "T1", "T1-000001", "event", name, data or {"state": "betting_open"}, prev, digest, b"")
+
+
+def test_gap_and_broken_link_raise_alerts():
+    floor = Floor()
+    floor.apply(rec(1, "0" * 64, "a"))
+    floor.apply(rec(2, "a", "b"))
+    floor.apply(rec(4, "b", "d"))  # record 3 never reached the stream
+    floor.apply(rec(5, "x", "e"))  # does not name record 4's hash
+    floor.apply(rec(5, "d", "e"))  # again
+    texts = [a["text"] for a in floor.alerts]
+    assert texts == ["gap in the stream: records 3 to 3 are missing", "record 5 does not chain onto record 4",
+                     "record 5 again after record 5 (duplicate or out of order)"]
+    assert floor.summary()["tables"][0]["alerts"] == 3
