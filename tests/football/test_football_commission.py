@@ -50,10 +50,20 @@ def test_floor_never_loses_a_cent(stake_units, unit):
 
 def test_settle_round_records_the_difference_per_box_and_bet():
     draw = PROFILE.draws[1]  # upper 1 2 3 4
-    results, kept = settle_round(PROFILE, draw, {"3": {"upper": D(10), "odd": D(5)}, "4": {"upper": D(20)}},
-                                 {"3": 3, "4": 2}, D(1))
+    stakes = {"3": {"3": {"upper": D(10), "odd": D(5)}}, "4": {"4": {"upper": D(20)}}}
+    results, players, kept = settle_round(PROFILE, draw, stakes, {"3": 3, "4": 2}, D(1))
     assert results == {"3": {"upper": D(9), "odd": D(5)}, "4": {"upper": D(19)}}
     assert kept == {"3": {"upper": "0.5"}}
+    assert players == {"3": {"3": {"upper": D(9), "odd": D(5)}}, "4": {"4": {"upper": D(19)}}}
+
+
+def test_each_player_is_paid_on_their_own_stake():
+    draw = PROFILE.draws[1]
+    # ann and bob each stake 10 on the common box's upper: each wins 9.5, paid 9
+    stakes = {"common": {"ann": {"upper": D(10)}, "bob": {"upper": D(10)}}}
+    results, players, kept = settle_round(PROFILE, draw, stakes, {"common": 2}, D(1))
+    assert players == {"ann": {"common": {"upper": D(9)}}, "bob": {"common": {"upper": D(9)}}}
+    assert results == {"common": {"upper": D(18)}} and kept == {"common": {"upper": "1"}}
     assert bet_settlement(PROFILE, draw, "upper", D(10), 7, D(1)) == (D(-10), 0)
 
 

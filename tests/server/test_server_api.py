@@ -135,7 +135,7 @@ def test_a_late_bet_is_409_and_changes_nothing(serve):
         {"position": "3", "bet": "ante", "amount": "١٠٠"},
         {"position": "3", "bet": "ante", "amount": "１００"},
         {"position": "3", "bet": "ante", "amount": 10**40},
-        {"position": "3", "bet": "ante", "amount": "9" * 10000}  # long, yet under the body limit,
+        {"position": "3", "bet": "ante", "amount": "9" * 10000},  # long, yet under the body limit
         {"position": None, "bet": "ante", "amount": "10"},
         [1, 2],
     ],

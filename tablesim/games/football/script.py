@@ -35,7 +35,7 @@ from tablesim.games.football.profile import BETS, COMMON, FootballProfile, load_
 from tablesim.games.football.rules import deal_plan
 from tablesim.games.football.settings import MAX_DECKS, MIN_DECKS, FootballSettings, default_limits
 from tablesim.games.football.table import FootballTable, box_name
-from tablesim.harness.scripting.common import parse_box_bets, parse_card_field, parse_card_list, script_limits
+from tablesim.harness.scripting.common import ScriptBet, place_script_bets, parse_box_bets, parse_card_field, parse_card_list, script_limits
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
 
@@ -45,7 +45,7 @@ SHOE_FAULTS = tuple(k for k, kinds in FAULT_KINDS.items() if "shoe" in kinds)
 @dataclass
 class FootballRound:
     draw: int
-    bets: list[tuple[str, str, object]]
+    bets: list[ScriptBet]
     cards: list[DealtCard]
     shoe_faults: list[MockFault] = field(default_factory=list)
     display_faults: list[DisplayFault] = field(default_factory=list)
@@ -104,7 +104,7 @@ class FootballScriptSession:
 
     def _check_count(self, r: Reader, spec: FootballRound) -> None:
         """The deal takes an exact number of cards: say so before playing anything."""
-        boxes = {box for box, _, _ in spec.bets}
+        boxes = {b.box for b in spec.bets}
         order = [p for p in self.profile.positions if p in boxes and p != COMMON] + [COMMON]
         given = [d.card for d in spec.cards]
         dealt = ", ".join(box_name(b) for b in order)
@@ -144,11 +144,7 @@ class FootballScriptSession:
         table.open_round()
         table.await_draw()
         if table.state is S.BETTING_OPEN:
-            for box, bet, amount in spec.bets:
-                try:
-                    table.place_bet(box, bet, amount)
-                except IllegalAction as exc:
-                    raise InputError(exc.reason, where=f"bets.{box}.{bet}") from None
+            place_script_bets(table, spec.bets)
             table.close_betting()
             table.poll()  # a card drawn while betting was open, a display fault
         if table.state is S.BETS_CLOSED:

@@ -60,7 +60,7 @@ RULES = (
          refused="dealing starts after betting closes (the round is {state})"),
     rule("decide", "decision", states=S.DECISIONS,
          refused="decisions are taken once all hands are dealt (the round is {state})",
-         checks=("decision_word_refusal", "box_decision_refusal", "fold_refusal")),
+         checks=("decision_word_refusal", "box_decision_refusal", "fold_refusal", "decider_refusal")),
     # Art. 11(1): a misdeal can be called while the cards are out, until settlement starts
     # (after the last card too, while the players decide).
     rule("misdeal", "misdeal", states=(S.DEALING, S.DECISIONS), refused="no cards are being dealt (the round is {state})"),

@@ -13,7 +13,7 @@ from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
 from tablesim.games.fortune3.settings import BETS, DEALING_MODES, Fortune3Settings, default_limits
 from tablesim.games.fortune3.table import DECISIONS, Fortune3Table
-from tablesim.harness.scripting.common import parse_box_bets, parse_card_list, parse_faults, script_limits
+from tablesim.harness.scripting.common import ScriptBet, place_script_bets, parse_box_bets, parse_card_list, parse_faults, script_limits
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
 
@@ -21,7 +21,7 @@ from tablesim.core.validate import Reader
 @dataclass
 class Fortune3Round:
     where: str
-    bets: list[tuple[str, str, object]]
+    bets: list[ScriptBet]
     decisions: dict[str, str]
     cards: list[DealtCard]
     faults: list[MockFault] = field(default_factory=list)
@@ -45,7 +45,7 @@ class Fortune3ScriptSession:
 
     def parse_round(self, r: Reader) -> Fortune3Round:
         bets = parse_box_bets(r, self.table.book, BETS)
-        boxes_with_ante = {box for box, bet, _ in bets if bet == "ante"}
+        boxes_with_ante = {b.box for b in bets if b.bet == "ante"}
         decisions_r = r.sub("decisions", {})
         decisions = {}
         for box in decisions_r.data:
@@ -74,11 +74,7 @@ class Fortune3ScriptSession:
         device.clear_faults()
         device.queue.clear()
         table.open_round()
-        for box, bet, amount in spec.bets:
-            try:
-                table.place_bet(box, bet, amount)
-            except IllegalAction as exc:
-                raise InputError(exc.reason, where=f"bets.{box}.{bet}") from None
+        place_script_bets(table, spec.bets)
         table.close_betting()
         if table.state is S.BETS_CLOSED:
             table.start_dealing()

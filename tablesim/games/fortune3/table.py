@@ -74,7 +74,7 @@ class Fortune3Table(GameTable):
         #: the shoe deals card by card (Art. 7); the shuffler a hand at a time
         self.by_card = settings.dealing == "shoe"
         self.box_names = frozenset(str(n) for n in range(1, profile.boxes + 1))  # one spelling per box: not "01"
-        book = BetBook(BETS, settings.limits, self._box_ok)
+        book = BetBook(BETS, settings.limits, self._box_ok, self._seat_ok)
         device = shoe if settings.dealing == "shoe" else shuffler
         super().__init__(table_id=table_id, book=book, devices=[device], bus=bus)
         self.reset_round()
@@ -83,6 +83,25 @@ class Fortune3Table(GameTable):
         if box in self.box_names:
             return None
         return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes})"
+
+    def _seat_ok(self, box: str, player: str) -> str | None:
+        """Art. 6(2): a player bets only on the box where they sit, and a box
+        has one seated player (unless the profile allows back-betting)."""
+        if self.profile.back_betting:
+            return None
+        here = self.book.players_at(box)
+        if here and player not in here:
+            return (f"box {box} is {here[0]}'s: a player bets only on the box where they sit, "
+                    "and a box has one seated player (Art. 6(2))")
+        for other, per in self.book.by_player.items():
+            if other != box and player in per:
+                return f"{player} sits at box {other}: a player bets only on the box where they sit (Art. 6(2))"
+        return None
+
+    def seated(self, box: str) -> str | None:
+        """The player seated at ``box`` (the first to bet there), or None."""
+        here = self.book.players_at(str(box))
+        return here[0] if here else None
 
     def reset_round(self) -> None:
         self.order: list[str] = []  # boxes with bets, left to right, then the dealer
@@ -143,7 +162,9 @@ class Fortune3Table(GameTable):
             self._request_hand()
 
     @action()
-    def decide(self, box: str, decision: str) -> None:
+    def decide(self, box: str, decision: str, player: str | None = None) -> None:
+        """The box's play or fold (Art. 9(1)); ``player``, when given, must be
+        the player seated there: the decision is theirs."""
         box = str(box)
         self.decisions[box] = decision
         self.emit("decision", box=box, decision=decision)
@@ -159,6 +180,12 @@ class Fortune3Table(GameTable):
     def reveal_refusal(self) -> str | None:
         pending = self.pending_decisions()
         return f"box(es) {', '.join(pending)} still decide: play or fold" if pending else None
+
+    def decider_refusal(self, box: str, player: str | None = None) -> str | None:
+        seated = self.seated(str(box))
+        if player is None or player == seated:
+            return None
+        return f"box {box}'s decision belongs to {seated}, who sits there, not {player}"
 
     def decision_word_refusal(self, decision: str) -> str | None:
         return None if decision in DECISIONS else f"unknown decision {decision!r} (play or fold)"
@@ -480,9 +507,18 @@ class Fortune3Table(GameTable):
             results[box] = settle_box(
                 self.profile, bets, self.decisions.get(box), self.hands[box], dealer, qualifies
             )
+        players: dict[str, dict[str, dict[str, Decimal]]] = {}
+        if self.book.named:
+            # Each player's own bets on the box follow the box's hand and the
+            # seated player's decision (back-betting, where the profile allows it).
+            for box in self.order[:-1]:
+                for player, stakes in self.book.player_bets(box).items():
+                    players.setdefault(player, {})[box] = settle_box(
+                        self.profile, BoxBets(stakes.get("ante"), stakes.get("pair_plus")),
+                        self.decisions.get(box), self.hands[box], dealer, qualifies)
         self.result = RoundResult(
             self.game, self.round_id, "settled", outcome=self._outcome(qualifies), results=results,
-            bets={p: dict(b) for p, b in self.book.bets.items()},
+            bets={p: dict(b) for p, b in self.book.bets.items()}, players=players,
         )
         if self.observed:
             self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})
