@@ -86,8 +86,11 @@ async function supervisorToken(why) {
 }
 
 async function bet(position, betName) {
-  if (mode === "bet") await call("POST", "/api/bets", { position, bet: betName, amount: chip });
-  else await call("DELETE", `/api/bets/${encodeURIComponent(position)}/${encodeURIComponent(betName)}`);
+  // On a box, a bet may name its player (issue 14.1); without one it is the box's own seat's.
+  const player = table && table.layout.kind !== "wheel" ? $("box-player").value.trim() : "";
+  if (mode === "bet") await call("POST", "/api/bets", { position, bet: betName, amount: chip, ...(player ? { player } : {}) });
+  else await call("DELETE", `/api/bets/${encodeURIComponent(position)}/${encodeURIComponent(betName)}` +
+    (player ? `?player=${encodeURIComponent(player)}` : ""));
 }
 
 async function runAction(act) {
@@ -215,6 +218,7 @@ function render() {
   if (t.incident) $("incident-text").textContent = `Incident ${t.incident.id}: ${t.incident.text}${t.incident.card ? " (" + t.incident.card + ")" : ""}${t.incident.blocking ? " — the round waits for a supervisor" : ""}`;
   $("betting-note").textContent = t.betting_open ? "open" : "closed";
   $("player-row").hidden = t.layout.kind !== "wheel";
+  $("box-player-row").hidden = t.layout.kind === "wheel";
   renderActions(t);
   const area = $("layout");
   const scroll = area.scrollTop;
@@ -302,6 +306,12 @@ function renderBoxes(t) {
       h("div", { class: "head" }, h("span", {}, pos === lay.common ? "Common" : `Box ${pos}`),
         h("span", { class: "dim" }, b.decision ? b.decision.toUpperCase() : "")));
     box.append(h("div", { class: "spots" }, lay.bets.map((name) => spot(t, pos, name, lay.bet_labels[name] || name))));
+    const who = (t.players || {})[pos];
+    if (who && Object.keys(who).some((pl) => pl !== pos)) {
+      // each player's bets on the box (issue 14.1)
+      box.append(h("div", { class: "players dim", dataset: { players: pos } }, Object.entries(who).map(([pl, bs]) =>
+        h("div", {}, `${pl === pos ? "seat" : pl}: ` + Object.entries(bs).map(([k, v]) => `${lay.bet_labels[k] || k} ${v}`).join(", ")))));
+    }
     box.append(cardsRow(b.cards, false));
     if (t.game === "fortune3") {
       box.append(h("div", { class: "hand" }, b.hand ? HANDS[b.hand] || b.hand : ""));
@@ -355,8 +365,14 @@ function renderResult(t) {
   const r = t.result;
   if (!r) return [];
   const nets = Object.entries(r.net || {}).map(([p, n]) => `${p} ${signed(n)}`).join(" · ");
-  return [h("div", { class: "result-line" + (r.status === "void" ? " void" : ""), id: "result" },
+  const out = [h("div", { class: "result-line" + (r.status === "void" ? " void" : ""), id: "result" },
     h("b", {}, `${r.round_id}: `), resultSummary(t.game, r), nets ? h("span", { class: "dim" }, "  —  " + nets) : "")];
+  if (r.players && r.status === "settled") {
+    // each named player's net (issue 14.1)
+    out.push(h("div", { class: "result-line dim", id: "player-results" },
+      Object.entries(r.players).map(([pl, x]) => `${pl} ${signed(x.net)}`).join(" · ")));
+  }
+  return out;
 }
 
 function renderChips() {
