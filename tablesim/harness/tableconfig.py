@@ -10,12 +10,17 @@ profile, its limits, how it is run, and where each of its devices is::
     key_file = "F3-01.key"           # optional: the journal chain's key (mode 0600), relative to
                                      # this file; default <data dir>/<id>.key; created on first use
 
-    [limits]                         # optional: min/max per bet ("default" for the rest)
-    ante = { min = 10, max = 5000 }
+    [limits]                         # optional: min/max per player's bet ("default" for the rest)
+    ante = { min = 10, max = 5000 }  # position_max = N: all players on one position together
+    unit = 5                         # the betting unit (default 1): bets are whole multiples
+    payout_unit = 1                  # the smallest amount paid (default 0.01)
 
     [settings]                       # the game's table settings (optional)
     dealing = "shoe"                 # fortune3: shoe | shuffler; football: decks = 1..8;
                                      # wheel: spin_seconds, layout
+    misdeal_confirmation = "supervisor"  # fortune3: who voids a dealt round by a misdeal
+                                     # (supervisor: the dealer calls, a supervisor confirms; dealer)
+    reveal_by_dealer = false         # fortune3: hold every dealt round for the dealer's reveal
 
     [devices.shoe]                   # one table per device the game uses
     backend = "serial"               # mock | serial | usb
@@ -274,7 +279,12 @@ def _game_settings(game: str, profile: Any, reader: Reader, limits_r: Reader | N
 
         dealing = reader.str("dealing", "shoe", choices=DEALING_MODES)
         limits = Limits.parse(limits_r, BETS) if limits_r is not None else default_limits()
-        return Fortune3Settings(dealing=dealing, limits=limits)
+        # Art. 11(1): who voids a dealt round by a misdeal (issue 14.2)
+        from tablesim.games.fortune3.settings import MISDEAL_CONFIRMATION
+
+        confirm = reader.str("misdeal_confirmation", "supervisor", choices=MISDEAL_CONFIRMATION)
+        reveal = reader.bool("reveal_by_dealer", False)
+        return Fortune3Settings(dealing=dealing, limits=limits, misdeal_confirmation=confirm, reveal_by_dealer=reveal)
     if game == "football":
         from tablesim.games.football.profile import BETS
         from tablesim.games.football.settings import MAX_DECKS, MIN_DECKS, FootballSettings, default_limits

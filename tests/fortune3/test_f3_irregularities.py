@@ -5,6 +5,7 @@ size, and the supervisor's switch to the shoe after a shuffler failure."""
 from __future__ import annotations
 
 from decimal import Decimal as D
+from pathlib import Path
 
 import pytest
 
@@ -173,3 +174,26 @@ def test_no_switch_to_a_device_the_table_lacks(rig):
         r.table.set_dealing("shuffler", actor="supervisor:sam", why="x")
     with pytest.raises(IllegalAction, match="unknown dealing mode"):
         r.table.set_dealing("hand", actor="supervisor:sam", why="x")
+
+
+@pytest.mark.parametrize("value, expected", [('"dealer"', "dealer"), ('"supervisor"', "supervisor"), (None, "supervisor")])
+def test_who_voids_is_configured_per_table(tmp_path, value, expected):
+    from tablesim.harness.tableconfig import load_table_config
+
+    text = (Path(__file__).parents[2] / "config" / "tables" / "fortune3-mock.toml").read_text()
+    if value is not None:
+        text = text.replace('dealing = "shoe"', f'dealing = "shoe"\nmisdeal_confirmation = {value}')
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    assert load_table_config(path).settings.misdeal_confirmation == expected
+
+
+def test_an_unknown_confirmation_is_refused(tmp_path):
+    from tablesim.core.errors import ConfigError
+    from tablesim.harness.tableconfig import load_table_config
+
+    text = (Path(__file__).parents[2] / "config" / "tables" / "fortune3-mock.toml").read_text()
+    path = tmp_path / "t.toml"
+    path.write_text(text.replace('dealing = "shoe"', 'dealing = "shoe"\nmisdeal_confirmation = "pitboss"'))
+    with pytest.raises(ConfigError, match="misdeal_confirmation"):
+        load_table_config(path)
