@@ -23,7 +23,7 @@ class Served:
 
     def __init__(self, env, journal: Path) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "fortune3", "--mock", "--port", "0",
+            [sys.executable, "-m", "tablesim.cli.main", "serve", "--show-tokens", "--game", "fortune3", "--mock", "--port", "0",
              "--journal", str(journal)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
         lines = []
