@@ -1,7 +1,8 @@
 """Finding and loading rule profiles and table configurations from ``config/``.
 
 Profiles are TOML files under ``config/rules/`` named ``<game>-<profile>.toml``.
-A profile may be named (``macau-2008``) or given as a path to any TOML file.
+A profile may be named (``macau-2008``) or given as a path to any TOML file;
+no name means the game's default (its spec's ``default_profile``).
 """
 
 from __future__ import annotations
@@ -12,15 +13,11 @@ from typing import Any
 
 from tablesim.core.errors import ConfigError, InputError
 
-GAMES = ("fortune3", "football", "wheel")
-DEFAULT_PROFILES = {"fortune3": "macau-2008", "football": "macau-2003", "wheel": "macau-2003"}
-
-
 def config_root() -> Path:
     """The directory holding ``rules/`` and ``tables/``.
 
     In a source checkout (and an editable install) this is the repository's
-    ``config/``; in an installed wheel it is the packaged copy.
+    ``config/``; in an installed package it is the packaged copy.
     """
     here = Path(__file__).resolve().parent.parent / "config"
     if (here / "rules").is_dir():
@@ -43,14 +40,11 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read: {exc.strerror}", where=str(path)) from None
 
 
-def check_game(game: object, where: str = "game") -> str:
-    if game not in GAMES:
-        raise ConfigError(f"unknown game {game!r} (games: {', '.join(GAMES)})", where=where)
-    return str(game)
-
-
-def rule_profile_path(game: str, profile: str | None = None) -> Path:
-    name = profile or DEFAULT_PROFILES[game]
+def rule_profile_path(game: str, profile: str | None = None, default: str | None = None) -> Path:
+    """``profile`` (a name or a path) of ``game``; None: ``default``."""
+    name = profile or default
+    if not name:
+        raise ConfigError(f"no rule profile named for {game} (and no default given)")
     candidate = Path(name)
     if candidate.suffix == ".toml" or candidate.exists():
         return candidate
@@ -61,9 +55,9 @@ def rule_profile_path(game: str, profile: str | None = None) -> Path:
     return path
 
 
-def load_rule_profile_data(game: str, profile: str | None = None) -> tuple[dict[str, Any], str]:
+def load_rule_profile_data(game: str, profile: str | None = None, default: str | None = None) -> tuple[dict[str, Any], str]:
     """The raw profile table and the file name to quote in errors."""
-    path = rule_profile_path(game, profile)
+    path = rule_profile_path(game, profile, default)
     data = read_toml(path)
     found = data.get("game")
     if found != game:
@@ -141,19 +135,37 @@ def _first_difference(a: Any, b: Any, path: str = "") -> str:
     return path or "(content)"
 
 
-def check_builtin_name(game: str, profile: Any, parse: Any) -> None:
+def _raw_rules(data: Any) -> Any:
+    """A profile file's table with numbers compared by value (1 == 1.0) and
+    without its name and description."""
+    from decimal import Decimal
+
+    if isinstance(data, dict):
+        return {str(k): _raw_rules(v) for k, v in data.items() if k not in ("name", "description")}
+    if isinstance(data, list):
+        return [_raw_rules(v) for v in data]
+    if isinstance(data, (int, float)) and not isinstance(data, bool):
+        return format(Decimal(repr(data) if isinstance(data, float) else data).normalize(), "f")
+    return data
+
+
+def check_builtin_name(game: str, profile: Any, parse: Any, data: dict[str, Any] | None = None) -> None:
     """Refuse a profile that takes a built-in regulation's name with other rules:
-    a round's record must never show "macau-2008" over different pays."""
+    a round's record must never show "macau-2008" over different pays.
+    ``data``: the profile's file as read, to name the first key that differs."""
     builtin = config_root() / "rules" / f"{game}-{profile.name}.toml"
     if not builtin.is_file():
         return
     source = getattr(profile, "source", "")
     if source and Path(source).resolve() == builtin.resolve():
         return
-    reference = parse(read_toml(builtin), str(builtin))
+    reference_data = read_toml(builtin)
+    reference = parse(reference_data, str(builtin))
     mine, theirs = profile_content(profile), profile_content(reference)
     if mine != theirs:
-        key = _first_difference(mine, theirs)
+        key = _first_difference(_raw_rules(data), _raw_rules(reference_data)) if data is not None else "(content)"
+        if key == "(content)":
+            key = _first_difference(mine, theirs)
         raise ConfigError(f"{profile.name!r} is the name of the built-in {game} regulation, but this profile's "
                           f"rules differ from it ({key}): give the profile its own name", where=f"{source}: name")
 

@@ -28,7 +28,6 @@ from tablesim.core.cards import DECK, RANK_CHAR, Card
 #: device seconds at time_scale 1
 FIRST_CARD = 1.5  # from ARM to the first card
 CARD_INTERVAL = 0.8  # between cards
-IDLE_DRAW = 0.5  # a card drawn while disarmed (fault), after the shoe went idle
 COUNT_EVERY = 13
 
 
@@ -153,22 +152,19 @@ class ShoeEmulator(Emulator):
             self.emit("EMP")
 
     def _idle(self) -> None:
-        """The shoe is idle: a due ``disarmed`` fault draws a card now."""
+        """The shoe is idle: a due ``disarmed`` fault draws a card now, as the
+        shoe goes idle (so before the host can arm it again: the fault always
+        fires in a run that reaches its position). With the shoe empty it
+        waits for the next idle spell."""
         spec = self.plan.take_due("disarmed", "card", self.count["card"])
         if spec is None:
             return
-
-        def draw() -> None:
-            # Still idle (a DRM or LDS since then keeps it so): the card is drawn.
-            # Armed again first: the fault waits for the next idle spell, never lost.
-            if self.armed or not self.pack:
-                self.plan.specs.append(spec)
-                return
-            card = self.pack.pop()
-            self._log.info("fault: card drawn while disarmed", card=card.code)
-            self.raise_fault(DRAWN_WHILE_DISARMED, "W", "card drawn while the shoe was disarmed", card.code)
-
-        self.after(IDLE_DRAW, draw)
+        if self.armed or not self.pack:
+            self.plan.specs.append(spec)
+            return
+        card = self.pack.pop()
+        self._log.info("fault: card drawn while disarmed", card=card.code)
+        self.raise_fault(DRAWN_WHILE_DISARMED, "W", "card drawn while the shoe was disarmed", card.code)
 
     def on_refused(self, out: Outgoing, reason: str) -> None:
         super().on_refused(out, reason)

@@ -27,7 +27,6 @@ from drivers.link import DeviceAddr, Frame, NakReason
 from drivers.serial import parse
 
 SPIN_DELAY = 3.0  # from ARM ("no more bets") to the dealer's spin
-IDLE_MOTION = 0.2  # from the sensor going idle to an idle-motion fault's push of the wheel
 TURN_TIME = 1.2  # the first turn; each later one takes 15 % longer
 SETTLE_TIME = 2.0  # from the last full turn to the wheel at rest
 DIRECTIONS = ("CW", "CCW")
@@ -142,23 +141,20 @@ class WheelEmulator(Emulator):
             self.emit(*end)
 
     def _maybe_idle_motion(self) -> None:
+        """A due ``idle-motion`` fault moves the wheel as the sensor goes idle
+        (so before the host can arm it again: the fault always fires in a run
+        that reaches its position)."""
         spec = self.plan.take_due("idle-motion", "spin", self.count["spin"])
         if spec is None:
             return
-
-        def move() -> None:
-            # Still idle (a DRM since then keeps it so): the wheel moves. Armed
-            # again first: the fault waits for the next idle spell, never lost.
-            if self.armed:
-                self.plan.specs.append(spec)
-                return
-            self._log.info("fault: the wheel moved while the sensor was idle")
-            self.raise_fault(WHEEL_MOTION_IDLE, "W", "wheel moved while the sensor was idle")
-            direction = self.rng.choice(DIRECTIONS)
-            turns = round(self.rng.uniform(3.0, 6.0), 2)
-            self.emit("SPN", "", direction)
-            for k in range(1, math.floor(turns) + 1):
-                self.emit("REV", "", str(k))
-            self.emit("RES", "", str(self.rng.randrange(self.segments)), f"{turns:.2f}", direction)
-
-        self.after(IDLE_MOTION, move)
+        if self.armed:
+            self.plan.specs.append(spec)
+            return
+        self._log.info("fault: the wheel moved while the sensor was idle")
+        self.raise_fault(WHEEL_MOTION_IDLE, "W", "wheel moved while the sensor was idle")
+        direction = self.rng.choice(DIRECTIONS)
+        turns = round(self.rng.uniform(3.0, 6.0), 2)
+        self.emit("SPN", "", direction)
+        for k in range(1, math.floor(turns) + 1):
+            self.emit("REV", "", str(k))
+        self.emit("RES", "", str(self.rng.randrange(self.segments)), f"{turns:.2f}", direction)

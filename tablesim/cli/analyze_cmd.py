@@ -6,26 +6,20 @@ import json
 
 import click
 
-from tablesim.core.errors import InputError
-from tablesim.games.registry import game_module
-from tablesim.profiles import GAMES
+from tablesim.cli.gameopts import game_choice, game_options
+from tablesim.games.registry import check_options, spec
 
 
 @click.command("analyze")
-@click.argument("game", type=click.Choice(GAMES))
+@click.argument("game", type=game_choice())
 @click.option("--profile", default=None, help="Rule profile name or TOML path.")
-@click.option("--decks", type=click.IntRange(1, 8), default=None, help="football: decks in the shoe.")
+@game_options(analysis=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def command(game: str, profile: str | None, decks: int | None, as_json: bool) -> None:
+def command(game: str, profile: str | None, as_json: bool, **options) -> None:
     """Exact probabilities and expected returns of GAME's bets, from its rule profile."""
-    module = game_module(game)
-    options = {"profile": profile}
-    if decks is not None:
-        if game != "football":
-            raise InputError(f"--decks applies to football, not {game}")
-        options["decks"] = decks
-    data = module.analyze(**options)
+    game_spec = spec(game)
+    data = game_spec.part("analyze")(profile=profile, **check_options(game, options))
     if as_json:
         click.echo(json.dumps(data, indent=2))
     else:
-        click.echo(module.render_analysis(data), nl=False)
+        click.echo(game_spec.part("render_analysis")(data), nl=False)

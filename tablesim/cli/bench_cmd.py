@@ -9,7 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from tablesim.harness.bench.suite import run_suite
+from tablesim.harness.bench.suite import SECTIONS, run_suite
 
 
 def _fmt(value: Any) -> str:
@@ -20,12 +20,15 @@ def _fmt(value: Any) -> str:
 
 @click.command("bench")
 @click.option("--json", "as_json", is_flag=True)
-def command(as_json: bool) -> None:
+@click.option("--only", multiple=True, type=click.Choice(SECTIONS), help="Measure only this part (repeatable).")
+def command(as_json: bool, only: tuple[str, ...]) -> None:
     """Engine rounds per second per game (one core), hands per second,
-    exact-analysis times, link codec and latency."""
+    exact-analysis times, link codec and latency; through a served table:
+    bet intake (batched and single bets, journaled before each answer) and
+    a card's way from the shoe's pty to a console's WebSocket."""
     console = Console(stderr=True, highlight=False)
     with console.status("benchmarking...") as status:
-        results = run_suite(lambda what: status.update(f"benchmarking {what}"))
+        results = run_suite(lambda what: status.update(f"benchmarking {what}"), only)
     if as_json:
         click.echo(json.dumps(results, indent=2))
         return
@@ -36,8 +39,11 @@ def command(as_json: bool) -> None:
     table.add_column("what")
     table.add_column("measure")
     table.add_column("value", justify="right")
-    for section in ("engine", "analysis", "link"):
-        items = results[section]
+    for key in ("bet_intake", "card_to_console"):
+        if key in results:
+            results.setdefault("service", {})[key] = results[key]
+    for section in ("engine", "analysis", "link", "service"):
+        items = results.get(section, {})
         if "skipped" in items:
             table.add_row(section, "skipped", items["skipped"])
             continue

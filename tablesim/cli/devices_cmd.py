@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from drivers.registry import BAUDRATES
 from tablesim.cli.options import FiniteFloat
 from tablesim.core.errors import InputError
 
@@ -76,7 +77,7 @@ def _probe(ports: tuple[str, ...], usb_ids: tuple[str, ...], baudrate: int, time
               help="--probe: this port (a path or any pyserial URL) instead of every serial port (repeatable).")
 @click.option("--usb", "usb_ids", multiple=True, metavar="VID:PID[:SERIAL]",
               help="--probe: the USB shoe reader to look for (repeatable; default 1209:0001).")
-@click.option("--baudrate", type=click.Choice(["9600", "19200", "38400", "57600", "115200"]), default="115200",
+@click.option("--baudrate", type=click.Choice([str(b) for b in BAUDRATES]), default="115200",
               show_default=True, help="--probe: the line speed to try.")
 @click.option("--timeout", type=FiniteFloat(0.1, 30), default=1.0, show_default=True,
               help="--probe: seconds a port is given to answer.")

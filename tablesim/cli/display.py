@@ -1,20 +1,22 @@
-"""Terminal output of the mock table: rounds as they happen, then a summary."""
+"""Terminal output: the rounds of `tablesim run` and their summary, the simulation report."""
 
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from tablesim.engine.stats import SessionStats
 from tablesim.core.money import fmt
+from tablesim.core.money import signed as plain_signed
 
 
 def signed(value: Decimal, *, colour: bool = True) -> str:
     """An amount with its sign; a player's win green and loss red (rich
     markup: the colour shows on a terminal only, piped output stays plain)."""
-    text = ("+" if value > 0 else "") + fmt(value)
+    text = plain_signed(value)
     if not colour or value == 0:
         return text
     return f"[green]{text}[/]" if value > 0 else f"[red]{text}[/]"
@@ -38,6 +40,23 @@ def summary_table(title: str, stats: SessionStats) -> Table:
     return table
 
 
+#: how the journal's start-up notices look (their style names -> rich styles)
+NOTICE_STYLES = {None: None, "warning": "bold yellow", "error": "red"}
+
+
+def attach_journal(console: Console, table: Any, spec: str | None, key_file: Any = None) -> Any:
+    """Attach the table's journal and recover it, telling the operator what was found."""
+    from rich.text import Text
+
+    from tablesim.journal.attach import attach_and_recover
+
+    notices: list = []
+    report = attach_and_recover(table, spec, notices, key_file=key_file)
+    for text, style in notices:
+        console.print(Text(text, style=NOTICE_STYLES[style] or ""))
+    return report
+
+
 def print_summary(console: Console, title: str, stats: SessionStats) -> None:
     console.print()
     console.print(
@@ -45,3 +64,16 @@ def print_summary(console: Console, title: str, stats: SessionStats) -> None:
         f"house result {signed(stats.house_result, colour=False)}"
     )
     console.print(summary_table(title, stats))
+
+
+def report_table(report: dict[str, Any]) -> Table:
+    table = Table(title=f"{report['game']}: {report['rounds']:,} rounds, seed {report['seed']}, {report['workers']} worker(s)")
+    for col in ("bet", "rounds", "wagered", "returned", "measured", "99% interval", "exact", "inside"):
+        table.add_column(col, justify="left" if col == "bet" else "right")
+    for bet, b in report["bets"].items():
+        lo, hi = b["ci99"]
+        exact = "-" if b["exact"] is None else f"{b['exact']:.6f}"
+        inside = "-" if b["inside99"] is None else ("yes" if b["inside99"] else ("NO (99.9% yes)" if b["inside999"] else "NO"))
+        table.add_row(bet, f"{b['rounds']:,}", b["wagered"], b["returned"], f"{b['measured']:.6f}",
+                      f"[{lo:.6f}, {hi:.6f}]", exact, inside)
+    return table

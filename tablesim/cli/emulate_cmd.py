@@ -34,7 +34,6 @@ from tablesim.core.errors import InputError
               help="Inject a fault, e.g. jam@hand=3, misread@card=5, silent@after=2s (repeatable).")
 def command(kind: str, use_pty: bool, tcp: int | None, seed: int | None, time_scale: float,
             decks: int | None, faults: tuple[str, ...]) -> None:
-    """Run a TDL/1 device emulator (KIND: shuffler, shoe, display, wheel)."""
     if use_pty and tcp is not None:
         raise InputError("choose one of --pty and --tcp")
     if decks is not None and kind not in ("shoe", "shuffler"):
@@ -66,3 +65,7 @@ def command(kind: str, use_pty: bool, tcp: int | None, seed: int | None, time_sc
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+# (the device kinds are the emulators' own list)
+command.help = f"Run a TDL/1 device emulator (KIND: {', '.join(KINDS)})."

@@ -55,8 +55,16 @@ class _Group(click.Group):
 )
 @click.option("--log-json/--log-console", default=None, help="Force the log format.")
 def cli(log_level: str, log_json: bool | None) -> None:
-    """Live-dealer table system: Fortune 3 Card Poker, football card game, Wheel of Fortune."""
     configure(log_level, json=log_json)
+
+
+def _help() -> str:
+    from tablesim.games.registry import names, spec
+
+    return f"Live-dealer table system: {', '.join(spec(g).title for g in names())}."
+
+
+cli.help = _help()
 
 
 def _register() -> None:

@@ -16,8 +16,9 @@ from rich.console import Console
 
 from drivers.base import Device
 from drivers.registry import open_device
-from tablesim.engine.runopts import RunOptions
 from tablesim.core.errors import DeviceFault, InputError
+from tablesim.games import registry
+from tablesim.harness.runopts import RunOptions
 from tablesim.harness.recording import Recording, Replayer, ReplayMismatch, compare_results
 
 #: where the drivers' placeholder port points; the replay hook swaps it for the recording
@@ -26,8 +27,9 @@ PLACEHOLDER_URL = "loop://"
 
 def _options(header: dict[str, Any]) -> RunOptions:
     try:
+        game_options = {name: header[name] for name in registry.all_options() if header.get(name) is not None}
         return RunOptions(header["game"], int(header["rounds"]), header.get("seed"), header.get("profile"),
-                          header.get("dealing"), header.get("decks"), False, 0.0, "none")
+                          game_options, False, 0.0, "none")
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"the recording's header lacks the run's options ({exc})") from None
 
@@ -40,25 +42,23 @@ def _open(kinds: list[str], devices: dict[str, Device], replayer: Replayer) -> N
 
 def _build(header: dict[str, Any], options: RunOptions, devices: dict[str, Device], replayer: Replayer):
     """The table the recorded run used, on drivers that read the recording; (table, description)."""
-    from tablesim.cli.devices_run import DEVICE_TIMEOUT, default_settings, emulated_table
+    from tablesim.cli.devices_run import emulated_table
+    from tablesim.harness.devicetables import DEVICE_TIMEOUT, default_settings, game_table
     from tablesim.harness.tableconfig import load_table_config, required_devices
 
     mode = header.get("mode")
     if mode == "emulated":
-        settings = default_settings(options)
+        settings = default_settings(options.game, options.profile, options.options)
         _open(list(header.get("devices") or required_devices(options.game, settings)), devices, replayer)
         return emulated_table(options, settings, devices)
     if mode == "config":
-        from tablesim.games.registry import game_module
-
         config = load_table_config(header["config"])
         for kind, device in config.devices.items():
             if device.backend == "mock":  # no frames: the mock device itself, as configured
                 devices[kind] = device.open()
             else:
                 _open([kind], devices, replayer)
-        table = game_module(config.game).table_for_devices(devices, config.settings, profile=config.profile,
-                                                           table_id=config.table_id)
+        table = game_table(config.game, devices, config.settings, profile=config.profile, table_id=config.table_id)
         table.device_timeout = DEVICE_TIMEOUT
         return table
     raise InputError(f"the recording's mode {mode!r} cannot be replayed (emulated, config)")
@@ -87,7 +87,7 @@ def command(file: str, as_json: bool) -> None:
             if as_json:
                 click.echo(json.dumps({"round_id": event.round_id, **event.data}))
 
-    from tablesim.games.registry import game_module
+    from tablesim.cli.devices_run import run_table
 
     failure: str | None = None
     with ExitStack() as stack:
@@ -98,8 +98,7 @@ def command(file: str, as_json: bool) -> None:
             table = _build(header, options, devices, replayer)
             table.bus.subscribe(on_event)
             kinds = ", ".join(devices)
-            game_module(options.game).run_table(table, options, console,
-                                                f"replay of {file} ({kinds} over the serial drivers)")
+            run_table(table, options, console, f"replay of {file} ({kinds} over the serial drivers)")
             replayer.wait_finished()
             replayer.check()
             failure = replayer.leftover()

@@ -8,16 +8,16 @@ import sys
 import click
 from rich.console import Console
 
-from tablesim.cli.devices_run import run_configured, run_emulated
+from tablesim.cli.devices_run import run_configured, run_emulated, run_mock
+from tablesim.cli.gameopts import game_choice, game_options
 from tablesim.cli.options import RUN_ROUNDS_MAX, FiniteFloat
-from tablesim.engine.runopts import RunOptions
 from tablesim.core.errors import InputError
-from tablesim.games.registry import game_module
-from tablesim.profiles import GAMES
+from tablesim.games.registry import check_options
+from tablesim.harness.runopts import RunOptions
 
 
 @click.command("run")
-@click.option("--game", type=click.Choice(GAMES), default=None, help="The game the table runs.")
+@click.option("--game", type=game_choice(), default=None, help="The game the table runs.")
 @click.option("--mock", is_flag=True, help="Mock devices and simulated players (no hardware needed).")
 @click.option("--emulated", is_flag=True, help="Device emulators on ptys, opened with the real serial drivers.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
@@ -28,8 +28,7 @@ from tablesim.profiles import GAMES
 @click.option("--rounds", type=click.IntRange(1, RUN_ROUNDS_MAX), default=10, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Seed for a reproducible mock session.")
 @click.option("--profile", default=None, help="Rule profile name or TOML path (default: the game's default).")
-@click.option("--dealing", type=click.Choice(["shoe", "shuffler"]), default=None, help="fortune3: how cards are dealt.")
-@click.option("--decks", type=click.IntRange(1, 8), default=None, help="football: decks in the shoe.")
+@game_options()
 @click.option("--quiet", is_flag=True, help="Only the closing summary.")
 @click.option("--delay", type=FiniteFloat(0, 3600), default=0.0, help="Seconds to pause between rounds.")
 @click.option(
@@ -42,8 +41,8 @@ from tablesim.profiles import GAMES
 @click.option("--record", "record", type=click.Path(dir_okay=False), default=None,
               help="--emulated/--config: write every device frame and each round's result to FILE "
                    "(JSON Lines) for `tablesim replay`.")
-def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed, profile, dealing, decks, quiet,
-            delay, journal, studio, record) -> None:
+def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed, profile, quiet,
+            delay, journal, studio, record, **options) -> None:
     """Run a table with simulated players and show each round as it happens.
 
     The devices are mocks (--mock), emulators behind the real serial drivers
@@ -56,10 +55,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed,
         raise InputError("--fault applies to --emulated")
     if game is None and not config_path:
         raise InputError("--game is required (or --config FILE, which names the game)")
-    if dealing and game != "fortune3":
-        raise InputError(f"--dealing applies to fortune3, not {game}")
-    if decks and game != "football":
-        raise InputError(f"--decks applies to football, not {game}")
+    given = check_options(game, options)
     if record:
         if mock:
             raise InputError("--record applies to --emulated and --config (mock devices have no frames)")
@@ -73,10 +69,10 @@ def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed,
         check_url(studio)
         if journal == "none" or journal in ("memory", ":memory:"):
             raise InputError("--studio publishes the table's journal: it needs a journal file")
-    options = RunOptions(game, rounds, seed, profile, dealing, decks, quiet, delay, journal, studio)
+    run_options = RunOptions(game, rounds, seed, profile, given, quiet, delay, journal, studio)
     console = Console(highlight=False, soft_wrap=True)
     if config_path:
-        sys.exit(run_configured(config_path, options, console, record=record))
+        sys.exit(run_configured(config_path, run_options, console, record=record))
     if emulated:
-        sys.exit(run_emulated(options, console, time_scale=time_scale, faults=faults, record=record))
-    sys.exit(game_module(game).run_mock(options, console))
+        sys.exit(run_emulated(run_options, console, time_scale=time_scale, faults=faults, record=record))
+    sys.exit(run_mock(run_options, console))

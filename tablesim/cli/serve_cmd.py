@@ -13,9 +13,9 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from tablesim.cli.gameopts import game_choice, game_options
 from tablesim.cli.options import FiniteFloat
 from tablesim.core.errors import InputError
-from tablesim.profiles import GAMES
 
 
 def token_file_for(table_id: str, journal: str | None) -> Path | None:
@@ -51,7 +51,7 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 
 
 @click.command("serve")
-@click.option("--game", type=click.Choice(GAMES), default=None, help="The game the table runs (--mock, --emulated).")
+@click.option("--game", type=game_choice(), default=None, help="The game the table runs (--mock, --emulated).")
 @click.option("--mock", is_flag=True, help="Mock devices (no hardware needed); the dealer acts on the console.")
 @click.option("--emulated", is_flag=True, help="Device emulators on ptys, opened with the real serial drivers.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
@@ -75,8 +75,7 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 @click.option("--pace", type=FiniteFloat(0, 60), default=0.5, show_default=True,
               help="Mock devices: seconds between two cards (the dealer's pace).")
 @click.option("--profile", default=None, help="Rule profile name or TOML path (default: the game's default).")
-@click.option("--dealing", type=click.Choice(["shoe", "shuffler"]), default=None, help="fortune3: how cards are dealt.")
-@click.option("--decks", type=click.IntRange(1, 8), default=None, help="football: decks in the shoe.")
+@game_options()
 @click.option("--tokens", "tokens_path", default=None, type=click.Path(dir_okay=False),
               help="Operator tokens (JSON: {operators: [{name, role, token}]}). "
                    "Default: the configuration's [operators], else generated next to the journal.")
@@ -87,13 +86,13 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
               help="Print the operator tokens and the console's address with the dealer's token "
                    "(by default only where the token file is).")
 def command(game, mock, emulated, config_path, time_scale, faults, host, port, journal, seed, bet_seconds, pace,
-            profile, dealing, decks, tokens_path, studio, show_tokens) -> None:
+            profile, tokens_path, studio, show_tokens, **options) -> None:
     """Run one table with its dealer console (/), results board (/board),
     HTTP API (/api/...) and WebSocket event stream (/ws).
 
     The devices are mocks (--mock), emulators behind the real serial drivers
     (--emulated), or those of a table configuration (--config FILE)."""
-    from tablesim.journal.attach import attach_and_recover
+    from tablesim.cli.display import attach_journal
     from tablesim.server.app import bind, is_loopback, serve_table
 
     modes = [name for name, on in (("--mock", mock), ("--emulated", emulated), ("--config", config_path)) if on]
@@ -109,7 +108,8 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
     if faults and not emulated:
         raise InputError("--fault applies to --emulated")
     if config_path:
-        for name, value in (("--profile", profile), ("--dealing", dealing), ("--decks", decks), ("--seed", seed)):
+        given = [(f"--{k}", v) for k, v in options.items()]
+        for name, value in (("--profile", profile), *given, ("--seed", seed)):
             if value is not None:
                 raise InputError(f"{name} does not apply to --config: the table configuration sets it")
     elif game is None:
@@ -122,14 +122,14 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
         if mock:
             from tablesim.server.mock import build_mock
 
-            rig = build_mock(game, seed=seed, profile=profile, dealing=dealing, decks=decks)
+            rig = build_mock(game, seed=seed, profile=profile, **options)
             table = rig.table
             devices_line = f"mock devices, seed {rig.seed}"
         elif emulated:
             from tablesim.server.devices import emulated_table
 
             built = emulated_table(stack, game, seed=seed, time_scale=time_scale, faults=faults, profile=profile,
-                                   dealing=dealing, decks=decks)
+                                   **options)
             table = built.table
             devices_line = built.description + (f", seed {seed}" if seed is not None else "")
         else:
@@ -160,7 +160,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
 
         sock = bind(host, port)  # before recovery: a busy port changes nothing
         stack.callback(sock.close)
-        report = attach_and_recover(table, journal, console, key_file=config.key_file if config is not None else None)
+        report = attach_journal(console, table, journal, key_file=config.key_file if config is not None else None)
         if table.journal is not None:
             stack.callback(table.journal.close)
         if rig is not None:

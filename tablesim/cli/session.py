@@ -1,38 +1,25 @@
 """The loop of ``tablesim run`` shared by every game and device mode: recover
 from the journal, play rounds with simulated players, show each round, then
-the closing summary."""
+the closing summary. The game's part is its :class:`SessionPlan`."""
 
 from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Callable, Iterator
 
 from rich.console import Console
+from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-from tablesim.cli.display import print_summary
-from tablesim.engine.runopts import RunOptions
-from tablesim.engine.stats import SessionStats
-from tablesim.engine.table import GameTable
-from tablesim.journal.attach import attach_and_recover
+from tablesim.cli.display import attach_journal, print_summary
+from tablesim.games.session import Line, SessionPlan
+from tablesim.harness.runopts import RunOptions
 
 
-@dataclass
-class SessionPlan:
-    """What a game plugs into the shared loop."""
-
-    banner: str
-    play_round: Callable[[], list[tuple[str, Decimal]]]  # one round; each stake as (bet, amount)
-    render: Callable[[], list[str]]  # the round just played, as console lines
-    summary_title: str
-    fold_into: dict[str, str] | None = None  # result keys with no stake of their own
-    after_recover: Callable[[], None] | None = None  # e.g. take dealt cards out of a mock shoe
-    after_round: Callable[[], None] | None = None  # e.g. count no-spins
-    footer: Callable[[], str] | None = None
-    stats: SessionStats = field(default_factory=SessionStats)
+def styled(line: Line) -> Text:
+    """A game's plain line (pieces of text, some with a style name) for the terminal."""
+    return Text.assemble(*line)
 
 
 #: a quiet run of at least this many rounds shows a progress bar (on a terminal)
@@ -52,13 +39,13 @@ def _progress(console: Console, options: RunOptions) -> Iterator[Callable[[], No
         yield lambda: progress.advance(task)
 
 
-def run_session(table: GameTable, options: RunOptions, console: Console, plan: SessionPlan) -> int:
+def run_session(table, options: RunOptions, console: Console, plan: SessionPlan) -> int:
     console.print(plan.banner)
     if options.studio:
         from tablesim.studio.natsio import check_url
 
         check_url(options.studio)  # before anything is opened or recovered
-    attach_and_recover(table, options.journal, console)
+    attach_journal(console, table, options.journal)
     link = None
     if options.studio:
         from tablesim.studio.attach import start_link
@@ -76,7 +63,7 @@ def run_session(table: GameTable, options: RunOptions, console: Console, plan: S
                     plan.after_round()
                 if not options.quiet:
                     for line in plan.render():
-                        console.print(line)
+                        console.print(styled(line))
                 advance()
                 if options.delay:
                     time.sleep(options.delay)

@@ -12,37 +12,36 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
+from tablesim.cli.display import report_table
+from tablesim.cli.gameopts import game_choice, game_options
 from tablesim.cli.options import SIMULATE_ROUNDS_MAX
-from tablesim.core.errors import InputError
-from tablesim.games.registry import game_module
-from tablesim.profiles import GAMES
-from tablesim.harness.simulate.report import build_report, report_table
+from tablesim.games.registry import check_options, spec
+from tablesim.harness.simulate.report import build_report
 from tablesim.harness.simulate.runner import simulate
 
 
 @click.command("simulate")
-@click.argument("game", type=click.Choice(GAMES))
+@click.argument("game", type=game_choice())
 @click.option("--rounds", type=click.IntRange(1, SIMULATE_ROUNDS_MAX), required=True)
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes (default: all cores).")
 @click.option("--profile", default=None)
-@click.option("--dealing", type=click.Choice(["shoe", "shuffler"]), default=None, help="fortune3")
-@click.option("--decks", type=click.IntRange(1, 8), default=None, help="football")
+@game_options()
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--plot", type=click.Path(), default=None, help="Write a PNG of the convergence.")
-def command(game, rounds, seed, workers, profile, dealing, decks, as_json, plot) -> None:
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="Play the shares on this Dask scheduler's workers (default shares: the cluster's threads).")
+def command(game, rounds, seed, workers, profile, as_json, plot, scheduler, **game_opts) -> None:
     """Simulate ROUNDS rounds of GAME with simulated players on every bet type."""
-    if dealing and game != "fortune3":
-        raise InputError(f"--dealing applies to fortune3, not {game}")
-    if decks and game != "football":
-        raise InputError(f"--decks applies to football, not {game}")
+    given = check_options(game, game_opts)
     if plot:
         from tablesim.harness.simulate.plot import check_plot_path
 
         check_plot_path(plot)  # now, not after a long run
-    options = {k: v for k, v in {"profile": profile, "dealing": dealing, "decks": decks}.items() if v is not None}
-    module = game_module(game)
-    workers = workers or os.cpu_count() or 1
+    options = {k: v for k, v in {"profile": profile, **given}.items() if v is not None}
+    game_spec = spec(game)
+    if scheduler is None:
+        workers = workers or os.cpu_count() or 1
     console = Console(stderr=as_json, highlight=False)
     if not console.is_terminal:
         console = Console(stderr=as_json, highlight=False, width=160)
@@ -51,13 +50,15 @@ def command(game, rounds, seed, workers, profile, dealing, decks, as_json, plot)
         with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                       TimeRemainingColumn(), console=console, transient=True) as progress:
             task = progress.add_task(f"simulating {game}", total=rounds)
-            tally, trace = simulate(game, rounds, seed, workers, options, lambda n: progress.advance(task, n))
+            tally, trace = simulate(game, rounds, seed, workers, options, lambda n: progress.advance(task, n),
+                                    scheduler=scheduler)
     else:
-        tally, trace = simulate(game, rounds, seed, workers, options)
+        tally, trace = simulate(game, rounds, seed, workers, options, scheduler=scheduler)
     elapsed = time.perf_counter() - start
-    exact = module.simulation_exact(**options)
-    meta = {"seed": seed, "workers": workers, "seconds": round(elapsed, 3), "options": options,
-            "shoe_state": module.SIMULATION_SHOE_STATE}
+    workers = tally.shares  # the shares played (S/K/k): what reproduces the run
+    exact = game_spec.part("simulation_exact")(**options)
+    meta = {"seed": seed, "workers": workers, **({"scheduler": scheduler} if scheduler else {}),
+            "seconds": round(elapsed, 3), "options": options, "shoe_state": game_spec.simulation_note}
     report = build_report(game, tally, exact, meta)
     if plot:
         from tablesim.harness.simulate.plot import write_plot
@@ -67,7 +68,7 @@ def command(game, rounds, seed, workers, profile, dealing, decks, as_json, plot)
         click.echo(json.dumps(report, indent=2))
     else:
         console.print(report_table(report))
-        console.print(f"shoe state: {module.SIMULATION_SHOE_STATE}")
+        console.print(f"shoe state: {game_spec.simulation_note}")
         bases = {b.get("exact_basis") for b in report["bets"].values()}
         if len(bases) == 1 and None not in bases:
             console.print(f"exact figures for {bases.pop()}")

@@ -50,16 +50,20 @@ def studio() -> None:
 def studio_serve(url: str, host: str, port: int) -> None:
     """Follow every table's records and serve the floor page (/), its API
     (/api/floor) and a WebSocket (/ws)."""
+    from tablesim.server.app import bind
     from tablesim.studio.natsio import check_url
     from tablesim.studio.service import serve
 
     check_url(url, where="--nats")
+    sock = bind(host, port)  # a busy port is one line, before anything starts
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"studio: following {url}; floor page http://{shown}:{port}/ (stop with Ctrl-C)")
+    click.echo(f"studio: following {url}; floor page http://{shown}:{sock.getsockname()[1]}/ (stop with Ctrl-C)")
     try:
-        serve(url, host, port)
+        serve(url, sock)
     except KeyboardInterrupt:
         pass
+    finally:
+        sock.close()
 
 
 @studio.command("report")

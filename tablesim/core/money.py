@@ -166,6 +166,11 @@ def fmt(amount: Decimal) -> str:
     return text
 
 
+def signed(amount: Decimal) -> str:
+    """An amount with its sign: ``+5``, ``-5``, ``0``."""
+    return ("+" if amount > 0 else "") + fmt(amount)
+
+
 def parse_ratio(value: object, *, field: str) -> Decimal:
     """A pay ratio or commission rate from a profile (zero allowed)."""
     return parse_amount(value, field=field, allow_zero=True)

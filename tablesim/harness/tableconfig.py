@@ -4,32 +4,29 @@ One file describes one physical table: which game it runs under which rule
 profile, its limits, how it is run, and where each of its devices is::
 
     [table]
-    id = "F3-01"
-    game = "fortune3"
-    profile = "macau-2008"          # optional: the game's default profile
-    key_file = "F3-01.key"           # optional: the journal chain's key (mode 0600), relative to
+    id = "T-01"
+    game = "..."                     # a registered game (config/tables/ has one file per game)
+    profile = "..."                  # optional: the game's default profile
+    key_file = "T-01.key"            # optional: the journal chain's key (mode 0600), relative to
                                      # this file; default <data dir>/<id>.key; created on first use
 
     [limits]                         # optional: min/max per player's bet ("default" for the rest)
-    ante = { min = 10, max = 5000 }  # position_max = N: all players on one position together
+    some_bet = { min = 10, max = 5000 }  # position_max = N: all players on one position together
     unit = 5                         # the betting unit (default 1): bets are whole multiples
     payout_unit = 1                  # the smallest amount paid (default 0.01)
 
-    [settings]                       # the game's table settings (optional)
-    dealing = "shoe"                 # fortune3: shoe | shuffler; football: decks = 1..8;
-                                     # wheel: spin_seconds, layout
-    misdeal_confirmation = "supervisor"  # fortune3: who voids a dealt round by a misdeal
-                                     # (supervisor: the dealer calls, a supervisor confirms; dealer)
-    reveal_by_dealer = false         # fortune3: hold every dealt round for the dealer's reveal
+    [settings]                       # the game's table settings (optional): its options
+                                     # (see `tablesim run --help`) and what its
+                                     # config_settings part reads
 
-    [devices.shoe]                   # one table per device the game uses
+    [devices.shoe]                   # one table per device kind the game uses
     backend = "serial"               # mock | serial | usb
     url = "/dev/ttyUSB0"             # serial: any serial_for_url URL
     baudrate = 115200
     timeouts = { ack_timeout = 0.2, heartbeat_interval = 1.0 }
 
     [operators]                      # optional: who may change the table through tablesim serve
-    tokens_file = "F3-01.tokens.json"   # relative to this file; generated (mode 0600) on the first run
+    tokens_file = "T-01.tokens.json"    # relative to this file; generated (mode 0600) on the first run
     # or the operators themselves (each token 16 characters at least):
     # [[operators.list]]
     # name = "ana"
@@ -49,25 +46,18 @@ when the device is opened (:meth:`TableConfig.open_devices`).
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from drivers.base import Device
 from drivers.registry import backends, device_settings, open_device
-from tablesim.engine.limits import Limits
 from tablesim.core.errors import ConfigError, TablesimError
 from tablesim.journal.keys import TABLE_ID
-from tablesim.profiles import GAMES, config_root, read_toml
 from tablesim.core.validate import Reader
-
-#: the device kinds each game's table can have
-GAME_DEVICES: dict[str, tuple[str, ...]] = {
-    "fortune3": ("shoe", "shuffler"),
-    "football": ("shoe", "display"),
-    "wheel": ("wheel",),
-}
+from tablesim.engine.limits import Limits
+from tablesim.games import registry
+from tablesim.profiles import config_root, read_toml
 
 
 @dataclass(frozen=True)
@@ -116,7 +106,7 @@ class TableConfig:
     game: str
     profile: str | None
     limits: Limits
-    settings: Any  # Fortune3Settings | FootballSettings | WheelSettings
+    settings: Any  # the game's settings (its config_settings part)
     devices: dict[str, DeviceConfig] = field(default_factory=dict)
     operators: OperatorsConfig | None = None  # None: tokens generated next to the journal
     key_file: Path | None = None  # the journal chain's key; None: <data dir>/<table id>.key
@@ -168,7 +158,7 @@ def load_table_config(name: str | Path) -> TableConfig:
     if not TABLE_ID.fullmatch(table_id):
         # it names the journal and key files and rounds on the device link
         raise table.fail("id", f"{table_id!r} must be 1 to 32 of A-Z a-z 0-9 _ - (it names the table's files)")
-    game = table.str("game", choices=GAMES)
+    game = table.str("game", choices=registry.names())
     profile_name = table.str("profile") if table.has("profile") else None
     key_file = _key_file(table, path) if table.has("key_file") else None
     table.reject_unknown()
@@ -176,7 +166,7 @@ def load_table_config(name: str | Path) -> TableConfig:
 
     settings_r = top.sub("settings") if top.has("settings") else Reader({}, "settings", file=str(path))
     limits_r = top.sub("limits") if top.has("limits") else None
-    settings = _game_settings(game, profile, settings_r, limits_r)
+    settings = registry.spec(game).part("config_settings")(profile, settings_r, limits_r)
     settings_r.reject_unknown()
 
     devices = _devices(top, game, settings)
@@ -266,51 +256,19 @@ def _operators(reader: Reader, path: Path) -> OperatorsConfig:
 
 
 def _load_profile(game: str, name: str | None, table: Reader) -> Any:
-    module = importlib.import_module(f"tablesim.games.{game}.profile")
     try:
-        return module.load_profile(name)
+        return registry.spec(game).load_profile(name)
     except ConfigError as exc:
         raise table.fail("profile", str(exc)) from None
 
 
-def _game_settings(game: str, profile: Any, reader: Reader, limits_r: Reader | None) -> Any:
-    if game == "fortune3":
-        from tablesim.games.fortune3.settings import BETS, DEALING_MODES, Fortune3Settings, default_limits
-
-        dealing = reader.str("dealing", "shoe", choices=DEALING_MODES)
-        limits = Limits.parse(limits_r, BETS) if limits_r is not None else default_limits()
-        # Art. 11(1): who voids a dealt round by a misdeal (issue 14.2)
-        from tablesim.games.fortune3.settings import MISDEAL_CONFIRMATION
-
-        confirm = reader.str("misdeal_confirmation", "supervisor", choices=MISDEAL_CONFIRMATION)
-        reveal = reader.bool("reveal_by_dealer", False)
-        return Fortune3Settings(dealing=dealing, limits=limits, misdeal_confirmation=confirm, reveal_by_dealer=reveal)
-    if game == "football":
-        from tablesim.games.football.profile import BETS
-        from tablesim.games.football.settings import MAX_DECKS, MIN_DECKS, FootballSettings, default_limits
-
-        decks = reader.int("decks", 1, lo=MIN_DECKS, hi=MAX_DECKS)
-        limits = Limits.parse(limits_r, BETS) if limits_r is not None else default_limits()
-        return FootballSettings(decks=decks, limits=limits)
-    from tablesim.games.wheel.settings import DEFAULT_SPIN_SECONDS, WheelSettings, default_limits as wheel_limits
-    from tablesim.games.wheel.settings import read_layout_override
-
-    spin = reader.decimal("spin_seconds", DEFAULT_SPIN_SECONDS)
-    if spin <= 0:
-        raise reader.fail("spin_seconds", f"must be more than 0, got {spin}")
-    layout = read_layout_override(reader, profile)
-    limits = Limits.parse(limits_r, profile.spots) if limits_r is not None else wheel_limits(profile.spots)
-    return WheelSettings(layout=layout, limits=limits, spin_seconds=float(spin))
-
-
 def required_devices(game: str, settings: Any) -> tuple[str, ...]:
-    if game == "fortune3":
-        return (settings.dealing,)
-    return GAME_DEVICES[game]
+    """The device kinds ``game``'s table needs with these settings."""
+    return tuple(registry.spec(game).part("devices")(settings))
 
 
 def _devices(top: Reader, game: str, settings: Any) -> dict[str, DeviceConfig]:
-    allowed = GAME_DEVICES[game]
+    allowed = registry.spec(game).device_kinds
     needed = required_devices(game, settings)
     if not top.has("devices"):
         raise top.fail("devices", f"missing: a {game} table needs " + " and ".join(f"[devices.{k}]" for k in needed))
@@ -327,12 +285,18 @@ def _devices(top: Reader, game: str, settings: Any) -> dict[str, DeviceConfig]:
         out[kind] = DeviceConfig(kind, backend, raw, options)
     for kind in needed:
         if kind not in out:
-            why = f" (dealing = {settings.dealing})" if game == "fortune3" else ""
+            why = _chosen_by(game, settings) if needed != allowed else ""
             raise devices_r.fail(kind, f"missing: a {game} table needs a [devices.{kind}]{why}")
     return out
 
 
+def _chosen_by(game: str, settings: Any) -> str:
+    """Which settings chose the devices a table needs, e.g. `` (dealing = shoe)``."""
+    chosen = [f"{o.name} = {getattr(settings, o.name)}" for o in registry.spec(game).options if hasattr(settings, o.name)]
+    return f" ({', '.join(chosen)})" if chosen else ""
+
+
 __all__ = [
-    "DeviceConfig", "GAME_DEVICES", "OPERATOR_ROLES", "OperatorEntry", "OperatorsConfig", "TableConfig",
+    "DeviceConfig", "OPERATOR_ROLES", "OperatorEntry", "OperatorsConfig", "TableConfig",
     "load_table_config", "required_devices", "table_config_path",
 ]

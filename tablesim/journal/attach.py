@@ -5,16 +5,19 @@ the table checks the database (``quick_check``) and the chain from its last
 checkpoint, and refuses to start (one line, exit 2) naming the first bad
 record. Each round's first record names the rule profile; a round begun
 under another profile is never resumed under this one.
+
+What a start has to tell (the journal, a recovered round, faults still
+active) comes back as plain lines for whoever shows them (the CLI). The
+table is any game table: the journal drives its actions and imports nothing
+of the engine.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-from rich.console import Console
+from typing import Any
 
 from tablesim.core.errors import InputError
-from tablesim.engine.table import GameTable
 from tablesim.journal.audit import legacy_check, verify_recent
 from tablesim.journal.location import default_journal_path
 from tablesim.journal.recovery import RecoveryReport, active_faults, recover
@@ -22,7 +25,7 @@ from tablesim.journal.store import Journal, open_journal
 from tablesim.profiles import profile_stamp
 
 
-def journal_for(table: GameTable, spec: str | None, key_file: str | Path | None = None) -> Journal | None:
+def journal_for(table: Any, spec: str | None, key_file: str | Path | None = None) -> Journal | None:
     """``spec``: a path, ``none`` (simulations only), ``memory``, or None for
     the table's default location."""
     path = spec if spec is not None else str(default_journal_path(table.table_id))
@@ -52,8 +55,11 @@ def check_before_recovery(journal: Journal, table_id: str) -> None:
                          f"run `tablesim audit verify --journal {journal.path}`", where=journal.path)
 
 
-def attach_and_recover(table: GameTable, spec: str | None, console: Console | None = None,
+def attach_and_recover(table: Any, spec: str | None, notices: list | None = None,
                        key_file: str | Path | None = None) -> RecoveryReport | None:
+    """Attach the table's journal (``spec``: see :func:`journal_for`), checked,
+    and recover the table from it. ``notices``, if given, gets what to tell
+    the operator: ``(text, style)`` pairs, style None, ``"warning"`` or ``"error"``."""
     journal = journal_for(table, spec, key_file)
     if journal is None:
         return None
@@ -67,13 +73,13 @@ def attach_and_recover(table: GameTable, spec: str | None, console: Console | No
     except BaseException:
         journal.close()
         raise
-    if console is not None:
-        console.print(f"journal: {journal.path}")
+    if notices is not None:
+        notices.append((f"journal: {journal.path}", None))
         if report is not None:
-            console.print(f"[bold yellow]{report.describe()}[/]")
+            notices.append((report.describe(), "warning"))
         # Faults never cleared are reported on every start, also when the
         # round they happened in has ended (e.g. it was voided by them).
         faults = report.active_faults if report is not None else active_faults(journal)
         for key, fault in faults.items():
-            console.print(f"[red]active fault {key} since {fault.get('raised_at', '?')}: {fault.get('text', '')}[/]")
+            notices.append((f"active fault {key} since {fault.get('raised_at', '?')}: {fault.get('text', '')}", "error"))
     return report

@@ -43,7 +43,8 @@ def round_summary(journal: Journal, round_id: str) -> dict[str, Any]:
     else:
         out.update({"status": "in_progress", "void_reason": None, "outcome": {}, "results": {}, "net": {}})
     out.setdefault("table", game)
-    out["profile"] = profile  # {name, sha256} the round was played under (None: a legacy round)
+    if profile is not None:  # {name, sha256} the round was played under (legacy rounds name none)
+        out["profile"] = profile
     out["bets"] = {p: b for p, b in bets.items() if b}
     players = {pl: {p: b for p, b in per.items() if b} for pl, per in by_player.items()}
     if any(players.values()):

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablesim.core.errors import InputError
-from tablesim.engine.table import GameTable
 from tablesim.journal.codec import decode
 from tablesim.journal.store import Journal
 
@@ -74,8 +73,11 @@ def check_profile(journal: Journal, round_id: str, records: list) -> None:
         f"start the table with the round's profile to finish it", where=journal.path)
 
 
-def recover(table: GameTable, journal: Journal) -> RecoveryReport | None:
-    """Restore the table from the journal; returns what was done, or None."""
+def recover(table: Any, journal: Journal) -> RecoveryReport | None:
+    """Restore the table from the journal; returns what was done, or None.
+
+    ``table``: a game table (``tablesim.engine``); the journal hands its
+    recorded inputs back to the table's own actions and never imports it."""
     rid = journal.last_round_id(table.table_id)
     if rid is None:
         table.paused = paused_at_end(journal, table.table_id)

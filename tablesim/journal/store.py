@@ -140,6 +140,7 @@ class Journal:
         self.failed: str | None = None  # a write failed after the table acted: no more actions
         self.profile: dict[str, str] | None = None  # stamped on each round's first record
         self.reserve = RESERVE_BYTES
+        self._schema_ok = True
         try:
             if readonly:
                 self._reader = ReadOnly(self.path)
@@ -159,10 +160,11 @@ class Journal:
                 self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
                 self.db.execute("PRAGMA journal_mode=WAL" if not memory else "PRAGMA journal_mode=MEMORY")
                 self.db.execute(f"PRAGMA synchronous={'FULL' if durable else 'OFF'}")
-                self.db.executescript(SCHEMA)
-                columns = {r[1] for r in self.db.execute("PRAGMA table_info(head)")}
-                if "mac" not in columns:  # a head from before keyed chains
-                    self.db.execute("ALTER TABLE head ADD COLUMN mac TEXT")
+                # An existing journal is left as it is until the table writes
+                # (after it verified it): a refused start changes no byte.
+                self._schema_ok = False
+                if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'records'").fetchone():
+                    self._ensure_schema()
             self._load_state()
         except sqlite3.DatabaseError as exc:
             self._release()
@@ -172,6 +174,7 @@ class Journal:
             raise
         self._depth = 0
         self._touched = 0
+        self._head_of: str | None = None  # the table whose record the head must name at the commit
 
     def _load_state(self) -> None:
         row = self.db.execute("SELECT seq, hash, round_id FROM records ORDER BY seq DESC LIMIT 1").fetchone()
@@ -189,6 +192,19 @@ class Journal:
             self._round = [count, last, link]
         else:
             self._round = [0, 0, GENESIS]
+
+    def _ensure_schema(self) -> None:
+        """Create the tables, or bring a journal from before keyed chains up to
+        them (a checkpoint table, a MAC on the head)."""
+        if self._schema_ok:
+            return
+        for statement in SCHEMA.split(";"):  # (executescript would commit an open transaction)
+            if statement.strip():
+                self.db.execute(statement)
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(head)")}
+        if "mac" not in columns:  # a head from before keyed chains
+            self.db.execute("ALTER TABLE head ADD COLUMN mac TEXT")
+        self._schema_ok = True
 
     def _release(self) -> None:
         if self._reader is not None:
@@ -245,8 +261,11 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             raise self._storage(exc, retry=True) from None
         self._depth = 1
+        self._head_of = None
         try:
+            self._ensure_schema()
             yield
+            self._write_head()
             self.db.execute("COMMIT")
         except BaseException as exc:
             try:
@@ -254,6 +273,7 @@ class Journal:
             except sqlite3.DatabaseError:
                 pass  # a failed COMMIT may have ended the transaction already
             self.seq, self.last_hash, self.keyed, self.round_id, self._round = saved
+            self._head_of = None
             problem = _storage_problem(exc)
             if problem is None:
                 raise
@@ -342,19 +362,14 @@ class Journal:
         ts = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         text = canonical(data)
         if self.keyed:
-            key = self.key(table_id)
-            digest = record_link(key, self.last_hash, seq, ts, table_id, round_id, kind, name, actor, text)
-            mac = seal_mac(key, "head", seq, digest)
+            digest = record_link(self.key(table_id), self.last_hash, seq, ts, table_id, round_id, kind, name, actor, text)
         else:  # (only a legacy journal's own records, from before the chain record: never written now)
             digest = record_hash(self.last_hash, seq, ts, table_id, round_id, kind, name, actor, text)
-            mac = None
         self.db.execute(
             "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?)",
             (seq, ts, table_id, round_id, kind, name, actor, text, self.last_hash, digest),
         )
-        # The head names the last record under the key, so cutting records off
-        # the end and naming the new last record in the head does not verify.
-        self.db.execute("INSERT OR REPLACE INTO head (id, seq, hash, mac) VALUES (1, ?, ?, ?)", (seq, digest, mac))
+        self._head_of = table_id  # the head is written once, at the commit
         record = Record(seq, ts, table_id, round_id, kind, name, actor, data, self.last_hash, digest)
         self.seq, self.last_hash = seq, digest
         if round_id:
@@ -364,22 +379,27 @@ class Journal:
             self._round[1:] = [seq, digest]
         return record
 
+    def _write_head(self) -> None:
+        """The head names the last record under the key, so cutting records off
+        the end and naming the new last record in the head does not verify.
+        Written once per transaction (the same row for every record in it:
+        group commit writes thousands)."""
+        table_id, self._head_of = self._head_of, None
+        if table_id is None:
+            return
+        mac = seal_mac(self.key(table_id), "head", self.seq, self.last_hash) if self.keyed else None
+        self.db.execute("INSERT OR REPLACE INTO head (id, seq, hash, mac) VALUES (1, ?, ?, ?)",
+                        (self.seq, self.last_hash, mac))
+
     # --- the seals ---------------------------------------------------------------
 
     def head(self) -> tuple[int, str] | None:
-        row = self.head_row()
-        return None if row is None else (row[0], row[1])
-
-    def head_row(self) -> tuple | None:
-        """(seq, link, mac) of the head, or None (a journal from before the head table, or none)."""
+        """(seq, link) the head names, or None (the audit reads it with its MAC)."""
         try:
-            cols = {r[1] for r in self.db.execute("PRAGMA table_info(head)")}
-            if not cols:
-                return None
-            sql = "SELECT seq, hash, " + ("mac" if "mac" in cols else "NULL") + " FROM head WHERE id = 1"
-            return self.db.execute(sql).fetchone()
+            row = self.db.execute("SELECT seq, hash FROM head WHERE id = 1").fetchone()
         except sqlite3.OperationalError:
-            return None
+            return None  # a journal from before the head table
+        return (row[0], row[1]) if row else None
 
     def checkpoint(self) -> tuple | None:
         """(seq, link, mac) of the checkpoint, or None."""

@@ -63,7 +63,7 @@ class Strict(BaseModel):
 
 
 class BetBody(Strict):
-    position: StrictStr | StrictInt = Field(description="box number (fortune3, football: 1.. or 'common') or player (wheel)")
+    position: StrictStr | StrictInt = Field(description="a position of the game's layout: a box (1.., 'common') or a player's name")
     bet: StrictStr = Field(min_length=1, max_length=40)
     amount: StrictStr | StrictInt = Field(description="a string like '12.50' or a whole number; never a float")
     ref: StrictStr | None = Field(None, min_length=1, max_length=80,

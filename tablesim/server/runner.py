@@ -22,11 +22,12 @@ Background tasks on the event loop:
   supervisor names for it; none is dealt into a paused round). A device
   quiet for ``QUIET_NOTICE`` seconds while the round waits for it gets a
   notice on the console; the round is never voided for it (the dealer
-  calls a misdeal, a supervisor voids), except the football draw's
+  calls a misdeal, a supervisor voids), except a draw display's
   read-back (``display_timeout``).
   Mock devices stand in for the dealer's hands, so they are asked at a
   realistic pace, not while the table is paused or holds a blocking
-  incident, and (wheel) only once the dealer pressed "spin";
+  incident, and only when the game's console adapter lets them (e.g. once
+  the dealer pressed "spin");
 - the bet timer (``bet_seconds``): closes betting that many seconds after it
   opened (frozen while the table is paused). With no bet on the table it
   keeps betting open and starts again.
@@ -144,8 +145,10 @@ class TableRunner:
             from tablesim.studio.attach import start_link
             from tablesim.studio.bus_bets import BusBets
 
-            bets = BusBets(self.table.table_id, self.place_bets, self.loop)
-            self.studio = start_link(self.table, self.studio_url, hooks=[bets.attach])
+            bets = BusBets(self.table.table_id, self._bus_bets, self.loop)
+            loop = self.loop
+            self.studio = start_link(self.table, self.studio_url, hooks=[bets.attach],
+                                     on_change=lambda: loop.call_soon_threadsafe(self._studio_changed))
         self.started = True
         self.notifier.ready(f"{self.table.table_id}: {self.table.game}, serving")
 
@@ -379,6 +382,19 @@ class TableRunner:
         outcomes, _ = await self.intake.submit(requests)
         return outcomes
 
+    def _studio_changed(self) -> None:
+        """The studio link went up, down or diverged: the console shows it at once."""
+        if self.started and self.executor is not None:
+            task = asyncio.ensure_future(self.call(self._refresh_snapshot, True, publish=False))
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+    async def _bus_bets(self, bets: list[dict]) -> list[dict]:
+        """Bets from the studio's bus (``tablesim.studio.bus_bets``), through the same intake."""
+        outcomes = await self.place_bets([BetRequest(b["position"], b["bet"], b["amount"], b["actor"], b["ref"],
+                                                                     b.get("player"))
+                                          for b in bets])
+        return [o.as_json() for o in outcomes]
+
     async def withdraw_bet(self, actor: str, position: str, bet: str, player: str | None = None) -> dict:
         def do():
             self.table.withdraw_bet(position, bet, player)
@@ -392,7 +408,7 @@ class TableRunner:
         def do():
             t = self.table
             if not act.journaled:
-                # A mock-only action (the wheel's spin) is no table action: it
+                # A mock-only action (e.g. a spin button standing in for the dealer) is no table action: it
                 # still respects a pause and a blocking incident, and the
                 # journal records it as an operator record.
                 if t.paused:

@@ -16,17 +16,13 @@ on the stream.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import enum
 import json
 import threading
 from collections import deque
 from datetime import datetime, timezone
-from decimal import Decimal
 from typing import Any, Callable, Iterable
 
-from tablesim.core.cards import Card, DealtCard
-from tablesim.core.money import fmt
+from tablesim.core.plain import jsonable
 
 #: how many events the ring buffer keeps for reconnecting clients
 RING_SIZE = 4000
@@ -34,27 +30,6 @@ RING_SIZE = 4000
 BACKFILL_LIMIT = 5000
 #: a client this far behind is dropped (it reconnects with ``since``)
 QUEUE_LIMIT = 2000
-
-
-def jsonable(value: Any) -> Any:
-    """Plain JSON values: money as canonical text, cards as codes."""
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value
-    if isinstance(value, Decimal):
-        return fmt(value)
-    if isinstance(value, (Card, DealtCard)):
-        return value.code
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [jsonable(v) for v in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    return str(value)
 
 
 def now_ts() -> str:

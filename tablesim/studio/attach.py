@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from tablesim.engine.table import GameTable
 from tablesim.core.errors import InputError
 from tablesim.studio.outbox import Hook, StudioLink
@@ -10,12 +12,13 @@ from tablesim.studio.outbox import Hook, StudioLink
 DRAIN_SECONDS = 5.0
 
 
-def start_link(table: GameTable, url: str, hooks: list[Hook] | None = None) -> StudioLink:
+def start_link(table: GameTable, url: str, hooks: list[Hook] | None = None,
+               on_change: Callable[[], None] | None = None) -> StudioLink:
     """Start publishing ``table``'s journal to the studio at ``url``."""
     journal = table.journal
     if journal is None or journal.path == ":memory:":
         raise InputError("--studio needs a journal file: the studio publishes the table's journal")
-    link = StudioLink(url, journal.path, table.table_id, hooks=hooks).start()
+    link = StudioLink(url, journal.path, table.table_id, hooks=hooks, game=table.game, on_change=on_change).start()
     table.bus.subscribe(link.wake)  # a hint only: the outbox reads the committed records itself
     return link
 

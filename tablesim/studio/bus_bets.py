@@ -10,9 +10,9 @@ the journal::
 
     {"v": 1, "results": [{"ok": true, "round_id": "...", "ref": "p7-000123"}, ...]}
 
-Each bet goes through the table's own intake (``tablesim.harness.intake``:
-group commit, the table's rules and refusal texts, exactly as the console's
-``POST /api/bets/batch``). ``ref`` is required here: the platform's id for
+Each bet goes through the table's own intake (``submit``, handed in by the
+server: ``tablesim.harness.intake``, with group commit, the table's rules
+and refusal texts, exactly as the console's ``POST /api/bets/batch``). ``ref`` is required here: the platform's id for
 the bet, journaled with it, so a retry (a lost reply, a table restarted) is
 answered ``duplicate`` and never placed twice. Bad input is answered per bet
 (``error: bad_input``) or, for a request that is no bet at all, with one
@@ -31,7 +31,6 @@ from typing import Any, Awaitable, Callable
 
 from tablesim.core.errors import InputError
 from tablesim.core.money import parse_amount
-from tablesim.harness.intake import BetOutcome, BetRequest, bad_input
 from tablesim.studio import wire
 
 log = logging.getLogger("tablesim.studio")
@@ -43,10 +42,20 @@ MAX_BODY = 512 * 1024
 #: who the journal names for a bet that came over the bus
 ACTOR = "bus"
 
-Submit = Callable[[list[BetRequest]], Awaitable[list[BetOutcome]]]
+#: places checked bets ({position, bet, amount, ref, actor}) through the table's intake; one result each
+Submit = Callable[[list[dict[str, Any]]], Awaitable[list[dict[str, Any]]]]
 
 
-def parse_request(body: bytes) -> list[BetRequest | BetOutcome]:
+def bad_input(detail: str, ref: str | None = None) -> dict[str, Any]:
+    """A bet's bad-input result, shaped as the intake's (``BetOutcome.as_json``)."""
+    out: dict[str, Any] = {"ok": False, "round_id": ""}
+    if ref is not None:
+        out["ref"] = ref
+    out.update(error="bad_input", detail=detail)
+    return out
+
+
+def parse_request(body: bytes) -> list[dict[str, Any]]:
     """The bets of a request (a bad one as its outcome); InputError for a
     request that carries no bets at all."""
     if len(body) > MAX_BODY:
@@ -66,7 +75,8 @@ def parse_request(body: bytes) -> list[BetRequest | BetOutcome]:
     return [_bet(item, i) for i, item in enumerate(items)]
 
 
-def _bet(item: Any, index: int) -> BetRequest | BetOutcome:
+def _bet(item: Any, index: int) -> dict[str, Any]:
+    """A checked bet (with ``actor``), or its bad-input result (with ``error``)."""
     where = f"bets.{index}"
     if not isinstance(item, dict):
         return bad_input(f"{where}: a bet is an object (ref, position, bet, amount)")
@@ -91,7 +101,8 @@ def _bet(item: Any, index: int) -> BetRequest | BetOutcome:
         value = parse_amount(amount)  # plain digits, bounded, before any arithmetic (issue 14.3)
     except InputError as exc:
         return bad_input(f"{where}.{exc}", ref)
-    return BetRequest(str(position).strip(), bet, value, ACTOR, ref, player)
+    return {"position": str(position).strip(), "bet": bet, "amount": value, "ref": ref, "actor": ACTOR,
+            "player": player}
 
 
 class BusBets:
@@ -126,11 +137,10 @@ class BusBets:
             parsed = parse_request(body)
         except InputError as exc:
             return {"v": 1, "error": "bad_input", "detail": str(exc)}
-        requests = [p for p in parsed if isinstance(p, BetRequest)]
-        outcomes: list[BetOutcome] = []
+        requests = [p for p in parsed if "error" not in p]
+        outcomes: list[dict[str, Any]] = []
         if requests:
             future = asyncio.run_coroutine_threadsafe(self.submit(requests), self.table_loop)
             outcomes = await asyncio.wrap_future(future)
         placed = iter(outcomes)
-        results = [(next(placed) if isinstance(p, BetRequest) else p).as_json() for p in parsed]
-        return {"v": 1, "results": results}
+        return {"v": 1, "results": [p if "error" in p else next(placed) for p in parsed]}

@@ -140,6 +140,7 @@ class StudioConsumer:
             return
         view = self.floor.tables.get(table_id)
         if view is not None:
+            view.game = view.game or data.get("game")  # before its first result, the table names its game here
             view.link = {**{k: data.get(k) for k in ("state", "pending", "published", "error")},
                          "seen": time.time()}
             self._changed()

@@ -62,11 +62,15 @@ class StudioLink:
     """Publishes one table's journal to ``url``; ``hooks`` run on each new
     connection (e.g. the bus bet intake subscribing its subject)."""
 
-    def __init__(self, url: str, journal_path: str, table_id: str, *, hooks: list[Hook] | None = None) -> None:
+    def __init__(self, url: str, journal_path: str, table_id: str, *, hooks: list[Hook] | None = None,
+                 game: str | None = None, on_change: Callable[[], None] | None = None) -> None:
         self.url = natsio.check_url(url)
         self.journal_path = journal_path
         self.table_id = wire.check_token(table_id, "table id")
         self.hooks = list(hooks or [])
+        self.game = game
+        #: called (on the outbox's thread) when the link's state changes: e.g. the console shows it
+        self.on_change = on_change
         self.state = "connecting"
         self.error: str | None = None
         self.since = time.time()
@@ -231,14 +235,21 @@ class StudioLink:
 
     async def _status(self, nc) -> None:
         try:
-            await nc.publish(wire.status_subject(self.table_id), wire.canonical({"table_id": self.table_id, **self.status()}))
+            await nc.publish(wire.status_subject(self.table_id),
+                             wire.canonical({"table_id": self.table_id, "game": self.game, **self.status()}))
         except Exception:
             pass
 
     def _set(self, state: str, error: str | None) -> None:
-        if state != self.state:
+        changed = state != self.state
+        if changed:
             self.since = time.time()
         self.state, self.error = state, error
+        if changed and self.on_change is not None:
+            try:
+                self.on_change()
+            except Exception:  # the table's side must never break the link
+                log.exception("studio link: on_change failed")
 
     def _rows(self, after: int, limit: int) -> list[tuple[int, str, str, bytes]]:
         with self._db_lock:

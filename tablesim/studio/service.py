@@ -18,6 +18,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
 
 from tablesim.studio.consumer import StudioConsumer
 
@@ -66,9 +67,7 @@ def create_app(url: str) -> FastAPI:
     async def page():
         return FileResponse(STATIC / "floor.html")
 
-    @app.get("/static/floor.js", include_in_schema=False)
-    async def script():
-        return FileResponse(STATIC / "floor.js", media_type="text/javascript")
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/api/floor")
     async def floor() -> dict:
@@ -97,7 +96,10 @@ def create_app(url: str) -> FastAPI:
     return app
 
 
-def serve(url: str, host: str, port: int) -> None:
+def serve(url: str, sock) -> None:
+    """Serve on an already bound socket (the CLI binds it: a busy port is one line) until interrupted."""
     import uvicorn
 
-    uvicorn.run(create_app(url), host=host, port=port, log_level="warning", ws="websockets")
+    config = uvicorn.Config(create_app(url), log_level="warning", access_log=False, lifespan="on",
+                            log_config=None, timeout_graceful_shutdown=2)
+    uvicorn.Server(config).run(sockets=[sock])

@@ -158,3 +158,35 @@ def test_an_emulated_run_with_a_journal_passes_the_audit(tmp_path):
                       *FAST)
     assert code == 0 and round_lines(again, "F3-EMU-000004"), again
     assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(journal)]).exit_code == 0
+
+
+# --- idle faults in a run: they fire, or the run says they did not (issue 16) -----------------
+
+def test_a_card_drawn_while_disarmed_fires_in_an_emulated_run(tmp_path):
+    import json
+
+    journal = tmp_path / "f3.sqlite"
+    code, output = run("--game", "fortune3", "--fault", "shoe:disarmed@card=3", "--emulated", "--rounds", "2",
+                       "--seed", "2", "--journal", str(journal), "--time-scale", "0.02")
+    assert code == 0, output
+    assert "did not fire" not in output
+    assert summary(output) == (2, 0)  # flagged and set aside: no round is void for it
+    res = CliRunner().invoke(cli, ["history", "--journal", str(journal), "--json"])
+    events = [e for line in res.stdout.splitlines() for e in json.loads(line)["events"]]
+    assert any(e["kind"] == "incident" and e.get("code") == 204 for e in events), events
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_idle_motion_fires_in_an_emulated_wheel_run(seed):
+    code, output = run("--game", "wheel", "--fault", "wheel:idle-motion@spin=1", "--emulated", "--rounds", "2",
+                       "--seed", str(seed), "--journal", "none", "--time-scale", "0.02")
+    assert code == 0, output
+    assert output.count("incident: wheel moved while the sensor was idle") == 1, output
+    assert "did not fire" not in output
+
+
+def test_a_fault_whose_position_never_comes_is_reported():
+    code, output = run("--game", "wheel", "--fault", "wheel:idle-motion@spin=50", "--emulated", "--rounds", "1",
+                       "--seed", "1", "--journal", "none", *FAST)
+    assert code == 0, output
+    assert ("fault wheel:idle-motion@spin=50 did not fire: the run ended before it was due" in output), output

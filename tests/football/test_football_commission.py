@@ -15,6 +15,7 @@ from tablesim.core.money import is_multiple
 from tablesim.games.football.analysis import analyze
 from tablesim.games.football.profile import load_profile, parse_profile
 from tablesim.games.football.settle import bet_settlement, paid_win, settle_round, win_amount
+from tablesim.games.football.spec import SPEC
 from tablesim.profiles import load_rule_profile_data
 
 PROFILE = load_profile()
@@ -68,7 +69,7 @@ def test_each_player_is_paid_on_their_own_stake():
 
 
 def test_profile_must_name_the_rule():
-    data, source = load_rule_profile_data("football", None)
+    data, source = load_rule_profile_data("football", None, SPEC.default_profile)
     data = {**data, "commission": {k: v for k, v in data["commission"].items() if k != "rounding"}}
     with pytest.raises(ConfigError) as info:
         parse_profile(data, source)

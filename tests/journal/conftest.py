@@ -37,7 +37,7 @@ from tablesim.games.fortune3.machine import S as F3S
 from tablesim.games.fortune3.profile import load_profile as load_f3_profile
 from tablesim.games.fortune3.settings import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table
-from tablesim.journal.attach import attach_and_recover
+from tablesim.cli.display import attach_journal
 from tablesim.games.wheel.machine import AWAITING_SPIN
 from tablesim.games.wheel.machine import S as WS
 from tablesim.games.wheel.profile import load_profile as load_wheel_profile
@@ -128,7 +128,7 @@ def run_cli():
 
 
 class Rig:
-    """A table on mock devices, journaled to ``path`` via attach_and_recover."""
+    """A table on mock devices, journaled to ``path`` via the CLI's attach_journal."""
 
     table: Any
 
@@ -138,7 +138,7 @@ class Rig:
         self.events: list = []
         self.table.bus.subscribe(self.events.append)
         self.path = path
-        self.report = attach_and_recover(self.table, None if path is None else str(path), self.console)
+        self.report = attach_journal(self.console, self.table, None if path is None else str(path))
 
     @property
     def journal(self):

@@ -153,3 +153,101 @@ def test_the_wheel_console(serve, browser):
     b.wait(f"document.querySelector('#wheel-result .big').textContent === {json.dumps(symbol)}")
     b.screenshot(ARTIFACTS / "console-wheel.png")
     assert page_errors(b) == []
+
+
+# --- a page load, signed out, and no live stream (issue 16) -------------------------------
+
+NO_WEBSOCKET = """
+window.WebSocket = class { constructor() { this.readyState = 0; } send() {} close() {} };
+"""
+
+
+def without_websocket(b):
+    """Pages opened from now on get a WebSocket that never connects (a proxy that drops it)."""
+    return b.send("Page.addScriptToEvaluateOnNewDocument", {"source": NO_WEBSOCKET})["identifier"]
+
+
+def test_signed_out_nothing_can_be_pressed(serve, browser):
+    from server_helpers import ok
+
+    s = serve("fortune3", pace=0.01, seed=3)
+    b = browser
+    ok(s.post("/api/actions/open_round"))
+    ok(s.post("/api/bets", {"position": "2", "bet": "ante", "amount": "10"}))
+    b.goto(f"{s.url}/")
+    b.wait("document.body.dataset.live === '1' && document.body.dataset.state === 'betting_open'")
+    assert b.eval("document.querySelector('#operator').textContent") == "Sign in"
+    buttons = "[...document.querySelectorAll('#dealer-actions button, #supervisor-actions button')]"
+    assert b.eval(f"{buttons}.length") >= 4
+    assert b.eval(f"{buttons}.every(x => x.disabled)"), b.eval(f"{buttons}.map(x => x.id + ':' + x.disabled)")
+    assert b.eval("[...document.querySelectorAll('.spot')].every(x => x.disabled)")
+    assert b.eval("document.querySelector('#mode-bet').disabled && document.querySelector('#mode-withdraw').disabled")
+    ok(s.post("/api/actions/close_betting"))
+    ok(s.post("/api/actions/deal"))
+    b.wait("document.querySelectorAll('[data-decision]').length === 2", timeout=20)
+    assert b.eval("[...document.querySelectorAll('[data-decision]')].every(x => x.disabled)")  # PLAY, FOLD
+    assert b.eval("document.querySelector('#act-misdeal').disabled")
+    assert page_errors(b) == []
+
+
+def test_place_is_enabled_only_while_betting_is_open(serve, browser):
+    s = serve("wheel", pace=0.01, seed=5)
+    b = browser
+    b.goto(f"{s.url}/#token={s.dealer}")
+    b.wait("document.body.dataset.live === '1' && document.body.dataset.signedIn === '1'")
+    assert b.eval("document.body.dataset.state") == "idle"
+    assert b.eval("document.querySelector('#mode-bet').disabled && document.querySelector('[data-chip=\"25\"]').disabled")
+    assert not b.eval("document.querySelector('#act-open_round').disabled")
+    b.click("#act-open_round")
+    b.wait(state_is("betting_open"))
+    b.wait("!document.querySelector('#mode-bet').disabled && !document.querySelector('[data-chip=\"25\"]').disabled")
+    b.click("#act-close_betting")
+    b.wait(state_is("bets_closed"))
+    b.wait("document.querySelector('#mode-bet').disabled")
+    assert page_errors(b) == []
+
+
+def test_the_events_panel_shows_recent_events_after_a_page_load(serve, browser):
+    from server_helpers import play_round
+
+    s = serve("football", pace=0.005, seed=2)
+    play_round(s, [("1", "upper", "10"), ("4", "odd", "5"), ("common", "middle", "5")])
+    b = browser
+    b.goto(f"{s.url}/#token={s.dealer}")
+    b.wait("document.body.dataset.live === '1'")
+    b.wait("document.querySelectorAll('#log li').length > 10")
+    seqs = b.eval("[...document.querySelectorAll('#log li')].map(li => Number(li.dataset.seq))")
+    assert seqs == sorted(seqs, reverse=True) and len(seqs) == len(set(seqs))  # newest first, no repeats
+    assert "result: settled" in b.eval("document.querySelector('#log').textContent")
+    assert seqs[0] == s.state()["seq"] or seqs[0] <= s.state()["seq"]
+    # a new event arrives live on top, once
+    newest = seqs[0]
+    b.click("#act-open_round")
+    b.wait(f"Number(document.querySelector('#log li').dataset.seq) > {newest}")
+    b.wait("document.querySelector('#log').textContent.includes('→ drawing')")
+    seqs = b.eval("[...document.querySelectorAll('#log li')].map(li => Number(li.dataset.seq))")
+    assert len(seqs) == len(set(seqs)) and seqs == sorted(seqs, reverse=True)
+    assert page_errors(b) == []
+
+
+def test_console_and_board_render_before_the_stream_is_up(serve, browser):
+    from server_helpers import play_round
+
+    s = serve("wheel", pace=0.005, seed=4)
+    result = play_round(s)
+    b = browser
+    script = without_websocket(b)
+    try:
+        b.goto(f"{s.url}/board")
+        b.wait(f"!!document.querySelector('[data-round=\"{result['round_id']}\"]')")
+        assert b.eval("document.querySelector('#state-badge').textContent") == "complete"
+        assert b.eval("document.querySelector('#conn').classList.contains('off')")  # no stream indeed
+        b.goto(f"{s.url}/#token={s.dealer}")
+        b.wait("document.body.dataset.state === 'complete'")
+        assert b.eval("document.querySelector('#state-badge').textContent") == "complete"
+        assert b.eval("document.body.dataset.live") != "1"
+        b.wait(f"document.querySelector('#wheel-result .big').textContent === {json.dumps(result['outcome']['symbol'])}")
+        b.wait("document.querySelectorAll('#log li').length > 5")
+        assert page_errors(b) == []
+    finally:
+        b.send("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})

@@ -135,5 +135,46 @@ def test_the_shipped_unit_is_a_notify_service_with_a_watchdog():
     assert group.params["log_json"] is True  # journald keeps one JSON record per line
     name, rest = argv[i], argv[i + 1:]
     serve = cli.get_command(group, name).make_context(name, rest, parent=group)
-    assert name == "serve" and serve.params["config_path"] == "fortune3-serial"
+    assert name == "serve" and serve.params["config_path"] == "/etc/tablesim/fortune3-serial.toml"
     assert serve.params["journal"].startswith("/var/lib/tablesim/")
+
+
+@pytest.mark.skipif(not Path("/usr/bin/systemd-analyze").exists(), reason="needs systemd-analyze")
+def test_systemd_accepts_the_unit(tmp_path):
+    """systemd's own check of the unit (ExecStart pointed at a binary that exists)."""
+    import subprocess
+
+    text = (ROOT / "config" / "systemd" / "tablesim@.service").read_text()
+    unit = tmp_path / "tablesim@fortune3-serial.service"
+    unit.write_text(text.replace("/usr/local/bin/tablesim", "/bin/true"))
+    res = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit)], capture_output=True, text=True,
+                         timeout=60)
+    problems = [line for line in (res.stdout + res.stderr).splitlines() if str(unit.name) in line or "Failed" in line]
+    assert res.returncode == 0 and problems == [], res.stdout + res.stderr
+
+
+def test_the_udev_rules_name_each_device_by_vendor_product_and_serial():
+    import re
+
+    rules = [line for line in (ROOT / "config" / "udev" / "99-tablesim.rules").read_text().splitlines()
+             if line.strip() and not line.lstrip().startswith("#")]
+    pair = re.compile(r'\s*([A-Z_]+(?:\{[A-Za-z_]+\})?)\s*(==|!=|\+=|=|:=)\s*"([^"]*)"\s*')
+    links = {}
+    for rule in rules:
+        parts = rule.split(",")
+        fields = {}
+        for part in parts:
+            m = pair.fullmatch(part)
+            assert m, f"not a udev key: {part!r} in {rule}"
+            fields[m[1]] = (m[2], m[3])
+        assert fields["GROUP"] == ("=", "dialout") and fields["MODE"] == ("=", "0660")
+        if fields["SUBSYSTEM"][1] == "tty":
+            for key in ("ATTRS{idVendor}", "ATTRS{idProduct}", "ATTRS{serial}"):
+                assert fields[key][0] == "==" and fields[key][1], (key, rule)
+            op, link = fields["SYMLINK"]
+            assert op == "+=" and link.startswith("tablesim/")
+            links[link] = fields["ATTRS{serial}"][1]
+        else:
+            assert fields["SUBSYSTEM"][1] == "usb" and "ATTR{serial}" in fields
+    assert set(links) == {"tablesim/shuffler", "tablesim/shoe", "tablesim/display", "tablesim/wheel"}
+    assert len(set(links.values())) == 4  # one adapter each

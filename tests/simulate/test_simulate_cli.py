@@ -102,6 +102,13 @@ def test_bench_json_measures_every_part(monkeypatch):
     # Measure briefly: the test checks what is measured, not how fast.
     monkeypatch.setattr(suite, "rate", lambda fn, batch, **k: (fn(), 1.0)[1])
     monkeypatch.setattr(suite, "seconds", lambda fn, **k: 0.01)
+    import tablesim.harness.bench.service as service
+
+    monkeypatch.setattr(service, "SIZES", {
+        "bet_intake": {"bets": 200, "rate": 2000, "batch": 10, "clients": 4, "saturate_clients": 2,
+                       "saturate_batch": 20, "single_bets": 40, "single_clients": 4},
+        "card_to_console": {"cards": 20, "time_scale": 0.01},
+    })
     res = run("bench", "--json")
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
@@ -111,6 +118,11 @@ def test_bench_json_measures_every_part(monkeypatch):
     assert data["engine"]["fortune3_hands"]["evaluate_per_second"] > 0
     assert "codec" in data["link"] and "frame_to_event" in data["link"]
     assert data["machine"]["cores"] >= 1
+    # through a served table: every bet answered only once it was in the journal (the bench checks the count)
+    assert data["bet_intake"]["bets"] == 200 and data["bet_intake"]["bets_per_second"] > 0
+    assert data["bet_intake"]["p99_ms"] >= data["bet_intake"]["p50_ms"] > 0
+    assert data["bet_intake"]["max_bets_per_second"] > 0 and data["bet_intake"]["single_bets"]["bets"] == 40
+    assert data["card_to_console"]["cards"] >= 20 and data["card_to_console"]["p99_ms"] > 0
 
 
 @pytest.mark.parametrize("name, reason", [

@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import time
+from pathlib import Path
 
 import pytest
 
@@ -15,19 +16,62 @@ from tablesim.journal.keys import default_key_path, load_key
 from tablesim.studio.anchor import verify_anchor
 from tablesim.studio.outbox import StudioLink
 
+from natsserver import NATS_SERVER, NatsServer
 from test_studio_publish import run_table, tablesim
 
 TABLE = "F3-MOCK"  # the mock fortune3 table's id
 
 
-@pytest.fixture
-def published(nats_server, tmp_path):
+def publish(journal: Path, url: str) -> Path:
     """A fortune3 journal of 3 rounds, every record published."""
-    journal = tmp_path / "orig" / f"{TABLE}.journal.sqlite"
-    journal.parent.mkdir()
-    done = run_table("fortune3", journal, nats_server.url, rounds=3)
+    journal.parent.mkdir(parents=True)
+    done = run_table("fortune3", journal, url, rounds=3)
     assert done.returncode == 0 and "every record published" in done.stdout, done.stderr
     return journal
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """One broker and one published journal for the tamperings, which only
+    read them (each tampers with its own copy): (journal, broker, key file)."""
+    if NATS_SERVER is None:
+        pytest.skip("nats-server is not installed (Debian package nats-server): the studio needs a broker")
+    base = tmp_path_factory.mktemp("anchor")
+    server = NatsServer(base / "nats-store").start()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_DATA_HOME", str(base / "xdg"))
+        journal = publish(base / "orig" / f"{TABLE}.journal.sqlite", server.url)
+        key = default_key_path(TABLE)
+    yield journal, server, key
+    server.stop()
+
+
+@pytest.fixture
+def published(shared):
+    return shared[0]
+
+
+@pytest.fixture
+def nats_server(shared):
+    return shared[1]
+
+
+@pytest.fixture
+def own(tmp_path):
+    """A broker and a published journal of the test's own (it changes them)."""
+    if NATS_SERVER is None:
+        pytest.skip("nats-server is not installed (Debian package nats-server): the studio needs a broker")
+    server = NatsServer(tmp_path / "nats-store").start()
+    yield publish(tmp_path / "orig" / f"{TABLE}.journal.sqlite", server.url), server
+    server.stop()
+
+
+KEY: list[Path] = []
+
+
+@pytest.fixture(autouse=True)
+def _key(shared):
+    KEY[:] = [shared[2]]
 
 
 def tampered(published, tmp_path, name: str, *sql: str, rechain: bool = False):
@@ -38,7 +82,7 @@ def tampered(published, tmp_path, name: str, *sql: str, rechain: bool = False):
     for statement in sql:
         db.execute(statement)
     if rechain:  # what whoever controls the PC (code and key file) can do: rebuild every link after the edit
-        key = load_key(default_key_path(TABLE))
+        key = load_key(KEY[0])
         prev = GENESIS
         rows = db.execute("SELECT seq, ts, table_id, round_id, kind, name, actor, data FROM records ORDER BY seq").fetchall()
         for seq, *rest in rows:
@@ -73,7 +117,7 @@ def test_truncated_tail_with_head_rewritten(published, nats_server, tmp_path):
     report, found = problems(copy, nats_server.url)
     assert [seq for seq, _ in found] == list(range(n - 4, n + 1))
     assert all("missing from the journal" in text for _, text in found)
-    out = tablesim("audit", "verify", "--journal", str(copy), "--anchor", nats_server.url)
+    out = tablesim("audit", "verify", "--journal", str(copy), "--key", str(KEY[0]), "--anchor", nats_server.url)
     assert out.returncode == 1
     assert f"record {n - 4}: in the stream, missing from the journal" in out.stderr
 
@@ -128,7 +172,8 @@ def test_tail_replaced_by_forged_records(published, nats_server, tmp_path):
     assert found == [(n, "changed: the journal's record differs from the stream's")]
 
 
-def test_unpublished_records_are_unanchored_not_errors(published, nats_server, tmp_path):
+def test_unpublished_records_are_unanchored_not_errors(own):
+    published, nats_server = own
     nats_server.stop()
     more = run_table("fortune3", published, nats_server.url, rounds=1, seed=9)
     assert more.returncode == 0 and "still to go" in more.stdout
@@ -138,7 +183,9 @@ def test_unpublished_records_are_unanchored_not_errors(published, nats_server, t
     assert report.anchored + report.unanchored == report.journal_records
 
 
-def test_outbox_refuses_to_anchor_a_rewritten_history(published, nats_server, tmp_path):
+def test_outbox_refuses_to_anchor_a_rewritten_history(own, tmp_path):
+    published, nats_server = own
+    KEY[:] = [default_key_path(TABLE)]
     n = last_seq(published)
     copy = tampered(published, tmp_path, "diverge", f"DELETE FROM records WHERE seq > {n - 3}", rechain=True)
     link = StudioLink(nats_server.url, str(copy), TABLE).start()

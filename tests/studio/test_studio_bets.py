@@ -67,7 +67,7 @@ def table(nats_server, tmp_path):
 
     class Table:
         def __init__(self):
-            self.journal, self.base, self.url = journal, base, nats_server.url
+            self.journal, self.base, self.url, self.broker = journal, base, nats_server.url, nats_server
 
         def up(self):
             return wait_table(base, lambda t: (t.get("studio") or {}).get("state") == "up")
@@ -147,3 +147,21 @@ def test_closed_betting_is_refused_with_the_consoles_text(table):
     assert late["error"] == "refused" and late["reason"] == r.json()["reason"]
     shown = wait_table(table.base)
     assert shown["studio"]["state"] == "up" and shown["studio"]["url"] == table.url
+
+
+def test_the_console_shows_the_link_through_a_broker_restart(table):
+    table.act("open_round")
+    table.broker.kill()
+    down = wait_table(table.base, lambda t: t["studio"]["state"] == "down", timeout=20)
+    assert down["studio"]["error"]
+    r = httpx.post(f"{table.base}/api/bets", json={"position": "1", "bet": "ante", "amount": "10"},
+                   headers={"Authorization": f"Bearer {dealer_token(table.journal)}"})
+    assert r.status_code == 200, r.text  # the table goes on without the broker
+    table.act("close_betting")
+    behind = wait_table(table.base, lambda t: t["studio"]["pending"] > 0, timeout=20)
+    assert behind["studio"]["state"] == "down"
+    table.broker.start()
+    up = wait_table(table.base, lambda t: t["studio"]["state"] == "up" and t["studio"]["pending"] == 0, timeout=30)
+    assert up["studio"]["published"] == up["studio"]["journal_seq"]
+    late = ask(table.url, {"ref": "z", "position": "1", "bet": "ante", "amount": "10"})["results"][0]
+    assert late["error"] == "refused" and "betting is closed" in late["reason"]

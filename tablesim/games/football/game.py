@@ -1,24 +1,44 @@
-"""The football card game's entry points for the CLI (see tablesim.games.registry)."""
+"""The football card game's table: its settings and the table on given
+devices (the ``settings``, ``config_settings``, ``devices``, ``table`` and
+``diagram`` parts of its spec)."""
 
 from __future__ import annotations
 
-from tablesim.games.football.analysis import analyze, render_analysis
-from tablesim.games.football.mockrun import run_mock
-from tablesim.games.football.script import script_session
+import random
+from typing import Any
+
+from tablesim.core.validate import Reader
+from tablesim.engine.limits import Limits
+from tablesim.games.football.draw import SecureDraw, SeededDraw
+from tablesim.games.football.profile import BETS, FootballProfile, load_profile
+from tablesim.games.football.settings import FootballSettings, default_limits
+from tablesim.games.football.spec import DECKS
 from tablesim.games.football.table import FootballTable
+
+
+def settings(profile: FootballProfile, options: dict[str, Any]) -> FootballSettings:
+    return FootballSettings(decks=options["decks"])
+
+
+def config_settings(profile: FootballProfile, reader: Reader, limits: Reader | None) -> FootballSettings:
+    decks = DECKS.read(reader)
+    return FootballSettings(decks=decks, limits=Limits.parse(limits, BETS) if limits is not None else default_limits())
+
+
+def devices(settings: FootballSettings) -> tuple[str, ...]:
+    return ("shoe", "display")
+
+
+def table(devices: dict, settings: FootballSettings, *, profile: str | None, table_id: str,
+          seed: int | None = None) -> FootballTable:
+    """A table on real (serial) or emulated devices. The draw comes from
+    ``secrets`` unless a ``seed`` is given (a demo on emulators), which only
+    mock mode allows."""
+    seeded = seed is not None
+    draws = SeededDraw(random.Random(seed)) if seeded else SecureDraw()
+    return FootballTable(load_profile(profile), settings, display=devices["display"], shoe=devices["shoe"],
+                         draws=draws, mode="mock" if seeded else "live", table_id=table_id)
 
 
 def diagram() -> str:
     return FootballTable.diagram()
-
-
-__all__ = ["script_session", "run_mock", "analyze", "render_analysis", "diagram"]
-
-from tablesim.games.football.simulation import SHOE_STATE as SIMULATION_SHOE_STATE  # noqa: E402
-from tablesim.games.football.simulation import simulation_exact, simulator  # noqa: E402
-
-__all__ += ["simulator", "simulation_exact", "SIMULATION_SHOE_STATE"]
-
-from tablesim.games.football.mockrun import run_table, table_for_devices  # noqa: E402
-
-__all__ += ["run_table", "table_for_devices"]

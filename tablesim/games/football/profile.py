@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from tablesim.core.cards import RANK_CHARS, RANK_OF
+from tablesim.games.football.spec import SPEC
 from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay, sane_rate
 from tablesim.core.validate import Reader
 
@@ -174,7 +175,7 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
 
 
 def load_profile(name: str | None = None) -> FootballProfile:
-    data, source = load_rule_profile_data("football", name)
+    data, source = load_rule_profile_data(SPEC.name, name, SPEC.default_profile)
     profile = parse_profile(data, source)
-    check_builtin_name("football", profile, parse_profile)
+    check_builtin_name(SPEC.name, profile, parse_profile, data)
     return profile

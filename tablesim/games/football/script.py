@@ -33,9 +33,11 @@ from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.machine import CARD_STATES, S
 from tablesim.games.football.profile import BETS, COMMON, FootballProfile, load_profile
 from tablesim.games.football.rules import deal_plan
-from tablesim.games.football.settings import MAX_DECKS, MIN_DECKS, FootballSettings, default_limits
+from tablesim.games.football.settings import FootballSettings, default_limits
+from tablesim.games.football.spec import DECKS
 from tablesim.games.football.table import FootballTable, box_name
-from tablesim.harness.scripting.common import ScriptBet, place_script_bets, parse_box_bets, parse_card_field, parse_card_list, script_limits
+from tablesim.games.scriptparse import (ScriptBet, parse_box_bets, parse_card_field, parse_card_list,
+                                       place_script_bets, script_limits)
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
 
@@ -55,7 +57,7 @@ class FootballRound:
 class FootballScriptSession:
     def __init__(self, table: Reader) -> None:
         self.profile: FootballProfile = script_profile(table, load_profile)
-        decks = table.int("decks", 1, lo=MIN_DECKS, hi=MAX_DECKS)
+        decks = DECKS.read(table)
         self.settings = FootballSettings(decks=decks, limits=script_limits(table, default_limits()))
         self.source = ScriptedCards()
         self.shoe = MockShoe(self.source)

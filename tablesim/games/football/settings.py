@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from tablesim.engine.limits import Limit, Limits
 from tablesim.games.football.profile import BETS
 from tablesim.core.money import parse_amount
+from tablesim.games.football.spec import DECKS
 
-#: Art. 2 allows one or more decks; this table's shoe holds 1 to 8.
-MIN_DECKS, MAX_DECKS = 1, 8
+MIN_DECKS, MAX_DECKS = DECKS.lo, DECKS.hi
 
 
 def default_limits() -> Limits:

@@ -22,10 +22,6 @@ from tablesim.games.football.profile import BETS, COMMON, load_profile
 from tablesim.games.football.settings import FootballSettings
 from tablesim.games.football.table import FootballTable
 
-SHOE_STATE = (
-    "one deck: a fresh shuffled deck whenever the current one could run short (Art. 8(1)); "
-    "several decks: a continuous shuffler that takes every round's cards back (Art. 8(2))"
-)
 ONE = Decimal(1)
 
 

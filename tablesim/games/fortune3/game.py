@@ -1,28 +1,43 @@
-"""Fortune 3 Card Poker's entry points for the CLI (see tablesim.games.registry)."""
+"""Fortune 3 Card Poker's table: its settings and the table on given devices
+(the ``settings``, ``config_settings``, ``devices``, ``table`` and
+``diagram`` parts of its spec)."""
 
 from __future__ import annotations
 
-from tablesim.games.fortune3.script import script_session
+from typing import Any
+
+from tablesim.engine.limits import Limits
+from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
+from tablesim.games.fortune3.settings import BETS, MISDEAL_CONFIRMATION, Fortune3Settings, default_limits
+from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.table import Fortune3Table
+from tablesim.core.validate import Reader
+
+
+def settings(profile: Fortune3Profile, options: dict[str, Any]) -> Fortune3Settings:
+    return Fortune3Settings(dealing=options["dealing"])
+
+
+def config_settings(profile: Fortune3Profile, reader: Reader, limits: Reader | None) -> Fortune3Settings:
+    dealing = DEALING.read(reader)
+    # Art. 11(1): who voids a dealt round by a misdeal; a dealt round held for the dealer's reveal
+    confirm = reader.str("misdeal_confirmation", "supervisor", choices=MISDEAL_CONFIRMATION)
+    reveal = reader.bool("reveal_by_dealer", False)
+    return Fortune3Settings(dealing=dealing, limits=Limits.parse(limits, BETS) if limits is not None else default_limits(),
+                            misdeal_confirmation=confirm, reveal_by_dealer=reveal)
+
+
+def devices(settings: Fortune3Settings) -> tuple[str, ...]:
+    """The shoe or the shuffler, as the table deals."""
+    return (settings.dealing,)
+
+
+def table(devices: dict, settings: Fortune3Settings, *, profile: str | None, table_id: str,
+          seed: int | None = None) -> Fortune3Table:
+    """A table on real (serial, USB), emulated or mock devices."""
+    return Fortune3Table(load_profile(profile), settings, shoe=devices.get("shoe"),
+                         shuffler=devices.get("shuffler"), table_id=table_id)
 
 
 def diagram() -> str:
     return Fortune3Table.diagram()
-
-
-__all__ = ["script_session", "diagram"]
-
-from tablesim.games.fortune3.mockrun import run_mock  # noqa: E402
-
-__all__ += ["run_mock"]
-from tablesim.games.fortune3.analysis import analyze, render_analysis  # noqa: E402
-
-__all__ += ["analyze", "render_analysis"]
-from tablesim.games.fortune3.simulation import SHOE_STATE as SIMULATION_SHOE_STATE  # noqa: E402
-from tablesim.games.fortune3.simulation import simulation_exact, simulator  # noqa: E402
-
-__all__ += ["simulator", "simulation_exact", "SIMULATION_SHOE_STATE"]
-
-from tablesim.games.fortune3.mockrun import run_table, table_for_devices  # noqa: E402
-
-__all__ += ["run_table", "table_for_devices"]

@@ -1,26 +1,24 @@
-"""``tablesim run --game fortune3 --mock``: a table with mock devices and
-simulated players, shown round by round."""
+"""Fortune 3 Card Poker on mock devices with simulated players: the table of
+``tablesim run --mock`` and ``tablesim serve --mock`` (the ``mock`` part),
+and the game's part of a ``tablesim run`` session (``session``), shown
+round by round as plain lines the CLI renders."""
 
 from __future__ import annotations
 
 import random
-import secrets
 from decimal import Decimal
-
-from rich.console import Console
-from rich.markup import escape
+from typing import Any
 
 from drivers.mock import MockShoe, MockShuffler, ShuffledShoe
-from tablesim.cli.display import signed
-from tablesim.cli.session import SessionPlan, run_session
-from tablesim.engine.runopts import RunOptions
-from tablesim.engine.table import resolve_unattended
 from tablesim.core.errors import IllegalAction
+from tablesim.engine.table import resolve_unattended
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.players import decide, random_bets
 from tablesim.games.fortune3.profile import load_profile
 from tablesim.games.fortune3.settings import Fortune3Settings
 from tablesim.games.fortune3.table import DEALER, Fortune3Table
+from tablesim.games.rig import MockRig
+from tablesim.games.session import Line, SessionPlan, bold, red, results_pieces, signed_piece, yellow
 
 NAMES = {
     "straight_flush": "straight flush",
@@ -32,13 +30,24 @@ NAMES = {
 }
 
 
-def build_table(options: RunOptions, rng: random.Random) -> Fortune3Table:
-    profile = load_profile(options.profile)
-    settings = Fortune3Settings(dealing=options.dealing or "shoe")
+class Fortune3Rig(MockRig):
+    def after_recovery(self) -> None:
+        if self.source is not None:
+            self.source.exclude(getattr(self.table, "seen", ()))
+
+
+def build_table(profile: str | None, dealing: str, rng: random.Random) -> Fortune3Table:
+    settings = Fortune3Settings(dealing=dealing)
     source = ShuffledShoe(rng, 1, reshuffle_each_load=True, exposed_rate=0.01)
     if settings.dealing == "shoe":
-        return Fortune3Table(profile, settings, shoe=MockShoe(source), table_id="F3-MOCK")
-    return Fortune3Table(profile, settings, shuffler=MockShuffler(source), table_id="F3-MOCK")
+        return Fortune3Table(load_profile(profile), settings, shoe=MockShoe(source), table_id="F3-MOCK")
+    return Fortune3Table(load_profile(profile), settings, shuffler=MockShuffler(source), table_id="F3-MOCK")
+
+
+def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: bool) -> Fortune3Rig:
+    rng = random.Random(seed)
+    table = build_table(profile, options["dealing"], rng)
+    return Fortune3Rig(table, seed, rng, source=table.devices[0].source)
 
 
 def play_round(table: Fortune3Table, rng: random.Random, *, all_boxes: bool = False) -> list[tuple[str, Decimal]]:
@@ -74,58 +83,36 @@ def play_round(table: Fortune3Table, rng: random.Random, *, all_boxes: bool = Fa
     return wagered
 
 
-def render(table: Fortune3Table) -> list[str]:
+def render(table: Fortune3Table) -> list[Line]:
     result = table.result
     if result.status == "void":
-        return [f"[bold]{result.round_id}[/]: [red]void[/] ({result.void_reason}); every bet returned"]
+        return [[bold(result.round_id), ": ", red("void"), f" ({result.void_reason}); every bet returned"]]
     out = result.outcome
     dealer = out["dealer"]
-    lines = [
-        f"[bold]{result.round_id}[/]  dealer {' '.join(dealer['cards'])} "
-        f"({NAMES[dealer['hand']]}), {'qualifies' if dealer['qualifies'] else '[yellow]does not qualify[/]'}"
-    ]
+    lines: list[Line] = [[
+        bold(result.round_id), f"  dealer {' '.join(dealer['cards'])} ({NAMES[dealer['hand']]}), ",
+        "qualifies" if dealer["qualifies"] else yellow("does not qualify"),
+    ]]
     for box, info in out["boxes"].items():
         bets = result.bets[box]
         stakes = ", ".join(f"{k} {v}" for k, v in bets.items())
-        res = ", ".join(f"{k} {signed(v)}" for k, v in result.results[box].items())
         decision = f" {info['decision']}" if info["decision"] else ""
-        lines.append(
-            f"  box {box}: {' '.join(info['cards'])} ({NAMES[info['hand']]}){decision}"
-            f"  {escape('[' + stakes + ']')} -> {res}  net {signed(result.net[box])}"
-        )
+        lines.append([
+            f"  box {box}: {' '.join(info['cards'])} ({NAMES[info['hand']]}){decision}  [{stakes}] -> ",
+            *results_pieces(result.results[box]), "  net ", signed_piece(result.net[box]),
+        ])
     return lines
 
 
-def plan(table: Fortune3Table, rng: random.Random, devices: str) -> SessionPlan:
+def session(table: Fortune3Table, rng: random.Random, devices: str, rig: MockRig | None = None) -> SessionPlan:
     return SessionPlan(
         banner=f"Fortune 3 Card Poker, profile {table.profile.name}, dealing by {table.settings.dealing}, {devices}",
         play_round=lambda: play_round(table, rng),
         render=lambda: render(table),
         summary_title="Fortune 3 Card Poker: hold per bet (ante includes the ante bonus)",
         fold_into={"ante_bonus": "ante"},
+        after_recover=rig.after_recovery if rig is not None else None,
     )
 
 
-def run_mock(options: RunOptions, console: Console) -> int:
-    seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
-    rng = random.Random(seed)
-    table = build_table(options, rng)
-    session = plan(table, rng, f"mock devices, seed {seed}")
-    # A recovered round goes on with the cards still in the (mock) shoe.
-    session.after_recover = lambda: table.devices[0].source.exclude(table.seen)
-    return run_session(table, options, console, session)
-
-
-def table_for_devices(devices: dict, settings: Fortune3Settings, *, profile: str | None, table_id: str,
-                      seeded: bool = False) -> Fortune3Table:
-    """A table on real (serial, USB) or emulated devices."""
-    return Fortune3Table(load_profile(profile), settings, shoe=devices.get("shoe"),
-                         shuffler=devices.get("shuffler"), table_id=table_id)
-
-
-def run_table(table: Fortune3Table, options: RunOptions, console: Console, devices: str) -> int:
-    seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
-    return run_session(table, options, console, plan(table, random.Random(seed), f"{devices}, players' seed {seed}"))
-
-
-__all__ = ["run_mock", "play_round", "build_table", "DEALER", "table_for_devices", "run_table"]
+__all__ = ["DEALER", "Fortune3Rig", "build_table", "mock", "play_round", "render", "session"]

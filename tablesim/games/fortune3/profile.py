@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from tablesim.core.cards import RANK_OF
+from tablesim.games.fortune3.spec import SPEC
 from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay
 from tablesim.core.validate import Reader
 
@@ -95,7 +96,7 @@ def parse_profile(data: dict, source: str) -> Fortune3Profile:
 
 
 def load_profile(name: str | None = None) -> Fortune3Profile:
-    data, source = load_rule_profile_data("fortune3", name)
+    data, source = load_rule_profile_data(SPEC.name, name, SPEC.default_profile)
     profile = parse_profile(data, source)
-    check_builtin_name("fortune3", profile, parse_profile)
+    check_builtin_name(SPEC.name, profile, parse_profile, data)
     return profile

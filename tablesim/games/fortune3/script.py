@@ -11,9 +11,11 @@ from tablesim.engine.table import resolve_unattended
 from tablesim.core.errors import IllegalAction, InputError
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
-from tablesim.games.fortune3.settings import BETS, DEALING_MODES, Fortune3Settings, default_limits
+from tablesim.games.fortune3.settings import BETS, Fortune3Settings, default_limits
+from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.table import DECISIONS, Fortune3Table
-from tablesim.harness.scripting.common import ScriptBet, place_script_bets, parse_box_bets, parse_card_list, parse_faults, script_limits
+from tablesim.games.scriptparse import (ScriptBet, parse_box_bets, parse_card_list, parse_faults, place_script_bets,
+                                       script_limits)
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
 
@@ -32,7 +34,7 @@ class Fortune3Round:
 class Fortune3ScriptSession:
     def __init__(self, table: Reader) -> None:
         self.profile: Fortune3Profile = script_profile(table, load_profile)
-        dealing = table.str("dealing", "shoe", choices=DEALING_MODES)
+        dealing = DEALING.read(table)
         # The scripted dealer reveals the dealer's hand once the players have
         # decided: the table holds before it, so a misdeal or a stray last
         # card can be called after the last card is out (Art. 11(1), 11(3)).

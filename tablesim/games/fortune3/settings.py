@@ -8,7 +8,6 @@ from tablesim.engine.limits import Limit, Limits
 from tablesim.core.money import parse_amount
 
 BETS = ("ante", "pair_plus")
-DEALING_MODES = ("shoe", "shuffler")
 #: who voids a round by a misdeal once a card is out (Art. 11(1)): the
 #: dealer's call confirmed by a supervisor (an incident), or the dealer alone
 MISDEAL_CONFIRMATION = ("supervisor", "dealer")

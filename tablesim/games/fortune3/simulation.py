@@ -19,7 +19,6 @@ from tablesim.games.fortune3.profile import load_profile
 from tablesim.games.fortune3.settings import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table
 
-SHOE_STATE = "a full deck freshly shuffled for every round (Art. 3)"
 ONE = Decimal(1)
 LAYOUT = {"1": ("ante",), "2": ("ante",), "3": ("ante",), "4": ("pair_plus",), "5": ("pair_plus",),
           "6": ("ante", "pair_plus"), "7": ("ante", "pair_plus")}

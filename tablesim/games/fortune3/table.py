@@ -37,7 +37,8 @@ from tablesim.engine.table import GameTable
 from tablesim.games.fortune3.hands import Evaluator, Hand
 from tablesim.games.fortune3.machine import PROCEDURE, STRAY, S
 from tablesim.games.fortune3.profile import Fortune3Profile
-from tablesim.games.fortune3.settings import BETS, DEALING_MODES, Fortune3Settings
+from tablesim.games.fortune3.settings import BETS, Fortune3Settings
+from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box
 
 DEALER = "dealer"
@@ -276,8 +277,8 @@ class Fortune3Table(GameTable):
         self.log.info("dealing_mode", mode=mode, previous=previous, actor=actor)
 
     def dealing_refusal(self, mode: str, why: str) -> str | None:
-        if mode not in DEALING_MODES:
-            return f"unknown dealing mode {mode!r} (modes: {', '.join(DEALING_MODES)})"
+        if mode not in DEALING.choices:
+            return f"unknown dealing mode {mode!r} (modes: {', '.join(DEALING.choices)})"
         if mode == self.dealing:
             return f"the table already deals by {mode}"
         if (self.shoe if mode == "shoe" else self.shuffler) is None:

@@ -1,24 +1,42 @@
-"""Wheel of Fortune's entry points for the CLI (see tablesim.games.registry)."""
+"""The Wheel of Fortune's table: its settings and the table on a given
+indicator sensor (the ``settings``, ``config_settings``, ``devices``,
+``table`` and ``diagram`` parts of its spec)."""
 
 from __future__ import annotations
 
-from tablesim.games.wheel.analysis import analyze, render_analysis
-from tablesim.games.wheel.mockrun import run_mock
-from tablesim.games.wheel.script import script_session
+from typing import Any
+
+from tablesim.core.validate import Reader
+from tablesim.engine.limits import Limits
+from tablesim.games.wheel.profile import WheelProfile, load_profile
+from tablesim.games.wheel.settings import DEFAULT_SPIN_SECONDS, WheelSettings, default_limits, read_layout_override
 from tablesim.games.wheel.table import WheelTable
+
+
+def settings(profile: WheelProfile, options: dict[str, Any]) -> WheelSettings:
+    return WheelSettings.for_profile(profile)
+
+
+def config_settings(profile: WheelProfile, reader: Reader, limits: Reader | None) -> WheelSettings:
+    """``spin_seconds`` (how long the sensor waits for a spin to end) and the
+    table's own wheel ``layout``."""
+    spin = reader.decimal("spin_seconds", DEFAULT_SPIN_SECONDS)
+    if spin <= 0:
+        raise reader.fail("spin_seconds", f"must be more than 0, got {spin}")
+    layout = read_layout_override(reader, profile)
+    by_spot = Limits.parse(limits, profile.spots) if limits is not None else default_limits(profile.spots)
+    return WheelSettings(layout=layout, limits=by_spot, spin_seconds=float(spin))
+
+
+def devices(settings: WheelSettings) -> tuple[str, ...]:
+    return ("wheel",)
+
+
+def table(devices: dict, settings: WheelSettings, *, profile: str | None, table_id: str,
+          seed: int | None = None) -> WheelTable:
+    """A table on a real (serial), emulated or mock wheel indicator sensor."""
+    return WheelTable(load_profile(profile), settings, sensor=devices["wheel"], table_id=table_id)
 
 
 def diagram() -> str:
     return WheelTable.diagram()
-
-
-__all__ = ["script_session", "run_mock", "analyze", "render_analysis", "diagram"]
-
-from tablesim.games.wheel.simulation import SHOE_STATE as SIMULATION_SHOE_STATE  # noqa: E402
-from tablesim.games.wheel.simulation import simulation_exact, simulator  # noqa: E402
-
-__all__ += ["simulator", "simulation_exact", "SIMULATION_SHOE_STATE"]
-
-from tablesim.games.wheel.mockrun import run_table, table_for_devices  # noqa: E402
-
-__all__ += ["run_table", "table_for_devices"]

@@ -1,37 +1,47 @@
-"""``tablesim run --game wheel --mock``: a wheel table with a mock indicator
-sensor and simulated players, shown round by round, then the hold per symbol."""
+"""The Wheel of Fortune on a mock indicator sensor with simulated players:
+the table of ``tablesim run --mock`` and ``tablesim serve --mock`` (the
+``mock`` part), and the game's part of a ``tablesim run`` session
+(``session``): round by round as plain lines the CLI renders, then the hold
+per symbol."""
 
 from __future__ import annotations
 
 import random
-import secrets
+from dataclasses import dataclass
 from decimal import Decimal
-
-from rich.console import Console
-from rich.markup import escape
+from typing import Any, ClassVar
 
 from drivers.mock.wheel import MockWheelSensor, RandomSpins, WheelFault
-from tablesim.cli.display import signed
-from tablesim.cli.session import SessionPlan, run_session
-from tablesim.engine.runopts import RunOptions
+from tablesim.core.errors import IllegalAction
 from tablesim.engine.stats import BetTotals, SessionStats
-from tablesim.core.errors import IllegalAction, InputError
 from tablesim.games.wheel.machine import AWAITING_SPIN, S
 from tablesim.games.wheel.players import random_bets
 from tablesim.games.wheel.profile import load_profile
 from tablesim.games.wheel.settings import WheelSettings
 from tablesim.games.wheel.table import WheelTable
+from tablesim.games.rig import MockRig
+from tablesim.games.session import Line, SessionPlan, bold, red, signed_piece, yellow
 
 #: chance per round that the mock sensor reports motion while idle / an error fault
 MOTION_IDLE_RATE = 0.01
 SENSOR_FAULT_RATE = 0.005
 
 
-def build_table(options: RunOptions, rng: random.Random) -> WheelTable:
-    profile = load_profile(options.profile)
-    settings = WheelSettings.for_profile(profile)
-    sensor = MockWheelSensor(RandomSpins(rng, profile.segments))
-    return WheelTable(profile, settings, sensor=sensor, table_id="WHEEL-MOCK")
+@dataclass
+class WheelRig(MockRig):
+    spin_requested: bool = False  # the dealer pressed "spin" on the console
+    devices: ClassVar[str] = "mock indicator sensor"
+
+
+def build_table(profile: str | None, rng: random.Random) -> WheelTable:
+    rules = load_profile(profile)
+    sensor = MockWheelSensor(RandomSpins(rng, rules.segments))
+    return WheelTable(rules, WheelSettings.for_profile(rules), sensor=sensor, table_id="WHEEL-MOCK")
+
+
+def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: bool) -> WheelRig:
+    rng = random.Random(seed)
+    return WheelRig(build_table(profile, rng), seed, rng)
 
 
 def _maybe_faults(table: WheelTable, rng: random.Random) -> None:
@@ -64,40 +74,41 @@ def play_round(table: WheelTable, rng: random.Random) -> list[tuple[str, Decimal
     return [(spot, amount) for _, spot, amount in table.book.items()]
 
 
-def _spin_text(spin: dict) -> str:
+def _spin_text(spin: dict) -> list:
     turns = f"{spin['turns']:g} turns"
     if spin["counts"]:
-        return f"segment {spin['segment']} -> [bold]{spin['symbol']}[/] ({turns} {spin['direction']})"
+        return [f"segment {spin['segment']} -> ", bold(str(spin["symbol"])), f" ({turns} {spin['direction']})"]
     if spin["reason"] == "few_turns":
-        return f"[yellow]no spin[/] ({turns})"
-    return f"[yellow]no spin[/] ({spin['reason']}, {turns})"
+        return [yellow("no spin"), f" ({turns})"]
+    return [yellow("no spin"), f" ({spin['reason']}, {turns})"]
 
 
-def render(table: WheelTable) -> list[str]:
+def render(table: WheelTable) -> list[Line]:
     result = table.result
-    spins = ", ".join(_spin_text(s) for s in table.spins)
-    lines = []
+    spins: list = []
+    for i, spin in enumerate(table.spins):
+        spins += ([", "] if i else []) + _spin_text(spin)
+    lines: list[Line] = []
     if result.status == "void":
-        lines.append(
-            f"[bold]{result.round_id}[/]  {spins + '; ' if spins else ''}"
-            f"[red]void[/] ({result.void_reason}); every bet returned"
-        )
+        lines.append([bold(result.round_id), "  ", *spins, *(["; "] if spins else []),
+                      red("void"), f" ({result.void_reason}); every bet returned"])
     else:
-        lines.append(f"[bold]{result.round_id}[/]  {spins}")
+        lines.append([bold(result.round_id), "  ", *spins])
     for incident in table.incidents:
-        lines.append(f"  [yellow]incident[/]: {escape(incident['what'])}")
+        lines.append(["  ", yellow("incident"), f": {incident['what']}"])
     if result.status == "settled":
         for player, bets in result.bets.items():
             # "10 on symbol 3 (-10)": the stake, the symbol backed and what it returned, never
             # a bare "3 10" where a symbol and a stake look alike
             res = result.results[player]
-            shown = ", ".join(f"{v} on symbol {escape(k)} ({signed(res[k]) if k in res else 'open'})"
-                              for k, v in bets.items())
-            lines.append(f"  {escape(player)}: {shown}  net {signed(result.net[player])}")
+            line: list = [f"  {player}: "]
+            for i, (k, v) in enumerate(bets.items()):
+                line += [", " if i else "", f"{v} on symbol {k} (", signed_piece(res[k]) if k in res else "open", ")"]
+            lines.append([*line, "  net ", signed_piece(result.net[player])])
     return lines
 
 
-def plan(table: WheelTable, rng: random.Random, devices: str) -> SessionPlan:
+def session(table: WheelTable, rng: random.Random, devices: str, rig: MockRig | None = None) -> SessionPlan:
     stats = SessionStats()
     for spot in table.profile.spots:  # the summary lists the symbols in the profile's order
         stats.by_bet[spot] = BetTotals()
@@ -115,27 +126,8 @@ def plan(table: WheelTable, rng: random.Random, devices: str) -> SessionPlan:
         after_round=count,
         footer=lambda: f"no spins called: {counts['no_spins']}; incidents: {counts['incidents']}",
         stats=stats,
+        after_recover=rig.after_recovery if rig is not None else None,
     )
 
 
-def run_mock(options: RunOptions, console: Console) -> int:
-    if options.dealing or options.decks:
-        raise InputError("the wheel has no dealing mode or decks")
-    seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
-    rng = random.Random(seed)
-    table = build_table(options, rng)
-    return run_session(table, options, console, plan(table, rng, f"mock indicator sensor, seed {seed}"))
-
-
-def table_for_devices(devices: dict, settings: WheelSettings, *, profile: str | None, table_id: str,
-                      seeded: bool = False) -> WheelTable:
-    """A table on a real (serial) or emulated wheel indicator sensor."""
-    return WheelTable(load_profile(profile), settings, sensor=devices["wheel"], table_id=table_id)
-
-
-def run_table(table: WheelTable, options: RunOptions, console: Console, devices: str) -> int:
-    seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
-    return run_session(table, options, console, plan(table, random.Random(seed), f"{devices}, players' seed {seed}"))
-
-
-__all__ = ["run_mock", "play_round", "build_table", "render", "table_for_devices", "run_table"]
+__all__ = ["WheelRig", "build_table", "mock", "play_round", "render", "session"]

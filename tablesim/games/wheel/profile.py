@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from tablesim.games.wheel.spec import SPEC
 from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay
 from tablesim.core.validate import Reader
 
@@ -124,7 +125,7 @@ def parse_profile(data: dict, source: str) -> WheelProfile:
 
 
 def load_profile(name: str | None = None) -> WheelProfile:
-    data, source = load_rule_profile_data("wheel", name)
+    data, source = load_rule_profile_data(SPEC.name, name, SPEC.default_profile)
     profile = parse_profile(data, source)
-    check_builtin_name("wheel", profile, parse_profile)
+    check_builtin_name(SPEC.name, profile, parse_profile, data)
     return profile

@@ -35,7 +35,7 @@ from tablesim.games.wheel.settle import spin_counts
 from tablesim.games.wheel.table import WheelTable
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
-from tablesim.harness.scripting.common import script_limits
+from tablesim.games.scriptparse import script_limits
 
 BET_KEYS = ("player", "spot", "amount")
 SPIN_KEYS = ("segment", "turns", "direction", "invalid")

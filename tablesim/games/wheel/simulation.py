@@ -19,7 +19,6 @@ from tablesim.games.wheel.profile import load_profile
 from tablesim.games.wheel.settings import WheelSettings
 from tablesim.games.wheel.table import WheelTable
 
-SHOE_STATE = "every valid spin uniform over the wheel's segments (no-spins re-spun)"
 ONE = Decimal(1)
 PLAYERS = 10
 

@@ -2,9 +2,9 @@
 ``tablesim serve`` process (a wheel table, mock sensor, journal on disk with
 ``synchronous=FULL``); each answer comes only once its bet is on disk.
 
-``bet_intake``: clients post batches (``POST /api/bets/batch``); a bet's
-latency is its request's. ``single_bets``: clients post one bet per request
-(``POST /api/bets``), which the server groups the same way.
+Clients post batches (``POST /api/bets/batch``); a bet's latency is its
+request's. Single bets: clients post one bet per request (``POST
+/api/bets``), which the server groups the same way.
 """
 
 from __future__ import annotations
@@ -30,25 +30,33 @@ def _open_round(served: ServedTable) -> str:
     return snap["round_id"]
 
 
-async def _load(served: ServedTable, path: str, bodies: list[bytes], clients: int, check) -> tuple[list[float], float]:
-    """Post every body over ``clients`` connections; (latencies ms, wall s)."""
+async def _load(served: ServedTable, path: str, bodies: list[bytes], clients: int, check,
+                rate: float | None = None) -> tuple[list[float], float]:
+    """Post every body over ``clients`` connections; (latencies ms, wall s).
+
+    ``rate``: requests per second offered on a fixed schedule (open loop):
+    a request's latency counts from when it was due, so a server that falls
+    behind shows it. None: each connection posts as soon as its answer came.
+    """
     latencies: list[float] = []
     queue = iter(range(len(bodies)))
+    start = time.perf_counter()
 
     async def client() -> None:
         conn = await Connection(served.host, served.port, served.token).open()
         try:
             for i in queue:
-                start = time.perf_counter()
+                due = start + i / rate if rate else time.perf_counter()
+                if rate and due > time.perf_counter():
+                    await asyncio.sleep(due - time.perf_counter())
                 status, raw = await conn.request("POST", path, bodies[i])
-                latencies.append((time.perf_counter() - start) * 1000)
+                latencies.append((time.perf_counter() - due) * 1000)
                 if status != 200:
                     raise RuntimeError(f"POST {path}: {status} {raw[:300]!r}")
                 check(raw)
         finally:
             await conn.close()
 
-    start = time.perf_counter()
     await asyncio.gather(*(client() for _ in range(clients)))
     return latencies, time.perf_counter() - start
 
@@ -75,43 +83,68 @@ def _summary(latencies: list[float], wall: float, bets: int, per_request: int) -
     }
 
 
-def bet_intake(bets: int = 20_000, clients: int = 16, batch: int = 50) -> dict[str, Any]:
-    """Batches of ``batch`` bets from ``clients`` concurrent connections, one
-    bet per player (each with its ref), all in one betting window."""
+def bet_intake(bets: int = 30_000, rate: float = 5000, batch: int = 25, clients: int = 32,
+               saturate_clients: int = 16, saturate_batch: int = 50,
+               single_bets: int = 3000, single_clients: int = 32) -> dict[str, Any]:
+    """Bets offered at ``rate`` a second in batches of ``batch`` (open loop,
+    over up to ``clients`` connections): the rate achieved and each bet's
+    acknowledgement time (p50/p99). Then, each in a fresh round of the same
+    table: the most it takes (``saturate_clients`` connections posting
+    batches of ``saturate_batch`` back to back), and single bets
+    (``single_clients`` connections, one bet per request). One bet per
+    player, each with its ref."""
     with ServedTable("--game", "wheel", "--mock", "--seed", "1") as served:
-        round_id = _open_round(served)
-        bodies = []
-        for start in range(0, bets, batch):
-            items = [{"position": f"player{i:06d}", "bet": SPOTS[i % len(SPOTS)], "amount": "1", "ref": f"b{i}"}
-                     for i in range(start, min(start + batch, bets))]
-            bodies.append(json.dumps({"bets": items}).encode())
+        offered = _batches(served, bets, batch, rate / batch, clients, first=0)
+        saturated = _batches(served, bets, saturate_batch, None, saturate_clients, first=bets)
+        single = _singles(served, single_bets, single_clients)
+    return {**offered, "offered_bets_per_second": rate,
+            "max_bets_per_second": saturated["bets_per_second"],
+            "max_load": {k: saturated[k] for k in ("bets_per_second", "p50_ms", "p99_ms", "bets_per_request",
+                                                   "clients", "server_cpu_seconds")},
+            "single_bets": single,
+            "journal": "synchronous=FULL", "table": "wheel, one bet per player, each bet with a ref"}
 
-        def check(raw: bytes) -> None:
-            answer = json.loads(raw)
-            if not answer["ok"]:
-                raise RuntimeError(f"a bet was refused: {answer['results'][:3]}")
 
-        cpu = served.cpu_seconds()
-        latencies, wall = asyncio.run(_load(served, "/api/bets/batch", bodies, clients, check))
-        cpu = served.cpu_seconds() - cpu
-        on_disk = _journal_bets(served, round_id)
+def _batches(served: ServedTable, bets: int, batch: int, rate: float | None, clients: int, first: int) -> dict[str, Any]:
+    """One betting window: ``bets`` bets in batches through ``POST /api/bets/batch``."""
+    round_id = _open_round(served)
+    bodies = []
+    for start in range(first, first + bets, batch):
+        items = [{"position": f"player{i:06d}", "bet": SPOTS[i % len(SPOTS)], "amount": "1", "ref": f"b{i}"}
+                 for i in range(start, min(start + batch, first + bets))]
+        bodies.append(json.dumps({"bets": items}).encode())
+
+    def check(raw: bytes) -> None:
+        answer = json.loads(raw)
+        if not answer["ok"]:
+            raise RuntimeError(f"a bet was refused: {answer['results'][:3]}")
+
+    cpu = served.cpu_seconds()
+    latencies, wall = asyncio.run(_load(served, "/api/bets/batch", bodies, clients, check, rate))
+    cpu = served.cpu_seconds() - cpu
+    on_disk = _journal_bets(served, round_id)
     if on_disk != bets:
         raise RuntimeError(f"{bets} bets acknowledged, {on_disk} in the journal")
-    return {**_summary(latencies, wall, bets, batch), "clients": clients, "journal": "synchronous=FULL",
-            "server_cpu_seconds": round(cpu, 2), "table": "wheel, one bet per player"}
+    _close_round(served)
+    return {**_summary(latencies, wall, bets, batch), "clients": clients, "server_cpu_seconds": round(cpu, 2)}
 
 
-def single_bets(bets: int = 3000, clients: int = 32) -> dict[str, Any]:
-    """One bet per request (``POST /api/bets``) from ``clients`` connections."""
-    with ServedTable("--game", "wheel", "--mock", "--seed", "1") as served:
-        round_id = _open_round(served)
-        bodies = [json.dumps({"position": f"player{i % 20:02d}", "bet": SPOTS[i % len(SPOTS)], "amount": "1"}).encode()
-                  for i in range(bets)]
-        cpu = served.cpu_seconds()
-        latencies, wall = asyncio.run(_load(served, "/api/bets", bodies, clients, lambda raw: None))
-        cpu = served.cpu_seconds() - cpu
-        on_disk = _journal_bets(served, round_id)
+def _close_round(served: ServedTable) -> None:
+    """Void the round (a supervisor's action): the next window opens a new one."""
+    call(served, "POST", "/api/void", {"why": "benchmark window over"}, token=served.supervisor)
+
+
+def _singles(served: ServedTable, bets: int, clients: int) -> dict[str, Any]:
+    """One bet per request (``POST /api/bets``): 20 players, so that the bet
+    book each answer carries stays small."""
+    round_id = _open_round(served)
+    bodies = [json.dumps({"position": f"player{i % 20:02d}", "bet": SPOTS[i % len(SPOTS)], "amount": "1"}).encode()
+              for i in range(bets)]
+    cpu = served.cpu_seconds()
+    latencies, wall = asyncio.run(_load(served, "/api/bets", bodies, clients, lambda raw: None))
+    cpu = served.cpu_seconds() - cpu
+    on_disk = _journal_bets(served, round_id)
     if on_disk != bets:
         raise RuntimeError(f"{bets} bets acknowledged, {on_disk} in the journal")
-    return {**_summary(latencies, wall, bets, 1), "clients": clients, "journal": "synchronous=FULL",
-            "server_cpu_seconds": round(cpu, 2), "table": "wheel, 20 players"}
+    _close_round(served)
+    return {**_summary(latencies, wall, bets, 1), "clients": clients, "server_cpu_seconds": round(cpu, 2)}

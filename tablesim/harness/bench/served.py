@@ -20,14 +20,17 @@ class ServedTable:
     """``tablesim serve ARGS... --port 0`` in a fresh data directory; its
     address and dealer token. A context manager: the process is stopped."""
 
-    def __init__(self, *args: str, journal: bool = True) -> None:
+    def __init__(self, *args: str, journal: bool = True, journal_path: Path | None = None,
+                 data_dir: str | None = None) -> None:
+        """``journal_path`` and ``data_dir`` (its key, its tokens): kept
+        across restarts when given, else in a directory of this run."""
         self.tmp = tempfile.TemporaryDirectory(prefix="tablesim-bench-")
-        self.journal = Path(self.tmp.name) / "bench.journal.sqlite"
-        cmd = [sys.executable, "-m", "tablesim.cli.main", "serve", *args, "--port", "0",
+        self.journal = journal_path or Path(self.tmp.name) / "bench.journal.sqlite"
+        cmd = [sys.executable, "-m", "tablesim.cli.main", "serve", "--show-tokens", *args, "--port", "0",
                "--journal", str(self.journal) if journal else "none"]
-        env = {**os.environ, "XDG_DATA_HOME": self.tmp.name, "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
+        env = {**os.environ, "XDG_DATA_HOME": data_dir or self.tmp.name, "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        self.url = self.token = ""
+        self.url = self.token = self.supervisor = ""
         try:
             self._wait_ready()
         except BaseException:
@@ -40,6 +43,8 @@ class ServedTable:
         for line in self.proc.stdout:
             if line.startswith("console: "):
                 self.url, _, self.token = line.removeprefix("console: ").strip().partition("/#token=")
+            if line.strip().startswith("supervisor "):
+                self.supervisor = line.split()[1]
             if line.startswith("stop with"):
                 break
             if time.monotonic() > end:
@@ -147,9 +152,9 @@ async def _once(host: str, port: int, method: str, path: str, body: Any, token: 
         await conn.close()
 
 
-def call(served: ServedTable, method: str, path: str, body: Any = None) -> Any:
-    """One request to the served table; its JSON answer (an error if not 200)."""
-    status, raw = asyncio.run(_once(served.host, served.port, method, path, body, served.token))
+def call(served: ServedTable, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    """One request to the served table (as its dealer, or ``token``); its JSON answer (an error if not 200)."""
+    status, raw = asyncio.run(_once(served.host, served.port, method, path, body, token or served.token))
     if status != 200:
         raise RuntimeError(f"{method} {path}: {status} {raw[:200]!r}")
     return json.loads(raw)

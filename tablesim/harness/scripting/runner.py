@@ -8,8 +8,7 @@ from typing import Any
 
 from tablesim.engine.result import RoundResult
 from tablesim.core.errors import InputError
-from tablesim.games.registry import game_module
-from tablesim.profiles import GAMES
+from tablesim.games import registry
 from tablesim.harness.scripting.expect import mismatches, normalise_keys
 from tablesim.harness.scripting.yamlload import load_yaml
 from tablesim.core.validate import Reader
@@ -35,11 +34,9 @@ def run_file(path: str | Path) -> list[PlayedRound]:
     path = str(path)
     top = Reader(load_yaml(path), file=path, error=InputError)
     game = top.str("game")
-    if game not in GAMES:
-        raise top.fail("game", f"unknown game {game!r} (games: {', '.join(GAMES)})")
-    module = game_module(game)
+    spec = registry.spec(game, where=top.locate(top.at("game")))
     table = top.sub("table", {})
-    session = module.script_session(table)
+    session = spec.part("script")(table)
     table.reject_unknown()
     raw_rounds = top.list("rounds")
     top.reject_unknown()

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.table import Table
-
 from tablesim.core.money import fmt
 from tablesim.harness.simulate.stats import Tally
 
@@ -38,16 +36,3 @@ def build_report(game: str, tally: Tally, exact: dict[str, dict[str, Any]], meta
         "inside99": f"{sum(inside)}/{len(inside)}",
         "outside999": [name for name, b in bets.items() if b["inside999"] is False],
     }
-
-
-def report_table(report: dict[str, Any]) -> Table:
-    table = Table(title=f"{report['game']}: {report['rounds']:,} rounds, seed {report['seed']}, {report['workers']} worker(s)")
-    for col in ("bet", "rounds", "wagered", "returned", "measured", "99% interval", "exact", "inside"):
-        table.add_column(col, justify="left" if col == "bet" else "right")
-    for bet, b in report["bets"].items():
-        lo, hi = b["ci99"]
-        exact = "-" if b["exact"] is None else f"{b['exact']:.6f}"
-        inside = "-" if b["inside99"] is None else ("yes" if b["inside99"] else ("NO (99.9% yes)" if b["inside999"] else "NO"))
-        table.add_row(bet, f"{b['rounds']:,}", b["wagered"], b["returned"], f"{b['measured']:.6f}",
-                      f"[{lo:.6f}, {hi:.6f}]", exact, inside)
-    return table

@@ -12,7 +12,7 @@ import os
 from decimal import Decimal
 from typing import Any, Callable
 
-from tablesim.games.registry import game_module
+from tablesim.games.registry import spec
 from tablesim.harness.simulate.stats import BetAccumulator, Tally
 
 TRACE_POINTS = 60
@@ -24,8 +24,8 @@ def _shares(rounds: int, workers: int) -> list[int]:
 
 
 def play_share(game: str, seed: str, rounds: int, options: dict[str, Any], progress=None, chunk: int = 1000) -> Tally:
-    sim = game_module(game).simulator(seed, **options)
-    tally = Tally()
+    sim = spec(game).part("simulator")(seed, **options)
+    tally = Tally(shares=1)
     step = max(rounds // TRACE_POINTS, 1)
     done_since = 0
     for i in range(1, rounds + 1):
@@ -77,12 +77,22 @@ def simulate(
     workers: int | None = None,
     options: dict[str, Any] | None = None,
     on_progress: Callable[[int], None] | None = None,
+    scheduler: str | None = None,
 ) -> tuple[Tally, list[tuple[int, dict[str, float]]]]:
-    workers = workers or os.cpu_count() or 1
-    workers = max(1, min(workers, rounds))
+    """Play ``rounds`` in ``workers`` reproducible shares: on this machine's
+    processes, or on the Dask cluster whose scheduler is at ``scheduler``
+    (default shares there: the cluster's worker threads)."""
     options = options or {}
-    shares = _shares(rounds, workers)
-    seeds = [f"{seed}/{workers}/{k}" for k in range(workers)]
+    if scheduler is not None:
+        from tablesim.harness.simulate import cluster
+
+        with cluster.connect(scheduler) as client:
+            workers = workers or cluster.cluster_threads(client) or 1
+            shares, seeds = _plan(rounds, seed, workers)
+            tallies = cluster.play_shares(client, game, seeds, shares, options, on_progress)
+        return _total(tallies)
+    shares, seeds = _plan(rounds, seed, workers or os.cpu_count() or 1)
+    workers = len(shares)
     if workers == 1:
         class _Direct:
             def put(self, n: int) -> None:
@@ -108,6 +118,16 @@ def simulate(
                     if on_progress:
                         on_progress(n)
                 tallies = pending.get()
+    return _total(tallies)
+
+
+def _plan(rounds: int, seed: int, workers: int) -> tuple[list[int], list[str]]:
+    """The shares (rounds each) and their seeds "S/K/k"."""
+    workers = max(1, min(workers, rounds))
+    return _shares(rounds, workers), [f"{seed}/{workers}/{k}" for k in range(workers)]
+
+
+def _total(tallies: list[Tally]) -> tuple[Tally, list[tuple[int, dict[str, float]]]]:
     total = Tally()
     for t in tallies:
         total.merge(t)

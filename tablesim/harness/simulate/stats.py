@@ -59,8 +59,11 @@ class Tally:
     rounds: int = 0
     void: int = 0
     trace: list[tuple[int, dict[str, tuple[str, str]]]] = field(default_factory=list)
+    #: shares played into this tally (one per worker task)
+    shares: int = 0
 
     def merge(self, other: "Tally") -> None:
+        self.shares += other.shares
         self.rounds += other.rounds
         self.void += other.void
         for bet, acc in other.by_bet.items():

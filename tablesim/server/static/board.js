@@ -75,6 +75,9 @@ async function load() {
   render();
 }
 
+// The board as it is, before (and whether or not) the live stream is up.
+request("GET", "/api/table").then((r) => { if (r.ok && !table) { table = r.data; load(); } });
+
 connect({
   message(msg) {
     if (msg.type === "hello" || msg.type === "snapshot") { table = msg.table; if (msg.type === "hello") load(); else render(); }

@@ -43,6 +43,8 @@ function renderOperator() {
   const b = $("operator");
   b.textContent = me ? `${me.role}: ${me.name}` : "Sign in";
   b.dataset.role = me ? me.role : "";
+  document.body.dataset.signedIn = me ? "1" : "";
+  render();  // what an operator may press depends on who is signed in
 }
 
 async function signIn() {
@@ -179,11 +181,36 @@ function ask({ title, text, fields, ok }) {
   });
 }
 
+const LOG_KEPT = 80;
+let loggedSeq = -1;  // the newest event in the panel: nothing older is added on top
+let recentLoaded = false;
+
+function eventItem(msg) {
+  return h("li", { class: "ev-" + msg.kind, dataset: { seq: msg.seq } }, h("span", { class: "seq" }, msg.seq), eventText(msg));
+}
+
 function logEvent(msg) {
+  if (msg.seq <= loggedSeq) return;
+  loggedSeq = msg.seq;
   const log = $("log");
-  const li = h("li", { class: "ev-" + msg.kind }, h("span", { class: "seq" }, msg.seq), eventText(msg));
-  log.prepend(li);
-  while (log.children.length > 80) log.lastChild.remove();
+  log.prepend(eventItem(msg));
+  while (log.children.length > LOG_KEPT) log.lastChild.remove();
+}
+
+// The panel after a page load: the table's recent events up to ``upto`` go
+// below whatever the stream has added meanwhile (newest first, no repeats).
+async function loadRecentEvents(upto) {
+  if (recentLoaded) return;
+  recentLoaded = true;
+  const r = await request("GET", `/api/events?since=${Math.max(0, upto - LOG_KEPT)}`);
+  if (!r.ok) { recentLoaded = false; return; }
+  const log = $("log");
+  const shown = new Set([...log.children].map((li) => li.dataset.seq));
+  for (const e of r.data.events.filter((e) => e.seq <= upto).reverse()) {
+    if (log.children.length >= LOG_KEPT) break;
+    if (!shown.has(String(e.seq))) log.append(eventItem(e));
+  }
+  loggedSeq = Math.max(loggedSeq, upto);
 }
 
 // --- rendering ------------------------------------------------------------------------
@@ -217,6 +244,10 @@ function render() {
   $("incident").hidden = !t.incident;
   if (t.incident) $("incident-text").textContent = `Incident ${t.incident.id}: ${t.incident.text}${t.incident.card ? " (" + t.incident.card + ")" : ""}${t.incident.blocking ? " — the round waits for a supervisor" : ""}`;
   $("betting-note").textContent = t.betting_open ? "open" : "closed";
+  // Chips and Place/Withdraw only mean something while bets can be taken.
+  const betting = t.betting_open && !t.paused && !!me;
+  for (const el of [$("mode-bet"), $("mode-withdraw"), ...$("chips").children]) el.disabled = !betting;
+  $("bet-group").classList.toggle("closed", !betting);
   $("player-row").hidden = t.layout.kind !== "wheel";
   $("box-player-row").hidden = t.layout.kind === "wheel";
   renderActions(t);
@@ -248,11 +279,13 @@ function renderActions(t) {
   for (const act of t.actions) {
     if (act.hidden) continue;
     const cls = act.name === "void" || act.name === "misdeal" ? "danger" : act.name === "pause" || act.name === "resume" ? "warn" : "";
-    const b = h("button", { type: "button", id: `act-${act.name}`, class: cls, disabled: !act.enabled || !t,
+    // Signed out, nothing can be pressed: every action needs an operator's token.
+    const b = h("button", { type: "button", id: `act-${act.name}`, class: cls, disabled: !act.enabled || !t || !me,
       onclick: () => runAction(act) }, act.label);
     (act.role === "supervisor" ? sup : dealer).push(b);
   }
-  sup.push(h("button", { type: "button", id: "act-resolve_incident", disabled: !t.incident, onclick: resolveIncident }, "Resolve incident"));
+  sup.push(h("button", { type: "button", id: "act-resolve_incident", disabled: !t.incident || !me, onclick: resolveIncident }, "Resolve incident"));
+  $("incident-resolve").disabled = !me;
   morph($("dealer-actions"), dealer);
   morph($("supervisor-actions"), sup);
 }
@@ -260,7 +293,7 @@ function renderActions(t) {
 function spot(t, position, betName, label) {
   const amt = (t.bets[position] || {})[betName];
   return h("button", {
-    type: "button", class: "spot" + (amt ? " placed" : ""), disabled: !t.betting_open || t.paused,
+    type: "button", class: "spot" + (amt ? " placed" : ""), disabled: !t.betting_open || t.paused || !me,
     dataset: { pos: position, bet: betName }, onclick: () => bet(position, betName),
   }, h("span", {}, label), h("span", { class: "amt" }, amt || ""));
 }
@@ -317,8 +350,8 @@ function renderBoxes(t) {
       box.append(h("div", { class: "hand" }, b.hand ? HANDS[b.hand] || b.hand : ""));
       if ((v.pending_decisions || []).includes(pos)) {
         box.append(h("div", { class: "decide" },
-          h("button", { type: "button", class: "ok", dataset: { box: pos, decision: "play" }, onclick: () => decide(pos, "play") }, "PLAY"),
-          h("button", { type: "button", class: "danger", dataset: { box: pos, decision: "fold" }, onclick: () => decide(pos, "fold") }, "FOLD")));
+          h("button", { type: "button", class: "ok", dataset: { box: pos, decision: "play" }, disabled: !me, onclick: () => decide(pos, "play") }, "PLAY"),
+          h("button", { type: "button", class: "danger", dataset: { box: pos, decision: "fold" }, disabled: !me, onclick: () => decide(pos, "fold") }, "FOLD")));
       }
     } else {
       box.append(h("div", { class: "total", dataset: { total: pos } }, b.total === null || b.total === undefined ? "" : b.total));
@@ -351,7 +384,7 @@ function renderWheel(t) {
   for (const s of lay.symbols) {
     const amt = mine[s.name];
     const el = h("button", { type: "button", class: "symbol spot" + (v.symbol === s.name ? " winner" : "") + (amt ? " placed" : ""),
-      disabled: !t.betting_open || t.paused, dataset: { pos: player, bet: s.name, symbol: s.name },
+      disabled: !t.betting_open || t.paused || !me, dataset: { pos: player, bet: s.name, symbol: s.name },
       onclick: () => bet($("player").value.trim() || "P1", s.name) },
       h("span", { class: "name" }, s.name), h("span", { class: "pays" }, `pays ${s.pays} · ${s.segments} seg.`),
       h("span", { class: "amt" }, amt ? `${player} ${amt}` : ""), h("span", { class: "pays" }, totals[s.name] ? `all ${totals[s.name]}` : ""));
@@ -376,7 +409,8 @@ function renderResult(t) {
 }
 
 function renderChips() {
-  $("chips").replaceChildren(...CHIPS.map((c) => h("button", { type: "button", class: "chip" + (c === chip ? " on" : ""),
+  const betting = !!(table && table.betting_open && !table.paused && me);
+  $("chips").replaceChildren(...CHIPS.map((c) => h("button", { type: "button", class: "chip" + (c === chip ? " on" : ""), disabled: !betting,
     dataset: { chip: c }, onclick: () => { chip = c; renderChips(); showSelection(); } }, c)));
 }
 
@@ -389,8 +423,10 @@ function showSelection() {
 function onMessage(msg) {
   switch (msg.type) {
     case "hello":
-      if (msg.reset) $("log").replaceChildren();
-      table = msg.table; render(); break;
+      if (msg.reset) { $("log").replaceChildren(); loggedSeq = -1; recentLoaded = false; }
+      table = msg.table; render();
+      loadRecentEvents(msg.seq);
+      break;
     case "snapshot":
       table = msg.table; render(); break;
     case "event":
@@ -418,6 +454,10 @@ function init() {
   $("mode-withdraw").onclick = () => { mode = "withdraw"; $("mode-withdraw").classList.add("on"); $("mode-bet").classList.remove("on"); showSelection(); };
   $("player").addEventListener("input", () => render());
   whoami();
+  // The table as it is, before (and whether or not) the live stream is up.
+  request("GET", "/api/table").then((r) => {
+    if (r.ok && !table) { table = r.data; render(); loadRecentEvents(r.data.seq); }
+  });
   connect({ message: onMessage, status: (up) => { $("conn").classList.toggle("off", !up); document.body.dataset.live = up ? "1" : ""; } });
 }
 

@@ -26,7 +26,7 @@ function renderFigures(data) {
 }
 
 function linkText(link) {
-  if (!link) return el("span", { class: "muted" }, "no status yet");
+  if (!link) return el("span", { class: "muted" }, "not heard from (table stopped?)");
   const age = Math.round(Date.now() / 1000 - link.seen);
   const cls = link.state === "up" && age < 10 ? "ok" : (link.state === "diverged" ? "bad" : "warn");
   return el("span", { class: cls }, `${link.state}, ${link.pending} to publish` + (age >= 10 ? `, silent ${age} s` : ""));

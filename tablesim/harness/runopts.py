@@ -1,18 +1,19 @@
-"""Options of ``tablesim run`` shared by every game."""
+"""Options of ``tablesim run`` (and a replay of one) shared by every game."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    game: str
+    game: str | None
     rounds: int = 10
     seed: int | None = None
     profile: str | None = None
-    dealing: str | None = None  # fortune3: shoe | shuffler
-    decks: int | None = None  # football: 1..8
+    #: the game's own options as given (``--dealing``, ``--decks``): name -> value, only those given
+    options: dict[str, Any] = field(default_factory=dict)
     quiet: bool = False
     delay: float = 0.0  # seconds between rounds, for a watchable demo
     journal: str | None = None  # path | "none" | "memory" | None = the table's default

@@ -1,4 +1,5 @@
-"""Parsing helpers shared by the games' script readers."""
+"""Parsing helpers shared by the games' script readers (scripted rounds,
+spec/scripted-rounds.md): card lists, box bets, device faults."""
 
 from __future__ import annotations
 

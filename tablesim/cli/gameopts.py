@@ -1,0 +1,38 @@
+"""The registry's games as click arguments and options.
+
+``--game`` and the ``GAME`` argument take the registered games; each option
+a game declares (e.g. ``--dealing``, ``--decks``) becomes
+one option of the commands that take game options, its help naming the
+games that take it. Nothing here names a game.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import click
+
+from tablesim.games import registry
+
+
+def game_choice() -> click.Choice:
+    return click.Choice(registry.names())
+
+
+def game_options(*, analysis: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorate a command with every game option (``analysis``: only those
+    the exact analysis takes). The command receives them as keyword arguments."""
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        declared = [(o, games) for o, games in registry.all_options().values() if o.in_analysis or not analysis]
+        for option, games in reversed(declared):
+            kind = click.Choice(list(option.choices)) if option.choices is not None else click.IntRange(option.lo, option.hi)
+            fn = click.option(f"--{option.name}", option.name, type=kind, default=None,
+                              help=f"{', '.join(games)}: {option.help}.")(fn)
+        return fn
+
+    return decorate
+
+
+def option_names(*, analysis: bool = False) -> tuple[str, ...]:
+    return tuple(o.name for o, _ in registry.all_options().values() if o.in_analysis or not analysis)

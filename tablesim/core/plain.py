@@ -1,0 +1,34 @@
+"""Plain JSON values of the engine's objects: money as canonical text, cards
+as codes, enums as their values, dataclasses as mappings. The console's
+stream, its adapters and the snapshots all speak this."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from decimal import Decimal
+from typing import Any
+
+from tablesim.core.cards import Card, DealtCard
+from tablesim.core.money import fmt
+
+
+def jsonable(value: Any) -> Any:
+    """Plain JSON values: money as canonical text, cards as codes."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value
+    if isinstance(value, Decimal):
+        return fmt(value)
+    if isinstance(value, (Card, DealtCard)):
+        return value.code
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    return str(value)

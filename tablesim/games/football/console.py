@@ -1,0 +1,76 @@
+"""The football card game on the dealer console: ten boxes and the common
+box, the draw as the display shows it; a draw never read back voids the round."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tablesim.games.football.machine import CARD_STATES, S
+from tablesim.games.football.profile import COMMON
+from tablesim.games.football.rules import total
+from tablesim.games.console import Action, GameAdapter
+
+
+class FootballConsole(GameAdapter):
+    title = "Football card game"
+    DELAYS = {"CardRead": 1.0, "DrawShown": 1.5, "ShoeCount": 0.0}
+    #: no read-back from the display within this many seconds voids the round
+    DRAW_TIMEOUT = 10.0
+
+    def game_actions(self) -> list[Action]:
+        t = self.table
+        return [Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.can("start_dealing"))]
+
+    def positions(self) -> list[str]:
+        return list(self.table.profile.positions)
+
+    def layout(self) -> dict[str, Any]:
+        p = self.table.profile
+        return {
+            "kind": "boxes",
+            "positions": self.positions(),
+            "common": COMMON,
+            "bets": list(self.table.book.bet_names),
+            "bet_labels": {b: b.capitalize() for b in self.table.book.bet_names},
+            "dealer": False,
+            "decks": self.table.settings.decks,
+            "profile": p.name,
+            "numbers": {"middle": sorted(p.middle), "odd": sorted(p.odd), "even": sorted(p.even)},
+        }
+
+    def view(self) -> dict[str, Any]:
+        t = self.table
+        draw = getattr(t, "draw", None)
+        cards = getattr(t, "cards", {}) or {}
+        boxes = {}
+        for box in self.positions():
+            dealt = cards.get(box, [])
+            boxes[box] = {
+                "cards": [d.code for d in dealt],
+                "total": total(t.profile, (d.card for d in dealt)) if len(dealt) >= 2 else None,
+                "third_due": box in (getattr(t, "targets", []) or []) and t.state is S.THIRD_CARDS,
+                "dealt": box in cards,
+            }
+        return {
+            "draw": ({"index": draw.index, "upper": list(draw.upper), "lower": list(draw.lower)}
+                     if draw is not None else None),
+            "drawing": t.state is S.DRAWING,
+            "boxes": boxes,
+            "pack_id": getattr(t, "pack_id", None),
+            "set_aside": [d.code for d in getattr(t, "set_aside", [])],
+        }
+
+    def on_event(self, kind: str, data: dict) -> None:
+        if kind in ("result",) and self.rig is not None:
+            self.rig.round_over()
+
+    def stalled(self, seconds: float) -> None:
+        t = self.table
+        if t.state is S.DRAWING and seconds >= self.DRAW_TIMEOUT:
+            t.await_draw(0)  # no read-back: the round is void (display_timeout); never waits here
+
+    def waiting_for(self) -> str | None:
+        t = self.table
+        if t.state is S.DRAWING:
+            return "display"
+        return "shoe" if t.state in CARD_STATES else None

@@ -1,0 +1,110 @@
+"""Fortune 3 Card Poker on the dealer console: boxes with a dealer hand,
+play/fold per box; the dealer's cards stay hidden until the reveal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tablesim.games.fortune3.machine import S
+from tablesim.games.fortune3.table import DEALER
+from typing import Literal
+
+from pydantic import Field
+
+from tablesim.games.console import HIDDEN, Action, Body, DecideBody, GameAdapter
+
+
+class DealingBody(Body):
+    """A supervisor's switch of the dealing mode (Art. 11(4))."""
+
+    mode: Literal["shoe", "shuffler"]
+    why: str = Field(min_length=1, max_length=500)
+
+
+class Fortune3Console(GameAdapter):
+    title = "Fortune 3 Card Poker"
+    DELAYS = {"CardRead": 1.0, "HandDispensed": 2.0, "ShuffleDone": 0.5}
+
+    def game_actions(self) -> list[Action]:
+        t = self.table
+        return [
+            Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.can("start_dealing")),
+            Action("decide", "Play / fold", "dealer", lambda b: t.decide(b.box, b.decision),
+                   lambda: t.can("decide"), DecideBody, ("box", "decision"), hidden=True),
+            Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(), lambda: t.can("misdeal")),
+            # Art. 11(3): the latest card (or hand) went to a box with no bet.
+            Action("stray", "Stray card", "dealer", lambda b: t.stray(), lambda: t.can("stray")),
+            Action("reveal", "Reveal", "dealer", lambda b: t.reveal(),
+                   lambda: t.settings.reveal_by_dealer and t.can("reveal")),
+            # Art. 11(4): after a shuffler failure, deal the following rounds from the shoe (and back).
+            Action("set_dealing", "Dealing mode", "supervisor",
+                   lambda b: t.set_dealing(b.mode, actor=t.actor_for("set_dealing"), why=b.why),
+                   lambda: t.shoe is not None and t.shuffler is not None
+                   and t.can("set_dealing", "shuffler" if t.dealing == "shoe" else "shoe", why="-"),
+                   DealingBody, ("mode", "why")),
+        ]
+
+    def positions(self) -> list[str]:
+        return [str(b) for b in range(1, self.table.profile.boxes + 1)]
+
+    def waiting_for(self) -> str | None:
+        t = self.table
+        return t.dealing if t.state is S.DEALING else None
+
+    def layout(self) -> dict[str, Any]:
+        return {
+            "kind": "boxes",
+            "positions": self.positions(),
+            "bets": list(self.table.book.bet_names),
+            "bet_labels": {"ante": "Ante", "pair_plus": "Pair Plus"},
+            "dealer": True,
+            "dealing": self.table.dealing,
+            "profile": self.table.profile.name,
+        }
+
+    def _revealed(self) -> bool:
+        return self.table.state in (S.DEALER_REVEAL, S.SETTLEMENT, S.COMPLETE)
+
+    def view(self) -> dict[str, Any]:
+        t = self.table
+        revealed = self._revealed()
+        boxes = {}
+        for box in self.positions():
+            cards = [d.code for d in t.cards.get(box, [])]
+            hand = t.hands.get(box)
+            boxes[box] = {
+                "cards": cards,
+                "hand": hand.category if hand is not None else None,
+                "decision": t.decisions.get(box),
+                "dealt": box in t.cards,
+            }
+        dealer_cards = [d.code for d in t.cards.get(DEALER, [])]
+        dealer_hand = t.hands.get(DEALER)
+        return {
+            "boxes": boxes,
+            "dealer": {
+                "cards": dealer_cards if revealed else [HIDDEN] * len(dealer_cards),
+                "hand": dealer_hand.category if (revealed and dealer_hand is not None) else None,
+                "qualifies": (t.result.outcome.get("dealer", {}).get("qualifies")
+                              if revealed and t.result is not None else None),
+            },
+            "pending_decisions": t.pending_decisions() if t.state.value == "decisions" else [],
+            "set_aside": [d.code for d in t.set_aside],
+            "dealing": t.dealing,
+        }
+
+    def redact(self, msg: dict) -> dict:
+        # The dealer's cards are dealt face down: nobody sees them before the reveal.
+        if msg["kind"] == "card" and msg["data"].get("to") == "dealer":
+            msg = {**msg, "data": {**msg["data"], "card": HIDDEN}}
+        return msg
+
+    def redact_summary(self, summary: dict) -> dict:
+        if summary.get("status") != "in_progress":
+            return summary
+        events = []
+        for ev in summary.get("events", []):
+            if ev.get("kind") == "card" and ev.get("to") == "dealer":
+                ev = {**ev, "card": HIDDEN}
+            events.append(ev)
+        return {**summary, "events": events}

@@ -1,0 +1,119 @@
+"""What a game declares: one :class:`GameSpec` per game folder (``spec.py``).
+
+A spec is data (name, title, default profile, options, device kinds, table
+ids) plus the game's parts as ``"module:attribute"`` targets, imported only
+when they are used: ``tablesim analyze wheel`` never imports the Fortune 3
+tables, and a spec module imports nothing heavy. Every part has one
+signature for all games (see the methods below), so the CLI, the server and
+the harness drive any game the same way.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from tablesim.core.errors import InputError
+from tablesim.core.validate import Reader
+
+#: the parts a game provides, "module:attribute" each
+PARTS = (
+    "profile",  # load_profile(name | None) -> profile
+    "settings",  # settings(profile, options) -> the table settings of a mock or emulated table
+    "config_settings",  # config_settings(profile, settings: Reader, limits: Reader | None) -> settings
+    "devices",  # devices(settings) -> the device kinds the table needs
+    "table",  # table(devices, settings, *, profile, table_id, seed=None) -> table on those devices
+    "mock",  # mock(options, *, profile, seed, seeded) -> MockRig: the table on mock devices
+    "session",  # session(table, rng, devices: str) -> SessionPlan of `tablesim run`
+    "script",  # script(table: Reader) -> ScriptSession (scripted rounds)
+    "simulator",  # simulator(seed, profile=None, **options) -> .play_round()
+    "simulation_exact",  # simulation_exact(profile=None, **options) -> {bet: {return, basis}}
+    "analyze",  # analyze(profile=None, **options) -> dict
+    "render_analysis",  # render_analysis(dict) -> str (plain text)
+    "console",  # the console adapter class: console(table, rig) -> GameAdapter
+    "diagram",  # diagram() -> the round machine as mermaid
+)
+
+
+@dataclass(frozen=True)
+class GameOption:
+    """An option a game takes on the command line and in its settings
+    (e.g. fortune3's ``dealing``): a choice of words, or a whole number in a
+    range. The one place its values are checked."""
+
+    name: str
+    help: str
+    default: Any
+    choices: tuple[str, ...] | None = None
+    lo: int | None = None
+    hi: int | None = None
+    #: whether the exact analysis takes it (``tablesim analyze --decks``)
+    in_analysis: bool = False
+
+    def read(self, reader: Reader) -> Any:
+        """The option from a file (a table configuration, a script's ``table``)."""
+        if self.choices is not None:
+            return reader.str(self.name, self.default, choices=self.choices)
+        return reader.int(self.name, self.default, lo=self.lo, hi=self.hi)
+
+    def value(self, given: Any) -> Any:
+        """The option from a command line (already checked by its type), or its default."""
+        return self.default if given is None else given
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    name: str
+    title: str
+    default_profile: str
+    #: "module:attribute" per part (see PARTS)
+    parts: Mapping[str, str]
+    options: tuple[GameOption, ...] = ()
+    #: the device kinds the game's table can have
+    device_kinds: tuple[str, ...] = ()
+    #: table ids start with this: <prefix>-MOCK, -EMU, -SIM
+    id_prefix: str = ""
+    #: how the simulator's cards (or spins) come, for the report
+    simulation_note: str = ""
+    #: what the engine benchmark's table is (the simulator's seats)
+    bench_table: str = ""
+    #: more benchmarks of this game: name -> "module:attribute" (a function -> dict)
+    benchmarks: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        missing = [p for p in PARTS if p not in self.parts]
+        if missing:
+            raise ValueError(f"game {self.name!r} lacks {', '.join(missing)}")
+
+    def part(self, name: str) -> Callable[..., Any]:
+        return load(self.parts[name])
+
+    def option(self, name: str) -> GameOption | None:
+        return next((o for o in self.options if o.name == name), None)
+
+    def read_options(self, reader: Reader) -> dict[str, Any]:
+        """Every option of this game from a file's table (defaults where absent)."""
+        return {o.name: o.read(reader) for o in self.options}
+
+    def cli_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Every option of this game from the command line (defaults where not given)."""
+        return {o.name: o.value(given.get(o.name)) for o in self.options}
+
+    # --- the parts, one signature for all games -----------------------------------
+
+    def load_profile(self, name: str | None = None) -> Any:
+        return self.part("profile")(name)
+
+    def table_id(self, kind: str) -> str:
+        return f"{self.id_prefix}-{kind}"
+
+
+def load(target: str) -> Any:
+    """The object ``"module:attribute"`` names, imported now."""
+    module_name, _, attribute = target.partition(":")
+    module = importlib.import_module(module_name)
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise InputError(f"{module_name} has no {attribute}") from None

@@ -1,0 +1,68 @@
+"""What a game plugs into the loop of ``tablesim run`` (the loop itself,
+and the terminal, are the CLI's: ``tablesim.cli.session``).
+
+A game's round lines are plain data: each line a sequence of text pieces,
+each piece a string or ``(text, style)`` with a style name the CLI knows
+(``bold``, ``dim``, ``red``, ``yellow``, ``green``). No markup, so nothing a player's
+name holds is ever read as markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Callable, Sequence, Union
+
+from tablesim.core.money import signed
+from tablesim.engine.stats import SessionStats
+
+Piece = Union[str, tuple[str, str]]
+Line = Sequence[Piece]
+
+
+@dataclass
+class SessionPlan:
+    """One game's part of a ``tablesim run`` session."""
+
+    banner: str
+    play_round: Callable[[], list[tuple[str, Decimal]]]  # one round; each stake as (bet, amount)
+    render: Callable[[], list[Line]]  # the round just played, as lines
+    summary_title: str
+    fold_into: dict[str, str] | None = None  # result keys with no stake of their own
+    after_recover: Callable[[], None] | None = None  # e.g. take dealt cards out of a mock shoe
+    after_round: Callable[[], None] | None = None  # e.g. count no-spins
+    footer: Callable[[], str] | None = None
+    stats: SessionStats = field(default_factory=SessionStats)
+
+
+def bold(text: str) -> tuple[str, str]:
+    return (text, "bold")
+
+
+def dim(text: str) -> tuple[str, str]:
+    return (text, "dim")
+
+
+def red(text: str) -> tuple[str, str]:
+    return (text, "red")
+
+
+def yellow(text: str) -> tuple[str, str]:
+    return (text, "yellow")
+
+
+def signed_piece(value: Decimal) -> Piece:
+    """An amount with its sign; a player's win green and a loss red (the
+    colour shows on a terminal only)."""
+    text = signed(value)
+    if value == 0:
+        return text
+    return (text, "green") if value > 0 else (text, "red")
+
+
+def results_pieces(results: dict[str, Decimal]) -> list[Piece]:
+    """``ante +5, play -5``: each bet's result, signed and coloured."""
+    out: list[Piece] = []
+    for i, (bet, value) in enumerate(results.items()):
+        out += [f"{', ' if i else ''}{bet} ", signed_piece(value)]
+    return out

@@ -1,0 +1,30 @@
+"""The served table's benchmarks in ``tablesim bench``: bet intake and a
+card's way to the console, each through a real ``tablesim serve`` process.
+
+``SIZES`` holds each measurement's arguments (a test makes them small).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+#: keyword arguments of each measurement
+SIZES: dict[str, dict[str, Any]] = {"bet_intake": {}, "card_to_console": {}}
+
+
+def measure_service(out: dict[str, Any], want: Callable[[str], bool],
+                    progress: Callable[[str], None] | None = None) -> None:
+    """Add ``bet_intake`` (with its ``single_bets``) and ``card_to_console`` to ``out``."""
+    from tablesim.harness.bench import console_bench, intake_bench
+
+    items = [("bet_intake", "bet_intake", intake_bench.bet_intake),
+             ("card_to_console", "card_to_console", console_bench.card_to_console)]
+    for section, key, fn in items:
+        if not want(section):
+            continue
+        if progress:
+            progress(key.replace("_", " "))
+        try:
+            out[key] = fn(**SIZES.get(key, {}))
+        except (ImportError, OSError, RuntimeError) as exc:
+            out[key] = {"error": f"{type(exc).__name__}: {exc}"}

@@ -1,0 +1,77 @@
+"""``tablesim simulate --scheduler``: the same shares on a Dask cluster give
+exactly the local run's result (a local Dask cluster on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tablesim.cli.main import cli
+
+distributed = pytest.importorskip("distributed")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """A Dask scheduler on a free port of 127.0.0.1 with two worker threads
+    (in this process: they import the tablesim under test)."""
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
+                                       host="127.0.0.1", scheduler_port=0, dashboard_address=None)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
+
+
+def local(*args: str, tmp: Path) -> subprocess.CompletedProcess:
+    """A local run, as its own process (its workers are forked processes)."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp), "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "tablesim.cli.main", "simulate", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def on_cluster(*args: str):
+    """A run whose shares go to the cluster: this process is only its client."""
+    return CliRunner().invoke(cli, ["simulate", *args])
+
+
+def test_a_cluster_run_is_the_local_run(scheduler, tmp_path):
+    assert scheduler.startswith("tcp://127.0.0.1:")
+    common = ["fortune3", "--rounds", "600", "--seed", "11", "--workers", "3", "--json"]
+    here = local(*common, tmp=tmp_path)
+    remote = on_cluster(*common, "--scheduler", scheduler, "--plot", str(tmp_path / "c.png"))
+    assert here.returncode == 0, here.stderr
+    assert remote.exit_code == 0, remote.output
+    a, b = json.loads(here.stdout), json.loads(remote.stdout)
+    assert b["scheduler"] == scheduler and a["workers"] == b["workers"] == 3
+    for key in ("rounds", "void_rounds", "bets", "inside99", "outside999"):
+        assert a[key] == b[key], key
+    assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_default_shares_are_the_cluster_threads_and_another_seed_differs(scheduler, tmp_path):
+    one = on_cluster("wheel", "--rounds", "400", "--seed", "1", "--json", "--scheduler", scheduler)
+    two = on_cluster("wheel", "--rounds", "400", "--seed", "2", "--json", "--scheduler", scheduler)
+    a, b = json.loads(one.stdout), json.loads(two.stdout)
+    assert a["workers"] == b["workers"] == 2
+    assert a["bets"] != b["bets"]
+
+
+def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = on_cluster("wheel", "--rounds", "10", "--scheduler", f"tcp://127.0.0.1:{port}")
+    assert out.exit_code == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tablesim: error: --scheduler: cannot reach the Dask scheduler")
