@@ -92,3 +92,22 @@ def test_analysis_states_the_return_with_and_without_rounding():
     assert by_stake["10"]["upper"]["value"] < data["bets"]["upper"]["return"]["value"]
     exact_profile = replace(PROFILE, commission_rounding="exact")
     assert analyze(exact_profile)["commission_rounding"]["by_stake"] == {}
+
+
+@given(st.dictionaries(st.sampled_from(["ann", "bob", "cy", "common"]),
+                       st.dictionaries(st.sampled_from(["upper", "lower", "odd", "even", "middle"]),
+                                       st.integers(min_value=1, max_value=10**6).map(D), min_size=1),
+                       min_size=1),
+       st.integers(min_value=0, max_value=9), st.sampled_from([None, D(1), D("0.5")]))
+def test_a_box_is_paid_what_its_players_are_paid(stakes, total, unit):
+    draw = PROFILE.draws[3]
+    results, players, kept = settle_round(PROFILE, draw, {"common": stakes}, {"common": total}, unit)
+    for bet, value in results["common"].items():
+        assert value == sum(players[p]["common"].get(bet, 0) for p in stakes)
+    if unit is None:  # nothing rounded: the box's result is the rule applied to its total stake
+        totals = {}
+        for bets in stakes.values():
+            for bet, v in bets.items():
+                totals[bet] = totals.get(bet, 0) + v
+        assert results["common"] == {b: bet_settlement(PROFILE, draw, b, v, total)[0] for b, v in totals.items()}
+        assert kept == {}
