@@ -51,6 +51,8 @@ class Fortune3Table(GameTable):
     BETTING = S.BETTING_OPEN
     #: the dealer's misdeal call waiting for a supervisor (Art. 11(1))
     MISDEAL_INCIDENT = 110
+    #: actions whose effect outlasts their round: restored after a restart
+    STANDING = ("set_dealing",)
 
     def __init__(
         self,
@@ -270,11 +272,24 @@ class Fortune3Table(GameTable):
         """A supervisor switches how the following rounds are dealt (after a
         shuffler failure, Art. 11(4): from the shoe; and back later). Only
         between rounds, to a device the table has; journaled with who and why."""
+        previous = self._deal_by(mode)
+        self.emit("dealing_mode", mode=mode, previous=previous, actor=actor, why=why)
+        self.log.info("dealing_mode", mode=mode, previous=previous, actor=actor)
+
+    def _deal_by(self, mode: str) -> str:
         previous, self.dealing = self.dealing, mode
         self.by_card = mode == "shoe"
         self.devices = [self.shoe if mode == "shoe" else self.shuffler]
-        self.emit("dealing_mode", mode=mode, previous=previous, actor=actor, why=why)
-        self.log.info("dealing_mode", mode=mode, previous=previous, actor=actor)
+        return previous
+
+    def restore_standing(self, name: str, args: list, kwargs: dict) -> None:
+        """After a restart, the dealing mode a supervisor last chose (journaled
+        ``set_dealing``) holds again, if the table still has that device."""
+        mode = args[0] if args else kwargs.get("mode")
+        if name == "set_dealing" and mode in DEALING.choices and mode != self.dealing \
+                and (self.shoe if mode == "shoe" else self.shuffler) is not None:
+            self._deal_by(mode)
+            self.log.info("dealing_mode_restored", mode=mode)
 
     def dealing_refusal(self, mode: str, why: str) -> str | None:
         if mode not in DEALING.choices:
