@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 
 from tablesim.engine.limits import Limits
 from tablesim.core.errors import IllegalAction
-from tablesim.core.money import ZERO, exact, fmt, parse_amount
+from tablesim.core.money import ZERO, add, exact, fmt, parse_amount, subtract
 from tablesim.core.errors import InputError
 
 #: the longest player id a table takes
@@ -83,9 +83,8 @@ class BetBook:
             why = self.seat_ok(position, who)
             if why:
                 raise IllegalAction("bet", why)
-        with exact():
-            mine = self.by_player.get(position, {}).get(who, {}).get(bet, ZERO) + value
-            total = self.bets.get(position, {}).get(bet, ZERO) + value
+        mine = add(self.by_player.get(position, {}).get(who, {}).get(bet, ZERO), value)
+        total = add(self.bets.get(position, {}).get(bet, ZERO), value)
         why = self.limits.check(bet, mine)
         if why:
             raise IllegalAction("bet", why if who == position else f"{who}: {why}")
@@ -103,17 +102,15 @@ class BetBook:
         """Add a bet ``check`` has accepted (the table's rules check it first)."""
         box = self.bets.setdefault(position, {})
         mine = self.by_player.setdefault(position, {}).setdefault(position if player is None else player, {})
-        with exact():
-            box[bet] = box.get(bet, ZERO) + value
-            mine[bet] = mine.get(bet, ZERO) + value
+        box[bet] = add(box.get(bet, ZERO), value)
+        mine[bet] = add(mine.get(bet, ZERO), value)
 
     def set_amount(self, position: str, bet: str, value: Decimal, player: str | None = None) -> Decimal:
         """Set a player's existing bet to ``value``; returns the old amount."""
         who = self.owner(position, player)
         mine = self.by_player[position][who]
         old = mine[bet]
-        with exact():
-            self.bets[position][bet] += value - old
+        self.bets[position][bet] = add(self.bets[position][bet], subtract(value, old))
         mine[bet] = value
         return old
 
@@ -127,8 +124,7 @@ class BetBook:
         if not mine:
             del self.by_player[position][who]
         box = self.bets[position]
-        with exact():
-            box[bet] -= value
+        box[bet] = subtract(box[bet], value)
         if not box[bet]:
             del box[bet]
         if not box:

@@ -260,17 +260,21 @@ class _BoundRule:
                              if p.default is not inspect.Parameter.empty
                              and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
             where = tuple(self.params.index(n) for n in required) if all(n in self.params for n in required) else None
-            pick = itemgetter(*where) if where and not optional else None
+            pick = itemgetter(*where) if where else None
+            # the fast path holds while no optional argument was given (a bet without its player)
+            first_optional = min((self.params.index(n) for n in optional if n in self.params), default=None)
+            needs = 1 + max(where) if where else 0
+            upto = first_optional if first_optional is not None else (1 << 30)
             self.checks.append((fn, required, pick if where and len(where) > 1 else None,
-                                pick if where and len(where) == 1 else None, 1 + max(where) if where else 0, optional))
+                                pick if where and len(where) == 1 else None, needs, optional, upto))
 
     def refusal(self, state: enum.Enum, args: tuple, kwargs: Mapping[str, Any]) -> str | None:
         if self.states and state not in self.states:
             return self.refused_in.get(state, self.refused).format(state=state.value)
-        for fn, required, pick_many, pick_one, needs, optional in self.checks:
+        for fn, required, pick_many, pick_one, needs, optional, upto in self.checks:
             if not required and not optional:
                 why = fn()
-            elif len(args) >= needs and not kwargs and (pick_one or pick_many):
+            elif needs <= len(args) <= upto and not kwargs and (pick_one or pick_many):
                 # the usual call: every argument given in order
                 why = fn(pick_one(args)) if pick_one else fn(*pick_many(args))
             else:

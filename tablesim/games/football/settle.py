@@ -27,7 +27,7 @@ from decimal import Decimal
 from typing import Mapping
 
 from tablesim.games.football.profile import Draw, FootballProfile
-from tablesim.core.money import ZERO, exact, floor_to, fmt
+from tablesim.core.money import ZERO, add, floor_to, fmt, multiply, subtract
 
 
 def bet_outcome(profile: FootballProfile, draw: Draw, bet: str, total: int) -> str:
@@ -51,9 +51,9 @@ def bet_outcome(profile: FootballProfile, draw: Draw, bet: str, total: int) -> s
 
 def win_amount(profile: FootballProfile, bet: str, stake: Decimal) -> Decimal:
     """What a winning ``stake`` on ``bet`` wins: stake x pay, less commission (exact)."""
-    with exact():
-        gross = stake * profile.pays[bet]
-        return gross - gross * profile.commission.get(bet, ZERO)
+    gross = multiply(stake, profile.pays[bet])
+    rate = profile.commission.get(bet)
+    return subtract(gross, multiply(gross, rate)) if rate else gross
 
 
 def paid_win(profile: FootballProfile, bet: str, stake: Decimal, payout_unit: Decimal | None) -> tuple[Decimal, Decimal]:
@@ -120,11 +120,10 @@ def settle_round(
             cut: dict[str, Decimal] = {}
             mine = settle_box(profile, draw, bets, totals[position], payout_unit, cut)
             players.setdefault(player, {})[position] = mine
-            with exact():
-                for bet, value in mine.items():
-                    box[bet] = box.get(bet, ZERO) + value
-                for bet, value in cut.items():
-                    kept[bet] = kept.get(bet, ZERO) + value
+            for bet, value in mine.items():
+                box[bet] = add(box.get(bet, ZERO), value)
+            for bet, value in cut.items():
+                kept[bet] = add(kept.get(bet, ZERO), value)
         results[position] = box
         if kept:
             rounded[position] = {bet: fmt(v) for bet, v in kept.items()}
