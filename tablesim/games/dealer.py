@@ -32,6 +32,15 @@ class Players:
     def refused(self, action: str, position: str, what: str, exc: IllegalAction) -> None:
         """A bet (``what``: its name) or a decision was refused."""
 
+    def place(self, table: Any) -> None:
+        """Put this round's bets on the table (a script overrides it to place
+        its bets with their players and to name the field of a refused one)."""
+        for position, bet, amount in self.bets(table):
+            try:
+                table.place_bet(position, bet, amount)
+            except IllegalAction as exc:
+                self.refused("bet", position, bet, exc)
+
 
 class Hands:
     """How the devices' reports reach the table while it is in ``states``:
@@ -60,8 +69,4 @@ UNATTENDED = Hands(unattended=True)
 
 
 def place_bets(table: Any, players: Players) -> None:
-    for position, bet, amount in players.bets(table):
-        try:
-            table.place_bet(position, bet, amount)
-        except IllegalAction as exc:
-            players.refused("bet", position, bet, exc)
+    players.place(table)

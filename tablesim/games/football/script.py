@@ -38,7 +38,8 @@ from tablesim.games.football.rules import deal_plan
 from tablesim.games.football.settings import FootballSettings, default_limits
 from tablesim.games.football.spec import DECKS
 from tablesim.games.football.table import FootballTable, box_name
-from tablesim.games.scriptparse import parse_box_bets, parse_card_field, parse_card_list, script_limits
+from tablesim.games.scriptparse import (ScriptBet, parse_box_bets, parse_card_field, parse_card_list,
+                                       place_script_bets, script_limits)
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
 
@@ -48,7 +49,7 @@ SHOE_FAULTS = tuple(k for k, kinds in FAULT_KINDS.items() if "shoe" in kinds)
 @dataclass
 class FootballRound:
     draw: int
-    bets: list[tuple[str, str, object]]
+    bets: list[ScriptBet]
     cards: list[DealtCard]
     shoe_faults: list[MockFault] = field(default_factory=list)
     display_faults: list[DisplayFault] = field(default_factory=list)
@@ -61,8 +62,8 @@ class ScriptedPlayers(Players):
     def __init__(self, spec: FootballRound) -> None:
         self.spec = spec
 
-    def bets(self, table: FootballTable):
-        return self.spec.bets
+    def place(self, table) -> None:
+        place_script_bets(table, self.spec.bets)  # with their players; a refusal names its field
 
     def refused(self, action: str, position: str, what: str, exc: IllegalAction) -> None:
         raise InputError(exc.reason, where=f"bets.{position}.{what}") from None
@@ -131,7 +132,7 @@ class FootballScriptSession:
 
     def _check_count(self, r: Reader, spec: FootballRound) -> None:
         """The deal takes an exact number of cards: say so before playing anything."""
-        boxes = {box for box, _, _ in spec.bets}
+        boxes = {b.box for b in spec.bets}
         order = [p for p in self.profile.positions if p in boxes and p != COMMON] + [COMMON]
         given = [d.card for d in spec.cards]
         dealt = ", ".join(box_name(b) for b in order)

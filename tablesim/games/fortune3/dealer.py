@@ -36,5 +36,9 @@ def play_round(table: Fortune3Table, players: Players, hands: Hands = UNATTENDED
                 table.decide(box, players.decision(table, box))
             except IllegalAction as exc:
                 players.refused("decide", box, "decision", exc)
+    if table.state is S.DECISIONS and not table.pending_decisions():
+        # a table set to hold before the reveal (the dealer reveals, so a
+        # misdeal or a stray last card can still be called: Art. 11)
+        table.reveal()
     if table.state is S.DEALING:  # the devices went quiet: the round cannot go on
         table.void("device_timeout")
