@@ -63,6 +63,33 @@ class GameOption:
 
 
 @dataclass(frozen=True)
+class IntakeSetup:
+    """How ``tablesim bench`` fills a betting window through the served API
+    (``tablesim serve --game NAME --mock``): many players, one bet each."""
+
+    #: the bets the players take in turn
+    bets: tuple[str, ...]
+    #: a player's position is this followed by the player's number
+    position_prefix: str
+    #: what the report says the table is
+    table: str
+
+
+@dataclass(frozen=True)
+class CardsSetup:
+    """How ``tablesim bench`` has cards dealt through the served API, from an
+    emulated card device on a pty (the table's configuration file)."""
+
+    #: a table configuration (TOML); ``{url}`` is the emulated device's
+    config: str
+    #: the emulator's kind (``drivers.emulators.make_emulator``)
+    device: str
+    #: play_round(call, wait) -> round id: one round through the API, where
+    #: call(method, path, body=None) -> answer and wait(*states, timeout=30) -> snapshot
+    play_round: Callable[..., str]
+
+
+@dataclass(frozen=True)
 class GameSpec:
     name: str
     title: str
@@ -80,6 +107,10 @@ class GameSpec:
     bench_table: str = ""
     #: more benchmarks of this game: name -> "module:attribute" (a function -> dict)
     benchmarks: Mapping[str, str] = field(default_factory=dict)
+    #: the served table's benchmarks this game sets up: name (``bet_intake``,
+    #: ``card_to_console``) -> "module:attribute" of an :class:`IntakeSetup`
+    #: or a :class:`CardsSetup`; ``tablesim bench`` uses the first game that has one
+    service_benches: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         missing = [p for p in PARTS if p not in self.parts]

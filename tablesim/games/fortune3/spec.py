@@ -17,6 +17,7 @@ SPEC = GameSpec(
     simulation_note="a full deck freshly shuffled for every round (Art. 3)",
     bench_table="all 7 boxes betting (Ante, Pair Plus or both), Q-6-4 decisions",
     benchmarks={"fortune3_hands": f"{_HERE}.bench:hands"},
+    service_benches={"card_to_console": f"{_HERE}.bench:CARDS"},
     parts={
         "profile": f"{_HERE}.profile:load_profile",
         "settings": f"{_HERE}.game:settings",

@@ -12,6 +12,7 @@ SPEC = GameSpec(
     id_prefix="WHEEL",
     simulation_note="every valid spin uniform over the wheel's segments (no-spins re-spun)",
     bench_table="10 players",
+    service_benches={"bet_intake": f"{_HERE}.bench:INTAKE"},
     parts={
         "profile": f"{_HERE}.profile:load_profile",
         "settings": f"{_HERE}.game:settings",
