@@ -32,6 +32,7 @@ PARTS = (
     "analyze",  # analyze(profile=None, **options) -> dict
     "render_analysis",  # render_analysis(dict) -> str (plain text)
     "console",  # the console adapter class: console(table, rig) -> GameAdapter
+    "dealer",  # dealer(table, players: Players, hands: Hands): the round goes on from the table's state
     "diagram",  # diagram() -> the round machine as mermaid
 )
 

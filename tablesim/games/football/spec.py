@@ -34,5 +34,6 @@ SPEC = GameSpec(
         "analyze": f"{_HERE}.analysis:analyze",
         "render_analysis": f"{_HERE}.analysis:render_analysis",
         "console": f"{_HERE}.console:FootballConsole",
+        "dealer": f"{_HERE}.dealer:play_round",
     },
 )

@@ -28,5 +28,6 @@ SPEC = GameSpec(
         "analyze": f"{_HERE}.analysis:analyze",
         "render_analysis": f"{_HERE}.analysis:render_analysis",
         "console": f"{_HERE}.console:WheelConsole",
+        "dealer": f"{_HERE}.dealer:play_round",
     },
 )
