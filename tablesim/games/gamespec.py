@@ -11,6 +11,7 @@ the harness drive any game the same way.
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -112,6 +113,10 @@ class GameSpec:
     #: ``card_to_console``) -> "module:attribute" of an :class:`IntakeSetup`
     #: or a :class:`CardsSetup`; ``tablesim bench`` uses the first game that has one
     service_benches: Mapping[str, str] = field(default_factory=dict)
+    #: the game's own part of the console and the board (a JavaScript module,
+    #: see ``tablesim/server/static/common.js``): "package:path" of a file in
+    #: the game's folder, served at ``/static/games/<name>.js``; "" for none
+    console_piece: str = ""
 
     def __post_init__(self) -> None:
         missing = [p for p in PARTS if p not in self.parts]
@@ -139,6 +144,13 @@ class GameSpec:
 
     def table_id(self, kind: str) -> str:
         return f"{self.id_prefix}-{kind}"
+
+    def console_piece_file(self) -> Any:
+        """The file of :attr:`console_piece` (an ``importlib.resources`` path), or None."""
+        if not self.console_piece:
+            return None
+        package, _, path = self.console_piece.partition(":")
+        return importlib.resources.files(package).joinpath(path)
 
 
 def load(target: str) -> Any:

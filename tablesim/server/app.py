@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 
 from tablesim.core.errors import IllegalAction, InputError
 from tablesim.core.money import parse_amount
+from tablesim.games import registry
 from tablesim.harness.intake import BetOutcome, BetRequest, bad_input
 from tablesim.server.auth import Operator, TokenStore, bearer
 from tablesim.server.guard import BodyGuard
@@ -229,6 +230,17 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     @app.get("/board", include_in_schema=False)
     async def board_page():
         return FileResponse(STATIC / "board.html")
+
+    @app.get("/static/games/{game}.js", include_in_schema=False)
+    async def game_piece(game: str):
+        # the game's own drawing of the console and the board, from its folder
+        try:
+            found = registry.spec(game).console_piece_file()
+        except InputError:
+            found = None
+        if found is None or not found.is_file():
+            raise HTTPException(404, f"no console piece for game {game!r}")
+        return FileResponse(Path(str(found)), media_type="text/javascript")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

@@ -62,6 +62,16 @@ def test_pages_and_static_files_are_served(serve):
     assert "/api/bets" in ok(s.get("/api/openapi.json"))["paths"]
 
 
+def test_each_game_draws_its_own_piece_from_its_folder(serve):
+    s = serve("wheel", journal=False)
+    for game in GAMES:  # any registered game's piece, whichever game the table plays
+        res = s.get(f"/static/games/{game}.js")
+        assert res.status_code == 200 and "javascript" in res.headers["content-type"], game
+        assert "export function summary" in res.text
+    for name in ("nosuch", "..%2fapp", "wheel.js%00", "%2e%2e"):
+        assert s.get(f"/static/games/{name}.js").status_code == 404, name
+
+
 def test_whoami_names_the_operator(serve):
     s = serve("wheel", journal=False)
     assert ok(s.client.get("/api/whoami", headers=s.auth("supervisor"))) == {

@@ -153,6 +153,15 @@ def test_the_wheel_console(serve, browser):
     b.wait(f"document.querySelector('#wheel-result .big').textContent === {json.dumps(symbol)}")
     b.screenshot(ARTIFACTS / "console-wheel.png")
     assert page_errors(b) == []
+    # the board draws the wheel's result with the game's own piece: the symbol, its segment
+    round_id = s.state()["result"]["round_id"]
+    segment = s.state()["result"]["outcome"]["segment"]
+    b.goto(f"{s.url}/board")
+    b.wait(f"!!document.querySelector('[data-round=\"{round_id}\"] .pill')")
+    assert b.eval(f"document.querySelector('[data-round=\"{round_id}\"] .pill').textContent") == symbol
+    assert b.eval(f"document.querySelector('[data-round=\"{round_id}\"] .detail').textContent") == f"segment {segment}"
+    assert b.eval("document.querySelector('#strip .pill').textContent") == symbol
+    assert page_errors(b) == []
 
 
 # --- a page load, signed out, and no live stream (issue 16) -------------------------------

@@ -19,6 +19,7 @@ SPEC = GameSpec(
         "several decks: a continuous shuffler that takes every round's cards back (Art. 8(2))"
     ),
     bench_table="all 11 boxes betting",
+    console_piece=f"{_HERE}:static/football.js",
     parts={
         "profile": f"{_HERE}.profile:load_profile",
         "settings": f"{_HERE}.game:settings",

@@ -18,6 +18,7 @@ SPEC = GameSpec(
     bench_table="all 7 boxes betting (Ante, Pair Plus or both), Q-6-4 decisions",
     benchmarks={"fortune3_hands": f"{_HERE}.bench:hands"},
     service_benches={"card_to_console": f"{_HERE}.bench:CARDS"},
+    console_piece=f"{_HERE}:static/fortune3.js",
     parts={
         "profile": f"{_HERE}.profile:load_profile",
         "settings": f"{_HERE}.game:settings",

@@ -13,6 +13,7 @@ SPEC = GameSpec(
     simulation_note="every valid spin uniform over the wheel's segments (no-spins re-spun)",
     bench_table="10 players",
     service_benches={"bet_intake": f"{_HERE}.bench:INTAKE"},
+    console_piece=f"{_HERE}:static/wheel.js",
     parts={
         "profile": f"{_HERE}.profile:load_profile",
         "settings": f"{_HERE}.game:settings",

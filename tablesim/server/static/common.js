@@ -161,13 +161,34 @@ export function eventText(msg) {
   }
 }
 
+// Each game draws its own part of the console and the board: a module its
+// folder provides, served at /static/games/GAME.js (from the game's spec).
+// It may export summary(outcome), roundDetail(outcome), pill(outcome) and
+// boardLive(table) for the board; header, boxClass, boxFoot, layout and
+// betsByPlayer for the console. A game without one shows the generic parts.
+const pieces = {};
+
+export async function gamePiece(game) {
+  if (!(game in pieces)) {
+    try {
+      pieces[game] = await import(`/static/games/${encodeURIComponent(game)}.js`);
+    } catch (err) {
+      pieces[game] = {};
+    }
+  }
+  return pieces[game];
+}
+
+// The piece of a game already loaded (gamePiece), or none yet.
+export function loadedPiece(game) {
+  return pieces[game] || {};
+}
+
 // The headline of a finished round (board and console).
 export function resultSummary(game, r) {
   if (!r) return "";
   if (r.status === "void") return `void (${r.void_reason})`;
-  const o = r.outcome || {};
-  if (game === "fortune3" && o.dealer) return `dealer ${o.dealer.cards.join(" ")} — ${HANDS[o.dealer.hand] || o.dealer.hand}${o.dealer.qualifies ? "" : ", does not qualify"}`;
-  if (game === "football" && o.boxes) return `draw ${o.draw}: common box total ${o.boxes.common ? o.boxes.common.total : "?"}`;
-  if (game === "wheel") return `${o.symbol} (segment ${o.segment})${o.no_spins ? `, ${o.no_spins} no-spin` : ""}`;
-  return r.status;
+  const piece = loadedPiece(game);
+  const text = piece.summary ? piece.summary(r.outcome || {}) : null;
+  return text === null || text === undefined ? r.status : text;
 }
