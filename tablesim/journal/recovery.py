@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablesim.core.errors import InputError
-from tablesim.journal.codec import decode
+from tablesim.core.records import ActionInput
 from tablesim.journal.store import Journal
 
 
@@ -61,6 +61,21 @@ def paused_at_end(journal: Journal, table_id: str) -> bool:
     return row is not None and row[0] == "pause"
 
 
+def restore_standing(table: Any, journal: Journal) -> None:
+    """Give the table back the settings an action changed for the following
+    rounds (``table.STANDING``: e.g. a supervisor's switch of the dealing
+    mode): the last accepted input of each, whichever round it was taken in,
+    goes to the table's ``restore_standing`` (which re-journals nothing)."""
+    for name in getattr(table, "STANDING", ()):
+        row = journal.db.execute(
+            "SELECT data FROM records WHERE kind = 'input' AND name = ? AND table_id = ? ORDER BY seq DESC LIMIT 1",
+            (name, table.table_id),
+        ).fetchone()
+        if row is not None:
+            data = json.loads(row[0])
+            table.restore_standing(name, decode(data.get("args", [])), decode(data.get("kwargs", {})))
+
+
 def check_profile(journal: Journal, round_id: str, records: list) -> None:
     """Refuse to resume a round under a rule profile other than the one it began under."""
     began = next((r.data.get("profile") for r in records if r.kind == "meta" and r.name == "round"), None)
@@ -78,6 +93,7 @@ def recover(table: Any, journal: Journal) -> RecoveryReport | None:
 
     ``table``: a game table (``tablesim.engine``); the journal hands its
     recorded inputs back to the table's own actions and never imports it."""
+    restore_standing(table, journal)
     rid = journal.last_round_id(table.table_id)
     if rid is None:
         table.paused = paused_at_end(journal, table.table_id)
@@ -102,10 +118,8 @@ def recover(table: Any, journal: Journal) -> RecoveryReport | None:
             for later in inputs[i + 1:]:
                 if not later.data.get("nested"):
                     break
-                table.replay_pending.extend(decode(later.data["args"]))
-            args = decode(rec.data.get("args", []))
-            kwargs = decode(rec.data.get("kwargs", {}))
-            getattr(table, rec.name)(*args, **kwargs)
+                table.replay_pending.extend(ActionInput.from_journal(later.name, later.data).args)
+            table.apply(ActionInput.from_journal(rec.name, rec.data))
     faults = active_faults(journal)
     if table.result is not None:
         # The replay ended the round although the journal holds no result for
