@@ -74,9 +74,9 @@ def run_once(game: str, journal: Path, seed: int, kill_after: float | None, extr
         "--journal", str(journal), "--quiet", *extra,
     ]
     if hasattr(os, "fork"):
-        from tablesim.games.registry import game_module
+        from tablesim.games.registry import spec
 
-        game_module(game)  # imported once here, not in every forked table
+        spec(game).part("session")  # the game's code imported once here, not in every forked table
     pid, out = start_table(args)
     try:
         if kill_after is None:

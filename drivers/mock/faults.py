@@ -18,6 +18,9 @@ FAULT_KINDS = {
     "drawn_while_disarmed": ("shoe",),
     "duplicate": ("shoe", "shuffler"),
     "count_mismatch": ("shuffler",),
+    # a hand of two or four cards: a misdeal the table catches (Art. 11(1))
+    "short_hand": ("shuffler",),
+    "long_hand": ("shuffler",),
 }
 
 

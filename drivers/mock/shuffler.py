@@ -40,13 +40,15 @@ class MockShuffler(MockCardDevice, Shuffler):
     def deal_hand(self, hand_no: int, cards: int = 3) -> None:
         if self.jammed:
             return
-        fault = self._take_fault(self.hands, ("jam", "misread", "duplicate"))
+        fault = self._take_fault(self.hands, ("jam", "misread", "duplicate", "short_hand", "long_hand"))
         self.hands += 1
         if fault is not None and fault.kind == "jam":
             self.jammed = True
             self.queue.append(self._raise(SHUFFLER_JAM, "E", "card jam while dispensing"))
             return
         dealt = []
+        if fault is not None and fault.kind in ("short_hand", "long_hand"):
+            cards += -1 if fault.kind == "short_hand" else 1
         for _ in range(cards):
             try:
                 dealt.append(self.source.draw())

@@ -24,6 +24,12 @@ def _describe(item: PlayedRound) -> str:
         body = f"void ({result.void_reason}): every bet returned"
     else:
         body = "net " + ", ".join(f"{pos} {fmt(v) if v <= 0 else '+' + fmt(v)}" for pos, v in result.net.items())
+        if result.players:
+            # each named player's net (issue 14.1)
+            nets = result.players_json()
+            body += "; players " + ", ".join(
+                f"{pl} {x['net'] if x['net'].startswith('-') or x['net'] == '0' else '+' + x['net']}"
+                for pl, x in nets.items())
     verdict = ""
     if item.expect is not None:
         verdict = "  [ok]" if not item.failures else "  [EXPECTATION FAILED]"

@@ -176,17 +176,22 @@ def parse_ratio(value: object, *, field: str) -> Decimal:
     return parse_amount(value, field=field, allow_zero=True)
 
 
+# Hot paths call the context's own methods (``MONEY.add(a, b)``): the same
+# traps as ``exact()``, without switching the thread's context each time.
+add = MONEY.add
+multiply = MONEY.multiply
+subtract = MONEY.subtract
+
+
 def is_multiple(amount: Decimal, unit: Decimal) -> bool:
     """Whether ``amount`` is a whole number of ``unit`` (exactly)."""
-    with exact():
-        return (amount % unit).is_zero()
+    return MONEY.remainder(amount, unit).is_zero()
 
 
 def floor_to(amount: Decimal, unit: Decimal) -> tuple[Decimal, Decimal]:
     """``amount`` rounded down to a whole number of ``unit``, and what was
     cut off (zero or more, less than one unit); both exact."""
-    with exact():
-        rest = amount % unit
-        if rest < 0:
-            rest += unit
-        return amount - rest, rest
+    rest = MONEY.remainder(amount, unit)
+    if rest < 0:
+        rest = MONEY.add(rest, unit)
+    return MONEY.subtract(amount, rest), rest

@@ -80,6 +80,7 @@ class BetPlaced(TableRecord):
     bet: str
     amount: str
     change: bool = OMITTED
+    player: str = OMITTED  # whose bet, when players are named (else the position's seat)
 
 
 @_kind("bet_withdrawn")
@@ -88,6 +89,7 @@ class BetWithdrawn(TableRecord):
     position: str
     bet: str
     amount: str
+    player: str = OMITTED
     change: bool = OMITTED
 
 
@@ -95,6 +97,7 @@ class BetWithdrawn(TableRecord):
 @dataclass(frozen=True, slots=True)
 class Settlement(TableRecord):
     results: dict
+    commission_rounded_off: str = OMITTED  # football: what the payout unit left to the house
 
 
 @_kind("result")
@@ -108,6 +111,7 @@ class Result(TableRecord):
     outcome: dict
     results: dict
     net: dict
+    players: dict = OMITTED  # each named player's part
 
 
 @_kind("void")
@@ -117,6 +121,18 @@ class Voided(TableRecord):
     returned: dict
     actor: str | None
     why: str | None
+    returned_by_player: dict = OMITTED
+
+
+@_kind("dealing_mode")
+@dataclass(frozen=True, slots=True)
+class DealingMode(TableRecord):
+    """A supervisor switched how the following rounds are dealt (Art. 11(4))."""
+
+    mode: str
+    previous: str
+    actor: str
+    why: str
 
 
 @_kind("paused")

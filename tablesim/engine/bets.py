@@ -1,4 +1,15 @@
-"""The bets of one round: who bet what on which spot, refused when illegal."""
+"""The bets of one round: who bet what on which spot, refused when illegal.
+
+Every bet belongs to a player (an id). Several players may bet on one
+position (the football common box, a wheel symbol, a Fortune 3 box where
+the profile allows back-betting); a bet placed with no player belongs to
+the position's own seat, whose id is the position itself, so a table with
+one player per position needs no identity at all. Limits apply to each
+player's own stake on a bet (``Limits.check``), and to the position's total
+where the table sets a ``position_max``. A game may add its seating rule
+(``seat_ok``, e.g. Fortune 3's Art. 6(2): a player bets only on the box
+where they sit, and a box has one seated player).
+"""
 
 from __future__ import annotations
 
@@ -7,15 +18,26 @@ from typing import Callable, Iterator
 
 from tablesim.engine.limits import Limits
 from tablesim.core.errors import IllegalAction
-from tablesim.core.money import exact, fmt, parse_amount
+from tablesim.core.money import ZERO, add, exact, fmt, parse_amount, subtract
 from tablesim.core.errors import InputError
+
+#: the longest player id a table takes
+MAX_PLAYER = 40
+
+
+def player_refusal(player: object) -> str | None:
+    """Why ``player`` is not a player id, or None."""
+    if not isinstance(player, str) or not player.strip() or len(player) > MAX_PLAYER or not player.isprintable():
+        return f"a player is 1 to {MAX_PLAYER} printable characters, not {player!r}"
+    return None
 
 
 class BetBook:
-    """Bets keyed by position (a box, or a player) and bet name (or spot).
+    """Bets keyed by position (a box, or a player) and bet name (or spot),
+    each also by the player it belongs to.
 
-    ``positions`` is a predicate or None (any name allowed, e.g. wheel
-    players); ``bet_names`` is the closed list of bets of the game.
+    ``bets`` holds each position's totals (what the position's cards or spin
+    settle); ``by_player`` each player's share of them.
     """
 
     def __init__(
@@ -23,67 +45,142 @@ class BetBook:
         bet_names: tuple[str, ...],
         limits: Limits,
         position_ok: Callable[[str], str | None],
+        seat_ok: Callable[[str, str], str | None] | None = None,
     ) -> None:
         self.bet_names = bet_names
         self.limits = limits
         self.position_ok = position_ok
+        self.seat_ok = seat_ok
         self.bets: dict[str, dict[str, Decimal]] = {}
+        self.by_player: dict[str, dict[str, dict[str, Decimal]]] = {}
 
     def clear(self) -> None:
         self.bets = {}
+        self.by_player = {}
 
-    def check(self, position: str, bet: str, amount: object) -> Decimal:
+    @staticmethod
+    def owner(position: str, player: str | None) -> str:
+        """Whose bet it is: the named player, or the position's own seat."""
+        return position if player is None else player
+
+    def check(self, position: str, bet: str, amount: object, player: str | None = None) -> Decimal:
         """Validate a bet without placing it; returns the exact amount."""
         why = self.position_ok(position)
         if why:
             raise IllegalAction("bet", why)
         if bet not in self.bet_names:
             raise IllegalAction("bet", f"unknown bet {bet!r} (bets: {', '.join(self.bet_names)})")
+        if player is not None:
+            why = player_refusal(player)
+            if why:
+                raise IllegalAction("bet", why)
         try:
             value = parse_amount(amount)
         except InputError as exc:
             raise IllegalAction("bet", f"amount {exc.message}") from None
-        with exact():
-            total = self.bets.get(position, {}).get(bet, Decimal(0)) + value
-        why = self.limits.check(bet, total)
+        who = self.owner(position, player)
+        if self.seat_ok is not None:
+            why = self.seat_ok(position, who)
+            if why:
+                raise IllegalAction("bet", why)
+        mine = add(self.by_player.get(position, {}).get(who, {}).get(bet, ZERO), value)
+        total = add(self.bets.get(position, {}).get(bet, ZERO), value)
+        why = self.limits.check(bet, mine)
+        if why:
+            raise IllegalAction("bet", why if who == position else f"{who}: {why}")
+        why = self.limits.position_check(bet, total)
         if why:
             raise IllegalAction("bet", why)
         return value
 
-    def place(self, position: str, bet: str, amount: object) -> Decimal:
-        value = self.check(position, bet, amount)
-        self.add(position, bet, value)
+    def place(self, position: str, bet: str, amount: object, player: str | None = None) -> Decimal:
+        value = self.check(position, bet, amount, player)
+        self.add(position, bet, value, player)
         return value
 
-    def add(self, position: str, bet: str, value: Decimal) -> None:
+    def add(self, position: str, bet: str, value: Decimal, player: str | None = None) -> None:
         """Add a bet ``check`` has accepted (the table's rules check it first)."""
         box = self.bets.setdefault(position, {})
-        with exact():
-            box[bet] = box.get(bet, Decimal(0)) + value
+        mine = self.by_player.setdefault(position, {}).setdefault(position if player is None else player, {})
+        box[bet] = add(box.get(bet, ZERO), value)
+        mine[bet] = add(mine.get(bet, ZERO), value)
 
-    def withdraw(self, position: str, bet: str) -> Decimal:
-        box = self.bets.get(position, {})
-        if bet not in box:
-            raise IllegalAction("withdraw", f"no {bet} bet on {position}")
-        value = box.pop(bet)
+    def set_amount(self, position: str, bet: str, value: Decimal, player: str | None = None) -> Decimal:
+        """Set a player's existing bet to ``value``; returns the old amount."""
+        who = self.owner(position, player)
+        mine = self.by_player[position][who]
+        old = mine[bet]
+        self.bets[position][bet] = add(self.bets[position][bet], subtract(value, old))
+        mine[bet] = value
+        return old
+
+    def withdraw(self, position: str, bet: str, player: str | None = None) -> Decimal:
+        who = self.owner(position, player)
+        mine = self.by_player.get(position, {}).get(who, {})
+        if bet not in mine:
+            owner = "" if who == position else f" of {who}"
+            raise IllegalAction("withdraw", f"no {bet} bet{owner} on {position}")
+        value = mine.pop(bet)
+        if not mine:
+            del self.by_player[position][who]
+        box = self.bets[position]
+        box[bet] = subtract(box[bet], value)
+        if not box[bet]:
+            del box[bet]
         if not box:
             del self.bets[position]
+            self.by_player.pop(position, None)
         return value
 
     def positions(self) -> list[str]:
         return list(self.bets)
 
-    def get(self, position: str, bet: str) -> Decimal | None:
-        return self.bets.get(position, {}).get(bet)
+    def get(self, position: str, bet: str, player: str | None = None) -> Decimal | None:
+        if player is None:
+            return self.bets.get(position, {}).get(bet)
+        return self.by_player.get(position, {}).get(player, {}).get(bet)
+
+    def players_at(self, position: str) -> list[str]:
+        """The players with a bet on ``position``, in the order they first bet."""
+        return list(self.by_player.get(position, {}))
+
+    def player_bets(self, position: str) -> dict[str, dict[str, Decimal]]:
+        """Each player's bets on ``position``."""
+        return self.by_player.get(position, {})
+
+    @property
+    def named(self) -> bool:
+        """Whether any bet belongs to a player other than its position's seat."""
+        return any(p != pos for pos, per in self.by_player.items() for p in per)
 
     def total(self) -> Decimal:
         with exact():
-            return sum((a for box in self.bets.values() for a in box.values()), Decimal(0))
+            return sum((a for box in self.bets.values() for a in box.values()), ZERO)
 
     def items(self) -> Iterator[tuple[str, str, Decimal]]:
         for position, box in self.bets.items():
             for bet, amount in box.items():
                 yield position, bet, amount
 
+    def player_items(self) -> Iterator[tuple[str, str, str, Decimal]]:
+        """(position, player, bet, amount) for every player's bet."""
+        for position, per in self.by_player.items():
+            for player, bets in per.items():
+                for bet, amount in bets.items():
+                    yield position, player, bet, amount
+
     def snapshot(self) -> dict[str, dict[str, str]]:
         return {p: {b: fmt(a) for b, a in box.items()} for p, box in self.bets.items()}
+
+    def by_player_first(self) -> dict[str, dict[str, dict[str, Decimal]]]:
+        """player -> position -> bet -> stake (a player may bet on several positions)."""
+        out: dict[str, dict[str, dict[str, Decimal]]] = {}
+        for position, per in self.by_player.items():
+            for player, bets in per.items():
+                out.setdefault(player, {})[position] = dict(bets)
+        return out
+
+    def players_snapshot(self) -> dict[str, dict[str, dict[str, str]]]:
+        """position -> player -> bet -> amount, as text."""
+        return {pos: {pl: {b: fmt(a) for b, a in bets.items()} for pl, bets in per.items()}
+                for pos, per in self.by_player.items()}

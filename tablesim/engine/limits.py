@@ -1,5 +1,6 @@
-"""Table limits: the minimum and maximum of each bet, and the table's units,
-from the table config.
+"""Table limits: the minimum and maximum of each player's bet, optionally the
+most a position takes from all its players together (``position_max``),
+and the table's units, from the table config.
 
 ``unit`` is the betting unit (``[limits] unit``, default 1): every bet is a
 whole number of it, and a bet that is not is refused with the reason.
@@ -22,6 +23,9 @@ from tablesim.core.validate import Reader
 class Limit:
     minimum: Decimal
     maximum: Decimal
+    #: the most all players together may stake on this bet at one position
+    #: (None: each player's own limit is the only one)
+    position_max: Decimal | None = None
 
 
 #: the default betting unit and payout unit
@@ -41,8 +45,15 @@ class Limits:
             return None
         return f"{fmt(amount)} is not a whole multiple of the table's betting unit {fmt(self.unit)}"
 
+    def position_check(self, bet: str, total: Decimal) -> str | None:
+        """Why every player's ``total`` on ``bet`` at one position is too much, or None."""
+        limit = self.by_bet.get(bet)
+        if limit is None or limit.position_max is None or total <= limit.position_max:
+            return None
+        return f"{fmt(total)} in all on {bet} is over the position's limit {fmt(limit.position_max)}"
+
     def check(self, bet: str, amount: Decimal) -> str | None:
-        """Why ``amount`` is refused for ``bet``, or None if it is within limits."""
+        """Why one player's ``amount`` is refused for ``bet``, or None if it is within limits."""
         limit = self.by_bet.get(bet)
         if limit is not None:
             if amount < limit.minimum:
@@ -77,16 +88,19 @@ class Limits:
             sub = reader.sub(name)
             lo = sub.decimal("min")
             hi = sub.decimal("max")
+            pos_max = sub.decimal("position_max") if sub.has("position_max") else None
             sub.reject_unknown()
+            if pos_max is not None and pos_max < hi:
+                raise reader.fail(name, f"position_max {fmt(pos_max)} is under the player's max {fmt(hi)}")
             if lo <= 0 or hi < lo:
                 raise reader.fail(name, f"needs 0 < min <= max, got min {fmt(lo)} max {fmt(hi)}")
             for key, value in (("min", lo), ("max", hi)):
                 if not is_multiple(value, unit):
                     raise sub.fail(key, f"{fmt(value)} is not a whole multiple of the betting unit {fmt(unit)}")
             if name == "default":
-                default = Limit(lo, hi)
+                default = Limit(lo, hi, pos_max)
             else:
-                out[name] = Limit(lo, hi)
+                out[name] = Limit(lo, hi, pos_max)
         if default is not None:
             for bet in bets:
                 out.setdefault(bet, default)

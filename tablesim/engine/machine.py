@@ -255,25 +255,33 @@ class _BoundRule:
             required = tuple(p.name for p in inspect.signature(fn).parameters.values()
                              if p.default is inspect.Parameter.empty
                              and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+            # an optional parameter of a check (a bet's player) is passed when the action got it
+            optional = tuple(p.name for p in inspect.signature(fn).parameters.values()
+                             if p.default is not inspect.Parameter.empty
+                             and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
             where = tuple(self.params.index(n) for n in required) if all(n in self.params for n in required) else None
             pick = itemgetter(*where) if where else None
+            # the fast path holds while no optional argument was given (a bet without its player)
+            first_optional = min((self.params.index(n) for n in optional if n in self.params), default=None)
+            needs = 1 + max(where) if where else 0
+            upto = first_optional if first_optional is not None else (1 << 30)
             self.checks.append((fn, required, pick if where and len(where) > 1 else None,
-                                pick if where and len(where) == 1 else None, 1 + max(where) if where else 0))
+                                pick if where and len(where) == 1 else None, needs, optional, upto))
 
     def refusal(self, state: enum.Enum, args: tuple, kwargs: Mapping[str, Any]) -> str | None:
         if self.states and state not in self.states:
             return self.refused_in.get(state, self.refused).format(state=state.value)
-        for fn, required, pick_many, pick_one, needs in self.checks:
-            if not required:
+        for fn, required, pick_many, pick_one, needs, optional, upto in self.checks:
+            if not required and not optional:
                 why = fn()
-            elif len(args) >= needs and not kwargs and (pick_one or pick_many):
+            elif needs <= len(args) <= upto and not kwargs and (pick_one or pick_many):
                 # the usual call: every argument given in order
                 why = fn(pick_one(args)) if pick_one else fn(*pick_many(args))
             else:
                 named = {**dict(zip(self.params, args)), **kwargs}
                 if any(k not in named for k in required):
                     continue  # asked without the arguments this check needs
-                why = fn(*[named[k] for k in required])
+                why = fn(*[named[k] for k in required], **{k: named[k] for k in optional if k in named})
             if why:
                 return why
         return None

@@ -18,6 +18,9 @@ class RoundResult:
     outcome: dict[str, Any] = field(default_factory=dict)
     results: dict[str, dict[str, Decimal]] = field(default_factory=dict)
     bets: dict[str, dict[str, Decimal]] = field(default_factory=dict)
+    #: where bets belong to named players (``BetBook.named``): player ->
+    #: position -> bet -> the player's result (settled) or stake returned (void)
+    players: dict[str, dict[str, dict[str, Decimal]]] = field(default_factory=dict)
 
     @property
     def net(self) -> dict[str, Decimal]:
@@ -25,7 +28,7 @@ class RoundResult:
             return {pos: sum(r.values(), ZERO) for pos, r in self.results.items()}
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "game": self.game,
             "status": self.status,
             "void_reason": self.void_reason,
@@ -33,6 +36,22 @@ class RoundResult:
             "results": {p: {b: fmt(v) for b, v in r.items()} for p, r in self.results.items()},
             "net": {p: fmt(v) for p, v in self.net.items()},
         }
+        if self.players:
+            out["players"] = self.players_json()
+        return out
+
+    def players_json(self) -> dict[str, Any]:
+        """Each named player's part: ``results`` per position and bet and their
+        ``net`` (settled), or the stakes ``returned`` (void)."""
+        key = "returned" if self.status == "void" else "results"
+        out: dict[str, Any] = {}
+        for player, per in self.players.items():
+            entry: dict[str, Any] = {key: {pos: {b: fmt(v) for b, v in r.items()} for pos, r in per.items()}}
+            if self.status != "void":
+                with exact():
+                    entry["net"] = fmt(sum((v for r in per.values() for v in r.values()), ZERO))
+            out[player] = entry
+        return out
 
     def house_result(self) -> Decimal:
         """What the house won (positive) or lost on the round."""

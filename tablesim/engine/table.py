@@ -15,7 +15,6 @@ in ``journaling.py``; both are parts of this class.
 from __future__ import annotations
 
 import enum
-import time
 from decimal import Decimal
 from typing import Any, ClassVar, Iterable, Sequence
 
@@ -30,6 +29,7 @@ from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident, IncidentHandling
 from tablesim.engine.journaling import Journaling
+from tablesim.engine.pump import DevicePump
 from tablesim.engine.machine import Procedure, RoundMachine, mermaid, rule
 from tablesim.core.records import ActionInput, table_record
 from tablesim.engine.result import RoundResult
@@ -77,6 +77,7 @@ class GameTable(IncidentHandling, Journaling):
         self.table_id = table_id
         self.book = book
         self.devices = [d for d in devices if d is not None]
+        self.device_pump = DevicePump()
         # bind() resolves structlog's lazy proxy once; per-call resolution was
         # the largest single cost of a round.
         self.log = structlog.get_logger(f"tablesim.{self.game}").bind()
@@ -196,31 +197,40 @@ class GameTable(IncidentHandling, Journaling):
 
     # --- bets ----------------------------------------------------------------
 
-    def bet_refusal(self, position: str, bet: str, amount: object) -> str | None:
-        """The book's say on a bet: the position, the bet's name, the amount, the limits."""
+    def bet_refusal(self, position: str, bet: str, amount: object, player: str | None = None) -> str | None:
+        """The book's say on a bet: the position, the bet's name, the player,
+        the amount, the limits."""
         try:
-            self.book.check(str(position), bet, amount)
+            self.book.check(str(position), bet, amount, player)
         except IllegalAction as exc:
             return exc.reason
         return None
 
-    def withdraw_refusal(self, position: str, bet: str) -> str | None:
-        if self.book.get(str(position), bet) is None:
-            return f"no {bet} bet on {position}"
+    def withdraw_refusal(self, position: str, bet: str, player: str | None = None) -> str | None:
+        position = str(position)
+        if self.book.get(position, bet, self.book.owner(position, player)) is None:
+            return f"no {bet} bet{'' if player is None else ' of ' + str(player)} on {position}"
         return None
 
     @action(actor="player")
-    def place_bet(self, position: str, bet: str, amount: object) -> None:
+    def place_bet(self, position: str, bet: str, amount: object, player: str | None = None) -> None:
+        """A bet on ``position``; ``player``: whose it is (None: the position's own seat)."""
         position = str(position)
-        # The rule (bet_refusal) checked the position, the bet, the amount and the limits.
+        # The rule (bet_refusal) checked the position, the bet, the player, the amount and the limits.
         value = amount if type(amount) is Decimal else parse_amount(amount)
-        self.book.add(position, bet, value)
-        self.emit("bet", position=position, bet=bet, amount=str(value))
+        self.book.add(position, bet, value, player)
+        if player is None:
+            self.emit("bet", position=position, bet=bet, amount=str(value))
+        else:
+            self.emit("bet", position=position, bet=bet, amount=str(value), player=player)
 
     @action(actor="player")
-    def withdraw_bet(self, position: str, bet: str) -> None:
-        value = self.book.withdraw(str(position), bet)
-        self.emit("bet_withdrawn", position=str(position), bet=bet, amount=str(value))
+    def withdraw_bet(self, position: str, bet: str, player: str | None = None) -> None:
+        value = self.book.withdraw(str(position), bet, player)
+        if player is None:
+            self.emit("bet_withdrawn", position=str(position), bet=bet, amount=str(value))
+        else:
+            self.emit("bet_withdrawn", position=str(position), bet=bet, amount=str(value), player=player)
 
     # --- void, pause -----------------------------------------------------------
 
@@ -228,7 +238,8 @@ class GameTable(IncidentHandling, Journaling):
     def void(self, reason: str, *, actor: str | None = None, why: str | None = None) -> RoundResult:
         """Void the round: every bet is returned. Allowed before settlement
         (the game's ``void`` step says what stops, see ``announce_void``)."""
-        self.result = RoundResult(self.game, self.round_id, "void", void_reason=reason, bets=dict(self.book.bets))
+        self.result = RoundResult(self.game, self.round_id, "void", void_reason=reason, bets=dict(self.book.bets),
+                                  players=self.book.by_player_first() if self.book.named else {})
         self.incident = None
         self._void_note = (reason, actor, why)
         self.trigger["void"]()
@@ -239,7 +250,11 @@ class GameTable(IncidentHandling, Journaling):
         """The ``void`` event: why, who, and every bet returned (a callback of
         the game's ``void`` step, after its devices stopped)."""
         reason, actor, why = self._void_note
-        self.emit("void", reason=reason, returned=self.book.snapshot(), actor=actor, why=why)
+        if self.book.named:
+            self.emit("void", reason=reason, returned=self.book.snapshot(), actor=actor, why=why,
+                      returned_by_player=self.book.players_snapshot())
+        else:
+            self.emit("void", reason=reason, returned=self.book.snapshot(), actor=actor, why=why)
 
     def _pause_refusal(self) -> str | None:
         return "the table is already paused" if self.paused else None
@@ -319,20 +334,8 @@ class GameTable(IncidentHandling, Journaling):
         return True
 
     def _next_event(self, timeout: float) -> DeviceEvent | None:
-        """The next event of any device, waiting up to ``timeout`` seconds."""
-        devices = self.devices
-        if len(devices) == 1:
-            return devices[0].next_event(timeout)
-        deadline = time.monotonic() + timeout
-        while True:
-            for device in devices:
-                event = device.next_event(0)
-                if event is not None:
-                    return event
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            time.sleep(min(remaining, 0.005))
+        """The next event of any device, waiting up to ``timeout`` seconds (see ``pump.py``)."""
+        return self.device_pump.next_event(self.devices, timeout)
 
 
 def resolve_unattended(table: GameTable) -> bool:

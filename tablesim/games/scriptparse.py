@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
+from typing import NamedTuple
 
 from drivers.mock.faults import FAULT_KINDS, MockFault
 from tablesim.core.cards import DealtCard, parse_dealt
 from tablesim.core.errors import IllegalAction, InputError
 from tablesim.core.money import MAX_FRACTION_DIGITS, fmt, is_multiple
 from tablesim.core.validate import Reader
+from tablesim.engine.bets import player_refusal
 from tablesim.engine.limits import Limits
 
 #: A scripted round reproduces rounds of any table, so unless its ``table``
@@ -55,28 +57,69 @@ def parse_card_field(reader: Reader, key: str = "card"):
         raise reader.fail(key, exc.message) from None
 
 
-def parse_box_bets(r: Reader, book, bet_names: tuple[str, ...]) -> list[tuple[str, str, object]]:
+class ScriptBet(NamedTuple):
+    """One scripted bet: its box, bet name, amount, player (None: the box's
+    own seat) and where it is in the file (for a refusal at play time)."""
+
+    box: str
+    bet: str
+    amount: object
+    player: str | None
+    where: str
+
+
+def parse_box_bets(r: Reader, book, bet_names: tuple[str, ...]) -> list[ScriptBet]:
     """``bets: {box: {bet: amount}}``, each checked against the table's book
-    (box exists, bet known, amount valid and within limits) before any play."""
+    (box exists, bet known, amount valid and within limits) before any play.
+
+    A box's bets may name their player, ``{player: ann, ante: 10}``, and a
+    box several players bet on takes a list of such mappings,
+    ``common: [{player: ann, upper: 10}, {player: bob, upper: 5}]``. Without
+    a player a bet belongs to the box's own seat."""
     bets_r = r.sub("bets")
-    bets: list[tuple[str, str, object]] = []
+    bets: list[ScriptBet] = []
     for box in bets_r.data:
         why = book.position_ok(str(box))
         if why:
             raise bets_r.fail(str(box), why)
-        box_r = bets_r.sub(box)
-        for bet in box_r.data:
-            if bet not in bet_names:
-                raise box_r.fail(str(bet), f"unknown bet (bets: {', '.join(bet_names)})")
-            amount = box_r.raw(bet)
-            try:
-                book.check(str(box), bet, amount)
-            except IllegalAction as exc:
-                raise box_r.fail(str(bet), exc.reason) from None
-            bets.append((str(box), bet, amount))
+        raw = bets_r.raw(box)
+        if isinstance(raw, list):
+            if not raw:
+                raise bets_r.fail(str(box), "an empty list of players' bets")
+            readers = [Reader(item, f"{bets_r.at(str(box))}[{i}]", file=bets_r.file, error=bets_r.error)
+                       for i, item in enumerate(raw)]
+        else:
+            readers = [bets_r.sub(box)]
+        for box_r in readers:
+            player = None
+            if box_r.has("player"):
+                player = box_r.str("player")
+                why = player_refusal(player)
+                if why:
+                    raise box_r.fail("player", why)
+            for bet in box_r.data:
+                if bet == "player":
+                    continue
+                if bet not in bet_names:
+                    raise box_r.fail(str(bet), f"unknown bet (bets: {', '.join(bet_names)})")
+                amount = box_r.raw(bet)
+                try:
+                    book.check(str(box), bet, amount)
+                except IllegalAction as exc:
+                    raise box_r.fail(str(bet), exc.reason) from None
+                bets.append(ScriptBet(str(box), bet, amount, player, box_r.at(str(bet))))
     if not bets:
         raise r.fail("bets", "no bets: nothing would be dealt")
     return bets
+
+
+def place_script_bets(table, bets: list[ScriptBet]) -> None:
+    """Place a round's scripted bets; a refusal names the bet's field."""
+    for b in bets:
+        try:
+            table.place_bet(b.box, b.bet, b.amount, b.player)
+        except IllegalAction as exc:
+            raise InputError(exc.reason, where=b.where) from None
 
 
 def parse_faults(reader: Reader, device_kind: str) -> list[MockFault]:

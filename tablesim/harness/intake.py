@@ -56,6 +56,8 @@ class BetRequest:
     amount: Any
     actor: str = "player"
     ref: str | None = None
+    #: whose bet it is (issue 14.1); None: the position's own seat
+    player: str | None = None
 
 
 @dataclass(frozen=True)
@@ -200,10 +202,10 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
     table.actor_for = lambda action, _a=req.actor: _a  # type: ignore[method-assign]
     try:
         if journal is None:
-            table.place_bet(req.position, req.bet, req.amount)
+            table.place_bet(req.position, req.bet, req.amount, req.player)
         else:
             with journal.savepoint():
-                table.place_bet(req.position, req.bet, req.amount)
+                table.place_bet(req.position, req.bet, req.amount, req.player)
     except IllegalAction as exc:
         return refused(exc, req.ref, table.round_id)
     except InputError as exc:

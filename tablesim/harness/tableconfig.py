@@ -10,8 +10,10 @@ profile, its limits, how it is run, and where each of its devices is::
     key_file = "T-01.key"            # optional: the journal chain's key (mode 0600), relative to
                                      # this file; default <data dir>/<id>.key; created on first use
 
-    [limits]                         # optional: min/max per bet ("default" for the rest)
-    some_bet = { min = 10, max = 5000 }
+    [limits]                         # optional: min/max per player's bet ("default" for the rest)
+    some_bet = { min = 10, max = 5000 }  # position_max = N: all players on one position together
+    unit = 5                         # the betting unit (default 1): bets are whole multiples
+    payout_unit = 1                  # the smallest amount paid (default 0.01)
 
     [settings]                       # the game's table settings (optional): its options
                                      # (see `tablesim run --help`) and what its

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from tablesim.journal.store import Journal
@@ -16,6 +17,7 @@ RECALL_EVENTS = {
 
 def round_summary(journal: Journal, round_id: str) -> dict[str, Any]:
     bets: dict[str, dict[str, str]] = {}
+    by_player: dict[str, dict[str, dict[str, str]]] = {}  # named players' bets: player -> position -> bet
     events: list[dict[str, Any]] = []
     result: dict[str, Any] | None = None
     game = None
@@ -25,13 +27,12 @@ def round_summary(journal: Journal, round_id: str) -> dict[str, Any]:
             profile = rec.data.get("profile")
         elif rec.kind == "event" and rec.name == "result":
             result = rec.data
-        elif rec.kind == "event" and rec.name == "bet":
-            pos = bets.setdefault(rec.data["position"], {})
-            from decimal import Decimal
-
-            pos[rec.data["bet"]] = str(Decimal(pos.get(rec.data["bet"], "0")) + Decimal(rec.data["amount"]))
-        elif rec.kind == "event" and rec.name == "bet_withdrawn":
-            bets.get(rec.data["position"], {}).pop(rec.data["bet"], None)
+        elif rec.kind == "event" and rec.name in ("bet", "bet_withdrawn"):
+            sign = 1 if rec.name == "bet" else -1
+            _add(bets.setdefault(rec.data["position"], {}), rec.data["bet"], rec.data["amount"], sign)
+            if rec.data.get("player") is not None:
+                mine = by_player.setdefault(rec.data["player"], {}).setdefault(rec.data["position"], {})
+                _add(mine, rec.data["bet"], rec.data["amount"], sign)
         elif rec.kind == "operator" or (rec.kind == "event" and rec.name in RECALL_EVENTS):
             events.append({"seq": rec.seq, "ts": rec.ts, "kind": rec.name, "actor": rec.actor, **rec.data})
         if rec.kind == "input" and rec.name == "open_round":
@@ -45,8 +46,20 @@ def round_summary(journal: Journal, round_id: str) -> dict[str, Any]:
     if profile is not None:  # {name, sha256} the round was played under (legacy rounds name none)
         out["profile"] = profile
     out["bets"] = {p: b for p, b in bets.items() if b}
+    players = {pl: {p: b for p, b in per.items() if b} for pl, per in by_player.items()}
+    if any(players.values()):
+        out["player_bets"] = {pl: per for pl, per in players.items() if per}
     out["events"] = events
     return out
+
+
+def _add(stakes: dict[str, str], bet: str, amount: str, sign: int) -> None:
+    """Add (or, withdrawn, take back) an amount of a bet; a bet at 0 is gone."""
+    value = Decimal(stakes.get(bet, "0")) + sign * Decimal(amount)
+    if value:
+        stakes[bet] = str(value)
+    else:
+        stakes.pop(bet, None)
 
 
 def select_rounds(journal: Journal, last: int | None, round_id: str | None) -> list[str]:

@@ -61,6 +61,21 @@ def paused_at_end(journal: Journal, table_id: str) -> bool:
     return row is not None and row[0] == "pause"
 
 
+def restore_standing(table: Any, journal: Journal) -> None:
+    """Give the table back the settings an action changed for the following
+    rounds (``table.STANDING``: e.g. a supervisor's switch of the dealing
+    mode): the last accepted input of each, whichever round it was taken in,
+    goes to the table's ``restore_standing`` (which re-journals nothing)."""
+    for name in getattr(table, "STANDING", ()):
+        row = journal.db.execute(
+            "SELECT data FROM records WHERE kind = 'input' AND name = ? AND table_id = ? ORDER BY seq DESC LIMIT 1",
+            (name, table.table_id),
+        ).fetchone()
+        if row is not None:
+            given = ActionInput.from_journal(name, json.loads(row[0]))
+            table.restore_standing(name, list(given.args), given.kwargs)
+
+
 def check_profile(journal: Journal, round_id: str, records: list) -> None:
     """Refuse to resume a round under a rule profile other than the one it began under."""
     began = next((r.data.get("profile") for r in records if r.kind == "meta" and r.name == "round"), None)
@@ -78,6 +93,7 @@ def recover(table: Any, journal: Journal) -> RecoveryReport | None:
 
     ``table``: a game table (``tablesim.engine``); the journal hands its
     recorded inputs back to the table's own actions and never imports it."""
+    restore_standing(table, journal)
     rid = journal.last_round_id(table.table_id)
     if rid is None:
         table.paused = paused_at_end(journal, table.table_id)

@@ -7,9 +7,9 @@
     GET  /api/results?last=N       the last rounds' results (the board)
     GET  /api/events?since=SEQ     missed events (what a reconnecting WebSocket gets)
     GET  /api/whoami               the operator a token belongs to
-    POST /api/bets                 {position, bet, amount, ref?}         dealer
+    POST /api/bets                 {position, bet, amount, ref?, player?} dealer
     POST /api/bets/batch           {bets: [{position, bet, amount, ref?}, ...]}  dealer: a result per bet
-    DELETE /api/bets/{position}/{bet}                                    dealer
+    DELETE /api/bets/{position}/{bet}?player=ID                          dealer
     POST /api/actions/{name}       the game's actions (open_round, close_betting, deal, decide, misdeal, spin, no_spin)
     POST /api/pause, /api/resume   {why}                                 dealer
     POST /api/void                 {why, reason?}                        supervisor
@@ -68,6 +68,8 @@ class BetBody(Strict):
     amount: StrictStr | StrictInt = Field(description="a string like '12.50' or a whole number; never a float")
     ref: StrictStr | None = Field(None, min_length=1, max_length=80,
                                   description="the client's id for this bet: a retry with it is never placed twice")
+    player: StrictStr | None = Field(None, min_length=1, max_length=40,
+                                     description="whose bet it is; none: the position's own seat")
 
 
 #: the most bets one batch request may carry
@@ -95,7 +97,7 @@ def _bet_request(item: dict[str, Any], index: int, actor: str) -> BetRequest | B
     """One bet of a batch: the request, or why it is bad input."""
     try:
         body = BetBody.model_validate(item)
-        return BetRequest(_position(body.position), body.bet, parse_amount(body.amount), actor, body.ref)
+        return BetRequest(_position(body.position), body.bet, parse_amount(body.amount), actor, body.ref, body.player)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         where = ".".join(str(x) for x in ("bets", index, *err["loc"]))
@@ -270,7 +272,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     @app.post("/api/bets")
     async def place_bet(body: BetBody, op: Operator = Depends(dealer)) -> dict:
         amount = parse_amount(body.amount)  # plain digits only, bounded, before any arithmetic
-        bets = await runner.place_bet(op.actor, _position(body.position), body.bet, amount, body.ref)
+        bets = await runner.place_bet(op.actor, _position(body.position), body.bet, amount, body.ref, body.player)
         return {"ok": True, "bets": bets}
 
     @app.post("/api/bets/batch")
@@ -284,8 +286,9 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                              "results": [r.as_json() for r in results]})
 
     @app.delete("/api/bets/{position}/{bet}")
-    async def withdraw_bet(position: str, bet: str, op: Operator = Depends(dealer)) -> dict:
-        bets = await runner.withdraw_bet(op.actor, _position(position), bet)
+    async def withdraw_bet(position: str, bet: str, player: str | None = Query(None, min_length=1, max_length=40),
+                           op: Operator = Depends(dealer)) -> dict:
+        bets = await runner.withdraw_bet(op.actor, _position(position), bet, player)
         return {"ok": True, "bets": bets}
 
     # --- the game's actions ------------------------------------------------------------

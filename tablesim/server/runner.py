@@ -359,6 +359,8 @@ class TableRunner:
             "seq": self.stream.last_seq,
         })
         out["bets"] = t.book.snapshot()  # plain text already: the largest part, not walked again
+        # each position's bets by player (position -> player -> bet -> amount), where bets name players
+        out["players"] = t.book.players_snapshot() if t.book.named else {}
         return out
 
     async def snapshot(self) -> dict[str, Any]:
@@ -366,10 +368,12 @@ class TableRunner:
 
     # --- commands ----------------------------------------------------------------
 
-    async def place_bet(self, actor: str, position: str, bet: str, amount: Any, ref: str | None = None) -> dict:
+    async def place_bet(self, actor: str, position: str, bet: str, amount: Any, ref: str | None = None,
+                        player: str | None = None) -> dict:
         """One bet, committed with whatever bets arrived with it; the bet book
         after it, or the refusal raised as for any action."""
-        (outcome,), book = await self.intake.submit([BetRequest(position, bet, amount, actor, ref)], with_book=True)
+        (outcome,), book = await self.intake.submit([BetRequest(position, bet, amount, actor, ref, player)],
+                                                    with_book=True)
         outcome.raise_refusal()
         return book
 
@@ -386,13 +390,14 @@ class TableRunner:
 
     async def _bus_bets(self, bets: list[dict]) -> list[dict]:
         """Bets from the studio's bus (``tablesim.studio.bus_bets``), through the same intake."""
-        outcomes = await self.place_bets([BetRequest(b["position"], b["bet"], b["amount"], b["actor"], b["ref"])
+        outcomes = await self.place_bets([BetRequest(b["position"], b["bet"], b["amount"], b["actor"], b["ref"],
+                                                                     b.get("player"))
                                           for b in bets])
         return [o.as_json() for o in outcomes]
 
-    async def withdraw_bet(self, actor: str, position: str, bet: str) -> dict:
+    async def withdraw_bet(self, actor: str, position: str, bet: str, player: str | None = None) -> dict:
         def do():
-            self.table.withdraw_bet(position, bet)
+            self.table.withdraw_bet(position, bet, player)
             return self.table.book.snapshot()
 
         return await self.call(do, actor=actor)
@@ -525,20 +530,10 @@ class TableRunner:
         self._refresh_snapshot(True)
 
     def _next_report(self, wait: float):
-        """The next report of any device, waiting up to ``wait`` seconds."""
-        devices = self.table.devices
-        deadline = time.monotonic() + wait
-        while True:
-            for device in devices:
-                event = device.next_event(0)
-                if event is not None:
-                    return event
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            if len(devices) == 1:
-                return devices[0].next_event(remaining)
-            time.sleep(min(remaining, 0.005))
+        """The next report of any device, waiting up to ``wait`` seconds (the
+        table's device pump: no polling, a report is taken as it arrives)."""
+        table = self.table
+        return table.device_pump.next_event(table.devices, wait)
 
     def _notice_quiet(self, now: float) -> None:
         """Tell the console once when the device the round waits for stays quiet."""

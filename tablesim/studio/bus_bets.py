@@ -82,7 +82,7 @@ def _bet(item: Any, index: int) -> dict[str, Any]:
         return bad_input(f"{where}: a bet is an object (ref, position, bet, amount)")
     ref = item.get("ref")
     ref = ref if isinstance(ref, str) else None
-    unknown = sorted(set(item) - {"ref", "position", "bet", "amount", "v"})
+    unknown = sorted(set(item) - {"ref", "position", "bet", "amount", "player", "v"})
     if unknown:
         return bad_input(f"{where}.{unknown[0]}: unknown field", ref)
     if ref is None or not 1 <= len(ref) <= 80 or not ref.isprintable():
@@ -94,11 +94,15 @@ def _bet(item: Any, index: int) -> dict[str, Any]:
         return bad_input(f"{where}.bet: 1 to 40 characters", ref)
     if isinstance(amount, bool) or not isinstance(amount, (str, int)):
         return bad_input(f"{where}.amount: a string like '12.50' or a whole number; never a float", ref)
+    player = item.get("player")
+    if player is not None and (not isinstance(player, str) or not 1 <= len(player) <= 40 or not player.isprintable()):
+        return bad_input(f"{where}.player: 1 to 40 printable characters (whose bet it is)", ref)
     try:
-        value = parse_amount(amount if isinstance(amount, str) else str(amount))
+        value = parse_amount(amount)  # plain digits, bounded, before any arithmetic (issue 14.3)
     except InputError as exc:
         return bad_input(f"{where}.{exc}", ref)
-    return {"position": str(position).strip(), "bet": bet, "amount": value, "ref": ref, "actor": ACTOR}
+    return {"position": str(position).strip(), "bet": bet, "amount": value, "ref": ref, "actor": ACTOR,
+            "player": player}
 
 
 class BusBets:

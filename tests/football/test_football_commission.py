@@ -51,10 +51,20 @@ def test_floor_never_loses_a_cent(stake_units, unit):
 
 def test_settle_round_records_the_difference_per_box_and_bet():
     draw = PROFILE.draws[1]  # upper 1 2 3 4
-    results, kept = settle_round(PROFILE, draw, {"3": {"upper": D(10), "odd": D(5)}, "4": {"upper": D(20)}},
-                                 {"3": 3, "4": 2}, D(1))
+    stakes = {"3": {"3": {"upper": D(10), "odd": D(5)}}, "4": {"4": {"upper": D(20)}}}
+    results, players, kept = settle_round(PROFILE, draw, stakes, {"3": 3, "4": 2}, D(1))
     assert results == {"3": {"upper": D(9), "odd": D(5)}, "4": {"upper": D(19)}}
     assert kept == {"3": {"upper": "0.5"}}
+    assert players == {"3": {"3": {"upper": D(9), "odd": D(5)}}, "4": {"4": {"upper": D(19)}}}
+
+
+def test_each_player_is_paid_on_their_own_stake():
+    draw = PROFILE.draws[1]
+    # ann and bob each stake 10 on the common box's upper: each wins 9.5, paid 9
+    stakes = {"common": {"ann": {"upper": D(10)}, "bob": {"upper": D(10)}}}
+    results, players, kept = settle_round(PROFILE, draw, stakes, {"common": 2}, D(1))
+    assert players == {"ann": {"common": {"upper": D(9)}}, "bob": {"common": {"upper": D(9)}}}
+    assert results == {"common": {"upper": D(18)}} and kept == {"common": {"upper": "1"}}
     assert bet_settlement(PROFILE, draw, "upper", D(10), 7, D(1)) == (D(-10), 0)
 
 
@@ -82,3 +92,22 @@ def test_analysis_states_the_return_with_and_without_rounding():
     assert by_stake["10"]["upper"]["value"] < data["bets"]["upper"]["return"]["value"]
     exact_profile = replace(PROFILE, commission_rounding="exact")
     assert analyze(exact_profile)["commission_rounding"]["by_stake"] == {}
+
+
+@given(st.dictionaries(st.sampled_from(["ann", "bob", "cy", "common"]),
+                       st.dictionaries(st.sampled_from(["upper", "lower", "odd", "even", "middle"]),
+                                       st.integers(min_value=1, max_value=10**6).map(D), min_size=1),
+                       min_size=1),
+       st.integers(min_value=0, max_value=9), st.sampled_from([None, D(1), D("0.5")]))
+def test_a_box_is_paid_what_its_players_are_paid(stakes, total, unit):
+    draw = PROFILE.draws[3]
+    results, players, kept = settle_round(PROFILE, draw, {"common": stakes}, {"common": total}, unit)
+    for bet, value in results["common"].items():
+        assert value == sum(players[p]["common"].get(bet, 0) for p in stakes)
+    if unit is None:  # nothing rounded: the box's result is the rule applied to its total stake
+        totals = {}
+        for bets in stakes.values():
+            for bet, v in bets.items():
+                totals[bet] = totals.get(bet, 0) + v
+        assert results["common"] == {b: bet_settlement(PROFILE, draw, b, v, total)[0] for b, v in totals.items()}
+        assert kept == {}

@@ -116,9 +116,10 @@ def rig(profile) -> Callable[..., Rig]:
         faults: list[MockFault] | tuple = (),
         profile_: Fortune3Profile | None = None,
         table_id: str = "T",
+        **options,
     ) -> Rig:
         source = ScriptedCards()
-        settings = Fortune3Settings(dealing=dealing)
+        settings = Fortune3Settings(dealing=dealing, **options)
         prof = profile_ or profile
         if dealing == "shoe":
             device = MockShoe(source, faults)

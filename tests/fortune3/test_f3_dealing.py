@@ -221,7 +221,10 @@ def test_misdeal_voids(rig, dealing, when):
         assert r.table.state is S.DECISIONS
     else:
         r.table.handle(r.device.next_event(0))
-    r.table.misdeal()
+    # A card is out: the dealer's call waits for a supervisor (Art. 11(1)).
+    assert r.table.misdeal() is None
+    assert r.table.incident.code == r.table.MISDEAL_INCIDENT and r.table.incident.blocking
+    r.table.resolve_incident("confirm", actor="supervisor:sam", why="cards out of order")
     assert_void(r, "misdeal", {"1": {"ante": D(10), "pair_plus": D(5)}})
 
 

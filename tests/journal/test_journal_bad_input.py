@@ -152,7 +152,8 @@ def test_fortune3_decision_before_the_deal_is_done_is_refused(state, f3_betting,
     assert_refused_and_unchanged(f3_betting, jhead, lambda t: t.decide("1", "play"))
 
 
-@pytest.mark.parametrize("state", ["betting_open", "bets_closed", "dealing, declared twice", "decisions"])
+@pytest.mark.parametrize("state", ["betting_open", "bets_closed", "dealing, declared twice",
+                                   "decisions, once a player decided"])
 def test_fortune3_stray_outside_the_deal_is_refused(state, f3_betting, jhead):
     t = f3_betting.table
     if state != "betting_open":
@@ -161,9 +162,10 @@ def test_fortune3_stray_outside_the_deal_is_refused(state, f3_betting, jhead):
         t.start_dealing()
         f3_betting.step(2)
         t.stray()
-    if state == "decisions":
+    if state.startswith("decisions"):
         t.start_dealing()
         f3_betting.step(12)
+        t.decide(t.pending_decisions()[0], "play")  # the last card may be stray only before anyone decides
     assert_refused_and_unchanged(f3_betting, jhead, lambda t: t.stray())
 
 

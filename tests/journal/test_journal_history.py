@@ -55,7 +55,8 @@ def f3_round(rig, bets, decisions, misdeal_after=None):
     t.start_dealing()
     if misdeal_after is not None:
         rig.step(misdeal_after)
-        t.misdeal()
+        t.misdeal()  # cards are out: the dealer's call, a supervisor's confirmation (Art. 11(1))
+        t.resolve_incident("confirm", actor="supervisor:sam", why="box 3 was skipped")
         return
     t.pump((F3S.DEALING,))
     for box in t.pending_decisions():

@@ -109,6 +109,26 @@ def test_a_bet_the_table_refuses_is_409_and_changes_nothing(serve, body, reason)
     assert after["bets"] == before["bets"] == {"3": {"ante": "1"}} and after["seq"] == before["seq"]
 
 
+def test_players_bet_on_the_common_box_each_within_their_own_limit(serve):
+    """Issue 14.1: bets name their players; each has their own limit; the
+    journal and the snapshot keep whose bet is whose."""
+    s = serve("football")
+    open_betting(s)
+    ok(s.post("/api/bets", {"position": "common", "bet": "odd", "amount": "10000", "player": "ann"}))
+    ok(s.post("/api/bets", {"position": "common", "bet": "odd", "amount": "10000", "player": "bob"}))
+    over = s.post("/api/bets", {"position": "common", "bet": "odd", "amount": "1", "player": "ann"})
+    assert over.status_code == 409 and over.json()["reason"] == "ann: 10001 is over the table limit 10000 for odd"
+    snap = s.state()
+    assert snap["bets"] == {"common": {"odd": "20000"}}
+    assert snap["players"] == {"common": {"ann": {"odd": "10000"}, "bob": {"odd": "10000"}}}
+    res = s.client.delete("/api/bets/common/odd?player=ann", headers=s.auth())
+    assert ok(res)["bets"] == {"common": {"odd": "10000"}}
+    assert s.state()["players"] == {"common": {"bob": {"odd": "10000"}}}
+    inputs = [json.loads(r[0]) for r in __import__("sqlite3").connect(s.journal_path).execute(
+        "SELECT data FROM records WHERE kind = 'input' AND name = 'place_bet' ORDER BY seq")]
+    assert [i["args"][3] for i in inputs] == ["ann", "bob"]
+
+
 def test_a_late_bet_is_409_and_changes_nothing(serve):
     s = serve("football")
     open_betting(s)
@@ -262,6 +282,10 @@ def test_misdeal_voids_the_round(serve):
     ok(s.post("/api/actions/close_betting"))
     ok(s.post("/api/actions/deal"))
     ok(s.post("/api/actions/misdeal"))
+    if s.state()["incident"] is not None:  # a card was out: the dealer's call waits for a supervisor
+        assert s.state()["incident"]["code"] == 110
+        assert s.post("/api/actions/deal").status_code == 409  # the call holds the round
+        ok(s.post("/api/incident/resolve", {"decision": "confirm", "why": "box 2 skipped"}, role="supervisor"))
     snap = s.wait_state("void")
     assert snap["result"]["status"] == "void" and snap["result"]["void_reason"] == "misdeal"
 

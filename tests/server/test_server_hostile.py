@@ -96,7 +96,7 @@ def test_a_body_just_under_the_limit_is_still_parsed(served):
 @pytest.mark.parametrize("body, reason", [
     ({"position": "3", "bet": "ante"}, "amount: Field required"),
     ({"position": "3", "bet": "ante", "amount": 10.5}, "amount"),
-    ({"position": "3", "bet": "ante", "amount": "10", "player": "x"}, "player: Extra inputs are not permitted"),
+    ({"position": "3", "bet": "ante", "amount": "10", "plyer": "x"}, "plyer: Extra inputs are not permitted"),
 ])
 def test_a_validation_error_is_one_readable_reason(served, body, reason):
     assert served.post("/api/actions/open_round").status_code == 200

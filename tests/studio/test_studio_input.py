@@ -42,7 +42,7 @@ def test_any_json_gives_checked_bets_or_reasons(doc):
         if "error" in p:
             assert p["ok"] is False and p["error"] == "bad_input" and p["detail"]
         else:  # only a fully checked bet reaches the table
-            assert set(p) == {"position", "bet", "amount", "ref", "actor"} and p["amount"] > 0
+            assert set(p) == {"position", "bet", "amount", "ref", "actor", "player"} and p["amount"] > 0
 
 
 def test_bad_bets_name_the_field():
@@ -55,7 +55,7 @@ def test_bad_bets_name_the_field():
     assert flt["detail"].startswith("bets.0.amount:") and flt["ref"] == "a"
     assert noref["detail"].startswith("bets.1.ref: required")
     assert extra["detail"] == "bets.2.odds: unknown field"
-    assert ok == {"position": "2", "bet": "ante", "amount": 5, "ref": "d", "actor": "bus"}
+    assert ok == {"position": "2", "bet": "ante", "amount": 5, "ref": "d", "actor": "bus", "player": None}
     with pytest.raises(InputError, match="bets: a list of 1 to 1000 bets"):
         parse_request(b'{"bets": []}')
 

@@ -25,7 +25,7 @@ from fractions import Fraction
 from tablesim.core.errors import InputError
 from tablesim.games.football.profile import BETS, FootballProfile, load_profile
 from tablesim.games.football.settings import MAX_DECKS, MIN_DECKS
-from tablesim.games.football.settle import bet_result
+from tablesim.games.football.settle import bet_outcome, bet_result, paid_win
 
 DECK_SIZE = 52
 SUITS = 4
@@ -120,18 +120,22 @@ def analyze(profile: str | FootballProfile | None = None, decks: int = 1) -> dic
 
 def _rounded_returns(profile: FootballProfile, dist: dict[int, Fraction]) -> dict[str, dict[str, dict]]:
     """Each commissioned bet's return per unit staked, with the payout
-    rounded down to a payout unit of 1, for stakes of ``ROUNDING_STAKES``."""
-    out: dict[str, dict[str, dict]] = {}
+    rounded down to a payout unit of 1, for stakes of ``ROUNDING_STAKES``:
+    P(win) x the paid win - P(lose) x the stake, per unit staked."""
     unit = Decimal(1)
+    chances: dict[str, dict[str, Fraction]] = {}
+    for bet in profile.commission:
+        by_outcome = {"win": Fraction(0), "lose": Fraction(0), "push": Fraction(0)}
+        for draw in profile.draws.values():
+            for t, p in dist.items():
+                by_outcome[bet_outcome(profile, draw, bet, t)] += p
+        chances[bet] = {k: v / len(profile.draws) for k, v in by_outcome.items()}
+    out: dict[str, dict[str, dict]] = {}
     for stake in ROUNDING_STAKES:
-        amount = Decimal(stake)
         per_bet = {}
-        for bet in profile.commission:
-            total = Fraction(0)
-            for draw in profile.draws.values():
-                for t, p in dist.items():
-                    total += p * Fraction(bet_result(profile, draw, bet, amount, t, unit))
-            per_bet[bet] = _num(total / len(profile.draws) / stake)
+        for bet, p in chances.items():
+            paid, _ = paid_win(profile, bet, Decimal(stake), unit)
+            per_bet[bet] = _num((p["win"] * Fraction(paid) - p["lose"] * stake) / stake)
         out[str(stake)] = per_bet
     return out
 

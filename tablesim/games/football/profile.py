@@ -9,6 +9,7 @@ the settlement when a final total is a middle number (Art. 10(2)).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from decimal import Decimal
 
 from tablesim.core.cards import RANK_CHARS, RANK_OF
@@ -54,7 +55,7 @@ class FootballProfile:
     on_middle: dict[str, str]  # bet -> win | lose | push when the final total is middle
     source: str = ""
 
-    @property
+    @cached_property
     def positions(self) -> tuple[str, ...]:
         """Every box, left to right: 1..boxes, then the common box."""
         return tuple(str(b) for b in range(1, self.boxes + 1)) + (COMMON,)

@@ -29,14 +29,17 @@ from drivers.mock.faults import FAULT_KINDS
 from tablesim.core.cards import DealtCard
 from tablesim.engine.result import RoundResult
 from tablesim.core.errors import IllegalAction, InputError
+from tablesim.games.dealer import Hands, Players
+from tablesim.games.football import dealer
 from tablesim.games.football.draw import ScriptedDraw
-from tablesim.games.football.machine import CARD_STATES, S
+from tablesim.games.football.machine import CARD_STATES
 from tablesim.games.football.profile import BETS, COMMON, FootballProfile, load_profile
 from tablesim.games.football.rules import deal_plan
 from tablesim.games.football.settings import FootballSettings, default_limits
 from tablesim.games.football.spec import DECKS
 from tablesim.games.football.table import FootballTable, box_name
-from tablesim.games.scriptparse import parse_box_bets, parse_card_field, parse_card_list, script_limits
+from tablesim.games.scriptparse import (ScriptBet, parse_box_bets, parse_card_field, parse_card_list,
+                                       place_script_bets, script_limits)
 from tablesim.profiles import script_profile
 from tablesim.core.validate import Reader
 
@@ -46,11 +49,35 @@ SHOE_FAULTS = tuple(k for k, kinds in FAULT_KINDS.items() if "shoe" in kinds)
 @dataclass
 class FootballRound:
     draw: int
-    bets: list[tuple[str, str, object]]
+    bets: list[ScriptBet]
     cards: list[DealtCard]
     shoe_faults: list[MockFault] = field(default_factory=list)
     display_faults: list[DisplayFault] = field(default_factory=list)
     segment_fault_after: int | None = None  # cards dealt before the display fails
+
+
+class ScriptedPlayers(Players):
+    """The script's bets; a refusal is the script's error, located at its field."""
+
+    def __init__(self, spec: FootballRound) -> None:
+        self.spec = spec
+
+    def place(self, table) -> None:
+        place_script_bets(table, self.spec.bets)  # with their players; a refusal names its field
+
+    def refused(self, action: str, position: str, what: str, exc: IllegalAction) -> None:
+        raise InputError(exc.reason, where=f"bets.{position}.{what}") from None
+
+
+class ScriptFeed(Hands):
+    """The script's cards instead of the devices pumped."""
+
+    def __init__(self, session: "FootballScriptSession", spec: FootballRound) -> None:
+        self.session, self.spec = session, spec
+
+    def take(self, table: FootballTable, states: tuple) -> bool:
+        self.session.deal(self.spec)
+        return True
 
 
 class FootballScriptSession:
@@ -105,7 +132,7 @@ class FootballScriptSession:
 
     def _check_count(self, r: Reader, spec: FootballRound) -> None:
         """The deal takes an exact number of cards: say so before playing anything."""
-        boxes = {box for box, _, _ in spec.bets}
+        boxes = {b.box for b in spec.bets}
         order = [p for p in self.profile.positions if p in boxes and p != COMMON] + [COMMON]
         given = [d.card for d in spec.cards]
         dealt = ", ".join(box_name(b) for b in order)
@@ -142,19 +169,7 @@ class FootballScriptSession:
         self.display.health.faults.clear()
         self.display.queue.clear()
         self.draws.next = spec.draw
-        table.open_round()
-        table.await_draw()
-        if table.state is S.BETTING_OPEN:
-            for box, bet, amount in spec.bets:
-                try:
-                    table.place_bet(box, bet, amount)
-                except IllegalAction as exc:
-                    raise InputError(exc.reason, where=f"bets.{box}.{bet}") from None
-            table.close_betting()
-            table.poll()  # a card drawn while betting was open, a display fault
-        if table.state is S.BETS_CLOSED:
-            table.start_dealing()
-            self._deal(spec)
+        dealer.play_round(table, ScriptedPlayers(spec), ScriptFeed(self, spec))
         if table.result is None:
             raise InputError(f"the round did not finish (it is {table.state.value})", where="cards")
         if table.result.status == "settled" and self.source.remaining():
@@ -162,7 +177,9 @@ class FootballScriptSession:
             raise InputError(f"{self.source.remaining()} card(s) left unused: {left}", where="cards")
         return table.result
 
-    def _deal(self, spec: FootballRound) -> None:
+    def deal(self, spec: FootballRound) -> None:
+        """Feed the script's cards to the table, one device report at a time;
+        the display's segment fault once ``segment_fault_after`` cards are dealt."""
         table = self.table
         given = len(spec.cards)
         failed = False

@@ -27,7 +27,7 @@ from decimal import Decimal
 from typing import Mapping
 
 from tablesim.games.football.profile import Draw, FootballProfile
-from tablesim.core.money import ZERO, exact, floor_to, fmt
+from tablesim.core.money import ZERO, add, floor_to, fmt, multiply, subtract
 
 
 def bet_outcome(profile: FootballProfile, draw: Draw, bet: str, total: int) -> str:
@@ -51,9 +51,9 @@ def bet_outcome(profile: FootballProfile, draw: Draw, bet: str, total: int) -> s
 
 def win_amount(profile: FootballProfile, bet: str, stake: Decimal) -> Decimal:
     """What a winning ``stake`` on ``bet`` wins: stake x pay, less commission (exact)."""
-    with exact():
-        gross = stake * profile.pays[bet]
-        return gross - gross * profile.commission.get(bet, ZERO)
+    gross = multiply(stake, profile.pays[bet])
+    rate = profile.commission.get(bet)
+    return subtract(gross, multiply(gross, rate)) if rate else gross
 
 
 def paid_win(profile: FootballProfile, bet: str, stake: Decimal, payout_unit: Decimal | None) -> tuple[Decimal, Decimal]:
@@ -101,16 +101,30 @@ def settle_box(
 
 
 def settle_round(
-    profile: FootballProfile, draw: Draw, bets: Mapping[str, Mapping[str, Decimal]], totals: Mapping[str, int],
-    payout_unit: Decimal | None,
-) -> tuple[dict[str, dict[str, Decimal]], dict[str, dict[str, str]]]:
-    """Every position's results, and what the commission rule rounded off
-    (position -> bet -> amount as text; empty when nothing was)."""
+    profile: FootballProfile, draw: Draw, stakes: Mapping[str, Mapping[str, Mapping[str, Decimal]]],
+    totals: Mapping[str, int], payout_unit: Decimal | None,
+) -> tuple[dict[str, dict[str, Decimal]], dict[str, dict[str, dict[str, Decimal]]], dict[str, dict[str, str]]]:
+    """Settle every player's bets (``stakes``: position -> player -> bet ->
+    stake). Each player is paid on their own stake (the commission rule
+    rounds each player's payout), and a position's result is the sum of its
+    players'. Returns the positions' results, the players' (player ->
+    position -> bet -> result) and what the commission rule rounded off per
+    position and bet (as text; empty when nothing was)."""
     results: dict[str, dict[str, Decimal]] = {}
+    players: dict[str, dict[str, dict[str, Decimal]]] = {}
     rounded: dict[str, dict[str, str]] = {}
-    for who, box_bets in bets.items():
-        cut: dict[str, Decimal] = {}
-        results[who] = settle_box(profile, draw, box_bets, totals[who], payout_unit, cut)
-        if cut:
-            rounded[who] = {bet: fmt(v) for bet, v in cut.items()}
-    return results, rounded
+    for position, per in stakes.items():
+        box: dict[str, Decimal] = {}
+        kept: dict[str, Decimal] = {}
+        for player, bets in per.items():
+            cut: dict[str, Decimal] = {}
+            mine = settle_box(profile, draw, bets, totals[position], payout_unit, cut)
+            players.setdefault(player, {})[position] = mine
+            for bet, value in mine.items():
+                box[bet] = add(box.get(bet, ZERO), value)
+            for bet, value in cut.items():
+                kept[bet] = add(kept.get(bet, ZERO), value)
+        results[position] = box
+        if kept:
+            rounded[position] = {bet: fmt(v) for bet, v in kept.items()}
+    return results, players, rounded

@@ -201,15 +201,15 @@ class FootballTable(GameTable):
 
     def settle_boxes(self) -> None:
         totals = {who: total(self.profile, (d.card for d in self.cards[who])) for who in self.order}
-        results, rounded_off = settle_round(self.profile, self.draw,
-                                            {w: self.book.bets[w] for w in self.order if w in self.book.bets}, totals,
-                                            self.settings.limits.payout_unit)
+        results, players, rounded_off = settle_round(
+            self.profile, self.draw, {w: self.book.player_bets(w) for w in self.order if w in self.book.bets},
+            totals, self.settings.limits.payout_unit)
         outcome = self._outcome(totals)
         if rounded_off:
             outcome["commission_rounded_off"] = rounded_off
         self.result = RoundResult(
             self.game, self.round_id, "settled", outcome=outcome, results=results,
-            bets={p: dict(b) for p, b in self.book.bets.items()},
+            bets={p: dict(b) for p, b in self.book.bets.items()}, players=players if self.book.named else {},
         )
         self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()},
                   **({"commission_rounded_off": rounded_off} if rounded_off else {}))

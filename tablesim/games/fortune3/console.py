@@ -7,7 +7,18 @@ from typing import Any
 
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.table import DEALER
-from tablesim.games.console import HIDDEN, Action, DecideBody, GameAdapter
+from typing import Literal
+
+from pydantic import Field
+
+from tablesim.games.console import HIDDEN, Action, Body, DecideBody, GameAdapter
+
+
+class DealingBody(Body):
+    """A supervisor's switch of the dealing mode (Art. 11(4))."""
+
+    mode: Literal["shoe", "shuffler"]
+    why: str = Field(min_length=1, max_length=500)
 
 
 class Fortune3Console(GameAdapter):
@@ -21,6 +32,16 @@ class Fortune3Console(GameAdapter):
             Action("decide", "Play / fold", "dealer", lambda b: t.decide(b.box, b.decision),
                    lambda: t.can("decide"), DecideBody, ("box", "decision"), hidden=True),
             Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(), lambda: t.can("misdeal")),
+            # Art. 11(3): the latest card (or hand) went to a box with no bet.
+            Action("stray", "Stray card", "dealer", lambda b: t.stray(), lambda: t.can("stray")),
+            Action("reveal", "Reveal", "dealer", lambda b: t.reveal(),
+                   lambda: t.settings.reveal_by_dealer and t.can("reveal")),
+            # Art. 11(4): after a shuffler failure, deal the following rounds from the shoe (and back).
+            Action("set_dealing", "Dealing mode", "supervisor",
+                   lambda b: t.set_dealing(b.mode, actor=t.actor_for("set_dealing"), why=b.why),
+                   lambda: t.shoe is not None and t.shuffler is not None
+                   and t.can("set_dealing", "shuffler" if t.dealing == "shoe" else "shoe", why="-"),
+                   DealingBody, ("mode", "why")),
         ]
 
     def positions(self) -> list[str]:
@@ -28,7 +49,7 @@ class Fortune3Console(GameAdapter):
 
     def waiting_for(self) -> str | None:
         t = self.table
-        return t.settings.dealing if t.state is S.DEALING else None
+        return t.dealing if t.state is S.DEALING else None
 
     def layout(self) -> dict[str, Any]:
         return {
@@ -37,7 +58,7 @@ class Fortune3Console(GameAdapter):
             "bets": list(self.table.book.bet_names),
             "bet_labels": {"ante": "Ante", "pair_plus": "Pair Plus"},
             "dealer": True,
-            "dealing": self.table.settings.dealing,
+            "dealing": self.table.dealing,
             "profile": self.table.profile.name,
         }
 
@@ -69,6 +90,7 @@ class Fortune3Console(GameAdapter):
             },
             "pending_decisions": t.pending_decisions() if t.state.value == "decisions" else [],
             "set_aside": [d.code for d in t.set_aside],
+            "dealing": t.dealing,
         }
 
     def redact(self, msg: dict) -> dict:

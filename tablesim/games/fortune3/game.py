@@ -8,7 +8,7 @@ from typing import Any
 
 from tablesim.engine.limits import Limits
 from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
-from tablesim.games.fortune3.settings import BETS, Fortune3Settings, default_limits
+from tablesim.games.fortune3.settings import BETS, MISDEAL_CONFIRMATION, Fortune3Settings, default_limits
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.core.validate import Reader
@@ -20,7 +20,11 @@ def settings(profile: Fortune3Profile, options: dict[str, Any]) -> Fortune3Setti
 
 def config_settings(profile: Fortune3Profile, reader: Reader, limits: Reader | None) -> Fortune3Settings:
     dealing = DEALING.read(reader)
-    return Fortune3Settings(dealing=dealing, limits=Limits.parse(limits, BETS) if limits is not None else default_limits())
+    # Art. 11(1): who voids a dealt round by a misdeal; a dealt round held for the dealer's reveal
+    confirm = reader.str("misdeal_confirmation", "supervisor", choices=MISDEAL_CONFIRMATION)
+    reveal = reader.bool("reveal_by_dealer", False)
+    return Fortune3Settings(dealing=dealing, limits=Limits.parse(limits, BETS) if limits is not None else default_limits(),
+                            misdeal_confirmation=confirm, reveal_by_dealer=reveal)
 
 
 def devices(settings: Fortune3Settings) -> tuple[str, ...]:

@@ -36,6 +36,9 @@ STEPS = (
     step("start_dealing", S.BETS_CLOSED, S.DEALING, before="seat_boxes", after="deal"),
     # Art. 9(1): after seeing the cards, each box with an Ante plays or folds.
     step("hands_dealt", S.DEALING, S.DECISIONS, before="stop_shoe", after=("evaluate_hands", "ask_decisions")),
+    # Art. 11(3): the deal's last card went to a box with no bet: the dealer
+    # declares it, and the deal goes on for the card still due.
+    step("card_set_aside", S.DECISIONS, S.DEALING, after="forget_hands"),
     # Art. 9(4)-(5): the dealer's hand is shown; does it qualify?
     step("reveal", S.DECISIONS, S.DEALER_REVEAL, after="reveal_dealer"),
     # Art. 9(5)-(9), Art. 10: every box is settled.
@@ -45,7 +48,8 @@ STEPS = (
     step("void", BEFORE_SETTLEMENT, S.VOID, before=("stop_devices", "announce_void")),
 )
 
-STRAY = "only the latest card or hand dealt can be declared stray, while dealing goes on"
+STRAY = "only the latest card or hand dealt can be declared stray, before any player decides"
+BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
 
 RULES = (
     rule("open_round", "open betting", trigger="open_betting",
@@ -56,12 +60,19 @@ RULES = (
          refused="dealing starts after betting closes (the round is {state})"),
     rule("decide", "decision", states=S.DECISIONS,
          refused="decisions are taken once all hands are dealt (the round is {state})",
-         checks=("decision_word_refusal", "box_decision_refusal", "fold_refusal")),
-    # Art. 11(1): a misdeal can be called while the cards are out, until settlement starts.
+         checks=("decision_word_refusal", "box_decision_refusal", "fold_refusal", "decider_refusal")),
+    # Art. 11(1): a misdeal can be called while the cards are out, until settlement starts
+    # (after the last card too, while the players decide).
     rule("misdeal", "misdeal", states=(S.DEALING, S.DECISIONS), refused="no cards are being dealt (the round is {state})"),
-    # Art. 11(3): a card dealt to a box with no bet is set aside, while dealing goes on.
-    rule("stray", "stray card", states=S.DEALING, refused=STRAY,
-         refused_in={S.DECISIONS: STRAY + "; the deal is complete: call a misdeal"}, checks="stray_refusal"),
+    # Art. 11(3): a card dealt to a box with no bet is set aside, while dealing goes on,
+    # and after the deal's last card until a player decides.
+    rule("stray", "stray card", states=(S.DEALING, S.DECISIONS), refused=STRAY, checks="stray_refusal"),
+    # A table that holds for the dealer's reveal (settings.reveal_by_dealer).
+    rule("reveal", "reveal", states=S.DECISIONS,
+         refused="the dealer reveals once all hands are dealt (the round is {state})", checks="reveal_refusal"),
+    # Art. 11(4): after a shuffler failure a supervisor deals the following rounds from the shoe.
+    rule("set_dealing", "set dealing", states=BETWEEN_ROUNDS,
+         refused="the dealing mode changes between rounds (the round is {state})", checks="dealing_refusal"),
 )
 
 PROCEDURE = Procedure(S, S.IDLE, (S.COMPLETE, S.VOID), STEPS, RULES)

@@ -27,6 +27,7 @@ class Fortune3Profile:
     ante_bonus: dict[str, Decimal]
     pair_plus: dict[str, Decimal]
     fold_with_pair_plus: str
+    back_betting: bool  # False: Art. 6(2), one player per box, betting only where they sit
     play_at_least: tuple[int, int, int]
     source: str = ""
 
@@ -66,6 +67,7 @@ def parse_profile(data: dict, source: str) -> Fortune3Profile:
     pays.reject_unknown()
     options = r.sub("options")
     fold = options.str("fold_with_pair_plus", choices=FOLD_OPTIONS)
+    back_betting = options.bool("back_betting")
     options.reject_unknown()
     strategy = r.sub("strategy")
     threshold = strategy.list("play_at_least")
@@ -85,6 +87,7 @@ def parse_profile(data: dict, source: str) -> Fortune3Profile:
         ante_bonus=_pay_table(r, "ante_bonus"),
         pair_plus=_pay_table(r, "pair_plus"),
         fold_with_pair_plus=fold,
+        back_betting=back_betting,
         play_at_least=ranks,  # type: ignore[arg-type]
         source=source,
     )

@@ -8,6 +8,9 @@ from tablesim.engine.limits import Limit, Limits
 from tablesim.core.money import parse_amount
 
 BETS = ("ante", "pair_plus")
+#: who voids a round by a misdeal once a card is out (Art. 11(1)): the
+#: dealer's call confirmed by a supervisor (an incident), or the dealer alone
+MISDEAL_CONFIRMATION = ("supervisor", "dealer")
 
 
 def default_limits() -> Limits:
@@ -18,3 +21,7 @@ def default_limits() -> Limits:
 class Fortune3Settings:
     dealing: str = "shoe"
     limits: Limits = field(default_factory=default_limits)
+    misdeal_confirmation: str = "supervisor"
+    #: hold a dealt round before the dealer's reveal even when no decision is
+    #: pending, so a misdeal or a stray last card can still be called
+    reveal_by_dealer: bool = False

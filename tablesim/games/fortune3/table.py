@@ -38,6 +38,7 @@ from tablesim.games.fortune3.hands import Evaluator, Hand
 from tablesim.games.fortune3.machine import PROCEDURE, STRAY, S
 from tablesim.games.fortune3.profile import Fortune3Profile
 from tablesim.games.fortune3.settings import BETS, Fortune3Settings
+from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box
 
 DEALER = "dealer"
@@ -48,6 +49,10 @@ class Fortune3Table(GameTable):
     game = "fortune3"
     PROCEDURE = PROCEDURE
     BETTING = S.BETTING_OPEN
+    #: the dealer's misdeal call waiting for a supervisor (Art. 11(1))
+    MISDEAL_INCIDENT = 110
+    #: actions whose effect outlasts their round: restored after a restart
+    STANDING = ("set_dealing",)
 
     def __init__(
         self,
@@ -59,6 +64,7 @@ class Fortune3Table(GameTable):
         table_id: str = "F3",
         bus: EventBus | None = None,
     ) -> None:
+        self.dealing = settings.dealing  # a supervisor may switch it between rounds (Art. 11(4))
         if settings.dealing == "shoe" and shoe is None:
             raise ValueError("shoe dealing needs a card-shoe reader")
         if settings.dealing == "shuffler" and shuffler is None:
@@ -71,7 +77,7 @@ class Fortune3Table(GameTable):
         #: the shoe deals card by card (Art. 7); the shuffler a hand at a time
         self.by_card = settings.dealing == "shoe"
         self.box_names = frozenset(str(n) for n in range(1, profile.boxes + 1))  # one spelling per box: not "01"
-        book = BetBook(BETS, settings.limits, self._box_ok)
+        book = BetBook(BETS, settings.limits, self._box_ok, self._seat_ok)
         device = shoe if settings.dealing == "shoe" else shuffler
         super().__init__(table_id=table_id, book=book, devices=[device], bus=bus)
         self.reset_round()
@@ -80,6 +86,25 @@ class Fortune3Table(GameTable):
         if box in self.box_names:
             return None
         return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes})"
+
+    def _seat_ok(self, box: str, player: str) -> str | None:
+        """Art. 6(2): a player bets only on the box where they sit, and a box
+        has one seated player (unless the profile allows back-betting)."""
+        if self.profile.back_betting:
+            return None
+        here = self.book.players_at(box)
+        if here and player not in here:
+            return (f"box {box} is {here[0]}'s: a player bets only on the box where they sit, "
+                    "and a box has one seated player (Art. 6(2))")
+        for other, per in self.book.by_player.items():
+            if other != box and player in per:
+                return f"{player} sits at box {other}: a player bets only on the box where they sit (Art. 6(2))"
+        return None
+
+    def seated(self, box: str) -> str | None:
+        """The player seated at ``box`` (the first to bet there), or None."""
+        here = self.book.players_at(str(box))
+        return here[0] if here else None
 
     def reset_round(self) -> None:
         self.order: list[str] = []  # boxes with bets, left to right, then the dealer
@@ -92,6 +117,7 @@ class Fortune3Table(GameTable):
         self.incidents: list[dict] = []
         self.last_placed: tuple[str, list[DealtCard]] | None = None  # who got the latest card(s)
         self.qualifies: bool | None = None
+        self.requested = 0  # cards in the hand last asked of the shuffler
         self.deciders = 0  # boxes with an Ante: each plays or folds (Art. 9(1))
 
     # --- round flow ------------------------------------------------------------
@@ -103,7 +129,7 @@ class Fortune3Table(GameTable):
     def fresh_deck(self) -> None:
         """Art. 3: every round is dealt from a full, freshly shuffled deck."""
         rid = self.round_id
-        if self.settings.dealing == "shoe":
+        if self.dealing == "shoe":
             self.shoe.disarm()
             self.shoe.load_shoe(f"{rid}-deck", 1)
         else:
@@ -130,7 +156,7 @@ class Fortune3Table(GameTable):
     def deal(self) -> None:
         """The shoe: one card at a time in three passes (armed for exactly
         those); the shuffler: three cards at once per box."""
-        if self.settings.dealing == "shoe":
+        if self.dealing == "shoe":
             self.targets = self.order * 3
             self._arm_shoe()
             self._instruct()
@@ -139,12 +165,30 @@ class Fortune3Table(GameTable):
             self._request_hand()
 
     @action()
-    def decide(self, box: str, decision: str) -> None:
+    def decide(self, box: str, decision: str, player: str | None = None) -> None:
+        """The box's play or fold (Art. 9(1)); ``player``, when given, must be
+        the player seated there: the decision is theirs."""
         box = str(box)
         self.decisions[box] = decision
         self.emit("decision", box=box, decision=decision)
-        if len(self.decisions) == self.deciders:
+        if len(self.decisions) == self.deciders and not self.settings.reveal_by_dealer:
             self.trigger["reveal"]()
+
+    @action()
+    def reveal(self) -> None:
+        """The dealer reveals the dealer's hand and the round settles (a
+        table that holds for the dealer's reveal, ``reveal_by_dealer``)."""
+        self.trigger["reveal"]()
+
+    def reveal_refusal(self) -> str | None:
+        pending = self.pending_decisions()
+        return f"box(es) {', '.join(pending)} still decide: play or fold" if pending else None
+
+    def decider_refusal(self, box: str, player: str | None = None) -> str | None:
+        seated = self.seated(str(box))
+        if player is None or player == seated:
+            return None
+        return f"box {box}'s decision belongs to {seated}, who sits there, not {player}"
 
     def decision_word_refusal(self, decision: str) -> str | None:
         return None if decision in DECISIONS else f"unknown decision {decision!r} (play or fold)"
@@ -172,18 +216,39 @@ class Fortune3Table(GameTable):
         return [b for b in self.order[:-1] if self.book.get(b, "ante") is not None and b not in self.decisions]
 
     @action()
-    def misdeal(self) -> RoundResult:
-        """The dealer calls a misdeal (Art. 11(1)): the round is void."""
-        return self.void("misdeal")
+    def misdeal(self) -> RoundResult | None:
+        """The dealer calls a misdeal (Art. 11(1)), at any point before
+        settlement: while dealing, after the last card and while players
+        decide. Before any card is out the round is void at once; after, it
+        is the dealer's call and a supervisor's confirmation (an incident the
+        supervisor resolves: confirm voids, reject plays on), unless the
+        table lets the dealer void alone (``misdeal_confirmation =
+        "dealer"``). Returns the void result, or None while the call waits."""
+        if not self._cards_out() or self.settings.misdeal_confirmation == "dealer":
+            return self.void("misdeal")
+        self.open_incident(self.MISDEAL_INCIDENT, "the dealer calls a misdeal (Art. 11(1)): a supervisor "
+                           "confirms (the round is void) or rejects (play goes on)", blocking=True)
+        return None
+
+    def _cards_out(self) -> bool:
+        return bool(self.seen) or any(self.cards.values()) or bool(self.set_aside)
 
     def stray_refusal(self) -> str | None:
-        return STRAY if self.last_placed is None or not self.last_placed[1] else None
+        if self.last_placed is None or not self.last_placed[1]:
+            return STRAY
+        if self.state is S.DECISIONS and self.decisions:
+            return STRAY + "; players have decided: call a misdeal"
+        return None
 
     @action()
     def stray(self) -> None:
         """Art. 11(3): the card (shoe) or hand (shuffler) just dealt went to a
         box with no bet. It is void and set aside; the box that was due it
-        still is, and the round goes on."""
+        still is, and the round goes on. This holds for the deal's last card
+        too (the dealer's third card, the shuffler's last hand): the deal is
+        taken up again for the card still due, as long as no player decided."""
+        if self.state is S.DECISIONS:
+            self.trigger["card_set_aside"]()
         who, dealt = self.last_placed
         for d in dealt:
             self.cards[who].remove(d)
@@ -192,11 +257,50 @@ class Fortune3Table(GameTable):
         self.emit("card_set_aside", card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))")
         if not self.targets or self.targets[0] != who:
             self.targets.insert(0, who)
-        if self.settings.dealing == "shoe":
+        if self.dealing == "shoe":
             self._arm_shoe()
             self._instruct()
         else:
             self._request_hand()
+
+    def forget_hands(self) -> None:
+        """The deal goes on after a stray last card: no hand is complete yet."""
+        self.hands = {}
+
+    @action()
+    def set_dealing(self, mode: str, *, actor: str, why: str) -> None:
+        """A supervisor switches how the following rounds are dealt (after a
+        shuffler failure, Art. 11(4): from the shoe; and back later). Only
+        between rounds, to a device the table has; journaled with who and why."""
+        previous = self._deal_by(mode)
+        self.emit("dealing_mode", mode=mode, previous=previous, actor=actor, why=why)
+        self.log.info("dealing_mode", mode=mode, previous=previous, actor=actor)
+
+    def _deal_by(self, mode: str) -> str:
+        previous, self.dealing = self.dealing, mode
+        self.by_card = mode == "shoe"
+        self.devices = [self.shoe if mode == "shoe" else self.shuffler]
+        return previous
+
+    def restore_standing(self, name: str, args: list, kwargs: dict) -> None:
+        """After a restart, the dealing mode a supervisor last chose (journaled
+        ``set_dealing``) holds again, if the table still has that device."""
+        mode = args[0] if args else kwargs.get("mode")
+        if name == "set_dealing" and mode in DEALING.choices and mode != self.dealing \
+                and (self.shoe if mode == "shoe" else self.shuffler) is not None:
+            self._deal_by(mode)
+            self.log.info("dealing_mode_restored", mode=mode)
+
+    def dealing_refusal(self, mode: str, why: str) -> str | None:
+        if mode not in DEALING.choices:
+            return f"unknown dealing mode {mode!r} (modes: {', '.join(DEALING.choices)})"
+        if mode == self.dealing:
+            return f"the table already deals by {mode}"
+        if (self.shoe if mode == "shoe" else self.shuffler) is None:
+            return f"this table has no {mode}"
+        if not why.strip():
+            return "say why the dealing mode changes"
+        return None
 
     def _arm_shoe(self) -> None:
         """Arm the shoe for exactly the cards still due, so a card drawn past
@@ -244,7 +348,7 @@ class Fortune3Table(GameTable):
             return
         if self.state not in (S.BETS_CLOSED, S.DEALING) or event.severity not in ("E", "C"):
             return
-        if event.code == MISREAD and self.settings.dealing == "shoe" and self.state is S.DEALING:
+        if event.code == MISREAD and self.dealing == "shoe" and self.state is S.DEALING:
             # The card left the shoe unread: a supervisor names it or voids the
             # round; the reader's guess helps. The shoe stays armed (a dealer
             # mid-deal keeps drawing): whoever feeds the table holds the cards
@@ -253,7 +357,7 @@ class Fortune3Table(GameTable):
             self.open_incident(MISREAD, event.text, blocking=True, card=event.card.code if event.card else None)
             return
         # Art. 11(4): the shuffler failing while dealing voids the round.
-        self.void("shuffler_fault" if self.settings.dealing == "shuffler" else "device_fault")
+        self.void("shuffler_fault" if self.dealing == "shuffler" else "device_fault")
 
     def check_resolution(self, incident: Incident, decision: str, card: str | None) -> None:
         if incident.code == MISREAD and decision == "confirm":
@@ -262,6 +366,10 @@ class Fortune3Table(GameTable):
             parse_dealt(card)
 
     def on_incident_resolved(self, incident: Incident, decision: str, card: str | None) -> None:
+        if incident.code == self.MISDEAL_INCIDENT:
+            if decision == "confirm":
+                self.void("misdeal")
+            return  # rejected: the round goes on where it was
         if incident.code != MISREAD:
             return  # a card drawn while disarmed stays set aside either way
         if decision == "reject":
@@ -271,7 +379,7 @@ class Fortune3Table(GameTable):
             self._on_card(dealt.card, dealt.exposed)
 
     def recovery_policy(self) -> tuple[str, str]:
-        if self.state is S.DEALING and self.settings.dealing == "shuffler":
+        if self.state is S.DEALING and self.dealing == "shuffler":
             # The shuffler's state after a power loss is unknown: Art. 11(4).
             return "void", "interrupted while the automatic shuffler was dealing (Art. 11(4))"
         return super().recovery_policy()
@@ -314,6 +422,13 @@ class Fortune3Table(GameTable):
             self.open_incident(DRAWN_WHILE_DISARMED, "hand dispensed outside dealing", blocking=False,
                                card=" ".join(c.code for c in event.cards))
             return
+        if len(event.cards) != self.requested:
+            # A hand of the wrong size is a misdeal (Art. 11(1)), whatever the
+            # shuffler's own checks said: the round is void.
+            self.emit("fault", device=event.device, code=302, severity="E",
+                      text=f"the shuffler dispensed {len(event.cards)} card(s), the hand needs {self.requested}")
+            self.void("misdeal")
+            return
         for card in event.cards:
             if not self._note_seen(card):
                 self._duplicate(card)
@@ -337,7 +452,7 @@ class Fortune3Table(GameTable):
             # The dealer stays due a card: the next one (or a one-card hand
             # from the shuffler) takes the exposed card's place.
             self.emit("card_set_aside", card=dealt.code, reason="exposed dealer card (Art. 11(2))")
-            if self.settings.dealing == "shoe":
+            if self.dealing == "shoe":
                 self._arm_shoe()  # one card more than armed for
             return
         hand = self.cards[who]
@@ -367,13 +482,14 @@ class Fortune3Table(GameTable):
     def _request_hand(self) -> None:
         who = self.targets[0]
         missing = 3 - len(self.cards[who])
+        self.requested = missing
         hand_no = self.order.index(who) + 1
         self.shuffler.deal_hand(hand_no, missing)
         self.emit("instruction", text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)
 
     def stop_shoe(self) -> None:
         """The deal is complete: the shoe takes no more cards."""
-        if self.shoe is not None and self.settings.dealing == "shoe":
+        if self.shoe is not None and self.dealing == "shoe":
             self.shoe.disarm()
 
     def evaluate_hands(self) -> None:
@@ -382,10 +498,12 @@ class Fortune3Table(GameTable):
 
     def ask_decisions(self) -> None:
         self.deciders = sum(1 for b in self.order[:-1] if self.book.get(b, "ante") is not None)
-        if not self.pending_decisions():
-            self.trigger["reveal"]()
-        else:
+        if self.pending_decisions():
             self.emit("instruction", text="players decide: play or fold", boxes=self.pending_decisions())
+        elif self.settings.reveal_by_dealer:
+            self.emit("instruction", text="reveal the dealer's hand")
+        else:
+            self.trigger["reveal"]()
 
     # --- settlement ------------------------------------------------------------
 
@@ -405,9 +523,18 @@ class Fortune3Table(GameTable):
             results[box] = settle_box(
                 self.profile, bets, self.decisions.get(box), self.hands[box], dealer, qualifies
             )
+        players: dict[str, dict[str, dict[str, Decimal]]] = {}
+        if self.book.named:
+            # Each player's own bets on the box follow the box's hand and the
+            # seated player's decision (back-betting, where the profile allows it).
+            for box in self.order[:-1]:
+                for player, stakes in self.book.player_bets(box).items():
+                    players.setdefault(player, {})[box] = settle_box(
+                        self.profile, BoxBets(stakes.get("ante"), stakes.get("pair_plus")),
+                        self.decisions.get(box), self.hands[box], dealer, qualifies)
         self.result = RoundResult(
             self.game, self.round_id, "settled", outcome=self._outcome(qualifies), results=results,
-            bets={p: dict(b) for p, b in self.book.bets.items()},
+            bets={p: dict(b) for p, b in self.book.bets.items()}, players=players,
         )
         if self.observed:
             self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})

@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import ROUND_FLOOR, Decimal
 from typing import Iterable
 
-from tablesim.core.money import exact
+from tablesim.core.money import ZERO, add, multiply
 from tablesim.games.wheel.profile import WheelProfile
 
 #: why a spin is not counted (the sensor's INV reasons, plus the table's own)
@@ -58,8 +58,7 @@ def symbol_at(layout: tuple[str, ...], segment: int) -> str:
 def settle_bet(profile: WheelProfile, spot: str, stake: Decimal, symbol: str) -> Decimal:
     """A bet's net: stake x pays when its spot is the winning symbol, else -stake (Art. 6)."""
     if spot == symbol:
-        with exact():
-            return stake * profile.pays(spot)
+        return multiply(stake, profile.pays(spot))
     return -stake
 
 
@@ -70,6 +69,5 @@ def settle(
     results: dict[str, dict[str, Decimal]] = {}
     for player, spot, stake in bets:
         per = results.setdefault(player, {})
-        with exact():
-            per[spot] = per.get(spot, Decimal(0)) + settle_bet(profile, spot, stake, symbol)
+        per[spot] = add(per.get(spot, ZERO), settle_bet(profile, spot, stake, symbol))
     return results

@@ -73,7 +73,9 @@ class WheelTable(GameTable):
         self.sensor = sensor
         #: the symbols players bet on (the profile's, read once: asked for every bet)
         self.spots = profile.spots
-        book = BetBook(self.spots, settings.limits, self._player_ok)
+        # Many players bet on each symbol; a bet's position is its player (Art. 3).
+        book = BetBook(self.spots, settings.limits, self._player_ok,
+                       lambda position, who: None if who == position else "on the wheel a bet's position is its player")
         super().__init__(table_id=table_id, book=book, devices=[sensor], bus=bus)
         self.reset_round()
 
@@ -130,7 +132,7 @@ class WheelTable(GameTable):
         player = str(player)
         old = self.book.get(player, spot)
         value = parse_amount(amount)
-        self.book.bets[player][spot] = value
+        self.book.set_amount(player, spot, value)
         # Recorded as the old bet taken back and the new one placed, so every
         # reader of the event stream (journal, audit) keeps exact totals.
         self.emit("bet_withdrawn", position=player, bet=spot, amount=str(old), change=True)

@@ -32,6 +32,11 @@ function roundCard(game, r) {
   } else {
     el.append(h("div", { class: "main" }, resultSummary(game, r)));
   }
+  if (r.players) {
+    // each named player's net (issue 14.1)
+    el.append(h("div", { class: "totals players" }, Object.entries(r.players).map(([pl, x]) =>
+      h("span", { dataset: { player: pl } }, `${pl} ${String(x.net).startsWith("-") ? x.net : "+" + x.net}`))));
+  }
   return el;
 }
 

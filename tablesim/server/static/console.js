@@ -88,8 +88,11 @@ async function supervisorToken(why) {
 }
 
 async function bet(position, betName) {
-  if (mode === "bet") await call("POST", "/api/bets", { position, bet: betName, amount: chip });
-  else await call("DELETE", `/api/bets/${encodeURIComponent(position)}/${encodeURIComponent(betName)}`);
+  // On a box, a bet may name its player (issue 14.1); without one it is the box's own seat's.
+  const player = table && table.layout.kind !== "wheel" ? $("box-player").value.trim() : "";
+  if (mode === "bet") await call("POST", "/api/bets", { position, bet: betName, amount: chip, ...(player ? { player } : {}) });
+  else await call("DELETE", `/api/bets/${encodeURIComponent(position)}/${encodeURIComponent(betName)}` +
+    (player ? `?player=${encodeURIComponent(player)}` : ""));
 }
 
 async function runAction(act) {
@@ -98,6 +101,17 @@ async function runAction(act) {
     const v = await ask({ title: act.label, text: act.name === "void" ? "Every bet of the round is returned." : "", fields, ok: act.label });
     if (!v || !v.why) return;
     await call("POST", OPERATOR_ACTIONS[act.name], { why: v.why }, { supervisorOnly: act.role === "supervisor" });
+    return;
+  }
+  if (act.name === "set_dealing") {
+    // Art. 11(4): after a shuffler failure the supervisor deals the following rounds from the shoe (and back).
+    const now = table && table.view ? table.view.dealing : "";
+    const v = await ask({ title: act.label, text: `The table deals by ${now}.`, fields: [
+      { name: "mode", label: "Deal by", choices: ["shoe", "shuffler"], value: now === "shoe" ? "shuffler" : "shoe" },
+      { name: "why", label: "Why", value: "", quick: ["shuffler failure (Art. 11(4))", "shuffler repaired"] },
+    ], ok: "Switch" });
+    if (!v || !v.why) return;
+    await call("POST", "/api/actions/set_dealing", { mode: v.mode, why: v.why }, { supervisorOnly: true });
     return;
   }
   await call("POST", `/api/actions/${act.name}`, {}, { supervisorOnly: act.role === "supervisor" });
@@ -235,6 +249,7 @@ function render() {
   for (const el of [$("mode-bet"), $("mode-withdraw"), ...$("chips").children]) el.disabled = !betting;
   $("bet-group").classList.toggle("closed", !betting);
   $("player-row").hidden = t.layout.kind !== "wheel";
+  $("box-player-row").hidden = t.layout.kind === "wheel";
   renderActions(t);
   const area = $("layout");
   const scroll = area.scrollTop;
@@ -304,6 +319,7 @@ function renderBoxes(t) {
     out.push(h("div", { class: "dealer-row", id: "dealer" },
       h("span", { class: "who" }, "Dealer"), cardsRow(dl.cards, true),
       h("span", {}, dl.hand ? `${HANDS[dl.hand] || dl.hand}${dl.qualifies === false ? " — does not qualify" : dl.qualifies ? " — qualifies" : ""}` : ""),
+      h("span", { class: "dim", id: "dealing-mode" }, `dealing by ${v.dealing}`),
     ));
   }
   if (t.game === "football") {
@@ -323,6 +339,12 @@ function renderBoxes(t) {
       h("div", { class: "head" }, h("span", {}, pos === lay.common ? "Common" : `Box ${pos}`),
         h("span", { class: "dim" }, b.decision ? b.decision.toUpperCase() : "")));
     box.append(h("div", { class: "spots" }, lay.bets.map((name) => spot(t, pos, name, lay.bet_labels[name] || name))));
+    const who = (t.players || {})[pos];
+    if (who && Object.keys(who).some((pl) => pl !== pos)) {
+      // each player's bets on the box (issue 14.1)
+      box.append(h("div", { class: "players dim", dataset: { players: pos } }, Object.entries(who).map(([pl, bs]) =>
+        h("div", {}, `${pl === pos ? "seat" : pl}: ` + Object.entries(bs).map(([k, v]) => `${lay.bet_labels[k] || k} ${v}`).join(", ")))));
+    }
     box.append(cardsRow(b.cards, false));
     if (t.game === "fortune3") {
       box.append(h("div", { class: "hand" }, b.hand ? HANDS[b.hand] || b.hand : ""));
@@ -376,8 +398,14 @@ function renderResult(t) {
   const r = t.result;
   if (!r) return [];
   const nets = Object.entries(r.net || {}).map(([p, n]) => `${p} ${signed(n)}`).join(" · ");
-  return [h("div", { class: "result-line" + (r.status === "void" ? " void" : ""), id: "result" },
+  const out = [h("div", { class: "result-line" + (r.status === "void" ? " void" : ""), id: "result" },
     h("b", {}, `${r.round_id}: `), resultSummary(t.game, r), nets ? h("span", { class: "dim" }, "  —  " + nets) : "")];
+  if (r.players && r.status === "settled") {
+    // each named player's net (issue 14.1)
+    out.push(h("div", { class: "result-line dim", id: "player-results" },
+      Object.entries(r.players).map(([pl, x]) => `${pl} ${signed(x.net)}`).join(" · ")));
+  }
+  return out;
 }
 
 function renderChips() {
