@@ -76,7 +76,8 @@ def run_once(game: str, journal: Path, seed: int, kill_after: float | None, extr
     if hasattr(os, "fork"):
         from tablesim.games.registry import spec
 
-        spec(game).part("session")  # the game's code imported once here, not in every forked table
+        for part in ("mock", "session"):  # imported once here, not in every forked table
+            spec(game).part(part)
     pid, out = start_table(args)
     try:
         if kill_after is None:

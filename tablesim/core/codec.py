@@ -62,7 +62,13 @@ def registered(tag: str, name: str) -> type:
         raise ValueError(f"unknown record type {name!r} ({tag})") from None
 
 
+#: values that are their own JSON (most of what a table action carries: checked first)
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def encode(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, Decimal):
         return {"$dec": str(value)}
     if isinstance(value, Card):

@@ -38,7 +38,11 @@ class DevicePump:
         """The next report of any of ``devices``, waiting up to ``timeout`` seconds."""
         if len(devices) == 1:
             return devices[0].next_event(timeout)
-        if not devices:
+        for device in devices:  # what is queued now (mock devices: what they report when asked)
+            event = device.next_event(0)
+            if event is not None:
+                return event
+        if timeout <= 0:
             return None
         self._watch(devices)
         wake = self._wake
