@@ -22,19 +22,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from tablesim.core.codec import SCHEMA_VERSION, decode, encode, register
+from tablesim.core.codec import OMITTED, SCHEMA_VERSION, decode, encode, register
 
 
-class _Omitted:
-    """The value of an optional field an event did not carry."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "OMITTED"
-
-
-OMITTED: Any = _Omitted()
 
 
 @dataclass(frozen=True, slots=True)
