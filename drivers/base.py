@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
+from typing import Callable
 
 from drivers.events import DeviceEvent
 
@@ -40,6 +41,17 @@ class Device(abc.ABC):
     @abc.abstractmethod
     def next_event(self, timeout: float | None = 0.0) -> DeviceEvent | None:
         """The next reported event, or None if none arrived within ``timeout``."""
+
+    def watch(self, wake: Callable[[], None]) -> None:
+        """Call ``wake`` (from any thread) whenever this device queues a report,
+        so one waiter can wait on several devices at once (``tablesim.engine.pump``).
+        A device that reports only when asked (a mock) never needs to call it."""
+        self._wakers = (*getattr(self, "_wakers", ()), wake)
+
+    def reported(self) -> None:
+        """A report was queued (a driver's reader thread calls this)."""
+        for wake in getattr(self, "_wakers", ()):
+            wake()
 
     def __enter__(self):
         self.open()

@@ -15,7 +15,9 @@ needs it, with a one-line :class:`BackendUnavailable` error.
 ``backend``), checked by :func:`device_settings` with located one-line
 errors. Code may add objects no file can hold: ``timing`` (a
 ``LinkTiming``), ``usb_backend`` (a pyusb backend object, for ``usb``),
-``draws`` (the display's combinations) and ``faults`` (mock fault objects).
+``transport_wrapper`` (a listener on a serial or USB device's bytes: a
+recorder or a replayer, ``tablesim.harness.recording``), ``draws`` (the
+display's combinations) and ``faults`` (mock fault objects).
 
 More backends can be added with :func:`register_backend`, or by a package
 through the ``tablesim.devices`` entry point group (name
@@ -65,7 +67,7 @@ REQUIRES = {"serial": "pyserial", "usb": "pyusb and libusb 1.0"}
 REQUIRES_MODULES = {"serial": ("serial",), "usb": ("usb.core",)}
 
 #: settings that code may pass and no file can hold
-OBJECT_SETTINGS = ("timing", "usb_backend", "draws", "faults")
+OBJECT_SETTINGS = ("timing", "usb_backend", "transport_wrapper", "draws", "faults")
 
 _entry_points_loaded = False
 

@@ -36,6 +36,53 @@ def section(report: dict) -> str:
     return "\n".join(lines)
 
 
+CLUSTER = """## On several machines (a Dask cluster)
+
+`tablesim simulate GAME --rounds N --scheduler tcp://HOST:PORT` plays the
+same shares as a local run, each share one task on a Dask distributed
+cluster: share k of K plays its rounds with the seed `S/K/k`, so the report,
+intervals and plot are those of a local run with the same `--seed` and
+`--workers` K, whichever machine plays which share. Without `--workers`, K is
+the number of worker threads the cluster has when the run starts (give
+`--workers` to reproduce a run on another cluster). More shares than
+workers (say four per worker) keep fast machines busy while slow ones
+finish: the scheduler hands out the next share as a worker becomes free.
+
+Every machine needs the same tablesim (and Python) with the cluster extra:
+
+```sh
+pip install 'tablesim[cluster]'          # dask[distributed]
+```
+
+On one machine, the scheduler (it only hands out the shares):
+
+```sh
+dask scheduler --host 0.0.0.0 --port 8786
+```
+
+On each machine that plays rounds, one single-threaded worker process per
+core (a share is pure Python: threads would share one core):
+
+```sh
+dask worker tcp://SCHEDULER-HOST:8786 --nworkers auto --nthreads 1
+```
+
+Then, from any machine that reaches the scheduler:
+
+```sh
+tablesim simulate fortune3 --rounds 100000000 --seed 2026 --workers 64 \\
+    --scheduler tcp://SCHEDULER-HOST:8786 --json --plot fortune3.png
+```
+
+The scheduler's port (and the workers' ports, chosen at random unless
+`--worker-port` fixes them) must be reachable between the machines; Dask's
+traffic is not encrypted or authenticated unless the cluster is set up with
+TLS (`tls://` addresses and certificates): keep it on a private network.
+A scheduler that cannot be reached, or a worker without tablesim, is one
+error line and exit status 2.
+"""
+
+
 def main(paths: list[str]) -> None:
     reports = [json.loads(Path(p).read_text()) for p in paths]
     inside = sum(b["inside99"] for r in reports for b in r["bets"].values())
@@ -54,6 +101,7 @@ def main(paths: list[str]) -> None:
         plot = f"simulation-{r['game']}.png"
         if (Path("docs") / plot).exists() and not r.get("options"):
             print(f"![{r['game']} convergence]({plot})\n")
+    print(CLUSTER)
 
 
 if __name__ == "__main__":

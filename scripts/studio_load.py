@@ -144,6 +144,29 @@ def as_numbers(fig: dict) -> dict:
     return {k: (Decimal(fig[k]) if isinstance(fig[k], str) else fig[k]) for k in keys}
 
 
+def journal_rows(journals: list[Path]) -> int:
+    total = 0
+    for j in journals:
+        try:
+            with sqlite3.connect(f"file:{j}?mode=ro", uri=True) as db:
+                total += db.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+        except sqlite3.Error:
+            pass  # not created yet
+    return total
+
+
+async def stream_count(url: str) -> int:
+    from tablesim.studio import natsio, wire
+
+    nc = await natsio.connect(url, "tablesim-load")
+    try:
+        return (await nc.jetstream().stream_info(wire.STREAM)).state.messages
+    except Exception:
+        return 0
+    finally:
+        await nc.close()
+
+
 # --- measurements ---------------------------------------------------------------------------
 
 async def consumer_rate(url: str) -> tuple[int, float]:
@@ -338,8 +361,12 @@ def main() -> int:
             tables[table_id] = (cfg, journal)
             procs[table_id] = run_table(cfg, journal, args.rounds, args.delay, i + 1)
         started = time.monotonic()
-        time.sleep(3)
-        # the broker dies mid-run and comes back on the same store
+        # the broker dies mid-run (once the tables are well under way) and comes back on the same store
+        goal = args.tables * args.rounds * 50 // 4  # about a quarter of the records the run makes
+        while time.monotonic() - started < 60 and journal_rows([j for _, j in tables.values()]) < goal:
+            time.sleep(0.2)
+        out["stream_records_at_kill"] = asyncio.run(stream_count(broker.url))
+        out["journal_records_at_kill"] = journal_rows([j for _, j in tables.values()])
         broker.kill()
         out["broker_killed_after_s"] = round(time.monotonic() - started, 1)
         victims = sorted(tables)[::4]  # every fourth table is killed too, and restarted

@@ -56,10 +56,9 @@ PROTOCOL = "TDL/1"
 
 Handler = Callable[[Frame], list[DeviceEvent]]
 
-#: Record/replay hook (``tablesim.harness.recording``): when set, every transport a
-#: driver opens is passed through ``transport_wrapper(device, transport)`` and
-#: the session runs on what it returns. None (the default): the port as opened.
-transport_wrapper: Callable[["LinkDevice", Transport], Transport] | None = None
+#: What a driver's ``transport_wrapper`` is (record and replay, ``tablesim.harness.recording``):
+#: called with the device and each transport it opens, it returns what the session runs on.
+TransportWrapper = Callable[["LinkDevice", Transport], Transport]
 
 
 class DeviceUnavailable(DeviceFault):
@@ -92,9 +91,13 @@ class LinkDevice(Device):
         timing: LinkTiming | None = None,
         identify_timeout: float = 2.0,
         reconnect_interval: float | None = 1.0,
+        transport_wrapper: TransportWrapper | None = None,
     ) -> None:
         super().__init__(name)
         self.url = url
+        #: a listener on this device's bytes (a recorder, a replayer), given when it is
+        #: opened (device settings ``transport_wrapper``); None: the port as opened
+        self.transport_wrapper = transport_wrapper
         self.baudrate = baudrate
         self.timing = timing or LinkTiming()
         self.identify_timeout = identify_timeout
@@ -190,7 +193,7 @@ class LinkDevice(Device):
 
     def _new_session(self) -> LinkSession:
         transport = self.open_transport()
-        wrapper = transport_wrapper
+        wrapper = self.transport_wrapper
         if wrapper is not None:
             transport = wrapper(self, transport)
         session = LinkSession(
@@ -232,6 +235,7 @@ class LinkDevice(Device):
         with self._lock:
             self.health.link_up = False
         self._events.put(_CLOSED)
+        self.reported()
 
     @property
     def is_open(self) -> bool:
@@ -256,6 +260,7 @@ class LinkDevice(Device):
 
     def _put(self, event: DeviceEvent) -> None:
         self._events.put(event)
+        self.reported()
 
     # -- commands ---------------------------------------------------------------
 

@@ -51,14 +51,13 @@ def emulated_table(options: RunOptions, settings: Any, devices: dict[str, Device
 
 
 def _recorder(stack: ExitStack, record: str | None, header: dict[str, Any]) -> Any:
-    """``--record FILE``: every driver's transport tapped until the run ends (None: no recording)."""
+    """``--record FILE``: a recorder for the drivers opened after it (None: no recording)."""
     if not record:
         return None
     from tablesim.harness.recording import Recorder
 
     recorder = Recorder(record, header)
     stack.callback(recorder.close)  # registered first: closed after the devices
-    stack.enter_context(recorder.installed())
     return recorder
 
 
@@ -76,7 +75,7 @@ def run_emulated(options: RunOptions, console: Console, *, time_scale: float, fa
         urls = start_emulators(stack, options.game, settings, seed=options.seed, time_scale=time_scale, faults=faults)
         recorder = _recorder(stack, record, _header("emulated", options, time_scale=time_scale,
                                                     faults=list(faults), devices=list(urls)))
-        devices = open_serial(stack, urls)
+        devices = open_serial(stack, urls, **(recorder.settings() if recorder is not None else {}))
         table = emulated_table(options, settings, devices)
         if recorder is not None:
             table.bus.subscribe(recorder.on_table_event)
@@ -97,7 +96,12 @@ def run_configured(path: str, options: RunOptions, console: Console, *, record: 
     with ExitStack() as stack:
         recorder = _recorder(stack, record, _header("config", run_options, config=str(config.path), time_scale=None,
                                                     faults=[], devices=list(config.devices)))
-        devices = config.open_devices()
+        taps = {}
+        if recorder is not None:  # each serial or USB device's transport tapped
+            from tablesim.harness.recording import TAPPED_BACKENDS
+
+            taps = {k: recorder.settings() for k, d in config.devices.items() if d.backend in TAPPED_BACKENDS}
+        devices = config.open_devices(**taps)
         stack.callback(close_all, devices)
         table = game_table(config.game, devices, config.settings, profile=config.profile, table_id=config.table_id)
         if recorder is not None:

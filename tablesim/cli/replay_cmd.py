@@ -21,7 +21,7 @@ from tablesim.games import registry
 from tablesim.harness.runopts import RunOptions
 from tablesim.harness.recording import Recording, Replayer, ReplayMismatch, compare_results
 
-#: where the drivers' placeholder port points; the replay hook swaps it for the recording
+#: where the drivers' placeholder port points; the replayer (their transport_wrapper) swaps it for the recording
 PLACEHOLDER_URL = "loop://"
 
 
@@ -36,7 +36,7 @@ def _options(header: dict[str, Any]) -> RunOptions:
 
 def _open(kinds: list[str], devices: dict[str, Device], replayer: Replayer) -> None:
     for kind in kinds:
-        devices[kind] = open_device(kind, "serial", {"url": PLACEHOLDER_URL})
+        devices[kind] = open_device(kind, "serial", {"url": PLACEHOLDER_URL, **replayer.settings()})
         replayer.watch(devices[kind])
 
 
@@ -93,7 +93,6 @@ def command(file: str, as_json: bool) -> None:
     with ExitStack() as stack:
         devices: dict[str, Device] = {}
         stack.callback(lambda: [d.close() for d in devices.values()])
-        stack.enter_context(replayer.installed())
         try:
             table = _build(header, options, devices, replayer)
             table.bus.subscribe(on_event)

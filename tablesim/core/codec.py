@@ -37,6 +37,12 @@ def register(*classes: type, tag: str = "$record") -> None:
         _TAGS[cls] = tag
 
 
+def register_family(module: Any, base: type, *, tag: str) -> None:
+    """Register every subclass of ``base`` defined in ``module``."""
+    register(*(cls for cls in vars(module).values()
+               if isinstance(cls, type) and issubclass(cls, base) and cls is not base), tag=tag)
+
+
 def registered(tag: str, name: str) -> type:
     try:
         return _TYPES[f"{tag}:{name}"][1]

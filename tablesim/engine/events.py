@@ -14,10 +14,14 @@ import structlog
 
 @dataclass(frozen=True)
 class TableEvent:
+    """One event as the bus hands it out: its sequence number and round,
+    its record (``core/records.py``) and the record's fields as a dict."""
+
     seq: int
     kind: str
     round_id: str
     data: dict[str, Any] = field(default_factory=dict)
+    record: Any = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"seq": self.seq, "kind": self.kind, "round_id": self.round_id, **self.data}
@@ -41,16 +45,28 @@ class EventBus:
         self.subscribers.append(fn)
         self.active = True
 
-    def emit(self, kind: str, round_id: str, **data: Any) -> TableEvent | None:
+    def publish(self, record: Any, round_id: str) -> TableEvent | None:
+        """Hand a table record to every listener."""
         self.seq += 1
         if not self.subscribers and not self.debug:
-            return None  # a simulation: nobody listens, so build nothing
-        event = TableEvent(self.seq, kind, round_id, data)
+            return None
+        event = TableEvent(self.seq, record.KIND, round_id, record.as_data(), record)
+        return self._deliver(event)
+
+    def _deliver(self, event: TableEvent) -> TableEvent:
         if self.debug:
-            self.log.debug("table_event", kind=kind, **data)
+            self.log.debug("table_event", kind=event.kind, **event.data)
         for fn in self.subscribers:
             fn(event)
         return event
+
+    def emit(self, kind: str, round_id: str, **data: Any) -> TableEvent | None:
+        """Hand out an event given as a kind and its fields (a table emits
+        typed records through ``publish``)."""
+        self.seq += 1
+        if not self.subscribers and not self.debug:
+            return None  # a simulation: nobody listens, so build nothing
+        return self._deliver(TableEvent(self.seq, kind, round_id, data))
 
     @property
     def debug(self) -> bool:

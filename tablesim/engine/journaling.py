@@ -17,10 +17,15 @@ from typing import Any, Iterator
 
 from drivers.base import Device
 from drivers.events import DeviceEvent
-from tablesim.core.codec import encode
+import drivers.events
+from tablesim.core.codec import encode, register_family
+from tablesim.core.records import ActionInput
 from tablesim.engine.actions import ActionSpec
 from tablesim.engine.events import TableEvent
-import tablesim.engine.records  # noqa: F401  (registers the record types with the codec)
+
+
+# The device reports a table journals as its inputs.
+register_family(drivers.events, drivers.events.DeviceEvent, tag="$event")
 
 
 class _MutedDevice:
@@ -60,9 +65,7 @@ class Journaling:
 
     def journal_input(self, spec: ActionSpec, round_id: str, args: tuple, kwargs: dict, *, nested: bool) -> None:
         """The input record of an action about to run (in its transaction)."""
-        data: dict[str, Any] = {"args": encode(list(args)), "kwargs": encode(kwargs)}
-        if nested:
-            data["nested"] = True
+        data = ActionInput(spec.name, args, kwargs, nested).to_journal()
         if spec.actor == "device":
             actor = args[0].device
         else:

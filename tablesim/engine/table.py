@@ -15,7 +15,6 @@ in ``journaling.py``; both are parts of this class.
 from __future__ import annotations
 
 import enum
-import time
 from decimal import Decimal
 from typing import Any, ClassVar, Iterable, Sequence
 
@@ -30,7 +29,9 @@ from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident, IncidentHandling
 from tablesim.engine.journaling import Journaling
+from tablesim.engine.pump import DevicePump
 from tablesim.engine.machine import Procedure, RoundMachine, mermaid, rule
+from tablesim.core.records import ActionInput, table_record
 from tablesim.engine.result import RoundResult
 from tablesim.log import bind_round
 
@@ -76,6 +77,7 @@ class GameTable(IncidentHandling, Journaling):
         self.table_id = table_id
         self.book = book
         self.devices = [d for d in devices if d is not None]
+        self.device_pump = DevicePump()
         # bind() resolves structlog's lazy proxy once; per-call resolution was
         # the largest single cost of a round.
         self.log = structlog.get_logger(f"tablesim.{self.game}").bind()
@@ -142,7 +144,7 @@ class GameTable(IncidentHandling, Journaling):
         the journal's checks count them, so a game must not reuse them."""
         bus = self.bus
         if bus.active:
-            bus.emit(kind, self.round_id, **data)
+            bus.publish(table_record(kind, data), self.round_id)
         else:
             bus.seq += 1
 
@@ -159,6 +161,13 @@ class GameTable(IncidentHandling, Journaling):
 
     def in_state(self, *states: enum.Enum) -> bool:
         return self.state in states
+
+    def apply(self, record: ActionInput) -> Any:
+        """Take a journaled input again (a replay): the same action, the same arguments."""
+        spec = self.action_specs.get(record.action)
+        if spec is None:
+            raise ValueError(f"{record.action!r} is not an action of the {self.game} table")
+        return getattr(self, record.action)(*record.args, **record.kwargs)
 
     # --- rounds --------------------------------------------------------------
 
@@ -325,20 +334,8 @@ class GameTable(IncidentHandling, Journaling):
         return True
 
     def _next_event(self, timeout: float) -> DeviceEvent | None:
-        """The next event of any device, waiting up to ``timeout`` seconds."""
-        devices = self.devices
-        if len(devices) == 1:
-            return devices[0].next_event(timeout)
-        deadline = time.monotonic() + timeout
-        while True:
-            for device in devices:
-                event = device.next_event(0)
-                if event is not None:
-                    return event
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            time.sleep(min(remaining, 0.005))
+        """The next event of any device, waiting up to ``timeout`` seconds (see ``pump.py``)."""
+        return self.device_pump.next_event(self.devices, timeout)
 
 
 def resolve_unattended(table: GameTable) -> bool:

@@ -1,15 +1,19 @@
 """Record and replay a table session's device traffic (docs/protocol.md,
 "Record and replay").
 
-Recording: :class:`Recorder` installs a transport wrapper in
-:mod:`drivers.serial.link_device` so every transport a serial (or USB) driver
-opens is a :class:`TapTransport`: the bytes each driver reads and writes are
-written to a JSON Lines file, with their monotonic time offset, the device
-kind and the direction. The file starts with a header (the run's options)
+Both are listeners attached to a device when it is opened, through the
+device registry's ``transport_wrapper`` setting (``recorder.settings()``),
+as a USB backend object travels: nothing global is patched, so two tables
+in one process record (or replay) independently.
+
+Recording: each transport a recorded serial (or USB) driver opens becomes a
+:class:`TapTransport`: the bytes the driver reads and writes are written to
+a JSON Lines file, with their monotonic time offset, the device kind and
+the direction. The file starts with a header (the run's options)
 and ends with one ``result`` line per round and an ``end`` line.
 
-Replay: :class:`Replayer` installs a wrapper that replaces each driver's port
-with a :class:`Playback`: it hands the driver the recorded device->host bytes
+Replay: :class:`Replayer` replaces the port of each driver it is attached
+to with a :class:`Playback`: it hands the driver the recorded device->host bytes
 (as fast as causality allows: the bytes the device sent after a host frame
 are given only once the host wrote that frame) and checks every host->device
 write against the recording. A write the recording does not have is a
@@ -25,8 +29,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -46,22 +48,8 @@ class ReplayMismatch(Exception):
     """The replayed run did not do what the recorded run did."""
 
 
-def _driver_module():
-    from drivers.serial import link_device
-
-    return link_device
-
-
-@contextmanager
-def transport_hook(wrapper: Callable[[Any, Any], Any]) -> Iterator[None]:
-    """Install ``wrapper`` as the serial drivers' transport wrapper for the block."""
-    module = _driver_module()
-    before = module.transport_wrapper
-    module.transport_wrapper = wrapper
-    try:
-        yield
-    finally:
-        module.transport_wrapper = before
+#: the device backends whose transport a recording can listen on (the TDL/1 drivers)
+TAPPED_BACKENDS = ("serial", "usb")
 
 
 def _heartbeat_off(device: Any) -> None:
@@ -165,10 +153,10 @@ class Recorder:
         _heartbeat_off(device)
         return TapTransport(transport, self, device.kind)
 
-    @contextmanager
-    def installed(self) -> Iterator["Recorder"]:
-        with transport_hook(self.wrap):
-            yield self
+    def settings(self) -> dict[str, Any]:
+        """The device settings that attach this recorder to a device's transport
+        (``open_device(kind, backend, {..., **recorder.settings()})``)."""
+        return {"transport_wrapper": self.wrap}
 
     def close(self) -> None:
         with self._lock:
@@ -377,10 +365,9 @@ class Replayer:
             playback = self.playbacks[device.kind] = Playback(device.kind, [], self)
         return playback.reopen()
 
-    @contextmanager
-    def installed(self) -> Iterator["Replayer"]:
-        with transport_hook(self.wrap):
-            yield self
+    def settings(self) -> dict[str, Any]:
+        """The device settings that make a driver read this recording instead of its port."""
+        return {"transport_wrapper": self.wrap}
 
     def watch(self, device: Any) -> None:
         """Make ``device.next_event`` raise ReplayMismatch as soon as the replay failed

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablesim.core.errors import InputError
-from tablesim.journal.codec import decode
+from tablesim.core.records import ActionInput
 from tablesim.journal.store import Journal
 
 
@@ -118,10 +118,8 @@ def recover(table: Any, journal: Journal) -> RecoveryReport | None:
             for later in inputs[i + 1:]:
                 if not later.data.get("nested"):
                     break
-                table.replay_pending.extend(decode(later.data["args"]))
-            args = decode(rec.data.get("args", []))
-            kwargs = decode(rec.data.get("kwargs", {}))
-            getattr(table, rec.name)(*args, **kwargs)
+                table.replay_pending.extend(ActionInput.from_journal(later.name, later.data).args)
+            table.apply(ActionInput.from_journal(rec.name, rec.data))
     faults = active_faults(journal)
     if table.result is not None:
         # The replay ended the round although the journal holds no result for

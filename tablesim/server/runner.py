@@ -530,20 +530,10 @@ class TableRunner:
         self._refresh_snapshot(True)
 
     def _next_report(self, wait: float):
-        """The next report of any device, waiting up to ``wait`` seconds."""
-        devices = self.table.devices
-        deadline = time.monotonic() + wait
-        while True:
-            for device in devices:
-                event = device.next_event(0)
-                if event is not None:
-                    return event
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            if len(devices) == 1:
-                return devices[0].next_event(remaining)
-            time.sleep(min(remaining, 0.005))
+        """The next report of any device, waiting up to ``wait`` seconds (the
+        table's device pump: no polling, a report is taken as it arrives)."""
+        table = self.table
+        return table.device_pump.next_event(table.devices, wait)
 
     def _notice_quiet(self, now: float) -> None:
         """Tell the console once when the device the round waits for stays quiet."""

@@ -170,3 +170,48 @@ def test_replay_of_a_file_that_is_not_a_recording(tmp_path):
     result = invoke("replay", str(bad))
     assert result.exit_code == 2
     assert result.output.startswith("tablesim: error: ") and "not a recording line" in result.output
+
+
+def test_two_tables_in_one_process_record_independently(tmp_path):
+    """Each recorder listens on the devices it was attached to when they were
+    opened (the registry's transport_wrapper setting), nothing global: two
+    emulated tables running side by side write two recordings, each holding
+    only its own table's frames, and a third table opened meanwhile without
+    a recorder is recorded by neither."""
+    from contextlib import ExitStack
+
+    from tablesim.games.fortune3.mockrun import play_round
+    from tablesim.harness.devicetables import default_settings, game_table, open_serial, start_emulators
+    from tablesim.harness.recording import Recorder
+    import random
+
+    paths = {tid: tmp_path / f"{tid}.jsonl" for tid in ("TA-01", "TB-01")}
+    with ExitStack() as stack:
+        tables = {}
+        for i, tid in enumerate(("TA-01", "TB-01", "TC-01")):
+            settings = default_settings("fortune3", None, {})
+            urls = start_emulators(stack, "fortune3", settings, seed=i + 1, time_scale=0)
+            recorder = None
+            if tid in paths:
+                recorder = Recorder(paths[tid], {"mode": "test", "table": tid})
+                stack.callback(recorder.close)
+            devices = open_serial(stack, urls, **(recorder.settings() if recorder else {}))
+            table = game_table("fortune3", devices, settings, profile=None, table_id=tid)
+            table.device_timeout = 10.0
+            if recorder is not None:
+                table.bus.subscribe(recorder.on_table_event)
+            tables[tid] = table
+        # interleaved: a round of each table in turn
+        rngs = {tid: random.Random(7) for tid in tables}
+        for _ in range(2):
+            for tid, table in tables.items():
+                play_round(table, rngs[tid])
+                assert table.result is not None
+    for tid, path in paths.items():
+        recording = Recording.load(path)
+        assert recording.complete and len(recording.results) == 2
+        assert [r["round_id"] for r in recording.results] == [f"{tid}-000001", f"{tid}-000002"]
+        text = "".join(item.data.decode("latin-1") for item in recording.frames)
+        assert tid in text  # its rounds armed its shoe
+        others = [o for o in ("TA-01", "TB-01", "TC-01") if o != tid]
+        assert not any(o in text for o in others), f"{tid}'s recording holds another table's frames"

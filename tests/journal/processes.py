@@ -21,10 +21,12 @@ def tablesim(env, *args, **kw) -> subprocess.CompletedProcess:
 class Served:
     """``tablesim serve --game fortune3 --mock`` as a process, idle (no pace)."""
 
-    def __init__(self, env, journal: Path) -> None:
+    def __init__(self, env, journal: Path | None) -> None:
+        """``journal``: None for the table's default journal in the data directory."""
+        where = [] if journal is None else ["--journal", str(journal)]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tablesim.cli.main", "serve", "--show-tokens", "--game", "fortune3", "--mock", "--port", "0",
-             "--journal", str(journal)],
+            [sys.executable, "-m", "tablesim.cli.main", "serve", "--show-tokens", "--game", "fortune3", "--mock",
+             "--port", "0", *where],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
         lines = []
         while not any(line.startswith("stop with") for line in lines):

@@ -39,8 +39,9 @@ def side_files(path: Path) -> set[str]:
 
 
 def test_a_second_table_process_refuses_at_once_and_the_first_goes_on(tmp_path, env):
-    journal = tmp_path / "f3.journal.sqlite"
-    first = Served(env, journal)
+    """The issue's case: `serve` and the README's `run` on the default journal."""
+    journal = tmp_path / "xdg" / "tablesim" / "F3-MOCK.journal.sqlite"
+    first = Served(env, None)
     try:
         assert first.post("/api/actions/open_round").status_code == 200
         assert first.post("/api/bets", {"position": "3", "bet": "ante", "amount": "500"}).status_code == 200
@@ -48,7 +49,7 @@ def test_a_second_table_process_refuses_at_once_and_the_first_goes_on(tmp_path, 
         started = time.monotonic()
         for args in (("run", "--game", "fortune3", "--mock", "--rounds", "3"),
                      ("serve", "--game", "fortune3", "--mock", "--port", "0")):
-            res = tablesim(env, *args, "--journal", journal)
+            res = tablesim(env, *args)
             assert res.returncode == 2, (res.stdout, res.stderr)
             lines = [line for line in res.stderr.splitlines() if line.strip()]
             assert lines == [f"tablesim: error: {journal}: in use by process {first.proc.pid}: "
@@ -71,7 +72,7 @@ def test_a_second_table_process_refuses_at_once_and_the_first_goes_on(tmp_path, 
     finally:
         assert first.stop() == 0
     # a clean stop leaves only the journal, its (unlocked) lock file and nothing else
-    assert side_files(journal) == {"f3.journal.sqlite.lock"}
+    assert side_files(journal) == {"F3-MOCK.journal.sqlite.lock"}
     assert writer_pid(journal) is None
 
 
@@ -86,6 +87,7 @@ def test_a_killed_table_leaves_no_stale_lock(tmp_path, env):
     assert res.returncode == 0, res.stderr
 
 
+@pytest.mark.slow
 def test_two_runs_on_one_file_one_refuses_without_a_traceback(tmp_path, env):
     journal = tmp_path / "f3.journal.sqlite"
     slow = subprocess.Popen([sys.executable, "-m", "tablesim.cli.main", "run", "--game", "fortune3", "--mock",

@@ -12,9 +12,9 @@ from typing import Any
 
 from drivers.mock import MockShoe, ShuffledShoe
 from drivers.mock.display import MockDisplay
-from tablesim.core.errors import IllegalAction
 from tablesim.games.football.draw import SecureDraw, SeededDraw
-from tablesim.games.football.machine import CARD_STATES, S
+from tablesim.games.dealer import Players
+from tablesim.games.football import dealer
 from tablesim.games.football.players import random_bets
 from tablesim.games.football.profile import load_profile
 from tablesim.games.football.settings import FootballSettings
@@ -55,6 +55,16 @@ def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: boo
     return FootballRig(table, seed, rng, source=source)
 
 
+class SimulatedPlayers(Players):
+    """A few seats taken each round, sometimes the common box too (players.py)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def bets(self, table: FootballTable):
+        return random_bets(self.rng, table.profile, table.settings.limits)
+
+
 class MockFootball:
     """A table and what plays the players' and the dealer's part for it
     (``rig``: the mock devices' rig; None on real or emulated devices)."""
@@ -64,6 +74,7 @@ class MockFootball:
         self.settings = table.settings
         self.rig = rig
         self.rng = rng
+        self.players = SimulatedPlayers(rng)
         self.notes: list[str] = []
         self.table.bus.subscribe(self._note)
 
@@ -77,23 +88,7 @@ class MockFootball:
         goes on where it stopped); returns each stake as (bet, amount)."""
         table = self.table
         self.notes = []
-        if table.state in (S.IDLE, S.COMPLETE, S.VOID):
-            table.open_round()
-        if table.state is S.DRAWING:
-            table.await_draw()
-        if table.state is S.BETTING_OPEN:
-            for box, bet, amount in random_bets(self.rng, table.profile, self.settings.limits):
-                try:
-                    table.place_bet(box, bet, amount)
-                except IllegalAction:
-                    pass  # e.g. over the limit on a box a recovered round already holds
-            table.close_betting()
-            table.poll()
-        if table.state is S.BETS_CLOSED:
-            table.start_dealing()
-            table.pump(CARD_STATES)
-        if table.state in CARD_STATES:  # the mock shoe never stalls; guard anyway
-            table.void("device_timeout")
+        dealer.play_round(table, self.players)
         if self.rig is not None:  # the dealer feeds the used cards back (Art. 8(2))
             self.rig.round_over()
         return [(bet, amount) for _, bet, amount in table.book.items()]

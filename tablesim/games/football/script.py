@@ -29,8 +29,10 @@ from drivers.mock.faults import FAULT_KINDS
 from tablesim.core.cards import DealtCard
 from tablesim.engine.result import RoundResult
 from tablesim.core.errors import IllegalAction, InputError
+from tablesim.games.dealer import Hands, Players
+from tablesim.games.football import dealer
 from tablesim.games.football.draw import ScriptedDraw
-from tablesim.games.football.machine import CARD_STATES, S
+from tablesim.games.football.machine import CARD_STATES
 from tablesim.games.football.profile import BETS, COMMON, FootballProfile, load_profile
 from tablesim.games.football.rules import deal_plan
 from tablesim.games.football.settings import FootballSettings, default_limits
@@ -52,6 +54,30 @@ class FootballRound:
     shoe_faults: list[MockFault] = field(default_factory=list)
     display_faults: list[DisplayFault] = field(default_factory=list)
     segment_fault_after: int | None = None  # cards dealt before the display fails
+
+
+class ScriptedPlayers(Players):
+    """The script's bets; a refusal is the script's error, located at its field."""
+
+    def __init__(self, spec: FootballRound) -> None:
+        self.spec = spec
+
+    def place(self, table) -> None:
+        place_script_bets(table, self.spec.bets)  # with their players; a refusal names its field
+
+    def refused(self, action: str, position: str, what: str, exc: IllegalAction) -> None:
+        raise InputError(exc.reason, where=f"bets.{position}.{what}") from None
+
+
+class ScriptFeed(Hands):
+    """The script's cards instead of the devices pumped."""
+
+    def __init__(self, session: "FootballScriptSession", spec: FootballRound) -> None:
+        self.session, self.spec = session, spec
+
+    def take(self, table: FootballTable, states: tuple) -> bool:
+        self.session.deal(self.spec)
+        return True
 
 
 class FootballScriptSession:
@@ -143,15 +169,7 @@ class FootballScriptSession:
         self.display.health.faults.clear()
         self.display.queue.clear()
         self.draws.next = spec.draw
-        table.open_round()
-        table.await_draw()
-        if table.state is S.BETTING_OPEN:
-            place_script_bets(table, spec.bets)
-            table.close_betting()
-            table.poll()  # a card drawn while betting was open, a display fault
-        if table.state is S.BETS_CLOSED:
-            table.start_dealing()
-            self._deal(spec)
+        dealer.play_round(table, ScriptedPlayers(spec), ScriptFeed(self, spec))
         if table.result is None:
             raise InputError(f"the round did not finish (it is {table.state.value})", where="cards")
         if table.result.status == "settled" and self.source.remaining():
@@ -159,7 +177,9 @@ class FootballScriptSession:
             raise InputError(f"{self.source.remaining()} card(s) left unused: {left}", where="cards")
         return table.result
 
-    def _deal(self, spec: FootballRound) -> None:
+    def deal(self, spec: FootballRound) -> None:
+        """Feed the script's cards to the table, one device report at a time;
+        the display's segment fault once ``segment_fault_after`` cards are dealt."""
         table = self.table
         given = len(spec.cards)
         failed = False

@@ -17,12 +17,27 @@ from drivers.mock import MockShoe, ShuffledShoe
 from drivers.mock.display import MockDisplay
 from tablesim.games.football.analysis import analyze
 from tablesim.games.football.draw import SeededDraw
-from tablesim.games.football.machine import CARD_STATES
+from tablesim.core.errors import IllegalAction
+from tablesim.games.dealer import Players
+from tablesim.games.football import dealer
 from tablesim.games.football.profile import BETS, COMMON, load_profile
 from tablesim.games.football.settings import FootballSettings
 from tablesim.games.football.table import FootballTable
 
 ONE = Decimal(1)
+
+
+class EveryBet(Players):
+    """A unit on every bet of every box."""
+
+    def __init__(self, boxes: list[str]) -> None:
+        self.stakes = tuple((box, bet, ONE) for box in boxes for bet in BETS)
+
+    def bets(self, table: FootballTable):
+        return self.stakes
+
+    def refused(self, action: str, position: str, what: str, exc: IllegalAction) -> None:
+        raise exc
 
 
 class FootballSimulator:
@@ -37,22 +52,14 @@ class FootballSimulator:
             draws=SeededDraw(self.rng), mode="mock", table_id="FB-SIM",
         )
         self.boxes = [str(b) for b in range(1, self.profile.boxes + 1)] + [COMMON]
+        self.players = EveryBet(self.boxes)
 
     def play_round(self) -> dict[str, tuple[Decimal, Decimal]] | None:
         t = self.table
-        t.open_round()
-        t.await_draw()
-        for box in self.boxes:
-            for bet in BETS:
-                t.place_bet(box, bet, ONE)
-        t.close_betting()
-        t.start_dealing()
-        t.pump(CARD_STATES)
+        dealer.play_round(t, self.players)
         if self.settings.decks > 1:
             self.source.return_cards(t.round_cards)
         if t.result is None or t.result.status != "settled":
-            if t.result is None:
-                t.void("device_timeout")
             return None
         stake = Decimal(len(self.boxes))
         return {

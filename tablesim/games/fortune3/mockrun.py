@@ -11,8 +11,8 @@ from typing import Any
 
 from drivers.mock import MockShoe, MockShuffler, ShuffledShoe
 from tablesim.core.errors import IllegalAction
-from tablesim.engine.table import resolve_unattended
-from tablesim.games.fortune3.machine import S
+from tablesim.games.dealer import Players
+from tablesim.games.fortune3 import dealer
 from tablesim.games.fortune3.players import decide, random_bets
 from tablesim.games.fortune3.profile import load_profile
 from tablesim.games.fortune3.settings import Fortune3Settings
@@ -28,6 +28,24 @@ NAMES = {
     "pair": "pair",
     "high_card": "high card",
 }
+
+
+class SimulatedPlayers(Players):
+    """A few players at random boxes; each decides by the profile's strategy."""
+
+    def __init__(self, rng: random.Random, *, all_boxes: bool = False) -> None:
+        self.rng, self.all_boxes = rng, all_boxes
+
+    def bets(self, table: Fortune3Table):
+        return random_bets(self.rng, table.profile, table.settings.limits, all_boxes=self.all_boxes)
+
+    def decision(self, table: Fortune3Table, box: str) -> str:
+        has_pp = table.book.get(box, "pair_plus") is not None
+        return decide(table.profile, table.evaluator, table.hands[box], has_pp)
+
+    def refused(self, action: str, position: str, what: str, exc: IllegalAction) -> None:
+        if action == "decide":
+            raise exc  # the strategy only ever makes legal decisions
 
 
 class Fortune3Rig(MockRig):
@@ -54,27 +72,7 @@ def play_round(table: Fortune3Table, rng: random.Random, *, all_boxes: bool = Fa
     """Play one round with simulated players, from whatever state the table is
     in (a recovered round goes on where it stopped); returns each stake as
     (bet, amount)."""
-    if table.state in (S.IDLE, S.COMPLETE, S.VOID):
-        table.open_round()
-    if table.state is S.BETTING_OPEN:
-        for box, bet, amount in random_bets(rng, table.profile, table.settings.limits, all_boxes=all_boxes):
-            try:
-                table.place_bet(box, bet, amount)
-            except IllegalAction:
-                pass  # e.g. over the limit on a box a recovered round already holds
-        table.close_betting()
-    if table.state is S.BETS_CLOSED:
-        table.start_dealing()
-    while table.state is S.DEALING:
-        table.pump((S.DEALING,))
-        if not resolve_unattended(table):
-            break
-    if table.state is S.DECISIONS:
-        for box in table.pending_decisions():
-            has_pp = table.book.get(box, "pair_plus") is not None
-            table.decide(box, decide(table.profile, table.evaluator, table.hands[box], has_pp))
-    if table.state is S.DEALING:  # the mock shoe never stalls; guard anyway
-        table.void("device_timeout")
+    dealer.play_round(table, SimulatedPlayers(rng, all_boxes=all_boxes))
     wagered: list[tuple[str, Decimal]] = []
     for box, bet, amount in table.book.items():
         wagered.append((bet, amount))

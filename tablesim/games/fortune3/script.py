@@ -9,6 +9,8 @@ from tablesim.core.cards import DealtCard
 from tablesim.engine.result import RoundResult
 from tablesim.engine.table import resolve_unattended
 from tablesim.core.errors import IllegalAction, InputError
+from tablesim.games.dealer import Hands, Players
+from tablesim.games.fortune3 import dealer
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
 from tablesim.games.fortune3.settings import BETS, Fortune3Settings, default_limits
@@ -29,6 +31,36 @@ class Fortune3Round:
     faults: list[MockFault] = field(default_factory=list)
     misdeal_after: int | None = None
     stray_after: tuple[int, ...] = ()
+
+
+class ScriptedPlayers(Players):
+    """The script's bets and decisions (a box with an Ante plays unless told);
+    a refusal is the script's error, located at its field."""
+
+    def __init__(self, spec: Fortune3Round) -> None:
+        self.spec = spec
+
+    def place(self, table) -> None:
+        place_script_bets(table, self.spec.bets)  # with their players; a refusal names its field
+
+    def decision(self, table: Fortune3Table, box: str) -> str:
+        return self.spec.decisions.get(box, "play")
+
+    def refused(self, action: str, position: str, what: str, exc: IllegalAction) -> None:
+        where = f"bets.{position}.{what}" if action == "bet" else f"decisions.{position}"
+        raise InputError(exc.reason, where=where) from None
+
+
+class ScriptFeed(Hands):
+    """The script's cards, fed one device report at a time, with its
+    ``misdeal_after`` and ``stray_after``."""
+
+    def __init__(self, session: "Fortune3ScriptSession", spec: Fortune3Round) -> None:
+        self.session, self.spec = session, spec
+
+    def take(self, table: Fortune3Table, states: tuple) -> bool:
+        self.session.deal(self.spec)
+        return True
 
 
 class Fortune3ScriptSession:
@@ -75,20 +107,7 @@ class Fortune3ScriptSession:
         device.faults = list(spec.faults)
         device.clear_faults()
         device.queue.clear()
-        table.open_round()
-        place_script_bets(table, spec.bets)
-        table.close_betting()
-        if table.state is S.BETS_CLOSED:
-            table.start_dealing()
-            self._deal(spec)
-        if table.state is S.DECISIONS:
-            for box in table.pending_decisions():
-                try:
-                    table.decide(box, spec.decisions.get(box, "play"))
-                except IllegalAction as exc:
-                    raise InputError(exc.reason, where=f"decisions.{box}") from None
-        if table.state is S.DECISIONS:
-            table.reveal()
+        dealer.play_round(table, ScriptedPlayers(spec), ScriptFeed(self, spec))
         if table.result is None:
             raise InputError(f"the round did not finish (it is {table.state.value})", where="cards")
         if table.result.status == "settled" and device.faults:
@@ -102,7 +121,7 @@ class Fortune3ScriptSession:
             raise InputError(f"{self.source.remaining()} card(s) left unused: {left}", where="cards")
         return table.result
 
-    def _deal(self, spec: Fortune3Round) -> None:
+    def deal(self, spec: Fortune3Round) -> None:
         """Feed the device's events to the table; ``misdeal_after`` and
         ``stray_after`` count the cards the device has delivered."""
         table = self.table

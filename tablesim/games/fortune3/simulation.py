@@ -13,7 +13,9 @@ from decimal import Decimal
 
 from drivers.mock import MockShoe, MockShuffler, ShuffledShoe
 from tablesim.games.fortune3.analysis import analyze_profile
-from tablesim.games.fortune3.machine import S
+from tablesim.core.errors import IllegalAction
+from tablesim.games.dealer import PUMP, Players
+from tablesim.games.fortune3 import dealer
 from tablesim.games.fortune3.players import decide
 from tablesim.games.fortune3.profile import load_profile
 from tablesim.games.fortune3.settings import Fortune3Settings
@@ -22,6 +24,21 @@ from tablesim.games.fortune3.table import Fortune3Table
 ONE = Decimal(1)
 LAYOUT = {"1": ("ante",), "2": ("ante",), "3": ("ante",), "4": ("pair_plus",), "5": ("pair_plus",),
           "6": ("ante", "pair_plus"), "7": ("ante", "pair_plus")}
+
+
+class LayoutPlayers(Players):
+    """Unit stakes on every box of LAYOUT; decisions by the profile's strategy."""
+
+    BETS = tuple((box, bet, ONE) for box, bets in LAYOUT.items() for bet in bets)
+
+    def bets(self, table: Fortune3Table):
+        return self.BETS
+
+    def decision(self, table: Fortune3Table, box: str) -> str:
+        return decide(table.profile, table.evaluator, table.hands[box], len(LAYOUT[box]) == 2)
+
+    def refused(self, action: str, position: str, what: str, exc: IllegalAction) -> None:
+        raise exc
 
 
 class Fortune3Simulator:
@@ -33,19 +50,11 @@ class Fortune3Simulator:
         device = {"shoe": MockShoe(source)} if dealing == "shoe" else {"shuffler": MockShuffler(source)}
         self.table = Fortune3Table(self.profile, settings, table_id="F3-SIM", **device)
         self.forfeit = self.profile.fold_with_pair_plus == "forfeit"
+        self.players = LayoutPlayers()
 
     def play_round(self) -> dict[str, tuple[Decimal, Decimal]] | None:
         t = self.table
-        t.open_round()
-        for box, bets in LAYOUT.items():
-            for bet in bets:
-                t.place_bet(box, bet, ONE)
-        t.close_betting()
-        t.start_dealing()
-        t.pump((S.DEALING,))
-        if t.state is S.DECISIONS:
-            for box in t.pending_decisions():
-                t.decide(box, decide(t.profile, t.evaluator, t.hands[box], len(LAYOUT[box]) == 2))
+        dealer.play_round(t, self.players, PUMP)
         if t.result is None or t.result.status != "settled":
             return None
         res = t.result.results

@@ -12,9 +12,9 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from drivers.mock.wheel import MockWheelSensor, RandomSpins, WheelFault
-from tablesim.core.errors import IllegalAction
 from tablesim.engine.stats import BetTotals, SessionStats
-from tablesim.games.wheel.machine import AWAITING_SPIN, S
+from tablesim.games.dealer import Players
+from tablesim.games.wheel import dealer
 from tablesim.games.wheel.players import random_bets
 from tablesim.games.wheel.profile import load_profile
 from tablesim.games.wheel.settings import WheelSettings
@@ -31,6 +31,16 @@ SENSOR_FAULT_RATE = 0.005
 class WheelRig(MockRig):
     spin_requested: bool = False  # the dealer pressed "spin" on the console
     devices: ClassVar[str] = "mock indicator sensor"
+
+
+class SimulatedPlayers(Players):
+    """A few regulars, each backing one to three symbols (players.py)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def bets(self, table: WheelTable):
+        return random_bets(self.rng, table.profile, table.settings.limits)
 
 
 def build_table(profile: str | None, rng: random.Random) -> WheelTable:
@@ -59,18 +69,9 @@ def play_round(table: WheelTable, rng: random.Random) -> list[tuple[str, Decimal
     """One round with simulated players, from whatever state the table is in
     (a recovered round goes on where it stopped); returns each stake as
     (spot, amount)."""
-    if table.state in (S.IDLE, S.COMPLETE, S.VOID):
+    if table.state in dealer.BETWEEN_ROUNDS:
         _maybe_faults(table, rng)
-        table.open_round()
-    if table.state is S.BETTING_OPEN:
-        for player, spot, amount in random_bets(rng, table.profile, table.settings.limits):
-            try:
-                table.place_bet(player, spot, amount)
-            except IllegalAction:
-                pass  # e.g. over the limit on a spot a recovered round already holds
-        table.close_betting()
-    if table.state in AWAITING_SPIN and not table.pump(AWAITING_SPIN):
-        table.void("device_timeout")  # the mock never stalls; guard anyway
+    dealer.play_round(table, SimulatedPlayers(rng))
     return [(spot, amount) for _, spot, amount in table.book.items()]
 
 

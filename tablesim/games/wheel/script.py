@@ -28,7 +28,8 @@ from drivers.mock.wheel import (
 )
 from tablesim.engine.result import RoundResult
 from tablesim.core.errors import IllegalAction, InputError
-from tablesim.games.wheel.machine import S
+from tablesim.games.dealer import Hands, Players
+from tablesim.games.wheel import dealer
 from tablesim.games.wheel.profile import WheelProfile, load_profile
 from tablesim.games.wheel.settings import WheelSettings, read_layout_override
 from tablesim.games.wheel.settle import spin_counts
@@ -80,6 +81,37 @@ def _turns(s: Reader, key: str = "turns") -> Decimal:
     if turns > 1000:
         raise s.fail(key, f"{value} turns is not a wheel spin")
     return turns
+
+
+class ScriptedPlayers(Players):
+    """The script's bets; a refusal is the script's error, located at the bet."""
+
+    def __init__(self, spec: WheelRound) -> None:
+        self.spec = spec
+        self.at = 0
+
+    def bets(self, table: WheelTable):
+        for self.at, bet in enumerate(self.spec.bets):
+            yield bet
+
+    def refused(self, action: str, position: str, what: str, exc: IllegalAction) -> None:
+        raise InputError(exc.reason, where=f"bets[{self.at}]") from None
+
+
+class ScriptSpins(Hands):
+    """The script's spins, one sensor report at a time: a round that needs
+    another spin than the script gives is the script's error."""
+
+    def __init__(self, sensor: MockWheelSensor, spins: int) -> None:
+        self.sensor, self.spins = sensor, spins
+
+    def take(self, table: WheelTable, states: tuple) -> bool:
+        while table.state in states:
+            event = self.sensor.next_event(0)
+            if event is None:
+                raise InputError(f"ran out of spins after {self.spins}: the round needs another spin", where="spins")
+            table.handle(event)
+        return True
 
 
 class WheelScriptSession:
@@ -206,20 +238,7 @@ class WheelScriptSession:
         self.source.feed(spec.spins)
         for fault in spec.faults:
             self.sensor.inject(fault)
-        table.open_round()
-        for i, (player, spot, amount) in enumerate(spec.bets):
-            try:
-                table.place_bet(player, spot, amount)
-            except IllegalAction as exc:
-                raise InputError(exc.reason, where=f"bets[{i}]") from None
-        table.close_betting()
-        while table.state in (S.BETS_CLOSED, S.SPINNING):
-            event = self.sensor.next_event(0)
-            if event is None:
-                raise InputError(
-                    f"ran out of spins after {len(spec.spins)}: the round needs another spin", where="spins"
-                )
-            table.handle(event)
+        dealer.play_round(table, ScriptedPlayers(spec), ScriptSpins(self.sensor, len(spec.spins)))
         if table.result is None:
             raise InputError(f"the round did not finish (it is {table.state.value})", where="spins")
         if table.result.status == "settled" and self.source.remaining():

@@ -14,13 +14,28 @@ from decimal import Decimal
 
 from drivers.mock.wheel import MockWheelSensor, RandomSpins
 from tablesim.games.wheel.analysis import symbol_figures
-from tablesim.games.wheel.machine import AWAITING_SPIN
+from tablesim.core.errors import IllegalAction
+from tablesim.games.dealer import Players
+from tablesim.games.wheel import dealer
 from tablesim.games.wheel.profile import load_profile
 from tablesim.games.wheel.settings import WheelSettings
 from tablesim.games.wheel.table import WheelTable
 
 ONE = Decimal(1)
 PLAYERS = 10
+
+
+class Seats(Players):
+    """Each player a unit on their symbol."""
+
+    def __init__(self, seats: list[tuple[str, str]]) -> None:
+        self.stakes = tuple((player, spot, ONE) for player, spot in seats)
+
+    def bets(self, table: WheelTable):
+        return self.stakes
+
+    def refused(self, action: str, position: str, what: str, exc: IllegalAction) -> None:
+        raise exc
 
 
 class WheelSimulator:
@@ -31,17 +46,12 @@ class WheelSimulator:
         self.table = WheelTable(self.profile, WheelSettings.for_profile(self.profile), sensor=sensor, table_id="WHEEL-SIM")
         spots = self.profile.spots
         self.seats = [(f"p{i + 1}", spots[i % len(spots)]) for i in range(PLAYERS)]
+        self.players = Seats(self.seats)
 
     def play_round(self) -> dict[str, tuple[Decimal, Decimal]] | None:
         t = self.table
-        t.open_round()
-        for player, spot in self.seats:
-            t.place_bet(player, spot, ONE)
-        t.close_betting()
-        t.pump(AWAITING_SPIN)
+        dealer.play_round(t, self.players)
         if t.result is None or t.result.status != "settled":
-            if t.result is None:
-                t.void("device_timeout")
             return None
         out: dict[str, tuple[Decimal, Decimal]] = {}
         for player, spot in self.seats:

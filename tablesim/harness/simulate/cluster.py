@@ -66,15 +66,26 @@ def cluster_threads(client) -> int:
     return sum(int(w.get("nthreads", 1)) for w in workers.values())
 
 
+def _share(game: str, seed: str, rounds: int, options: dict[str, Any]) -> Tally:
+    """One share, on a worker. Its table logs warnings only: a worker's
+    logging is not the CLI's, and with debug logging on every table event
+    of millions of rounds would be built and written."""
+    import logging
+
+    import structlog
+
+    from tablesim.harness.simulate.runner import play_share
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    return play_share(game, seed, rounds, options, None)
+
+
 def play_shares(client, game: str, seeds: list[str], shares: list[int], options: dict[str, Any],
                 on_progress: Callable[[int], None] | None = None) -> list[Tally]:
     """Each share as one task on the cluster; the tallies in share order."""
     from distributed import as_completed
 
-    from tablesim.harness.simulate.runner import play_share
-
-    futures = [client.submit(play_share, game, seed, rounds, options, None, key=f"tablesim-share-{seed}-{rounds}",
-                             pure=False)
+    futures = [client.submit(_share, game, seed, rounds, options, key=f"tablesim-share-{seed}-{rounds}", pure=False)
                for seed, rounds in zip(seeds, shares)]
     index = {f.key: k for k, f in enumerate(futures)}
     tallies: list[Tally | None] = [None] * len(futures)

@@ -1,0 +1,376 @@
+"""What a table records, as frozen named types, registered with the codec
+(``tablesim/core/codec.py``).
+
+- Table events: one type per kind (``BetPlaced`` is the kind ``bet``...).
+  The table builds them only when someone listens; a listener gets the
+  record and, for the journal, the stream and the displays, its fields as a
+  dict (``TableEvent.data``: exactly the fields it carries, so the journal's
+  JSON is what it always was). An event with a field its kind does not
+  declare is refused: kinds never grow keys silently.
+- ``ActionInput``: one public action as the journal records it (its name,
+  its arguments, whether it was handed back inside another action), with
+  the schema version it was written under.
+Device reports (``drivers/events.py``) are records too; the layers that
+hand them to a table or read them back register them with the codec
+(``register_family``), as the core knows nothing above it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from tablesim.core.codec import SCHEMA_VERSION, decode, encode, register
+
+
+class _Omitted:
+    """The value of an optional field an event did not carry."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "OMITTED"
+
+
+OMITTED: Any = _Omitted()
+
+
+@dataclass(frozen=True, slots=True)
+class TableRecord:
+    """A table event's record; ``KIND`` is its kind."""
+
+    KIND: ClassVar[str] = ""
+
+    def as_data(self) -> dict[str, Any]:
+        """Its fields, in declaration order, leaving out the omitted ones."""
+        return {f.name: v for f in dataclasses.fields(self) if (v := getattr(self, f.name)) is not OMITTED}
+
+
+RECORDS: dict[str, type[TableRecord]] = {}
+
+
+def _kind(kind: str):
+    def add(cls: type[TableRecord]) -> type[TableRecord]:
+        cls.KIND = kind
+        RECORDS[kind] = cls
+        return cls
+
+    return add
+
+
+# --- the round -----------------------------------------------------------------------
+
+
+@_kind("state")
+@dataclass(frozen=True, slots=True)
+class StateChanged(TableRecord):
+    state: str
+    previous: str
+    trigger: str
+
+
+@_kind("instruction")
+@dataclass(frozen=True, slots=True)
+class Instruction(TableRecord):
+    """What the dealer is to do next."""
+
+    text: str
+    to: str = OMITTED
+    boxes: list = OMITTED
+    cards: int = OMITTED
+    min_turns: int = OMITTED
+
+
+@_kind("bet")
+@dataclass(frozen=True, slots=True)
+class BetPlaced(TableRecord):
+    position: str
+    bet: str
+    amount: str
+    change: bool = OMITTED
+
+
+@_kind("bet_withdrawn")
+@dataclass(frozen=True, slots=True)
+class BetWithdrawn(TableRecord):
+    position: str
+    bet: str
+    amount: str
+    change: bool = OMITTED
+
+
+@_kind("settlement")
+@dataclass(frozen=True, slots=True)
+class Settlement(TableRecord):
+    results: dict
+
+
+@_kind("result")
+@dataclass(frozen=True, slots=True)
+class Result(TableRecord):
+    """The round's final result (the public result format)."""
+
+    game: str
+    status: str
+    void_reason: str | None
+    outcome: dict
+    results: dict
+    net: dict
+
+
+@_kind("void")
+@dataclass(frozen=True, slots=True)
+class Voided(TableRecord):
+    reason: str
+    returned: dict
+    actor: str | None
+    why: str | None
+
+
+@_kind("paused")
+@dataclass(frozen=True, slots=True)
+class Paused(TableRecord):
+    actor: str
+    why: str
+
+
+@_kind("resumed")
+@dataclass(frozen=True, slots=True)
+class Resumed(TableRecord):
+    actor: str
+    why: str
+
+
+@_kind("incident")
+@dataclass(frozen=True, slots=True)
+class IncidentOpened(TableRecord):
+    id: int
+    code: int
+    text: str
+    blocking: bool
+    card: str | None
+
+
+@_kind("incident_resolved")
+@dataclass(frozen=True, slots=True)
+class IncidentResolved(TableRecord):
+    id: int
+    decision: str
+    card: str | None
+    actor: str
+    why: str
+
+
+# --- devices --------------------------------------------------------------------------
+
+
+@_kind("fault")
+@dataclass(frozen=True, slots=True)
+class Fault(TableRecord):
+    device: str
+    code: int
+    severity: str = OMITTED
+    text: str = OMITTED
+
+
+@_kind("fault_cleared")
+@dataclass(frozen=True, slots=True)
+class FaultCleared(TableRecord):
+    device: str
+    code: int
+
+
+@_kind("link")
+@dataclass(frozen=True, slots=True)
+class Link(TableRecord):
+    device: str
+    up: bool
+    reason: str = OMITTED
+
+
+@_kind("device")
+@dataclass(frozen=True, slots=True)
+class DeviceReport(TableRecord):
+    """A device report the game has no use for, recorded by its type's name."""
+
+    device: str
+    report: str
+
+
+# --- cards (Fortune 3, football) ----------------------------------------------------------
+
+
+@_kind("card")
+@dataclass(frozen=True, slots=True)
+class CardDealt(TableRecord):
+    to: str
+    card: str
+
+
+@_kind("card_set_aside")
+@dataclass(frozen=True, slots=True)
+class CardSetAside(TableRecord):
+    card: str
+    reason: str
+
+
+@_kind("exposed_card")
+@dataclass(frozen=True, slots=True)
+class ExposedCard(TableRecord):
+    to: str
+    card: str
+    rule: str
+
+
+@_kind("shuffle")
+@dataclass(frozen=True, slots=True)
+class Shuffled(TableRecord):
+    shuffle_id: str
+    count: int
+    verified: bool
+
+
+@_kind("decision")
+@dataclass(frozen=True, slots=True)
+class Decision(TableRecord):
+    box: str
+    decision: str
+
+
+@_kind("dealer")
+@dataclass(frozen=True, slots=True)
+class DealerHand(TableRecord):
+    cards: list
+    hand: str
+    qualifies: bool
+
+
+# --- football -------------------------------------------------------------------------------
+
+
+@_kind("draw_made")
+@dataclass(frozen=True, slots=True)
+class DrawMade(TableRecord):
+    draw: int
+    draw_id: str
+    source: str
+    seeded: bool
+
+
+@_kind("draw")
+@dataclass(frozen=True, slots=True)
+class DrawAccepted(TableRecord):
+    draw: int
+    upper: list
+    lower: list
+    source: str
+    seeded: bool
+
+
+@_kind("draw_confirmed")
+@dataclass(frozen=True, slots=True)
+class DrawConfirmed(TableRecord):
+    draw: int
+
+
+@_kind("pack_loaded")
+@dataclass(frozen=True, slots=True)
+class PackLoaded(TableRecord):
+    pack_id: str
+    decks: int
+    cards: int
+    reason: str
+
+
+@_kind("shoe_count")
+@dataclass(frozen=True, slots=True)
+class ShoeCounted(TableRecord):
+    pack_id: str
+    dealt: int
+    remaining: int
+
+
+# --- wheel ----------------------------------------------------------------------------------
+
+
+@_kind("spin_started")
+@dataclass(frozen=True, slots=True)
+class SpinStarted(TableRecord):
+    direction: str
+
+
+@_kind("revolution")
+@dataclass(frozen=True, slots=True)
+class Revolution(TableRecord):
+    n: int
+
+
+@_kind("stray_revolution")
+@dataclass(frozen=True, slots=True)
+class StrayRevolution(TableRecord):
+    n: int
+    round: str
+
+
+@_kind("spin_result")
+@dataclass(frozen=True, slots=True)
+class SpinResult(TableRecord):
+    segment: int
+    symbol: str
+    turns: Decimal
+    direction: str
+
+
+@_kind("no_spin")
+@dataclass(frozen=True, slots=True)
+class NoSpin(TableRecord):
+    reason: str
+    turns: Decimal
+    segment: int | None
+    count: int
+
+
+def table_record(kind: str, data: dict[str, Any]) -> TableRecord:
+    """The record of a table event; an unknown kind or field is a bug, refused."""
+    try:
+        cls = RECORDS[kind]
+    except KeyError:
+        raise TypeError(f"no table event of kind {kind!r} (core/records.py)") from None
+    return cls(**data)
+
+
+# --- journaled inputs ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ActionInput:
+    """One public action of the table as the journal records it."""
+
+    action: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    #: a device report handed to the table inside another action (a poll)
+    nested: bool = False
+
+    def to_journal(self) -> dict[str, Any]:
+        """The record's ``data``, written under ``SCHEMA_VERSION``."""
+        data: dict[str, Any] = {"args": encode(list(self.args)), "kwargs": encode(self.kwargs)}
+        if self.nested:
+            data["nested"] = True
+        data["schema"] = SCHEMA_VERSION
+        return data
+
+    @classmethod
+    def from_journal(cls, action: str, data: dict[str, Any]) -> "ActionInput":
+        """Read back an input record of any schema version: version 1 (no
+        ``schema`` field) stored the same arguments the same way."""
+        version = data.get("schema", 1)
+        if version > SCHEMA_VERSION:
+            raise ValueError(f"input record of schema {version}: this release reads up to {SCHEMA_VERSION}")
+        return cls(action, tuple(decode(data.get("args", []))), decode(data.get("kwargs", {})),
+                   bool(data.get("nested", False)))
+
+
+register(*RECORDS.values(), ActionInput)

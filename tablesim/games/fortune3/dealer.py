@@ -1,0 +1,44 @@
+"""The Fortune 3 Card Poker dealer: what happens next, given the table's state.
+
+A round goes on from wherever the table is (a recovered round too): a new
+round opens betting; while betting is open the players bet and the dealer
+calls "no more bets"; with bets closed the dealer deals (Art. 7) and the
+devices' reports are taken until every hand is out; then each box with an
+Ante plays or folds (Art. 9(1)). The mock table, scripted rounds and the
+simulator all play their rounds here; they differ only in their players
+and in how the cards come (``tablesim.games.dealer``).
+"""
+
+from __future__ import annotations
+
+from tablesim.core.errors import IllegalAction
+from tablesim.games.dealer import UNATTENDED, Hands, Players, place_bets
+from tablesim.games.fortune3.machine import S
+from tablesim.games.fortune3.table import Fortune3Table
+
+#: where a new round opens from
+BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
+
+
+def play_round(table: Fortune3Table, players: Players, hands: Hands = UNATTENDED) -> None:
+    if table.state in BETWEEN_ROUNDS:
+        table.open_round()
+    if table.state is S.BETTING_OPEN:
+        place_bets(table, players)
+        table.close_betting()
+    if table.state is S.BETS_CLOSED:
+        table.start_dealing()
+    if table.state is S.DEALING:
+        hands.take(table, (S.DEALING,))
+    if table.state is S.DECISIONS:
+        for box in table.pending_decisions():
+            try:
+                table.decide(box, players.decision(table, box))
+            except IllegalAction as exc:
+                players.refused("decide", box, "decision", exc)
+    if table.state is S.DECISIONS and not table.pending_decisions():
+        # a table set to hold before the reveal (the dealer reveals, so a
+        # misdeal or a stray last card can still be called: Art. 11)
+        table.reveal()
+    if table.state is S.DEALING:  # the devices went quiet: the round cannot go on
+        table.void("device_timeout")
