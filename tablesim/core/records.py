@@ -90,6 +90,7 @@ class BetPlaced(TableRecord):
     bet: str
     amount: str
     change: bool = OMITTED
+    player: str = OMITTED  # whose bet (issue 14.1); omitted: the position's own seat
 
 
 @_kind("bet_withdrawn")
@@ -99,12 +100,15 @@ class BetWithdrawn(TableRecord):
     bet: str
     amount: str
     change: bool = OMITTED
+    player: str = OMITTED
 
 
 @_kind("settlement")
 @dataclass(frozen=True, slots=True)
 class Settlement(TableRecord):
     results: dict
+    #: football's commission rule: what was rounded off each payout (position -> bet -> amount)
+    commission_rounded_off: dict = OMITTED
 
 
 @_kind("result")
@@ -118,6 +122,7 @@ class Result(TableRecord):
     outcome: dict
     results: dict
     net: dict
+    players: dict = OMITTED  # each named player's results and net (issue 14.1)
 
 
 @_kind("void")
@@ -127,6 +132,18 @@ class Voided(TableRecord):
     returned: dict
     actor: str | None
     why: str | None
+    returned_by_player: dict = OMITTED  # position -> player -> bet -> stake, where bets name players
+
+
+@_kind("dealing_mode")
+@dataclass(frozen=True, slots=True)
+class DealingMode(TableRecord):
+    """A supervisor switched how the following rounds are dealt (Art. 11(4))."""
+
+    mode: str
+    previous: str
+    actor: str
+    why: str
 
 
 @_kind("paused")

@@ -72,8 +72,8 @@ def restore_standing(table: Any, journal: Journal) -> None:
             (name, table.table_id),
         ).fetchone()
         if row is not None:
-            data = json.loads(row[0])
-            table.restore_standing(name, decode(data.get("args", [])), decode(data.get("kwargs", {})))
+            given = ActionInput.from_journal(name, json.loads(row[0]))
+            table.restore_standing(name, list(given.args), given.kwargs)
 
 
 def check_profile(journal: Journal, round_id: str, records: list) -> None:
