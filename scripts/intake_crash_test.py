@@ -44,7 +44,7 @@ SPOTS = ("1", "3", "5", "10", "20", "joker", "logo")
 
 def Table(journal: Path, seed: int) -> ServedTable:
     """``tablesim serve`` on a journal (and its key) kept across kills."""
-    return ServedTable("--game", "wheel", "--mock", "--seed", str(seed), journal_path=journal,
+    return ServedTable("--game", "wheel", "--mock", "--seed", str(seed), "--pace", "0.01", journal_path=journal,
                        data_dir=os.environ["XDG_DATA_HOME"])
 
 

@@ -1,9 +1,15 @@
-"""Test-wide setup: quiet, deterministic logging."""
+"""Test-wide setup: quiet, deterministic logging; hypothesis without
+time limits per example (the tests run on every core, beside whatever else
+the machine runs: a slow example is not a failure, a wrong one is)."""
 
 import logging
 
 import pytest
 import structlog
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("tablesim", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("tablesim")
 
 
 @pytest.fixture(autouse=True)

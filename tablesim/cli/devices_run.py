@@ -92,7 +92,8 @@ def run_configured(path: str, options: RunOptions, console: Console, *, record: 
     if options.game and options.game != config.game:
         raise ConfigError(f"the table runs {config.game}, not {options.game}", where=f"{config.path}: table.game")
     run_options = RunOptions(config.game, options.rounds, options.seed, config.profile, {},
-                             options.quiet, options.delay, options.journal, options.studio or config.studio_url)
+                             options.quiet, options.delay, options.journal, options.studio or config.studio_url,
+                             config.key_file)
     with ExitStack() as stack:
         recorder = _recorder(stack, record, _header("config", run_options, config=str(config.path), time_scale=None,
                                                     faults=[], devices=list(config.devices)))

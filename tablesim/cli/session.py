@@ -45,7 +45,7 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan)
         from tablesim.studio.natsio import check_url
 
         check_url(options.studio)  # before anything is opened or recovered
-    attach_journal(console, table, options.journal)
+    attach_journal(console, table, options.journal, key_file=options.key_file)
     link = None
     if options.studio:
         from tablesim.studio.attach import start_link

@@ -24,6 +24,18 @@ from tablesim.core.cards import Card, DealtCard, parse_dealt
 #: 1: the journals before typed records (no schema record); 2: typed inputs
 SCHEMA_VERSION = 2
 
+class _Omitted:
+    """The value of a record's optional field that was not given: left out
+    when the record is written, given its default when it is read."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "OMITTED"
+
+
+OMITTED: Any = _Omitted()
+
 _TYPES: dict[str, tuple[str, type]] = {}  # tag -> class, by class name
 _TAGS: dict[type, str] = {}
 
@@ -50,7 +62,13 @@ def registered(tag: str, name: str) -> type:
         raise ValueError(f"unknown record type {name!r} ({tag})") from None
 
 
+#: values that are their own JSON (most of what a table action carries: checked first)
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def encode(value: Any) -> Any:
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, Decimal):
         return {"$dec": str(value)}
     if isinstance(value, Card):
@@ -59,7 +77,7 @@ def encode(value: Any) -> Any:
         return {"$dealt": value.code}
     tag = _TAGS.get(type(value))
     if tag is not None:
-        fields = {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        fields = {f.name: encode(v) for f in dataclasses.fields(value) if (v := getattr(value, f.name)) is not OMITTED}
         return {tag: type(value).__name__, **fields}
     if isinstance(value, (list, tuple)):
         return [encode(v) for v in value]

@@ -18,3 +18,4 @@ class RunOptions:
     delay: float = 0.0  # seconds between rounds, for a watchable demo
     journal: str | None = None  # path | "none" | "memory" | None = the table's default
     studio: str | None = None  # nats://HOST:PORT: publish the journal to the studio (tablesim.studio)
+    key_file: Any = None  # the journal chain's key (a table configuration's [table] key_file); None: the default

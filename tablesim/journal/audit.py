@@ -26,6 +26,7 @@ from pathlib import Path
 from tablesim.core.errors import InputError
 from tablesim.journal.chain import Walk, seal_mac
 from tablesim.journal.keys import TABLE_ID, default_key_path, key_id, load_key
+from tablesim.journal.location import data_dir
 from tablesim.journal.store import SCHEMA, Journal
 
 EXIT = {"intact": 0, "legacy": 0, "tampered": 1, "corrupt": 1, "unreadable": 2}
@@ -73,18 +74,32 @@ def journal_table_id(journal: Journal) -> str | None:
 
 
 def find_key(journal: Journal, key: bytes | None) -> bytes | None:
-    """The key given, else the default key of the journal's table, if there is one."""
+    """The key given; else the data directory's key whose id the journal's
+    chain record names; else the default key of the table its first record
+    names (if any of these exists)."""
     if key is not None:
         return key
+    wanted = _marker_key_id(_chain_record(journal))
     table_id = journal_table_id(journal)
-    if table_id is None or not TABLE_ID.fullmatch(table_id):
-        return None
-    path = default_key_path(table_id)
-    if not path.exists():
-        return None
+    default = default_key_path(table_id) if table_id is not None and TABLE_ID.fullmatch(table_id) else None
+    fallback = None
+    for path in ([default] if default else []) + sorted(data_dir().glob("*.key")):
+        try:
+            candidate = load_key(path)
+        except InputError:
+            continue
+        if wanted is None or key_id(candidate) == wanted:
+            return candidate
+        if path == default:
+            fallback = candidate  # the table's own key: a chain record naming another is then tampered
+    return fallback
+
+
+def _chain_record(journal: Journal) -> tuple | None:
     try:
-        return load_key(path)
-    except InputError:
+        return journal.db.execute(
+            "SELECT data FROM records WHERE kind = 'meta' AND name = 'chain' ORDER BY seq LIMIT 1").fetchone()
+    except (sqlite3.DatabaseError, UnicodeDecodeError):
         return None
 
 
@@ -174,12 +189,12 @@ def verify(journal: Journal, key: bytes | None = None, *, integrity: bool = True
     """The whole journal, from its first record (``key``: default: the
     journal's table's key in the data directory, if present)."""
     try:
-        return _verify(journal, find_key(journal, key), integrity)
+        return _verify(journal, find_key(journal, key), integrity, given=key is not None)
     except sqlite3.DatabaseError as exc:
         return _bad("corrupt", f"the database cannot be read: {exc}")
 
 
-def _verify(journal: Journal, key: bytes | None, integrity: bool) -> AuditResult:
+def _verify(journal: Journal, key: bytes | None, integrity: bool, given: bool = True) -> AuditResult:
     if integrity:
         problem = _integrity(journal, "integrity_check")
         if problem:
@@ -200,7 +215,8 @@ def _verify(journal: Journal, key: bytes | None, integrity: bool) -> AuditResult
             if walk.needs_key:
                 return _bad("unreadable", f"{problem}: the journal's links need its table's key", walk.seq,
                             walk.seq + 1, table_id=table_id)
-            if walk.keyed and walk.seq < (walk.chain_seq or 0) and key is not None and walk.key_id != key_id(key):
+            if given and walk.keyed and walk.seq < (walk.chain_seq or 0) and key is not None \
+                    and walk.key_id != key_id(key):
                 return _bad("unreadable", f"the journal is keyed with key {walk.key_id}, not the key given "
                             f"({key_id(key)}): wrong key (or its chain record was altered)", walk.seq,
                             walk.seq + 1, table_id=table_id)

@@ -21,9 +21,12 @@ unanchored (not published yet), and counted.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import json
 from dataclasses import dataclass, field
 
+from tablesim.core.errors import InputError
+from tablesim.journal.readonly import ReadOnly
 from tablesim.studio import natsio, wire
 
 #: the record's own content (what "changed" means); links are compared apart
@@ -127,14 +130,20 @@ def compare(table_id: str, journal: dict[int, bytes], stream: list[natsio.Stream
 
 def journal_bodies(path: str) -> dict[str, dict[int, bytes]]:
     """Every record of the journal file as its message body, by table and seq."""
-    db = wire.open_reader(path)
+    # an audit leaves no -wal/-shm files behind, whether or not a table runs
+    try:
+        reader = ReadOnly(path)
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"cannot read the journal: {exc}", where=path) from None
     try:
         out: dict[str, dict[int, bytes]] = {}
-        for seq, table_id, _kind, body in wire.iter_rows(db):
+        for seq, table_id, _kind, body in wire.iter_rows(reader.db):
             out.setdefault(table_id, {})[seq] = body
         return out
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"cannot read the journal: {exc}", where=path) from None
     finally:
-        db.close()
+        reader.close()
 
 
 async def stream_messages(url: str, table_id: str) -> list[natsio.StreamMsg]:

@@ -15,6 +15,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 FLIPS = 320
 
@@ -87,3 +89,37 @@ def test_every_byte_flip_gets_a_verdict_and_content_changes_are_caught(small_jou
         if content(target) != baseline:
             assert res.code != 0, f"byte {pos} changed the journal's content and the audit says intact"
     assert verdicts[1] > 0 and sum(verdicts.values()) == len(positions)
+
+
+EDITABLE = ("ts", "table_id", "round_id", "kind", "name", "actor", "data", "prev_hash", "hash")
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_edit_of_any_field_of_any_record_is_caught(small_journal, tmp_path, monkeypatch, data):
+    """Hypothesis picks a record, a field and a new value (text, a number,
+    bytes, NULL); the audit never calls the edited journal intact."""
+    import shutil
+
+    from tablesim.journal.audit import verify_file
+
+    original, xdg = small_journal
+    monkeypatch.setenv("XDG_DATA_HOME", str(xdg))
+    target = tmp_path / "edited.journal.sqlite"
+    shutil.copyfile(original, target)
+    db = sqlite3.connect(str(target))
+    n = db.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+    seq = data.draw(st.integers(1, n), label="seq")
+    column = data.draw(st.sampled_from(EDITABLE), label="column")
+    old = db.execute(f"SELECT {column} FROM records WHERE seq = ?", (seq,)).fetchone()[0]
+    new = data.draw(st.one_of(st.text(max_size=30), st.integers(-(2**63), 2**63 - 1), st.binary(max_size=30),
+                              st.just(old + " "), st.just(old[:-1])).filter(lambda v: v != old), label="value")
+    try:
+        db.execute(f"UPDATE records SET {column} = ? WHERE seq = ?", (new, seq))
+        db.commit()
+    except sqlite3.IntegrityError:  # (NOT NULL): no edit made
+        return
+    finally:
+        db.close()
+    result = verify_file(target)
+    assert result.verdict == "tampered" and result.first_bad is not None and result.first_bad <= seq, result

@@ -154,3 +154,13 @@ def test_audit_all_and_table_give_one_verdict_per_file(tmp_path, run_cli):
     res = run_cli("audit", "verify", "--table", "../etc/passwd")
     assert res.code == 2 and "--table" in res.err and len(res.err_lines) == 1
     assert not Path("/etc/passwd.journal.sqlite").exists() and os.path.exists("/etc/passwd")
+
+
+def test_run_with_a_configuration_uses_its_key_file(tmp_path, run_cli):
+    config = tmp_path / "t.toml"
+    config.write_text(CONFIG.format(id="F3-08", extra='key_file = "F3-08.key"'))
+    journal = tmp_path / "f3-08.sqlite"
+    res = run_cli("run", "--config", config, "--rounds", "1", "--quiet", "--journal", journal)
+    assert res.code == 0, res.err
+    assert (tmp_path / "F3-08.key").exists() and not default_key_path("F3-08").exists()
+    assert run_cli("audit", "verify", "--journal", journal, "--key", tmp_path / "F3-08.key").code == 0

@@ -86,6 +86,8 @@ class FootballTable(GameTable):
         self.settings = settings
         self.display = display
         self.shoe = shoe
+        #: every box, left to right, the common box last (the profile's, read once: asked for every bet)
+        self.positions = self.profile.positions
         book = BetBook(BETS, settings.limits, self._box_ok)
         super().__init__(table_id=table_id, book=book, devices=[display, shoe], bus=bus)
         # The pack in the shoe (Art. 8), across rounds.
@@ -96,7 +98,7 @@ class FootballTable(GameTable):
         self.reset_round()
 
     def _box_ok(self, box: str) -> str | None:
-        if box in self.profile.positions:
+        if box in self.positions:
             return None
         return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes} and {COMMON})"
 
@@ -171,7 +173,7 @@ class FootballTable(GameTable):
         """Art. 6(4): the boxes with bets, left to right, the common box last
         (bets or not), two cards each; a fresh pack first if this one may run
         short (Art. 8(1))."""
-        boxes = [p for p in self.profile.positions if p != COMMON and p in self.book.bets]
+        boxes = [p for p in self.positions if p != COMMON and p in self.book.bets]
         order = boxes + [COMMON]
         self._ensure_pack(3 * len(order))
         self.order = order

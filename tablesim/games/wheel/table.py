@@ -71,8 +71,10 @@ class WheelTable(GameTable):
         self.settings = settings
         self.layout: tuple[str, ...] = tuple(layout)
         self.sensor = sensor
+        #: the symbols players bet on (the profile's, read once: asked for every bet)
+        self.spots = profile.spots
         # Many players bet on each symbol; a bet's position is its player (Art. 3).
-        book = BetBook(profile.spots, settings.limits, self._player_ok,
+        book = BetBook(self.spots, settings.limits, self._player_ok,
                        lambda position, who: None if who == position else "on the wheel a bet's position is its player")
         super().__init__(table_id=table_id, book=book, devices=[sensor], bus=bus)
         self.reset_round()
@@ -103,9 +105,9 @@ class WheelTable(GameTable):
         self.emit("instruction", text="place your bets")
 
     def _spot_refusal(self, spot: str) -> str | None:
-        if spot in self.profile.spots:
+        if spot in self.spots:
             return None
-        return f"unknown spot {spot!r} (spots: {', '.join(self.profile.spots)})"
+        return f"unknown spot {spot!r} (spots: {', '.join(self.spots)})"
 
     def bet_spot_refusal(self, bet: str) -> str | None:
         """A bet of a player (position) on the symbol ``bet``, Art. 3."""
