@@ -115,7 +115,7 @@ class GameSpec:
     service_benches: Mapping[str, str] = field(default_factory=dict)
     #: the game's own part of the console and the board (a JavaScript module,
     #: see ``tablesim/server/static/common.js``): "package:path" of a file in
-    #: the game's folder, served at ``/static/games/<name>.js``; "" for none
+    #: the game's folder, served as ``/static/game.js`` by its table; "" for none
     console_piece: str = ""
 
     def __post_init__(self) -> None:

@@ -42,7 +42,7 @@ from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
@@ -231,16 +231,14 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     async def board_page():
         return FileResponse(STATIC / "board.html")
 
-    @app.get("/static/games/{game}.js", include_in_schema=False)
-    async def game_piece(game: str):
-        # the game's own drawing of the console and the board, from its folder
-        try:
-            found = registry.spec(game).console_piece_file()
-        except InputError:
-            found = None
-        if found is None or not found.is_file():
-            raise HTTPException(404, f"no console piece for game {game!r}")
-        return FileResponse(Path(str(found)), media_type="text/javascript")
+    piece = registry.spec(runner.table.game).console_piece_file()
+
+    @app.get("/static/game.js", include_in_schema=False)
+    async def game_piece():
+        # the table's game draws its own part of the console and the board (a module in its folder)
+        if piece is None:
+            return Response("// this game draws only the generic parts\n", media_type="text/javascript")
+        return FileResponse(Path(str(piece)), media_type="text/javascript")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

@@ -203,7 +203,8 @@ def test_place_is_enabled_only_while_betting_is_open(serve, browser):
     s = serve("wheel", pace=0.01, seed=5)
     b = browser
     b.goto(f"{s.url}/#token={s.dealer}")
-    b.wait("document.body.dataset.live === '1' && document.body.dataset.signedIn === '1'")
+    # the stream opens, the operator is known and the table is drawn, in whatever order they come
+    b.wait("document.body.dataset.live === '1' && document.body.dataset.signedIn === '1' && document.body.dataset.state !== 'loading'")
     assert b.eval("document.body.dataset.state") == "idle"
     assert b.eval("document.querySelector('#mode-bet').disabled && document.querySelector('[data-chip=\"25\"]').disabled")
     assert not b.eval("document.querySelector('#act-open_round').disabled")

@@ -1,5 +1,5 @@
 // The results board: the last rounds' results, updated live.
-import { h, morph, request, connect, gamePiece, loadedPiece, resultSummary } from "./common.js";
+import { h, morph, request, connect, piece, resultSummary } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 let table = null;
@@ -14,7 +14,6 @@ function roundCard(game, r) {
     el.append(h("div", { class: "main" }, `VOID — ${r.void_reason}`), h("div", { class: "detail" }, "every bet returned"));
     return el;
   }
-  const piece = loadedPiece(game);
   const detail = piece.roundDetail ? piece.roundDetail(o) : null;
   if (detail) el.append(...detail);
   else el.append(h("div", { class: "main" }, resultSummary(game, r)));
@@ -29,7 +28,6 @@ function roundCard(game, r) {
 function pill(game, r) {
   if (r.status === "void") return h("span", { class: "pill void" }, "void");
   const o = r.outcome || {};
-  const piece = loadedPiece(game);
   if (piece.pill) return piece.pill(o);
   return h("span", { class: "pill" }, "•");
 }
@@ -45,7 +43,6 @@ function render() {
   const headline = table.betting_open ? "Place your bets" : table.result ? `${table.result.round_id}: ${resultSummary(table.game, table.result)}`
     : table.state === "idle" ? "Waiting for the first round" : table.state.replace(/_/g, " ");
   const bits = [h("span", { id: "headline" }, headline)];
-  const piece = loadedPiece(table.game);
   const live = piece.boardLive ? piece.boardLive(table) : null;
   if (live) bits.unshift(live);
   morph(cur, bits);
@@ -54,7 +51,6 @@ function render() {
 }
 
 async function load() {
-  await gamePiece(table.game);
   const r = await request("GET", "/api/results?last=20");
   if (r.ok) results = r.data;
   render();

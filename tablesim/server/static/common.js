@@ -1,4 +1,13 @@
 // Shared by the console and the board: the API, the live stream, cards, event text.
+//
+// The table's game draws its own part of both pages: a module its folder
+// provides (its spec's console_piece), served as /static/game.js. It may
+// export summary(outcome), roundDetail(outcome), pill(outcome) and
+// boardLive(table) for the board; header, boxClass, boxFoot, layout and
+// betsByPlayer for the console. A game without one shows the generic parts.
+import * as piece from "./game.js";
+
+export { piece };
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -161,34 +170,10 @@ export function eventText(msg) {
   }
 }
 
-// Each game draws its own part of the console and the board: a module its
-// folder provides, served at /static/games/GAME.js (from the game's spec).
-// It may export summary(outcome), roundDetail(outcome), pill(outcome) and
-// boardLive(table) for the board; header, boxClass, boxFoot, layout and
-// betsByPlayer for the console. A game without one shows the generic parts.
-const pieces = {};
-
-export async function gamePiece(game) {
-  if (!(game in pieces)) {
-    try {
-      pieces[game] = await import(`/static/games/${encodeURIComponent(game)}.js`);
-    } catch (err) {
-      pieces[game] = {};
-    }
-  }
-  return pieces[game];
-}
-
-// The piece of a game already loaded (gamePiece), or none yet.
-export function loadedPiece(game) {
-  return pieces[game] || {};
-}
-
 // The headline of a finished round (board and console).
 export function resultSummary(game, r) {
   if (!r) return "";
   if (r.status === "void") return `void (${r.void_reason})`;
-  const piece = loadedPiece(game);
   const text = piece.summary ? piece.summary(r.outcome || {}) : null;
   return text === null || text === undefined ? r.status : text;
 }

@@ -1,7 +1,7 @@
 // The dealer console: the table's layout, the round as it happens, and the
 // dealer's and supervisor's buttons. Everything it shows comes from the
 // server (snapshots and events over /ws); everything it does is an API call.
-import { h, morph, request, errorText, connect, cardEl, signed, eventText, resultSummary, gamePiece, loadedPiece } from "./common.js";
+import { h, morph, request, errorText, connect, cardEl, signed, eventText, resultSummary, piece } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const CHIPS = ["1", "5", "10", "25", "100", "500"];
@@ -89,7 +89,7 @@ async function supervisorToken(why) {
 
 async function bet(position, betName) {
   // On a box, a bet may name its player (issue 14.1); without one it is the box's own seat's.
-  const player = table && !loadedPiece(table.game).betsByPlayer ? $("box-player").value.trim() : "";
+  const player = table && !piece.betsByPlayer ? $("box-player").value.trim() : "";
   if (mode === "bet") await call("POST", "/api/bets", { position, bet: betName, amount: chip, ...(player ? { player } : {}) });
   else await call("DELETE", `/api/bets/${encodeURIComponent(position)}/${encodeURIComponent(betName)}` +
     (player ? `?player=${encodeURIComponent(player)}` : ""));
@@ -248,16 +248,13 @@ function render() {
   const betting = t.betting_open && !t.paused && !!me;
   for (const el of [$("mode-bet"), $("mode-withdraw"), ...$("chips").children]) el.disabled = !betting;
   $("bet-group").classList.toggle("closed", !betting);
-  const piece = loadedPiece(t.game);
   $("player-row").hidden = !piece.betsByPlayer;
   $("box-player-row").hidden = !!piece.betsByPlayer;
   renderActions(t);
   const area = $("layout");
   const scroll = area.scrollTop;
   const ui = { me, spot, cardsRow, netEl, decide, bet, player: () => $("player").value.trim() || "P1" };
-  // the layout waits for the game's piece (a moment after the page loads)
-  const drawn = !(t.game in ready) ? [] : piece.layout ? piece.layout(t, ui) : renderBoxes(t, piece, ui);
-  morph(area, [...drawn, ...renderResult(t)]);
+  morph(area, [...(piece.layout ? piece.layout(t, ui) : renderBoxes(t, ui)), ...renderResult(t)]);
   area.scrollTop = scroll;
   fresh.clear();
 }
@@ -313,7 +310,7 @@ function netEl(t, position) {
   return h("div", { class: "net " + cls, dataset: { net: position } }, signed(net));
 }
 
-function renderBoxes(t, piece, ui) {
+function renderBoxes(t, ui) {
   const lay = t.layout;
   const v = t.view;
   const out = piece.header ? [...piece.header(t, ui)] : [];
@@ -366,25 +363,17 @@ function showSelection() {
   $("selection").textContent = mode === "bet" ? `Tap a spot to bet ${chip}.` : "Tap a spot to withdraw its bet.";
 }
 
-// The table as the server sent it; drawn once its game's piece is loaded.
-function setTable(t) {
-  table = t;
-  render();
-  if (!(t.game in ready)) gamePiece(t.game).then(() => { ready[t.game] = true; render(); });
-}
-const ready = {};
-
 // --- the stream -------------------------------------------------------------------------
 
 function onMessage(msg) {
   switch (msg.type) {
     case "hello":
       if (msg.reset) { $("log").replaceChildren(); loggedSeq = -1; recentLoaded = false; }
-      setTable(msg.table);
+      table = msg.table; render();
       loadRecentEvents(msg.seq);
       break;
     case "snapshot":
-      setTable(msg.table); break;
+      table = msg.table; render(); break;
     case "event":
       if (msg.kind === "card" && msg.data.card) fresh.add(msg.data.card);
       logEvent(msg);
@@ -412,7 +401,7 @@ function init() {
   whoami();
   // The table as it is, before (and whether or not) the live stream is up.
   request("GET", "/api/table").then((r) => {
-    if (r.ok && !table) { setTable(r.data); loadRecentEvents(r.data.seq); }
+    if (r.ok && !table) { table = r.data; render(); loadRecentEvents(r.data.seq); }
   });
   connect({ message: onMessage, status: (up) => { $("conn").classList.toggle("off", !up); document.body.dataset.live = up ? "1" : ""; } });
 }

@@ -1,7 +1,7 @@
 // The football card game on the console and the board: the draw as the
-// display shows it, a total per box and the common box (served from the
-// game's folder; see tablesim/server/static/common.js, gamePiece).
-import { h } from "/static/common.js";
+// display shows it, a total per box and the common box (served as
+// /static/game.js; see tablesim/server/static/common.js).
+import { h } from "./common.js";
 
 function digits(draw) {
   return [draw.upper.map((n) => h("span", { class: "digit" }, n)), " ", draw.lower.map((n) => h("span", { class: "digit lower" }, n))];

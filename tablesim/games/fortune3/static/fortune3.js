@@ -1,7 +1,7 @@
 // Fortune 3 Card Poker on the console and the board: the dealer's hand, a
-// hand per box, play/fold per box (served from the game's folder; see
-// tablesim/server/static/common.js, gamePiece).
-import { h, cardEl, HANDS } from "/static/common.js";
+// hand per box, play/fold per box (served as /static/game.js; see
+// tablesim/server/static/common.js).
+import { h, cardEl, HANDS } from "./common.js";
 
 export function summary(o) {
   if (!o.dealer) return null;

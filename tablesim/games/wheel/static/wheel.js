@@ -1,7 +1,7 @@
 // The Wheel of Fortune on the console and the board: symbols to bet on (by
 // player, no boxes), the wheel's segments and the spin as it goes (served
-// from the game's folder; see tablesim/server/static/common.js, gamePiece).
-import { h } from "/static/common.js";
+// as /static/game.js; see tablesim/server/static/common.js).
+import { h } from "./common.js";
 
 export function summary(o) {
   return `${o.symbol} (segment ${o.segment})${o.no_spins ? `, ${o.no_spins} no-spin` : ""}`;
