@@ -5,13 +5,10 @@ costing memory, and a bad body gets one readable reason (issue 16)."""
 from __future__ import annotations
 
 import socket
-import time
 
 import pytest
-from click.testing import CliRunner
 
 from server_process import Serve
-from tablesim.cli.main import cli
 from tablesim.server.guard import MAX_BODY
 
 HUNDRED_MB = 100 * 1024 * 1024

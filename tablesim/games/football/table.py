@@ -28,7 +28,6 @@ declared in ``machine.py``; the methods it names are here.
 from __future__ import annotations
 
 from collections import Counter
-from decimal import Decimal
 
 from drivers.base import CardShoeReader, DrawDisplay
 from drivers.events import (
