@@ -63,7 +63,7 @@ class MockShoe(MockCardDevice, CardShoeReader):
 
     def _next_card(self) -> DeviceEvent | None:
         position = self.index
-        fault = self._take_fault(position, ("misread", "duplicate"))
+        fault = self._take_fault(position, ("misread", "duplicate")) if self.faults else None
         if fault is not None and fault.kind == "duplicate" and self.delivered_this_round:
             # The reader reports a card it already reported: the table must not
             # take it for a second copy of that card.

@@ -119,6 +119,13 @@ def read_amount(value: object) -> Decimal:
             raise ValueError(f"the amount is too large: at most {MAX_WHOLE_DIGITS} digits before the point")
         return Decimal(value)
     if isinstance(value, Decimal):
+        if value.is_finite():
+            # The usual amount (a bet of a few units) is within bounds at a
+            # glance: few whole digits, at most MAX_FRACTION_DIGITS after the
+            # point even before trailing zeros are dropped.
+            exponent = value.as_tuple().exponent
+            if -MAX_FRACTION_DIGITS <= exponent and value.adjusted() < MAX_WHOLE_DIGITS:
+                return value
         if not value.is_finite():
             raise ValueError(f"{_show(value)} is not a finite amount")
         why = _check_bounds(value, value)
