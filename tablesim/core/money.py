@@ -110,14 +110,7 @@ def read_amount(value: object) -> Decimal:
 
     Raises ``ValueError`` with the reason; ``parse_amount`` adds the field.
     """
-    if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not an amount")
-    if isinstance(value, float):
-        value = repr(value)  # the shortest repr: 0.1 means exactly 0.1 (and 1e+20 is refused)
-    if isinstance(value, int):
-        if abs(value) >= 10**MAX_WHOLE_DIGITS:  # compared, never converted to text
-            raise ValueError(f"the amount is too large: at most {MAX_WHOLE_DIGITS} digits before the point")
-        return Decimal(value)
+    # A Decimal first: what the API's parsers and the engine pass most (never a bool).
     if isinstance(value, Decimal):
         if value.is_finite():
             # The usual amount (a bet of a few units) is within bounds at a
@@ -132,6 +125,14 @@ def read_amount(value: object) -> Decimal:
         if why:
             raise ValueError(why)
         return value
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not an amount")
+    if isinstance(value, float):
+        value = repr(value)  # the shortest repr: 0.1 means exactly 0.1 (and 1e+20 is refused)
+    if isinstance(value, int):
+        if abs(value) >= 10**MAX_WHOLE_DIGITS:  # compared, never converted to text
+            raise ValueError(f"the amount is too large: at most {MAX_WHOLE_DIGITS} digits before the point")
+        return Decimal(value)
     if isinstance(value, str):
         text = value.strip()
         if len(text) > MAX_WHOLE_DIGITS + MAX_FRACTION_DIGITS + 1 + 40:

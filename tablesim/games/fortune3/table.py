@@ -498,8 +498,9 @@ class Fortune3Table(GameTable):
 
     def ask_decisions(self) -> None:
         self.deciders = sum(1 for b in self.order[:-1] if self.book.get(b, "ante") is not None)
-        if self.pending_decisions():
-            self.emit("instruction", text="players decide: play or fold", boxes=self.pending_decisions())
+        pending = self.pending_decisions()
+        if pending:
+            self.emit("instruction", text="players decide: play or fold", boxes=pending)
         elif self.settings.reveal_by_dealer:
             self.emit("instruction", text="reveal the dealer's hand")
         else:
