@@ -80,7 +80,7 @@ class BetPlaced(TableRecord):
     bet: str
     amount: str
     change: bool = OMITTED
-    player: str = OMITTED  # whose bet, when players are named (else the position's seat)
+    player: str = OMITTED  # whose bet (issue 14.1); omitted: the position's own seat
 
 
 @_kind("bet_withdrawn")
@@ -89,15 +89,16 @@ class BetWithdrawn(TableRecord):
     position: str
     bet: str
     amount: str
-    player: str = OMITTED
     change: bool = OMITTED
+    player: str = OMITTED
 
 
 @_kind("settlement")
 @dataclass(frozen=True, slots=True)
 class Settlement(TableRecord):
     results: dict
-    commission_rounded_off: str = OMITTED  # football: what the payout unit left to the house
+    #: football's commission rule: what was rounded off each payout (position -> bet -> amount)
+    commission_rounded_off: dict = OMITTED
 
 
 @_kind("result")
@@ -111,7 +112,7 @@ class Result(TableRecord):
     outcome: dict
     results: dict
     net: dict
-    players: dict = OMITTED  # each named player's part
+    players: dict = OMITTED  # each named player's results and net (issue 14.1)
 
 
 @_kind("void")
@@ -121,7 +122,7 @@ class Voided(TableRecord):
     returned: dict
     actor: str | None
     why: str | None
-    returned_by_player: dict = OMITTED
+    returned_by_player: dict = OMITTED  # position -> player -> bet -> stake, where bets name players
 
 
 @_kind("dealing_mode")

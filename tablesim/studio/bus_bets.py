@@ -101,8 +101,10 @@ def _bet(item: Any, index: int) -> dict[str, Any]:
         value = parse_amount(amount)  # plain digits, bounded, before any arithmetic (issue 14.3)
     except InputError as exc:
         return bad_input(f"{where}.{exc}", ref)
-    return {"position": str(position).strip(), "bet": bet, "amount": value, "ref": ref, "actor": ACTOR,
-            "player": player}
+    out = {"position": str(position).strip(), "bet": bet, "amount": value, "ref": ref, "actor": ACTOR}
+    if player is not None:
+        out["player"] = player  # whose bet it is (issue 14.1)
+    return out
 
 
 class BusBets:
