@@ -6,6 +6,13 @@ stay hidden. Each game's ``console.py`` subclasses :class:`GameAdapter`
 An adapter only reads the table and calls its public actions; it runs on the
 table's thread (see ``tablesim.server.runner``), like everything that
 touches the table.
+
+With mock devices the console's :class:`MockDealer` stands in for the
+dealer's hands: it goes on with the round through the game's dealer (its
+spec's ``dealer`` part, as the mock table, scripted rounds and the
+simulator do), with people at the console making the dealer's moves
+(:class:`ConsolePlayers`) and the devices asked one report at a time, at
+the pace a table shows (:class:`PacedHands`).
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tablesim.engine.table import GameTable
 from tablesim.core.plain import jsonable
+from tablesim.games import registry
+from tablesim.games.dealer import Hands, Players
 from tablesim.games.rig import MockRig
 
 HIDDEN = "??"
@@ -128,3 +137,64 @@ class GameAdapter:
     def limits(self) -> dict[str, dict[str, str]]:
         by_bet = self.table.book.limits.by_bet
         return {b: {"min": jsonable(l.minimum), "max": jsonable(l.maximum)} for b, l in by_bet.items()}
+
+
+class ConsolePlayers(Players):
+    """People at the console: they bet, decide and make the dealer's moves
+    through the API, so the game's dealer only takes the devices' reports."""
+
+    deals = False
+
+
+class PacedHands(Hands):
+    """At most one device report per step, so the console shows a round as it
+    happens at a table; ``delay``: how long after it the next may come (in
+    units of the console's pace), None while no report was taken this step.
+    A quiet device never voids a round here (the console's timeouts are the
+    adapter's: :meth:`GameAdapter.stalled`)."""
+
+    def __init__(self, adapter: "GameAdapter") -> None:
+        super().__init__()
+        self.adapter = adapter
+        self.delay: float | None = None
+        self.asked = False  # the devices were asked this step
+
+    def take(self, table: Any, states: tuple) -> bool:
+        if not self.asked and table.state in states:
+            self.asked = True
+            for device in table.devices:
+                event = device.next_event(0)
+                if event is not None:
+                    table.handle(event)
+                    self.delay = self.adapter.delay_for(event)
+                    break
+        return table.state not in states
+
+
+class MockDealer:
+    """The dealer's hands on a console's mock table (see the module's docstring)."""
+
+    def __init__(self, adapter: "GameAdapter") -> None:
+        self.table = adapter.table
+        self.adapter = adapter
+        self.play_round = registry.spec(self.table.game).part("dealer")
+        self.players = ConsolePlayers()
+        self.hands = PacedHands(adapter)
+
+    def step(self, stalled_for: float = 0.0) -> float | None:
+        """One step of the round: how long to wait after the report a device
+        gave (units of the pace), or None when none had one. The hands rest
+        while the table is paused or an incident blocks it, and until the
+        adapter lets them act (e.g. the dealer pressed "spin");
+        ``stalled_for``: how long the round has been in its state."""
+        table, hands = self.table, self.hands
+        if table.paused or table.blocked or not self.adapter.may_pump():
+            return None
+        hands.delay, hands.asked = None, False
+        self.play_round(table, self.players, hands)
+        if not hands.asked:
+            # a report the round does not wait for (a draw read back, a shuffle done)
+            hands.take(table, (table.state,))
+        if hands.delay is None:
+            self.adapter.stalled(stalled_for)
+        return hands.delay

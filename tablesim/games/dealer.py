@@ -23,6 +23,12 @@ class Players:
     bet or decision is skipped (simulated players: e.g. over a limit on a box
     a recovered round already holds); a script raises instead."""
 
+    #: whether the dealer's moves (open a round, close betting, deal, decide
+    #: for the players, reveal, void a round the devices left) are made here;
+    #: False at the console, where people make them through the API and the
+    #: mock dealer only stands in for the devices (``tablesim.games.console``)
+    deals = True
+
     def bets(self, table: Any) -> Iterable[tuple[str, str, Any]]:
         return ()
 

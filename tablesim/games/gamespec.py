@@ -11,6 +11,7 @@ the harness drive any game the same way.
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -32,6 +33,7 @@ PARTS = (
     "analyze",  # analyze(profile=None, **options) -> dict
     "render_analysis",  # render_analysis(dict) -> str (plain text)
     "console",  # the console adapter class: console(table, rig) -> GameAdapter
+    "dealer",  # dealer(table, players: Players, hands: Hands): the round goes on from the table's state
     "diagram",  # diagram() -> the round machine as mermaid
 )
 
@@ -63,6 +65,33 @@ class GameOption:
 
 
 @dataclass(frozen=True)
+class IntakeSetup:
+    """How ``tablesim bench`` fills a betting window through the served API
+    (``tablesim serve --game NAME --mock``): many players, one bet each."""
+
+    #: the bets the players take in turn
+    bets: tuple[str, ...]
+    #: a player's position is this followed by the player's number
+    position_prefix: str
+    #: what the report says the table is
+    table: str
+
+
+@dataclass(frozen=True)
+class CardsSetup:
+    """How ``tablesim bench`` has cards dealt through the served API, from an
+    emulated card device on a pty (the table's configuration file)."""
+
+    #: a table configuration (TOML); ``{url}`` is the emulated device's
+    config: str
+    #: the emulator's kind (``drivers.emulators.make_emulator``)
+    device: str
+    #: play_round(call, wait) -> round id: one round through the API, where
+    #: call(method, path, body=None) -> answer and wait(*states, timeout=30) -> snapshot
+    play_round: Callable[..., str]
+
+
+@dataclass(frozen=True)
 class GameSpec:
     name: str
     title: str
@@ -80,6 +109,14 @@ class GameSpec:
     bench_table: str = ""
     #: more benchmarks of this game: name -> "module:attribute" (a function -> dict)
     benchmarks: Mapping[str, str] = field(default_factory=dict)
+    #: the served table's benchmarks this game sets up: name (``bet_intake``,
+    #: ``card_to_console``) -> "module:attribute" of an :class:`IntakeSetup`
+    #: or a :class:`CardsSetup`; ``tablesim bench`` uses the first game that has one
+    service_benches: Mapping[str, str] = field(default_factory=dict)
+    #: the game's own part of the console and the board (a JavaScript module,
+    #: see ``tablesim/server/static/common.js``): "package:path" of a file in
+    #: the game's folder, served as ``/static/game.js`` by its table; "" for none
+    console_piece: str = ""
 
     def __post_init__(self) -> None:
         missing = [p for p in PARTS if p not in self.parts]
@@ -107,6 +144,13 @@ class GameSpec:
 
     def table_id(self, kind: str) -> str:
         return f"{self.id_prefix}-{kind}"
+
+    def console_piece_file(self) -> Any:
+        """The file of :attr:`console_piece` (an ``importlib.resources`` path), or None."""
+        if not self.console_piece:
+            return None
+        package, _, path = self.console_piece.partition(":")
+        return importlib.resources.files(package).joinpath(path)
 
 
 def load(target: str) -> Any:

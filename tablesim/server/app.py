@@ -42,12 +42,13 @@ from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from tablesim.core.errors import IllegalAction, InputError
 from tablesim.core.money import parse_amount
+from tablesim.games import registry
 from tablesim.harness.intake import BetOutcome, BetRequest, bad_input
 from tablesim.server.auth import Operator, TokenStore, bearer
 from tablesim.server.guard import BodyGuard
@@ -229,6 +230,15 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     @app.get("/board", include_in_schema=False)
     async def board_page():
         return FileResponse(STATIC / "board.html")
+
+    piece = registry.spec(runner.table.game).console_piece_file()
+
+    @app.get("/static/game.js", include_in_schema=False)
+    async def game_piece():
+        # the table's game draws its own part of the console and the board (a module in its folder)
+        if piece is None:
+            return Response("// this game draws only the generic parts\n", media_type="text/javascript")
+        return FileResponse(Path(str(piece)), media_type="text/javascript")
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 

@@ -27,7 +27,8 @@ Background tasks on the event loop:
   Mock devices stand in for the dealer's hands, so they are asked at a
   realistic pace, not while the table is paused or holds a blocking
   incident, and only when the game's console adapter lets them (e.g. once
-  the dealer pressed "spin");
+  the dealer pressed "spin"): the console's mock dealer goes on with the
+  round through the game's own dealer (``tablesim.games.console.MockDealer``);
 - the bet timer (``bet_seconds``): closes betting that many seconds after it
   opened (frozen while the table is paused). With no bet on the table it
   keeps betting open and starts again.
@@ -52,6 +53,7 @@ from tablesim.core.errors import IllegalAction
 from tablesim.harness.intake import BetIntake, BetOutcome, BetRequest
 from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.history import round_summary, select_rounds
+from tablesim.games.console import MockDealer
 from tablesim.server.adapters import GameAdapter, adapter_for
 from tablesim.server.mock import MockRig
 from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable, now_ts
@@ -94,6 +96,8 @@ class TableRunner:
         self.notifier = notifier if notifier is not None else Notifier.from_env()
         self.rig = rig
         self.adapter = adapter or adapter_for(table, rig)
+        #: mock devices: the dealer's hands, through the game's dealer
+        self.mock_dealer = MockDealer(self.adapter) if rig is not None else None
         self.pace = pace
         self.bet_seconds = bet_seconds
         self.recovery = recovery.describe() if hasattr(recovery, "describe") else recovery
@@ -475,20 +479,10 @@ class TableRunner:
     def _pump_once(self) -> float | None:
         """Hand the table one device event; returns how long to wait before the
         next, or None if no device had anything to say."""
-        t = self.table
-        if self.rig is None:
+        if self.mock_dealer is None:
             return self._pump_devices()
-        if t.paused or (t.blocked):
-            return None
-        if not self.adapter.may_pump():
-            return None
-        for device in t.devices:
-            event = device.next_event(0)
-            if event is not None:
-                t.handle(event)
-                return self.adapter.delay_for(event) * self.pace
-        self.adapter.stalled(time.monotonic() - self.state_since)
-        return None
+        delay = self.mock_dealer.step(time.monotonic() - self.state_since)
+        return None if delay is None else delay * self.pace
 
     def _pump_devices(self) -> float | None:
         """Real or emulated devices: wait up to DEVICE_WAIT for a report and

@@ -15,8 +15,8 @@ Figures, per table, per game, per bet type and for the floor:
   counted (a void returns every bet: nothing was at risk);
 - house result: minus the players' net; hold % = house result / wagered.
 
-A result key that has no stake of its own (fortune3's play and ante bonus
-ride on the ante) is counted under the stake it rides on
+A result key that has no stake of its own (e.g. a play or bonus that
+rides on an ante) is counted under the stake it rides on
 (``tablesim.journal.invariants.SETTLED_BY``).
 
 Each table's records must follow on one another: a record whose seq is not

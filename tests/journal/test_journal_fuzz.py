@@ -105,7 +105,11 @@ def test_any_edit_of_any_field_of_any_record_is_caught(small_journal, tmp_path, 
 
     original, xdg = small_journal
     monkeypatch.setenv("XDG_DATA_HOME", str(xdg))
-    target = tmp_path / "edited.journal.sqlite"
+    import tempfile
+
+    # a fresh folder per example: tmp_path is shared by every example, and a
+    # -wal file left by one example's edit would leak into the next
+    target = Path(tempfile.mkdtemp(dir=tmp_path)) / "edited.journal.sqlite"
     shutil.copyfile(original, target)
     db = sqlite3.connect(str(target))
     n = db.execute("SELECT COUNT(*) FROM records").fetchone()[0]

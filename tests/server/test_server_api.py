@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from drivers.mock import MockFault
 from tablesim.cli.main import cli
+from tablesim.games import registry
 from tablesim.server.auth import Operator, TokenStore
 
 from server_helpers import BETS, ok, play_round
@@ -60,6 +61,14 @@ def test_pages_and_static_files_are_served(serve):
     assert "default-src 'self'" in s.get("/").headers["content-security-policy"]
     assert ok(s.get("/api/health")) == {"ok": True, "table_id": "F3-MOCK", "game": "fortune3"}
     assert "/api/bets" in ok(s.get("/api/openapi.json"))["paths"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_table_serves_its_games_own_piece(serve, game):
+    s = serve(game, journal=False)
+    res = s.get("/static/game.js")
+    assert res.status_code == 200 and "javascript" in res.headers["content-type"]
+    assert res.text == registry.spec(game).console_piece_file().read_text()
 
 
 def test_whoami_names_the_operator(serve):

@@ -153,6 +153,15 @@ def test_the_wheel_console(serve, browser):
     b.wait(f"document.querySelector('#wheel-result .big').textContent === {json.dumps(symbol)}")
     b.screenshot(ARTIFACTS / "console-wheel.png")
     assert page_errors(b) == []
+    # the board draws the wheel's result with the game's own piece: the symbol, its segment
+    round_id = s.state()["result"]["round_id"]
+    segment = s.state()["result"]["outcome"]["segment"]
+    b.goto(f"{s.url}/board")
+    b.wait(f"!!document.querySelector('[data-round=\"{round_id}\"] .pill')")
+    assert b.eval(f"document.querySelector('[data-round=\"{round_id}\"] .pill').textContent") == symbol
+    assert b.eval(f"document.querySelector('[data-round=\"{round_id}\"] .detail').textContent") == f"segment {segment}"
+    assert b.eval("document.querySelector('#strip .pill').textContent") == symbol
+    assert page_errors(b) == []
 
 
 # --- a page load, signed out, and no live stream (issue 16) -------------------------------
@@ -194,7 +203,8 @@ def test_place_is_enabled_only_while_betting_is_open(serve, browser):
     s = serve("wheel", pace=0.01, seed=5)
     b = browser
     b.goto(f"{s.url}/#token={s.dealer}")
-    b.wait("document.body.dataset.live === '1' && document.body.dataset.signedIn === '1'")
+    # the stream opens, the operator is known and the table is drawn, in whatever order they come
+    b.wait("document.body.dataset.live === '1' && document.body.dataset.signedIn === '1' && document.body.dataset.state !== 'loading'")
     assert b.eval("document.body.dataset.state") == "idle"
     assert b.eval("document.querySelector('#mode-bet').disabled && document.querySelector('[data-chip=\"25\"]').disabled")
     assert not b.eval("document.querySelector('#act-open_round').disabled")

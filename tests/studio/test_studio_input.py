@@ -55,7 +55,7 @@ def test_bad_bets_name_the_field():
     assert flt["detail"].startswith("bets.0.amount:") and flt["ref"] == "a"
     assert noref["detail"].startswith("bets.1.ref: required")
     assert extra["detail"] == "bets.2.odds: unknown field"
-    assert ok == {"position": "2", "bet": "ante", "amount": 5, "ref": "d", "actor": "bus", "player": None}
+    assert ok == {"position": "2", "bet": "ante", "amount": 5, "ref": "d", "actor": "bus"}  # no player: the position's own seat
     with pytest.raises(InputError, match="bets: a list of 1 to 1000 bets"):
         parse_request(b'{"bets": []}')
 

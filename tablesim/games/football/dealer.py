@@ -21,6 +21,10 @@ BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
 
 
 def play_round(table: FootballTable, players: Players, hands: Hands = PUMP) -> None:
+    if not players.deals:  # people make the dealer's moves (the console): only the devices are taken
+        if table.state in CARD_STATES:
+            hands.take(table, CARD_STATES)
+        return
     if table.state in BETWEEN_ROUNDS:
         table.open_round()
     if table.state is S.DRAWING:

@@ -19,6 +19,7 @@ SPEC = GameSpec(
         "several decks: a continuous shuffler that takes every round's cards back (Art. 8(2))"
     ),
     bench_table="all 11 boxes betting",
+    console_piece=f"{_HERE}:static/football.js",
     parts={
         "profile": f"{_HERE}.profile:load_profile",
         "settings": f"{_HERE}.game:settings",
@@ -34,5 +35,6 @@ SPEC = GameSpec(
         "analyze": f"{_HERE}.analysis:analyze",
         "render_analysis": f"{_HERE}.analysis:render_analysis",
         "console": f"{_HERE}.console:FootballConsole",
+        "dealer": f"{_HERE}.dealer:play_round",
     },
 )

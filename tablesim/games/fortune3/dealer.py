@@ -21,6 +21,10 @@ BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
 
 
 def play_round(table: Fortune3Table, players: Players, hands: Hands = UNATTENDED) -> None:
+    if not players.deals:  # people make the dealer's moves (the console): only the devices are taken
+        if table.state is S.DEALING:
+            hands.take(table, (S.DEALING,))
+        return
     if table.state in BETWEEN_ROUNDS:
         table.open_round()
     if table.state is S.BETTING_OPEN:

@@ -17,6 +17,8 @@ SPEC = GameSpec(
     simulation_note="a full deck freshly shuffled for every round (Art. 3)",
     bench_table="all 7 boxes betting (Ante, Pair Plus or both), Q-6-4 decisions",
     benchmarks={"fortune3_hands": f"{_HERE}.bench:hands"},
+    service_benches={"card_to_console": f"{_HERE}.bench:CARDS"},
+    console_piece=f"{_HERE}:static/fortune3.js",
     parts={
         "profile": f"{_HERE}.profile:load_profile",
         "settings": f"{_HERE}.game:settings",
@@ -32,5 +34,6 @@ SPEC = GameSpec(
         "analyze": f"{_HERE}.analysis:analyze",
         "render_analysis": f"{_HERE}.analysis:render_analysis",
         "console": f"{_HERE}.console:Fortune3Console",
+        "dealer": f"{_HERE}.dealer:play_round",
     },
 )

@@ -19,6 +19,10 @@ BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
 
 
 def play_round(table: WheelTable, players: Players, hands: Hands = PUMP) -> None:
+    if not players.deals:  # people make the dealer's moves (the console): only the devices are taken
+        if table.state in AWAITING_SPIN:
+            hands.take(table, AWAITING_SPIN)
+        return
     if table.state in BETWEEN_ROUNDS:
         table.open_round()
     if table.state is S.BETTING_OPEN:

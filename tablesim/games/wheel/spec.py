@@ -12,6 +12,8 @@ SPEC = GameSpec(
     id_prefix="WHEEL",
     simulation_note="every valid spin uniform over the wheel's segments (no-spins re-spun)",
     bench_table="10 players",
+    service_benches={"bet_intake": f"{_HERE}.bench:INTAKE"},
+    console_piece=f"{_HERE}:static/wheel.js",
     parts={
         "profile": f"{_HERE}.profile:load_profile",
         "settings": f"{_HERE}.game:settings",
@@ -27,5 +29,6 @@ SPEC = GameSpec(
         "analyze": f"{_HERE}.analysis:analyze",
         "render_analysis": f"{_HERE}.analysis:render_analysis",
         "console": f"{_HERE}.console:WheelConsole",
+        "dealer": f"{_HERE}.dealer:play_round",
     },
 )

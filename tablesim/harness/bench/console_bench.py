@@ -5,12 +5,13 @@ sends the card event to a console's WebSocket, here in this process again.
 Both ends are timed on this process's clock: the emulator's trace hook sees
 each frame as it is written, the WebSocket client each event as it arrives.
 
-Rounds of Fortune 3 Card Poker (7 boxes, 24 cards a round) are played
-through the API until enough cards went that way.
+Rounds of the game that sets this benchmark up (its ``CardsSetup``) are
+played through the API until enough cards went that way.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import statistics
 import tempfile
@@ -24,19 +25,6 @@ from tablesim.harness.bench.served import ServedTable, call, percentile
 CARDS = 500
 #: the emulator's pace: a card every 0.8 s x this (20 ms), the first 1.5 s x this after arming
 TIME_SCALE = 0.025
-
-CONFIG = """
-[table]
-id = "F3-BENCH"
-game = "fortune3"
-
-[settings]
-dealing = "shoe"
-
-[devices.shoe]
-backend = "serial"
-url = "{url}"
-"""
 
 
 class _Cards:
@@ -108,39 +96,28 @@ def _wait(served: ServedTable, *states: str, timeout: float = 30.0) -> dict:
     return snap
 
 
-def _play_round(served: ServedTable) -> str:
-    call(served, "POST", "/api/actions/open_round")
-    snap = _wait(served, "betting_open")
-    bets = [{"position": str(box), "bet": "ante", "amount": "10"} for box in range(1, 8)]
-    call(served, "POST", "/api/bets/batch", {"bets": bets})
-    call(served, "POST", "/api/actions/close_betting")
-    call(served, "POST", "/api/actions/deal")
-    snap = _wait(served, "decisions", "complete", "void", timeout=60)
-    for box in snap.get("view", {}).get("pending_decisions", []):
-        call(served, "POST", "/api/actions/decide", {"box": box, "decision": "play"})
-    _wait(served, "complete", "void", timeout=60)
-    return snap["round_id"]
-
-
 def card_to_console(cards: int = CARDS, time_scale: float = TIME_SCALE) -> dict[str, Any]:
     """p50/p99 (ms) from a card frame written to the pty to its event on a console's WebSocket."""
     from drivers.emulators import make_emulator
     from drivers.emulators.server import EmulatorServer
 
+    from tablesim.harness.bench.service import setup
+
+    game, deal = setup("card_to_console")
     frames = _Cards()
-    emulator = make_emulator("shoe", seed=1, time_scale=time_scale)
+    emulator = make_emulator(deal.device, seed=1, time_scale=time_scale)
     emulator.trace = frames.trace
     samples: list[float] = []
     with tempfile.TemporaryDirectory(prefix="tablesim-bench-") as tmp, \
             EmulatorServer(emulator, pty=True) as pty:
-        config = Path(tmp) / "f3-bench.toml"
-        config.write_text(CONFIG.format(url=pty.url))
+        config = Path(tmp) / f"{game.name}-bench.toml"
+        config.write_text(deal.config.format(url=pty.url))
         with ServedTable("--config", str(config)) as served:
             console = _Console(served.url).open()
             try:
                 rounds = 0
                 while len(console.cards) < cards:
-                    _play_round(served)
+                    deal.play_round(functools.partial(call, served), functools.partial(_wait, served))
                     rounds += 1
                     if rounds > 4 * (cards // 20 + 1):
                         raise RuntimeError(f"only {len(console.cards)} cards reached the console")

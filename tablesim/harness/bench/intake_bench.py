@@ -1,6 +1,7 @@
 """Bet intake through the real server: concurrent clients post bets to a
-``tablesim serve`` process (a wheel table, mock sensor, journal on disk with
-``synchronous=FULL``); each answer comes only once its bet is on disk.
+``tablesim serve`` process (the table of the game that sets this benchmark
+up, on mock devices, journal on disk with ``synchronous=FULL``); each answer
+comes only once its bet is on disk.
 
 Clients post batches (``POST /api/bets/batch``); a bet's latency is its
 request's. Single bets: clients post one bet per request (``POST
@@ -15,9 +16,8 @@ import sqlite3
 import time
 from typing import Any
 
+from tablesim.games.gamespec import IntakeSetup
 from tablesim.harness.bench.served import Connection, ServedTable, call, percentile
-
-SPOTS = ("1", "3", "5", "10", "20", "joker", "logo")
 
 
 def _open_round(served: ServedTable) -> str:
@@ -93,24 +93,28 @@ def bet_intake(bets: int = 30_000, rate: float = 5000, batch: int = 25, clients:
     batches of ``saturate_batch`` back to back), and single bets
     (``single_clients`` connections, one bet per request). One bet per
     player, each with its ref."""
-    with ServedTable("--game", "wheel", "--mock", "--seed", "1") as served:
-        offered = _batches(served, bets, batch, rate / batch, clients, first=0)
-        saturated = _batches(served, bets, saturate_batch, None, saturate_clients, first=bets)
-        single = _singles(served, single_bets, single_clients)
+    from tablesim.harness.bench.service import setup
+
+    game, intake = setup("bet_intake")
+    with ServedTable("--game", game.name, "--mock", "--seed", "1") as served:
+        offered = _batches(served, intake, bets, batch, rate / batch, clients, first=0)
+        saturated = _batches(served, intake, bets, saturate_batch, None, saturate_clients, first=bets)
+        single = _singles(served, intake, single_bets, single_clients)
     return {**offered, "offered_bets_per_second": rate,
             "max_bets_per_second": saturated["bets_per_second"],
             "max_load": {k: saturated[k] for k in ("bets_per_second", "p50_ms", "p99_ms", "bets_per_request",
                                                    "clients", "server_cpu_seconds")},
             "single_bets": single,
-            "journal": "synchronous=FULL", "table": "wheel, one bet per player, each bet with a ref"}
+            "journal": "synchronous=FULL", "table": intake.table}
 
 
-def _batches(served: ServedTable, bets: int, batch: int, rate: float | None, clients: int, first: int) -> dict[str, Any]:
+def _batches(served: ServedTable, intake: IntakeSetup, bets: int, batch: int, rate: float | None, clients: int, first: int) -> dict[str, Any]:
     """One betting window: ``bets`` bets in batches through ``POST /api/bets/batch``."""
     round_id = _open_round(served)
     bodies = []
     for start in range(first, first + bets, batch):
-        items = [{"position": f"player{i:06d}", "bet": SPOTS[i % len(SPOTS)], "amount": "1", "ref": f"b{i}"}
+        items = [{"position": f"{intake.position_prefix}{i:06d}", "bet": intake.bets[i % len(intake.bets)],
+                  "amount": "1", "ref": f"b{i}"}
                  for i in range(start, min(start + batch, first + bets))]
         bodies.append(json.dumps({"bets": items}).encode())
 
@@ -134,11 +138,12 @@ def _close_round(served: ServedTable) -> None:
     call(served, "POST", "/api/void", {"why": "benchmark window over"}, token=served.supervisor)
 
 
-def _singles(served: ServedTable, bets: int, clients: int) -> dict[str, Any]:
+def _singles(served: ServedTable, intake: IntakeSetup, bets: int, clients: int) -> dict[str, Any]:
     """One bet per request (``POST /api/bets``): 20 players, so that the bet
     book each answer carries stays small."""
     round_id = _open_round(served)
-    bodies = [json.dumps({"position": f"player{i % 20:02d}", "bet": SPOTS[i % len(SPOTS)], "amount": "1"}).encode()
+    bodies = [json.dumps({"position": f"{intake.position_prefix}{i % 20:02d}", "bet": intake.bets[i % len(intake.bets)],
+                          "amount": "1"}).encode()
               for i in range(bets)]
     cpu = served.cpu_seconds()
     latencies, wall = asyncio.run(_load(served, "/api/bets", bodies, clients, lambda raw: None))

@@ -8,8 +8,21 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from tablesim.games.gamespec import GameSpec, load
+from tablesim.games.registry import names, spec
+
 #: keyword arguments of each measurement
 SIZES: dict[str, dict[str, Any]] = {"bet_intake": {}, "card_to_console": {}}
+
+
+def setup(bench: str) -> tuple[GameSpec, Any]:
+    """The first registered game that sets ``bench`` up, and its setup."""
+    for game in names():
+        game_spec = spec(game)
+        target = game_spec.service_benches.get(bench)
+        if target is not None:
+            return game_spec, load(target)
+    raise RuntimeError(f"no game sets up {bench}")
 
 
 def measure_service(out: dict[str, Any], want: Callable[[str], bool],

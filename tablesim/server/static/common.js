@@ -1,4 +1,13 @@
 // Shared by the console and the board: the API, the live stream, cards, event text.
+//
+// The table's game draws its own part of both pages: a module its folder
+// provides (its spec's console_piece), served as /static/game.js. It may
+// export summary(outcome), roundDetail(outcome), pill(outcome) and
+// boardLive(table) for the board; header, boxClass, boxFoot, layout and
+// betsByPlayer for the console. A game without one shows the generic parts.
+import * as piece from "./game.js";
+
+export { piece };
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -165,9 +174,6 @@ export function eventText(msg) {
 export function resultSummary(game, r) {
   if (!r) return "";
   if (r.status === "void") return `void (${r.void_reason})`;
-  const o = r.outcome || {};
-  if (game === "fortune3" && o.dealer) return `dealer ${o.dealer.cards.join(" ")} — ${HANDS[o.dealer.hand] || o.dealer.hand}${o.dealer.qualifies ? "" : ", does not qualify"}`;
-  if (game === "football" && o.boxes) return `draw ${o.draw}: common box total ${o.boxes.common ? o.boxes.common.total : "?"}`;
-  if (game === "wheel") return `${o.symbol} (segment ${o.segment})${o.no_spins ? `, ${o.no_spins} no-spin` : ""}`;
-  return r.status;
+  const text = piece.summary ? piece.summary(r.outcome || {}) : null;
+  return text === null || text === undefined ? r.status : text;
 }

@@ -1,7 +1,7 @@
 // The dealer console: the table's layout, the round as it happens, and the
 // dealer's and supervisor's buttons. Everything it shows comes from the
 // server (snapshots and events over /ws); everything it does is an API call.
-import { h, morph, request, errorText, connect, cardEl, HANDS, signed, eventText, resultSummary } from "./common.js";
+import { h, morph, request, errorText, connect, cardEl, signed, eventText, resultSummary, piece } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const CHIPS = ["1", "5", "10", "25", "100", "500"];
@@ -89,7 +89,7 @@ async function supervisorToken(why) {
 
 async function bet(position, betName) {
   // On a box, a bet may name its player (issue 14.1); without one it is the box's own seat's.
-  const player = table && table.layout.kind !== "wheel" ? $("box-player").value.trim() : "";
+  const player = table && !piece.betsByPlayer ? $("box-player").value.trim() : "";
   if (mode === "bet") await call("POST", "/api/bets", { position, bet: betName, amount: chip, ...(player ? { player } : {}) });
   else await call("DELETE", `/api/bets/${encodeURIComponent(position)}/${encodeURIComponent(betName)}` +
     (player ? `?player=${encodeURIComponent(player)}` : ""));
@@ -248,12 +248,13 @@ function render() {
   const betting = t.betting_open && !t.paused && !!me;
   for (const el of [$("mode-bet"), $("mode-withdraw"), ...$("chips").children]) el.disabled = !betting;
   $("bet-group").classList.toggle("closed", !betting);
-  $("player-row").hidden = t.layout.kind !== "wheel";
-  $("box-player-row").hidden = t.layout.kind === "wheel";
+  $("player-row").hidden = !piece.betsByPlayer;
+  $("box-player-row").hidden = !!piece.betsByPlayer;
   renderActions(t);
   const area = $("layout");
   const scroll = area.scrollTop;
-  morph(area, [...(t.layout.kind === "wheel" ? renderWheel(t) : renderBoxes(t)), ...renderResult(t)]);
+  const ui = { me, spot, cardsRow, netEl, decide, bet, player: () => $("player").value.trim() || "P1" };
+  morph(area, [...(piece.layout ? piece.layout(t, ui) : renderBoxes(t, ui)), ...renderResult(t)]);
   area.scrollTop = scroll;
   fresh.clear();
 }
@@ -309,28 +310,12 @@ function netEl(t, position) {
   return h("div", { class: "net " + cls, dataset: { net: position } }, signed(net));
 }
 
-function renderBoxes(t) {
+function renderBoxes(t, ui) {
   const lay = t.layout;
   const v = t.view;
-  const out = [];
+  const out = piece.header ? [...piece.header(t, ui)] : [];
   const next = t.instruction || "";
-  if (t.game === "fortune3") {
-    const dl = v.dealer;
-    out.push(h("div", { class: "dealer-row", id: "dealer" },
-      h("span", { class: "who" }, "Dealer"), cardsRow(dl.cards, true),
-      h("span", {}, dl.hand ? `${HANDS[dl.hand] || dl.hand}${dl.qualifies === false ? " — does not qualify" : dl.qualifies ? " — qualifies" : ""}` : ""),
-      h("span", { class: "dim", id: "dealing-mode" }, `dealing by ${v.dealing}`),
-    ));
-  }
-  if (t.game === "football") {
-    const d = v.draw;
-    out.push(h("div", { class: "draw" + (d ? "" : " pending"), id: "draw" },
-      h("span", { class: "no" }, d ? `DRAW ${d.index}` : v.drawing ? "drawing…" : "no draw"),
-      h("span", { class: "side" }, h("span", { class: "lbl" }, "UPPER"), (d ? d.upper : []).map((n) => h("span", { class: "digit" }, n))),
-      h("span", { class: "side" }, h("span", { class: "lbl" }, "LOWER"), (d ? d.lower : []).map((n) => h("span", { class: "digit lower" }, n))),
-    ));
-  }
-  const grid = h("div", { class: "boxes " + (t.game === "fortune3" ? "f3" : "fb") });
+  const grid = h("div", { class: "boxes" + (piece.boxClass ? " " + piece.boxClass : "") });
   for (const pos of lay.positions) {
     const b = v.boxes[pos] || { cards: [] };
     const bets = t.bets[pos] || {};
@@ -346,52 +331,12 @@ function renderBoxes(t) {
         h("div", {}, `${pl === pos ? "seat" : pl}: ` + Object.entries(bs).map(([k, v]) => `${lay.bet_labels[k] || k} ${v}`).join(", ")))));
     }
     box.append(cardsRow(b.cards, false));
-    if (t.game === "fortune3") {
-      box.append(h("div", { class: "hand" }, b.hand ? HANDS[b.hand] || b.hand : ""));
-      if ((v.pending_decisions || []).includes(pos)) {
-        box.append(h("div", { class: "decide" },
-          h("button", { type: "button", class: "ok", dataset: { box: pos, decision: "play" }, disabled: !me, onclick: () => decide(pos, "play") }, "PLAY"),
-          h("button", { type: "button", class: "danger", dataset: { box: pos, decision: "fold" }, disabled: !me, onclick: () => decide(pos, "fold") }, "FOLD")));
-      }
-    } else {
-      box.append(h("div", { class: "total", dataset: { total: pos } }, b.total === null || b.total === undefined ? "" : b.total));
-      box.append(h("div", { class: "third" }, b.third_due ? "third card due" : ""));
-    }
+    if (piece.boxFoot) box.append(...piece.boxFoot(t, pos, b, ui));
     box.append(netEl(t, pos));
     grid.append(box);
   }
   out.push(grid);
   return out;
-}
-
-function renderWheel(t) {
-  const lay = t.layout;
-  const v = t.view;
-  const player = $("player").value.trim() || "P1";
-  const mine = t.bets[player] || {};
-  const totals = {};
-  for (const per of Object.values(t.bets)) for (const [s, a] of Object.entries(per)) totals[s] = (totals[s] || 0) + Number(a);
-  const top = h("div", { class: "wheel-top" },
-    h("div", { class: "wheel-result", id: "wheel-result" },
-      h("div", { class: "dim" }, v.spinning ? `spinning ${v.direction || ""} — turn ${v.revolutions}` : v.symbol ? "result" : "last spin"),
-      h("div", { class: "big" }, v.symbol || (v.spinning ? "…" : "—"))),
-    h("div", { class: "wheel-stats" },
-      h("div", {}, "No-spins this round: ", h("b", { id: "no-spins" }, v.no_spins)),
-      h("div", {}, `At least ${lay.min_turns} full turns`),
-      h("div", {}, "Players: ", h("b", {}, Object.keys(t.bets).length)),
-      h("div", { class: "dim" }, `Betting for ${player}`)));
-  const grid = h("div", { class: "symbols" });
-  for (const s of lay.symbols) {
-    const amt = mine[s.name];
-    const el = h("button", { type: "button", class: "symbol spot" + (v.symbol === s.name ? " winner" : "") + (amt ? " placed" : ""),
-      disabled: !t.betting_open || t.paused || !me, dataset: { pos: player, bet: s.name, symbol: s.name },
-      onclick: () => bet($("player").value.trim() || "P1", s.name) },
-      h("span", { class: "name" }, s.name), h("span", { class: "pays" }, `pays ${s.pays} · ${s.segments} seg.`),
-      h("span", { class: "amt" }, amt ? `${player} ${amt}` : ""), h("span", { class: "pays" }, totals[s.name] ? `all ${totals[s.name]}` : ""));
-    grid.append(el);
-  }
-  const segs = h("div", { class: "segments" }, lay.wheel.map((s, i) => h("span", { class: "seg" + (v.segment === i ? " hit" : ""), title: `segment ${i}` }, s)));
-  return [top, grid, segs];
 }
 
 function renderResult(t) {

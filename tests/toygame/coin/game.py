@@ -18,6 +18,7 @@ from tablesim.engine.machine import Procedure, rule, step
 from tablesim.engine.result import RoundResult
 from tablesim.engine.table import GameTable
 from tablesim.games.console import Action, GameAdapter
+from tablesim.games.dealer import Hands, Players
 from tablesim.games.rig import MockRig
 from tablesim.games.session import SessionPlan, bold, results_pieces, signed_piece
 
@@ -130,6 +131,17 @@ def play_round(t: CoinTable, rng: random.Random) -> list[tuple[str, Decimal]]:
     t.close_betting()
     t.toss(rng.choice(SIDES))
     return [(bet, amount) for _, bet, amount in t.book.items()]
+
+
+def dealer(t: CoinTable, players: Players, hands: Hands) -> None:
+    """What the dealer does next: open, the players' bets, close (the coin has no device to wait on)."""
+    if not players.deals:
+        return
+    if t.state in (S.IDLE, S.COMPLETE, S.VOID):
+        t.open_round()
+    if t.state is S.BETTING_OPEN:
+        players.place(t)
+        t.close_betting()
 
 
 def session(t: CoinTable, rng: random.Random, devices: str, rig: MockRig | None = None) -> SessionPlan:

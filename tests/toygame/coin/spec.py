@@ -13,5 +13,5 @@ SPEC = GameSpec(
     bench_table="3 boxes on both sides",
     parts={part: f"{_HERE}:{part}" for part in (
         "profile", "settings", "config_settings", "devices", "table", "diagram", "mock", "session", "script",
-        "simulator", "simulation_exact", "analyze", "render_analysis", "console")},
+        "simulator", "simulation_exact", "analyze", "render_analysis", "console", "dealer")},
 )

@@ -1,0 +1,56 @@
+// The Wheel of Fortune on the console and the board: symbols to bet on (by
+// player, no boxes), the wheel's segments and the spin as it goes (served
+// as /static/game.js; see tablesim/server/static/common.js).
+import { h } from "./common.js";
+
+export function summary(o) {
+  return `${o.symbol} (segment ${o.segment})${o.no_spins ? `, ${o.no_spins} no-spin` : ""}`;
+}
+
+export function roundDetail(o) {
+  const out = [h("div", { class: "main" }, h("span", { class: "pill" }, o.symbol), h("span", { class: "detail" }, `segment ${o.segment}`))];
+  if (o.no_spins) out.push(h("div", { class: "detail" }, `${o.no_spins} no-spin(s) before`));
+  return out;
+}
+
+export function pill(o) {
+  return h("span", { class: "pill" }, o.symbol);
+}
+
+export function boardLive(t) {
+  const v = t.view || {};
+  return v.spinning ? h("b", {}, `spinning — turn ${v.revolutions}`) : null;
+}
+
+// Players bet by name, not on a box.
+export const betsByPlayer = true;
+
+export function layout(t, ui) {
+  const lay = t.layout;
+  const v = t.view;
+  const player = ui.player();
+  const mine = t.bets[player] || {};
+  const totals = {};
+  for (const per of Object.values(t.bets)) for (const [s, a] of Object.entries(per)) totals[s] = (totals[s] || 0) + Number(a);
+  const top = h("div", { class: "wheel-top" },
+    h("div", { class: "wheel-result", id: "wheel-result" },
+      h("div", { class: "dim" }, v.spinning ? `spinning ${v.direction || ""} — turn ${v.revolutions}` : v.symbol ? "result" : "last spin"),
+      h("div", { class: "big" }, v.symbol || (v.spinning ? "…" : "—"))),
+    h("div", { class: "wheel-stats" },
+      h("div", {}, "No-spins this round: ", h("b", { id: "no-spins" }, v.no_spins)),
+      h("div", {}, `At least ${lay.min_turns} full turns`),
+      h("div", {}, "Players: ", h("b", {}, Object.keys(t.bets).length)),
+      h("div", { class: "dim" }, `Betting for ${player}`)));
+  const grid = h("div", { class: "symbols" });
+  for (const s of lay.symbols) {
+    const amt = mine[s.name];
+    const el = h("button", { type: "button", class: "symbol spot" + (v.symbol === s.name ? " winner" : "") + (amt ? " placed" : ""),
+      disabled: !t.betting_open || t.paused || !ui.me, dataset: { pos: player, bet: s.name, symbol: s.name },
+      onclick: () => ui.bet(ui.player(), s.name) },
+      h("span", { class: "name" }, s.name), h("span", { class: "pays" }, `pays ${s.pays} · ${s.segments} seg.`),
+      h("span", { class: "amt" }, amt ? `${player} ${amt}` : ""), h("span", { class: "pays" }, totals[s.name] ? `all ${totals[s.name]}` : ""));
+    grid.append(el);
+  }
+  const segs = h("div", { class: "segments" }, lay.wheel.map((s, i) => h("span", { class: "seg" + (v.segment === i ? " hit" : ""), title: `segment ${i}` }, s)));
+  return [top, grid, segs];
+}
