@@ -36,8 +36,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from decimal import Decimal
 from pathlib import Path
+
+from journal_figures import add, as_numbers, journal_figures  # (beside this script)
 
 GAMES = ("fortune3", "football", "wheel")
 DEVICES = {"fortune3": ("shoe",), "football": ("shoe", "display"), "wheel": ("wheel",)}
@@ -102,46 +103,6 @@ def run_table(cfg: Path, journal: Path, rounds: int, delay: float, seed: int) ->
     return subprocess.Popen(tablesim("run", "--config", str(cfg), "--rounds", str(rounds), "--quiet",
                                      "--seed", str(seed), "--delay", str(delay), "--journal", str(journal)),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-# --- the journals' own figures (independent of the studio's code) ---------------------------
-
-def journal_figures(path: Path) -> dict:
-    rounds = void = bets = 0
-    wagered = paid = house = Decimal(0)
-    books: dict[str, dict] = {}
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        for rid, name, text in db.execute("SELECT round_id, name, data FROM records WHERE kind = 'event' ORDER BY seq"):
-            data = json.loads(text)
-            book = books.setdefault(rid, {})
-            if name == "bet":
-                key = (data["position"], data["bet"])
-                book[key] = book.get(key, Decimal(0)) + Decimal(data["amount"])
-            elif name == "bet_withdrawn":
-                book.pop((data["position"], data["bet"]), None)
-            elif name == "result":
-                if data["status"] != "settled":
-                    void += 1
-                    continue
-                rounds += 1
-                bets += len(book)
-                wagered += sum(book.values(), Decimal(0))
-                for per in data["results"].values():
-                    paid += sum((Decimal(v) for v in per.values() if Decimal(v) > 0), Decimal(0))
-                house -= sum((Decimal(v) for v in data["net"].values()), Decimal(0))
-    finally:
-        db.close()
-    return {"rounds": rounds, "void": void, "bets": bets, "wagered": wagered, "paid": paid, "house_result": house}
-
-
-def add(a: dict, b: dict) -> dict:
-    return {k: a.get(k, 0) + b[k] for k in b}
-
-
-def as_numbers(fig: dict) -> dict:
-    keys = ("rounds", "void", "bets", "wagered", "paid", "house_result")
-    return {k: (Decimal(fig[k]) if isinstance(fig[k], str) else fig[k]) for k in keys}
 
 
 def journal_rows(journals: list[Path]) -> int:

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -15,7 +16,8 @@ import pytest
 from tablesim.studio import wire
 from tablesim.studio.floor import Floor
 
-from figures import add, as_numbers, journal_figures
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+from journal_figures import add, as_numbers, journal_figures  # noqa: E402  (the independent recount)
 from natsserver import free_port
 from test_studio_publish import run_table, tablesim
 

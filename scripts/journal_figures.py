@@ -1,5 +1,6 @@
 """The floor's figures computed straight from journal files (independently
-of the studio's code), to hold the studio's report against."""
+of the studio's code), to hold the studio's report against: used by
+``studio_load.py`` and by the studio's tests."""
 
 from __future__ import annotations
 
