@@ -8,9 +8,9 @@ from drivers.base import CardShoeReader
 from drivers.events import (
     DRAWN_WHILE_DISARMED,
     MISREAD,
-    CardRead,
     DeviceEvent,
     ShoeCount,
+    card_read,
 )
 from drivers.mock.cards import CardSource, OutOfCards
 from drivers.mock.device import MockCardDevice
@@ -63,12 +63,12 @@ class MockShoe(MockCardDevice, CardShoeReader):
 
     def _next_card(self) -> DeviceEvent | None:
         position = self.index
-        fault = self._take_fault(position, ("misread", "duplicate"))
+        fault = self._take_fault(position, ("misread", "duplicate")) if self.faults else None
         if fault is not None and fault.kind == "duplicate" and self.delivered_this_round:
             # The reader reports a card it already reported: the table must not
             # take it for a second copy of that card.
             self.index += 1
-            return CardRead(self.round_id, position, self.delivered_this_round[-1], False, device=self.name)
+            return card_read(self.round_id, position, self.delivered_this_round[-1], False, self.name)
         try:
             dealt = self.source.draw()
         except OutOfCards:
@@ -80,4 +80,4 @@ class MockShoe(MockCardDevice, CardShoeReader):
         self.delivered_this_round.append(dealt.card)
         if self.dealt % 13 == 0:
             self.queue.append(ShoeCount(self.shoe_id, self.dealt, self.source.remaining(), device=self.name))
-        return CardRead(self.round_id, position, dealt.card, dealt.exposed, device=self.name)
+        return card_read(self.round_id, position, dealt.card, dealt.exposed, self.name)

@@ -110,6 +110,21 @@ def read_amount(value: object) -> Decimal:
 
     Raises ``ValueError`` with the reason; ``parse_amount`` adds the field.
     """
+    # A Decimal first: what the API's parsers and the engine pass most (never a bool).
+    if isinstance(value, Decimal):
+        if value.is_finite():
+            # The usual amount (a bet of a few units) is within bounds at a
+            # glance: few whole digits, at most MAX_FRACTION_DIGITS after the
+            # point even before trailing zeros are dropped.
+            exponent = value.as_tuple().exponent
+            if -MAX_FRACTION_DIGITS <= exponent and value.adjusted() < MAX_WHOLE_DIGITS:
+                return value
+        if not value.is_finite():
+            raise ValueError(f"{_show(value)} is not a finite amount")
+        why = _check_bounds(value, value)
+        if why:
+            raise ValueError(why)
+        return value
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not an amount")
     if isinstance(value, float):
@@ -118,13 +133,6 @@ def read_amount(value: object) -> Decimal:
         if abs(value) >= 10**MAX_WHOLE_DIGITS:  # compared, never converted to text
             raise ValueError(f"the amount is too large: at most {MAX_WHOLE_DIGITS} digits before the point")
         return Decimal(value)
-    if isinstance(value, Decimal):
-        if not value.is_finite():
-            raise ValueError(f"{_show(value)} is not a finite amount")
-        why = _check_bounds(value, value)
-        if why:
-            raise ValueError(why)
-        return value
     if isinstance(value, str):
         text = value.strip()
         if len(text) > MAX_WHOLE_DIGITS + MAX_FRACTION_DIGITS + 1 + 40:

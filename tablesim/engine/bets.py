@@ -21,6 +21,9 @@ from tablesim.core.errors import IllegalAction
 from tablesim.core.money import ZERO, add, exact, fmt, parse_amount, subtract
 from tablesim.core.errors import InputError
 
+#: what a missing position or player reads as (never written to)
+_NONE: dict = {}
+
 #: the longest player id a table takes
 MAX_PLAYER = 40
 
@@ -83,8 +86,8 @@ class BetBook:
             why = self.seat_ok(position, who)
             if why:
                 raise IllegalAction("bet", why)
-        mine = add(self.by_player.get(position, {}).get(who, {}).get(bet, ZERO), value)
-        total = add(self.bets.get(position, {}).get(bet, ZERO), value)
+        mine = add(self.by_player.get(position, _NONE).get(who, _NONE).get(bet, ZERO), value)
+        total = add(self.bets.get(position, _NONE).get(bet, ZERO), value)
         why = self.limits.check(bet, mine)
         if why:
             raise IllegalAction("bet", why if who == position else f"{who}: {why}")
@@ -137,12 +140,12 @@ class BetBook:
 
     def get(self, position: str, bet: str, player: str | None = None) -> Decimal | None:
         if player is None:
-            return self.bets.get(position, {}).get(bet)
-        return self.by_player.get(position, {}).get(player, {}).get(bet)
+            return self.bets.get(position, _NONE).get(bet)
+        return self.by_player.get(position, _NONE).get(player, _NONE).get(bet)
 
     def players_at(self, position: str) -> list[str]:
         """The players with a bet on ``position``, in the order they first bet."""
-        return list(self.by_player.get(position, {}))
+        return list(self.by_player.get(position, _NONE))
 
     def player_bets(self, position: str) -> dict[str, dict[str, Decimal]]:
         """Each player's bets on ``position``."""

@@ -74,3 +74,28 @@ def test_floor_to_unit(amount, unit):
 def test_fmt_of_bounded_amounts_is_plain():
     assert fmt(Decimal("1E+11")) == "100000000000"
     assert fmt(Decimal("-0.950")) == "-0.95"
+
+
+@given(st.decimals(allow_nan=True, allow_infinity=True, places=None))
+def test_a_decimal_amount_is_bounded_by_its_digits(value):
+    """A Decimal amount passes exactly when it is finite, has at most
+    MAX_WHOLE_DIGITS before the point and MAX_FRACTION_DIGITS after it
+    (trailing zeros aside): the Decimal path's shortcut for the usual
+    amounts agrees with the full check."""
+    from tablesim.core.money import MAX_FRACTION_DIGITS, read_amount
+
+    try:
+        got = read_amount(value)
+    except ValueError:
+        got = None
+    if not value.is_finite():
+        assert got is None
+        return
+    _, digits, exponent = value.as_tuple()
+    while exponent < 0 and digits and digits[-1] == 0:
+        digits, exponent = digits[:-1], exponent + 1
+    fraction = 0 if value.is_zero() else max(0, -exponent)
+    whole_ok = value.is_zero() or value.adjusted() < MAX_WHOLE_DIGITS
+    assert (got is not None) == (whole_ok and fraction <= MAX_FRACTION_DIGITS)
+    if got is not None:
+        assert got is value

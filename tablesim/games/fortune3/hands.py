@@ -62,7 +62,7 @@ class Evaluator:
         return ((self._strength[category] * 16 + padded[0]) * 16 + padded[1]) * 16 + padded[2]
 
     def evaluate(self, cards: Sequence[Card]) -> Hand:
-        key = tuple(sorted(c.index for c in cards))
+        key = tuple(sorted([c.index for c in cards]))
         hand = self._table.get(key)  # type: ignore[arg-type]
         if hand is None:
             category, ranks = classify(cards)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 from functools import lru_cache
 from decimal import Decimal
 
@@ -52,6 +52,16 @@ def settle_box(
     """
     with exact():
         return _settle_box(profile, bets, decision, player, dealer, qualifies)
+
+
+def settle_boxes(
+    profile: Fortune3Profile, boxes: Iterable[tuple[str, BoxBets, str | None, Hand]], dealer: Hand, qualifies: bool
+) -> dict[str, dict[str, Decimal]]:
+    """``settle_box`` for each (box, bets, decision, hand) of a round, in one
+    exact context (entered once a round, not once a box)."""
+    with exact():
+        return {box: _settle_box(profile, bets, decision, hand, dealer, qualifies)
+                for box, bets, decision, hand in boxes}
 
 
 def _settle_box(

@@ -39,7 +39,7 @@ from tablesim.games.fortune3.machine import PROCEDURE, STRAY, S
 from tablesim.games.fortune3.profile import Fortune3Profile
 from tablesim.games.fortune3.settings import BETS, Fortune3Settings
 from tablesim.games.fortune3.spec import DEALING
-from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box
+from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box, settle_boxes
 
 DEALER = "dealer"
 DECISIONS = ("play", "fold")
@@ -498,8 +498,9 @@ class Fortune3Table(GameTable):
 
     def ask_decisions(self) -> None:
         self.deciders = sum(1 for b in self.order[:-1] if self.book.get(b, "ante") is not None)
-        if self.pending_decisions():
-            self.emit("instruction", text="players decide: play or fold", boxes=self.pending_decisions())
+        pending = self.pending_decisions()
+        if pending:
+            self.emit("instruction", text="players decide: play or fold", boxes=pending)
         elif self.settings.reveal_by_dealer:
             self.emit("instruction", text="reveal the dealer's hand")
         else:
@@ -517,12 +518,11 @@ class Fortune3Table(GameTable):
     def settle_boxes(self) -> None:
         dealer = self.hands[DEALER]
         qualifies = self.qualifies
-        results: dict[str, dict[str, Decimal]] = {}
-        for box in self.order[:-1]:
-            bets = BoxBets(self.book.get(box, "ante"), self.book.get(box, "pair_plus"))
-            results[box] = settle_box(
-                self.profile, bets, self.decisions.get(box), self.hands[box], dealer, qualifies
-            )
+        book, decisions, hands = self.book, self.decisions, self.hands
+        results = settle_boxes(self.profile, [
+            (box, BoxBets(book.get(box, "ante"), book.get(box, "pair_plus")), decisions.get(box), hands[box])
+            for box in self.order[:-1]
+        ], dealer, qualifies)
         players: dict[str, dict[str, dict[str, Decimal]]] = {}
         if self.book.named:
             # Each player's own bets on the box follow the box's hand and the
