@@ -101,8 +101,13 @@ class Record:
     hash: str
 
 
+#: json.dumps(data, sort_keys=True, separators=(",", ":"), default=str), with
+#: the encoder built once instead of per record (the same text)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
+
+
 def canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return _CANONICAL(data)
 
 
 def _storage_problem(exc: BaseException) -> str | None:
@@ -321,14 +326,18 @@ class Journal:
             self.db.execute("RELEASE action")
 
     def append(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str = "") -> Record:
+        if self._depth:  # inside the action's transaction (the usual case): no context of its own
+            return self._append(table_id, round_id, kind, name, data, actor)
         with self.transaction():
-            self._touched += 1
-            if not self.keyed:
-                self._seal(table_id)
-            if round_id and round_id != self.round_id and kind != "meta":
-                self._start_round(table_id, round_id)
-            record = self._insert(table_id, round_id, kind, name, data, actor)
-        return record
+            return self._append(table_id, round_id, kind, name, data, actor)
+
+    def _append(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str) -> Record:
+        self._touched += 1
+        if not self.keyed:
+            self._seal(table_id)
+        if round_id and round_id != self.round_id and kind != "meta":
+            self._start_round(table_id, round_id)
+        return self._insert(table_id, round_id, kind, name, data, actor)
 
     def seal(self, table_id: str) -> None:
         """Begin the keyed chain now (a new or legacy journal), if not begun."""
