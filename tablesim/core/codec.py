@@ -67,8 +67,13 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def encode(value: Any) -> Any:
-    if type(value) in _PLAIN:
+    kind = type(value)
+    if kind in _PLAIN:
         return value
+    if kind is dict:  # (a plain dict or list is none of the tagged types below)
+        return {str(k): encode(v) for k, v in value.items()}
+    if kind is list:
+        return [encode(v) for v in value]
     if isinstance(value, Decimal):
         return {"$dec": str(value)}
     if isinstance(value, Card):

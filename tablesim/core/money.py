@@ -142,6 +142,9 @@ def read_amount(value: object) -> Decimal:
         if why:
             raise ValueError(why)
         amount = Decimal(text)
+        # Within bounds at a glance (the usual bet), as for a Decimal above.
+        if -MAX_FRACTION_DIGITS <= amount.as_tuple().exponent and amount.adjusted() < MAX_WHOLE_DIGITS:
+            return amount
         why = _check_bounds(amount, value)
         if why:
             raise ValueError(why)

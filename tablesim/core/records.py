@@ -35,7 +35,14 @@ class TableRecord:
 
     def as_data(self) -> dict[str, Any]:
         """Its fields, in declaration order, leaving out the omitted ones."""
-        return {f.name: v for f in dataclasses.fields(self) if (v := getattr(self, f.name)) is not OMITTED}
+        names = _FIELD_NAMES.get(type(self))
+        if names is None:  # (dataclasses.fields walks the class each call: once per class here)
+            names = _FIELD_NAMES[type(self)] = tuple(f.name for f in dataclasses.fields(self))
+        return {n: v for n in names if (v := getattr(self, n)) is not OMITTED}
+
+
+#: each record class's field names, in declaration order
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 RECORDS: dict[str, type[TableRecord]] = {}
