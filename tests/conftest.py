@@ -3,6 +3,7 @@ time limits per example (the tests run on every core, beside whatever else
 the machine runs: a slow example is not a failure, a wrong one is)."""
 
 import logging
+import os
 
 import pytest
 import structlog
@@ -25,3 +26,11 @@ def _quiet_logs():
     root = logging.getLogger()  # a CLI run's log handler writes to a stream that is now closed
     for handler in [h for h in root.handlers if type(h).__module__ == "tablesim.log"]:
         root.removeHandler(handler)
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """``-n auto``: two workers a core. Many tests spend their time waiting on
+    a served table, an emulator or a broker in another process, so a core
+    has room for a second worker (1,709 tests on 2 cores: 198 s with two
+    workers, 158 s with four, on the same busy machine)."""
+    return 2 * (os.cpu_count() or 1)
