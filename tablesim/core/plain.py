@@ -15,6 +15,11 @@ from tablesim.core.money import fmt
 
 def jsonable(value: Any) -> Any:
     """Plain JSON values: money as canonical text, cards as codes."""
+    kind = type(value)
+    if kind is str or kind is int or value is None:  # (the most of what events carry: checked first)
+        return value
+    if kind is dict:
+        return {str(k): jsonable(v) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):

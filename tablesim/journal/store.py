@@ -111,7 +111,7 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str
 _SECOND: tuple[int, str] = (-1, "")
 
 
-def _now() -> str:
+def now_stamp() -> str:
     """UTC now, as ``datetime.now(timezone.utc).isoformat(timespec="microseconds")``
     writes it; the text up to the second is made once a second (a group of
     thousands of records would spend a fifth of its record-building on it)."""
@@ -391,7 +391,7 @@ class Journal:
 
     def _insert(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str) -> Record:
         seq = self.seq + 1
-        ts = _now()
+        ts = now_stamp()
         text = canonical(data)
         if self.keyed:
             digest = record_link(self.key(table_id), self.last_hash, seq, ts, table_id, round_id, kind, name, actor, text)
