@@ -32,11 +32,11 @@ export function layout(t, ui) {
   const mine = t.bets[player] || {};
   const totals = {};
   for (const per of Object.values(t.bets)) for (const [s, a] of Object.entries(per)) totals[s] = (totals[s] || 0) + Number(a);
-  const top = h("div", { class: "wheel-top" },
-    h("div", { class: "wheel-result", id: "wheel-result" },
+  const top = h("div", { class: "result-row" },
+    h("div", { class: "result-big", id: "wheel-result" },
       h("div", { class: "dim" }, v.spinning ? `spinning ${v.direction || ""} — turn ${v.revolutions}` : v.symbol ? "result" : "last spin"),
       h("div", { class: "big" }, v.symbol || (v.spinning ? "…" : "—"))),
-    h("div", { class: "wheel-stats" },
+    h("div", { class: "result-stats" },
       h("div", {}, "No-spins this round: ", h("b", { id: "no-spins" }, v.no_spins)),
       h("div", {}, `At least ${lay.min_turns} full turns`),
       h("div", {}, "Players: ", h("b", {}, Object.keys(t.bets).length)),
