@@ -34,3 +34,12 @@ def pytest_xdist_auto_num_workers(config) -> int:
     has room for a second worker (1,709 tests on 2 cores: 198 s with two
     workers, 158 s with four, on the same busy machine)."""
     return 2 * (os.cpu_count() or 1)
+
+
+@pytest.fixture(autouse=True)
+def reap():
+    """No server process a test started outlives it, even when its assertions failed."""
+    yield
+    import reaper
+
+    reaper.reap()

@@ -153,6 +153,31 @@ class GameSpec:
         return importlib.resources.files(package).joinpath(path)
 
 
+def folder_parts(package: str, console: str) -> dict[str, str]:
+    """Every part where a game folder laid out like the built-in ones keeps it
+    (``profile.py``, ``game.py``, ``mockrun.py``, ``script.py``,
+    ``simulation.py``, ``analysis.py``, ``console.py``, ``dealer.py``);
+    ``console``: the name of its console adapter class. A game laid out
+    otherwise names its parts itself."""
+    return {
+        "profile": f"{package}.profile:load_profile",
+        "settings": f"{package}.game:settings",
+        "config_settings": f"{package}.game:config_settings",
+        "devices": f"{package}.game:devices",
+        "table": f"{package}.game:table",
+        "diagram": f"{package}.game:diagram",
+        "mock": f"{package}.mockrun:mock",
+        "session": f"{package}.mockrun:session",
+        "script": f"{package}.script:script_session",
+        "simulator": f"{package}.simulation:simulator",
+        "simulation_exact": f"{package}.simulation:simulation_exact",
+        "analyze": f"{package}.analysis:analyze",
+        "render_analysis": f"{package}.analysis:render_analysis",
+        "console": f"{package}.console:{console}",
+        "dealer": f"{package}.dealer:play_round",
+    }
+
+
 def load(target: str) -> Any:
     """The object ``"module:attribute"`` names, imported now."""
     module_name, _, attribute = target.partition(":")

@@ -348,12 +348,3 @@ def env(tmp_path):
     import os
 
     return {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"), "PYTHONUNBUFFERED": "1", "COLUMNS": "300"}
-
-
-@pytest.fixture(autouse=True)
-def reap_served():
-    """No served table outlives its test, even one whose assertions failed."""
-    yield
-    from processes import reap
-
-    reap()

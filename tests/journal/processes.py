@@ -10,25 +10,14 @@ from pathlib import Path
 
 import httpx
 
+import reaper
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def tablesim(env, *args, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tablesim.cli.main", *map(str, args)], env=env, cwd=ROOT,
                           capture_output=True, text=True, timeout=60, **kw)
-
-
-#: every served table a test started: the ``reap_served`` fixture kills what
-#: a failing test left running
-STARTED: list[subprocess.Popen] = []
-
-
-def reap() -> None:
-    while STARTED:
-        proc = STARTED.pop()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
 
 
 class Served:
@@ -41,7 +30,7 @@ class Served:
             [sys.executable, "-m", "tablesim.cli.main", "serve", "--show-tokens", "--game", "fortune3", "--mock",
              "--port", "0", *where],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-        STARTED.append(self.proc)
+        reaper.track(self.proc)
         lines = []
         while not any(line.startswith("stop with") for line in lines):
             line = self.proc.stdout.readline()

@@ -34,6 +34,7 @@ from tablesim.journal.chain import record_hash, record_link
 from tablesim.journal.store import canonical
 
 from processes import Served, tablesim
+from test_journal_audit import sql  # (one way to edit a journal behind the table's back)
 
 COLUMNS = "seq, ts, table_id, round_id, kind, name, actor, data, prev_hash, hash"
 
@@ -44,16 +45,6 @@ def journal(tmp_path, run_cli):
     res = run_cli("run", "--game", "fortune3", "--mock", "--rounds", "3", "--seed", "1", "--quiet", "--journal", path)
     assert res.code == 0, res.err
     return path
-
-
-def sql(path, *statements):
-    db = sqlite3.connect(str(path))
-    try:
-        for stmt in statements:
-            db.execute(*stmt) if isinstance(stmt, tuple) else db.execute(stmt)
-        db.commit()
-    finally:
-        db.close()
 
 
 def rows(path) -> list[list]:

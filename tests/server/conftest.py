@@ -54,12 +54,3 @@ def serve(tmp_path: Path):
 def env(tmp_path):
     """The environment of a `tablesim serve` process (see server_process.Serve)."""
     return {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
-
-
-@pytest.fixture(autouse=True)
-def reap_serve():
-    """No ``tablesim serve`` outlives its test, even one whose assertions failed."""
-    yield
-    from server_process import reap
-
-    reap()

@@ -11,21 +11,10 @@ from pathlib import Path
 
 import httpx
 
+import reaper
+
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 10.0
-
-
-#: every ``tablesim serve`` a test started: the ``reap_serve`` fixture kills
-#: what a failing test left running
-STARTED: list[subprocess.Popen] = []
-
-
-def reap() -> None:
-    while STARTED:
-        proc = STARTED.pop()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
 
 
 class Serve:
@@ -36,7 +25,7 @@ class Serve:
             [sys.executable, "-m", "tablesim.cli.main", "serve", "--show-tokens", *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
         )
-        STARTED.append(self.proc)
+        reaper.track(self.proc)
         self.lines: list[str] = []
         end = time.monotonic() + 30
         while not any(line.startswith("stop with") for line in self.lines):

@@ -1,6 +1,6 @@
 """The football card game, as the registry knows it (entry point ``tablesim.games``)."""
 
-from tablesim.games.gamespec import GameOption, GameSpec
+from tablesim.games.gamespec import GameOption, GameSpec, folder_parts
 
 _HERE = "tablesim.games.football"
 
@@ -20,21 +20,5 @@ SPEC = GameSpec(
     ),
     bench_table="all 11 boxes betting",
     console_piece=f"{_HERE}:static/football.js",
-    parts={
-        "profile": f"{_HERE}.profile:load_profile",
-        "settings": f"{_HERE}.game:settings",
-        "config_settings": f"{_HERE}.game:config_settings",
-        "devices": f"{_HERE}.game:devices",
-        "table": f"{_HERE}.game:table",
-        "diagram": f"{_HERE}.game:diagram",
-        "mock": f"{_HERE}.mockrun:mock",
-        "session": f"{_HERE}.mockrun:session",
-        "script": f"{_HERE}.script:script_session",
-        "simulator": f"{_HERE}.simulation:simulator",
-        "simulation_exact": f"{_HERE}.simulation:simulation_exact",
-        "analyze": f"{_HERE}.analysis:analyze",
-        "render_analysis": f"{_HERE}.analysis:render_analysis",
-        "console": f"{_HERE}.console:FootballConsole",
-        "dealer": f"{_HERE}.dealer:play_round",
-    },
+    parts=folder_parts(_HERE, console="FootballConsole"),
 )

@@ -1,6 +1,6 @@
 """Fortune 3 Card Poker, as the registry knows it (entry point ``tablesim.games``)."""
 
-from tablesim.games.gamespec import GameOption, GameSpec
+from tablesim.games.gamespec import GameOption, GameSpec, folder_parts
 
 _HERE = "tablesim.games.fortune3"
 
@@ -19,21 +19,5 @@ SPEC = GameSpec(
     benchmarks={"fortune3_hands": f"{_HERE}.bench:hands"},
     service_benches={"card_to_console": f"{_HERE}.bench:CARDS"},
     console_piece=f"{_HERE}:static/fortune3.js",
-    parts={
-        "profile": f"{_HERE}.profile:load_profile",
-        "settings": f"{_HERE}.game:settings",
-        "config_settings": f"{_HERE}.game:config_settings",
-        "devices": f"{_HERE}.game:devices",
-        "table": f"{_HERE}.game:table",
-        "diagram": f"{_HERE}.game:diagram",
-        "mock": f"{_HERE}.mockrun:mock",
-        "session": f"{_HERE}.mockrun:session",
-        "script": f"{_HERE}.script:script_session",
-        "simulator": f"{_HERE}.simulation:simulator",
-        "simulation_exact": f"{_HERE}.simulation:simulation_exact",
-        "analyze": f"{_HERE}.analysis:analyze",
-        "render_analysis": f"{_HERE}.analysis:render_analysis",
-        "console": f"{_HERE}.console:Fortune3Console",
-        "dealer": f"{_HERE}.dealer:play_round",
-    },
+    parts=folder_parts(_HERE, console="Fortune3Console"),
 )
