@@ -125,6 +125,10 @@ class FaultRaised(DeviceEvent):
     severity: Severity
     text: str
     card: Card | None = None  # the card concerned (drawn while disarmed, misread guess)
+    #: the shoe load the card came from, as the driver knew it when the report
+    #: arrived ("" unknown): a report read before a new pack was loaded belongs
+    #: to the old pack, however late the table handles it
+    shoe_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

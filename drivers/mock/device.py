@@ -31,7 +31,7 @@ class MockCardDevice:
 
     def _raise(self, code: int, severity: str, text: str, card=None) -> FaultRaised:
         self.health.faults[code] = text
-        return FaultRaised(code, severity, text, card, device=self.name)
+        return FaultRaised(code, severity, text, card, getattr(self, "shoe_id", ""), device=self.name)
 
     def clear_faults(self) -> None:
         self.health.faults.clear()

@@ -35,6 +35,10 @@ class SerialShoe(LinkDevice, CardShoeReader):
         self._cards: dict[int, tuple[str, ...]] = {}  # index -> CRD fields delivered this round
         self._empty = False
         self._count: tuple[str, ...] | None = None
+        # The pack the device holds: set once LDS is acknowledged, so a report
+        # read before that acknowledgement (the reader thread reads in order)
+        # is stamped with the pack it really came from.
+        self._pack = ""
 
     def device_handlers(self) -> dict[str, Handler]:
         return {"CRD": self._on_crd, "CNT": self._on_cnt, "CUT": self._on_cut, "EMP": self._on_emp}
@@ -44,7 +48,8 @@ class SerialShoe(LinkDevice, CardShoeReader):
     def load_shoe(self, shoe_id: str, decks: int) -> None:
         with self._lock:
             self.shoe_id, self.decks, self._empty, self._count = shoe_id, decks, False, None
-        self._command("LDS", shoe_id, str(decks))
+        if self._command("LDS", shoe_id, str(decks)):
+            self._pack = shoe_id
 
     def arm(self, round_id: str, max_cards: int) -> None:
         def before() -> None:
@@ -93,6 +98,9 @@ class SerialShoe(LinkDevice, CardShoeReader):
             self._since_arm += 1
         elif code == DRAWN_WHILE_DISARMED:
             pass  # reported and flagged by the table, never dealt
+
+    def fault_source(self) -> str:
+        return self._pack
 
     def _on_cnt(self, frame: Frame) -> list[DeviceEvent]:
         shoe_id, dealt_s, remaining_s = parse.fields(frame, 3)

@@ -82,7 +82,7 @@ def test_an_emulator_fault_voids_the_first_round_by_the_rules(args, expect):
     assert code == 0, output
     head = expect.split(":")[0][:-6]
     assert round_lines(output, head)[0] == expect, output
-    assert summary(output) == (2, 1)  # the next round is played as usual
+    assert summary(output) == (2, 1), output  # the next round is played as usual
 
 
 def test_a_short_spin_is_a_no_spin_and_the_wheel_is_spun_again():

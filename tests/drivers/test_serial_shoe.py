@@ -110,7 +110,11 @@ def test_a_card_the_host_refuses_after_disarming_becomes_fault_204() -> None:
         events = r.events(1, timeout=4)
         assert isinstance(events[0], FaultRaised) and events[0].code == DRAWN_WHILE_DISARMED
         assert events[0].card is not None
+        assert events[0].shoe_id == "P1"  # the pack it came from, however late the table handles it
         r.driver.disarm()
+        r.driver.load_shoe("P2", 1)
+        r.driver.armed = False
+        assert r.driver.fault_source() == "P2"
         assert [e for e in r.quiet(0.3) if isinstance(e, CardRead)] == []
 
 

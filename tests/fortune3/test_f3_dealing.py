@@ -7,7 +7,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from drivers.events import CardRead, HandDispensed
+from drivers.events import CardRead, FaultRaised, HandDispensed
 from drivers.mock import MockFault, MockShoe, ShuffledShoe
 from tablesim.core.cards import DECK, DealtCard, card
 from tablesim.core.errors import IllegalAction
@@ -367,6 +367,22 @@ def test_card_drawn_while_disarmed_then_dealt_again_voids(rig):
     r.deal()
     assert_void(r, "duplicate_card", {"1": {"ante": D(10)}})
     assert card("7H") not in all_dealt(r.table)
+
+
+def test_a_late_report_of_a_card_from_the_earlier_deck_is_flagged_not_counted_in_this_one(rig):
+    """The reader reported a card drawn while disarmed before this round's deck
+    was loaded, and the table handles the report only now: the card came out
+    of the earlier deck, so the same card dealt from this deck is no duplicate."""
+    r = rig("shoe", "7H 2D 7D 3D 7S 4D")
+    r.table.open_round()
+    r.bet({1: {"ante": 10}})
+    r.table.handle(FaultRaised(204, "W", "card drawn while the shoe was disarmed", card("7H"), "F3-earlier-deck",
+                               device="shoe"))
+    assert r.table.incidents == [{"code": 204, "card": "7H"}]
+    assert r.table.set_aside == []
+    r.deal()
+    assert r.table.state is S.DECISIONS
+    assert dealt_codes(r.table) == {"1": ["7H", "7D", "7S"], "dealer": ["2D", "3D", "4D"]}
 
 
 @pytest.mark.parametrize("state", ["betting_open", "bets_closed", "decisions"])

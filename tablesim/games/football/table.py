@@ -319,7 +319,9 @@ class FootballTable(GameTable):
             if serious and self.unsettled:
                 self.void("display_fault")
             return
-        if event.card is not None:
+        # A card read before the current pack was loaded (handled late) came
+        # out of the earlier pack: it is flagged below, not counted in this one.
+        if event.card is not None and not (event.shoe_id and event.shoe_id != self.pack_id):
             self._out_of_pack(event.card)
         if event.code == MISREAD:
             self.reads += 1  # the reader counted it

@@ -337,8 +337,11 @@ class Fortune3Table(GameTable):
     def _on_fault(self, event: FaultRaised) -> None:
         self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
         if event.code == DRAWN_WHILE_DISARMED:
-            # Reported, flagged, never dealt into a hand; the round goes on.
-            if event.card is not None:
+            # Reported, flagged, never dealt into a hand; the round goes on. A
+            # card read before this round's deck was loaded (handled late) came
+            # from the earlier deck: it is flagged, but not one of this deck's.
+            earlier = bool(event.shoe_id) and event.shoe_id != f"{self.round_id}-deck"
+            if event.card is not None and not earlier:
                 self._note_seen(event.card)
                 self.set_aside.append(DealtCard(event.card, True))
             self.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
