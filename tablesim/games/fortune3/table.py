@@ -225,7 +225,7 @@ class Fortune3Table(GameTable):
         table lets the dealer void alone (``misdeal_confirmation =
         "dealer"``). Returns the void result, or None while the call waits."""
         if not self._cards_out() or self.settings.misdeal_confirmation == "dealer":
-            return self.void("misdeal")
+            return self.void("misdeal", actor=self.actor_for("misdeal"))
         self.open_incident(self.MISDEAL_INCIDENT, "the dealer calls a misdeal (Art. 11(1)): a supervisor "
                            "confirms (the round is void) or rejects (play goes on)", blocking=True)
         return None
@@ -371,7 +371,8 @@ class Fortune3Table(GameTable):
     def on_incident_resolved(self, incident: Incident, decision: str, card: str | None) -> None:
         if incident.code == self.MISDEAL_INCIDENT:
             if decision == "confirm":
-                self.void("misdeal")
+                actor, why = self.resolved_by
+                self.void("misdeal", actor=actor, why=why)
             return  # rejected: the round goes on where it was
         if incident.code != MISREAD:
             return  # a card drawn while disarmed stays set aside either way
