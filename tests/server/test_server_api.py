@@ -467,3 +467,23 @@ def test_a_loopback_server_answers_only_to_loopback_names(serve):
     s = serve("wheel", journal=False)
     assert s.get("/api/table", headers={"Host": "evil.example"}).status_code == 400
     assert s.get("/api/table", headers={"Host": f"localhost:{s.server.port}"}).status_code == 200
+
+
+def test_a_boxs_decision_may_name_its_player_and_only_the_seated_one_decides(serve):
+    """Issue 14.1 / Art. 9(1): the API's play/fold may name the player; a
+    player other than the one seated at the box is refused (409), and the
+    journaled decision names the seated player."""
+    s = serve("fortune3")
+    open_betting(s)
+    ok(s.post("/api/bets", {"position": "1", "bet": "ante", "amount": "10", "player": "ann"}))
+    ok(s.post("/api/bets", {"position": "2", "bet": "ante", "amount": "10"}))
+    ok(s.post("/api/actions/close_betting"))
+    ok(s.post("/api/actions/deal"))
+    s.wait_state("decisions")
+    bob = s.post("/api/actions/decide", {"box": "1", "decision": "play", "player": "bob"})
+    assert bob.status_code == 409 and "belongs to ann" in bob.json()["reason"]
+    ok(s.post("/api/actions/decide", {"box": "1", "decision": "play", "player": "ann"}))
+    ok(s.post("/api/actions/decide", {"box": "2", "decision": "fold"}))
+    s.wait_state("complete")
+    decisions = [e for e in ok(s.get("/api/history", params={"last": 1}))[0]["events"] if e["kind"] == "decision"]
+    assert [(e["box"], e["decision"], e.get("player")) for e in decisions] == [("1", "play", "ann"), ("2", "fold", None)]

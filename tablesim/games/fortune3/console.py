@@ -29,7 +29,7 @@ class Fortune3Console(GameAdapter):
         t = self.table
         return [
             Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.can("start_dealing")),
-            Action("decide", "Play / fold", "dealer", lambda b: t.decide(b.box, b.decision),
+            Action("decide", "Play / fold", "dealer", lambda b: t.decide(b.box, b.decision, b.player),
                    lambda: t.can("decide"), DecideBody, ("box", "decision"), hidden=True),
             Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(), lambda: t.can("misdeal")),
             # Art. 11(3): the latest card (or hand) went to a box with no bet.

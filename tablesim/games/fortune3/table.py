@@ -170,7 +170,9 @@ class Fortune3Table(GameTable):
         the player seated there: the decision is theirs."""
         box = str(box)
         self.decisions[box] = decision
-        self.emit("decision", box=box, decision=decision)
+        seated = self.seated(box)
+        # a named player's decision says whose it is; the box's own seat's reads as before
+        self.emit("decision", box=box, decision=decision, **({} if seated in (None, box) else {"player": seated}))
         if len(self.decisions) == self.deciders and not self.settings.reveal_by_dealer:
             self.trigger["reveal"]()
 
