@@ -100,9 +100,8 @@ def _bet_request(item: dict[str, Any], index: int, actor: str) -> BetRequest | B
         body = BetBody.model_validate(item)
         return BetRequest(_position(body.position), body.bet, parse_amount(body.amount), actor, body.ref, body.player)
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        where = ".".join(str(x) for x in ("bets", index, *err["loc"]))
-        return bad_input(f"{where}: {err['msg']}", item.get("ref") if isinstance(item.get("ref"), str) else None)
+        return bad_input(readable(exc.errors(include_url=False), f"bets.{index}."),
+                         item.get("ref") if isinstance(item.get("ref"), str) else None)
     except InputError as exc:
         return bad_input(f"bets.{index}.{exc}", item.get("ref") if isinstance(item.get("ref"), str) else None)
 
@@ -193,6 +192,15 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
         return JSONResponse({"error": "bad_input", "detail": readable(exc.errors())}, 422)
+
+    from fastapi.exception_handlers import http_exception_handler
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        if exc.status_code == 400:  # FastAPI could not decode the body (not UTF-8): bad input as any other
+            return JSONResponse({"error": "bad_input", "detail": NOT_JSON}, 422)
+        return await http_exception_handler(request, exc)
 
     app.add_middleware(_Headers)
 
@@ -415,16 +423,33 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     return app
 
 
-def readable(errors: Any) -> str:
-    """pydantic's list of errors as one line: ``where: what`` for each, joined by "; "."""
-    parts = []
-    for error in list(errors)[:5]:
-        loc = [str(p) for p in error.get("loc", ()) if p not in ("body",)]
+NOT_JSON = "the body is not valid JSON"
+#: what a client reads for each member of a choice of types (pydantic names the member in the location)
+_TYPE_WORDS = {"str": "a text", "int": "a whole number", "none": "nothing"}
+
+
+def readable(errors: Any, prefix: str = "") -> str:
+    """pydantic's list of errors as one line: ``where: what`` for each, joined
+    by "; ". A field that takes a choice of types (``amount.str``,
+    ``amount.int``) reads as one reason: what the field takes."""
+    parts: dict[str, str] = {}
+    choices: dict[str, list[str]] = {}
+    for error in list(errors)[:10]:
+        loc = [str(p) for p in error.get("loc", ()) if p != "body"]
         message = str(error.get("msg", "invalid"))
         if error.get("type") == "json_invalid":
-            message = "the body is not valid JSON"
-        parts.append(f"{'.'.join(loc)}: {message}" if loc else message)
-    return "; ".join(parts) or "invalid request"
+            loc, message = [], NOT_JSON
+        if loc and loc[-1] in _TYPE_WORDS and error.get("type", "").endswith("_type"):
+            where = (prefix + ".".join(loc[:-1])).rstrip(".")
+            choices.setdefault(where, []).append(_TYPE_WORDS[loc[-1]])
+            parts[where] = ""
+            continue
+        where = (prefix + ".".join(loc)).rstrip(".")
+        parts.setdefault(where, message)
+    for where, words in choices.items():
+        parts[where] = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+    return "; ".join(f"{where}: {what}" if where else what for where, what in list(parts.items())[:5]) \
+        or "invalid request"
 
 
 def _since(value: Any) -> int | None:
