@@ -11,7 +11,7 @@ from tablesim.journal.store import Journal
 RECALL_EVENTS = {
     "card", "card_set_aside", "dealer", "decision", "draw", "draw_shown", "spin", "no_spin", "spin_result",
     "fault", "fault_cleared", "incident", "incident_resolved", "paused", "resumed", "void", "link", "shuffle",
-    "device",
+    "device", "dealing_mode",
 }
 
 

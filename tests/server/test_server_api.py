@@ -487,3 +487,31 @@ def test_a_boxs_decision_may_name_its_player_and_only_the_seated_one_decides(ser
     s.wait_state("complete")
     decisions = [e for e in ok(s.get("/api/history", params={"last": 1}))[0]["events"] if e["kind"] == "decision"]
     assert [(e["box"], e["decision"], e.get("player")) for e in decisions] == [("1", "play", "ann"), ("2", "fold", None)]
+
+
+def test_a_supervisor_switches_a_shuffler_table_to_the_shoe_and_back(serve):
+    """Art. 11(4), issue 14.2: after a shuffler failure a supervisor deals the
+    following rounds from the shoe (the mock shuffler table keeps one at hand),
+    and back later; who and why are journaled; the table shows the mode."""
+    s = serve("fortune3", dealing="shuffler")
+    assert s.state()["view"]["dealing"] == "shuffler"
+    switch = {a["name"]: a for a in s.state()["actions"]}["set_dealing"]
+    assert switch["enabled"] and switch["role"] == "supervisor"
+    assert s.post("/api/actions/set_dealing", {"mode": "shoe", "why": "jammed"}).status_code == 403
+    ok(s.post("/api/actions/set_dealing", {"mode": "shoe", "why": "shuffler jammed"}, role="supervisor"))
+    snap = s.state()
+    assert snap["view"]["dealing"] == snap["layout"]["dealing"] == "shoe"
+    assert [d["kind"] for d in snap["devices"]] == ["shoe"]
+    result = play_round(s)
+    assert result["status"] == "settled"
+    kinds = {r[2] for r in s.records()}
+    assert "card" in kinds and "hand" not in kinds   # dealt card by card, from the shoe
+    ok(s.post("/api/actions/set_dealing", {"mode": "shuffler", "why": "new shuffler fitted"}, role="supervisor"))
+    assert s.state()["view"]["dealing"] == "shuffler"
+    assert play_round(s)["status"] == "settled"
+    db = __import__("sqlite3").connect(s.journal_path)
+    switches = [json.loads(d) for (d,) in db.execute("SELECT data FROM records WHERE name = 'dealing_mode'")]
+    db.close()
+    assert [(d["mode"], d["why"], d["actor"]) for d in switches] == [
+        ("shoe", "shuffler jammed", s.tokens.first("supervisor")[1].actor),
+        ("shuffler", "new shuffler fitted", s.tokens.first("supervisor")[1].actor)]
