@@ -70,3 +70,22 @@ def test_a_seating_rule_refuses_before_anything_changes():
     with pytest.raises(IllegalAction, match="taken"):
         b.place("1", "upper", 10, "bob")
     assert b.players_at("1") == ["ann"]
+
+
+def test_a_player_named_like_another_position_is_refused():
+    """A bet naming no player is its position's seat's (id: the position):
+    a player named "2" betting on the common box would be box 2's seat, and
+    the two players' results would add up as one. Refused; a position's own
+    seat may still be named."""
+    b = book()
+    with pytest.raises(IllegalAction, match="'2' is the name of a position"):
+        b.place("common", "upper", 10, "2")
+    b.place("2", "upper", 10, "2")  # the seat of box 2, named
+    assert b.players_snapshot() == {"2": {"2": {"upper": "10"}}}
+
+
+@pytest.mark.parametrize("player", [" ann", "ann ", "ann\t"])
+def test_a_player_id_with_spaces_around_it_is_refused(player):
+    """" ann" and "ann" would be two players on the results."""
+    with pytest.raises(IllegalAction, match="printable characters"):
+        book().place("common", "upper", 10, player)
