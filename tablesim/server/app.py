@@ -8,9 +8,10 @@
     GET  /api/events?since=SEQ     missed events (what a reconnecting WebSocket gets)
     GET  /api/whoami               the operator a token belongs to
     POST /api/bets                 {position, bet, amount, ref?, player?} dealer
-    POST /api/bets/batch           {bets: [{position, bet, amount, ref?}, ...]}  dealer: a result per bet
+    POST /api/bets/batch           {bets: [{position, bet, amount, ref?, player?}, ...]}  dealer: a result per bet
     DELETE /api/bets/{position}/{bet}?player=ID                          dealer
-    POST /api/actions/{name}       the game's actions (open_round, close_betting, deal, decide, misdeal, spin, no_spin)
+    POST /api/actions/{name}       the game's actions (open_round, close_betting, deal, decide {box, decision, player?},
+                                   misdeal, stray, reveal, set_dealing {mode, why}, spin, no_spin)
     POST /api/pause, /api/resume   {why}                                 dealer
     POST /api/void                 {why, reason?}                        supervisor
     POST /api/incident/resolve     {decision, why, card?}                supervisor
@@ -24,8 +25,8 @@ one result per bet (accepted, or refused with the reason a single bet would
 get); bets that arrive together, single or batched, are committed in one
 journal transaction and answered once it is on disk
 (``tablesim.harness.intake``). A bet's ``ref`` (the client's id for it) makes
-a retry safe: a bet already placed under that ref is answered ``duplicate``
-and not placed again.
+a retry safe: a bet the same player already placed under that ref is
+answered ``duplicate`` and not placed again.
 """
 
 from __future__ import annotations
