@@ -58,6 +58,9 @@ from tablesim.server.runner import TableRunner
 STATIC = Path(str(resources.files("tablesim.server") / "static"))
 #: how long a new WebSocket client may take to send ``{"since": N}`` first
 FIRST_MESSAGE_WAIT = 0.3
+#: the largest message a stream client may send (it sends ``{"since": N}`` and pings):
+#: anything bigger closes its connection (1009) before the server holds it
+WS_MAX_MESSAGE = 4096
 
 
 class Strict(BaseModel):
@@ -497,7 +500,7 @@ def _server(app: FastAPI, log_level: str = "warning"):
 
     # log_config=None: uvicorn's records go to the root logger, rendered as ours (tablesim.log)
     config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", log_config=None,
-                            timeout_graceful_shutdown=2, ws_ping_interval=20.0)
+                            timeout_graceful_shutdown=2, ws_ping_interval=20.0, ws_max_size=WS_MAX_MESSAGE)
     return uvicorn.Server(config)
 
 

@@ -157,3 +157,30 @@ def test_a_choice_of_types_or_broken_json_reads_as_one_reason_not_pydantics_part
     if not isinstance(body, bytes):
         assert batch.status_code == 200
         assert batch.json()["results"][0]["detail"] == "bets.0." + reason
+
+
+def test_a_websocket_client_cannot_make_the_server_hold_big_messages(served):
+    """The stream takes nothing from a client but ``{"since": N}`` and pings:
+    a message of a megabyte (anyone may open /ws) is refused at once (close
+    1009), costing the server no memory; other clients and the API go on."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    pid = served.proc.pid
+    url = served.url.replace("http", "ws") + "/ws?since="
+    before = rss_kib(pid)
+    closed = []
+    for _ in range(3):
+        with connect(url, open_timeout=5, max_size=None) as ws:
+            try:
+                ws.send("x" * (1024 * 1024))
+                while True:
+                    ws.recv(timeout=5)
+            except ConnectionClosed as exc:
+                closed.append(exc.rcvd.code if exc.rcvd else None)
+    assert closed == [1009] * 3
+    assert rss_kib(pid) - before < 20 * 1024
+    with connect(url, open_timeout=5) as ws:
+        ws.send(json.dumps({"since": 0}))
+        assert json.loads(ws.recv(timeout=5))["type"]
+    assert served.state()["state"] == "idle"
