@@ -310,4 +310,9 @@ def test_a_shuffler_table_on_the_console_players_a_stray_hand_and_the_dealing_mo
     b.press_enter()
     b.wait("document.querySelector('#dealing-mode').textContent === 'dealing by shoe'")
     assert s.state()["view"]["dealing"] == "shoe"
+    # the results board shows each player's net the same way
+    b.goto(f"{s.url}/board")
+    b.wait("!!document.querySelector('[data-player=\"ann\"]')")
+    assert b.eval("document.querySelector('[data-player=\"ann\"]').textContent") == \
+        f"ann {net if net.startswith('-') or net == '0' else '+' + net}"
     assert page_errors(b) == []
