@@ -487,6 +487,9 @@ def test_a_boxs_decision_may_name_its_player_and_only_the_seated_one_decides(ser
     s.wait_state("complete")
     decisions = [e for e in ok(s.get("/api/history", params={"last": 1}))[0]["events"] if e["kind"] == "decision"]
     assert [(e["box"], e["decision"], e.get("player")) for e in decisions] == [("1", "play", "ann"), ("2", "fold", None)]
+    # the board's results name each player's part too
+    (board,) = ok(s.get("/api/results", params={"last": 1}))
+    assert set(board["players"]) == {"ann", "2"} and board["players"]["2"]["net"] == "-10"
 
 
 def test_a_supervisor_switches_a_shuffler_table_to_the_shoe_and_back(serve):
