@@ -518,3 +518,32 @@ def test_a_supervisor_switches_a_shuffler_table_to_the_shoe_and_back(serve):
     assert [(d["mode"], d["why"], d["actor"]) for d in switches] == [
         ("shoe", "shuffler jammed", s.tokens.first("supervisor")[1].actor),
         ("shuffler", "new shuffler fitted", s.tokens.first("supervisor")[1].actor)]
+
+
+def test_a_stray_card_stays_face_down_until_the_reveal(serve):
+    """Art. 11(3): a card dealt to a box with no bet is set aside; it was
+    dealt face down, so the table, its events and its history show it as
+    the dealer's cards are shown: hidden until the reveal (an exposed card,
+    set aside face up, is seen by all anyway)."""
+    s = serve("fortune3", pace=0.01)
+    open_betting(s)
+    ok(s.post("/api/bets", {"position": "1", "bet": "ante", "amount": "10"}))
+    ok(s.post("/api/actions/close_betting"))
+    ok(s.post("/api/actions/deal"))
+    s.wait_state("decisions")
+    seq = s.state()["seq"]
+    ok(s.post("/api/actions/stray"))   # the dealer's third card went to an empty box
+    end = time.monotonic() + 10
+    while not ((snap := s.state())["state"] == "decisions" and snap["view"]["set_aside"]):
+        assert time.monotonic() < end
+        time.sleep(0.01)
+    assert snap["view"]["set_aside"] == ["??"]
+    events = ok(s.get("/api/events", params={"since": seq}))["events"]
+    (aside,) = [e for e in events if e["kind"] == "card_set_aside"]
+    assert aside["data"]["card"] == "??"
+    (summary,) = ok(s.get("/api/history", params={"last": 1}))
+    assert [e["card"] for e in summary["events"] if e["kind"] == "card_set_aside"] == ["??"]
+    ok(s.post("/api/actions/decide", {"box": "1", "decision": "play"}))
+    done = s.wait_state("complete")
+    (card,) = done["view"]["set_aside"]
+    assert card != "??" and done["result"]["outcome"]["set_aside"] == [card]
