@@ -316,3 +316,42 @@ def test_a_shuffler_table_on_the_console_players_a_stray_hand_and_the_dealing_mo
     assert b.eval("document.querySelector('[data-player=\"ann\"]').textContent") == \
         f"ann {net if net.startswith('-') or net == '0' else '+' + net}"
     assert page_errors(b) == []
+
+
+def test_a_misdeal_called_after_the_last_card_on_the_console_needs_the_supervisor(serve, browser):
+    """Art. 11(1), issue 14.2: once the cards are out the dealer's Misdeal
+    is a call, not a void: the round waits (incident banner, decisions
+    refused) until a supervisor confirms it; then every bet is returned."""
+    s = serve("fortune3", pace=0.01, seed=5)
+    b = browser
+    b.goto(f"{s.url}/#token={s.dealer}")
+    b.wait("document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    b.click("#act-open_round")
+    b.wait(state_is("betting_open"))
+    b.click('[data-chip="10"]')
+    b.click('[data-pos="2"][data-bet="ante"]')
+    b.wait("document.querySelector('[data-pos=\"2\"][data-bet=\"ante\"] .amt').textContent === '10'")
+    b.click("#act-close_betting")
+    b.wait(state_is("bets_closed"))
+    b.click("#act-deal")
+    b.wait(state_is("decisions"), timeout=20)
+    b.click("#act-misdeal")
+    b.wait("!document.querySelector('#incident').hidden")
+    assert "misdeal" in b.eval("document.querySelector('#incident-text').textContent")
+    assert s.state()["state"] == "decisions"  # the dealer's call alone voided nothing
+    b.wait("document.querySelector('[data-box=\"2\"][data-decision=\"play\"]') !== null")
+    b.click("#incident-resolve")
+    b.wait("document.querySelector('#modal').open")
+    assert b.eval("document.querySelector('#modal-fields [name=\"card\"]')") is None  # a misdeal call names no card
+    b.eval("document.querySelector('#modal-fields [name=\"decision\"]').value = 'confirm'")
+    b.click("#modal-fields .quick button")
+    b.click("#modal-ok")
+    b.wait("document.querySelector('#modal').open && document.querySelector('#modal-title').textContent === 'Supervisor needed'")
+    b.type_text(s.supervisor)
+    b.press_enter()
+    b.wait(state_is("void"))
+    result = s.state()["result"]
+    assert result["void_reason"] == "misdeal"
+    (void,) = [e for e in s.get("/api/history", params={"last": 1}).json()[0]["events"] if e["kind"] == "void"]
+    assert void["actor"] == "supervisor:mock-supervisor" and void["returned"] == {"2": {"ante": "10"}}
+    assert page_errors(b) == []
