@@ -159,7 +159,7 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
     undo: list[tuple[str, str, Decimal | None]] = []  # what each accepted bet replaced, to put back
     added: list[str] = []  # refs this group placed, to forget if it fails
     try:
-        with journal.transaction():
+        with journal.transaction(group=True):
             for req in requests:
                 # Noted before the bet: a journal failure half-way through
                 # it has already changed the book.
