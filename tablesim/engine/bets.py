@@ -35,6 +35,20 @@ def player_refusal(player: object) -> str | None:
     return None
 
 
+#: the canonical text of the amounts seen lately (a snapshot of a table with
+#: thousands of bets writes the same few amounts over and over); ``fmt`` is a
+#: function of the value alone, so equal amounts share their text
+_text: dict[Decimal, str] = {}
+_TEXTS_KEPT = 4096
+
+
+def _text_of(amount: Decimal) -> str:
+    if len(_text) >= _TEXTS_KEPT:
+        _text.clear()
+    text = _text[amount] = fmt(amount)
+    return text
+
+
 class BetBook:
     """Bets keyed by position (a box, or a player) and bet name (or spot),
     each also by the player it belongs to.
@@ -173,7 +187,8 @@ class BetBook:
                     yield position, player, bet, amount
 
     def snapshot(self) -> dict[str, dict[str, str]]:
-        return {p: {b: fmt(a) for b, a in box.items()} for p, box in self.bets.items()}
+        text = _text
+        return {p: {b: text.get(a) or _text_of(a) for b, a in box.items()} for p, box in self.bets.items()}
 
     def by_player_first(self) -> dict[str, dict[str, dict[str, Decimal]]]:
         """player -> position -> bet -> stake (a player may bet on several positions)."""

@@ -158,12 +158,14 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
     book = table.book
     undo: list[tuple[str, str, Decimal | None]] = []  # what each accepted bet replaced, to put back
     added: list[str] = []  # refs this group placed, to forget if it fails
+    who = _Actor(table)
     try:
-        with journal.transaction(group=True):
+        with journal.transaction(group=True), who:
             for req in requests:
                 # Noted before the bet: a journal failure half-way through
                 # it has already changed the book.
                 undo.append((str(req.position), req.bet, book.get(str(req.position), req.bet)))
+                who.name = req.actor
                 outcome = _place(table, req, refs, journal)
                 if not outcome.ok or outcome.duplicate:
                     undo.pop()  # a refused bet changed nothing
@@ -199,10 +201,10 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
                 return BetOutcome(True, rid, duplicate=True, ref=req.ref)
             return refused(IllegalAction("bet", f"ref {req.ref!r} was already used for another bet"), req.ref,
                            table.round_id)
-    table.actor_for = lambda action, _a=req.actor: _a  # type: ignore[method-assign]
     try:
         if journal is None:
-            table.place_bet(req.position, req.bet, req.amount, req.player)
+            with _Actor(table, req.actor):
+                table.place_bet(req.position, req.bet, req.amount, req.player)
         else:
             with journal.savepoint():
                 table.place_bet(req.position, req.bet, req.amount, req.player)
@@ -210,11 +212,29 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
         return refused(exc, req.ref, table.round_id)
     except InputError as exc:
         return bad_input(str(exc), req.ref)
-    finally:
-        del table.actor_for
     if refs is not None and req.ref is not None:
         refs.by_ref[req.ref] = (table.round_id, (str(req.position), req.bet, str(parse_amount(req.amount))))
     return BetOutcome(True, table.round_id, ref=req.ref)
+
+
+class _Actor:
+    """Who the journal names for the bets being placed (the table's
+    ``actor_for``), set once for a whole group: ``name`` is the bet's."""
+
+    __slots__ = ("table", "name")
+
+    def __init__(self, table: GameTable, name: str = "player") -> None:
+        self.table, self.name = table, name
+
+    def __call__(self, action: str) -> str:
+        return self.name
+
+    def __enter__(self) -> None:
+        self.table.actor_for = self  # type: ignore[method-assign]
+
+    def __exit__(self, *exc: Any) -> bool:
+        del self.table.actor_for
+        return False
 
 
 def _same_amount(placed: str, asked: Any) -> bool:

@@ -108,11 +108,10 @@ class Record:
         the same frozen record, its fields set at once (a group builds
         thousands; the generated ``__init__`` sets them one by one)."""
         record = object.__new__(cls)
-        record.__dict__.update(zip(_RECORD_FIELDS, (*row[:7], data, *row[8:])))
+        seq, ts, table_id, round_id, kind, name, actor, _, prev_hash, link = row
+        record.__dict__.update({"seq": seq, "ts": ts, "table_id": table_id, "round_id": round_id, "kind": kind,
+                                "name": name, "actor": actor, "data": data, "prev_hash": prev_hash, "hash": link})
         return record
-
-
-_RECORD_FIELDS = ("seq", "ts", "table_id", "round_id", "kind", "name", "actor", "data", "prev_hash", "hash")
 
 
 class _Nested:
