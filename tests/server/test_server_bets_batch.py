@@ -6,6 +6,8 @@ import asyncio
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from server_helpers import ok
 from test_server_api import open_betting
@@ -80,3 +82,25 @@ def test_concurrent_single_bets_are_committed_together_each_exactly_once(serve):
     assert sum(1 for r in records if r[2] == "bet") == 60
     assert sum(1 for r in records if r[2] == "bet_refs") == groups
     assert len(s.state()["bets"]) == 60
+
+
+_VALUE = st.one_of(st.text(max_size=90), st.text(alphabet="0123456789.-+ e", max_size=12), st.integers(),
+                   st.integers(min_value=-(1 << 60), max_value=1 << 60), st.booleans(), st.none(), st.floats(),
+                   st.lists(st.integers(), max_size=2))
+_ITEM = st.one_of(
+    st.dictionaries(st.sampled_from(["position", "bet", "amount", "ref", "player", "extra"]), _VALUE, max_size=6),
+    st.fixed_dictionaries({"position": st.one_of(st.text(max_size=45), st.integers()),
+                           "bet": st.text(max_size=45), "amount": st.one_of(st.text(max_size=12), st.integers())},
+                          optional={"ref": st.one_of(st.none(), st.text(max_size=85)),
+                                    "player": st.one_of(st.none(), st.text(max_size=45))}),
+)  # (each bet of a batch is a JSON object: BatchBody says so first)
+
+
+@settings(max_examples=400, deadline=None)
+@given(item=_ITEM)
+def test_a_batch_bet_read_at_a_glance_is_read_as_the_model_reads_it(item):
+    """The batch route reads a plainly well-formed bet without building its
+    pydantic model: whatever a bet is, the answer is the model's."""
+    from tablesim.server.app import _bet_request, _bet_request_model
+
+    assert _bet_request(item, 3, "dealer:ana") == _bet_request_model(item, 3, "dealer:ana")
