@@ -156,7 +156,7 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
             outcomes.append(_place(table, req, refs, None))
         return outcomes
     book = table.book
-    undo: list[tuple[str, str, Decimal | None]] = []  # what each accepted bet replaced, to put back
+    undo: list[tuple] = []  # what each accepted bet replaced (``BetBook.mark``), to put back
     added: list[str] = []  # refs this group placed, to forget if it fails
     who = _Actor(table)
     try:
@@ -164,7 +164,7 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
             for req in requests:
                 # Noted before the bet: a journal failure half-way through
                 # it has already changed the book.
-                undo.append((str(req.position), req.bet, book.get(str(req.position), req.bet)))
+                undo.append(book.mark(str(req.position), req.bet, req.player))
                 who.name = req.actor
                 outcome = _place(table, req, refs, journal)
                 if not outcome.ok or outcome.duplicate:
@@ -176,14 +176,8 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
                 journal.append(table.table_id, table.round_id, "meta", "bet_refs",
                                {"refs": [[ref, *refs.by_ref[ref][1]] for ref in added]}, "intake")
     except BaseException:
-        for position, bet, before in reversed(undo):
-            box = book.bets.setdefault(position, {})
-            if before is None:
-                box.pop(bet, None)
-                if not box:
-                    del book.bets[position]
-            else:
-                box[bet] = before
+        for mark in reversed(undo):
+            book.put_back(mark)
         if refs is not None:
             for ref in added:
                 refs.by_ref.pop(ref, None)
