@@ -76,12 +76,15 @@ class BetBook:
         self._shown: dict[str, dict[str, str]] = {}
         #: (position, player) pairs where the player is not the position's seat
         self._named = 0
+        #: every bet in all, kept as bets change (None: to be summed again)
+        self._total: Decimal | None = ZERO
 
     def clear(self) -> None:
         self.bets = {}
         self.by_player = {}
         self._shown = {}
         self._named = 0
+        self._total = ZERO
 
     def _show(self, position: str) -> None:
         """Bring the shown text of ``position`` in line with its bets."""
@@ -144,6 +147,8 @@ class BetBook:
                 self._named += 1
         box[bet] = total = add(box.get(bet, ZERO), value)
         mine[bet] = add(mine.get(bet, ZERO), value)
+        if self._total is not None:
+            self._total = add(self._total, value)
         shown = self._shown.get(position)
         text = _text.get(total) or _text_of(total)
         if shown is None:
@@ -161,6 +166,7 @@ class BetBook:
     def put_back(self, mark: tuple) -> None:
         """Undo what was placed on a bet since its ``mark`` (a group commit that failed)."""
         position, bet, who, total, mine = mark
+        self._total = None
         per = self.by_player.setdefault(position, {})
         if who not in per and who != position:
             self._named += 1  # (counted here, as it may be dropped just below)
@@ -186,6 +192,8 @@ class BetBook:
         old = mine[bet]
         self.bets[position][bet] = add(self.bets[position][bet], subtract(value, old))
         mine[bet] = value
+        if self._total is not None:
+            self._total = add(self._total, subtract(value, old))
         self._show(position)
         return old
 
@@ -202,6 +210,8 @@ class BetBook:
                 self._named -= 1
         box = self.bets[position]
         box[bet] = subtract(box[bet], value)
+        if self._total is not None:
+            self._total = subtract(self._total, value)
         if not box[bet]:
             del box[bet]
         if not box:
@@ -234,8 +244,10 @@ class BetBook:
         return self._named > 0
 
     def total(self) -> Decimal:
-        with exact():
-            return sum((a for box in self.bets.values() for a in box.values()), ZERO)
+        if self._total is None:
+            with exact():
+                self._total = sum((a for box in self.bets.values() for a in box.values()), ZERO)
+        return self._total
 
     def items(self) -> Iterator[tuple[str, str, Decimal]]:
         for position, box in self.bets.items():

@@ -82,7 +82,7 @@ _OPS = st.lists(st.tuples(st.sampled_from(["place", "withdraw", "set", "mark", "
 
 @settings(max_examples=200, deadline=None)
 @given(ops=_OPS)
-def test_the_books_shown_text_and_named_follow_every_change(ops):
+def test_the_books_shown_text_named_and_total_follow_every_change(ops):
     """The snapshot and ``named`` are kept as bets change (not rebuilt from
     every bet): after any changes, and after putting marked bets back, they
     are what the bets themselves say."""
@@ -112,5 +112,6 @@ def test_the_books_shown_text_and_named_follow_every_change(ops):
             marks = []  # a mark undoes only what was placed after it
         assert b.snapshot() == {p: {k: fmt(a) for k, a in box.items()} for p, box in b.bets.items()}
         assert b.named == any(p != pos for pos, per in b.by_player.items() for p in per)
+        assert b.total() == sum((a for box in b.bets.values() for a in box.values()), D(0))
         assert all(per for per in b.by_player.values()) and all(b.bets.values())
         assert set(b.bets) == set(b.by_player)
