@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, Validat
 from tablesim.core.errors import IllegalAction, InputError
 from tablesim.core.money import parse_amount
 from tablesim.games import registry
-from tablesim.harness.intake import BetOutcome, BetRequest, bad_input
+from tablesim.harness.intake import BetOutcome, BetRequest, bad_input, bet_request
 from tablesim.server.auth import Operator, TokenStore, bearer
 from tablesim.server.guard import BodyGuard
 from tablesim.server.runner import TableRunner
@@ -123,8 +123,8 @@ def _bet_request(item: dict[str, Any], index: int, actor: str) -> BetRequest | B
     """One bet of a batch: the request, or why it is bad input."""
     if _quick_bet(item):
         try:
-            return BetRequest(_position(item["position"]), item["bet"], parse_amount(item["amount"]), actor,
-                              item.get("ref"), item.get("player"))
+            return bet_request(_position(item["position"]), item["bet"], parse_amount(item["amount"]), actor,
+                               item.get("ref"), item.get("player"))
         except InputError as exc:
             return bad_input(f"bets.{index}.{exc}", item.get("ref"))
     return _bet_request_model(item, index, actor)

@@ -208,3 +208,15 @@ def test_a_bet_refused_after_its_records_were_written_leaves_none_of_them(tmp_pa
     assert [r.seq for r in journal.records()] == list(range(1, journal.seq + 1))
     assert verify(journal).ok
     journal.close()
+
+
+def test_the_quickly_built_request_and_outcome_are_the_dataclasses_themselves():
+    from dataclasses import fields
+
+    from tablesim.harness.intake import BetOutcome, _accepted, bet_request
+
+    assert bet_request("p1", "1", Decimal("2"), "dealer:ana", "r", None) == BetRequest("p1", "1", Decimal("2"),
+                                                                                     "dealer:ana", "r")
+    assert _accepted("T-000001", "r") == BetOutcome(True, "T-000001", ref="r")
+    assert list(vars(_accepted("T", None))) == [f.name for f in fields(BetOutcome)]
+    assert list(vars(bet_request("p", "b", "1"))) == [f.name for f in fields(BetRequest)]
