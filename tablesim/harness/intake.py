@@ -36,6 +36,7 @@ from decimal import Decimal
 from typing import Any, Awaitable, Callable, Iterable, Sequence
 
 from tablesim.core.errors import IllegalAction, InputError
+from tablesim.core.frozen import built
 from tablesim.core.money import parse_amount
 from tablesim.engine.table import GameTable
 
@@ -63,10 +64,8 @@ class BetRequest:
 def bet_request(position: str, bet: str, amount: Any, actor: str = "player", ref: str | None = None,
                 player: str | None = None) -> "BetRequest":
     """``BetRequest(...)``, built at once (the batch route builds thousands a second)."""
-    request = object.__new__(BetRequest)
-    request.__dict__.update({"position": position, "bet": bet, "amount": amount, "actor": actor, "ref": ref,
-                             "player": player})
-    return request
+    return built(BetRequest, {"position": position, "bet": bet, "amount": amount, "actor": actor, "ref": ref,
+                              "player": player})
 
 
 @dataclass(frozen=True)
@@ -110,10 +109,8 @@ class BetOutcome:
 
 def _accepted(round_id: str, ref: str | None) -> BetOutcome:
     """``BetOutcome(True, round_id, ref=ref)``, built at once (a group builds thousands)."""
-    outcome = object.__new__(BetOutcome)
-    outcome.__dict__.update({"ok": True, "round_id": round_id, "error": None, "action": None, "reason": None,
-                             "detail": None, "duplicate": False, "ref": ref})
-    return outcome
+    return built(BetOutcome, {"ok": True, "round_id": round_id, "error": None, "action": None, "reason": None,
+                              "detail": None, "duplicate": False, "ref": ref})
 
 
 def refused(exc: IllegalAction, ref: str | None = None, round_id: str = "") -> BetOutcome:
