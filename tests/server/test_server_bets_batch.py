@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import httpx
 import pytest
@@ -101,6 +102,57 @@ _ITEM = st.one_of(
 def test_a_batch_bet_read_at_a_glance_is_read_as_the_model_reads_it(item):
     """The batch route reads a plainly well-formed bet without building its
     pydantic model: whatever a bet is, the answer is the model's."""
-    from tablesim.server.app import _bet_request, _bet_request_model
+    from tablesim.server.bets import _bet_request, _bet_request_model
 
     assert _bet_request(item, 3, "dealer:ana") == _bet_request_model(item, 3, "dealer:ana")
+
+
+_CASES = [
+    ("/api/bets/batch", {"bets": [{"position": "3", "bet": "ante", "amount": "10", "ref": "q-1"},
+                                  {"position": 5, "bet": "pair_plus", "amount": 5},
+                                  {"position": "6", "bet": "ante", "amount": "10001"},
+                                  {"position": "8", "bet": "ante", "amount": "5"},
+                                  {"position": "1", "bet": "ante", "amount": "1e3"},
+                                  {"position": "1", "bet": "ante", "amount": "2.5", "extra": 1},
+                                  {"position": " ", "bet": "ante", "amount": "2"}]}),
+    ("/api/bets/batch", {"bets": [{"position": "3", "bet": "ante", "amount": "10", "ref": "q-1"}]}),
+    ("/api/bets", {"position": "2", "bet": "ante", "amount": "10", "ref": "q-2"}),
+    ("/api/bets", {"position": "2", "bet": "ante", "amount": "10", "ref": "q-2"}),
+    ("/api/bets", {"position": "2", "bet": "ante", "amount": "20", "ref": "q-2"}),
+    ("/api/bets", {"position": "9", "bet": "ante", "amount": "10"}),
+    ("/api/bets", {"position": "4", "bet": "ante", "amount": "-3"}),
+    ("/api/bets", {"position": "4", "bet": "ante", "amount": "0.001"}),
+    ("/api/bets", {"position": "x" * 41, "bet": "ante", "amount": "3"}),
+    ("/api/bets", {"position": "4", "bet": "play", "amount": "3", "player": "ana"}),
+]
+
+
+def test_plain_bets_are_answered_before_fastapi_exactly_as_the_routes_answer(serve, monkeypatch, tmp_path):
+    """A plainly well-formed bet or batch is answered by the quick way in
+    (``tablesim.server.bets.QuickBets``); the same requests sent so that the
+    FastAPI routes read them (another spelling of the JSON content type) get
+    the same status, the same answer and the same headers, and leave the same
+    journal records."""
+    from tablesim.server.bets import QuickBets
+
+    quick_answers = []
+    answer = QuickBets._answer
+
+    async def counted(self, scope, body):
+        out = await answer(self, scope, body)
+        quick_answers.append(out is not None)
+        return out
+
+    monkeypatch.setattr(QuickBets, "_answer", counted)
+    quick, routed = serve("fortune3"), serve("fortune3", journal=str(tmp_path / "routed.sqlite"))
+    open_betting(quick)
+    open_betting(routed)
+    for path, body in _CASES:
+        a = quick.client.post(path, json=body, headers=quick.auth())
+        b = routed.client.post(path, content=json.dumps(body),
+                               headers={**routed.auth(), "content-type": "application/json; charset=utf-8"})
+        assert (a.status_code, a.json()) == (b.status_code, b.json()), (path, body)
+        assert {k: v for k, v in a.headers.items() if k != "date"} == {
+            k: v for k, v in b.headers.items() if k != "date"}
+    assert quick_answers.count(True) == len(_CASES) and quick_answers.count(False) == len(_CASES)
+    assert [r[1:] for r in quick.records()] == [r[1:] for r in routed.records()]
