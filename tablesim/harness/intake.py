@@ -209,13 +209,17 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
                 return BetOutcome(True, rid, duplicate=True, ref=req.ref)
             return refused(IllegalAction("bet", f"ref {req.ref!r} was already used for another bet"), req.ref,
                            table.round_id)
+    # A bet of the position's own seat is placed (and journaled) as
+    # ``place_bet(position, bet, amount)``, as a script or a dealer places it.
+    args = (req.position, req.bet, req.amount) if req.player is None else (req.position, req.bet, req.amount,
+                                                                            req.player)
     try:
         if journal is None:
             with _Actor(table, req.actor):
-                table.place_bet(req.position, req.bet, req.amount, req.player)
+                table.place_bet(*args)
         else:
             with journal.savepoint():
-                table.place_bet(req.position, req.bet, req.amount, req.player)
+                table.place_bet(*args)
     except IllegalAction as exc:
         return refused(exc, req.ref, table.round_id)
     except InputError as exc:
