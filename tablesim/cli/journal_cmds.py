@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from tablesim.cli.display import signed
 from tablesim.core.errors import InputError
-from tablesim.journal.audit import AuditResult, verify_file
+from tablesim.journal.audit import AuditResult, database_problem, verify_file
 from tablesim.journal.keys import TABLE_ID, load_key
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.journal.location import data_dir, default_journal_path
@@ -110,6 +110,12 @@ def history(path: str | None, last: int | None, round_id: str | None, as_json: b
         raise InputError("use --last or --round, not both")
     journal = open_existing(path)
     try:
+        # A damaged index would show a settled round as in progress with no
+        # bets: nothing is shown from a file SQLite does not find sound.
+        problem = database_problem(journal)
+        if problem:
+            raise InputError(f"the journal is damaged ({problem}): run `tablesim audit verify --journal "
+                             f"{journal.path}`", where=journal.path)
         _history(journal, last, round_id, as_json)
     except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as exc:
         raise InputError(f"cannot read the journal ({exc}): run `tablesim audit verify --journal {journal.path}`",

@@ -1,7 +1,7 @@
 """Opening a table's journal, checking it, and recovering the table from it.
 
 Nothing is replayed from a journal that does not verify: before recovery
-the table checks the database (``quick_check``) and the chain from its last
+the table checks the database (``integrity_check``) and the chain from its last
 checkpoint, and refuses to start (one line, exit 2) naming the first bad
 record. Each round's first record names the rule profile; a round begun
 under another profile is never resumed under this one.

@@ -216,8 +216,10 @@ class Journal:
         if self.round_id:
             count, last = self.db.execute(
                 "SELECT COUNT(*), MAX(seq) FROM records WHERE round_id = ?", (self.round_id,)).fetchone()
-            link = self.db.execute("SELECT hash FROM records WHERE seq = ?", (last,)).fetchone()[0]
-            self._round = [count, last, link]
+            link = self.db.execute("SELECT hash FROM records WHERE seq = ?", (last,)).fetchone()
+            # (a damaged index may find none of the round's records: the
+            # start-up check refuses such a file before anything is written)
+            self._round = [count, last, link[0]] if link else [0, 0, GENESIS]
         else:
             self._round = [0, 0, GENESIS]
 
