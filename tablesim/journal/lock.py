@@ -46,7 +46,10 @@ class WriterLock:
             held[1] += 1
             self.released = False
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise InputError(f"cannot open the journal's lock file: {exc.strerror}", where=self.path) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -65,8 +68,12 @@ class WriterLock:
             raise InputError(f"the journal file has {links} hard links: one table at a time writes a journal, "
                              "and a journal reached by two names could have two; remove the other links",
                              where=self.journal)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError as exc:  # a full disk: no table can journal here now
+            os.close(fd)
+            raise InputError(f"cannot write the journal's lock file: {exc.strerror}", where=self.path) from None
         _HELD[self.path] = [fd, 1]
         self.released = False
 

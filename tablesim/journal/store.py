@@ -197,6 +197,9 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             self._release()
             raise InputError(f"cannot open journal: {exc}", where=self.path) from None
+        except OSError as exc:  # (its folder cannot be made: a full or read-only disk)
+            self._release()
+            raise InputError(f"cannot open journal: {exc.strerror or exc}", where=self.path) from None
         except BaseException:
             self._release()
             raise
