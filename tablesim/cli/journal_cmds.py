@@ -89,10 +89,10 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
             line = f"journal {path}: chain broken at record {result.first_bad}: {result.verdict}: {result.reason}"
         click.echo(line, err=not result.ok)
         code = result.exit_code
-        if anchor_url is not None and result.verdict != "unreadable":
+        if anchor_url is not None:  # (an unreadable journal too: a deleted one held nothing the stream holds)
             from tablesim.cli.studio_cmd import report_anchor
 
-            if not report_anchor(path, anchor_url):
+            if report_anchor(path, anchor_url) is False:
                 code = max(code, 1, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
         worst = max(worst, code, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
     if worst:

@@ -11,8 +11,9 @@ def _unreachable(url: str, exc: Exception) -> InputError:
     return InputError(f"cannot reach the studio's NATS at {url}: {type(exc).__name__} {exc}".rstrip())
 
 
-def report_anchor(path: str, url: str) -> bool:
-    """Print the anchor check of the journal at ``path``; True if it holds."""
+def report_anchor(path: str, url: str) -> bool | None:
+    """Print the anchor check of the journal at ``path``; True if it holds,
+    None if there is nothing to hold it against (its own verdict stands)."""
     from tablesim.studio.anchor import verify_anchor
 
     try:
@@ -26,7 +27,7 @@ def report_anchor(path: str, url: str) -> bool:
     if not reports:
         click.echo(f"anchor {url}: the journal has no records and its file name names no table: nothing to hold "
                    "it against", err=True)
-        return False
+        return None
     ok = True
     for report in reports:
         lines = report.lines()

@@ -199,3 +199,38 @@ def test_outbox_refuses_to_anchor_a_rewritten_history(own, tmp_path):
         link.stop()
     [report] = verify_anchor(str(published), nats_server.url)
     assert report.ok and report.stream_records == n  # nothing of the copy was published
+
+
+@pytest.mark.parametrize("how", ["file deleted", "file emptied", "records table dropped", "key file lost"])
+def test_a_journal_gone_or_unreadable_is_still_held_against_the_stream(how, published, nats_server, tmp_path):
+    """Deleting the journal file (or emptying it, or dropping its records) is
+    deleting everything: with --anchor the stream says what it held, by the
+    file's table id, and the audit exits 1, not 2 ("unreadable" alone)."""
+    copy = tmp_path / "gone" / published.name
+    copy.parent.mkdir()
+    shutil.copy(published, copy)
+    key = ["--key", str(KEY[0])]
+    if how == "file deleted":
+        copy.unlink()
+    elif how == "file emptied":
+        copy.write_bytes(b"")
+    elif how == "records table dropped":
+        with sqlite3.connect(copy) as db:
+            db.execute("DROP TABLE records")
+    else:
+        key = ["--key", str(tmp_path / "nowhere.key")]
+        lost = tablesim("audit", "verify", "--journal", str(copy), "--anchor", nats_server.url, *key)
+        assert lost.returncode == 2 and "no such key file" in lost.stderr  # (a --key named is read first)
+        key = []  # no key in this data directory: the file is unreadable, its records are still compared
+    out = tablesim("audit", "verify", "--journal", str(copy), "--anchor", nats_server.url, *key)
+    n = last_seq(published)
+    if how == "key file lost":
+        # the journal cannot be verified without its key (exit 2), but it is
+        # held against the stream all the same: every record is the stream's
+        assert out.returncode == 2, out.stderr
+        assert f"{n} anchored, 0 unanchored: anchored" in out.stdout and "unreadable" in out.stderr
+        return
+    assert out.returncode == 1, (out.stdout, out.stderr)
+    assert "unreadable" in out.stderr and f"table {TABLE}: {n} records in the stream, 0 in the journal" in out.stderr
+    assert "record 1: in the stream, missing from the journal" in out.stderr
+    assert "Traceback" not in out.stderr
