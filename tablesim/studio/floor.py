@@ -19,6 +19,14 @@ A result key that has no stake of its own (e.g. a play or bonus that
 rides on an ante) is counted under the stake it rides on
 (``tablesim.journal.invariants.SETTLED_BY``).
 
+A table is on the floor from the first thing heard of it: its first record
+in the stream, or its first studio-link status message (a table whose
+records cannot reach the stream, e.g. a full stream or a diverged link, is
+exactly the one a floor supervisor must see). Until its first record it
+shows with its link and no figures, and it counts in no figure (the
+figures, ``tables`` included, are the stream's: ``studio report`` shows
+the same).
+
 Each table's records must follow on one another: a record whose seq is not
 the next one is a gap (or a duplicate), one whose link does not name the
 previous record's hash does not chain. Either raises an alert; the records
@@ -121,6 +129,13 @@ class Floor:
         if rec.kind == "event":
             self._event(t, rec)
 
+    def heard(self, table_id: str) -> TableView:
+        """The table a status message names, on the floor from now on."""
+        t = self.tables.get(table_id)
+        if t is None:
+            t = self.tables[table_id] = TableView(table_id)
+        return t
+
     def _check_chain(self, t: TableView, rec: WireRecord) -> None:
         expected = t.seq + 1
         if rec.seq != expected:
@@ -196,7 +211,8 @@ class Floor:
     def summary(self) -> dict[str, Any]:
         floor = Figures()
         games: dict[str, dict[str, Any]] = {}
-        for t in self.tables.values():
+        published = [t for t in self.tables.values() if t.seq]  # (heard of, nothing in the stream yet: no figures)
+        for t in published:
             floor.add(t.figures)
             g = games.setdefault(t.game or "?", {"tables": 0, "figures": Figures(), "by_bet": {}})
             g["tables"] += 1
@@ -206,7 +222,7 @@ class Floor:
         return {
             "records": self.records,
             "stream_seq": self.stream_seq,
-            "floor": {"tables": len(self.tables), **floor.as_json()},
+            "floor": {"tables": len(published), **floor.as_json()},
             "games": {name: {"tables": g["tables"], **g["figures"].as_json(),
                              "by_bet": {b: f.as_json() for b, f in sorted(g["by_bet"].items())}}
                       for name, g in sorted(games.items())},

@@ -188,8 +188,14 @@ class StudioLink:
                        + ": run tablesim audit verify --anchor")
                 self._set("diverged", why)
                 log.error("studio link: %s", why)
+                next_status = 0.0
                 while not self._stopping:  # published nothing more; the operator must look
-                    await self._sleep(IDLE_WAIT * 4)
+                    if nc.is_closed or not nc.is_connected:
+                        raise ConnectionError("connection to the broker lost")
+                    if time.monotonic() >= next_status:  # (the floor shows the table as diverged, in red)
+                        await self._status(nc)
+                        next_status = time.monotonic() + STATUS_EVERY
+                    await self._sleep(STATUS_EVERY)
                 return
         self.published = last.seq if last is not None else 0
         self._save_cursor()

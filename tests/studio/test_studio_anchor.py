@@ -183,6 +183,24 @@ def test_unpublished_records_are_unanchored_not_errors(own):
     assert report.anchored + report.unanchored == report.journal_records
 
 
+def diverged_status(url: str) -> dict:
+    """The next status message of the table."""
+    import asyncio
+    import json
+
+    import nats
+
+    async def listen():
+        nc = await nats.connect(url)
+        try:
+            sub = await nc.subscribe(f"tablesim.{TABLE}.status")
+            return json.loads((await sub.next_msg(timeout=10)).data)
+        finally:
+            await nc.close()
+
+    return asyncio.run(listen())
+
+
 def test_outbox_refuses_to_anchor_a_rewritten_history(own, tmp_path):
     published, nats_server = own
     KEY[:] = [default_key_path(TABLE)]
@@ -195,6 +213,8 @@ def test_outbox_refuses_to_anchor_a_rewritten_history(own, tmp_path):
             time.sleep(0.05)
         assert link.state == "diverged"
         assert f"record {n}" in link.error and "audit verify --anchor" in link.error
+        # and it says so on the bus (the floor shows the table as diverged), however long it stays so
+        assert diverged_status(nats_server.url)["state"] == "diverged"
     finally:
         link.stop()
     [report] = verify_anchor(str(published), nats_server.url)

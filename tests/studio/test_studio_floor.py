@@ -5,6 +5,7 @@ does not chain raises an alert."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -122,3 +123,68 @@ def test_gap_and_broken_link_raise_alerts():
     assert texts == ["gap in the stream: records 3 to 3 are missing", "record 5 does not chain onto record 4",
                      "record 5 again after record 5 (duplicate or out of order)"]
     assert floor.summary()["tables"][0]["alerts"] == 3
+
+
+def make_full_stream(url: str) -> None:
+    """The stream as an operator may have made it (the tables keep an
+    operator's settings): so small that no record fits."""
+    import asyncio
+
+    import nats
+    from nats.js import api
+
+    async def make():
+        nc = await nats.connect(url)
+        try:
+            await nc.jetstream().add_stream(name=wire.STREAM, subjects=wire.stream_subjects(), max_bytes=64,
+                                            discard=api.DiscardPolicy.NEW, storage=api.StorageType.FILE)
+        finally:
+            await nc.close()
+
+    asyncio.run(make())
+
+
+def test_a_table_whose_records_cannot_reach_the_stream_is_on_the_floor(nats_server, tmp_path):
+    """A floor supervisor must see a live table whose records do not reach
+    the stream (here: a stream too small for any record), not an empty
+    floor: it shows with its link and its records still to publish, with no
+    figures (figures are the stream's, as `studio report` counts them)."""
+    make_full_stream(nats_server.url)
+    table = subprocess.Popen([sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "wheel", "--mock",
+                              "--port", "0", "--journal", str(tmp_path / "w.journal.sqlite"), "--studio",
+                              nats_server.url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    studio = studio_serve(nats_server.url, port)
+    try:
+        def heard():
+            floor = httpx.get(f"{base}/api/floor", timeout=2).json()
+            tables = {t["table_id"]: t for t in floor["tables"]}
+            t = tables.get("WHEEL-MOCK")
+            return (floor, t) if t and t["studio_link"] and t["studio_link"]["pending"] else None
+
+        floor, t = wait_for(heard)
+        assert t["seq"] == 0 and t["game"] == "wheel" and t["figures"]["rounds"] == 0
+        assert floor["floor"]["tables"] == 0 and floor["games"] == {}  # no figures from a table with no record
+        report = json.loads(tablesim("studio", "report", "--nats", nats_server.url, "--json").stdout)
+        assert report["floor"] == floor["floor"]
+        if os.access("/usr/bin/chromium", os.X_OK):
+            sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+            from server_cdp import Browser
+
+            with Browser(1200, 800) as b:
+                b.goto(base + "/")
+                b.wait("document.querySelector('#tables .card') !== null")
+                text = b.eval("document.querySelector('#tables .card').textContent")
+                assert "WHEEL-MOCK" in text and "no record in the stream yet" in text
+                # no alert: the list says so calmly (not in the alerts' red)
+                b.wait("document.querySelector('#alerts li').textContent === 'none'")
+                none = b.eval("getComputedStyle(document.querySelector('#alerts li')).color")
+                bad = b.eval("(() => { const s = document.createElement('span'); s.className = 'bad';"
+                             " document.body.append(s); const c = getComputedStyle(s).color; s.remove(); return c; })()")
+                assert none != bad, none
+    finally:
+        studio.terminate()
+        studio.wait(10)
+        table.terminate()
+        table.wait(10)
