@@ -97,6 +97,26 @@ def find_key(journal: Journal, key: bytes | None) -> bytes | None:
     return fallback
 
 
+def _refused_key(journal: Journal) -> str | None:
+    """Why the key file of the journal's table was not taken (e.g. open to
+    others), or None if it is missing or fine."""
+    table_id = journal_table_id(journal)
+    if table_id is None or not TABLE_ID.fullmatch(table_id):
+        return None
+    path = default_key_path(table_id)
+    if not path.exists():
+        return None
+    try:
+        load_key(path)
+    except InputError as exc:
+        return f"{exc.where}: {exc.message}" if exc.where else exc.message
+    return None
+
+
+def journal_is_keyed(journal: Journal) -> bool:
+    return _chain_record(journal) is not None
+
+
 def _chain_record(journal: Journal) -> tuple | None:
     try:
         return journal.db.execute(
@@ -198,7 +218,12 @@ def verify(journal: Journal, key: bytes | None = None, *, integrity: bool = True
     """The whole journal, from its first record (``key``: default: the
     journal's table's key in the data directory, if present)."""
     try:
-        return _verify(journal, find_key(journal, key), integrity, given=key is not None)
+        found = find_key(journal, key)
+        if found is None:
+            refused = _refused_key(journal)
+            if refused is not None and journal_is_keyed(journal):
+                return _bad("unreadable", f"the table's key cannot be used: {refused}")
+        return _verify(journal, found, integrity, given=key is not None)
     except sqlite3.DatabaseError as exc:
         return _bad("corrupt", f"the database cannot be read: {exc}")
 

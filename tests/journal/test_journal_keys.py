@@ -69,6 +69,9 @@ def test_a_key_open_to_others_is_refused(tmp_path, run_cli):
         f"tablesim: error: {key_file}: the key file is open to others (mode 0644): chmod 600 it"]
     res = run_cli("audit", "verify", "--journal", journal, "--key", key_file)
     assert res.code == 2 and len(res.err_lines) == 1 and "chmod 600" in res.err
+    # found by the audit itself (no --key): it says why the key was not taken, not "no key was given"
+    res = run_cli("audit", "verify", "--journal", journal)
+    assert res.code == 2 and len(res.err_lines) == 1 and "chmod 600" in res.err and str(key_file) in res.err, res.err
 
 
 def test_a_keyed_journal_without_its_key_is_refused_never_rekeyed(tmp_path, run_cli):
