@@ -51,7 +51,9 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan)
         from tablesim.studio.attach import start_link
 
         link = start_link(table, options.studio)
-        console.print(f"studio: publishing to {options.studio}")
+        from tablesim.studio.natsio import shown
+
+        console.print(f"studio: publishing to {shown(options.studio)}")
     try:
         if plan.after_recover is not None:
             plan.after_recover()

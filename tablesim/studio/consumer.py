@@ -46,7 +46,7 @@ class StudioConsumer:
         self._stop = False
 
     def status(self) -> dict:
-        return {"url": self.url, "connected": self.connected, "error": self.error, "pending": self.pending,
+        return {"url": natsio.shown(self.url), "connected": self.connected, "error": self.error, "pending": self.pending,
                 "records_per_second": round(self.rate, 1), "records": self.floor.records,
                 "stream_seq": self.floor.stream_seq}
 

@@ -108,7 +108,7 @@ class StudioLink:
         return max(self.journal_seq - self.published, 0)
 
     def status(self) -> dict[str, Any]:
-        return {"url": self.url, "state": self.state, "error": self.error, "published": self.published,
+        return {"url": natsio.shown(self.url), "state": self.state, "error": self.error, "published": self.published,
                 "journal_seq": self.journal_seq, "pending": self.pending(),
                 "since": datetime.fromtimestamp(self.since, timezone.utc).isoformat(timespec="seconds")}
 
@@ -282,7 +282,7 @@ class StudioLink:
         path = cursor_path(self.journal_path)
         tmp = path.with_name(path.name + ".tmp")
         try:
-            tmp.write_text(json.dumps({"stream": wire.STREAM, "url": self.url, "published": self.published}),
+            tmp.write_text(json.dumps({"stream": wire.STREAM, "url": natsio.shown(self.url), "published": self.published}),
                            encoding="utf-8")
             os.replace(tmp, path)
         except OSError as exc:  # advisory only: the stream says what was published
