@@ -71,9 +71,9 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan)
                     time.sleep(options.delay)
     finally:
         if link is not None:
-            from tablesim.studio.attach import DRAIN_SECONDS, describe_stop
+            from tablesim.studio.attach import stop_link
 
-            console.print(describe_stop(link.stop(drain=DRAIN_SECONDS)))
+            console.print(stop_link(link))
         if table.journal is not None:
             table.journal.close()  # (in-process runs: tests, embedding)
     print_summary(console, plan.summary_title, plan.stats)

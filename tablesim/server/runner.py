@@ -160,9 +160,9 @@ class TableRunner:
         self.started = False
         self.notifier.stopping()
         if self.studio is not None:  # first: bets in flight over the bus still reach the table
-            from tablesim.studio.attach import DRAIN_SECONDS, describe_stop
+            from tablesim.studio.attach import stop_link
 
-            log.warning(describe_stop(await asyncio.to_thread(self.studio.stop, DRAIN_SECONDS)))
+            log.warning(await asyncio.to_thread(stop_link, self.studio))
             if self.studio.wake in self.table.bus.subscribers:
                 self.table.bus.subscribers.remove(self.studio.wake)
             self.studio = None

@@ -72,6 +72,7 @@ class StudioLink:
         #: called (on the outbox's thread) when the link's state changes: e.g. the console shows it
         self.on_change = on_change
         self.state = "connecting"
+        self.diverged = False  # (stopped while diverged: what is left will not go at the next start either)
         self.error: str | None = None
         self.since = time.time()
         self.published = self._read_cursor()
@@ -130,6 +131,7 @@ class StudioLink:
                 self.journal_seq = max(self.journal_seq, self._journal_seq())
                 self._db.close()
                 self._db = None
+        self.diverged = self.state == "diverged"
         self.state = "stopped"
         return self.pending()
 

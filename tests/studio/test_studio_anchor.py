@@ -254,3 +254,18 @@ def test_a_journal_gone_or_unreadable_is_still_held_against_the_stream(how, publ
     assert "unreadable" in out.stderr and f"table {TABLE}: {n} records in the stream, 0 in the journal" in out.stderr
     assert "record 1: in the stream, missing from the journal" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_a_run_whose_link_diverged_says_so_at_exit(own, tmp_path):
+    """A new journal under a table id the stream already holds (a PC
+    replaced, a journal deleted): the link diverges, and `run` says that its
+    records will not go at the next start either, and why."""
+    published, nats_server = own
+    fresh = tmp_path / "fresh" / published.name
+    fresh.parent.mkdir()
+    done = run_table("fortune3", fresh, nats_server.url, rounds=1, seed=4)
+    assert done.returncode == 0, done.stderr
+    assert "studio: the link diverged (the stream holds record" in done.stdout, done.stdout
+    assert "published at the next start" not in done.stdout
+    [report] = verify_anchor(str(published), nats_server.url)
+    assert report.ok  # nothing of the new journal was published
