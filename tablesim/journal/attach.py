@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tablesim.core.errors import InputError
-from tablesim.journal.audit import legacy_check, verify_recent
+from tablesim.journal.audit import journal_table_id, legacy_check, verify_recent
 from tablesim.journal.location import default_journal_path
 from tablesim.journal.recovery import RecoveryReport, active_faults, recover
 from tablesim.journal.store import Journal, open_journal
@@ -36,6 +36,11 @@ def check_before_recovery(journal: Journal, table_id: str) -> None:
     """Refuse (InputError) a journal whose recent records do not verify."""
     if journal.path == ":memory:" or journal.seq == 0:
         return
+    owner = journal_table_id(journal)
+    if journal.keyed and owner is not None and owner != table_id:
+        # (its chain is under table owner's key: it would only ever look "tampered" to this table)
+        raise InputError(f"the journal is table {owner}'s, not table {table_id}'s: each table writes a journal "
+                         "of its own (name another file with --journal)", where=journal.path)
     if not journal.keyed:
         # A legacy journal (unkeyed): its whole plain chain is checked once,
         # then the chain record seals it and keyed records follow. A table
