@@ -34,7 +34,14 @@ def journal_for(table: Any, spec: str | None, key_file: str | Path | None = None
 
 def check_before_recovery(journal: Journal, table_id: str) -> None:
     """Refuse (InputError) a journal whose recent records do not verify."""
-    if journal.path == ":memory:" or journal.seq == 0:
+    if journal.path == ":memory:":
+        return
+    if journal.seq == 0:
+        if not journal.fresh:  # its tables are there, its records are not
+            raise InputError("the journal holds no record, but it is not new: every record was deleted (a new "
+                             "journal is made with its first record); nothing was written: run `tablesim audit "
+                             f"verify --journal {journal.path}`, and remove the file only to begin a new journal",
+                             where=journal.path)
         return
     owner = journal_table_id(journal)
     if journal.keyed and owner is not None and owner != table_id:

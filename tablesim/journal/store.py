@@ -169,6 +169,7 @@ class Journal:
         self.profile: dict[str, str] | None = None  # stamped on each round's first record
         self.reserve = RESERVE_BYTES
         self._schema_ok = True
+        self.fresh = False  # a new file: no tables yet (made with the first record)
         try:
             if readonly:
                 self._reader = ReadOnly(self.path)
@@ -191,8 +192,10 @@ class Journal:
                 # An existing journal is left as it is until the table writes
                 # (after it verified it): a refused start changes no byte.
                 self._schema_ok = False
-                if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'records'").fetchone():
-                    self._ensure_schema()
+                # A new journal's tables are made by its first transaction,
+                # with its chain record: a journal file never holds its tables
+                # and no record, so one that does had every record deleted.
+                self.fresh = not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'records'").fetchone()
             self._load_state()
         except sqlite3.DatabaseError as exc:
             self._release()
@@ -208,6 +211,9 @@ class Journal:
         self._head_of: str | None = None  # the table whose record the head must name at the commit
 
     def _load_state(self) -> None:
+        if self.fresh:
+            self.seq, self.last_hash, self.keyed, self.round_id, self._round = 0, GENESIS, False, "", [0, 0, GENESIS]
+            return
         row = self.db.execute("SELECT seq, hash, round_id FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         self.seq, self.last_hash = (row[0], row[1]) if row else (0, GENESIS)
         self.keyed = self.checkpoint() is not None or self.db.execute(
@@ -288,6 +294,7 @@ class Journal:
             raise StorageError(self.path, self.failed, retry=False)
         self._check_space()
         saved = (self.seq, self.last_hash, self.keyed, self.round_id, list(self._round))
+        schema_ok = self._schema_ok  # (tables made in a transaction that rolls back are gone again)
         self._touched = 0
         try:
             self.db.execute("BEGIN IMMEDIATE")
@@ -306,6 +313,7 @@ class Journal:
             except sqlite3.DatabaseError:
                 pass  # a failed COMMIT may have ended the transaction already
             self.seq, self.last_hash, self.keyed, self.round_id, self._round = saved
+            self._schema_ok = schema_ok
             self._head_of = None
             problem = _storage_problem(exc)
             if problem is None:

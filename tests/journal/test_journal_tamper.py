@@ -308,3 +308,19 @@ def test_rows_helper_sees_a_keyed_journal(journal):
     assert (records[0][4], records[0][5]) == ("meta", "chain")
     assert [r[3] for r in records if (r[4], r[5]) == ("meta", "round")] == [f"F3-MOCK-00000{n}" for n in (1, 2, 3)]
     assert Path(str(journal) + ".lock").exists()
+
+
+def test_a_table_never_begins_a_new_history_on_an_emptied_journal(journal, run_cli):
+    """Every record (and the head and checkpoint) deleted: a table started on
+    the file refuses, and writes nothing (it would otherwise seal a fresh
+    chain in it, which the audit would then call intact)."""
+    delete_everything(journal)
+    before = rows(journal)
+    res = run_cli("run", "--game", "fortune3", "--mock", "--rounds", "1", "--journal", journal)
+    assert res.code == 2 and len(res.err_lines) == 1 and "every record was deleted" in res.err, res.err
+    assert rows(journal) == before == []
+    assert run_cli("audit", "verify", "--journal", journal).code == 1
+    # a new journal (no file yet) begins as always, its tables made with its first record
+    fresh = journal.parent / "new.journal.sqlite"
+    assert run_cli("run", "--game", "fortune3", "--mock", "--rounds", "1", "--quiet", "--journal", fresh).code == 0
+    assert run_cli("audit", "verify", "--journal", fresh).code == 0
