@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tablesim.core.errors import InputError
-from tablesim.journal.chain import Walk, seal_mac
+from tablesim.journal.chain import Walk, record_link, seal_mac
 from tablesim.journal.keys import TABLE_ID, default_key_path, key_id, load_key
 from tablesim.journal.location import data_dir
 from tablesim.journal.store import SCHEMA, Journal
@@ -335,6 +335,40 @@ def verify_recent(journal: Journal, key: bytes) -> AuditResult:
         return _seals(journal, walk, key, cp, journal_table_id(journal))
     except sqlite3.DatabaseError as exc:
         return _bad("corrupt", f"the database cannot be read: {exc}")
+
+
+def first_forged(journal: Journal, round_ids: list[str], key: bytes | None = None) -> int | None:
+    """The first record of ``round_ids`` whose keyed link does not verify
+    under the table's key (found as the audit finds it), or None: every one
+    verifies, or there is no key here to check them with (a legacy journal,
+    or the audit on a machine without the key). Cheap: each record is held
+    against its own link, not the whole chain (that is ``audit verify``)."""
+    if not round_ids or not journal_is_keyed(journal):
+        return None
+    given, key = key is not None, find_key(journal, key)
+    if key is None:
+        return None
+    wanted = _marker_key_id(_chain_record(journal))
+    if wanted is not None and key_id(key) != wanted:
+        if given:
+            raise InputError(f"the journal is keyed with key {wanted}, not the key given ({key_id(key)})",
+                             where=journal.path)
+        return None  # (not its key: the audit tells a wrong key apart)
+    marks = ",".join("?" * len(round_ids))
+    saved = journal.db.text_factory
+    journal.db.text_factory = bytes
+    try:
+        rows = journal.db.execute(f"SELECT * FROM records WHERE round_id IN ({marks}) ORDER BY seq",
+                                  round_ids).fetchall()
+    finally:
+        journal.db.text_factory = saved
+    for seq, *fields, prev, link in rows:
+        try:
+            if not hmac.compare_digest(record_link(key, prev, seq, *fields), link.decode("ascii")):
+                return seq
+        except (TypeError, AttributeError, UnicodeDecodeError):
+            return seq if isinstance(seq, int) else -1
+    return None
 
 
 def legacy_check(journal: Journal) -> AuditResult:

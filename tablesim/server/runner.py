@@ -52,6 +52,7 @@ from tablesim.engine.table import GameTable
 from tablesim.core.errors import IllegalAction
 from tablesim.harness.intake import BetIntake, BetOutcome, BetRequest
 from tablesim.harness.sdnotify import Notifier
+from tablesim.journal.audit import first_forged
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.games.console import MockDealer
 from tablesim.server.adapters import GameAdapter, adapter_for
@@ -448,6 +449,10 @@ class TableRunner:
 
         def do():
             ids = select_rounds(self.journal, last if last else (None if round_id else 10), round_id)
+            forged = first_forged(self.journal, ids, self.journal.key(self.table.table_id))
+            if forged is not None:  # (edited behind the table's back, before its last start's check)
+                raise IllegalAction("history", f"record {forged} of the journal was altered or forged (its keyed "
+                                    "link does not verify): nothing is shown; run `tablesim audit verify`")
             out = []
             for rid in ids:
                 summary = round_summary(self.journal, rid)
