@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tablesim.core.errors import InputError
-from tablesim.journal.chain import Walk, record_link, seal_mac
+from tablesim.journal.chain import Walk, record_hash, record_link, seal_mac
 from tablesim.journal.keys import TABLE_ID, default_key_path, key_id, load_key
 from tablesim.journal.location import data_dir
 from tablesim.journal.store import SCHEMA, Journal
@@ -354,17 +354,15 @@ def first_forged(journal: Journal, round_ids: list[str], key: bytes | None = Non
             raise InputError(f"the journal is keyed with key {wanted}, not the key given ({key_id(key)})",
                              where=journal.path)
         return None  # (not its key: the audit tells a wrong key apart)
-    marks = ",".join("?" * len(round_ids))
-    saved = journal.db.text_factory
-    journal.db.text_factory = bytes
-    try:
-        rows = journal.db.execute(f"SELECT * FROM records WHERE round_id IN ({marks}) ORDER BY seq",
-                                  round_ids).fetchall()
-    finally:
-        journal.db.text_factory = saved
+    rows = journal.raw_rounds(round_ids)
+    row = journal.db.execute("SELECT seq FROM records WHERE kind = 'meta' AND name = 'chain' ORDER BY seq LIMIT 1"
+                             ).fetchone()
+    chain_seq = row[0] if row and isinstance(row[0], int) else 0
     for seq, *fields, prev, link in rows:
         try:
-            if not hmac.compare_digest(record_link(key, prev, seq, *fields), link.decode("ascii")):
+            # records before the chain record are a legacy journal's, sealed with their plain hash
+            expected = record_link(key, prev, seq, *fields) if seq >= chain_seq else record_hash(prev, seq, *fields)
+            if not hmac.compare_digest(expected, link.decode("ascii")):
                 return seq
         except (TypeError, AttributeError, UnicodeDecodeError):
             return seq if isinstance(seq, int) else -1

@@ -111,6 +111,15 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str
 _SECOND: tuple[int, str] = (-1, "")
 
 
+#: every column as the chain covers it: a value stored as anything but text
+#: (a blob of the same bytes, a number) reads as other bytes, so its link
+#: does not verify (the link covers the bytes; the column's type is part of
+#: what was written)
+_AS_STORED = "seq, " + ", ".join(
+    f"CASE typeof({c}) WHEN 'text' THEN {c} ELSE 'stored as ' || typeof({c}) END"
+    for c in ("ts", "table_id", "round_id", "kind", "name", "actor", "data", "prev_hash", "hash"))
+
+
 def now_stamp() -> str:
     """UTC now, as ``datetime.now(timezone.utc).isoformat(timespec="microseconds")``
     writes it; the text up to the second is made once a second (a group of
@@ -470,7 +479,7 @@ class Journal:
         saved = self.db.text_factory
         self.db.text_factory = bytes
         try:
-            cur.execute("SELECT * FROM records WHERE rowid > ? ORDER BY rowid", (after,))
+            cur.execute(f"SELECT {_AS_STORED} FROM records WHERE rowid > ? ORDER BY rowid", (after,))
         finally:
             self.db.text_factory = saved
         while True:
@@ -482,6 +491,16 @@ class Journal:
             if not batch:
                 return
             yield from batch
+
+    def raw_rounds(self, round_ids: list[str]) -> list[tuple]:
+        """The records of ``round_ids`` as stored (bytes, as :meth:`raw_rows`), by seq."""
+        saved = self.db.text_factory
+        self.db.text_factory = bytes
+        try:
+            return self.db.execute(f"SELECT {_AS_STORED} FROM records WHERE round_id IN "
+                                   f"({','.join('?' * len(round_ids))}) ORDER BY seq", round_ids).fetchall()
+        finally:
+            self.db.text_factory = saved
 
     def round_ids(self) -> list[str]:
         rows = self.db.execute(

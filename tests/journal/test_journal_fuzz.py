@@ -176,3 +176,23 @@ def test_a_damaged_index_is_never_read_as_the_record(small_journal, tmp_path, mo
         assert "in_progress" not in res.out
     res = run_cli("audit", "verify", "--journal", path)
     assert res.code == 1 and "corrupt" in res.err
+
+
+@pytest.mark.parametrize("column, value", [("round_id", b""), ("actor", b"journal"), ("kind", b"meta")])
+def test_a_field_stored_as_a_blob_of_the_same_bytes_is_caught(column, value, small_journal, tmp_path, monkeypatch):
+    """(found by the fuzz above) the chain record's text rewritten as a blob
+    of the very same bytes: a reader sees bytes where the table wrote text,
+    so it is an edit, and the audit names it."""
+    from tablesim.journal.audit import verify_file
+
+    original, xdg = small_journal
+    monkeypatch.setenv("XDG_DATA_HOME", str(xdg))
+    target = tmp_path / "blob.journal.sqlite"
+    target.write_bytes(original.read_bytes())
+    db = sqlite3.connect(str(target))
+    assert db.execute(f"SELECT CAST({column} AS BLOB) FROM records WHERE seq = 1").fetchone()[0] == value
+    db.execute(f"UPDATE records SET {column} = ? WHERE seq = 1", (value,))
+    db.commit()
+    db.close()
+    result = verify_file(target)
+    assert result.verdict == "tampered" and result.first_bad == 1, result
