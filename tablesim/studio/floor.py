@@ -29,8 +29,10 @@ the same).
 
 Each table's records must follow on one another: a record whose seq is not
 the next one is a gap (or a duplicate), one whose link does not name the
-previous record's hash does not chain. Either raises an alert; the records
-are still counted (the picture shows what the stream holds).
+previous record's hash does not chain. Either raises an alert and is left
+out of the picture and the figures: a record forged on the bus, or stored
+twice, never counts, and the table's own next record (which chains onto its
+last good one) goes on counting.
 """
 
 from __future__ import annotations
@@ -115,11 +117,10 @@ class Floor:
     def apply(self, rec: WireRecord, stream_seq: int = 0) -> None:
         self.records += 1
         self.stream_seq = max(self.stream_seq, stream_seq)
-        t = self.tables.get(rec.table_id)
-        if t is None:
-            t = self.tables[rec.table_id] = TableView(rec.table_id)
-        self._check_chain(t, rec)
-        t.seq = max(t.seq, rec.seq)
+        t = self.heard(rec.table_id)
+        if not self._chains(t, rec):
+            return  # alerted, and not in the table's picture or figures
+        t.seq = rec.seq
         t.last_hash = rec.hash
         if rec.round_id:
             t.round_id = rec.round_id
@@ -136,15 +137,32 @@ class Floor:
             t = self.tables[table_id] = TableView(table_id)
         return t
 
-    def _check_chain(self, t: TableView, rec: WireRecord) -> None:
+    def _chains(self, t: TableView, rec: WireRecord) -> bool:
+        """Whether ``rec`` is the table's next record, naming the last one's
+        link. If not, it raises an alert and is left out: a record forged on
+        the bus (or stored twice) never counts, and the table's own next
+        record, which chains onto its last good one, goes on counting. The
+        first record seen of a table is taken whatever its seq (a stream
+        that keeps only its latest records), with an alert for the records
+        before it."""
         expected = t.seq + 1
-        if rec.seq != expected:
-            if rec.seq > expected:
-                self._alert(t, rec.seq, f"gap in the stream: records {expected} to {rec.seq - 1} are missing")
-            else:
-                self._alert(t, rec.seq, f"record {rec.seq} again after record {t.seq} (duplicate or out of order)")
-        elif t.last_hash is not None and rec.prev_hash != t.last_hash:
-            self._alert(t, rec.seq, f"record {rec.seq} does not chain onto record {t.seq}")
+        if t.last_hash is None:
+            if rec.seq != 1:
+                self._alert(t, rec.seq, f"the stream begins this table at record {rec.seq}: records 1 to "
+                                        f"{rec.seq - 1} are not in it")
+            return True
+        if rec.seq > expected:
+            self._alert(t, rec.seq, f"gap in the stream: records {expected} to {rec.seq - 1} are missing "
+                                    "(left out of the figures)")
+        elif rec.seq < expected:
+            self._alert(t, rec.seq, f"record {rec.seq} again after record {t.seq} (duplicate or out of order: "
+                                    "left out of the figures)")
+        elif rec.prev_hash != t.last_hash:
+            self._alert(t, rec.seq, f"record {rec.seq} does not chain onto record {t.seq} (left out of the "
+                                    "figures)")
+        else:
+            return True
+        return False
 
     def _alert(self, t: TableView, seq: int, text: str) -> None:
         t.alerts += 1
