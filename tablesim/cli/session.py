@@ -49,10 +49,9 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan)
     link = None
     if options.studio:
         from tablesim.studio.attach import start_link
-
-        link = start_link(table, options.studio)
         from tablesim.studio.natsio import shown
 
+        link = start_link(table, options.studio)
         console.print(f"studio: publishing to {shown(options.studio)}")
     try:
         if plan.after_recover is not None:
