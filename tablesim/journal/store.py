@@ -175,6 +175,15 @@ _C_ENCODER = None if c_make_encoder is None else c_make_encoder(
 _SECOND: tuple[int, str] = (-1, "")
 
 
+#: every column as the chain covers it: a value stored as anything but text
+#: (a blob of the same bytes, a number) reads as other bytes, so its link
+#: does not verify (the link covers the bytes; the column's type is part of
+#: what was written)
+_AS_STORED = "seq, " + ", ".join(
+    f"CASE typeof({c}) WHEN 'text' THEN {c} ELSE 'stored as ' || typeof({c}) END"
+    for c in ("ts", "table_id", "round_id", "kind", "name", "actor", "data", "prev_hash", "hash"))
+
+
 def now_stamp() -> str:
     """UTC now, as ``datetime.now(timezone.utc).isoformat(timespec="microseconds")``
     writes it; the text up to the second is made once a second (a group of
@@ -235,6 +244,7 @@ class Journal:
         self.profile: dict[str, str] | None = None  # stamped on each round's first record
         self.reserve = RESERVE_BYTES
         self._schema_ok = True
+        self.fresh = False  # a new file: no tables yet (made with the first record)
         try:
             if readonly:
                 self._reader = ReadOnly(self.path)
@@ -257,12 +267,17 @@ class Journal:
                 # An existing journal is left as it is until the table writes
                 # (after it verified it): a refused start changes no byte.
                 self._schema_ok = False
-                if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'records'").fetchone():
-                    self._ensure_schema()
+                # A new journal's tables are made by its first transaction,
+                # with its chain record: a journal file never holds its tables
+                # and no record, so one that does had every record deleted.
+                self.fresh = not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'records'").fetchone()
             self._load_state()
         except sqlite3.DatabaseError as exc:
             self._release()
             raise InputError(f"cannot open journal: {exc}", where=self.path) from None
+        except OSError as exc:  # (its folder cannot be made: a full or read-only disk)
+            self._release()
+            raise InputError(f"cannot open journal: {exc.strerror or exc}", where=self.path) from None
         except BaseException:
             self._release()
             raise
@@ -275,6 +290,9 @@ class Journal:
         self._nested = _Nested(self)
 
     def _load_state(self) -> None:
+        if self.fresh:
+            self.seq, self.last_hash, self.keyed, self.round_id, self._round = 0, GENESIS, False, "", [0, 0, GENESIS]
+            return
         row = self.db.execute("SELECT seq, hash, round_id FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         self.seq, self.last_hash = (row[0], row[1]) if row else (0, GENESIS)
         self.keyed = self.checkpoint() is not None or self.db.execute(
@@ -286,8 +304,10 @@ class Journal:
         if self.round_id:
             count, last = self.db.execute(
                 "SELECT COUNT(*), MAX(seq) FROM records WHERE round_id = ?", (self.round_id,)).fetchone()
-            link = self.db.execute("SELECT hash FROM records WHERE seq = ?", (last,)).fetchone()[0]
-            self._round = [count, last, link]
+            link = self.db.execute("SELECT hash FROM records WHERE seq = ?", (last,)).fetchone()
+            # (a damaged index may find none of the round's records: the
+            # start-up check refuses such a file before anything is written)
+            self._round = [count, last, link[0]] if link else [0, 0, GENESIS]
         else:
             self._round = [0, 0, GENESIS]
 
@@ -358,6 +378,7 @@ class Journal:
             raise StorageError(self.path, self.failed, retry=False)
         self._check_space()
         saved = (self.seq, self.last_hash, self.keyed, self.round_id, list(self._round))
+        schema_ok = self._schema_ok  # (tables made in a transaction that rolls back are gone again)
         self._touched = 0
         try:
             self.db.execute("BEGIN IMMEDIATE")
@@ -379,6 +400,7 @@ class Journal:
             except sqlite3.DatabaseError:
                 pass  # a failed COMMIT may have ended the transaction already
             self.seq, self.last_hash, self.keyed, self.round_id, self._round = saved
+            self._schema_ok = schema_ok
             self._head_of = None
             problem = _storage_problem(exc)
             if problem is None:
@@ -535,7 +557,7 @@ class Journal:
         saved = self.db.text_factory
         self.db.text_factory = bytes
         try:
-            cur.execute("SELECT * FROM records WHERE rowid > ? ORDER BY rowid", (after,))
+            cur.execute(f"SELECT {_AS_STORED} FROM records WHERE rowid > ? ORDER BY rowid", (after,))
         finally:
             self.db.text_factory = saved
         while True:
@@ -547,6 +569,16 @@ class Journal:
             if not batch:
                 return
             yield from batch
+
+    def raw_rounds(self, round_ids: list[str]) -> list[tuple]:
+        """The records of ``round_ids`` as stored (bytes, as :meth:`raw_rows`), by seq."""
+        saved = self.db.text_factory
+        self.db.text_factory = bytes
+        try:
+            return self.db.execute(f"SELECT {_AS_STORED} FROM records WHERE round_id IN "
+                                   f"({','.join('?' * len(round_ids))}) ORDER BY seq", round_ids).fetchall()
+        finally:
+            self.db.text_factory = saved
 
     def round_ids(self) -> list[str]:
         rows = self.db.execute(
