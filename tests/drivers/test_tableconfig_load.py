@@ -149,3 +149,12 @@ def test_an_amount_written_with_an_exponent_is_refused_in_a_config_too(tmp_path:
                                     "\n[limits]\nante = { min = 10.0, max = 5000 }\n"))
     assert str(plain.limits.by_bet["ante"].minimum) in ("10", "10.0")
     assert plain.devices["shoe"].options["timing"].ack_timeout == 0.2
+
+
+def test_a_wheel_table_refuses_a_position_max_it_could_not_apply(tmp_path: Path) -> None:
+    """On the wheel a bet's position is its player, so a ``position_max``
+    would only repeat the player's own max: a cap meant for all the players
+    on a symbol would silently do nothing. Refused with the reason."""
+    text = ('[table]\nid = "W"\ngame = "wheel"\n[devices.wheel]\nbackend = "mock"\n'
+            '[limits]\njoker = { min = 1, max = 100, position_max = 500 }\n')
+    assert error(tmp_path, text).startswith("limits.joker.position_max: the wheel has no position_max")
