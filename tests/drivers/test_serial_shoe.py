@@ -131,7 +131,7 @@ def test_damaged_or_lost_frames_are_resent_and_delivered_once(fault: str) -> Non
 
 
 def test_silence_is_link_lost_then_restored_and_no_card_is_lost() -> None:
-    with rig("shoe", faults=["silent@frame=3,for=0.6s"], time_scale=0.0) as r:
+    with rig("shoe", faults=["silent@frame=3,for=0.6s"], time_scale=0.0, timing=FAST) as r:
         r.driver.load_shoe("P1", 1)
         r.driver.arm("R1", 4)
         events = r.until(lambda e: isinstance(e, LinkLost))
@@ -148,7 +148,7 @@ def test_silence_is_link_lost_then_restored_and_no_card_is_lost() -> None:
 
 
 def test_power_loss_replays_without_duplicates() -> None:
-    with rig("shoe", faults=["power@card=3,for=0.1s"], seed=8) as r:
+    with rig("shoe", faults=["power@card=3,for=0.1s"], seed=8, timing=FAST) as r:
         r.driver.load_shoe("P1", 1)
         r.driver.arm("R1", 6)
         events = r.until(lambda e: isinstance(e, CardRead) and e.index == 5, timeout=5)
@@ -164,7 +164,7 @@ def test_power_loss_replays_without_duplicates() -> None:
 
 def test_power_loss_before_a_card_was_taken_replays_it_once() -> None:
     # power@event: the shoe loses power right after its 4th event (IDN=1, cards 2..)
-    with rig("shoe", faults=["power@event=3,for=0.05s"]) as r:
+    with rig("shoe", faults=["power@event=3,for=0.05s"], timing=FAST) as r:
         r.driver.load_shoe("P1", 1)
         r.driver.arm("R1", 4)
         events = r.until(lambda e: isinstance(e, CardRead) and e.index == 3, timeout=5)
@@ -187,7 +187,7 @@ def test_a_command_the_device_refuses_is_a_fault_event_not_an_exception() -> Non
 
 
 def test_a_command_to_a_dead_device_is_fault_101_and_link_lost() -> None:
-    with rig("shoe") as r:
+    with rig("shoe", timing=FAST) as r:
         r.emulator.stop()  # the device is gone; its pty is still there
         r.driver.arm("R1", 3)
         events = r.until(lambda e: isinstance(e, FaultRaised))
@@ -218,7 +218,7 @@ def test_close_twice_and_next_event_after_close() -> None:
 
 
 def test_driver_reconnects_when_the_tcp_connection_drops() -> None:
-    with rig("shoe", transport="socket", driver_kw={"reconnect_interval": 0.1}) as r:
+    with rig("shoe", transport="socket", driver_kw={"reconnect_interval": 0.1}, timing=FAST) as r:
         r.driver.load_shoe("P1", 1)
         r.server._replace(None)  # the emulator hangs up
         events = r.until(lambda e: isinstance(e, LinkLost))

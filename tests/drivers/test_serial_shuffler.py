@@ -6,7 +6,7 @@ import pytest
 
 from drivers.events import MISREAD, SHUFFLER_JAM, FaultCleared, FaultRaised, HandDispensed, ShuffleDone
 from drivers.serial import COMMAND_REFUSED
-from test_serial_support import no_leaks, rig, types  # noqa: F401 - fixture
+from test_serial_support import FAST, no_leaks, rig, types  # noqa: F401 - fixture
 
 
 @pytest.mark.parametrize("transport", ["pty", "socket"])
@@ -79,7 +79,7 @@ def test_count_mismatch_is_reported_by_the_shuffle() -> None:
 
 
 def test_power_loss_while_dispensing_delivers_each_hand_once() -> None:
-    with rig("shuffler", faults=["power@hand=2,for=0.05s"]) as r:
+    with rig("shuffler", faults=["power@hand=2,for=0.05s"], timing=FAST) as r:
         r.driver.load(1, 52)
         r.driver.shuffle("SH1")
         r.events(1)

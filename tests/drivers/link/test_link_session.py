@@ -26,6 +26,16 @@ ADDR = 0x02
 # Timing scaled down from the protocol's 200 ms / 1 s / 3 misses.
 FAST = dict(ack_timeout=0.1, max_resends=3, heartbeat_misses=3, read_poll=0.01, max_gap=0.05)
 BEAT = 0.1
+# The answer timeout where no answer is meant to go missing: waiting for it
+# costs nothing, and a loaded machine (other workers, other sessions) that
+# delays an ACK past 100 ms must not turn into a resend the test never asked
+# for. Tests of the timeout itself use FAST's (see patient_from_write).
+PATIENT = 2.0
+# The pause before resending to a busy peer is the answer timeout too; the
+# busy-peer tests take this, three times FAST's answer time.
+BUSY = 0.3
+# Waiting for something that is meant to come (a link change, a frame).
+COMES_WITHIN = 10.0
 
 Tap = Callable[[str, bytes], bytes]
 
@@ -160,7 +170,7 @@ class Owner:
     def on_link(self, up: bool, reason: str) -> None:
         self.links.put((up, reason))
 
-    def next_link(self, timeout: float = 2.0) -> tuple[bool, str]:
+    def next_link(self, timeout: float = COMES_WITHIN) -> tuple[bool, str]:
         return self.links.get(timeout=timeout)
 
     def messages(self) -> list[Frame]:
@@ -177,19 +187,28 @@ def modem(request: pytest.FixtureRequest) -> Iterator[NullModem]:
 
 
 class Pair:
-    def __init__(self, modem: NullModem, host_kw: dict | None = None, device_kw: dict | None = None) -> None:
+    def __init__(
+        self,
+        modem: NullModem,
+        host_kw: dict | None = None,
+        device_kw: dict | None = None,
+        prepare: Callable[[Pair], None] | None = None,
+    ) -> None:
+        """``prepare(pair)`` runs before the sessions start (and send)."""
         self.modem = modem
         self.host_owner, self.device_owner = Owner(), Owner()
         self.host = self._session(modem.host_port, "host", self.host_owner, host_kw or {})
         self.device = self._session(modem.device_port, "device", self.device_owner, device_kw or {})
+        if prepare is not None:
+            prepare(self)
+        self.host.start()
+        self.device.start()
 
     @staticmethod
     def _session(port: serial.SerialBase, role: str, owner: Owner, kw: dict) -> LinkSession:
-        params = dict(FAST, heartbeat_interval=None, on_frame=owner.on_frame, on_link=owner.on_link)
+        params = dict(FAST, ack_timeout=PATIENT, heartbeat_interval=None, on_frame=owner.on_frame, on_link=owner.on_link)
         params.update(kw)
-        session = LinkSession(port, role=role, addr=ADDR, **params)  # type: ignore[arg-type]
-        session.start()
-        return session
+        return LinkSession(port, role=role, addr=ADDR, **params)  # type: ignore[arg-type]
 
     def close(self) -> None:
         self.host.close()
@@ -198,12 +217,47 @@ class Pair:
 
 @pytest.fixture
 def pair(modem: NullModem) -> Iterator[Pair]:
+    """Host and device with patient answers (nothing is meant to time out)."""
     p = Pair(modem)
     yield p
     p.close()
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 2.0) -> None:
+@pytest.fixture
+def fast_pair(modem: NullModem) -> Iterator[Pair]:
+    """Host and device whose answer timeout is FAST's: for the tests of it."""
+    p = Pair(modem, host_kw=dict(ack_timeout=FAST["ack_timeout"]), device_kw=dict(ack_timeout=FAST["ack_timeout"]))
+    yield p
+    p.close()
+
+
+@pytest.fixture
+def busy_pair(modem: NullModem) -> Iterator[Pair]:
+    p = Pair(modem, host_kw=dict(ack_timeout=BUSY))
+    yield p
+    p.close()
+
+
+def patient_from_write(port: serial.SerialBase, session: LinkSession, n: int) -> None:
+    """From ``port``'s ``n``-th write on, ``session`` waits PATIENT for answers.
+
+    For the tests whose first answers are meant to time out (a tap drops
+    them) and whose later ones are not: the switch happens in the sender's
+    own thread, before it waits, so a busy machine cannot make an answer the
+    test expects in time look lost.
+    """
+    write, count = port.write, [0]
+
+    def counting_write(data: bytes) -> int | None:
+        count[0] += 1
+        if count[0] >= n:
+            session.ack_timeout = PATIENT
+        return write(data)
+
+    port.write = counting_write  # type: ignore[method-assign]
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = COMES_WITHIN) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, "condition not reached in time"
@@ -238,17 +292,21 @@ def test_owner_nak_is_raised_and_not_resent(pair: Pair) -> None:
     assert pair.host.send("DLH", "1", "3") == 1
 
 
-def test_lost_ack_means_resend_and_a_duplicate_not_delivered_twice(pair: Pair) -> None:
+def test_lost_ack_means_resend_and_a_duplicate_not_delivered_twice(fast_pair: Pair) -> None:
+    pair = fast_pair
     pair.modem.tap = drop_first(1, D2H, "ACK")
+    patient_from_write(pair.modem.host_port, pair.host, 2)
     pair.host.send("SHW", "R1", "D1", "3456", "7812")
     sent = pair.modem.frames(H2D, "SHW")
-    assert len(sent) >= 2 and len(set(sent)) == 1  # resent with the same SEQ
+    assert len(sent) == 2 and len(set(sent)) == 1  # resent once, with the same SEQ
     assert pair.device_owner.frames == [Frame(ADDR, 0, "SHW", ("R1", "D1", "3456", "7812"))]
     assert len(pair.modem.frames(D2H, "ACK")) == len(sent)  # every copy was ACKed
 
 
-def test_lost_frame_is_resent(pair: Pair) -> None:
+def test_lost_frame_is_resent(fast_pair: Pair) -> None:
+    pair = fast_pair
     pair.modem.tap = drop_first(2, H2D, "CLR")
+    patient_from_write(pair.modem.host_port, pair.host, 3)
     pair.host.send("CLR")
     assert len(pair.modem.frames(H2D, "CLR")) == 3
     assert pair.device_owner.frames == [Frame(ADDR, 0, "CLR")]
@@ -259,19 +317,21 @@ def test_damaged_frame_is_naked_crc_and_resent_at_once(pair: Pair) -> None:
     started = time.monotonic()
     pair.host.send("RST")
     # Resent on the NAK, not after the answer timeout.
-    assert time.monotonic() - started < FAST["ack_timeout"]
+    assert time.monotonic() - started < pair.host.ack_timeout
     assert pair.modem.frames(D2H) == [Frame(ADDR, 0, "NAK", ("CRC",)), Frame(ADDR, 0, "ACK")]
     assert pair.device_owner.frames == [Frame(ADDR, 0, "RST")]
 
 
-def test_busy_peer_gets_the_frame_again(pair: Pair) -> None:
+def test_busy_peer_gets_the_frame_again(busy_pair: Pair) -> None:
+    pair = busy_pair
     pair.device_owner.verdicts = ["BSY", None]
     pair.host.send("SLF")
     assert pair.device_owner.frames == [Frame(ADDR, 0, "SLF")] * 2
     assert [f.type for f in pair.modem.frames(D2H)] == ["NAK", "ACK"]
 
 
-def test_always_busy_peer_raises_nak_bsy_after_the_resends(pair: Pair) -> None:
+def test_always_busy_peer_raises_nak_bsy_after_the_resends(busy_pair: Pair) -> None:
+    pair = busy_pair
     pair.device_owner.verdicts = ["BSY"] * 10
     with pytest.raises(Nak) as info:
         pair.host.send("SLF")
@@ -280,7 +340,8 @@ def test_always_busy_peer_raises_nak_bsy_after_the_resends(pair: Pair) -> None:
     assert pair.host.link_up  # a busy peer is a live peer
 
 
-def test_owner_exception_answers_bsy_and_the_reader_survives(pair: Pair) -> None:
+def test_owner_exception_answers_bsy_and_the_reader_survives(busy_pair: Pair) -> None:
+    pair = busy_pair
     calls = []
 
     def on_frame(frame: Frame) -> None:
@@ -294,13 +355,15 @@ def test_owner_exception_answers_bsy_and_the_reader_survives(pair: Pair) -> None
     assert pair.host.send("STA") == 1
 
 
-def test_invalid_owner_verdict_is_not_an_ack(pair: Pair) -> None:
+def test_invalid_owner_verdict_is_not_an_ack(busy_pair: Pair) -> None:
+    pair = busy_pair
     pair.device_owner.verdicts = ["NOPE"] * 10
     with pytest.raises(Nak):
         pair.host.send("ABT")
 
 
-def test_silent_peer_three_resends_then_link_down(pair: Pair) -> None:
+def test_silent_peer_three_resends_then_link_down(fast_pair: Pair) -> None:
+    pair = fast_pair
     pair.host.send("HEL")
     assert pair.host_owner.next_link() == (True, "established")
     pair.modem.tap = lambda d, raw: b"" if d == H2D else raw
@@ -370,11 +433,15 @@ def test_invalid_frames_and_reserved_types_are_refused_before_sending(pair: Pair
 # -- heartbeat ---------------------------------------------------------------
 
 
-def heartbeat_pair(modem: NullModem) -> Pair:
+def heartbeat_pair(
+    modem: NullModem, ack_timeout: float = PATIENT, prepare: Callable[[Pair], None] | None = None
+) -> Pair:
+    """Heartbeats every BEAT; the host waits ``ack_timeout`` for each PON."""
     return Pair(
         modem,
-        host_kw=dict(heartbeat_interval=BEAT),
+        host_kw=dict(heartbeat_interval=BEAT, ack_timeout=ack_timeout),
         device_kw=dict(heartbeat_interval=BEAT, pon_fields=lambda: ("ARMED", "2", "17")),
+        prepare=prepare,
     )
 
 
@@ -399,7 +466,7 @@ def test_heartbeat_pon_carries_the_device_state(modem: NullModem) -> None:
 
 
 def test_heartbeat_loss_downs_the_link_after_three_misses_and_recovers(modem: NullModem) -> None:
-    pair = heartbeat_pair(modem)
+    pair = heartbeat_pair(modem, ack_timeout=FAST["ack_timeout"])
     try:
         assert pair.host_owner.next_link() == (True, "established")
         assert pair.device_owner.next_link() == (True, "established")
@@ -418,11 +485,22 @@ def test_heartbeat_loss_downs_the_link_after_three_misses_and_recovers(modem: Nu
 
 
 def test_two_misses_do_not_down_the_link(modem: NullModem) -> None:
-    pair = heartbeat_pair(modem)
+    def prepare(pair: Pair) -> None:
+        # The host sends only PNGs, SEQ 0, 1, 2...: the first establishes the
+        # link, the answers to the next two are lost (two misses), and from the
+        # fourth on the host waits PATIENT, so that a loaded machine's late PON
+        # cannot be a third miss the test did not make.
+        def tap(d: str, raw: bytes) -> bytes:
+            return b"" if d == D2H and raw[7:10] == b"PON" and raw[4:6] in (b"01", b"02") else raw
+
+        modem.tap = tap
+        patient_from_write(modem.host_port, pair.host, 4)
+
+    pair = heartbeat_pair(modem, ack_timeout=FAST["ack_timeout"], prepare=prepare)
     try:
         assert pair.host_owner.next_link() == (True, "established")
-        modem.tap = drop_first(2, D2H, "PON")
         wait_for(lambda: len(modem.frames(D2H, "PON")) >= 4)
+        assert [f.seq for f in modem.frames(D2H, "PON")][:4] == [0, 1, 2, 3]
         assert pair.host_owner.links.empty()
     finally:
         pair.close()
@@ -508,4 +586,4 @@ def test_transport_failure_downs_the_link_and_fails_sends_fast(pair: Pair) -> No
     started = time.monotonic()
     with pytest.raises(LinkDown):
         pair.host.send("CLR")
-    assert time.monotonic() - started < FAST["ack_timeout"]
+    assert time.monotonic() - started < pair.host.ack_timeout
