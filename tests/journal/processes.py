@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def tablesim(env, *args, **kw) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tablesim.cli.main", *map(str, args)], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=60, **kw)
+                          capture_output=True, text=True, timeout=180, **kw)  # pure waiting: a loaded machine
 
 
 class Served:
@@ -39,7 +39,7 @@ class Served:
             lines.append(line.rstrip("\n"))
         console = next(line for line in lines if line.startswith("console: "))
         self.url, _, self.token = console.removeprefix("console: ").partition("/#token=")
-        self.client = httpx.Client(base_url=self.url, timeout=10)
+        self.client = httpx.Client(base_url=self.url, timeout=60)  # pure waiting
 
     def post(self, path: str, body=None) -> httpx.Response:
         return self.client.post(path, json=body, headers={"Authorization": f"Bearer {self.token}"})
@@ -48,7 +48,7 @@ class Served:
         self.client.close()
         self.proc.send_signal(sig)
         try:
-            return self.proc.wait(10)
+            return self.proc.wait(60)  # pure waiting
         finally:
             self.proc.stdout.close()
             self.proc.stderr.close()
