@@ -54,9 +54,14 @@ def test_report_totals_equal_the_journals(three_tables, nats_server):
     assert text.returncode == 0 and "the floor: 3 tables" in text.stdout
 
 
-def wait_for(fn, timeout: float = 20.0):
+def wait_for(fn, timeout: float = 90.0, proc: subprocess.Popen | None = None):
+    """``fn()``'s first true value. Pure waiting, so generous: a process start
+    took 42 s on a CI machine at load 19. A ``proc`` that exits meanwhile
+    fails at once, with what it said."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"exited with {proc.returncode}: {proc.stderr.read() if proc.stderr else ''}")
         try:
             value = fn()
         except httpx.HTTPError:
@@ -74,7 +79,7 @@ def studio_serve(url: str, port: int) -> subprocess.Popen:
 
 def caught_up(base: str, records: int):
     def check():
-        floor = httpx.get(f"{base}/api/floor", timeout=2).json()
+        floor = httpx.get(f"{base}/api/floor", timeout=10).json()
         return floor if floor["records"] == records and floor["consumer"]["pending"] == 0 else None
     return check
 
@@ -85,27 +90,27 @@ def test_serve_shows_the_same_figures_and_again_after_a_restart(three_tables, na
     base = f"http://127.0.0.1:{port}"
     proc = studio_serve(nats_server.url, port)
     try:
-        floor = wait_for(caught_up(base, report["records"]))
+        floor = wait_for(caught_up(base, report["records"]), proc=proc)
         assert floor["floor"] == report["floor"] and floor["games"] == report["games"]
-        assert "The floor" in httpx.get(base + "/").text
-        one = httpx.get(f"{base}/api/tables/{floor['tables'][0]['table_id']}").json()
+        assert "The floor" in httpx.get(base + "/", timeout=30).text
+        one = httpx.get(f"{base}/api/tables/{floor['tables'][0]['table_id']}", timeout=30).json()
         assert one["figures"] == floor["tables"][0]["figures"]
-        assert httpx.get(f"{base}/api/tables/NOPE").status_code == 404
+        assert httpx.get(f"{base}/api/tables/NOPE", timeout=30).status_code == 404
         from websockets.sync.client import connect
 
         with connect(f"ws://127.0.0.1:{port}/ws") as ws:
-            pushed = json.loads(ws.recv(timeout=5))
+            pushed = json.loads(ws.recv(timeout=30))
         assert pushed["type"] == "floor" and pushed["floor"] == report["floor"]
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(30)
     proc = studio_serve(nats_server.url, port)  # restarted: the stream rebuilds the same picture
     try:
-        again = wait_for(caught_up(base, report["records"]))
+        again = wait_for(caught_up(base, report["records"]), proc=proc)
         assert again["floor"] == report["floor"]
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(30)
 
 
 def rec(seq: int, prev: str, digest: str, name: str = "state", data: dict | None = None) -> wire.WireRecord:
@@ -213,12 +218,12 @@ def test_a_table_whose_records_cannot_reach_the_stream_is_on_the_floor(nats_serv
     studio = studio_serve(nats_server.url, port)
     try:
         def heard():
-            floor = httpx.get(f"{base}/api/floor", timeout=2).json()
+            floor = httpx.get(f"{base}/api/floor", timeout=10).json()
             tables = {t["table_id"]: t for t in floor["tables"]}
             t = tables.get("WHEEL-MOCK")
             return (floor, t) if t and t["studio_link"] and t["studio_link"]["pending"] else None
 
-        floor, t = wait_for(heard)
+        floor, t = wait_for(heard, proc=studio)
         assert t["seq"] == 0 and t["game"] == "wheel" and t["figures"]["rounds"] == 0
         assert floor["floor"]["tables"] == 0 and floor["games"] == {}  # no figures from a table with no record
         report = json.loads(tablesim("studio", "report", "--nats", nats_server.url, "--json").stdout)
