@@ -114,7 +114,7 @@ class Browser:
             raise CDPError(f"{expression}: {res['exceptionDetails'].get('exception', {}).get('description')}")
         return res.get("result", {}).get("value")
 
-    def wait(self, expression: str, timeout: float = 15.0) -> Any:
+    def wait(self, expression: str, timeout: float = 60.0) -> Any:  # pure waiting: generous for a loaded machine
         end = time.monotonic() + timeout
         while True:
             value = self.eval(expression)
@@ -124,7 +124,7 @@ class Browser:
                 raise CDPError(f"timed out waiting for: {expression}")
             time.sleep(0.05)
 
-    def click(self, selector: str, timeout: float = 10.0) -> None:
+    def click(self, selector: str, timeout: float = 60.0) -> None:
         """A real click (mouse pressed and released) at the centre of the element."""
         js = (
             f"(() => {{ const e = document.querySelector({json.dumps(selector)});"

@@ -68,14 +68,18 @@ def test_a_dealer_plays_a_round_on_the_console(serve, browser):
     b.click('[data-pos="2"][data-bet="pair_plus"]')
     b.click('[data-chip="10"]')
     b.click('[data-pos="6"][data-bet="ante"]')
-    b.wait("document.querySelector('[data-pos=\"6\"][data-bet=\"ante\"] .amt').textContent === '10'")
+    # Each tap is its own request, and the browser may send them on separate
+    # connections: the table can take them in any order. The layout shows the
+    # table's own bets, so every amount on it means every bet was taken.
+    amount = "document.querySelector('[data-pos=\"{}\"][data-bet=\"{}\"] .amt').textContent === '{}'"
+    b.wait(" && ".join(amount.format(*spot) for spot in (("2", "ante", "25"), ("2", "pair_plus", "25"), ("6", "ante", "10"))))
     assert s.state()["bets"] == {"2": {"ante": "25", "pair_plus": "25"}, "6": {"ante": "10"}}
 
     b.click("#act-close_betting")
     b.wait(state_is("bets_closed"))
     assert b.eval("document.querySelector('[data-pos=\"1\"][data-bet=\"ante\"]').disabled")
     b.click("#act-deal")
-    b.wait(state_is("decisions"), timeout=20)
+    b.wait(state_is("decisions"), timeout=60)
     assert b.eval("[...document.querySelectorAll('#dealer .card')].every(c => c.classList.contains('back'))")
     assert b.eval("document.querySelectorAll('[data-box=\"2\"] .card').length") == 3
     b.click('[data-box="2"][data-decision="play"]')
@@ -146,7 +150,7 @@ def test_the_wheel_console(serve, browser):
     for _ in range(20):  # a short spin is a no-spin: spin again
         b.click("#act-spin")
         b.wait("!document.querySelector('#act-spin') || document.querySelector('#act-spin').disabled")
-        b.wait(f"({state_is('complete')}) || !document.querySelector('#act-spin').disabled", timeout=10)
+        b.wait(f"({state_is('complete')}) || !document.querySelector('#act-spin').disabled", timeout=60)
         if b.eval("document.body.dataset.state") == "complete":
             break
     symbol = s.state()["result"]["outcome"]["symbol"]
@@ -193,7 +197,7 @@ def test_signed_out_nothing_can_be_pressed(serve, browser):
     assert b.eval("document.querySelector('#mode-bet').disabled && document.querySelector('#mode-withdraw').disabled")
     ok(s.post("/api/actions/close_betting"))
     ok(s.post("/api/actions/deal"))
-    b.wait("document.querySelectorAll('[data-decision]').length === 2", timeout=20)
+    b.wait("document.querySelectorAll('[data-decision]').length === 2", timeout=60)
     assert b.eval("[...document.querySelectorAll('[data-decision]')].every(x => x.disabled)")  # PLAY, FOLD
     assert b.eval("document.querySelector('#act-misdeal').disabled")
     assert page_errors(b) == []
@@ -285,7 +289,7 @@ def test_a_shuffler_table_on_the_console_players_a_stray_hand_and_the_dealing_mo
     b.click("#act-close_betting")
     b.wait(state_is("bets_closed"))
     b.click("#act-deal")
-    b.wait(state_is("decisions"), timeout=20)
+    b.wait(state_is("decisions"), timeout=60)
     # the dealer's hand (the last one) went to an empty box: declared stray, the dealer gets the next
     b.wait("!document.querySelector('#act-stray').disabled")
     b.click("#act-stray")
@@ -334,7 +338,7 @@ def test_a_misdeal_called_after_the_last_card_on_the_console_needs_the_superviso
     b.click("#act-close_betting")
     b.wait(state_is("bets_closed"))
     b.click("#act-deal")
-    b.wait(state_is("decisions"), timeout=20)
+    b.wait(state_is("decisions"), timeout=60)
     b.click("#act-misdeal")
     b.wait("!document.querySelector('#incident').hidden")
     assert "misdeal" in b.eval("document.querySelector('#incident-text').textContent")
