@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from tablesim.core.errors import ConfigError, InputError
+from tablecore.errors import ConfigError, InputError
 
 def config_root() -> Path:
     """The directory holding ``rules/`` and ``tables/``.

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from tablesim.cli.display import signed
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.journal.audit import AuditResult, verify_file
 from tablesim.journal.keys import TABLE_ID, load_key
 from tablesim.journal.history import round_summary, select_rounds

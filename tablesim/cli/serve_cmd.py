@@ -15,7 +15,7 @@ from rich.console import Console
 
 from tablesim.cli.gameopts import game_choice, game_options
 from tablesim.cli.options import FiniteFloat
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 
 
 def token_file_for(table_id: str, journal: str | None) -> Path | None:

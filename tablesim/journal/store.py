@@ -33,7 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from tablesim.core.errors import IllegalAction, InputError
+from tablecore.errors import IllegalAction, InputError
 from tablesim.journal.chain import (
     ALGORITHM, CHAIN_KIND, CHAIN_NAME, GENESIS, ROUND_KIND, ROUND_NAME, record_hash, record_link, seal_mac,
 )

@@ -46,8 +46,8 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
-from tablesim.core.errors import IllegalAction, InputError
-from tablesim.core.money import parse_amount
+from tablecore.errors import IllegalAction, InputError
+from tablecore.money import parse_amount
 from tablesim.games import registry
 from tablesim.harness.intake import BetOutcome, BetRequest, bad_input
 from tablesim.server.auth import Operator, TokenStore, bearer

@@ -25,7 +25,7 @@ import sqlite3
 import json
 from dataclasses import dataclass, field
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.journal.readonly import ReadOnly
 from tablesim.studio import natsio, wire
 

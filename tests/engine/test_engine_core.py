@@ -13,8 +13,8 @@ from tablesim.engine.limits import Limit, Limits
 from tablesim.engine.machine import Procedure, mermaid, steps
 from tablesim.engine.result import RoundResult
 from tablesim.engine.stats import SessionStats
-from tablesim.core.errors import ConfigError, IllegalAction, InputError
-from tablesim.core.validate import Reader
+from tablecore.errors import ConfigError, IllegalAction, InputError
+from tablecore.validate import Reader
 
 # --- BetBook ------------------------------------------------------------------------
 

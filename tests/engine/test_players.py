@@ -6,8 +6,8 @@ from decimal import Decimal as D
 
 import pytest
 
-from tablesim.core.errors import IllegalAction
-from tablesim.core.validate import Reader
+from tablecore.errors import IllegalAction
+from tablecore.validate import Reader
 from tablesim.engine.bets import BetBook
 from tablesim.engine.limits import Limit, Limits
 

@@ -13,7 +13,7 @@ import pytest
 from drivers.events import DRAWN_WHILE_DISARMED, MISREAD
 from drivers.mock import MockFault
 from drivers.mock.wheel import Spin
-from tablesim.core.cards import parse_dealt
+from tablecore.cards import parse_dealt
 from tablesim.games.fortune3.machine import S as F3S
 
 RESULT_KEYS = ("game", "status", "void_reason", "outcome", "results", "net")
