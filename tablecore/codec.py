@@ -71,9 +71,10 @@ def encode(value: Any) -> Any:
     if kind in _PLAIN:
         return value
     if kind is dict:  # (a plain dict or list is none of the tagged types below)
-        return {str(k): encode(v) for k, v in value.items()}
+        # a plain value inline, not through a call (a bet's record is mostly text)
+        return {(k if type(k) is str else str(k)): (v if type(v) in _PLAIN else encode(v)) for k, v in value.items()}
     if kind is list:
-        return [encode(v) for v in value]
+        return [v if type(v) in _PLAIN else encode(v) for v in value]
     if isinstance(value, Decimal):
         return {"$dec": str(value)}
     if isinstance(value, Card):

@@ -134,6 +134,9 @@ def read_amount(value: object) -> Decimal:
             raise ValueError(f"the amount is too large: at most {MAX_WHOLE_DIGITS} digits before the point")
         return Decimal(value)
     if isinstance(value, str):
+        known = _READ.get(value)
+        if known is not None:
+            return known
         text = value.strip()
         if len(text) > MAX_WHOLE_DIGITS + MAX_FRACTION_DIGITS + 1 + 40:
             # Far past any legal spelling (even with padding zeros): refused unread.
@@ -143,13 +146,21 @@ def read_amount(value: object) -> Decimal:
             raise ValueError(why)
         amount = Decimal(text)
         # Within bounds at a glance (the usual bet), as for a Decimal above.
-        if -MAX_FRACTION_DIGITS <= amount.as_tuple().exponent and amount.adjusted() < MAX_WHOLE_DIGITS:
-            return amount
-        why = _check_bounds(amount, value)
-        if why:
-            raise ValueError(why)
+        if not (-MAX_FRACTION_DIGITS <= amount.as_tuple().exponent and amount.adjusted() < MAX_WHOLE_DIGITS):
+            why = _check_bounds(amount, value)
+            if why:
+                raise ValueError(why)
+        if len(_READ) >= _READ_KEPT:
+            _READ.clear()
+        _READ[value] = amount
         return amount
     raise ValueError(f"{_show(value)} is not an amount")
+
+
+#: amount texts read lately and what they read as (thousands of bets a
+#: second spell the same few amounts; a Decimal is immutable, so shared)
+_READ: dict[str, Decimal] = {}
+_READ_KEPT = 1024
 
 
 def parse_amount(value: object, *, field: str = "amount", allow_zero: bool = False) -> Decimal:

@@ -18,8 +18,8 @@ def jsonable(value: Any) -> Any:
     kind = type(value)
     if kind is str or kind is int or value is None:  # (the most of what events carry: checked first)
         return value
-    if kind is dict:
-        return {str(k): jsonable(v) for k, v in value.items()}
+    if kind is dict:  # (text values inline, not through a call: an event is mostly text)
+        return {str(k): (v if type(v) is str else jsonable(v)) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):

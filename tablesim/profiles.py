@@ -7,11 +7,16 @@ no name means the game's default (its spec's ``default_profile``).
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from tablecore.errors import ConfigError, InputError
+
+#: a rule profile's name: plain, so that no name passes for another by a
+#: space, a look-alike letter or a control character ("macau-2008 ")
+PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 
 def config_root() -> Path:
     """The directory holding ``rules/`` and ``tables/``.
@@ -69,7 +74,11 @@ def profile_header(r) -> tuple[str, str]:
     """The keys every rule profile starts with: ``game`` (checked when the
     file was found), ``name`` and an optional ``description``."""
     r.str("game")
-    return r.str("name"), r.str("description", "")
+    name = r.str("name")
+    if not PROFILE_NAME.fullmatch(name):
+        raise r.fail("name", f"{name!r} must be 1 to 40 of A-Z a-z 0-9 . _ -, beginning with a letter or digit "
+                             "(it is shown and recorded as the rules a round was played under)")
+    return name, r.str("description", "")
 
 
 def script_profile(table, load):
@@ -153,8 +162,10 @@ def check_builtin_name(game: str, profile: Any, parse: Any, data: dict[str, Any]
     """Refuse a profile that takes a built-in regulation's name with other rules:
     a round's record must never show "macau-2008" over different pays.
     ``data``: the profile's file as read, to name the first key that differs."""
-    builtin = config_root() / "rules" / f"{game}-{profile.name}.toml"
-    if not builtin.is_file():
+    # (case aside: "MACAU-2008" is shown as the regulation too)
+    builtin = next((path for path in (config_root() / "rules").glob(f"{game}-*.toml")
+                    if path.stem.removeprefix(f"{game}-").casefold() == profile.name.casefold()), None)
+    if builtin is None:
         return
     source = getattr(profile, "source", "")
     if source and Path(source).resolve() == builtin.resolve():

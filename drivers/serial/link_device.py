@@ -151,8 +151,9 @@ class LinkDevice(Device):
     def on_fault(self, code: int, card: Any) -> None:
         """A fault report was taken (under the driver lock); drivers keep books."""
 
-    def fault_source(self) -> str:
-        """The load a fault report's card came from (a shoe's pack), or ""."""
+    def fault_source(self, code: int, card: Any) -> str:
+        """The load a fault report's card came from (a shoe's pack), or "".
+        Called under the driver lock, in the order the reports arrive."""
         return ""
 
     def resync_command(self, desired: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -461,7 +462,7 @@ class LinkDevice(Device):
             return []  # the same fault reported again (a resend after a link loss)
         self.health.faults[code] = text
         self.on_fault(code, card)
-        return [FaultRaised(code, severity, text, card, self.fault_source(), device=self.name)]  # type: ignore[arg-type]
+        return [FaultRaised(code, severity, text, card, self.fault_source(code, card), device=self.name)]  # type: ignore[arg-type]
 
     def _on_flc(self, frame: Frame) -> list[DeviceEvent]:
         (code_s,) = parse.fields(frame, 1)

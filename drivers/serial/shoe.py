@@ -18,6 +18,15 @@ from drivers.link import DeviceAddr, Frame, NakReason
 from drivers.serial import parse
 from drivers.serial.link_device import Handler, LinkDevice
 from drivers.serial.parse import Refuse
+from tablecore.cards import Card
+
+
+def keep(books: dict, key: Any, value: str, most: int = 16) -> None:
+    """Note ``key -> value`` in a small book that forgets its oldest entries."""
+    books.pop(key, None)
+    books[key] = value
+    while len(books) > most:
+        del books[next(iter(books))]
 
 
 class SerialShoe(LinkDevice, CardShoeReader):
@@ -39,6 +48,11 @@ class SerialShoe(LinkDevice, CardShoeReader):
         # read before that acknowledgement (the reader thread reads in order)
         # is stamped with the pack it really came from.
         self._pack = ""
+        self._round_pack: dict[str, str] = {}  # round -> the pack it was armed on (the last few)
+        # card -> pack, for cards refused as out of turn: the reader reports
+        # each as drawn while disarmed, maybe after a new pack was loaded (a
+        # resent CRD of the round before), and it came from its round's pack
+        self._refused: dict[Card, str] = {}
 
     def device_handlers(self) -> dict[str, Handler]:
         return {"CRD": self._on_crd, "CNT": self._on_cnt, "CUT": self._on_cut, "EMP": self._on_emp}
@@ -56,6 +70,7 @@ class SerialShoe(LinkDevice, CardShoeReader):
             if round_id != self.round_id:
                 self.round_id, self._next_index, self._cards = round_id, 0, {}
             self.armed, self.max_cards, self._since_arm = True, max_cards, 0
+            keep(self._round_pack, round_id, self._pack)
 
         self._state_command("ARM", round_id, str(max_cards), before=before)
 
@@ -81,9 +96,10 @@ class SerialShoe(LinkDevice, CardShoeReader):
         parse.choice(face, "face", ("D", "U"))
         if round_id == self.round_id and self._cards.get(index) == frame.fields:
             return []  # already delivered (resent after a link loss, or replayed)
-        if not self.armed:
-            raise parse.sta(f"card {card} drawn while the shoe is disarmed")
-        if round_id != self.round_id:
+        if not self.armed or round_id != self.round_id:
+            keep(self._refused, card, self._round_pack.get(round_id, self._pack))
+            if not self.armed:
+                raise parse.sta(f"card {card} drawn while the shoe is disarmed")
             raise parse.sta(f"card for round {round_id!r}, the shoe is armed for {self.round_id!r}")
         if index != self._next_index:
             raise Refuse(NakReason.SEQ, f"card index {index}, expected {self._next_index}")
@@ -99,7 +115,9 @@ class SerialShoe(LinkDevice, CardShoeReader):
         elif code == DRAWN_WHILE_DISARMED:
             pass  # reported and flagged by the table, never dealt
 
-    def fault_source(self) -> str:
+    def fault_source(self, code: int, card: Any) -> str:
+        if code == DRAWN_WHILE_DISARMED and card in self._refused:
+            return self._refused.pop(card)
         return self._pack
 
     def _on_cnt(self, frame: Frame) -> list[DeviceEvent]:

@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from tablesim.cli.display import signed
 from tablecore.errors import InputError
-from tablesim.journal.audit import AuditResult, verify_file
+from tablesim.journal.audit import AuditResult, database_problem, first_forged, verify_file
 from tablesim.journal.keys import TABLE_ID, load_key
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.journal.location import data_dir, default_journal_path
@@ -89,10 +89,10 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
             line = f"journal {path}: chain broken at record {result.first_bad}: {result.verdict}: {result.reason}"
         click.echo(line, err=not result.ok)
         code = result.exit_code
-        if anchor_url is not None and result.verdict != "unreadable":
+        if anchor_url is not None:  # (an unreadable journal too: a deleted one held nothing the stream holds)
             from tablesim.cli.studio_cmd import report_anchor
 
-            if not report_anchor(path, anchor_url):
+            if report_anchor(path, anchor_url) is False:
                 code = max(code, 1, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
         worst = max(worst, code, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
     if worst:
@@ -104,13 +104,23 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
 @click.option("--last", type=click.IntRange(min=1), default=None, help="Only the last N rounds.")
 @click.option("--round", "round_id", default=None, help="Only this round.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per round (the scripted-round result format).")
-def history(path: str | None, last: int | None, round_id: str | None, as_json: bool) -> None:
-    """Recall past rounds: cards, draw or spin, bets, decisions, results, device events, faults."""
+@click.option("--key", "key_path", default=None,
+              help="The table's key file, to check the rounds shown (default: as `audit verify` finds it).")
+def history(path: str | None, last: int | None, round_id: str | None, as_json: bool, key_path: str | None) -> None:
+    """Recall past rounds: cards, draw or spin, bets, decisions, results, device events, faults.
+    Rounds whose records do not verify under the table's key are not shown."""
     if last is not None and round_id is not None:
         raise InputError("use --last or --round, not both")
+    key = load_key(key_path) if key_path is not None else None
     journal = open_existing(path)
     try:
-        _history(journal, last, round_id, as_json)
+        # A damaged index would show a settled round as in progress with no
+        # bets: nothing is shown from a file SQLite does not find sound.
+        problem = database_problem(journal)
+        if problem:
+            raise InputError(f"the journal is damaged ({problem}): run `tablesim audit verify --journal "
+                             f"{journal.path}`", where=journal.path)
+        _history(journal, last, round_id, as_json, key)
     except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as exc:
         raise InputError(f"cannot read the journal ({exc}): run `tablesim audit verify --journal {journal.path}`",
                          where=journal.path) from None
@@ -132,10 +142,14 @@ def position_line(summary: dict, pos: str) -> str:
     return ", ".join(parts) + (f"  net {signed(Decimal(net))}" if net is not None else "")
 
 
-def _history(journal: Journal, last: int | None, round_id: str | None, as_json: bool) -> None:
+def _history(journal: Journal, last: int | None, round_id: str | None, as_json: bool, key: bytes | None) -> None:
     ids = select_rounds(journal, last if last else (None if round_id else 10), round_id)
     if round_id is not None and not ids:
         raise InputError(f"no round {round_id!r} in the journal", where=journal.path)
+    forged = first_forged(journal, ids, key)
+    if forged is not None:  # never shown as what happened
+        raise InputError(f"record {forged} was altered or forged (its keyed link does not verify): nothing is shown; "
+                         f"run `tablesim audit verify --journal {journal.path}`", where=journal.path)
     console = Console(highlight=False, soft_wrap=True)
     for rid in ids:
         summary = round_summary(journal, rid)

@@ -49,9 +49,10 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan)
     link = None
     if options.studio:
         from tablesim.studio.attach import start_link
+        from tablesim.studio.natsio import shown
 
         link = start_link(table, options.studio)
-        console.print(f"studio: publishing to {options.studio}")
+        console.print(f"studio: publishing to {shown(options.studio)}")
     try:
         if plan.after_recover is not None:
             plan.after_recover()
@@ -69,9 +70,9 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan)
                     time.sleep(options.delay)
     finally:
         if link is not None:
-            from tablesim.studio.attach import DRAIN_SECONDS, describe_stop
+            from tablesim.studio.attach import stop_link
 
-            console.print(describe_stop(link.stop(drain=DRAIN_SECONDS)))
+            console.print(stop_link(link))
         if table.journal is not None:
             table.journal.close()  # (in-process runs: tests, embedding)
     print_summary(console, plan.summary_title, plan.stats)

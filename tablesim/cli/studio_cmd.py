@@ -8,12 +8,16 @@ from tablecore.errors import InputError
 
 
 def _unreachable(url: str, exc: Exception) -> InputError:
-    return InputError(f"cannot reach the studio's NATS at {url}: {type(exc).__name__} {exc}".rstrip())
+    from tablesim.studio.natsio import shown
+
+    return InputError(f"cannot reach the studio's NATS at {shown(url)}: {type(exc).__name__} {exc}".rstrip())
 
 
-def report_anchor(path: str, url: str) -> bool:
-    """Print the anchor check of the journal at ``path``; True if it holds."""
+def report_anchor(path: str, url: str) -> bool | None:
+    """Print the anchor check of the journal at ``path``; True if it holds,
+    None if there is nothing to hold it against (its own verdict stands)."""
     from tablesim.studio.anchor import verify_anchor
+    from tablesim.studio.natsio import shown
 
     try:
         reports = verify_anchor(path, url)
@@ -24,14 +28,14 @@ def report_anchor(path: str, url: str) -> bool:
             raise _unreachable(url, exc) from None
         raise
     if not reports:
-        click.echo(f"anchor {url}: the journal has no records and its file name names no table: nothing to hold "
+        click.echo(f"anchor {shown(url)}: the journal has no records and its file name names no table: nothing to hold "
                    "it against", err=True)
-        return False
+        return None
     ok = True
     for report in reports:
         lines = report.lines()
         verdict = "anchored" if report.ok else "does NOT match the stream"
-        click.echo(f"anchor {url}: {lines[0]}: {verdict}", err=not report.ok)
+        click.echo(f"anchor {shown(url)}: {lines[0]}: {verdict}", err=not report.ok)
         for line in lines[1:]:
             click.echo(line, err=True)
         ok = ok and report.ok
@@ -51,13 +55,13 @@ def studio_serve(url: str, host: str, port: int) -> None:
     """Follow every table's records and serve the floor page (/), its API
     (/api/floor) and a WebSocket (/ws)."""
     from tablesim.server.app import bind
-    from tablesim.studio.natsio import check_url
+    from tablesim.studio.natsio import check_url, shown
     from tablesim.studio.service import serve
 
     check_url(url, where="--nats")
     sock = bind(host, port)  # a busy port is one line, before anything starts
-    shown = f"[{host}]" if ":" in host else host
-    click.echo(f"studio: following {url}; floor page http://{shown}:{sock.getsockname()[1]}/ (stop with Ctrl-C)")
+    listen = f"[{host}]" if ":" in host else host
+    click.echo(f"studio: following {shown(url)}; floor page http://{listen}:{sock.getsockname()[1]}/ (stop with Ctrl-C)")
     try:
         serve(url, sock)
     except KeyboardInterrupt:

@@ -35,6 +35,20 @@ def player_refusal(player: object) -> str | None:
     return None
 
 
+#: the canonical text of the amounts seen lately (a snapshot of a table with
+#: thousands of bets writes the same few amounts over and over); ``fmt`` is a
+#: function of the value alone, so equal amounts share their text
+_text: dict[Decimal, str] = {}
+_TEXTS_KEPT = 4096
+
+
+def _text_of(amount: Decimal) -> str:
+    if len(_text) >= _TEXTS_KEPT:
+        _text.clear()
+    text = _text[amount] = fmt(amount)
+    return text
+
+
 class BetBook:
     """Bets keyed by position (a box, or a player) and bet name (or spot),
     each also by the player it belongs to.
@@ -56,10 +70,30 @@ class BetBook:
         self.seat_ok = seat_ok
         self.bets: dict[str, dict[str, Decimal]] = {}
         self.by_player: dict[str, dict[str, dict[str, Decimal]]] = {}
+        #: what ``snapshot`` shows: each position's bets as text, a new inner
+        #: dict whenever a position changes (never changed in place), so a
+        #: snapshot of thousands of bets is one copy of the outer dict
+        self._shown: dict[str, dict[str, str]] = {}
+        #: (position, player) pairs where the player is not the position's seat
+        self._named = 0
+        #: every bet in all, kept as bets change (None: to be summed again)
+        self._total: Decimal | None = ZERO
 
     def clear(self) -> None:
         self.bets = {}
         self.by_player = {}
+        self._shown = {}
+        self._named = 0
+        self._total = ZERO
+
+    def _show(self, position: str) -> None:
+        """Bring the shown text of ``position`` in line with its bets."""
+        box = self.bets.get(position)
+        if box:
+            text = _text
+            self._shown[position] = {b: text.get(a) or _text_of(a) for b, a in box.items()}
+        else:
+            self._shown.pop(position, None)
 
     @staticmethod
     def owner(position: str, player: str | None) -> str:
@@ -104,9 +138,52 @@ class BetBook:
     def add(self, position: str, bet: str, value: Decimal, player: str | None = None) -> None:
         """Add a bet ``check`` has accepted (the table's rules check it first)."""
         box = self.bets.setdefault(position, {})
-        mine = self.by_player.setdefault(position, {}).setdefault(position if player is None else player, {})
-        box[bet] = add(box.get(bet, ZERO), value)
+        per = self.by_player.setdefault(position, {})
+        who = position if player is None else player
+        mine = per.get(who)
+        if mine is None:
+            mine = per[who] = {}
+            if who != position:
+                self._named += 1
+        box[bet] = total = add(box.get(bet, ZERO), value)
         mine[bet] = add(mine.get(bet, ZERO), value)
+        if self._total is not None:
+            self._total = add(self._total, value)
+        shown = self._shown.get(position)
+        text = _text.get(total) or _text_of(total)
+        if shown is None:
+            self._shown[position] = {bet: text}
+        else:
+            self._shown[position] = {**shown, bet: text}
+
+    def mark(self, position: str, bet: str, player: str | None = None) -> tuple:
+        """What ``position``'s ``bet`` is now (in all, and the player's): for
+        ``put_back`` to undo what is placed after it."""
+        who = self.owner(position, player)
+        mine = self.by_player.get(position, _NONE).get(who, _NONE).get(bet) if isinstance(who, str) else None
+        return position, bet, who, self.bets.get(position, _NONE).get(bet), mine
+
+    def put_back(self, mark: tuple) -> None:
+        """Undo what was placed on a bet since its ``mark`` (a group commit that failed)."""
+        position, bet, who, total, mine = mark
+        self._total = None
+        per = self.by_player.setdefault(position, {})
+        if who not in per and who != position:
+            self._named += 1  # (counted here, as it may be dropped just below)
+        for amounts, value in ((self.bets.setdefault(position, {}), total), (per.setdefault(who, {}), mine)):
+            if value is None:
+                amounts.pop(bet, None)
+            else:
+                amounts[bet] = value
+        if not per[who]:
+            del per[who]
+            if who != position:
+                self._named -= 1
+        if not self.bets[position]:
+            del self.bets[position]
+        if not per:
+            del self.by_player[position]
+        self._show(position)
 
     def set_amount(self, position: str, bet: str, value: Decimal, player: str | None = None) -> Decimal:
         """Set a player's existing bet to ``value``; returns the old amount."""
@@ -115,6 +192,9 @@ class BetBook:
         old = mine[bet]
         self.bets[position][bet] = add(self.bets[position][bet], subtract(value, old))
         mine[bet] = value
+        if self._total is not None:
+            self._total = add(self._total, subtract(value, old))
+        self._show(position)
         return old
 
     def withdraw(self, position: str, bet: str, player: str | None = None) -> Decimal:
@@ -126,13 +206,20 @@ class BetBook:
         value = mine.pop(bet)
         if not mine:
             del self.by_player[position][who]
+            if who != position:
+                self._named -= 1
         box = self.bets[position]
         box[bet] = subtract(box[bet], value)
+        if self._total is not None:
+            self._total = subtract(self._total, value)
         if not box[bet]:
             del box[bet]
         if not box:
             del self.bets[position]
-            self.by_player.pop(position, None)
+            for gone in self.by_player.pop(position, _NONE):
+                if gone != position:
+                    self._named -= 1
+        self._show(position)
         return value
 
     def positions(self) -> list[str]:
@@ -154,11 +241,13 @@ class BetBook:
     @property
     def named(self) -> bool:
         """Whether any bet belongs to a player other than its position's seat."""
-        return any(p != pos for pos, per in self.by_player.items() for p in per)
+        return self._named > 0
 
     def total(self) -> Decimal:
-        with exact():
-            return sum((a for box in self.bets.values() for a in box.values()), ZERO)
+        if self._total is None:
+            with exact():
+                self._total = sum((a for box in self.bets.values() for a in box.values()), ZERO)
+        return self._total
 
     def items(self) -> Iterator[tuple[str, str, Decimal]]:
         for position, box in self.bets.items():
@@ -173,7 +262,9 @@ class BetBook:
                     yield position, player, bet, amount
 
     def snapshot(self) -> dict[str, dict[str, str]]:
-        return {p: {b: fmt(a) for b, a in box.items()} for p, box in self.bets.items()}
+        """position -> bet -> amount, as text (the inner dicts are shared with
+        the book's own view: read them, never change them)."""
+        return dict(self._shown)
 
     def by_player_first(self) -> dict[str, dict[str, dict[str, Decimal]]]:
         """player -> position -> bet -> stake (a player may bet on several positions)."""

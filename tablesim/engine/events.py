@@ -11,6 +11,8 @@ import logging
 
 import structlog
 
+from tablecore.frozen import built
+
 
 @dataclass(frozen=True)
 class TableEvent:
@@ -50,7 +52,8 @@ class EventBus:
         self.seq += 1
         if not self.subscribers and not self.debug:
             return None
-        event = TableEvent(self.seq, record.KIND, round_id, record.as_data(), record)
+        event = built(TableEvent, {"seq": self.seq, "kind": record.KIND, "round_id": round_id,
+                                   "data": record.as_data(), "record": record})
         return self._deliver(event)
 
     def _deliver(self, event: TableEvent) -> TableEvent:

@@ -1,7 +1,7 @@
 """Opening a table's journal, checking it, and recovering the table from it.
 
 Nothing is replayed from a journal that does not verify: before recovery
-the table checks the database (``quick_check``) and the chain from its last
+the table checks the database (``integrity_check``) and the chain from its last
 checkpoint, and refuses to start (one line, exit 2) naming the first bad
 record. Each round's first record names the rule profile; a round begun
 under another profile is never resumed under this one.
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecore.errors import InputError
-from tablesim.journal.audit import legacy_check, verify_recent
+from tablesim.journal.audit import journal_table_id, legacy_check, verify_recent
 from tablesim.journal.location import default_journal_path
 from tablesim.journal.recovery import RecoveryReport, active_faults, recover
 from tablesim.journal.store import Journal, open_journal
@@ -34,8 +34,20 @@ def journal_for(table: Any, spec: str | None, key_file: str | Path | None = None
 
 def check_before_recovery(journal: Journal, table_id: str) -> None:
     """Refuse (InputError) a journal whose recent records do not verify."""
-    if journal.path == ":memory:" or journal.seq == 0:
+    if journal.path == ":memory:":
         return
+    if journal.seq == 0:
+        if not journal.fresh:  # its tables are there, its records are not
+            raise InputError("the journal holds no record, but it is not new: every record was deleted (a new "
+                             "journal is made with its first record); nothing was written: run `tablesim audit "
+                             f"verify --journal {journal.path}`, and remove the file only to begin a new journal",
+                             where=journal.path)
+        return
+    owner = journal_table_id(journal)
+    if journal.keyed and owner is not None and owner != table_id:
+        # (its chain is under table owner's key: it would only ever look "tampered" to this table)
+        raise InputError(f"the journal is table {owner}'s, not table {table_id}'s: each table writes a journal "
+                         "of its own (name another file with --journal)", where=journal.path)
     if not journal.keyed:
         # A legacy journal (unkeyed): its whole plain chain is checked once,
         # then the chain record seals it and keyed records follow. A table

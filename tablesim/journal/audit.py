@@ -12,7 +12,9 @@ Every outcome is a verdict, never an exception:
 - ``unreadable``: not a journal, no such file, or no key to check it with.
 
 :func:`verify_recent` is the check a table makes before it replays
-anything: ``quick_check`` and the chain from the last checkpoint only.
+anything: ``integrity_check`` and the chain from the last checkpoint only.
+(``quick_check`` would be faster, but it does not compare the indexes with
+the records: a damaged index would hand recovery a round without its bets.)
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tablecore.errors import InputError
-from tablesim.journal.chain import Walk, seal_mac
+from tablesim.journal.chain import Walk, record_hash, record_link, seal_mac
 from tablesim.journal.keys import TABLE_ID, default_key_path, key_id, load_key
 from tablesim.journal.location import data_dir
 from tablesim.journal.store import SCHEMA, Journal
@@ -95,6 +97,26 @@ def find_key(journal: Journal, key: bytes | None) -> bytes | None:
     return fallback
 
 
+def _refused_key(journal: Journal) -> str | None:
+    """Why the key file of the journal's table was not taken (e.g. open to
+    others), or None if it is missing or fine."""
+    table_id = journal_table_id(journal)
+    if table_id is None or not TABLE_ID.fullmatch(table_id):
+        return None
+    path = default_key_path(table_id)
+    if not path.exists():
+        return None
+    try:
+        load_key(path)
+    except InputError as exc:
+        return f"{exc.where}: {exc.message}" if exc.where else exc.message
+    return None
+
+
+def journal_is_keyed(journal: Journal) -> bool:
+    return _chain_record(journal) is not None
+
+
 def _chain_record(journal: Journal) -> tuple | None:
     try:
         return journal.db.execute(
@@ -110,6 +132,13 @@ def _integrity(journal: Journal, pragma: str) -> str | None:
         return str(exc)
     texts = [str(r[0]) for r in rows]
     return None if texts == ["ok"] else "; ".join(texts[:3])
+
+
+def database_problem(journal: Journal) -> str | None:
+    """SQLite's integrity check (pages, records and every index agreeing with
+    them), as one line, or None if the file is sound."""
+    problem = _integrity(journal, "integrity_check")
+    return f"SQLite integrity check: {problem}" if problem else None
 
 
 def _expected_schema() -> dict[str, set[str]]:
@@ -189,16 +218,21 @@ def verify(journal: Journal, key: bytes | None = None, *, integrity: bool = True
     """The whole journal, from its first record (``key``: default: the
     journal's table's key in the data directory, if present)."""
     try:
-        return _verify(journal, find_key(journal, key), integrity, given=key is not None)
+        found = find_key(journal, key)
+        if found is None:
+            refused = _refused_key(journal)
+            if refused is not None and journal_is_keyed(journal):
+                return _bad("unreadable", f"the table's key cannot be used: {refused}")
+        return _verify(journal, found, integrity, given=key is not None)
     except sqlite3.DatabaseError as exc:
         return _bad("corrupt", f"the database cannot be read: {exc}")
 
 
 def _verify(journal: Journal, key: bytes | None, integrity: bool, given: bool = True) -> AuditResult:
     if integrity:
-        problem = _integrity(journal, "integrity_check")
+        problem = database_problem(journal)
         if problem:
-            return _bad("corrupt", f"SQLite integrity check: {problem}")
+            return _bad("corrupt", problem)
     problem = _schema_problem(journal)
     if problem:
         return _bad("tampered", problem)
@@ -265,14 +299,14 @@ def _seals(journal: Journal, walk: Walk, key: bytes | None, cp: tuple | None, ta
 
 
 def verify_recent(journal: Journal, key: bytes) -> AuditResult:
-    """The start-up check: ``quick_check``, then the chain from the last
+    """The start-up check: ``integrity_check``, then the chain from the last
     checkpoint to the end, the checkpoint and the head. Records behind the
     checkpoint were verified when the table that wrote them started (a full
     check is ``tablesim audit verify``)."""
     try:
-        problem = _integrity(journal, "quick_check")
+        problem = database_problem(journal)
         if problem:
-            return _bad("corrupt", f"SQLite quick check: {problem}")
+            return _bad("corrupt", problem)
         problem = _schema_problem(journal)
         if problem:
             return _bad("tampered", problem)
@@ -303,12 +337,44 @@ def verify_recent(journal: Journal, key: bytes) -> AuditResult:
         return _bad("corrupt", f"the database cannot be read: {exc}")
 
 
+def first_forged(journal: Journal, round_ids: list[str], key: bytes | None = None) -> int | None:
+    """The first record of ``round_ids`` whose keyed link does not verify
+    under the table's key (found as the audit finds it), or None: every one
+    verifies, or there is no key here to check them with (a legacy journal,
+    or the audit on a machine without the key). Cheap: each record is held
+    against its own link, not the whole chain (that is ``audit verify``)."""
+    if not round_ids or not journal_is_keyed(journal):
+        return None
+    given, key = key is not None, find_key(journal, key)
+    if key is None:
+        return None
+    wanted = _marker_key_id(_chain_record(journal))
+    if wanted is not None and key_id(key) != wanted:
+        if given:
+            raise InputError(f"the journal is keyed with key {wanted}, not the key given ({key_id(key)})",
+                             where=journal.path)
+        return None  # (not its key: the audit tells a wrong key apart)
+    rows = journal.raw_rounds(round_ids)
+    row = journal.db.execute("SELECT seq FROM records WHERE kind = 'meta' AND name = 'chain' ORDER BY seq LIMIT 1"
+                             ).fetchone()
+    chain_seq = row[0] if row and isinstance(row[0], int) else 0
+    for seq, *fields, prev, link in rows:
+        try:
+            # records before the chain record are a legacy journal's, sealed with their plain hash
+            expected = record_link(key, prev, seq, *fields) if seq >= chain_seq else record_hash(prev, seq, *fields)
+            if not hmac.compare_digest(expected, link.decode("ascii")):
+                return seq
+        except (TypeError, AttributeError, UnicodeDecodeError):
+            return seq if isinstance(seq, int) else -1
+    return None
+
+
 def legacy_check(journal: Journal) -> AuditResult:
     """A journal with no keyed record, checked whole (its plain chain and head)."""
     try:
-        problem = _integrity(journal, "quick_check")
+        problem = database_problem(journal)
         if problem:
-            return _bad("corrupt", f"SQLite quick check: {problem}")
+            return _bad("corrupt", problem)
         return _verify(journal, None, integrity=False)
     except sqlite3.DatabaseError as exc:
         return _bad("corrupt", f"the database cannot be read: {exc}")

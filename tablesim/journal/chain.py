@@ -48,8 +48,11 @@ def record_link(key: bytes, prev: str | bytes, seq: int, *fields: str | bytes) -
 
 
 @functools.lru_cache(maxsize=16)
-def _keyed(key: bytes) -> hmac.HMAC:
-    return hmac.new(key, digestmod=hashlib.sha256)
+def _keyed(key: bytes):
+    mac = hmac.new(key, digestmod=hashlib.sha256)
+    # OpenSSL's own HMAC object where hmac wraps one: its copy() is a C call,
+    # not a Python object built per record (copy/update/hexdigest either way)
+    return getattr(mac, "_hmac", None) or mac
 
 
 def seal_mac(key: bytes, what: str, seq: int, link: str) -> str:

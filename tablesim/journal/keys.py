@@ -57,7 +57,10 @@ def load_key(path: str | Path) -> bytes:
 def create_key(path: str | Path) -> bytes:
     """A new random key in a new file (mode 0600); never overwrites one."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the key file's folder: {exc.strerror}", where=str(path.parent)) from None
     key = secrets.token_bytes(32)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -65,10 +68,16 @@ def create_key(path: str | Path) -> bytes:
         return load_key(path)
     except OSError as exc:
         raise InputError(f"cannot create the key file: {exc.strerror}", where=str(path)) from None
-    with os.fdopen(fd, "w") as fh:
-        fh.write(key.hex() + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(key.hex() + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        # (a full disk) an empty or partial key file would stop every later
+        # start as "not a tablesim key": it goes, and nothing was keyed with it
+        path.unlink(missing_ok=True)
+        raise InputError(f"cannot write the key file: {exc.strerror}", where=str(path)) from None
     return key
 
 

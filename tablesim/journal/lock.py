@@ -32,7 +32,9 @@ class JournalBusy(InputError):
 
 
 def lock_path(journal: str | Path) -> Path:
-    return Path(f"{journal}.lock")
+    """Beside the journal's real file: a journal reached through a symbolic
+    link (to the file or to a folder) takes the same lock as by its own name."""
+    return Path(f"{os.path.realpath(journal)}.lock")
 
 
 class WriterLock:
@@ -44,7 +46,10 @@ class WriterLock:
             held[1] += 1
             self.released = False
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise InputError(f"cannot open the journal's lock file: {exc.strerror}", where=self.path) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -55,8 +60,20 @@ class WriterLock:
         except OSError as exc:
             os.close(fd)
             raise InputError(f"cannot lock the journal: {exc.strerror}", where=self.journal) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        links = _links(self.journal)
+        if links > 1:
+            # Another name of the same file would take another lock: a second
+            # writer could come in through it.
+            os.close(fd)
+            raise InputError(f"the journal file has {links} hard links: one table at a time writes a journal, "
+                             "and a journal reached by two names could have two; remove the other links",
+                             where=self.journal)
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError as exc:  # a full disk: no table can journal here now
+            os.close(fd)
+            raise InputError(f"cannot write the journal's lock file: {exc.strerror}", where=self.path) from None
         _HELD[self.path] = [fd, 1]
         self.released = False
 
@@ -71,6 +88,13 @@ class WriterLock:
         if held[1] == 0:
             del _HELD[self.path]
             os.close(held[0])  # closing the last descriptor drops the flock
+
+
+def _links(journal: str) -> int:
+    try:
+        return os.stat(journal).st_nlink
+    except OSError:
+        return 1  # (a new journal: created by this process, under its lock)
 
 
 def _read_pid(fd: int) -> int | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+from json.encoder import c_make_encoder, encode_basestring_ascii
 import secrets
 import sqlite3
 import time
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from tablecore.errors import IllegalAction, InputError
+from tablecore.frozen import built
 from tablesim.journal.chain import (
     ALGORITHM, CHAIN_KIND, CHAIN_NAME, GENESIS, ROUND_KIND, ROUND_NAME, record_hash, record_link, seal_mac,
 )
@@ -101,14 +103,85 @@ class Record:
     prev_hash: str
     hash: str
 
+    @classmethod
+    def _of(cls, row: tuple, data: dict[str, Any]) -> "Record":
+        """The record of a row just written (``data`` as given, not read back),
+        built at once (``tablecore.frozen``: a group builds thousands)."""
+        seq, ts, table_id, round_id, kind, name, actor, _, prev_hash, link = row
+        return built(cls, {"seq": seq, "ts": ts, "table_id": table_id, "round_id": round_id, "kind": kind,
+                           "name": name, "actor": actor, "data": data, "prev_hash": prev_hash, "hash": link})
+
+
+class _Nested:
+    """A transaction opened inside another: counted, nothing else (the outer
+    one commits or rolls back). One per journal, reused: a group opens
+    thousands."""
+
+    __slots__ = ("journal",)
+
+    def __init__(self, journal: "Journal") -> None:
+        self.journal = journal
+
+    def __enter__(self) -> None:
+        self.journal._depth += 1
+
+    def __exit__(self, *exc: Any) -> bool:
+        self.journal._depth -= 1
+        return False
+
+
+class _Savepoint:
+    """One action inside a transaction (``Journal.savepoint``). In a group
+    the records wait in memory: undoing the action cuts the list back; in
+    any other transaction it is an SQL savepoint."""
+
+    __slots__ = ("journal", "saved", "rows")
+
+    def __init__(self, journal: "Journal") -> None:
+        self.journal = journal
+
+    def __enter__(self) -> None:
+        j = self.journal
+        self.saved = (j.seq, j.last_hash, j.keyed, j.round_id, list(j._round), j._checkpoint_row)
+        self.rows = None if j._rows is None else len(j._rows)
+        if self.rows is None:
+            j.db.execute("SAVEPOINT action")
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        j = self.journal
+        if kind is None:
+            if self.rows is None:
+                j.db.execute("RELEASE action")
+            return False
+        j.seq, j.last_hash, j.keyed, j.round_id, j._round, j._checkpoint_row = self.saved
+        if self.rows is not None:
+            del j._rows[self.rows:]
+        elif j.db.in_transaction:
+            j.db.execute("ROLLBACK TO action")
+            j.db.execute("RELEASE action")
+        return False
+
 
 #: json.dumps(data, sort_keys=True, separators=(",", ":"), default=str), with
-#: the encoder built once instead of per record (the same text)
+#: the encoder built once instead of per record (the same text). The C
+#: encoder itself is kept where there is one (``JSONEncoder.encode`` builds
+#: it anew per call); no circular check: the codec has walked the data first.
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str).encode
+_C_ENCODER = None if c_make_encoder is None else c_make_encoder(
+    None, str, encode_basestring_ascii, None, ":", ",", True, False, True)
 
 
 #: (a second since the epoch, its text up to the second): one tuple, read and replaced whole
 _SECOND: tuple[int, str] = (-1, "")
+
+
+#: every column as the chain covers it: a value stored as anything but text
+#: (a blob of the same bytes, a number) reads as other bytes, so its link
+#: does not verify (the link covers the bytes; the column's type is part of
+#: what was written)
+_AS_STORED = "seq, " + ", ".join(
+    f"CASE typeof({c}) WHEN 'text' THEN {c} ELSE 'stored as ' || typeof({c}) END"
+    for c in ("ts", "table_id", "round_id", "kind", "name", "actor", "data", "prev_hash", "hash"))
 
 
 def now_stamp() -> str:
@@ -130,7 +203,9 @@ def stamp(micros: int) -> str:
 
 
 def canonical(data: Any) -> str:
-    return _CANONICAL(data)
+    if _C_ENCODER is None or type(data) is not dict:
+        return _CANONICAL(data)
+    return "".join(_C_ENCODER(data, 0))
 
 
 def _storage_problem(exc: BaseException) -> str | None:
@@ -169,6 +244,7 @@ class Journal:
         self.profile: dict[str, str] | None = None  # stamped on each round's first record
         self.reserve = RESERVE_BYTES
         self._schema_ok = True
+        self.fresh = False  # a new file: no tables yet (made with the first record)
         try:
             if readonly:
                 self._reader = ReadOnly(self.path)
@@ -191,20 +267,32 @@ class Journal:
                 # An existing journal is left as it is until the table writes
                 # (after it verified it): a refused start changes no byte.
                 self._schema_ok = False
-                if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'records'").fetchone():
-                    self._ensure_schema()
+                # A new journal's tables are made by its first transaction,
+                # with its chain record: a journal file never holds its tables
+                # and no record, so one that does had every record deleted.
+                self.fresh = not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'records'").fetchone()
             self._load_state()
         except sqlite3.DatabaseError as exc:
             self._release()
             raise InputError(f"cannot open journal: {exc}", where=self.path) from None
+        except OSError as exc:  # (its folder cannot be made: a full or read-only disk)
+            self._release()
+            raise InputError(f"cannot open journal: {exc.strerror or exc}", where=self.path) from None
         except BaseException:
             self._release()
             raise
         self._depth = 0
         self._touched = 0
         self._head_of: str | None = None  # the table whose record the head must name at the commit
+        #: a group transaction's records (and moved checkpoint), written at its commit; None outside a group
+        self._rows: list[tuple] | None = None
+        self._checkpoint_row: tuple | None = None
+        self._nested = _Nested(self)
 
     def _load_state(self) -> None:
+        if self.fresh:
+            self.seq, self.last_hash, self.keyed, self.round_id, self._round = 0, GENESIS, False, "", [0, 0, GENESIS]
+            return
         row = self.db.execute("SELECT seq, hash, round_id FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         self.seq, self.last_hash = (row[0], row[1]) if row else (0, GENESIS)
         self.keyed = self.checkpoint() is not None or self.db.execute(
@@ -216,8 +304,10 @@ class Journal:
         if self.round_id:
             count, last = self.db.execute(
                 "SELECT COUNT(*), MAX(seq) FROM records WHERE round_id = ?", (self.round_id,)).fetchone()
-            link = self.db.execute("SELECT hash FROM records WHERE seq = ?", (last,)).fetchone()[0]
-            self._round = [count, last, link]
+            link = self.db.execute("SELECT hash FROM records WHERE seq = ?", (last,)).fetchone()
+            # (a damaged index may find none of the round's records: the
+            # start-up check refuses such a file before anything is written)
+            self._round = [count, last, link[0]] if link else [0, 0, GENESIS]
         else:
             self._round = [0, 0, GENESIS]
 
@@ -262,9 +352,15 @@ class Journal:
 
     # --- writing -----------------------------------------------------------------
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self, *, group: bool = False):
         """All records appended inside commit together; an exception rolls back.
+
+        ``group``: many actions in one transaction (group commit of bets),
+        each in its own :meth:`savepoint`: the records are kept in memory,
+        chained as they come, and written in one statement at the commit,
+        so a savepoint is a mark in that list instead of two SQL statements.
+        (Nothing reads the journal's records inside a group; the commit, and
+        so the fsync, is the same.)
 
         A storage failure (full disk, I/O error) is a :class:`StorageError`.
         If it strikes before the action ran (the free-space check, the first
@@ -272,17 +368,17 @@ class Journal:
         commit) the table's memory is ahead of its journal, so the journal
         refuses every further action until the table is restarted.
         """
-        if self._depth:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
-            return
+        if self._depth:  # inside the action's (or the group's) transaction: only counted
+            return self._nested
+        return self._outer(group)
+
+    @contextmanager
+    def _outer(self, group: bool) -> Iterator[None]:
         if self.failed:
             raise StorageError(self.path, self.failed, retry=False)
         self._check_space()
         saved = (self.seq, self.last_hash, self.keyed, self.round_id, list(self._round))
+        schema_ok = self._schema_ok  # (tables made in a transaction that rolls back are gone again)
         self._touched = 0
         try:
             self.db.execute("BEGIN IMMEDIATE")
@@ -290,9 +386,12 @@ class Journal:
             raise self._storage(exc, retry=True) from None
         self._depth = 1
         self._head_of = None
+        self._rows = [] if group else None
+        self._checkpoint_row = None
         try:
             self._ensure_schema()
             yield
+            self._flush()
             self._write_head()
             self.db.execute("COMMIT")
         except BaseException as exc:
@@ -301,6 +400,7 @@ class Journal:
             except sqlite3.DatabaseError:
                 pass  # a failed COMMIT may have ended the transaction already
             self.seq, self.last_hash, self.keyed, self.round_id, self._round = saved
+            self._schema_ok = schema_ok
             self._head_of = None
             problem = _storage_problem(exc)
             if problem is None:
@@ -310,6 +410,14 @@ class Journal:
             raise self._storage(exc, retry=self._touched <= 1) from None
         finally:
             self._depth = 0
+            self._rows = self._checkpoint_row = None
+
+    def _flush(self) -> None:
+        """A group's records (and the checkpoint a round's start moved), written."""
+        if self._rows:
+            self.db.executemany("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?)", self._rows)
+        if self._checkpoint_row is not None:
+            self.db.execute("INSERT OR REPLACE INTO checkpoint VALUES (1, ?, ?, ?)", self._checkpoint_row)
 
     def _storage(self, exc: BaseException, *, retry: bool) -> StorageError:
         why = _storage_problem(exc) or str(exc)
@@ -327,26 +435,14 @@ class Journal:
         if st.f_bavail * st.f_frsize < self.reserve:
             raise StorageError(self.path, f"the disk is full (less than {self.reserve // 1024} KiB free)")
 
-    @contextmanager
-    def savepoint(self) -> Iterator[None]:
+    def savepoint(self) -> "_Savepoint":
         """One action inside an open transaction (group commit: several table
         actions in one transaction, one fsync). If the action raises, the
         records it appended are undone and the transaction goes on without
         them; otherwise they commit with the rest of the transaction."""
         if not self._depth:
             raise RuntimeError("a savepoint needs an open transaction")
-        saved = (self.seq, self.last_hash, self.keyed, self.round_id, list(self._round))
-        self.db.execute("SAVEPOINT action")
-        try:
-            yield
-        except BaseException:
-            self.seq, self.last_hash, self.keyed, self.round_id, self._round = saved
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK TO action")
-                self.db.execute("RELEASE action")
-            raise
-        else:
-            self.db.execute("RELEASE action")
+        return _Savepoint(self)
 
     def append(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str = "") -> Record:
         if self._depth:  # inside the action's transaction (the usual case): no context of its own
@@ -384,8 +480,11 @@ class Journal:
             count, last, link = self._round
             closed.append({"round_id": self.round_id, "records": count, "last_seq": last, "link": link})
         key = self.key(table_id)
-        self.db.execute("INSERT OR REPLACE INTO checkpoint VALUES (1, ?, ?, ?)",
-                        (self.seq, self.last_hash, seal_mac(key, "checkpoint", self.seq, self.last_hash)))
+        row = (self.seq, self.last_hash, seal_mac(key, "checkpoint", self.seq, self.last_hash))
+        if self._rows is not None:
+            self._checkpoint_row = row  # written at the group's commit, after its records
+        else:
+            self.db.execute("INSERT OR REPLACE INTO checkpoint VALUES (1, ?, ?, ?)", row)
         self._insert(table_id, round_id, ROUND_KIND, ROUND_NAME,
                      {"profile": self.profile, "closed": closed}, "journal")
 
@@ -397,12 +496,13 @@ class Journal:
             digest = record_link(self.key(table_id), self.last_hash, seq, ts, table_id, round_id, kind, name, actor, text)
         else:  # (only a legacy journal's own records, from before the chain record: never written now)
             digest = record_hash(self.last_hash, seq, ts, table_id, round_id, kind, name, actor, text)
-        self.db.execute(
-            "INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (seq, ts, table_id, round_id, kind, name, actor, text, self.last_hash, digest),
-        )
+        row = (seq, ts, table_id, round_id, kind, name, actor, text, self.last_hash, digest)
+        if self._rows is not None:
+            self._rows.append(row)  # a group: written at its commit
+        else:
+            self.db.execute("INSERT INTO records VALUES (?,?,?,?,?,?,?,?,?,?)", row)
         self._head_of = table_id  # the head is written once, at the commit
-        record = Record(seq, ts, table_id, round_id, kind, name, actor, data, self.last_hash, digest)
+        record = Record._of(row, data)
         self.seq, self.last_hash = seq, digest
         if round_id:
             if round_id != self.round_id:
@@ -457,7 +557,7 @@ class Journal:
         saved = self.db.text_factory
         self.db.text_factory = bytes
         try:
-            cur.execute("SELECT * FROM records WHERE rowid > ? ORDER BY rowid", (after,))
+            cur.execute(f"SELECT {_AS_STORED} FROM records WHERE rowid > ? ORDER BY rowid", (after,))
         finally:
             self.db.text_factory = saved
         while True:
@@ -469,6 +569,16 @@ class Journal:
             if not batch:
                 return
             yield from batch
+
+    def raw_rounds(self, round_ids: list[str]) -> list[tuple]:
+        """The records of ``round_ids`` as stored (bytes, as :meth:`raw_rows`), by seq."""
+        saved = self.db.text_factory
+        self.db.text_factory = bytes
+        try:
+            return self.db.execute(f"SELECT {_AS_STORED} FROM records WHERE round_id IN "
+                                   f"({','.join('?' * len(round_ids))}) ORDER BY seq", round_ids).fetchall()
+        finally:
+            self.db.text_factory = saved
 
     def round_ids(self) -> list[str]:
         rows = self.db.execute(

@@ -44,12 +44,12 @@ from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request, Web
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import Field, StrictStr, ValidationError
 
 from tablecore.errors import IllegalAction, InputError
 from tablecore.money import parse_amount
 from tablesim.games import registry
-from tablesim.harness.intake import BetOutcome, BetRequest, bad_input
+from tablesim.server.bets import BatchBody, BetBody, QuickBets, Strict, _position, place_batch, place_one
 from tablesim.server.auth import Operator, TokenStore, bearer
 from tablesim.server.guard import BodyGuard
 from tablesim.server.runner import TableRunner
@@ -57,28 +57,6 @@ from tablesim.server.runner import TableRunner
 STATIC = Path(str(resources.files("tablesim.server") / "static"))
 #: how long a new WebSocket client may take to send ``{"since": N}`` first
 FIRST_MESSAGE_WAIT = 0.3
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class BetBody(Strict):
-    position: StrictStr | StrictInt = Field(description="a position of the game's layout: a box (1.., 'common') or a player's name")
-    bet: StrictStr = Field(min_length=1, max_length=40)
-    amount: StrictStr | StrictInt = Field(description="a string like '12.50' or a whole number; never a float")
-    ref: StrictStr | None = Field(None, min_length=1, max_length=80,
-                                  description="the client's id for this bet: a retry with it is never placed twice")
-    player: StrictStr | None = Field(None, min_length=1, max_length=40,
-                                     description="whose bet it is; none: the position's own seat")
-
-
-#: the most bets one batch request may carry
-MAX_BATCH = 1000
-
-
-class BatchBody(Strict):
-    bets: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_BATCH)
 
 
 class WhyBody(Strict):
@@ -92,26 +70,6 @@ class VoidBody(WhyBody):
 class ResolveBody(WhyBody):
     decision: Literal["confirm", "reject"]
     card: StrictStr | None = Field(None, max_length=4)
-
-
-def _bet_request(item: dict[str, Any], index: int, actor: str) -> BetRequest | BetOutcome:
-    """One bet of a batch: the request, or why it is bad input."""
-    try:
-        body = BetBody.model_validate(item)
-        return BetRequest(_position(body.position), body.bet, parse_amount(body.amount), actor, body.ref, body.player)
-    except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        where = ".".join(str(x) for x in ("bets", index, *err["loc"]))
-        return bad_input(f"{where}: {err['msg']}", item.get("ref") if isinstance(item.get("ref"), str) else None)
-    except InputError as exc:
-        return bad_input(f"bets.{index}.{exc}", item.get("ref") if isinstance(item.get("ref"), str) else None)
-
-
-def _position(value: str | int) -> str:
-    text = str(value).strip()
-    if not text or len(text) > 40:
-        raise InputError("a position is 1 to 40 characters", where="position")
-    return text
 
 
 #: headers every answer carries (unless it sets its own)
@@ -174,6 +132,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                   redoc_url=None, openapi_url="/api/openapi.json")
     app.state.runner = runner
     app.state.tokens = tokens
+    app.add_middleware(QuickBets, runner=runner, tokens=tokens)  # after the guard: its checks stand
     app.add_middleware(BodyGuard, tokens=tokens)  # before FastAPI reads any body
     if allowed_hosts:
         from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -279,21 +238,16 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
 
     # --- bets ----------------------------------------------------------------------
 
+    # (a plainly well-formed bet or batch is answered by QuickBets, before
+    # FastAPI's machinery, with the same answer these routes give)
     @app.post("/api/bets")
     async def place_bet(body: BetBody, op: Operator = Depends(dealer)) -> dict:
         amount = parse_amount(body.amount)  # plain digits only, bounded, before any arithmetic
-        bets = await runner.place_bet(op.actor, _position(body.position), body.bet, amount, body.ref, body.player)
-        return {"ok": True, "bets": bets}
+        return await place_one(runner, op, _position(body.position), body.bet, amount, body.ref, body.player)
 
     @app.post("/api/bets/batch")
     async def place_bets(body: BatchBody, op: Operator = Depends(dealer)) -> dict:
-        parsed = [_bet_request(item, i, op.actor) for i, item in enumerate(body.bets)]
-        requests = [p for p in parsed if isinstance(p, BetRequest)]
-        answers = iter(await runner.place_bets(requests))
-        results = [next(answers) if isinstance(p, BetRequest) else p for p in parsed]
-        accepted = sum(r.ok for r in results)
-        return JSONResponse({"ok": accepted == len(results), "accepted": accepted, "refused": len(results) - accepted,
-                             "results": [r.as_json() for r in results]})
+        return JSONResponse(await place_batch(runner, op, body.bets))
 
     @app.delete("/api/bets/{position}/{bet}")
     async def withdraw_bet(position: str, bet: str, player: str | None = Query(None, min_length=1, max_length=40),

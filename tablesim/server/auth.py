@@ -132,9 +132,13 @@ def load_or_create(path: Path, prefix: str = "mock") -> tuple[TokenStore, bool]:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:
         raise ConfigError(f"cannot create the token file: {exc.strerror}", where=str(path)) from None
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(store.as_config(), fh, indent=2)
-        fh.write("\n")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(store.as_config(), fh, indent=2)
+            fh.write("\n")
+    except OSError as exc:  # (a full disk) a partial file would stop every later start
+        path.unlink(missing_ok=True)
+        raise ConfigError(f"cannot write the token file: {exc.strerror}", where=str(path)) from None
     store.source = str(path)
     return store, True
 

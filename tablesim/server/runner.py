@@ -52,6 +52,7 @@ from tablesim.engine.table import GameTable
 from tablecore.errors import IllegalAction
 from tablesim.harness.intake import BetIntake, BetOutcome, BetRequest
 from tablesim.harness.sdnotify import Notifier
+from tablesim.journal.audit import first_forged
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.games.console import MockDealer
 from tablesim.server.adapters import GameAdapter, adapter_for
@@ -160,9 +161,9 @@ class TableRunner:
         self.started = False
         self.notifier.stopping()
         if self.studio is not None:  # first: bets in flight over the bus still reach the table
-            from tablesim.studio.attach import DRAIN_SECONDS, describe_stop
+            from tablesim.studio.attach import stop_link
 
-            log.warning(describe_stop(await asyncio.to_thread(self.studio.stop, DRAIN_SECONDS)))
+            log.warning(await asyncio.to_thread(stop_link, self.studio))
             if self.studio.wake in self.table.bus.subscribers:
                 self.table.bus.subscribers.remove(self.studio.wake)
             self.studio = None
@@ -448,6 +449,10 @@ class TableRunner:
 
         def do():
             ids = select_rounds(self.journal, last if last else (None if round_id else 10), round_id)
+            forged = first_forged(self.journal, ids, self.journal.key(self.table.table_id))
+            if forged is not None:  # (edited behind the table's back, before its last start's check)
+                raise IllegalAction("history", f"record {forged} of the journal was altered or forged (its keyed "
+                                    "link does not verify): nothing is shown; run `tablesim audit verify`")
             out = []
             for rid in ids:
                 summary = round_summary(self.journal, rid)

@@ -24,6 +24,7 @@ import asyncio
 import sqlite3
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tablecore.errors import InputError
 from tablesim.journal.readonly import ReadOnly
@@ -161,14 +162,17 @@ async def stream_messages(url: str, table_id: str) -> list[natsio.StreamMsg]:
 
 def table_from_name(path: str) -> list[str]:
     """An empty journal names no table: its file name (``<table_id>.journal.sqlite``) does."""
-    from pathlib import Path
-
     name = Path(path).name
     return [name.split(".journal", 1)[0]] if ".journal" in name else []
 
 
 def verify_anchor(path: str, url: str, table_ids: list[str] | None = None) -> list[AnchorReport]:
     """Hold the journal at ``path`` against the stream at ``url``, per table."""
-    bodies = journal_bodies(path)
+    try:
+        bodies = journal_bodies(path) if Path(path).is_file() else {}
+    except InputError:
+        # Deleted, emptied, not a journal any more: it holds none of the
+        # stream's records (its own verdict says why it cannot be read).
+        bodies = {}
     ids = table_ids or sorted(bodies) or table_from_name(path)
     return [compare(tid, bodies.get(tid, {}), asyncio.run(stream_messages(url, tid))) for tid in ids]

@@ -23,7 +23,15 @@ def start_link(table: GameTable, url: str, hooks: list[Hook] | None = None,
     return link
 
 
-def describe_stop(remaining: int) -> str:
+def stop_link(link: StudioLink) -> str:
+    """Stop the link, waiting up to DRAIN_SECONDS for the outbox to drain;
+    what to tell the operator."""
+    remaining = link.stop(drain=DRAIN_SECONDS)
+    records = f"{remaining} record{'s' if remaining != 1 else ''}"
+    if link.diverged:
+        # never "at the next start": a diverged link publishes nothing until someone looks
+        return (f"studio: the link diverged ({link.error}): {records} not published, and none will be while the "
+                "journal and the stream disagree")
     if remaining == 0:
         return "studio: every record published"
-    return f"studio: {remaining} record{'s' if remaining != 1 else ''} still to go (published at the next start)"
+    return f"studio: {records} still to go (published at the next start)"

@@ -39,6 +39,8 @@ log = logging.getLogger("tablesim.studio")
 MAX_BETS = 1000
 #: the largest request body taken (bytes)
 MAX_BODY = 512 * 1024
+#: the version of the bet request this table understands (docs/studio.md)
+VERSION = 1
 #: who the journal names for a bet that came over the bus
 ACTOR = "bus"
 
@@ -64,6 +66,9 @@ def parse_request(body: bytes) -> list[dict[str, Any]]:
         doc = json.loads(body)
     except (ValueError, UnicodeDecodeError):
         raise InputError("the request is not JSON") from None
+    if isinstance(doc, dict) and (type(doc.get("v", 1)) is not int or doc.get("v", 1) != VERSION):
+        # (a request of a later version read as this one could place other bets than meant)
+        raise InputError(f"v: version {doc.get('v')!r} is not understood: this table takes version {VERSION}")
     if isinstance(doc, dict) and "bets" in doc:
         items = doc["bets"]
         if not isinstance(items, list) or not 1 <= len(items) <= MAX_BETS:

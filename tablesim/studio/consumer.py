@@ -21,6 +21,7 @@ import nats
 from nats.js import api
 from nats.js.errors import NotFoundError
 
+from tablecore.errors import InputError
 from tablesim.studio import natsio, wire
 from tablesim.studio.floor import Floor
 
@@ -45,7 +46,7 @@ class StudioConsumer:
         self._stop = False
 
     def status(self) -> dict:
-        return {"url": self.url, "connected": self.connected, "error": self.error, "pending": self.pending,
+        return {"url": natsio.shown(self.url), "connected": self.connected, "error": self.error, "pending": self.pending,
                 "records_per_second": round(self.rate, 1), "records": self.floor.records,
                 "stream_seq": self.floor.stream_seq}
 
@@ -135,15 +136,18 @@ class StudioConsumer:
     async def _status(self, msg) -> None:
         try:
             data = json.loads(msg.data)
-            table_id = msg.subject.split(".")[1]
-        except (ValueError, IndexError):
+            table_id = wire.check_token(msg.subject.split(".")[1], "table id")
+            if not isinstance(data, dict):
+                raise ValueError("not an object")
+        except (ValueError, IndexError, InputError):
             return
-        view = self.floor.tables.get(table_id)
-        if view is not None:
-            view.game = view.game or data.get("game")  # before its first result, the table names its game here
-            view.link = {**{k: data.get(k) for k in ("state", "pending", "published", "error")},
-                         "seen": time.time()}
-            self._changed()
+        # A table heard from before its first record is on the floor too (its
+        # records may be unable to reach the stream: that is what to show).
+        view = self.floor.heard(table_id)
+        game = data.get("game")
+        view.game = view.game or (game if isinstance(game, str) else None)  # (until its first result names it)
+        view.link = {**{k: data.get(k) for k in ("state", "pending", "published", "error")}, "seen": time.time()}
+        self._changed()
 
     def _changed(self) -> None:
         if self.on_change is not None:

@@ -19,10 +19,20 @@ A result key that has no stake of its own (e.g. a play or bonus that
 rides on an ante) is counted under the stake it rides on
 (``tablesim.journal.invariants.SETTLED_BY``).
 
+A table is on the floor from the first thing heard of it: its first record
+in the stream, or its first studio-link status message (a table whose
+records cannot reach the stream, e.g. a full stream or a diverged link, is
+exactly the one a floor supervisor must see). Until its first record it
+shows with its link and no figures, and it counts in no figure (the
+figures, ``tables`` included, are the stream's: ``studio report`` shows
+the same).
+
 Each table's records must follow on one another: a record whose seq is not
 the next one is a gap (or a duplicate), one whose link does not name the
-previous record's hash does not chain. Either raises an alert; the records
-are still counted (the picture shows what the stream holds).
+previous record's hash does not chain. Either raises an alert and is left
+out of the picture and the figures: a record forged on the bus, or stored
+twice, never counts, and the table's own next record (which chains onto its
+last good one) goes on counting.
 """
 
 from __future__ import annotations
@@ -107,11 +117,10 @@ class Floor:
     def apply(self, rec: WireRecord, stream_seq: int = 0) -> None:
         self.records += 1
         self.stream_seq = max(self.stream_seq, stream_seq)
-        t = self.tables.get(rec.table_id)
-        if t is None:
-            t = self.tables[rec.table_id] = TableView(rec.table_id)
-        self._check_chain(t, rec)
-        t.seq = max(t.seq, rec.seq)
+        t = self.heard(rec.table_id)
+        if not self._chains(t, rec):
+            return  # alerted, and not in the table's picture or figures
+        t.seq = rec.seq
         t.last_hash = rec.hash
         if rec.round_id:
             t.round_id = rec.round_id
@@ -121,15 +130,39 @@ class Floor:
         if rec.kind == "event":
             self._event(t, rec)
 
-    def _check_chain(self, t: TableView, rec: WireRecord) -> None:
+    def heard(self, table_id: str) -> TableView:
+        """The table a status message names, on the floor from now on."""
+        t = self.tables.get(table_id)
+        if t is None:
+            t = self.tables[table_id] = TableView(table_id)
+        return t
+
+    def _chains(self, t: TableView, rec: WireRecord) -> bool:
+        """Whether ``rec`` is the table's next record, naming the last one's
+        link. If not, it raises an alert and is left out: a record forged on
+        the bus (or stored twice) never counts, and the table's own next
+        record, which chains onto its last good one, goes on counting. The
+        first record seen of a table is taken whatever its seq (a stream
+        that keeps only its latest records), with an alert for the records
+        before it."""
         expected = t.seq + 1
-        if rec.seq != expected:
-            if rec.seq > expected:
-                self._alert(t, rec.seq, f"gap in the stream: records {expected} to {rec.seq - 1} are missing")
-            else:
-                self._alert(t, rec.seq, f"record {rec.seq} again after record {t.seq} (duplicate or out of order)")
-        elif t.last_hash is not None and rec.prev_hash != t.last_hash:
-            self._alert(t, rec.seq, f"record {rec.seq} does not chain onto record {t.seq}")
+        if t.last_hash is None:
+            if rec.seq != 1:
+                self._alert(t, rec.seq, f"the stream begins this table at record {rec.seq}: records 1 to "
+                                        f"{rec.seq - 1} are not in it")
+            return True
+        if rec.seq > expected:
+            self._alert(t, rec.seq, f"gap in the stream: records {expected} to {rec.seq - 1} are missing "
+                                    "(left out of the figures)")
+        elif rec.seq < expected:
+            self._alert(t, rec.seq, f"record {rec.seq} again after record {t.seq} (duplicate or out of order: "
+                                    "left out of the figures)")
+        elif rec.prev_hash != t.last_hash:
+            self._alert(t, rec.seq, f"record {rec.seq} does not chain onto record {t.seq} (left out of the "
+                                    "figures)")
+        else:
+            return True
+        return False
 
     def _alert(self, t: TableView, seq: int, text: str) -> None:
         t.alerts += 1
@@ -196,7 +229,8 @@ class Floor:
     def summary(self) -> dict[str, Any]:
         floor = Figures()
         games: dict[str, dict[str, Any]] = {}
-        for t in self.tables.values():
+        published = [t for t in self.tables.values() if t.seq]  # (heard of, nothing in the stream yet: no figures)
+        for t in published:
             floor.add(t.figures)
             g = games.setdefault(t.game or "?", {"tables": 0, "figures": Figures(), "by_bet": {}})
             g["tables"] += 1
@@ -206,7 +240,7 @@ class Floor:
         return {
             "records": self.records,
             "stream_seq": self.stream_seq,
-            "floor": {"tables": len(self.tables), **floor.as_json()},
+            "floor": {"tables": len(published), **floor.as_json()},
             "games": {name: {"tables": g["tables"], **g["figures"].as_json(),
                              "by_bet": {b: f.as_json() for b, f in sorted(g["by_bet"].items())}}
                       for name, g in sorted(games.items())},

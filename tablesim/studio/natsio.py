@@ -32,8 +32,19 @@ def check_url(url: str, where: str = "--studio") -> str:
     except ValueError:
         port = None
     if parts.scheme not in ("nats", "tls") or not parts.hostname or port is None:
-        raise InputError(f"{url!r} is not a NATS URL (nats://HOST:PORT)", where=where)
+        raise InputError(f"{shown(url)!r} is not a NATS URL (nats://HOST:PORT)", where=where)
     return url
+
+
+def shown(url: str) -> str:
+    """The URL as shown, logged or sent (status messages, the console, the
+    floor page): a password or token in it is never repeated."""
+    parts = urlsplit(url or "")
+    if "@" not in parts.netloc:
+        return url
+    user, _, host = parts.netloc.rpartition("@")
+    name = user.split(":", 1)[0] if ":" in user else ""
+    return parts._replace(netloc=f"{name + ':' if name else ''}***@{host}").geturl()
 
 
 async def quiet(exc: Exception) -> None:

@@ -72,6 +72,7 @@ class StudioLink:
         #: called (on the outbox's thread) when the link's state changes: e.g. the console shows it
         self.on_change = on_change
         self.state = "connecting"
+        self.diverged = False  # (stopped while diverged: what is left will not go at the next start either)
         self.error: str | None = None
         self.since = time.time()
         self.published = self._read_cursor()
@@ -108,7 +109,7 @@ class StudioLink:
         return max(self.journal_seq - self.published, 0)
 
     def status(self) -> dict[str, Any]:
-        return {"url": self.url, "state": self.state, "error": self.error, "published": self.published,
+        return {"url": natsio.shown(self.url), "state": self.state, "error": self.error, "published": self.published,
                 "journal_seq": self.journal_seq, "pending": self.pending(),
                 "since": datetime.fromtimestamp(self.since, timezone.utc).isoformat(timespec="seconds")}
 
@@ -130,6 +131,7 @@ class StudioLink:
                 self.journal_seq = max(self.journal_seq, self._journal_seq())
                 self._db.close()
                 self._db = None
+        self.diverged = self.state == "diverged"
         self.state = "stopped"
         return self.pending()
 
@@ -188,8 +190,14 @@ class StudioLink:
                        + ": run tablesim audit verify --anchor")
                 self._set("diverged", why)
                 log.error("studio link: %s", why)
+                next_status = 0.0
                 while not self._stopping:  # published nothing more; the operator must look
-                    await self._sleep(IDLE_WAIT * 4)
+                    if nc.is_closed or not nc.is_connected:
+                        raise ConnectionError("connection to the broker lost")
+                    if time.monotonic() >= next_status:  # (the floor shows the table as diverged, in red)
+                        await self._status(nc)
+                        next_status = time.monotonic() + STATUS_EVERY
+                    await self._sleep(STATUS_EVERY)
                 return
         self.published = last.seq if last is not None else 0
         self._save_cursor()
@@ -276,7 +284,7 @@ class StudioLink:
         path = cursor_path(self.journal_path)
         tmp = path.with_name(path.name + ".tmp")
         try:
-            tmp.write_text(json.dumps({"stream": wire.STREAM, "url": self.url, "published": self.published}),
+            tmp.write_text(json.dumps({"stream": wire.STREAM, "url": natsio.shown(self.url), "published": self.published}),
                            encoding="utf-8")
             os.replace(tmp, path)
         except OSError as exc:  # advisory only: the stream says what was published

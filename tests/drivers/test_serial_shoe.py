@@ -18,6 +18,7 @@ from drivers.events import (
     ShoeCount,
     ShoeEmpty,
 )
+from drivers.link import Frame, NakReason
 from drivers.serial import COMMAND_NOT_DELIVERED, COMMAND_REFUSED, DeviceUnavailable, SerialShoe
 from tablecore.cards import DECK
 from test_serial_support import FAST, no_leaks, rig, types, wait_for  # noqa: F401 - fixture
@@ -113,8 +114,7 @@ def test_a_card_the_host_refuses_after_disarming_becomes_fault_204() -> None:
         assert events[0].shoe_id == "P1"  # the pack it came from, however late the table handles it
         r.driver.disarm()
         r.driver.load_shoe("P2", 1)
-        r.driver.armed = False
-        assert r.driver.fault_source() == "P2"
+        assert r.driver.fault_source(DRAWN_WHILE_DISARMED, None) == "P2"
         assert [e for e in r.quiet(0.3) if isinstance(e, CardRead)] == []
 
 
@@ -228,3 +228,28 @@ def test_driver_reconnects_when_the_tcp_connection_drops() -> None:
         assert [e.index for e in r.until(lambda e: isinstance(e, CardRead) and e.index == 1)
                 if isinstance(e, CardRead)] == [0, 1]
         time.sleep(0.05)
+
+
+def test_a_refused_card_of_the_round_before_is_reported_with_that_round_s_pack() -> None:
+    """A CRD of round R1 that reaches the host only after it loaded pack P2 and
+    armed R2 (the reader resent it after a slow ACK) is refused; the reader
+    then reports the card as drawn while disarmed. That card came out of P1,
+    and the fault report says so, so the table does not count it in P2 (where
+    the same card is still to come). Frames are fed as the link session
+    hands them over (``_on_frame``), with the arming the host's commands
+    left behind."""
+    driver = SerialShoe(None)
+    with driver._lock:
+        driver._pack, driver.round_id = "P1", "R1"
+        driver._round_pack["R1"] = "P1"
+        # R1 ended, P2 was loaded and R2 armed
+        driver._pack, driver.round_id, driver.armed = "P2", "R2", True
+        driver._round_pack["R2"] = "P2"
+    assert driver._on_frame(Frame(2, 8, "CRD", ("R1", "7", "J", "S", "D"))) == NakReason.STA
+    assert driver._on_frame(Frame(2, 9, "FLT", ("204", "W", "card drawn while the shoe was disarmed", "JS"))) is None
+    event = driver._events.get_nowait()
+    assert isinstance(event, FaultRaised) and event.code == DRAWN_WHILE_DISARMED
+    assert (event.card.code, event.shoe_id) == ("JS", "P1")
+    # a card drawn while disarmed that no refused CRD announced comes from the pack loaded now
+    assert driver._on_frame(Frame(2, 10, "FLT", ("204", "W", "card drawn while the shoe was disarmed", "QH"))) is None
+    assert driver._events.get_nowait().shoe_id == "P2"

@@ -231,3 +231,18 @@ def test_event_bus_numbers_events_and_feeds_subscribers():
     bus.emit("b", "R-1")
     assert [(e.seq, e.kind, e.round_id, e.data) for e in got] == [(1, "a", "R-1", {"x": 1}), (2, "b", "R-1", {})]
     assert got[0].as_dict() == {"seq": 1, "kind": "a", "round_id": "R-1", "x": 1}
+
+
+def test_a_published_event_is_the_table_event_its_fields_say():
+    from dataclasses import fields
+
+    from tablecore.records import BetPlaced
+    from tablesim.engine.events import EventBus, TableEvent
+
+    bus = EventBus()
+    seen = []
+    bus.subscribe(seen.append)
+    record = BetPlaced("3", "ante", "10")
+    bus.publish(record, "T-000001")
+    assert seen == [TableEvent(1, "bet", "T-000001", {"position": "3", "bet": "ante", "amount": "10"}, record)]
+    assert list(vars(seen[0])) == [f.name for f in fields(TableEvent)]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from decimal import Decimal as D
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tablecore.errors import IllegalAction
 from tablecore.validate import Reader
@@ -70,3 +72,46 @@ def test_a_seating_rule_refuses_before_anything_changes():
     with pytest.raises(IllegalAction, match="taken"):
         b.place("1", "upper", 10, "bob")
     assert b.players_at("1") == ["ann"]
+
+
+_OPS = st.lists(st.tuples(st.sampled_from(["place", "withdraw", "set", "mark", "put_back", "clear"]),
+                          st.sampled_from(["1", "2", "alice"]), st.sampled_from(["upper", "odd"]),
+                          st.sampled_from([None, "bob", "carol", "1"]),
+                          st.sampled_from([D(5), D("7.50"), D("20.0"), D(100)])), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ops=_OPS)
+def test_the_books_shown_text_named_and_total_follow_every_change(ops):
+    """The snapshot and ``named`` are kept as bets change (not rebuilt from
+    every bet): after any changes, and after putting marked bets back, they
+    are what the bets themselves say."""
+    from tablecore.money import fmt
+
+    b = BetBook(("upper", "odd"), Limits({}), lambda p: None)
+    marks = []
+    for op, position, bet, player, amount in ops:
+        try:
+            if op == "place":
+                b.place(position, bet, amount, player)
+            elif op == "withdraw":
+                b.withdraw(position, bet, player)
+            elif op == "set":
+                b.set_amount(position, bet, amount, player)
+            elif op == "mark":
+                marks.append(b.mark(position, bet, player))
+                b.place(position, bet, amount, player)
+            elif op == "put_back" and marks:
+                b.put_back(marks.pop())
+            elif op == "clear":
+                b.clear()
+                marks = []
+        except (IllegalAction, KeyError):
+            pass  # (a withdraw or set of a bet that is not there)
+        if op in ("withdraw", "set", "clear"):
+            marks = []  # a mark undoes only what was placed after it
+        assert b.snapshot() == {p: {k: fmt(a) for k, a in box.items()} for p, box in b.bets.items()}
+        assert b.named == any(p != pos for pos, per in b.by_player.items() for p in per)
+        assert b.total() == sum((a for box in b.bets.values() for a in box.values()), D(0))
+        assert all(per for per in b.by_player.values()) and all(b.bets.values())
+        assert set(b.bets) == set(b.by_player)

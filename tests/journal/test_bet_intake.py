@@ -181,3 +181,42 @@ def test_the_intake_groups_what_arrives_while_a_group_commits(tmp_path):
     assert intake.bets == 200 and intake.groups == len(seen) < 200
     assert sum(Decimal(a["1"]) for a in table.book.snapshot().values()) == 200
     journal.close()
+
+
+def test_a_bet_refused_after_its_records_were_written_leaves_none_of_them(tmp_path, monkeypatch):
+    """A group keeps its records in memory until the commit: a bet refused
+    half-way (its input already journaled) is cut from them, the rest of the
+    group commits, and the keyed chain verifies."""
+    from tablesim.journal.audit import verify
+
+    table, journal = table_with_journal(tmp_path / "j.sqlite", "wheel")
+    add = table.book.add
+
+    def add_or_refuse(position, bet, value, player=None):
+        if position == "bob":
+            raise IllegalAction("bet", "refused half-way")
+        add(position, bet, value, player)
+
+    monkeypatch.setattr(table.book, "add", add_or_refuse)
+    before = journal.seq
+    outcomes = commit_bets(table, [BetRequest("alice", "1", "10", ref="a"), BetRequest("bob", "1", "10", ref="b"),
+                                   BetRequest("carol", "5", "2", ref="c")], BetRefs())
+    assert [o.ok for o in outcomes] == [True, False, True] and outcomes[1].reason == "refused half-way"
+    new = [(r.kind, r.name, r.data.get("position")) for r in journal.records() if r.seq > before]
+    assert new == [("input", "place_bet", None), ("event", "bet", "alice"), ("input", "place_bet", None),
+                   ("event", "bet", "carol"), ("meta", "bet_refs", None)]
+    assert [r.seq for r in journal.records()] == list(range(1, journal.seq + 1))
+    assert verify(journal).ok
+    journal.close()
+
+
+def test_the_quickly_built_request_and_outcome_are_the_dataclasses_themselves():
+    from dataclasses import fields
+
+    from tablesim.harness.intake import BetOutcome, _accepted, bet_request
+
+    assert bet_request("p1", "1", Decimal("2"), "dealer:ana", "r", None) == BetRequest("p1", "1", Decimal("2"),
+                                                                                     "dealer:ana", "r")
+    assert _accepted("T-000001", "r") == BetOutcome(True, "T-000001", ref="r")
+    assert list(vars(_accepted("T", None))) == [f.name for f in fields(BetOutcome)]
+    assert list(vars(bet_request("p", "b", "1"))) == [f.name for f in fields(BetRequest)]

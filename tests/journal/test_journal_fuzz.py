@@ -127,3 +127,72 @@ def test_any_edit_of_any_field_of_any_record_is_caught(small_journal, tmp_path, 
         db.close()
     result = verify_file(target)
     assert result.verdict == "tampered" and result.first_bad is not None and result.first_bad <= seq, result
+
+
+def damage_the_round_index(path: Path, round_id: str) -> None:
+    """Rewrite, byte by byte, the round id in each ``records_round`` index entry
+    of ``round_id`` (the table's rows stay as they were): SQLite's quick check
+    sees nothing, its integrity check does, and a lookup by round finds none
+    of the round's records."""
+    db = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
+    try:
+        root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'records_round'").fetchone()[0]
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+    finally:
+        db.close()
+    data = bytearray(path.read_bytes())
+    page = bytes(data[(root - 1) * size:root * size])
+    old = round_id.encode()
+    assert page.count(old) > 3  # (a small journal: the whole index on its root page)
+    data[(root - 1) * size:root * size] = page.replace(old, old[:-1] + b"9")
+    path.write_bytes(bytes(data))
+    db = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
+    try:
+        assert db.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+        assert db.execute("PRAGMA integrity_check").fetchall() != [("ok",)]
+        assert db.execute("SELECT COUNT(*) FROM records WHERE round_id = ?", (round_id,)).fetchone()[0] == 0
+    finally:
+        db.close()
+
+
+def test_a_damaged_index_is_never_read_as_the_record(small_journal, tmp_path, monkeypatch, run_cli):
+    """The issue's case: a damaged index made `history` show a settled round
+    as in progress with no bets, and a table would replay from it. Now the
+    table refuses to start, history refuses to show it, and the audit calls
+    it corrupt: each in one line."""
+    original, xdg = small_journal
+    monkeypatch.setenv("XDG_DATA_HOME", str(xdg))
+    path = tmp_path / "w.journal.sqlite"
+    path.write_bytes(original.read_bytes())
+    damage_the_round_index(path, "WHEEL-MOCK-000001")
+    before = path.read_bytes()
+    res = run_cli("run", "--game", "wheel", "--mock", "--rounds", "1", "--quiet", "--journal", path)
+    assert res.code == 2 and len(res.err_lines) == 1, (res.out, res.err, res.exception)
+    assert "corrupt" in res.err and "integrity check" in res.err and "audit verify" in res.err
+    assert path.read_bytes() == before  # nothing replayed, nothing written
+    for args in (("history", "--journal", path), ("history", "--journal", path, "--json")):
+        res = run_cli(*args)
+        assert res.code == 2 and len(res.err_lines) == 1 and "integrity check" in res.err, (res.out, res.err)
+        assert "in_progress" not in res.out
+    res = run_cli("audit", "verify", "--journal", path)
+    assert res.code == 1 and "corrupt" in res.err
+
+
+@pytest.mark.parametrize("column, value", [("round_id", b""), ("actor", b"journal"), ("kind", b"meta")])
+def test_a_field_stored_as_a_blob_of_the_same_bytes_is_caught(column, value, small_journal, tmp_path, monkeypatch):
+    """(found by the fuzz above) the chain record's text rewritten as a blob
+    of the very same bytes: a reader sees bytes where the table wrote text,
+    so it is an edit, and the audit names it."""
+    from tablesim.journal.audit import verify_file
+
+    original, xdg = small_journal
+    monkeypatch.setenv("XDG_DATA_HOME", str(xdg))
+    target = tmp_path / "blob.journal.sqlite"
+    target.write_bytes(original.read_bytes())
+    db = sqlite3.connect(str(target))
+    assert db.execute(f"SELECT CAST({column} AS BLOB) FROM records WHERE seq = 1").fetchone()[0] == value
+    db.execute(f"UPDATE records SET {column} = ? WHERE seq = 1", (value,))
+    db.commit()
+    db.close()
+    result = verify_file(target)
+    assert result.verdict == "tampered" and result.first_bad == 1, result

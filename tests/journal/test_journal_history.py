@@ -245,3 +245,32 @@ def test_an_unfinished_last_round_is_shown_in_progress_with_its_bets(f3, tmp_pat
     assert first["status"] == "settled"
     assert second["round_id"] == "F3J-000002" and second["status"] == "in_progress"
     assert second["bets"] == {"2": {"ante": "15"}} and second["results"] == {} and second["net"] == {}
+
+
+def test_history_never_shows_a_forged_round_as_what_happened(tmp_path, run_cli):
+    """A bet raised with plain SQL in a closed round (behind the start-up
+    check's checkpoint): `history` refuses that round, naming the record,
+    and still shows the rounds that verify; the console's history too."""
+    import sqlite3
+
+    from tablesim.journal.location import data_dir
+
+    path = tmp_path / "w.journal.sqlite"
+    assert run_cli("run", "--game", "wheel", "--mock", "--rounds", "3", "--seed", "2", "--quiet",
+                   "--journal", path).code == 0
+    with sqlite3.connect(path) as db:
+        seq = db.execute("SELECT MIN(seq) FROM records WHERE name = 'bet'").fetchone()[0]
+        db.execute("UPDATE records SET data = replace(data, '\"amount\":\"', '\"amount\":\"9') WHERE seq = ?", (seq,))
+    for args in ((), ("--json",), ("--round", "WHEEL-MOCK-000001")):
+        res = run_cli("history", "--journal", path, *args)
+        assert res.code == 2 and len(res.err_lines) == 1, (res.out, res.err)
+        assert f"record {seq} was altered or forged" in res.err and "audit verify" in res.err and not res.out
+    shown = run_cli("history", "--journal", path, "--last", "1")  # a later round verifies: shown
+    assert shown.code == 0 and "WHEEL-MOCK-000003" in shown.out
+    key = data_dir() / "WHEEL-MOCK.key"
+    assert run_cli("history", "--journal", path, "--key", key).code == 2
+    other = tmp_path / "other.key"
+    other.write_text("ab" * 32 + "\n")
+    other.chmod(0o600)
+    res = run_cli("history", "--journal", path, "--last", "1", "--key", other)
+    assert res.code == 2 and "not the key given" in res.err

@@ -69,6 +69,9 @@ def test_a_key_open_to_others_is_refused(tmp_path, run_cli):
         f"tablesim: error: {key_file}: the key file is open to others (mode 0644): chmod 600 it"]
     res = run_cli("audit", "verify", "--journal", journal, "--key", key_file)
     assert res.code == 2 and len(res.err_lines) == 1 and "chmod 600" in res.err
+    # found by the audit itself (no --key): it says why the key was not taken, not "no key was given"
+    res = run_cli("audit", "verify", "--journal", journal)
+    assert res.code == 2 and len(res.err_lines) == 1 and "chmod 600" in res.err and str(key_file) in res.err, res.err
 
 
 def test_a_keyed_journal_without_its_key_is_refused_never_rekeyed(tmp_path, run_cli):
@@ -164,3 +167,18 @@ def test_run_with_a_configuration_uses_its_key_file(tmp_path, run_cli):
     assert res.code == 0, res.err
     assert (tmp_path / "F3-08.key").exists() and not default_key_path("F3-08").exists()
     assert run_cli("audit", "verify", "--journal", journal, "--key", tmp_path / "F3-08.key").code == 0
+
+
+def test_another_tables_journal_is_refused_as_such(tmp_path, run_cli):
+    """A journal is one table's (its chain is under that table's key): a
+    second table started on it is told whose it is, not that it was
+    tampered with, and writes nothing."""
+    journal = tmp_path / "shared.sqlite"
+    run_mock(run_cli, journal)
+    assert run_cli("run", "--game", "wheel", "--mock", "--rounds", "1", "--quiet", "--journal", tmp_path / "w.sqlite").code == 0
+    before = journal.read_bytes()
+    res = run_cli("run", "--game", "wheel", "--mock", "--rounds", "1", "--journal", journal)
+    assert res.code == 2 and res.err_lines == [
+        f"tablesim: error: {journal}: the journal is table F3-MOCK's, not table WHEEL-MOCK's: each table writes a "
+        "journal of its own (name another file with --journal)"], res.err
+    assert journal.read_bytes() == before

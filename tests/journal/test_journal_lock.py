@@ -76,6 +76,34 @@ def test_a_second_table_process_refuses_at_once_and_the_first_goes_on(tmp_path, 
     assert writer_pid(journal) is None
 
 
+def test_no_second_writer_through_another_name_of_the_journal(tmp_path, env):
+    """A symbolic link to the journal file, a link to its folder, or a hard
+    link: each reaches the same file, so each is refused like its own name."""
+    journal = tmp_path / "f3.journal.sqlite"
+    first = Served(env, journal)
+    try:
+        assert first.post("/api/actions/open_round").status_code == 200
+        assert first.post("/api/bets", {"position": "3", "bet": "ante", "amount": "500"}).status_code == 200
+        before = snapshot(journal)
+        (tmp_path / "file-link.sqlite").symlink_to(journal)
+        (tmp_path / "folder-link").symlink_to(tmp_path, target_is_directory=True)
+        for name in (tmp_path / "file-link.sqlite", tmp_path / "folder-link" / journal.name):
+            res = tablesim(env, "run", "--game", "fortune3", "--mock", "--rounds", "2", "--journal", name)
+            assert res.returncode == 2, (res.stdout, res.stderr)
+            assert f"in use by process {first.proc.pid}" in res.stderr and len(res.stderr.splitlines()) == 1
+        assert snapshot(journal) == before
+        assert first.post("/api/bets", {"position": "3", "bet": "ante", "amount": "25"}).status_code == 200
+    finally:
+        assert first.stop() == 0
+    os.link(journal, tmp_path / "hard-link.sqlite")
+    for name in (journal, tmp_path / "hard-link.sqlite"):
+        res = tablesim(env, "run", "--game", "fortune3", "--mock", "--rounds", "1", "--journal", name)
+        assert res.returncode == 2 and "2 hard links" in res.stderr and len(res.stderr.splitlines()) == 1, res.stderr
+    os.unlink(tmp_path / "hard-link.sqlite")
+    res = tablesim(env, "run", "--game", "fortune3", "--mock", "--rounds", "1", "--journal", journal)
+    assert res.returncode == 0, res.stderr
+
+
 def test_a_killed_table_leaves_no_stale_lock(tmp_path, env):
     journal = tmp_path / "f3.journal.sqlite"
     first = Served(env, journal)

@@ -131,3 +131,20 @@ def test_a_commission_out_of_range_is_refused(tmp_path):
                         ('name = "macau-', 'name = "house-'))
     with pytest.raises(ConfigError, match="commission.upper"):
         load_football(str(path))
+
+
+@pytest.mark.parametrize("name, why", [
+    ("macau-2008 ", "must be 1 to 40"),  # a trailing space: shown as "macau-2008"
+    ("macau\u20102008", "must be 1 to 40"),  # a look-alike hyphen
+    ("macau-2008\\u001b[0m", "must be 1 to 40"),  # (a TOML escape: an escape sequence)
+    ("MACAU-2008", "built-in"),  # another case of the regulation's name
+])
+def test_a_profile_cannot_pass_for_a_regulation_by_its_name(name, why, tmp_path, run_cli):
+    """Other pays under a name that reads as the regulation's are refused."""
+    path = profile_file(tmp_path, "fortune3-macau-2008.toml", ("\npair = 1\n", "\npair = 2\n"),
+                        ('name = "macau-2008"', f'name = "{name}"'))
+    with pytest.raises(ConfigError) as info:
+        load_f3(str(path))
+    assert info.value.where == f"{path}: name" and why in info.value.message
+    res = run_cli("run", "--game", "fortune3", "--mock", "--rounds", "1", "--profile", path, "--journal", "none")
+    assert res.code == 2 and len(res.err_lines) == 1 and "name" in res.err

@@ -179,3 +179,32 @@ def test_a_full_disk_is_one_line_from_the_command_line(small_disk, run_cli, tmp_
     assert res.code == 2 and len(res.err_lines) == 1, (res.out, res.err)
     assert "the disk is full" in res.err and "Traceback" not in res.err
     assert isinstance(StorageError("x", "y"), TablesimError)
+
+
+@pytest.mark.parametrize("command, where", [("run", "data dir"), ("run", "journal"), ("serve", "data dir")])
+def test_a_table_started_on_a_full_disk_refuses_in_one_line_and_leaves_nothing_half_made(command, where, small_disk,
+                                                                                         env):
+    """No room for the lock file, the key, the operator tokens or the journal
+    itself: one line, exit 2, no traceback, and no empty key or token file
+    left to block the next start; with room again the same command works."""
+    from processes import Served, tablesim
+
+    env = {**env, "XDG_DATA_HOME": str(small_disk / "xdg")}
+    args = ["run", "--game", "wheel", "--mock", "--rounds", "1", "--quiet"] if command == "run" else \
+        ["serve", "--game", "fortune3", "--mock", "--port", "0"]  # (as Served starts it below)
+    if where == "journal":
+        args += ["--journal", small_disk / "w.journal.sqlite"]
+    filler = fill(small_disk, leave=0)
+    res = tablesim(env, *args)
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert res.returncode == 2 and len(lines) == 1 and "Traceback" not in res.stderr, res.stderr
+    assert lines[0].startswith("tablesim: error: ") and "No space left on device" in lines[0]
+    made = [p for p in small_disk.rglob("*") if p.suffix in (".key", ".json")]
+    assert all(p.stat().st_size > 0 for p in made), made  # none empty (it would stop the next start)
+    filler.unlink()
+    if command == "run":
+        res = tablesim(env, *args)
+        assert res.returncode == 0, res.stderr
+    else:
+        served = Served(env, None)
+        assert served.stop() == 0

@@ -308,3 +308,39 @@ def test_rows_helper_sees_a_keyed_journal(journal):
     assert (records[0][4], records[0][5]) == ("meta", "chain")
     assert [r[3] for r in records if (r[4], r[5]) == ("meta", "round")] == [f"F3-MOCK-00000{n}" for n in (1, 2, 3)]
     assert Path(str(journal) + ".lock").exists()
+
+
+def test_a_table_never_begins_a_new_history_on_an_emptied_journal(journal, run_cli):
+    """Every record (and the head and checkpoint) deleted: a table started on
+    the file refuses, and writes nothing (it would otherwise seal a fresh
+    chain in it, which the audit would then call intact)."""
+    delete_everything(journal)
+    before = rows(journal)
+    res = run_cli("run", "--game", "fortune3", "--mock", "--rounds", "1", "--journal", journal)
+    assert res.code == 2 and len(res.err_lines) == 1 and "every record was deleted" in res.err, res.err
+    assert rows(journal) == before == []
+    assert run_cli("audit", "verify", "--journal", journal).code == 1
+    # a new journal (no file yet) begins as always, its tables made with its first record
+    fresh = journal.parent / "new.journal.sqlite"
+    assert run_cli("run", "--game", "fortune3", "--mock", "--rounds", "1", "--quiet", "--journal", fresh).code == 0
+    assert run_cli("audit", "verify", "--journal", fresh).code == 0
+
+
+def test_the_consoles_history_never_shows_a_forged_round(journal, env):
+    """A closed round's bet raised with plain SQL while the table was down
+    (behind the checkpoint, so the table starts): the console's history
+    refuses to show it, naming the record; a later round still shows."""
+    seq = edit_a_bet_of(journal, "F3-MOCK-000001")
+    served = Served(env, journal)
+    try:
+        res = served.client.get("/api/history", params={"round": "F3-MOCK-000001"})
+        assert res.status_code == 409 and f"record {seq} of the journal was altered" in res.json()["reason"], res.text
+        assert served.client.get("/api/history", params={"round": "F3-MOCK-000003"}).status_code == 200
+    finally:
+        assert served.stop() == 0
+
+
+def edit_a_bet_of(path, round_id: str) -> int:
+    seq = first(path, f"kind = 'event' AND name = 'bet' AND round_id = '{round_id}'")[0]
+    sql(path, ("UPDATE records SET data = replace(data, '\"amount\":\"', '\"amount\":\"9') WHERE seq = ?", (seq,)))
+    return seq

@@ -296,3 +296,20 @@ def test_a_device_report_taken_at_no_more_bets_is_journaled_as_an_input(kind, f3
     handled = [r for r in after if r["kind"] == "input" and r["name"] == "handle"]
     assert handled, "the device event the table acted on was never written as an input"
     assert after.index(handled[0]) < after.index(reported[0])
+
+
+def test_the_record_append_returns_is_the_record_read_back(tmp_path):
+    """``append`` builds its record without the dataclass's ``__init__`` (a
+    group builds thousands): it is the same record as the one read back."""
+    from dataclasses import fields
+
+    from tablesim.journal.store import Journal, Record
+
+    journal = Journal(tmp_path / "j.sqlite", key=b"k" * 32)
+    written = journal.append("T1", "T1-000001", "event", "bet", {"position": "1", "bet": "ante", "amount": "5"}, "table")
+    with journal.transaction(group=True):
+        grouped = journal.append("T1", "T1-000001", "event", "bet", {"position": "2", "bet": "ante", "amount": "1"})
+    read = {r.seq: r for r in journal.records()}
+    assert written == read[written.seq] and grouped == read[grouped.seq]
+    assert [f.name for f in fields(Record)] == list(vars(written))
+    journal.close()

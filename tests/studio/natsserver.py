@@ -22,9 +22,10 @@ def free_port() -> int:
 
 
 class NatsServer:
-    def __init__(self, store: Path, port: int | None = None) -> None:
+    def __init__(self, store: Path, port: int | None = None, args: tuple[str, ...] = ()) -> None:
         self.store = store
         self.port = port or free_port()
+        self.args = args  # more options of nats-server (e.g. --user, --pass)
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -36,7 +37,7 @@ class NatsServer:
         self.store.mkdir(parents=True, exist_ok=True)
         log = open(self.store.parent / f"nats-{self.port}.log", "ab")
         self.proc = subprocess.Popen(
-            [NATS_SERVER, "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", str(self.store)],
+            [NATS_SERVER, "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", str(self.store), *self.args],
             stdout=log, stderr=subprocess.STDOUT)
         log.close()
         deadline = time.monotonic() + timeout

@@ -183,6 +183,24 @@ def test_unpublished_records_are_unanchored_not_errors(own):
     assert report.anchored + report.unanchored == report.journal_records
 
 
+def diverged_status(url: str) -> dict:
+    """The next status message of the table."""
+    import asyncio
+    import json
+
+    import nats
+
+    async def listen():
+        nc = await nats.connect(url)
+        try:
+            sub = await nc.subscribe(f"tablesim.{TABLE}.status")
+            return json.loads((await sub.next_msg(timeout=10)).data)
+        finally:
+            await nc.close()
+
+    return asyncio.run(listen())
+
+
 def test_outbox_refuses_to_anchor_a_rewritten_history(own, tmp_path):
     published, nats_server = own
     KEY[:] = [default_key_path(TABLE)]
@@ -195,7 +213,59 @@ def test_outbox_refuses_to_anchor_a_rewritten_history(own, tmp_path):
             time.sleep(0.05)
         assert link.state == "diverged"
         assert f"record {n}" in link.error and "audit verify --anchor" in link.error
+        # and it says so on the bus (the floor shows the table as diverged), however long it stays so
+        assert diverged_status(nats_server.url)["state"] == "diverged"
     finally:
         link.stop()
     [report] = verify_anchor(str(published), nats_server.url)
     assert report.ok and report.stream_records == n  # nothing of the copy was published
+
+
+@pytest.mark.parametrize("how", ["file deleted", "file emptied", "records table dropped", "key file lost"])
+def test_a_journal_gone_or_unreadable_is_still_held_against_the_stream(how, published, nats_server, tmp_path):
+    """Deleting the journal file (or emptying it, or dropping its records) is
+    deleting everything: with --anchor the stream says what it held, by the
+    file's table id, and the audit exits 1, not 2 ("unreadable" alone)."""
+    copy = tmp_path / "gone" / published.name
+    copy.parent.mkdir()
+    shutil.copy(published, copy)
+    key = ["--key", str(KEY[0])]
+    if how == "file deleted":
+        copy.unlink()
+    elif how == "file emptied":
+        copy.write_bytes(b"")
+    elif how == "records table dropped":
+        with sqlite3.connect(copy) as db:
+            db.execute("DROP TABLE records")
+    else:
+        key = ["--key", str(tmp_path / "nowhere.key")]
+        lost = tablesim("audit", "verify", "--journal", str(copy), "--anchor", nats_server.url, *key)
+        assert lost.returncode == 2 and "no such key file" in lost.stderr  # (a --key named is read first)
+        key = []  # no key in this data directory: the file is unreadable, its records are still compared
+    out = tablesim("audit", "verify", "--journal", str(copy), "--anchor", nats_server.url, *key)
+    n = last_seq(published)
+    if how == "key file lost":
+        # the journal cannot be verified without its key (exit 2), but it is
+        # held against the stream all the same: every record is the stream's
+        assert out.returncode == 2, out.stderr
+        assert f"{n} anchored, 0 unanchored: anchored" in out.stdout and "unreadable" in out.stderr
+        return
+    assert out.returncode == 1, (out.stdout, out.stderr)
+    assert "unreadable" in out.stderr and f"table {TABLE}: {n} records in the stream, 0 in the journal" in out.stderr
+    assert "record 1: in the stream, missing from the journal" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_a_run_whose_link_diverged_says_so_at_exit(own, tmp_path):
+    """A new journal under a table id the stream already holds (a PC
+    replaced, a journal deleted): the link diverges, and `run` says that its
+    records will not go at the next start either, and why."""
+    published, nats_server = own
+    fresh = tmp_path / "fresh" / published.name
+    fresh.parent.mkdir()
+    done = run_table("fortune3", fresh, nats_server.url, rounds=1, seed=4)
+    assert done.returncode == 0, done.stderr
+    assert "studio: the link diverged (the stream holds record" in done.stdout, done.stdout
+    assert "published at the next start" not in done.stdout
+    [report] = verify_anchor(str(published), nats_server.url)
+    assert report.ok  # nothing of the new journal was published

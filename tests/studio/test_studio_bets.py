@@ -124,6 +124,13 @@ def test_bets_over_the_bus_by_the_consoles_rules(table):
     assert len([b for b in bet_records(table.journal) if b["position"] == "1"]) == 1
     assert ask(table.url, {"position": "3", "bet": "ante", "amount": "10"})["results"][0]["error"] == "bad_input"
     assert ask(table.url, [1, 2])["error"] == "bad_input"
+    # a request of another version is not read as this one (it could mean other bets): nothing placed
+    for v in (2, "1", None, True):
+        later = ask(table.url, {"v": v, "bets": [{"ref": f"v{v}", "position": "5", "bet": "ante", "amount": "10"}]})
+        assert later["error"] == "bad_input" and "version" in later["detail"], later
+        assert ask(table.url, {"v": v, "ref": f"w{v}", "position": "5", "bet": "ante", "amount": "10"})["error"] \
+            == "bad_input"
+    assert not [b for b in bet_records(table.journal) if b["position"] == "5"]
 
 
 def test_a_ref_is_never_placed_twice_across_a_restart(table):

@@ -5,6 +5,7 @@ does not chain raises an alert."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -111,14 +112,134 @@ def rec(seq: int, prev: str, digest: str, name: str = "state", data: dict | None
     return wire.WireRecord(seq, "T1", "T1-000001", "event", name, data or {"state": "betting_open"}, prev, digest, b"")
 
 
-def test_gap_and_broken_link_raise_alerts():
+def test_gap_and_broken_link_raise_alerts_and_are_left_out():
     floor = Floor()
     floor.apply(rec(1, "0" * 64, "a"))
     floor.apply(rec(2, "a", "b"))
-    floor.apply(rec(4, "b", "d"))  # record 3 never reached the stream
-    floor.apply(rec(5, "x", "e"))  # does not name record 4's hash
-    floor.apply(rec(5, "d", "e"))  # again
+    floor.apply(rec(4, "b", "d"))  # record 3 never reached the stream (or 4 is forged)
+    floor.apply(rec(3, "x", "c"))  # does not name record 2's hash
+    floor.apply(rec(3, "b", "c"))  # the table's own record 3: counted
+    floor.apply(rec(3, "b", "c"))  # again
+    floor.apply(rec(4, "c", "d2"))  # the table's own record 4 goes on
     texts = [a["text"] for a in floor.alerts]
-    assert texts == ["gap in the stream: records 3 to 3 are missing", "record 5 does not chain onto record 4",
-                     "record 5 again after record 5 (duplicate or out of order)"]
-    assert floor.summary()["tables"][0]["alerts"] == 3
+    assert texts == ["gap in the stream: records 3 to 3 are missing (left out of the figures)",
+                     "record 3 does not chain onto record 2 (left out of the figures)",
+                     "record 3 again after record 3 (duplicate or out of order: left out of the figures)"]
+    table = floor.summary()["tables"][0]
+    assert table["alerts"] == 3 and table["seq"] == 4
+
+
+def forge(url: str, table_id: str, seq: int, prev: str, data: dict) -> None:
+    """What someone with publish rights on the bus could put in the stream."""
+    import asyncio
+
+    import nats
+
+    body = wire.canonical({"v": 1, "record": {
+        "seq": seq, "ts": "2026-11-30T00:00:00.000000+00:00", "table_id": table_id, "round_id": f"{table_id}-999999",
+        "kind": "event", "name": "result", "actor": "table", "data": json.dumps(data, sort_keys=True), "prev_hash": prev,
+        "hash": "f" * 64}})
+
+    async def publish():
+        nc = await nats.connect(url)
+        try:
+            await nc.jetstream().publish(wire.record_subject(table_id, "event"), body,
+                                         headers={wire.MSG_ID: wire.msg_id(table_id, seq)})
+        finally:
+            await nc.close()
+
+    asyncio.run(publish())
+
+
+def test_records_forged_on_the_bus_are_alerted_and_never_counted(three_tables, nats_server):
+    """A settled result paying a million, published beside a table (the next
+    seq, or far ahead): the studio alerts and leaves it out, so its figures
+    still equal the journals' (that the table's own next records still count
+    is the test above)."""
+    from tablesim.journal.store import Journal
+
+    report = json.loads(tablesim("studio", "report", "--nats", nats_server.url, "--json").stdout)
+    expected = as_numbers(report["floor"])
+    journal = Journal(three_tables[2], readonly=True)
+    try:
+        table_id, last = journal_table(journal)
+    finally:
+        journal.close()
+    prize = {"game": "wheel", "status": "settled", "results": {"x": {"1": "1000000"}}, "net": {"x": "1000000"}}
+    forge(nats_server.url, table_id, last + 1, "0" * 64, prize)  # the next seq, not chaining
+    forge(nats_server.url, table_id, last + 500, "0" * 64, prize)  # far ahead
+    again = json.loads(tablesim("studio", "report", "--nats", nats_server.url, "--json").stdout)
+    assert as_numbers(again["floor"]) == expected
+    assert len(again["alerts"]) == 2 and all(a["table_id"] == table_id for a in again["alerts"])
+    wheel = next(t for t in again["tables"] if t["table_id"] == table_id)
+    assert wheel["seq"] == last and wheel["alerts"] == 2  # its picture ends at its own last record
+
+
+def journal_table(journal) -> tuple[str, int]:
+    row = journal.db.execute("SELECT table_id, MAX(seq) FROM records").fetchone()
+    return row[0], row[1]
+
+
+def make_full_stream(url: str) -> None:
+    """The stream as an operator may have made it (the tables keep an
+    operator's settings): so small that no record fits."""
+    import asyncio
+
+    import nats
+    from nats.js import api
+
+    async def make():
+        nc = await nats.connect(url)
+        try:
+            await nc.jetstream().add_stream(name=wire.STREAM, subjects=wire.stream_subjects(), max_bytes=64,
+                                            discard=api.DiscardPolicy.NEW, storage=api.StorageType.FILE)
+        finally:
+            await nc.close()
+
+    asyncio.run(make())
+
+
+def test_a_table_whose_records_cannot_reach_the_stream_is_on_the_floor(nats_server, tmp_path):
+    """A floor supervisor must see a live table whose records do not reach
+    the stream (here: a stream too small for any record), not an empty
+    floor: it shows with its link and its records still to publish, with no
+    figures (figures are the stream's, as `studio report` counts them)."""
+    make_full_stream(nats_server.url)
+    table = subprocess.Popen([sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "wheel", "--mock",
+                              "--port", "0", "--journal", str(tmp_path / "w.journal.sqlite"), "--studio",
+                              nats_server.url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    studio = studio_serve(nats_server.url, port)
+    try:
+        def heard():
+            floor = httpx.get(f"{base}/api/floor", timeout=2).json()
+            tables = {t["table_id"]: t for t in floor["tables"]}
+            t = tables.get("WHEEL-MOCK")
+            return (floor, t) if t and t["studio_link"] and t["studio_link"]["pending"] else None
+
+        floor, t = wait_for(heard)
+        assert t["seq"] == 0 and t["game"] == "wheel" and t["figures"]["rounds"] == 0
+        assert floor["floor"]["tables"] == 0 and floor["games"] == {}  # no figures from a table with no record
+        report = json.loads(tablesim("studio", "report", "--nats", nats_server.url, "--json").stdout)
+        assert report["floor"] == floor["floor"]
+        if os.access("/usr/bin/chromium", os.X_OK):
+            sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+            from server_cdp import Browser
+
+            with Browser(1200, 800) as b:
+                b.goto(base + "/")
+                b.wait("document.querySelector('#tables .card') !== null")
+                text = b.eval("document.querySelector('#tables .card').textContent")
+                assert "WHEEL-MOCK" in text and "no record in the stream yet" in text
+                # no alert: the list says so calmly (not in the alerts' red)
+                b.wait("document.querySelector('#alerts li').textContent === 'none'")
+                none = b.eval("getComputedStyle(document.querySelector('#alerts li')).color")
+                bad = b.eval("(() => { const s = document.createElement('span'); s.className = 'bad';"
+                             " document.body.append(s); const c = getComputedStyle(s).color; s.remove(); return c; })()")
+                assert none != bad, none
+    finally:
+        studio.terminate()
+        studio.wait(10)
+        table.terminate()
+        table.wait(10)

@@ -59,3 +59,50 @@ def test_bad_studio_url_is_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == ["tablesim: error: --studio: 'http://x' is not a NATS URL (nats://HOST:PORT)"]
     assert not (tmp_path / "j.sqlite").exists()
+
+
+def test_a_password_in_the_studio_url_is_never_shown_or_sent(tmp_path):
+    """`--studio nats://user:password@host:port` (a broker with users): the
+    password is not printed, not in the link's status messages on the bus
+    (which every subscriber reads), not in the cursor file, not in errors."""
+    import asyncio
+    import json
+
+    import nats
+
+    from natsserver import NATS_SERVER, NatsServer
+
+    if NATS_SERVER is None:
+        pytest.skip("nats-server is not installed (Debian package nats-server): the studio needs a broker")
+    server = NatsServer(tmp_path / "store", args=("--user", "tbl", "--pass", "s3cr3t-pw")).start()
+    url = f"nats://tbl:s3cr3t-pw@127.0.0.1:{server.port}"
+    journal = tmp_path / "WH-PW.journal.sqlite"
+    try:
+        async def status_while_running():
+            nc = await nats.connect(url)
+            try:
+                sub = await nc.subscribe("tablesim.*.status")
+                proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "tablesim.cli.main", "run", "--game", "wheel", "--mock", "--quiet",
+                    "--rounds", "3", "--delay", "1", "--journal", str(journal), "--studio", url,
+                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+                msg = await sub.next_msg(timeout=30)
+                out, err = await proc.communicate()
+                return msg.data.decode(), out.decode() + err.decode(), proc.returncode
+            finally:
+                await nc.close()
+
+        status, output, code = asyncio.run(status_while_running())
+        assert code == 0, output
+        assert json.loads(status)["url"] == f"nats://tbl:***@127.0.0.1:{server.port}"
+        assert "s3cr3t" not in status and "s3cr3t" not in output and "every record published" in output
+        cursor = journal.parent / f"{journal.name}.studio.json"
+        assert cursor.exists() and "s3cr3t" not in cursor.read_text()
+        [report] = verify_anchor(str(journal), url)
+        assert report.ok and report.anchored == report.journal_records
+        checked = tablesim("audit", "verify", "--journal", str(journal), "--anchor", url)
+        assert checked.returncode == 0 and "s3cr3t" not in checked.stdout + checked.stderr
+    finally:
+        server.stop()
+    away = tablesim("studio", "report", "--nats", url)
+    assert away.returncode == 2 and "s3cr3t" not in away.stderr and "tbl:***@" in away.stderr

@@ -39,7 +39,8 @@ function renderTable(t) {
   const last = t.last_results[0];
   return el("div", { class: "card" },
     el("h2", {}, `${t.table_id} `, el("span", { class: "muted" }, t.game || "")),
-    el("div", {}, `${t.state || "-"} · ${t.round_id || "-"}`),
+    t.seq ? el("div", {}, t.round_id ? `${t.state || "-"} · ${t.round_id}` : "no round yet")
+      : el("div", { class: "warn" }, "no record in the stream yet"),
     el("div", {}, "incidents: ", t.open_incidents.length
       ? el("span", { class: "warn" }, t.open_incidents.map(i => `#${i.id} ${i.text}`).join("; ")) : "none"),
     el("div", {}, "devices: ", devices),

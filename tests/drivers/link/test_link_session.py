@@ -386,7 +386,10 @@ def test_heartbeat_pon_carries_the_device_state(modem: NullModem) -> None:
         pings, pongs = modem.frames(H2D, "PNG"), modem.frames(D2H, "PON")
         assert [p.seq for p in pongs] == [p.seq for p in pings[: len(pongs)]]
         assert pongs[0] == Frame(ADDR, pings[0].seq, "PON", ("ARMED", "2", "17"))
-        assert pair.host_owner.frames[0] == pongs[0]  # the owner sees the device state
+        # The owner sees the device state (a PON that came after its answer
+        # timeout on a loaded machine is not handed over: the next one is).
+        assert pair.host_owner.frames and pair.host_owner.frames[0] in pongs
+        assert pair.host_owner.frames[0].fields == ("ARMED", "2", "17")
         assert modem.frames(H2D, "ACK") == []  # PON is itself the answer
         assert pair.device_owner.frames == []  # PNG is the session's business
         # PNG takes SEQs like any new frame.
