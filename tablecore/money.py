@@ -105,6 +105,19 @@ def _check_bounds(amount: Decimal, value: object) -> str | None:
     return None
 
 
+class WrittenFloat(float):
+    """A float read from a file that keeps how it was written (TOML's
+    ``1e3`` and ``1000.0`` are one float): an amount is read from its
+    text, so an exponent or an underscore is refused as anywhere else."""
+
+    __slots__ = ("written",)
+
+    def __new__(cls, text: str) -> "WrittenFloat":
+        self = super().__new__(cls, text.replace("_", ""))
+        self.written = text
+        return self
+
+
 def read_amount(value: object) -> Decimal:
     """A bounded, finite Decimal from a script/config/API value (any sign).
 
@@ -128,7 +141,8 @@ def read_amount(value: object) -> Decimal:
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not an amount")
     if isinstance(value, float):
-        value = repr(value)  # the shortest repr: 0.1 means exactly 0.1 (and 1e+20 is refused)
+        # as written in its file, else the shortest repr: 0.1 means exactly 0.1 (and 1e+20 is refused)
+        value = value.written if type(value) is WrittenFloat else repr(value)
     if isinstance(value, int):
         if abs(value) >= 10**MAX_WHOLE_DIGITS:  # compared, never converted to text
             raise ValueError(f"the amount is too large: at most {MAX_WHOLE_DIGITS} digits before the point")

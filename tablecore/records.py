@@ -251,6 +251,7 @@ class Shuffled(TableRecord):
 class Decision(TableRecord):
     box: str
     decision: str
+    player: str = OMITTED  # the named player seated at the box (Art. 9(1)); omitted: the box's own seat
 
 
 @_kind("dealer")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecore.errors import ConfigError, InputError
+from tablecore.money import WrittenFloat
 
 #: a rule profile's name: plain, so that no name passes for another by a
 #: space, a look-alike letter or a control character ("macau-2008 ")
@@ -33,7 +34,8 @@ def config_root() -> Path:
 def read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as fh:
-            return tomllib.load(fh)
+            # floats keep their spelling: an amount written 1e3 is refused as it is elsewhere
+            return tomllib.load(fh, parse_float=WrittenFloat)
     except FileNotFoundError:
         raise ConfigError("file not found", where=str(path)) from None
     except tomllib.TOMLDecodeError as exc:

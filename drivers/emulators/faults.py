@@ -40,6 +40,8 @@ FAULTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     # shuffler
     "jam": (("shuffler",), ("hand",)),
     "count": (("shuffler",), ("shuffle",)),
+    "short-hand": (("shuffler",), ("hand",)),  # a hand of one card fewer than asked
+    "long-hand": (("shuffler",), ("hand",)),  # a hand of one card more
     # draw display
     "readback": (("display",), ("show",)),
     "segment": (("display",), ("show",)),

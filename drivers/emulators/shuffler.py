@@ -10,6 +10,8 @@ still inside: ``STS`` gives only the state and how many cards are left.
 Faults: ``jam@hand=N`` (``FLT|310|E``, no hand; cleared by the next
 ``LDK``/``SHF``), ``misread@hand=N`` (``FLT|201|E``, the hand is lost),
 ``count@shuffle=N`` (``SHD`` ... ``MISMATCH`` with one card short),
+``short-hand@hand=N`` / ``long-hand@hand=N`` (a hand of one card fewer or
+more than asked),
 ``power@hand=N`` and the link faults.
 """
 
@@ -150,6 +152,10 @@ class ShufflerEmulator(Emulator):
             self.state = "JAMMED"
             self.raise_fault(SHUFFLER_JAM, "E", "card jam while dispensing")
             return
+        for kind, more in (("short-hand", -1), ("long-hand", 1)):
+            if self.plan.take(kind, "hand", n) is not None:
+                self._log.info(f"fault: {kind}", hand=n)
+                cards += more
         if len(self.pack) < cards:
             self._cancel()
             self.state = "EMPTY"

@@ -112,7 +112,10 @@ class SerialShuffler(LinkDevice, Shuffler):
         if asked is None:
             raise parse.sta(f"hand {hand_no} was not asked for")
         if len(cards) != asked:
-            raise parse.fmt(f"hand {hand_no} has {len(cards)} card(s), {asked} were asked for")
+            # The cards are out of the shuffler: the table is told (a hand of the
+            # wrong size is a misdeal at the table, Art. 11(1)), not left waiting
+            # for a hand the device will never send again.
+            self._log.warning("hand of the wrong size", hand=hand_no, cards=len(cards), asked=asked)
         if len({c.card for c in cards}) != len(cards):
             raise parse.fmt(f"hand {hand_no} holds the same card twice: {cards_s}")
         del self._pending[hand_no]

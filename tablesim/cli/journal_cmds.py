@@ -87,6 +87,8 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
         if result.verdict in ("tampered", "corrupt") and result.first_bad is not None:
             # (the wording the earlier audit used, which scripts may look for)
             line = f"journal {path}: chain broken at record {result.first_bad}: {result.verdict}: {result.reason}"
+        if result.verdict == "unreadable":  # not a verdict on its records: an error, as every command words one
+            line = f"tablesim: error: {line}"
         click.echo(line, err=not result.ok)
         code = result.exit_code
         if anchor_url is not None:  # (an unreadable journal too: a deleted one held nothing the stream holds)

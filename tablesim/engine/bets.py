@@ -30,8 +30,10 @@ MAX_PLAYER = 40
 
 def player_refusal(player: object) -> str | None:
     """Why ``player`` is not a player id, or None."""
-    if not isinstance(player, str) or not player.strip() or len(player) > MAX_PLAYER or not player.isprintable():
-        return f"a player is 1 to {MAX_PLAYER} printable characters, not {player!r}"
+    # no spaces around it: " ann" and "ann" would be two players on the results
+    if not isinstance(player, str) or not player.strip() or len(player) > MAX_PLAYER or not player.isprintable() \
+            or player != player.strip():
+        return f"a player is 1 to {MAX_PLAYER} printable characters (no spaces around them), not {player!r}"
     return None
 
 
@@ -120,6 +122,9 @@ class BetBook:
             why = self.seat_ok(position, who)
             if why:
                 raise IllegalAction("bet", why)
+        if who != position and self.position_ok(who) is None:
+            # a bet naming no player is its position's seat's, whose id is the position
+            raise IllegalAction("bet", f"{who!r} is the name of a position (its own seat): name the player otherwise")
         mine = add(self.by_player.get(position, _NONE).get(who, _NONE).get(bet, ZERO), value)
         total = add(self.bets.get(position, _NONE).get(bet, ZERO), value)
         why = self.limits.check(bet, mine)

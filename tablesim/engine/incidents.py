@@ -80,6 +80,7 @@ class IncidentHandling:
             if decision == "reject" and self.machine.allowed("void"):
                 self.void("device_link_lost", actor=actor, why=why)
             return  # confirm: the supervisor goes on without waiting for the link
+        self.resolved_by = (actor, why)  # who resolved it, for what the game's resolution records
         self.on_incident_resolved(incident, decision, card)
 
     def check_resolution(self, incident: Incident, decision: str, card: str | None) -> None:

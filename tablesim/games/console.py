@@ -42,6 +42,8 @@ class NoBody(Body):
 class DecideBody(Body):
     box: str = Field(min_length=1, max_length=8)
     decision: Literal["play", "fold"]
+    #: whose decision it is (the player seated at the box); none: the dealer's word for the box
+    player: str | None = Field(None, min_length=1, max_length=40)
 
 
 @dataclass(frozen=True)

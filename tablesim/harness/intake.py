@@ -13,10 +13,13 @@ bet book is put back as it was: nothing is acknowledged that is not on disk.
 
 A bet may carry a ``ref``: the client's own id for it. The group's refs are
 journaled in the same transaction as its bets (one ``meta`` record
-``bet_refs`` per group: ``[ref, position, bet, amount]`` each), so a
+``bet_refs`` per group: ``[ref, position, bet, amount, player]`` each), so a
 client that lost the answer (a dropped connection, a table restarted after
 a crash) sends the bet again with the same ref and is told it already
-stands (``duplicate``) instead of betting twice.
+stands (``duplicate``) instead of betting twice. A ref is the player's own:
+two players may use the same one (a bet with no player is the position's
+seat's, as everywhere). An older journal's refs name no player
+(``[ref, position, bet, amount]``): they stand for whoever sends them.
 
 Two ways in:
 
@@ -44,6 +47,8 @@ from tablesim.engine.table import GameTable
 MAX_GROUP = 2000
 #: refs remembered per table: those of the current round and the one before
 REF_ROUNDS = 2
+#: whose ref an older journal's entry is (it names no player): anyone's
+ANY_PLAYER = "\x00any"
 
 
 @dataclass(frozen=True)
@@ -126,7 +131,8 @@ class BetRefs:
     bet is checked against. Loaded from the journal at start."""
 
     def __init__(self) -> None:
-        self.by_ref: dict[str, tuple[str, tuple[str, str, str]]] = {}
+        #: (player, ref) -> (round, (position, bet, amount))
+        self.by_ref: dict[tuple[str | None, str], tuple[str, tuple[str, str, str]]] = {}
         self.rounds: list[str] = []
 
     def load(self, journal, table_id: str) -> "BetRefs":
@@ -139,8 +145,8 @@ class BetRefs:
             for (text,) in journal.db.execute(
                     "SELECT data FROM records WHERE round_id = ? AND table_id = ? AND kind = 'meta'"
                     " AND name = 'bet_refs' ORDER BY seq", (rid, table_id)):
-                for ref, position, bet, amount in json.loads(text)["refs"]:
-                    self.by_ref[ref] = (rid, (position, bet, amount))
+                for ref, position, bet, amount, *player in json.loads(text)["refs"]:
+                    self.by_ref[(player[0] if player else ANY_PLAYER, ref)] = (rid, (position, bet, amount))
         return self
 
     def note_round(self, round_id: str) -> None:
@@ -171,7 +177,7 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
         return outcomes
     book = table.book
     undo: list[tuple] = []  # what each accepted bet replaced (``BetBook.mark``), to put back
-    added: list[str] = []  # refs this group placed, to forget if it fails
+    added: list[tuple[str | None, str]] = []  # (player, ref) this group placed, to forget if it fails
     who = _Actor(table)
     try:
         with journal.transaction(group=True), who:
@@ -184,17 +190,18 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
                 if not outcome.ok or outcome.duplicate:
                     undo.pop()  # a refused bet changed nothing
                 elif req.ref is not None:
-                    added.append(req.ref)
+                    added.append((req.player, req.ref))
                 outcomes.append(outcome)
             if added and refs is not None:
                 journal.append(table.table_id, table.round_id, "meta", "bet_refs",
-                               {"refs": [[ref, *refs.by_ref[ref][1]] for ref in added]}, "intake")
+                               {"refs": [[ref, *refs.by_ref[(player, ref)][1], player] for player, ref in added]},
+                               "intake")
     except BaseException:
         for mark in reversed(undo):
             book.put_back(mark)
         if refs is not None:
-            for ref in added:
-                refs.by_ref.pop(ref, None)
+            for key in added:
+                refs.by_ref.pop(key, None)
         raise
     return outcomes
 
@@ -203,8 +210,10 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
     """One bet inside the group's transaction (its own savepoint)."""
     if refs is not None:
         refs.note_round(table.round_id)
-        if req.ref is not None and req.ref in refs.by_ref:
-            rid, key = refs.by_ref[req.ref]
+        placed = None if req.ref is None else (refs.by_ref.get((req.player, req.ref))
+                                               or refs.by_ref.get((ANY_PLAYER, req.ref)))
+        if placed is not None:
+            rid, key = placed
             if key[:2] == (str(req.position), req.bet) and _same_amount(key[2], req.amount):
                 return BetOutcome(True, rid, duplicate=True, ref=req.ref)
             return refused(IllegalAction("bet", f"ref {req.ref!r} was already used for another bet"), req.ref,
@@ -226,7 +235,7 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
         return bad_input(str(exc), req.ref)
     if refs is not None and req.ref is not None:
         amount = req.amount if type(req.amount) is Decimal else parse_amount(req.amount)  # (the table took it)
-        refs.by_ref[req.ref] = (table.round_id, (str(req.position), req.bet, str(amount)))
+        refs.by_ref[(req.player, req.ref)] = (table.round_id, (str(req.position), req.bet, str(amount)))
     return _accepted(table.round_id, req.ref)
 
 

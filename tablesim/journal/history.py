@@ -11,13 +11,15 @@ from tablesim.journal.store import Journal
 RECALL_EVENTS = {
     "card", "card_set_aside", "dealer", "decision", "draw", "draw_shown", "spin", "no_spin", "spin_result",
     "fault", "fault_cleared", "incident", "incident_resolved", "paused", "resumed", "void", "link", "shuffle",
-    "device",
+    "device", "dealing_mode",
 }
 
 
 def round_summary(journal: Journal, round_id: str) -> dict[str, Any]:
     bets: dict[str, dict[str, str]] = {}
-    by_player: dict[str, dict[str, dict[str, str]]] = {}  # named players' bets: player -> position -> bet
+    # every player's bets: player -> position -> bet (a bet naming no player is its position's seat's)
+    by_player: dict[str, dict[str, dict[str, str]]] = {}
+    named = False
     events: list[dict[str, Any]] = []
     result: dict[str, Any] | None = None
     game = None
@@ -30,11 +32,14 @@ def round_summary(journal: Journal, round_id: str) -> dict[str, Any]:
         elif rec.kind == "event" and rec.name in ("bet", "bet_withdrawn"):
             sign = 1 if rec.name == "bet" else -1
             _add(bets.setdefault(rec.data["position"], {}), rec.data["bet"], rec.data["amount"], sign)
-            if rec.data.get("player") is not None:
-                mine = by_player.setdefault(rec.data["player"], {}).setdefault(rec.data["position"], {})
-                _add(mine, rec.data["bet"], rec.data["amount"], sign)
+            player = rec.data.get("player")
+            named = named or (player is not None and player != rec.data["position"])
+            mine = by_player.setdefault(player or rec.data["position"], {}).setdefault(rec.data["position"], {})
+            _add(mine, rec.data["bet"], rec.data["amount"], sign)
         elif rec.kind == "operator" or (rec.kind == "event" and rec.name in RECALL_EVENTS):
-            events.append({"seq": rec.seq, "ts": rec.ts, "kind": rec.name, "actor": rec.actor, **rec.data})
+            # an event's own ``actor`` (who voided, who resolved) names who did it, when it names anyone
+            events.append({"seq": rec.seq, "ts": rec.ts, "kind": rec.name, "actor": rec.actor,
+                           **{k: v for k, v in rec.data.items() if v is not None or k != "actor"}})
         if rec.kind == "input" and rec.name == "open_round":
             game = rec.table_id
     out: dict[str, Any] = {"round_id": round_id}
@@ -47,7 +52,7 @@ def round_summary(journal: Journal, round_id: str) -> dict[str, Any]:
         out["profile"] = profile
     out["bets"] = {p: b for p, b in bets.items() if b}
     players = {pl: {p: b for p, b in per.items() if b} for pl, per in by_player.items()}
-    if any(players.values()):
+    if named and any(players.values()):
         out["player_bets"] = {pl: per for pl, per in players.items() if per}
     out["events"] = events
     return out

@@ -255,7 +255,10 @@ class Journal:
             else:
                 memory = self.path == ":memory:"
                 if not memory:
-                    Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                    try:
+                        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                    except OSError as exc:
+                        raise InputError(f"cannot create its folder: {exc.strerror}", where=self.path) from None
                     if Path(self.path).is_dir():
                         raise InputError("is a directory, not a journal file", where=self.path)
                     self._lock = WriterLock(self.path)

@@ -8,9 +8,10 @@
     GET  /api/events?since=SEQ     missed events (what a reconnecting WebSocket gets)
     GET  /api/whoami               the operator a token belongs to
     POST /api/bets                 {position, bet, amount, ref?, player?} dealer
-    POST /api/bets/batch           {bets: [{position, bet, amount, ref?}, ...]}  dealer: a result per bet
+    POST /api/bets/batch           {bets: [{position, bet, amount, ref?, player?}, ...]}  dealer: a result per bet
     DELETE /api/bets/{position}/{bet}?player=ID                          dealer
-    POST /api/actions/{name}       the game's actions (open_round, close_betting, deal, decide, misdeal, spin, no_spin)
+    POST /api/actions/{name}       the game's actions (open_round, close_betting, deal, decide {box, decision, player?},
+                                   misdeal, stray, reveal, set_dealing {mode, why}, spin, no_spin)
     POST /api/pause, /api/resume   {why}                                 dealer
     POST /api/void                 {why, reason?}                        supervisor
     POST /api/incident/resolve     {decision, why, card?}                supervisor
@@ -24,8 +25,8 @@ one result per bet (accepted, or refused with the reason a single bet would
 get); bets that arrive together, single or batched, are committed in one
 journal transaction and answered once it is on disk
 (``tablesim.harness.intake``). A bet's ``ref`` (the client's id for it) makes
-a retry safe: a bet already placed under that ref is answered ``duplicate``
-and not placed again.
+a retry safe: a bet the same player already placed under that ref is
+answered ``duplicate`` and not placed again.
 """
 
 from __future__ import annotations
@@ -52,11 +53,15 @@ from tablesim.games import registry
 from tablesim.server.bets import BatchBody, BetBody, QuickBets, Strict, _position, place_batch, place_one
 from tablesim.server.auth import Operator, TokenStore, bearer
 from tablesim.server.guard import BodyGuard
+from tablesim.server.reasons import NOT_JSON, readable
 from tablesim.server.runner import TableRunner
 
 STATIC = Path(str(resources.files("tablesim.server") / "static"))
 #: how long a new WebSocket client may take to send ``{"since": N}`` first
 FIRST_MESSAGE_WAIT = 0.3
+#: the largest message a stream client may send (it sends ``{"since": N}`` and pings):
+#: anything bigger closes its connection (1009) before the server holds it
+WS_MAX_MESSAGE = 4096
 
 
 class WhyBody(Strict):
@@ -152,6 +157,15 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
         return JSONResponse({"error": "bad_input", "detail": readable(exc.errors())}, 422)
+
+    from fastapi.exception_handlers import http_exception_handler
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        if exc.status_code == 400:  # FastAPI could not decode the body (not UTF-8): bad input as any other
+            return JSONResponse({"error": "bad_input", "detail": NOT_JSON}, 422)
+        return await http_exception_handler(request, exc)
 
     app.add_middleware(_Headers)
 
@@ -369,18 +383,6 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     return app
 
 
-def readable(errors: Any) -> str:
-    """pydantic's list of errors as one line: ``where: what`` for each, joined by "; "."""
-    parts = []
-    for error in list(errors)[:5]:
-        loc = [str(p) for p in error.get("loc", ()) if p not in ("body",)]
-        message = str(error.get("msg", "invalid"))
-        if error.get("type") == "json_invalid":
-            message = "the body is not valid JSON"
-        parts.append(f"{'.'.join(loc)}: {message}" if loc else message)
-    return "; ".join(parts) or "invalid request"
-
-
 def _since(value: Any) -> int | None:
     if value is None or isinstance(value, bool):
         return None
@@ -425,7 +427,7 @@ def _server(app: FastAPI, log_level: str = "warning"):
 
     # log_config=None: uvicorn's records go to the root logger, rendered as ours (tablesim.log)
     config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", log_config=None,
-                            timeout_graceful_shutdown=2, ws_ping_interval=20.0)
+                            timeout_graceful_shutdown=2, ws_ping_interval=20.0, ws_max_size=WS_MAX_MESSAGE)
     return uvicorn.Server(config)
 
 

@@ -24,6 +24,7 @@ from tablecore.errors import IllegalAction, InputError
 from tablecore.money import parse_amount
 from tablesim.harness.intake import BetOutcome, BetRequest, bad_input, bet_request
 from tablesim.server.auth import Operator, TokenStore, bearer
+from tablesim.server.reasons import readable
 
 
 class Strict(BaseModel):
@@ -90,9 +91,8 @@ def _bet_request_model(item: dict[str, Any], index: int, actor: str) -> BetReque
         body = BetBody.model_validate(item)
         return BetRequest(_position(body.position), body.bet, parse_amount(body.amount), actor, body.ref, body.player)
     except ValidationError as exc:
-        err = exc.errors(include_url=False)[0]
-        where = ".".join(str(x) for x in ("bets", index, *err["loc"]))
-        return bad_input(f"{where}: {err['msg']}", item.get("ref") if isinstance(item.get("ref"), str) else None)
+        return bad_input(readable(exc.errors(include_url=False), f"bets.{index}."),
+                         item.get("ref") if isinstance(item.get("ref"), str) else None)
     except InputError as exc:
         return bad_input(f"bets.{index}.{exc}", item.get("ref") if isinstance(item.get("ref"), str) else None)
 

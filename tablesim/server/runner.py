@@ -293,7 +293,10 @@ class TableRunner:
     @staticmethod
     def _board_entry(round_id: str, data: dict) -> dict:
         keys = ("game", "status", "void_reason", "outcome", "net")
-        return {"round_id": round_id, **{k: data.get(k) for k in keys}}
+        entry = {"round_id": round_id, **{k: data.get(k) for k in keys}}
+        if data.get("players"):  # each named player's part (issue 14.1)
+            entry["players"] = data["players"]
+        return entry
 
     # --- the view --------------------------------------------------------------
 

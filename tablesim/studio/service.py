@@ -100,6 +100,7 @@ def serve(url: str, sock) -> None:
     """Serve on an already bound socket (the CLI binds it: a busy port is one line) until interrupted."""
     import uvicorn
 
+    # ws_max_size: a floor client sends nothing; a big message closes its connection instead of being held
     config = uvicorn.Config(create_app(url), log_level="warning", access_log=False, lifespan="on",
-                            log_config=None, timeout_graceful_shutdown=2)
+                            log_config=None, timeout_graceful_shutdown=2, ws_max_size=4096)
     uvicorn.Server(config).run(sockets=[sock])

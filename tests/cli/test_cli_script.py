@@ -293,6 +293,8 @@ INVALID = {
     "misdeal-beyond-cards.yaml": ["round 1", "misdeal_after", "7 is beyond the 6 card(s) in cards"],
     "misdeal-beyond-deal.yaml": ["round 1", "misdeal_after", "7 is beyond the 6 card(s) dealt"],
     "shuffler-fault-on-shoe.yaml": ["round 1", "faults[0].fault", "short_hand"],
+    "stray-inside-a-shuffler-hand.yaml": ["round 1", "stray_after", "1 is not where a shuffler hand ends"],
+    "misdeal-inside-a-shuffler-hand.yaml": ["round 1", "misdeal_after", "5 is not where a shuffler hand ends"],
     # issue 14.1: Art. 6(2), one seated player per box, betting only where they sit
     "second-player-on-a-box.yaml": ["round 1", "bets.1[1].ante", "box 1 is ann's"],
     "player-on-two-boxes.yaml": ["round 1", "bets.2.ante", "ann sits at box 1"],

@@ -3,8 +3,11 @@ does to a round is what the table's rules say (void, no spin, incident)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+import pytest
 
 from drivers.emulators.launcher import running_emulators
 from drivers.events import SHUFFLER_JAM
@@ -71,6 +74,26 @@ def test_fortune3_shuffler_jam_voids_the_round() -> None:
         assert table.state is F3.VOID and table.result.void_reason == "shuffler_fault"
         assert set(d["shuffler"].health.faults) == {SHUFFLER_JAM}
         play_fortune3(table)  # the next round reloads and shuffles: the jam is cleared
+        assert table.state is F3.COMPLETE
+
+
+@pytest.mark.parametrize("fault, cards", [("short-hand@hand=2", 2), ("long-hand@hand=1", 4)])
+def test_fortune3_a_shuffler_hand_of_the_wrong_size_is_a_misdeal_at_once(fault, cards) -> None:
+    """Issue 14.2, Art. 11(1): a hand of 2 or 4 cards through the real serial
+    driver reaches the table, which voids the round as a misdeal (fault 302)
+    at once: not a refused frame the table waits 30 s for."""
+    with devices(["shuffler"], faults={"shuffler": [fault]}) as d:
+        table = Fortune3Table(f3_profile(), Fortune3Settings("shuffler"), shuffler=d["shuffler"], table_id="F3-T")
+        table.device_timeout = 30.0
+        faults: list[dict] = []
+        table.bus.subscribe(lambda ev: faults.append(dict(ev.data)) if ev.kind == "fault" else None)
+        start = time.monotonic()
+        play_fortune3(table)
+        assert table.state is F3.VOID and table.result.void_reason == "misdeal"
+        assert time.monotonic() - start < WAIT * 2
+        assert [(f["code"], f["text"]) for f in faults] == [
+            (302, f"the shuffler dispensed {cards} card(s), the hand needs 3")]
+        play_fortune3(table)  # the next round is dealt as usual
         assert table.state is F3.COMPLETE
 
 

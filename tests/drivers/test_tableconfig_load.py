@@ -133,3 +133,28 @@ def test_shipped_table_configs_need_no_root():
         assert config.operators is None, f"{path.name}: tokens belong in the data directory"
         assert "/var/" not in "\n".join(line for line in path.read_text().splitlines()
                                         if not line.lstrip().startswith("#")), path.name
+
+
+@pytest.mark.parametrize("written, expected", [
+    ("1e1", "limits.ante.min: '1e1' is written with an exponent"),
+    ("1.5E1", "limits.ante.min: '1.5E1' is written with an exponent"),
+    ("1_0.0", "limits.ante.min: '1_0.0' has an underscore"),
+])
+def test_an_amount_written_with_an_exponent_is_refused_in_a_config_too(tmp_path: Path, written, expected) -> None:
+    """Issue 14.3: TOML reads ``1e1`` as a float; the table reads amounts as
+    written, and refuses an exponent or an underscore as everywhere else.
+    A plain TOML float (10.0, a timeout 0.2) reads as before."""
+    assert error(tmp_path, BASE + f"\n[limits]\nante = {{ min = {written}, max = 5000 }}\n").startswith(expected)
+    plain = load_table_config(write(tmp_path, BASE + "timeouts = { ack_timeout = 0.2 }\n"
+                                    "\n[limits]\nante = { min = 10.0, max = 5000 }\n"))
+    assert str(plain.limits.by_bet["ante"].minimum) in ("10", "10.0")
+    assert plain.devices["shoe"].options["timing"].ack_timeout == 0.2
+
+
+def test_a_wheel_table_refuses_a_position_max_it_could_not_apply(tmp_path: Path) -> None:
+    """On the wheel a bet's position is its player, so a ``position_max``
+    would only repeat the player's own max: a cap meant for all the players
+    on a symbol would silently do nothing. Refused with the reason."""
+    text = ('[table]\nid = "W"\ngame = "wheel"\n[devices.wheel]\nbackend = "mock"\n'
+            '[limits]\njoker = { min = 1, max = 100, position_max = 500 }\n')
+    assert error(tmp_path, text).startswith("limits.joker.position_max: the wheel has no position_max")

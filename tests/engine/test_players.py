@@ -74,6 +74,25 @@ def test_a_seating_rule_refuses_before_anything_changes():
     assert b.players_at("1") == ["ann"]
 
 
+def test_a_player_named_like_another_position_is_refused():
+    """A bet naming no player is its position's seat's (id: the position):
+    a player named "2" betting on the common box would be box 2's seat, and
+    the two players' results would add up as one. Refused; a position's own
+    seat may still be named."""
+    b = book()
+    with pytest.raises(IllegalAction, match="'2' is the name of a position"):
+        b.place("common", "upper", 10, "2")
+    b.place("2", "upper", 10, "2")  # the seat of box 2, named
+    assert b.players_snapshot() == {"2": {"2": {"upper": "10"}}}
+
+
+@pytest.mark.parametrize("player", [" ann", "ann ", "ann\t"])
+def test_a_player_id_with_spaces_around_it_is_refused(player):
+    """" ann" and "ann" would be two players on the results."""
+    with pytest.raises(IllegalAction, match="printable characters"):
+        book().place("common", "upper", 10, player)
+
+
 _OPS = st.lists(st.tuples(st.sampled_from(["place", "withdraw", "set", "mark", "put_back", "clear"]),
                           st.sampled_from(["1", "2", "alice"]), st.sampled_from(["upper", "odd"]),
                           st.sampled_from([None, "bob", "carol", "1"]),
@@ -88,7 +107,7 @@ def test_the_books_shown_text_named_and_total_follow_every_change(ops):
     are what the bets themselves say."""
     from tablecore.money import fmt
 
-    b = BetBook(("upper", "odd"), Limits({}), lambda p: None)
+    b = BetBook(("upper", "odd"), Limits({}), lambda p: None if p in ("1", "2", "alice") else "no such position")
     marks = []
     for op, position, bet, player, amount in ops:
         try:
@@ -108,8 +127,10 @@ def test_the_books_shown_text_named_and_total_follow_every_change(ops):
                 marks = []
         except (IllegalAction, KeyError):
             pass  # (a withdraw or set of a bet that is not there)
-        if op in ("withdraw", "set", "clear"):
-            marks = []  # a mark undoes only what was placed after it
+        if op in ("place", "withdraw", "set", "clear"):
+            # A mark is put back only over the marked bets placed after it, in
+            # reverse (as the intake undoes a group): any other change ends it.
+            marks = []
         assert b.snapshot() == {p: {k: fmt(a) for k, a in box.items()} for p, box in b.bets.items()}
         assert b.named == any(p != pos for pos, per in b.by_player.items() for p in per)
         assert b.total() == sum((a for box in b.bets.values() for a in box.values()), D(0))

@@ -22,6 +22,8 @@ def table_with_journal(path, game: str = "fortune3", durable: bool = True):
     journal = Journal(path, durable=durable)
     table.attach_journal(journal)
     table.open_round()
+    if game == "football":
+        table.await_draw(5)
     return table, journal
 
 
@@ -59,7 +61,7 @@ def test_a_group_is_one_commit_and_each_bet_gets_its_own_answer(tmp_path):
     assert new == [("input", "place_bet", "dealer:ana"), ("event", "bet", "table"),
                    ("input", "place_bet", "dealer:rui"), ("event", "bet", "table"),
                    ("meta", "bet_refs", "intake")]
-    assert list(journal.records())[-1].data == {"refs": [["r-1", "5", "pair_plus", "5"]]}
+    assert list(journal.records())[-1].data == {"refs": [["r-1", "5", "pair_plus", "5", None]]}
     from tablesim.journal.audit import verify
 
     assert verify(journal).ok
@@ -157,7 +159,7 @@ def test_a_ref_is_never_placed_twice_also_after_a_restart(tmp_path):
     assert retry.ok and retry.duplicate and retry.round_id == again.round_id
     assert not other.ok and other.reason == "ref 'alice-1' was already used for another bet"
     assert again.book.snapshot() == {"alice": {"1": "10"}}
-    assert [r.data for r in journal.records() if r.name == "bet_refs"] == [{"refs": [["alice-1", "alice", "1", "10"]]}]
+    assert [r.data for r in journal.records() if r.name == "bet_refs"] == [{"refs": [["alice-1", "alice", "1", "10", None]]}]
     journal.close()
 
 
@@ -180,6 +182,69 @@ def test_the_intake_groups_what_arrives_while_a_group_commits(tmp_path):
     assert all(outcomes[0].ok for outcomes, _ in answers)
     assert intake.bets == 200 and intake.groups == len(seen) < 200
     assert sum(Decimal(a["1"]) for a in table.book.snapshot().values()) == 200
+    journal.close()
+
+
+def test_a_ref_is_the_players_own_two_players_may_use_the_same_one(tmp_path):
+    """Issue 14.1: a ref is unique per player; another player's bet under
+    the same ref on the same box is a bet of its own, not a duplicate."""
+    path = tmp_path / "j.sqlite"
+    table, journal = table_with_journal(path, "football")
+    refs = BetRefs()
+    ann, bob, ann_again = commit_bets(table, [BetRequest("common", "upper", "10", ref="r1", player="ann"),
+                                              BetRequest("common", "upper", "10", ref="r1", player="bob"),
+                                              BetRequest("common", "upper", "10", ref="r1", player="ann")], refs)
+    assert ann.ok and not ann.duplicate and bob.ok and not bob.duplicate
+    assert ann_again.ok and ann_again.duplicate
+    assert table.book.players_snapshot() == {"common": {"ann": {"upper": "10"}, "bob": {"upper": "10"}}}
+    journal.close()
+    again = build_mock("football", seed=3).table
+    journal = Journal(path)
+    again.attach_journal(journal)
+    from tablesim.journal.recovery import recover
+
+    recover(again, journal)
+    refs = BetRefs().load(journal, again.table_id)
+    bob_retry, carol, seat = commit_bets(again, [BetRequest("common", "upper", "10", ref="r1", player="bob"),
+                                                 BetRequest("common", "upper", "10", ref="r1", player="carol"),
+                                                 BetRequest("common", "upper", "10", ref="r1")], refs)
+    assert bob_retry.duplicate and not carol.duplicate and carol.ok and seat.ok and not seat.duplicate
+    assert again.book.players_snapshot() == {"common": {"ann": {"upper": "10"}, "bob": {"upper": "10"},
+                                                        "carol": {"upper": "10"}, "common": {"upper": "10"}}}
+    journal.close()
+
+
+def test_a_journal_written_before_refs_named_their_player_still_refuses_a_second_bet(tmp_path):
+    """An older journal's refs (``[ref, position, bet, amount]``, no player)
+    still stand for whoever sends them: a retry is a duplicate, another bet
+    under the ref is refused, as before."""
+    path = tmp_path / "j.sqlite"
+    table, journal = table_with_journal(path, "football")
+    table.place_bet("common", "upper", "10", "ann")
+    journal.append(table.table_id, table.round_id, "meta", "bet_refs", {"refs": [["r1", "common", "upper", "10"]]},
+                   "intake")
+    refs = BetRefs().load(journal, table.table_id)
+    retry, other = commit_bets(table, [BetRequest("common", "upper", "10", ref="r1", player="ann"),
+                                       BetRequest("common", "odd", "10", ref="r1", player="ann")], refs)
+    assert retry.duplicate and not other.ok and "already used" in other.reason
+    assert table.book.players_snapshot() == {"common": {"ann": {"upper": "10"}}}
+    journal.close()
+
+
+def test_a_failed_commit_takes_back_each_players_share_too(tmp_path):
+    table, journal = table_with_journal(tmp_path / "j.sqlite", "football")
+    commit_bets(table, [BetRequest("common", "upper", "10", player="ann")])
+    before = table.book.players_snapshot()
+    inserts: list[str] = []
+    # the disk "fails" at the group's last bet record: real SQLite aborts that INSERT
+    journal.db.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
+    journal.db.set_progress_handler(lambda: 1 if len(inserts) == 4 else 0, 1)
+    with pytest.raises(sqlite3.OperationalError):
+        commit_bets(table, [BetRequest("common", "upper", "5", player="ann"),
+                            BetRequest("common", "upper", "5", player="bob")], BetRefs())
+    journal.db.set_progress_handler(None, 1)
+    journal.db.set_trace_callback(None)
+    assert len(inserts) == 4 and table.book.players_snapshot() == before
     journal.close()
 
 

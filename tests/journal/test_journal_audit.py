@@ -197,3 +197,13 @@ def test_verify_refuses_a_database_that_is_not_a_journal_and_leaves_it_alone(tmp
     db.close()
     assert tables == ["chips"]
     assert res.code == 2 and len(res.err_lines) == 1, (res.code, res.out, res.err)
+
+
+def test_a_journal_that_cannot_be_read_is_an_error_line_with_the_common_prefix(tmp_path, run_cli):
+    """Issue 16.3: every command's errors start `tablesim: error:`; a
+    journal the audit cannot read is one (exit 2), a verdict on one it read
+    is not."""
+    missing = tmp_path / "nope.sqlite"
+    res = run_cli("audit", "verify", "--journal", missing)
+    assert res.code == 2
+    assert res.err.strip() == f"tablesim: error: journal {missing}: unreadable: no such journal file"

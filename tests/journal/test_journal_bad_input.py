@@ -341,3 +341,14 @@ def test_an_invalid_script_exits_2_with_one_line_and_writes_no_journal(case, tmp
 def test_tablesim_run_with_a_directory_as_journal_exits_2(tmp_path, run_cli):
     res = run_cli("run", "--game", "wheel", "--mock", "--rounds", "1", "--journal", tmp_path)
     assert res.code == 2 and len(res.err_lines) == 1, res.err
+
+
+@pytest.mark.parametrize("where", ["/proc/tablesim-test.sqlite", "/proc/no/such/dir/j.sqlite"])
+def test_a_journal_path_where_nothing_can_be_written_is_one_line(where, run_cli):
+    """A journal in a place the table cannot write (its lock file, its
+    folder): one line naming the path, exit 2, never a traceback."""
+    res = run_cli("run", "--game", "fortune3", "--mock", "--rounds", "1", "--journal", where)
+    assert res.code == 2, (res.out, res.err)
+    lines = res.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tablesim: error: ") and where in lines[0], res.err
+    assert "Traceback" not in res.err

@@ -247,6 +247,32 @@ def test_an_unfinished_last_round_is_shown_in_progress_with_its_bets(f3, tmp_pat
     assert second["bets"] == {"2": {"ante": "15"}} and second["results"] == {} and second["net"] == {}
 
 
+def test_a_positions_own_seat_and_named_players_each_recall_their_own_stake(f3, tmp_path, run_cli):
+    """Issue 14.1: a bet with no player is the box's own seat's; when other
+    bets on the table name their player, the recall's ``player_bets`` holds
+    the seat's stake too (it equals the round's per-player returns). A
+    confirmed misdeal's void names the supervisor who confirmed it."""
+    path = tmp_path / "f3.sqlite"
+    rig = f3(path, cards=F3_SHOE)
+    t = rig.table
+    t.open_round()
+    t.place_bet("1", "ante", "10", "ann")
+    t.place_bet("3", "ante", "10")
+    t.place_bet("3", "ante", "5", "3")   # the seat, named
+    t.close_betting()
+    t.start_dealing()
+    rig.step(2)
+    t.misdeal()
+    t.resolve_incident("confirm", actor="supervisor:sam", why="box 3 was skipped")
+    (got,) = history_json(run_cli, path)
+    assert got["player_bets"] == {"ann": {"1": {"ante": "10"}}, "3": {"3": {"ante": "15"}}}
+    assert got["players"] == {"ann": {"returned": {"1": {"ante": "10"}}}, "3": {"returned": {"3": {"ante": "15"}}}}
+    (void,) = [e for e in got["events"] if e["kind"] == "void"]
+    assert (void["actor"], void["why"]) == ("supervisor:sam", "box 3 was skipped")
+    text = run_cli("history", "--journal", path).out
+    assert "void by supervisor:sam" in text and "by None" not in text
+
+
 def test_history_never_shows_a_forged_round_as_what_happened(tmp_path, run_cli):
     """A bet raised with plain SQL in a closed round (behind the start-up
     check's checkpoint): `history` refuses that round, naming the record,

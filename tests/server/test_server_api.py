@@ -467,3 +467,83 @@ def test_a_loopback_server_answers_only_to_loopback_names(serve):
     s = serve("wheel", journal=False)
     assert s.get("/api/table", headers={"Host": "evil.example"}).status_code == 400
     assert s.get("/api/table", headers={"Host": f"localhost:{s.server.port}"}).status_code == 200
+
+
+def test_a_boxs_decision_may_name_its_player_and_only_the_seated_one_decides(serve):
+    """Issue 14.1 / Art. 9(1): the API's play/fold may name the player; a
+    player other than the one seated at the box is refused (409), and the
+    journaled decision names the seated player."""
+    s = serve("fortune3")
+    open_betting(s)
+    ok(s.post("/api/bets", {"position": "1", "bet": "ante", "amount": "10", "player": "ann"}))
+    ok(s.post("/api/bets", {"position": "2", "bet": "ante", "amount": "10"}))
+    ok(s.post("/api/actions/close_betting"))
+    ok(s.post("/api/actions/deal"))
+    s.wait_state("decisions")
+    bob = s.post("/api/actions/decide", {"box": "1", "decision": "play", "player": "bob"})
+    assert bob.status_code == 409 and "belongs to ann" in bob.json()["reason"]
+    ok(s.post("/api/actions/decide", {"box": "1", "decision": "play", "player": "ann"}))
+    ok(s.post("/api/actions/decide", {"box": "2", "decision": "fold"}))
+    s.wait_state("complete")
+    decisions = [e for e in ok(s.get("/api/history", params={"last": 1}))[0]["events"] if e["kind"] == "decision"]
+    assert [(e["box"], e["decision"], e.get("player")) for e in decisions] == [("1", "play", "ann"), ("2", "fold", None)]
+    # the board's results name each player's part too
+    (board,) = ok(s.get("/api/results", params={"last": 1}))
+    assert set(board["players"]) == {"ann", "2"} and board["players"]["2"]["net"] == "-10"
+
+
+def test_a_supervisor_switches_a_shuffler_table_to_the_shoe_and_back(serve):
+    """Art. 11(4), issue 14.2: after a shuffler failure a supervisor deals the
+    following rounds from the shoe (the mock shuffler table keeps one at hand),
+    and back later; who and why are journaled; the table shows the mode."""
+    s = serve("fortune3", dealing="shuffler")
+    assert s.state()["view"]["dealing"] == "shuffler"
+    switch = {a["name"]: a for a in s.state()["actions"]}["set_dealing"]
+    assert switch["enabled"] and switch["role"] == "supervisor"
+    assert s.post("/api/actions/set_dealing", {"mode": "shoe", "why": "jammed"}).status_code == 403
+    ok(s.post("/api/actions/set_dealing", {"mode": "shoe", "why": "shuffler jammed"}, role="supervisor"))
+    snap = s.state()
+    assert snap["view"]["dealing"] == snap["layout"]["dealing"] == "shoe"
+    assert [d["kind"] for d in snap["devices"]] == ["shoe"]
+    result = play_round(s)
+    assert result["status"] == "settled"
+    kinds = {r[2] for r in s.records()}
+    assert "card" in kinds and "hand" not in kinds   # dealt card by card, from the shoe
+    ok(s.post("/api/actions/set_dealing", {"mode": "shuffler", "why": "new shuffler fitted"}, role="supervisor"))
+    assert s.state()["view"]["dealing"] == "shuffler"
+    assert play_round(s)["status"] == "settled"
+    db = __import__("sqlite3").connect(s.journal_path)
+    switches = [json.loads(d) for (d,) in db.execute("SELECT data FROM records WHERE name = 'dealing_mode'")]
+    db.close()
+    assert [(d["mode"], d["why"], d["actor"]) for d in switches] == [
+        ("shoe", "shuffler jammed", s.tokens.first("supervisor")[1].actor),
+        ("shuffler", "new shuffler fitted", s.tokens.first("supervisor")[1].actor)]
+
+
+def test_a_stray_card_stays_face_down_until_the_reveal(serve):
+    """Art. 11(3): a card dealt to a box with no bet is set aside; it was
+    dealt face down, so the table, its events and its history show it as
+    the dealer's cards are shown: hidden until the reveal (an exposed card,
+    set aside face up, is seen by all anyway)."""
+    s = serve("fortune3", pace=0.01)
+    open_betting(s)
+    ok(s.post("/api/bets", {"position": "1", "bet": "ante", "amount": "10"}))
+    ok(s.post("/api/actions/close_betting"))
+    ok(s.post("/api/actions/deal"))
+    s.wait_state("decisions")
+    seq = s.state()["seq"]
+    ok(s.post("/api/actions/stray"))   # the dealer's third card went to an empty box
+    end = time.monotonic() + 10
+    while not ((snap := s.state())["state"] == "decisions" and snap["view"]["set_aside"]):
+        assert time.monotonic() < end
+        time.sleep(0.01)
+    assert snap["view"]["set_aside"] == ["??"]
+    events = ok(s.get("/api/events", params={"since": seq}))["events"]
+    (aside,) = [e for e in events if e["kind"] == "card_set_aside"]
+    assert aside["data"]["card"] == "??"
+    (summary,) = ok(s.get("/api/history", params={"last": 1}))
+    assert [e["card"] for e in summary["events"] if e["kind"] == "card_set_aside"] == ["??"]
+    ok(s.post("/api/actions/decide", {"box": "1", "decision": "play"}))
+    done = s.wait_state("complete")
+    (card,) = done["view"]["set_aside"]
+    assert card != "??" and done["result"]["outcome"]["set_aside"] == [card]

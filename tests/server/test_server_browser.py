@@ -261,3 +261,97 @@ def test_console_and_board_render_before_the_stream_is_up(serve, browser):
         assert page_errors(b) == []
     finally:
         b.send("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})
+
+
+def test_a_shuffler_table_on_the_console_players_a_stray_hand_and_the_dealing_mode(serve, browser):
+    """Issue 14 on the console: a bet names its player and the box shows
+    whose it is; a hand dealt to a box with no bet is declared stray with the
+    Stray card button (the deal goes on); after the round the players' nets
+    are shown; the supervisor switches the table to the shoe (Art. 11(4))
+    through the Dealing mode button, and the console shows the mode."""
+    s = serve("fortune3", pace=0.02, seed=11, dealing="shuffler")
+    b = browser
+    b.goto(f"{s.url}/#token={s.dealer}")
+    b.wait("document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    assert b.eval("document.querySelector('#dealing-mode').textContent") == "dealing by shuffler"
+    b.click("#act-open_round")
+    b.wait(state_is("betting_open"))
+    b.eval("document.querySelector('#box-player').value = 'ann'")
+    b.click('[data-chip="10"]')
+    b.click('[data-pos="3"][data-bet="ante"]')
+    b.wait("!!document.querySelector('[data-players=\"3\"]')")
+    assert b.eval("document.querySelector('[data-players=\"3\"]').textContent") == "ann: Ante 10"
+    assert s.state()["players"] == {"3": {"ann": {"ante": "10"}}}
+    b.click("#act-close_betting")
+    b.wait(state_is("bets_closed"))
+    b.click("#act-deal")
+    b.wait(state_is("decisions"), timeout=20)
+    # the dealer's hand (the last one) went to an empty box: declared stray, the dealer gets the next
+    b.wait("!document.querySelector('#act-stray').disabled")
+    b.click("#act-stray")
+    end = time.monotonic() + 20
+    while not ((snap := s.state())["state"] == "decisions" and len(snap["view"]["set_aside"]) == 3):
+        assert time.monotonic() < end, snap["state"]
+        time.sleep(0.02)
+    # the console has caught up with the new deal: the dealer's new hand is in
+    b.wait(f"{state_is('decisions')} && Number(document.querySelector('#log li').dataset.seq) >= {snap['seq']}")
+    b.click('[data-box="3"][data-decision="play"]')
+    b.wait(state_is("complete"))
+    b.wait("!!document.querySelector('#player-results')")
+    net = s.state()["result"]["players"]["ann"]["net"]
+    assert b.eval("document.querySelector('#player-results').textContent") == \
+        f"ann {net if net.startswith('-') or net == '0' else '+' + net}"
+    b.click("#act-set_dealing")
+    b.wait("document.querySelector('#modal').open")
+    b.click("#modal-fields .quick button")  # "shuffler failure (Art. 11(4))"; the mode offered is the shoe
+    b.click("#modal-ok")
+    b.wait("document.querySelector('#modal').open && document.querySelector('#modal-title').textContent === 'Supervisor needed'")
+    b.type_text(s.supervisor)
+    b.press_enter()
+    b.wait("document.querySelector('#dealing-mode').textContent === 'dealing by shoe'")
+    assert s.state()["view"]["dealing"] == "shoe"
+    # the results board shows each player's net the same way
+    b.goto(f"{s.url}/board")
+    b.wait("!!document.querySelector('[data-player=\"ann\"]')")
+    assert b.eval("document.querySelector('[data-player=\"ann\"]').textContent") == \
+        f"ann {net if net.startswith('-') or net == '0' else '+' + net}"
+    assert page_errors(b) == []
+
+
+def test_a_misdeal_called_after_the_last_card_on_the_console_needs_the_supervisor(serve, browser):
+    """Art. 11(1), issue 14.2: once the cards are out the dealer's Misdeal
+    is a call, not a void: the round waits (incident banner, decisions
+    refused) until a supervisor confirms it; then every bet is returned."""
+    s = serve("fortune3", pace=0.01, seed=5)
+    b = browser
+    b.goto(f"{s.url}/#token={s.dealer}")
+    b.wait("document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    b.click("#act-open_round")
+    b.wait(state_is("betting_open"))
+    b.click('[data-chip="10"]')
+    b.click('[data-pos="2"][data-bet="ante"]')
+    b.wait("document.querySelector('[data-pos=\"2\"][data-bet=\"ante\"] .amt').textContent === '10'")
+    b.click("#act-close_betting")
+    b.wait(state_is("bets_closed"))
+    b.click("#act-deal")
+    b.wait(state_is("decisions"), timeout=20)
+    b.click("#act-misdeal")
+    b.wait("!document.querySelector('#incident').hidden")
+    assert "misdeal" in b.eval("document.querySelector('#incident-text').textContent")
+    assert s.state()["state"] == "decisions"  # the dealer's call alone voided nothing
+    b.wait("document.querySelector('[data-box=\"2\"][data-decision=\"play\"]') !== null")
+    b.click("#incident-resolve")
+    b.wait("document.querySelector('#modal').open")
+    assert b.eval("document.querySelector('#modal-fields [name=\"card\"]')") is None  # a misdeal call names no card
+    b.eval("document.querySelector('#modal-fields [name=\"decision\"]').value = 'confirm'")
+    b.click("#modal-fields .quick button")
+    b.click("#modal-ok")
+    b.wait("document.querySelector('#modal').open && document.querySelector('#modal-title').textContent === 'Supervisor needed'")
+    b.type_text(s.supervisor)
+    b.press_enter()
+    b.wait(state_is("void"))
+    result = s.state()["result"]
+    assert result["void_reason"] == "misdeal"
+    (void,) = [e for e in s.get("/api/history", params={"last": 1}).json()[0]["events"] if e["kind"] == "void"]
+    assert void["actor"] == "supervisor:mock-supervisor" and void["returned"] == {"2": {"ante": "10"}}
+    assert page_errors(b) == []

@@ -4,6 +4,7 @@ costing memory, and a bad body gets one readable reason (issue 16)."""
 
 from __future__ import annotations
 
+import json
 import socket
 
 import pytest
@@ -137,3 +138,49 @@ def test_tokens_in_a_file_are_not_printed_unless_asked(env, tmp_path, monkeypatc
     for op in json.loads(tokens_file.read_text())["operators"]:
         assert op["token"] not in text
     assert any(line.startswith("console: http://127.0.0.1:") and line.endswith("/") for line in lines)
+
+
+@pytest.mark.parametrize("body, reason", [
+    ({"position": ["3"], "bet": "ante", "amount": "10"}, "position: a text or a whole number"),
+    ({"position": "3", "bet": "ante", "amount": 10.5}, "amount: a text or a whole number"),
+    (b"\xff\xfe{", "the body is not valid JSON"),
+])
+def test_a_choice_of_types_or_broken_json_reads_as_one_reason_not_pydantics_parts(served, body, reason):
+    """Issue 16: 'amount.str: Input should be a valid string; amount.int: ...'
+    is pydantic's inside; the client reads what the field takes."""
+    assert served.post("/api/actions/open_round").status_code == 200
+    headers = {"Authorization": f"Bearer {served.dealer}", "Content-Type": "application/json"}
+    content = body if isinstance(body, bytes) else json.dumps(body).encode()
+    res = served.client.post("/api/bets", content=content, headers=headers)
+    assert res.status_code == 422 and res.json()["detail"] == reason
+    batch = served.client.post("/api/bets/batch", content=b'{"bets": [%s]}' % content, headers=headers)
+    if not isinstance(body, bytes):
+        assert batch.status_code == 200
+        assert batch.json()["results"][0]["detail"] == "bets.0." + reason
+
+
+def test_a_websocket_client_cannot_make_the_server_hold_big_messages(served):
+    """The stream takes nothing from a client but ``{"since": N}`` and pings:
+    a message of a megabyte (anyone may open /ws) is refused at once (close
+    1009), costing the server no memory; other clients and the API go on."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    pid = served.proc.pid
+    url = served.url.replace("http", "ws") + "/ws?since="
+    before = rss_kib(pid)
+    closed = []
+    for _ in range(3):
+        with connect(url, open_timeout=5, max_size=None) as ws:
+            try:
+                ws.send("x" * (1024 * 1024))
+                while True:
+                    ws.recv(timeout=5)
+            except ConnectionClosed as exc:
+                closed.append(exc.rcvd.code if exc.rcvd else None)
+    assert closed == [1009] * 3
+    assert rss_kib(pid) - before < 20 * 1024
+    with connect(url, open_timeout=5) as ws:
+        ws.send(json.dumps({"since": 0}))
+        assert json.loads(ws.recv(timeout=5))["type"]
+    assert served.state()["state"] == "idle"

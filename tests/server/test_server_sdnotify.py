@@ -137,6 +137,9 @@ def test_the_shipped_unit_is_a_notify_service_with_a_watchdog():
     serve = cli.get_command(group, name).make_context(name, rest, parent=group)
     assert name == "serve" and serve.params["config_path"] == "/etc/tablesim/fortune3-serial.toml"
     assert serve.params["journal"].startswith("/var/lib/tablesim/")
+    # the data directory (the journal chain's key, a generated token file) is the state directory
+    env = dict(e.split("=", 1) for e in lines["Environment"].split())
+    assert f"{env['XDG_DATA_HOME']}/tablesim" == f"/var/lib/{lines['StateDirectory']}"
 
 
 @pytest.mark.skipif(not Path("/usr/bin/systemd-analyze").exists(), reason="needs systemd-analyze")

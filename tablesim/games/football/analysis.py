@@ -160,7 +160,8 @@ def render_analysis(data: dict) -> str:
     rounding = data.get("commission_rounding", {})
     if rounding.get("by_stake"):
         bets = list(next(iter(rounding["by_stake"].values())))
-        lines += ["", "commission paid rounded down to the payout unit (rule: floor); 'return' above is without it",
+        lines += ["", "return with the win less commission paid rounded down to the payout unit (rule: floor); "
+                  "'return' above pays the commission exactly",
                   f"{'stake (payout units)':<22}" + "".join(f"{b:>12}" for b in bets)]
         for stake, per_bet in rounding["by_stake"].items():
             lines.append(f"{stake:<22}" + "".join(f"{per_bet[b]['value']:>12.6f}" for b in bets))

@@ -29,7 +29,7 @@ class Fortune3Console(GameAdapter):
         t = self.table
         return [
             Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.can("start_dealing")),
-            Action("decide", "Play / fold", "dealer", lambda b: t.decide(b.box, b.decision),
+            Action("decide", "Play / fold", "dealer", lambda b: t.decide(b.box, b.decision, b.player),
                    lambda: t.can("decide"), DecideBody, ("box", "decision"), hidden=True),
             Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(), lambda: t.can("misdeal")),
             # Art. 11(3): the latest card (or hand) went to a box with no bet.
@@ -89,7 +89,8 @@ class Fortune3Console(GameAdapter):
                               if revealed and t.result is not None else None),
             },
             "pending_decisions": t.pending_decisions() if t.state.value == "decisions" else [],
-            "set_aside": [d.code for d in t.set_aside],
+            # a card set aside face down (a stray, Art. 11(3)) stays hidden until the reveal
+            "set_aside": [d.code if (revealed or d.exposed) else HIDDEN for d in t.set_aside],
             "dealing": t.dealing,
         }
 
@@ -97,6 +98,8 @@ class Fortune3Console(GameAdapter):
         # The dealer's cards are dealt face down: nobody sees them before the reveal.
         if msg["kind"] == "card" and msg["data"].get("to") == "dealer":
             msg = {**msg, "data": {**msg["data"], "card": HIDDEN}}
+        elif msg["kind"] == "card_set_aside" and not self._revealed():
+            msg = {**msg, "data": {**msg["data"], "card": _face_down(msg["data"].get("card", ""))}}
         return msg
 
     def redact_summary(self, summary: dict) -> dict:
@@ -106,5 +109,13 @@ class Fortune3Console(GameAdapter):
         for ev in summary.get("events", []):
             if ev.get("kind") == "card" and ev.get("to") == "dealer":
                 ev = {**ev, "card": HIDDEN}
+            elif ev.get("kind") == "card_set_aside":
+                ev = {**ev, "card": _face_down(ev.get("card", ""))}
             events.append(ev)
         return {**summary, "events": events}
+
+
+def _face_down(codes: str) -> str:
+    """The set-aside cards as the table shows them before the reveal: an
+    exposed card (``^``) is seen by all, a card set aside face down is not."""
+    return " ".join(c if c.endswith("^") else HIDDEN for c in codes.split())

@@ -59,7 +59,10 @@ def build_table(profile: str | None, dealing: str, rng: random.Random) -> Fortun
     source = ShuffledShoe(rng, 1, reshuffle_each_load=True, exposed_rate=0.01)
     if settings.dealing == "shoe":
         return Fortune3Table(load_profile(profile), settings, shoe=MockShoe(source), table_id="F3-MOCK")
-    return Fortune3Table(load_profile(profile), settings, shuffler=MockShuffler(source), table_id="F3-MOCK")
+    # A shuffler table keeps a shoe at hand: after a shuffler failure a supervisor
+    # may switch the following rounds to it (Art. 11(4)).
+    return Fortune3Table(load_profile(profile), settings, shuffler=MockShuffler(source), shoe=MockShoe(source),
+                         table_id="F3-MOCK")
 
 
 def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: bool) -> Fortune3Rig:

@@ -130,13 +130,20 @@ class Fortune3ScriptSession:
         delivered = 0
         while table.state is S.DEALING:
             if spec.misdeal_after is not None and delivered >= spec.misdeal_after:
+                if delivered > spec.misdeal_after:
+                    raise InputError(_inside_a_hand(spec.misdeal_after, delivered), where="misdeal_after")
                 self._misdeal()
                 return
             event = device.next_event(0)
             if event is None:
                 raise InputError(f"ran out of scripted cards: the deal needs more than {given}", where="cards")
             table.handle(event)
+            before = delivered
             delivered += len(getattr(event, "cards", ())) or (1 if hasattr(event, "card") and event.card else 0)
+            # a shuffler's hand comes out whole: a stray is declared on a whole hand
+            skipped = [n for n in spec.stray_after if before < n < delivered]
+            if skipped:
+                raise InputError(_inside_a_hand(skipped[0], delivered), where="stray_after")
             resolve_unattended(table)
             # A stray may be the deal's last card: the table holds before the
             # reveal, so the dealer can still declare it (Art. 11(3)).
@@ -149,6 +156,8 @@ class Fortune3ScriptSession:
             if delivered < spec.misdeal_after:
                 raise InputError(f"{spec.misdeal_after} is beyond the {delivered} card(s) dealt",
                                  where="misdeal_after")
+            if delivered > spec.misdeal_after:
+                raise InputError(_inside_a_hand(spec.misdeal_after, delivered), where="misdeal_after")
             self._misdeal()  # after the last card, before anyone decides (Art. 11(1))
 
     def _misdeal(self) -> None:
@@ -157,6 +166,11 @@ class Fortune3ScriptSession:
         table = self.table
         if table.misdeal() is None:
             table.resolve_incident("confirm", actor="script", why="the scripted misdeal call is confirmed")
+
+
+def _inside_a_hand(n: int, delivered: int) -> str:
+    return (f"{n} is not where a shuffler hand ends (its hand ended at card {delivered}; "
+            "the shuffler delivers a hand at a time)")
 
 
 def script_session(table: Reader) -> Fortune3ScriptSession:

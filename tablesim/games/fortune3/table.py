@@ -170,7 +170,9 @@ class Fortune3Table(GameTable):
         the player seated there: the decision is theirs."""
         box = str(box)
         self.decisions[box] = decision
-        self.emit("decision", box=box, decision=decision)
+        seated = self.seated(box)
+        # a named player's decision says whose it is; the box's own seat's reads as before
+        self.emit("decision", box=box, decision=decision, **({} if seated in (None, box) else {"player": seated}))
         if len(self.decisions) == self.deciders and not self.settings.reveal_by_dealer:
             self.trigger["reveal"]()
 
@@ -225,7 +227,7 @@ class Fortune3Table(GameTable):
         table lets the dealer void alone (``misdeal_confirmation =
         "dealer"``). Returns the void result, or None while the call waits."""
         if not self._cards_out() or self.settings.misdeal_confirmation == "dealer":
-            return self.void("misdeal")
+            return self.void("misdeal", actor=self.actor_for("misdeal"))
         self.open_incident(self.MISDEAL_INCIDENT, "the dealer calls a misdeal (Art. 11(1)): a supervisor "
                            "confirms (the round is void) or rejects (play goes on)", blocking=True)
         return None
@@ -371,7 +373,8 @@ class Fortune3Table(GameTable):
     def on_incident_resolved(self, incident: Incident, decision: str, card: str | None) -> None:
         if incident.code == self.MISDEAL_INCIDENT:
             if decision == "confirm":
-                self.void("misdeal")
+                actor, why = self.resolved_by
+                self.void("misdeal", actor=actor, why=why)
             return  # rejected: the round goes on where it was
         if incident.code != MISREAD:
             return  # a card drawn while disarmed stays set aside either way

@@ -25,6 +25,12 @@ def config_settings(profile: WheelProfile, reader: Reader, limits: Reader | None
         raise reader.fail("spin_seconds", f"must be more than 0, got {spin}")
     layout = read_layout_override(reader, profile)
     by_spot = Limits.parse(limits, profile.spots) if limits is not None else default_limits(profile.spots)
+    for spot, limit in by_spot.by_bet.items():
+        if limit.position_max is not None:
+            # a wheel's position is its player: the cap would only repeat the player's own max
+            where = spot if limits.has(spot) else "default"
+            raise limits.sub(where).fail("position_max", "the wheel has no position_max: a bet's position is its "
+                                         "player, so each player's max is the only cap")
     return WheelSettings(layout=layout, limits=by_spot, spin_seconds=float(spin))
 
 

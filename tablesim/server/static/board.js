@@ -1,5 +1,5 @@
 // The results board: the last rounds' results, updated live.
-import { h, morph, request, connect, piece, resultSummary } from "./common.js";
+import { h, morph, request, connect, piece, resultSummary, signed } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 let table = null;
@@ -20,7 +20,7 @@ function roundCard(game, r) {
   if (r.players) {
     // each named player's net (issue 14.1)
     el.append(h("div", { class: "totals players" }, Object.entries(r.players).map(([pl, x]) =>
-      h("span", { dataset: { player: pl } }, `${pl} ${String(x.net).startsWith("-") ? x.net : "+" + x.net}`))));
+      h("span", { dataset: { player: pl } }, `${pl} ${signed(x.net)}`))));
   }
   return el;
 }

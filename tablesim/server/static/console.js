@@ -124,13 +124,14 @@ async function decide(box, decision) {
 async function resolveIncident() {
   const inc = table && table.incident;
   if (!inc) return;
-  const v = await ask({
-    title: `Incident ${inc.id}`, text: inc.text || "",
-    fields: [
-      { name: "decision", label: "Decision", choices: ["confirm", "reject"], value: "reject" },
-      { name: "card", label: "Card (to confirm a misread, e.g. QH)", value: inc.card || "" },
-      { name: "why", label: "Why", value: "", quick: ["card checked by supervisor", "card cannot be identified"] },
-    ], ok: "Resolve" });
+  // The table's own incidents (codes under 200: a lost link, a dealer's misdeal call) ask no card;
+  // a device's card fault (a misread) is confirmed by naming the card.
+  const cardFault = inc.code >= 200;
+  const fields = [{ name: "decision", label: "Decision", choices: ["confirm", "reject"], value: "reject" }];
+  if (cardFault) fields.push({ name: "card", label: "Card (to confirm a misread, e.g. QH)", value: inc.card || "" });
+  fields.push({ name: "why", label: "Why", value: "", quick: cardFault
+    ? ["card checked by supervisor", "card cannot be identified"] : ["checked at the table by the supervisor"] });
+  const v = await ask({ title: `Incident ${inc.id}`, text: inc.text || "", fields, ok: "Resolve" });
   if (!v || !v.why) return;
   await call("POST", "/api/incident/resolve", { decision: v.decision, why: v.why, card: v.card || null }, { supervisorOnly: true });
 }
