@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from tablesim.engine.stats import SessionStats
-from tablesim.core.money import fmt
-from tablesim.core.money import signed as plain_signed
+from tablecore.money import fmt
+from tablecore.money import signed as plain_signed
 
 
 def signed(value: Decimal, *, colour: bool = True) -> str:
@@ -44,14 +44,19 @@ def summary_table(title: str, stats: SessionStats) -> Table:
 NOTICE_STYLES = {None: None, "warning": "bold yellow", "error": "red"}
 
 
-def attach_journal(console: Console, table: Any, spec: str | None, key_file: Any = None) -> Any:
-    """Attach the table's journal and recover it, telling the operator what was found."""
+def attach_journal(console: Console, table: Any, spec: str | None, key_file: Any = None,
+                   banner: str | None = None) -> Any:
+    """Attach the table's journal and recover it, telling the operator what
+    was found. ``banner``: printed first, once the journal is taken (a table
+    refused its journal prints the refusal alone)."""
     from rich.text import Text
 
     from tablesim.journal.attach import attach_and_recover
 
     notices: list = []
     report = attach_and_recover(table, spec, notices, key_file=key_file)
+    if banner is not None:
+        console.print(banner)
     for text, style in notices:
         console.print(Text(text, style=NOTICE_STYLES[style] or ""))
     return report

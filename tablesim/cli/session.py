@@ -40,12 +40,11 @@ def _progress(console: Console, options: RunOptions) -> Iterator[Callable[[], No
 
 
 def run_session(table, options: RunOptions, console: Console, plan: SessionPlan) -> int:
-    console.print(plan.banner)
     if options.studio:
         from tablesim.studio.natsio import check_url
 
         check_url(options.studio)  # before anything is opened or recovered
-    attach_journal(console, table, options.journal, key_file=options.key_file)
+    attach_journal(console, table, options.journal, key_file=options.key_file, banner=plan.banner)
     link = None
     if options.studio:
         from tablesim.studio.attach import start_link

@@ -63,6 +63,8 @@ def test_a_second_table_process_refuses_at_once_and_the_first_goes_on(tmp_path, 
             assert lines == [f"tablesim: error: {journal}: in use by process {first.proc.pid}: "
                              "one table at a time writes a journal"], res.stderr
             assert "Traceback" not in res.stdout + res.stderr
+            if args[0] == "run":
+                assert res.stdout == "", res.stdout  # the refusal alone: no banner of a table that never ran
             assert refused_in < 3 * control + 5, (refused_in, control)
         assert snapshot(journal) == before  # nothing written
         # the first table goes on untouched: the bet stands and the round plays on
@@ -194,3 +196,19 @@ def test_one_process_shares_its_own_lock_but_others_are_refused(tmp_path):
     assert writer_pid(path) is None
     res = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
+
+
+def test_a_refused_second_serve_writes_nothing_beside_the_journal(tmp_path, env):
+    """Not even its operator tokens: the lock is taken before they are made."""
+    journal = tmp_path / "f3.journal.sqlite"
+    first = Served(env, journal)
+    try:
+        tokens = tmp_path / "f3.tokens.json"
+        tokens.unlink()  # (the first table read them at its start)
+        before = sorted(p.name for p in tmp_path.iterdir())
+        res = tablesim(env, "serve", "--game", "fortune3", "--mock", "--port", "0", "--journal", journal)
+        assert res.returncode == 2 and f"in use by process {first.proc.pid}" in res.stderr, res.stderr
+        assert sorted(p.name for p in tmp_path.iterdir()) == before
+        assert not tokens.exists()
+    finally:
+        assert first.stop() == 0
