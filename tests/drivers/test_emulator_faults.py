@@ -11,7 +11,7 @@ from drivers.emulators.faults import FAULTS, FaultSpec, parse_fault
 from drivers.emulators.launcher import running_emulators, split_faults
 from drivers.events import CardRead
 from drivers.registry import open_device
-from test_serial_support import FAST, no_leaks  # noqa: F401 - fixture
+from test_serial_support import STEADY, no_leaks  # noqa: F401 - fixture
 
 
 @pytest.mark.parametrize(
@@ -78,15 +78,15 @@ def test_split_faults() -> None:
 
 
 def test_launcher_runs_emulators_on_ptys_and_stops_them() -> None:
-    with running_emulators(["shoe", "display", "wheel", "shuffler"], seed=1, time_scale=0, timing=FAST,
+    with running_emulators(["shoe", "display", "wheel", "shuffler"], seed=1, time_scale=0, timing=STEADY,
                            faults=["shoe:misread@card=1"]) as urls:
         assert set(urls) == {"shoe", "display", "wheel", "shuffler"}
         assert all(os.path.exists(path) for path in urls.values())
-        shoe = open_device("shoe", "serial", {"url": urls["shoe"], "timing": FAST})
+        shoe = open_device("shoe", "serial", {"url": urls["shoe"], "timing": STEADY})
         try:
             shoe.load_shoe("P", 1)
             shoe.arm("R", 2)
-            first, second = shoe.next_event(3), shoe.next_event(3)
+            first, second = shoe.next_event(10), shoe.next_event(10)
             assert first.code == 201 and isinstance(second, CardRead)
         finally:
             shoe.close()

@@ -48,7 +48,7 @@ class Rig:
         self.server = server
         self.driver = driver
 
-    def events(self, n: int, timeout: float = 3.0) -> list[DeviceEvent]:
+    def events(self, n: int, timeout: float = 10.0) -> list[DeviceEvent]:  # pure waiting
         """The next ``n`` events (fails if they do not all come within ``timeout``)."""
         out: list[DeviceEvent] = []
         deadline = time.monotonic() + timeout
@@ -59,7 +59,7 @@ class Rig:
             out.append(event)
         return out
 
-    def until(self, predicate: Callable[[DeviceEvent], bool], timeout: float = 3.0) -> list[DeviceEvent]:
+    def until(self, predicate: Callable[[DeviceEvent], bool], timeout: float = 10.0) -> list[DeviceEvent]:
         """Events up to and including the first that satisfies ``predicate``."""
         out: list[DeviceEvent] = []
         deadline = time.monotonic() + timeout
@@ -105,7 +105,7 @@ def rig(
             driver.close()
 
 
-def wait_for(predicate: Callable[[], bool], timeout: float = 3.0) -> None:
+def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, "condition not reached in time"
