@@ -204,11 +204,14 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
         dealer = tokens.first("dealer")
         console.print(f"console: {url}/" + (f"#token={dealer[0]}" if dealer and shown else ""))
         console.print(f"board:   {url}/board")
-        console.print("stop with Ctrl-C")
         # uvicorn shuts down gracefully on Ctrl-C or SIGTERM, then raises the
-        # signal again: either is a normal stop here.
-        previous = signal.signal(signal.SIGTERM, _stop)
+        # signal again: either is a normal stop here. The handler is in place
+        # (inside the try) before "stop with" says the table can be stopped:
+        # a SIGTERM right after that line was a traceback and exit 1.
+        previous = signal.getsignal(signal.SIGTERM)
         try:
+            signal.signal(signal.SIGTERM, _stop)
+            console.print("stop with Ctrl-C")
             serve_table(table, tokens=tokens, rig=rig, host=host, bet_seconds=bet_seconds, pace=pace,
                         recovery=report, sock=sock, studio=studio or (config.studio_url if config else None))
         except (KeyboardInterrupt, _Stopped):
