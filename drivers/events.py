@@ -11,7 +11,7 @@ from decimal import Decimal
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tablesim.core.cards import Card
+from tablecore.cards import Card
 
 Severity = Literal["W", "E", "C"]  # warning / round must pause / device disabled
 

@@ -35,8 +35,8 @@ from importlib import metadata
 from typing import Any, Callable
 
 from drivers.base import Device
-from tablesim.core.errors import ConfigError
-from tablesim.core.validate import Reader
+from tablecore.errors import ConfigError
+from tablecore.validate import Reader
 
 KINDS = ("shuffler", "shoe", "display", "wheel")
 BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400)

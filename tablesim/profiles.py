@@ -12,8 +12,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from tablesim.core.errors import ConfigError, InputError
-from tablesim.core.money import WrittenFloat
+from tablecore.errors import ConfigError, InputError
+from tablecore.money import WrittenFloat
 
 #: a rule profile's name: plain, so that no name passes for another by a
 #: space, a look-alike letter or a control character ("macau-2008 ")

@@ -23,7 +23,7 @@ from drivers.events import DRAWN_WHILE_DISARMED, MISREAD
 from drivers.emulators.base import Emulator, Outgoing
 from drivers.link import DeviceAddr, Frame, NakReason
 from drivers.serial import parse
-from tablesim.core.cards import DECK, RANK_CHAR, Card
+from tablecore.cards import DECK, RANK_CHAR, Card
 
 #: device seconds at time_scale 1
 FIRST_CARD = 1.5  # from ARM to the first card

@@ -24,7 +24,7 @@ from drivers.events import MISREAD, SHUFFLER_JAM
 from drivers.emulators.base import Emulator
 from drivers.link import DeviceAddr, Frame, NakReason
 from drivers.serial import parse
-from tablesim.core.cards import DECK, Card
+from tablecore.cards import DECK, Card
 
 SHUFFLE_TIME = 25.0
 HAND_TIME = 2.5

@@ -6,7 +6,7 @@ import random
 from collections import deque
 from typing import Iterable
 
-from tablesim.core.cards import DECK, DealtCard, dealt
+from tablecore.cards import DECK, DealtCard, dealt
 
 
 class OutOfCards(Exception):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tablesim.core.cards import Card
+from tablecore.cards import Card
 
 #: fault name -> the device kinds it applies to
 FAULT_KINDS = {

@@ -42,7 +42,7 @@ from drivers.link import PON, DeviceAddr, Frame, LinkDown, LinkSession, Nak, Nak
 from drivers.serial import parse
 from drivers.serial.parse import Refuse
 from drivers.serial.timing import LinkTiming
-from tablesim.core.errors import DeviceFault
+from tablecore.errors import DeviceFault
 
 log = structlog.get_logger(__name__)
 

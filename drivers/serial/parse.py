@@ -11,8 +11,8 @@ from decimal import Decimal
 
 
 from drivers.link import Frame, NakReason
-from tablesim.core.cards import RANK_OF, SUITS, Card, DealtCard, parse_dealt
-from tablesim.core.errors import InputError
+from tablecore.cards import RANK_OF, SUITS, Card, DealtCard, parse_dealt
+from tablecore.errors import InputError
 
 
 class Refuse(Exception):

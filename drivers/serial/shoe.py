@@ -18,7 +18,7 @@ from drivers.link import DeviceAddr, Frame, NakReason
 from drivers.serial import parse
 from drivers.serial.link_device import Handler, LinkDevice
 from drivers.serial.parse import Refuse
-from tablesim.core.cards import Card
+from tablecore.cards import Card
 
 
 def keep(books: dict, key: Any, value: str, most: int = 16) -> None:

@@ -10,7 +10,7 @@ import click
 
 from drivers.registry import BAUDRATES
 from tablesim.cli.options import FiniteFloat
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 
 
 def serial_ports() -> tuple[list[dict], str | None]:

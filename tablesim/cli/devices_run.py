@@ -15,7 +15,7 @@ from rich.console import Console
 
 from drivers.base import Device
 from tablesim.cli.session import run_session
-from tablesim.core.errors import ConfigError
+from tablecore.errors import ConfigError
 from tablesim.games import registry
 from tablesim.games.rig import mock_rig
 from tablesim.harness.devicetables import (

@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from tablesim.engine.stats import SessionStats
-from tablesim.core.money import fmt
-from tablesim.core.money import signed as plain_signed
+from tablecore.money import fmt
+from tablecore.money import signed as plain_signed
 
 
 def signed(value: Decimal, *, colour: bool = True) -> str:

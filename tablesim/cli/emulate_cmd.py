@@ -18,7 +18,7 @@ from drivers.emulators import KINDS, make_emulator
 from drivers.emulators.faults import parse_fault
 from tablesim.cli.options import FiniteFloat
 from drivers.emulators.server import EmulatorServer
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 
 
 @click.command("emulate")

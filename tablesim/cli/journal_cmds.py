@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from tablesim.cli.display import signed
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.journal.audit import AuditResult, database_problem, first_forged, verify_file
 from tablesim.journal.keys import TABLE_ID, load_key
 from tablesim.journal.history import round_summary, select_rounds
@@ -28,9 +28,20 @@ def open_existing(path: str | None) -> Journal:
             names = ", ".join(str(p) for p in found) or f"none in {data_dir()}"
             raise InputError(f"name the journal with --journal (found: {names})")
         path = str(found[0])
-    if not Path(path).is_file():
-        raise InputError("no such journal file", where=path)
+    missing = _not_a_journal_file(path)
+    if missing:
+        raise InputError(missing, where=path)
     return Journal(path, readonly=True)
+
+
+def _not_a_journal_file(path: str) -> str | None:
+    """Why ``path`` cannot be a journal file (None: it may be one)."""
+    where = Path(path)
+    if where.is_file():
+        return None
+    if not where.exists():
+        return "no such journal file"
+    return "a folder, not a journal file" if where.is_dir() else "not a regular file (a journal is a file)"
 
 
 def _journals(paths: tuple[str, ...], all_: bool, table: str | None) -> list[str]:
@@ -79,8 +90,9 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
     key = load_key(key_path) if key_path is not None else None
     worst = 0
     for path in _journals(paths, all_, table):
-        if not Path(path).is_file():
-            result = AuditResult(False, 0, None, "no such journal file", "unreadable")
+        missing = _not_a_journal_file(path)
+        if missing:
+            result = AuditResult(False, 0, None, missing, "unreadable")
         else:
             result = verify_file(path, key)
         line = f"journal {path}: {result.describe()}"

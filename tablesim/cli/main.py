@@ -11,7 +11,7 @@ import sys
 import click
 
 from tablesim import __version__
-from tablesim.core.errors import TablesimError
+from tablecore.errors import TablesimError
 from tablesim.log import configure
 
 

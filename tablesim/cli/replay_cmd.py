@@ -16,7 +16,7 @@ from rich.console import Console
 
 from drivers.base import Device
 from drivers.registry import open_device
-from tablesim.core.errors import DeviceFault, InputError
+from tablecore.errors import DeviceFault, InputError
 from tablesim.games import registry
 from tablesim.harness.runopts import RunOptions
 from tablesim.harness.recording import Recording, Replayer, ReplayMismatch, compare_results

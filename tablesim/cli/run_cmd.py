@@ -11,7 +11,7 @@ from rich.console import Console
 from tablesim.cli.devices_run import run_configured, run_emulated, run_mock
 from tablesim.cli.gameopts import game_choice, game_options
 from tablesim.cli.options import RUN_ROUNDS_MAX, FiniteFloat
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.games.registry import check_options
 from tablesim.harness.runopts import RunOptions
 

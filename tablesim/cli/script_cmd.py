@@ -7,8 +7,8 @@ import sys
 
 import click
 
-from tablesim.core.errors import InputError
-from tablesim.core.money import fmt
+from tablecore.errors import InputError
+from tablecore.money import fmt
 from tablesim.harness.scripting.runner import PlayedRound, run_file
 
 

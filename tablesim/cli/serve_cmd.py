@@ -15,7 +15,7 @@ from rich.console import Console
 
 from tablesim.cli.gameopts import game_choice, game_options
 from tablesim.cli.options import FiniteFloat
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 
 
 def token_file_for(table_id: str, journal: str | None) -> Path | None:
@@ -38,6 +38,19 @@ def _tokens_from_file(tokens_path: str):
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read the token file: {exc}", where=tokens_path) from None
     return TokenStore.from_config(data, tokens_path), False, tokens_path
+
+
+def _hold_journal(journal: str | None, table_id: str):
+    """The writer lock of the journal this table will write (None: no journal file)."""
+    if journal in ("none", "memory", ":memory:"):
+        return None
+    from tablesim.journal.location import default_journal_path
+    from tablesim.journal.lock import WriterLock
+
+    path = Path(journal) if journal is not None else default_journal_path(table_id)
+    if not path.parent.is_dir():
+        return None  # (attaching the journal says why, in one line)
+    return WriterLock(path)
 
 
 def _generated_tokens(table_id: str, journal: str | None, prefix: str):
@@ -148,6 +161,12 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
             table = built.table
             devices_line = built.description
 
+        # The journal's one-writer lock first (attaching the journal below
+        # takes it again): a table refused as the second writer writes
+        # nothing, not even a token file beside the journal.
+        held = _hold_journal(journal, table.table_id)
+        if held is not None:
+            stack.callback(held.release)
         if tokens_path is not None:
             tokens, created, where = _tokens_from_file(tokens_path)
         elif config is not None and config.operators is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 
 
 def _unreachable(url: str, exc: Exception) -> InputError:

@@ -26,7 +26,7 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from tablesim.core.errors import IllegalAction
+from tablecore.errors import IllegalAction
 
 if TYPE_CHECKING:
     from tablesim.engine.table import GameTable

@@ -17,9 +17,9 @@ from decimal import Decimal
 from typing import Callable, Iterator
 
 from tablesim.engine.limits import Limits
-from tablesim.core.errors import IllegalAction
-from tablesim.core.money import ZERO, add, exact, fmt, parse_amount, subtract
-from tablesim.core.errors import InputError
+from tablecore.errors import IllegalAction
+from tablecore.money import ZERO, add, exact, fmt, parse_amount, subtract
+from tablecore.errors import InputError
 
 #: what a missing position or player reads as (never written to)
 _NONE: dict = {}

@@ -11,7 +11,7 @@ import logging
 
 import structlog
 
-from tablesim.core.frozen import built
+from tablecore.frozen import built
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from typing import Any, Iterator
 from drivers.base import Device
 from drivers.events import DeviceEvent
 import drivers.events
-from tablesim.core.codec import encode, register_family
-from tablesim.core.records import ActionInput
+from tablecore.codec import encode, register_family
+from tablecore.records import ActionInput
 from tablesim.engine.actions import ActionSpec
 from tablesim.engine.events import TableEvent
 

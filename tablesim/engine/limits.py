@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from tablesim.core.money import ONE, fmt, is_multiple
-from tablesim.core.validate import Reader
+from tablecore.money import ONE, fmt, is_multiple
+from tablecore.validate import Reader
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from tablesim.core.money import ZERO, exact, fmt
+from tablecore.money import ZERO, exact, fmt
 
 
 @dataclass

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from tablesim.engine.result import RoundResult
-from tablesim.core.money import ZERO
+from tablecore.money import ZERO
 
 
 @dataclass

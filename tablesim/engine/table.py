@@ -22,8 +22,8 @@ import structlog
 
 from drivers.base import Device
 from drivers.events import DeviceEvent
-from tablesim.core.errors import IllegalAction
-from tablesim.core.money import parse_amount
+from tablecore.errors import IllegalAction
+from tablecore.money import parse_amount
 from tablesim.engine.actions import ActionSpec, action, actions_of
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
@@ -31,7 +31,7 @@ from tablesim.engine.incidents import Incident, IncidentHandling
 from tablesim.engine.journaling import Journaling
 from tablesim.engine.pump import DevicePump
 from tablesim.engine.machine import Procedure, RoundMachine, mermaid, rule
-from tablesim.core.records import ActionInput, table_record
+from tablecore.records import ActionInput, table_record
 from tablesim.engine.result import RoundResult
 from tablesim.log import bind_round
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from tablesim.core.errors import IllegalAction
+from tablecore.errors import IllegalAction
 from tablesim.engine.table import resolve_unattended
 
 

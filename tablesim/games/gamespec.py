@@ -15,8 +15,8 @@ import importlib.resources
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from tablesim.core.errors import InputError
-from tablesim.core.validate import Reader
+from tablecore.errors import InputError
+from tablecore.validate import Reader
 
 #: the parts a game provides, "module:attribute" each
 PARTS = (

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from importlib import metadata
 
-from tablesim.core.errors import ConfigError, InputError
+from tablecore.errors import ConfigError, InputError
 from tablesim.games.gamespec import GameOption, GameSpec
 
 ENTRY_POINT_GROUP = "tablesim.games"

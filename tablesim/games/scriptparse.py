@@ -8,10 +8,10 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from drivers.mock.faults import FAULT_KINDS, MockFault
-from tablesim.core.cards import DealtCard, parse_dealt
-from tablesim.core.errors import IllegalAction, InputError
-from tablesim.core.money import MAX_FRACTION_DIGITS, fmt, is_multiple
-from tablesim.core.validate import Reader
+from tablecore.cards import DealtCard, parse_dealt
+from tablecore.errors import IllegalAction, InputError
+from tablecore.money import MAX_FRACTION_DIGITS, fmt, is_multiple
+from tablecore.validate import Reader
 from tablesim.engine.bets import player_refusal
 from tablesim.engine.limits import Limits
 

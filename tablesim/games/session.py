@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Callable, Sequence, Union
 
-from tablesim.core.money import signed
+from tablecore.money import signed
 from tablesim.engine.stats import SessionStats
 
 Piece = Union[str, tuple[str, str]]

@@ -17,7 +17,7 @@ from typing import Any
 
 from drivers.base import Device
 from drivers.registry import open_device
-from tablesim.core.errors import ConfigError, InputError
+from tablecore.errors import ConfigError, InputError
 from tablesim.games import registry
 from tablesim.harness.tableconfig import OperatorsConfig, TableConfig, load_table_config, required_devices
 

@@ -38,9 +38,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Awaitable, Callable, Iterable, Sequence
 
-from tablesim.core.errors import IllegalAction, InputError
-from tablesim.core.frozen import built
-from tablesim.core.money import parse_amount
+from tablecore.errors import IllegalAction, InputError
+from tablecore.frozen import built
+from tablecore.money import parse_amount
 from tablesim.engine.table import GameTable
 
 #: the most bets committed in one transaction (a longer queue is split)

@@ -34,7 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 
 FORMAT = "tablesim-recording/1"
 TX = "host->device"

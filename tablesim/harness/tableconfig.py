@@ -52,9 +52,9 @@ from typing import Any
 
 from drivers.base import Device
 from drivers.registry import backends, device_settings, open_device
-from tablesim.core.errors import ConfigError, TablesimError
+from tablecore.errors import ConfigError, TablesimError
 from tablesim.journal.keys import TABLE_ID
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 from tablesim.engine.limits import Limits
 from tablesim.games import registry
 from tablesim.profiles import config_root, read_toml

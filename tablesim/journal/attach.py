@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.journal.audit import journal_table_id, legacy_check, verify_recent
 from tablesim.journal.location import default_journal_path
 from tablesim.journal.recovery import RecoveryReport, active_faults, recover

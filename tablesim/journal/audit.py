@@ -25,7 +25,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.journal.chain import Walk, record_hash, record_link, seal_mac
 from tablesim.journal.keys import TABLE_ID, default_key_path, key_id, load_key
 from tablesim.journal.location import data_dir

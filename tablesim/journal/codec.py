@@ -1,12 +1,12 @@
-"""The journal's JSON codec: ``tablesim/core/codec.py``, with every record
+"""The journal's JSON codec: ``tablecore/codec.py``, with every record
 type the journal stores registered: the table's records
-(``tablesim/core/records.py``) and the device reports handed to it."""
+(``tablecore/records.py``) and the device reports handed to it."""
 
 from __future__ import annotations
 
 import drivers.events
-import tablesim.core.records  # noqa: F401  (registers the table's records)
-from tablesim.core.codec import SCHEMA_VERSION, decode, encode, register_family
+import tablecore.records  # noqa: F401  (registers the table's records)
+from tablecore.codec import SCHEMA_VERSION, decode, encode, register_family
 
 register_family(drivers.events, drivers.events.DeviceEvent, tag="$event")
 

@@ -17,7 +17,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.journal.location import data_dir
 
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")

@@ -21,7 +21,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 
 #: realpath of the lock file -> [fd, users] for the locks this process holds
 _HELD: dict[str, list[int]] = {}

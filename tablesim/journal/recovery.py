@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablesim.core.errors import InputError
-from tablesim.core.records import ActionInput
+from tablecore.errors import InputError
+from tablecore.records import ActionInput
 from tablesim.journal.store import Journal
 
 

@@ -34,8 +34,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from tablesim.core.errors import IllegalAction, InputError
-from tablesim.core.frozen import built
+from tablecore.errors import IllegalAction, InputError
+from tablecore.frozen import built
 from tablesim.journal.chain import (
     ALGORITHM, CHAIN_KIND, CHAIN_NAME, GENESIS, ROUND_KIND, ROUND_NAME, record_hash, record_link, seal_mac,
 )
@@ -106,7 +106,7 @@ class Record:
     @classmethod
     def _of(cls, row: tuple, data: dict[str, Any]) -> "Record":
         """The record of a row just written (``data`` as given, not read back),
-        built at once (``tablesim.core.frozen``: a group builds thousands)."""
+        built at once (``tablecore.frozen``: a group builds thousands)."""
         seq, ts, table_id, round_id, kind, name, actor, _, prev_hash, link = row
         return built(cls, {"seq": seq, "ts": ts, "table_id": table_id, "round_id": round_id, "kind": kind,
                            "name": name, "actor": actor, "data": data, "prev_hash": prev_hash, "hash": link})

@@ -47,8 +47,8 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import Field, StrictStr, ValidationError
 
-from tablesim.core.errors import IllegalAction, InputError
-from tablesim.core.money import parse_amount
+from tablecore.errors import IllegalAction, InputError
+from tablecore.money import parse_amount
 from tablesim.games import registry
 from tablesim.server.bets import BatchBody, BetBody, QuickBets, Strict, _position, place_batch, place_one
 from tablesim.server.auth import Operator, TokenStore, bearer

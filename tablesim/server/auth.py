@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from tablesim.core.errors import ConfigError
+from tablecore.errors import ConfigError
 
 ROLES = ("dealer", "supervisor")
 #: what each role may do: a supervisor may do everything a dealer may

@@ -20,8 +20,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 from starlette.responses import JSONResponse
 
-from tablesim.core.errors import IllegalAction, InputError
-from tablesim.core.money import parse_amount
+from tablecore.errors import IllegalAction, InputError
+from tablecore.money import parse_amount
 from tablesim.harness.intake import BetOutcome, BetRequest, bad_input, bet_request
 from tablesim.server.auth import Operator, TokenStore, bearer
 from tablesim.server.reasons import readable

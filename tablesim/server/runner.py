@@ -49,7 +49,7 @@ from typing import Any, Callable
 from drivers.events import CardRead, HandDispensed
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
-from tablesim.core.errors import IllegalAction
+from tablecore.errors import IllegalAction
 from tablesim.harness.intake import BetIntake, BetOutcome, BetRequest
 from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.audit import first_forged

@@ -21,7 +21,7 @@ import threading
 from collections import deque
 from typing import Any, Callable, Iterable
 
-from tablesim.core.plain import jsonable
+from tablecore.plain import jsonable
 from tablesim.journal.store import now_stamp
 
 #: how many events the ring buffer keeps for reconnecting clients

@@ -26,7 +26,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.journal.readonly import ReadOnly
 from tablesim.studio import natsio, wire
 

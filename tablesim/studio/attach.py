@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from tablesim.engine.table import GameTable
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.studio.outbox import Hook, StudioLink
 
 #: how long ``tablesim run`` waits at exit for the outbox to drain (seconds)

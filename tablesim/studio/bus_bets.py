@@ -29,8 +29,8 @@ import json
 import logging
 from typing import Any, Awaitable, Callable
 
-from tablesim.core.errors import InputError
-from tablesim.core.money import parse_amount
+from tablecore.errors import InputError
+from tablecore.money import parse_amount
 from tablesim.studio import wire
 
 log = logging.getLogger("tablesim.studio")

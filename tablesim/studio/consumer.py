@@ -21,7 +21,7 @@ import nats
 from nats.js import api
 from nats.js.errors import NotFoundError
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.studio import natsio, wire
 from tablesim.studio.floor import Floor
 

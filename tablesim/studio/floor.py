@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from tablesim.core.money import ZERO, fmt
+from tablecore.money import ZERO, fmt
 from tablesim.journal.invariants import SETTLED_BY
 from tablesim.studio.wire import WireRecord
 

@@ -17,7 +17,7 @@ import nats
 from nats.js import api
 from nats.js.errors import NotFoundError
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.studio import wire
 
 #: how long one JetStream request may take before the link counts as down

@@ -21,7 +21,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 
 VERSION = 1
 #: the JetStream stream that holds every table's records

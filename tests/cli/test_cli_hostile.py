@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from tablesim.cli.main import cli
 from tablesim.cli.options import RUN_ROUNDS_MAX
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.harness.scripting import yamlload
 
 ROOT = Path(__file__).resolve().parents[2]

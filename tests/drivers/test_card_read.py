@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from drivers.events import CardRead, card_read
-from tablesim.core.cards import DECK
+from tablecore.cards import DECK
 
 
 @given(st.text(max_size=20), st.integers(0, 500), st.sampled_from(DECK), st.booleans(), st.text(max_size=10))

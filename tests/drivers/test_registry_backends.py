@@ -13,7 +13,7 @@ from drivers.events import CardRead, SpinStarted
 from drivers.mock import MockShoe
 from drivers.registry import BackendUnavailable, backends, open_device, register_backend
 from drivers.serial import SerialShoe
-from tablesim.core.errors import ConfigError, TablesimError
+from tablecore.errors import ConfigError, TablesimError
 from test_serial_support import FAST, no_leaks  # noqa: F401 - fixture
 
 

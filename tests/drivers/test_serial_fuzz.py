@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from drivers.events import CardRead
 from drivers.link import Frame, LinkSession, NakReason, encode
 from drivers.serial import SerialShoe, SerialWheel
-from tablesim.core.cards import RANK_CHARS, SUITS
+from tablecore.cards import RANK_CHARS, SUITS
 from test_serial_support import FAST, no_leaks  # noqa: F401 - fixture
 
 ADDR = 0x02

@@ -20,7 +20,7 @@ from drivers.events import (
 )
 from drivers.link import Frame, NakReason
 from drivers.serial import COMMAND_NOT_DELIVERED, COMMAND_REFUSED, DeviceUnavailable, SerialShoe
-from tablesim.core.cards import DECK
+from tablecore.cards import DECK
 from test_serial_support import FAST, no_leaks, rig, types, wait_for  # noqa: F401 - fixture
 
 

@@ -10,7 +10,7 @@ import usb.core
 from drivers.events import MISREAD, CardRead, FaultRaised, ShoeCount
 from drivers.usb.emulated_backend import EP_IN, EP_OUT, EmulatedShoeBackend
 from drivers.usb.shoe import UsbShoe, UsbUnavailable
-from tablesim.core.cards import DECK
+from tablecore.cards import DECK
 from test_serial_support import FAST, no_leaks  # noqa: F401 - fixture
 
 

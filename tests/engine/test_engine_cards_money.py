@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tablesim.core.cards import DECK, Card, DealtCard, card, codes, parse_cards, parse_dealt
-from tablesim.core.errors import InputError
-from tablesim.core.money import ZERO, fmt, parse_amount, parse_ratio
+from tablecore.cards import DECK, Card, DealtCard, card, codes, parse_cards, parse_dealt
+from tablecore.errors import InputError
+from tablecore.money import ZERO, fmt, parse_amount, parse_ratio
 
 
 # --- cards -------------------------------------------------------------------

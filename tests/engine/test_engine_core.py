@@ -13,8 +13,8 @@ from tablesim.engine.limits import Limit, Limits
 from tablesim.engine.machine import Procedure, mermaid, steps
 from tablesim.engine.result import RoundResult
 from tablesim.engine.stats import SessionStats
-from tablesim.core.errors import ConfigError, IllegalAction, InputError
-from tablesim.core.validate import Reader
+from tablecore.errors import ConfigError, IllegalAction, InputError
+from tablecore.validate import Reader
 
 # --- BetBook ------------------------------------------------------------------------
 
@@ -237,7 +237,7 @@ def test_event_bus_numbers_events_and_feeds_subscribers():
 def test_a_published_event_is_the_table_event_its_fields_say():
     from dataclasses import fields
 
-    from tablesim.core.records import BetPlaced
+    from tablecore.records import BetPlaced
     from tablesim.engine.events import EventBus, TableEvent
 
     bus = EventBus()

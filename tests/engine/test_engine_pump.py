@@ -9,7 +9,7 @@ import time
 
 from drivers.base import Device
 from drivers.events import CardRead
-from tablesim.core.cards import parse_dealt
+from tablecore.cards import parse_dealt
 from tablesim.engine.pump import DevicePump
 
 

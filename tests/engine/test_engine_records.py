@@ -10,9 +10,9 @@ from decimal import Decimal
 import pytest
 
 from drivers.events import CardRead
-from tablesim.core.cards import parse_dealt
-from tablesim.core.codec import SCHEMA_VERSION, decode, encode
-from tablesim.core.records import RECORDS, ActionInput, BetPlaced, Instruction, table_record
+from tablecore.cards import parse_dealt
+from tablecore.codec import SCHEMA_VERSION, decode, encode
+from tablecore.records import RECORDS, ActionInput, BetPlaced, Instruction, table_record
 import tablesim.journal.codec  # noqa: F401  (registers the device reports)
 
 

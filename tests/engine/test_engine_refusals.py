@@ -18,8 +18,8 @@ import pytest
 from drivers.mock import MockShoe, ScriptedCards
 from drivers.mock.display import MockDisplay
 from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin
-from tablesim.core.cards import parse_dealt
-from tablesim.core.errors import IllegalAction, InputError
+from tablecore.cards import parse_dealt
+from tablecore.errors import IllegalAction, InputError
 from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.profile import load_profile as load_fb
 from tablesim.games.football.settings import FootballSettings

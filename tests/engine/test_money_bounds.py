@@ -8,8 +8,8 @@ from decimal import Decimal, Inexact, Rounded
 import pytest
 from hypothesis import given, strategies as st
 
-from tablesim.core.errors import InputError
-from tablesim.core.money import MAX_WHOLE_DIGITS, exact, floor_to, fmt, is_multiple, parse_amount
+from tablecore.errors import InputError
+from tablecore.money import MAX_WHOLE_DIGITS, exact, floor_to, fmt, is_multiple, parse_amount
 
 
 @pytest.mark.parametrize(
@@ -82,7 +82,7 @@ def test_a_decimal_amount_is_bounded_by_its_digits(value):
     MAX_WHOLE_DIGITS before the point and MAX_FRACTION_DIGITS after it
     (trailing zeros aside): the Decimal path's shortcut for the usual
     amounts agrees with the full check."""
-    from tablesim.core.money import MAX_FRACTION_DIGITS, read_amount
+    from tablecore.money import MAX_FRACTION_DIGITS, read_amount
 
     try:
         got = read_amount(value)

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablesim.core.errors import IllegalAction
-from tablesim.core.validate import Reader
+from tablecore.errors import IllegalAction
+from tablecore.validate import Reader
 from tablesim.engine.bets import BetBook
 from tablesim.engine.limits import Limit, Limits
 
@@ -105,7 +105,7 @@ def test_the_books_shown_text_named_and_total_follow_every_change(ops):
     """The snapshot and ``named`` are kept as bets change (not rebuilt from
     every bet): after any changes, and after putting marked bets back, they
     are what the bets themselves say."""
-    from tablesim.core.money import fmt
+    from tablecore.money import fmt
 
     b = BetBook(("upper", "odd"), Limits({}), lambda p: None if p in ("1", "2", "alice") else "no such position")
     marks = []

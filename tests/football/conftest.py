@@ -12,7 +12,7 @@ import pytest
 
 from drivers.mock import MockShoe, ScriptedCards
 from drivers.mock.display import DisplayFault, MockDisplay
-from tablesim.core.cards import parse_dealt
+from tablecore.cards import parse_dealt
 from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.machine import CARD_STATES
 from tablesim.games.football.profile import FootballProfile, load_profile

@@ -7,7 +7,7 @@ from itertools import permutations
 
 import pytest
 
-from tablesim.core.cards import DECK
+from tablecore.cards import DECK
 from tablesim.games.football.analysis import analyze, final_totals, render_analysis
 from tablesim.games.football.rules import card_value
 

@@ -10,8 +10,8 @@ from decimal import Decimal as D
 import pytest
 from hypothesis import given, strategies as st
 
-from tablesim.core.errors import ConfigError
-from tablesim.core.money import is_multiple
+from tablecore.errors import ConfigError
+from tablecore.money import is_multiple
 from tablesim.games.football.analysis import analyze
 from tablesim.games.football.profile import load_profile, parse_profile
 from tablesim.games.football.settle import bet_settlement, paid_win, settle_round, win_amount

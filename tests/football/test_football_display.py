@@ -8,7 +8,7 @@ import pytest
 
 from drivers.events import DISPLAY_SEGMENT, DrawShown, FaultCleared, FaultRaised
 from drivers.mock.display import DisplayFault, MockDisplay
-from tablesim.core.errors import ConfigError
+from tablecore.errors import ConfigError
 from tablesim.games.football.draw import ScriptedDraw, SecureDraw, SeededDraw, check_source
 
 

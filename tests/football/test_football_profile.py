@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from tablesim.core.errors import ConfigError
+from tablecore.errors import ConfigError
 from tablesim.games.football.profile import load_profile
 
 

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from tablesim.core.cards import DECK, card
+from tablecore.cards import DECK, card
 from tablesim.games.football.rules import card_value, deal_plan, needs_third_card, total
 from tablesim.games.football.settle import bet_outcome, bet_result, settle_box, win_amount
 

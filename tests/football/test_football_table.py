@@ -10,8 +10,8 @@ import pytest
 from drivers.events import DISPLAY_READBACK, DISPLAY_SEGMENT, CardRead, DrawShown, ShoeCount
 from drivers.mock import MockFault, MockShoe, ScriptedCards, ShuffledShoe
 from drivers.mock.display import DisplayFault, MockDisplay
-from tablesim.core.cards import card, parse_dealt
-from tablesim.core.errors import ConfigError, IllegalAction
+from tablecore.cards import card, parse_dealt
+from tablecore.errors import ConfigError, IllegalAction
 from tablesim.games.football.draw import SecureDraw, SeededDraw
 from tablesim.games.football.machine import STEPS, S
 from tablesim.games.football.settings import FootballSettings

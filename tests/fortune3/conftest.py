@@ -8,7 +8,7 @@ from typing import Callable
 import pytest
 
 from drivers.mock import MockFault, MockShoe, MockShuffler, ScriptedCards
-from tablesim.core.cards import parse_dealt
+from tablecore.cards import parse_dealt
 from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
 from tablesim.games.fortune3.settings import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table

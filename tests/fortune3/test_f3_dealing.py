@@ -9,8 +9,8 @@ import pytest
 
 from drivers.events import CardRead, FaultRaised, HandDispensed
 from drivers.mock import MockFault, MockShoe, ShuffledShoe
-from tablesim.core.cards import DECK, DealtCard, card
-from tablesim.core.errors import IllegalAction
+from tablecore.cards import DECK, DealtCard, card
+from tablecore.errors import IllegalAction
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.settings import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table

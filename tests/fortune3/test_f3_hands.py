@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablesim.core.cards import DECK, parse_cards
+from tablecore.cards import DECK, parse_cards
 from tablesim.games.fortune3.hands import Evaluator, all_hands, classify
 from tablesim.games.fortune3.profile import CATEGORIES
 

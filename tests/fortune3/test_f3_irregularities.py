@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from drivers.mock import MockFault, MockShoe, MockShuffler, ScriptedCards
-from tablesim.core.cards import parse_dealt
-from tablesim.core.errors import IllegalAction
+from tablecore.cards import parse_dealt
+from tablecore.errors import IllegalAction
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.settings import Fortune3Settings
 from tablesim.games.fortune3.table import DEALER, Fortune3Table
@@ -189,7 +189,7 @@ def test_who_voids_is_configured_per_table(tmp_path, value, expected):
 
 
 def test_an_unknown_confirmation_is_refused(tmp_path):
-    from tablesim.core.errors import ConfigError
+    from tablecore.errors import ConfigError
     from tablesim.harness.tableconfig import load_table_config
 
     text = (Path(__file__).parents[2] / "config" / "tables" / "fortune3-mock.toml").read_text()

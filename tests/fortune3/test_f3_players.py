@@ -9,7 +9,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from tablesim.core.errors import IllegalAction
+from tablecore.errors import IllegalAction
 from tablesim.games.fortune3.machine import S
 
 CARDS = "AS KD 7H AD KS 7S 5C 2H QD"  # box 1 A-A-5, box 2 K-K-2, dealer Q-7-7

@@ -6,7 +6,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from tablesim.core.cards import parse_cards
+from tablecore.cards import parse_cards
 from tablesim.games.fortune3.hands import Evaluator
 from tablesim.games.fortune3.profile import load_profile
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, plays_by_strategy, settle_box
@@ -56,7 +56,7 @@ def test_dealer_qualification(dealer, qualifies):
 def test_qualifier_is_exactly_queen_high_over_all_high_cards():
     from itertools import combinations
 
-    from tablesim.core.cards import DECK
+    from tablecore.cards import DECK
 
     for trio in combinations(DECK, 3):
         hand = EV.evaluate(trio)
@@ -145,7 +145,7 @@ def test_settle_box(name, ante, pp, decision, player, dealer, expected):
 
 
 def test_results_have_exact_canonical_text():
-    from tablesim.core.money import fmt
+    from tablecore.money import fmt
 
     got = settle("2.5", "2.5", "play", "9D TD JD", "2S 2H 3C")
     assert {k: fmt(v) for k, v in got.items()} == {

@@ -7,7 +7,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from tablesim.core.errors import IllegalAction
+from tablecore.errors import IllegalAction
 from tablesim.games.fortune3.machine import BEFORE_SETTLEMENT, STEPS, S
 from tablesim.games.fortune3.profile import load_profile
 from tablesim.games.fortune3.table import DEALER, Fortune3Table

@@ -25,7 +25,7 @@ from rich.console import Console
 from drivers.mock import MockShoe, MockShuffler, ScriptedCards
 from drivers.mock.display import MockDisplay
 from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin, WheelFault
-from tablesim.core.cards import parse_dealt
+from tablecore.cards import parse_dealt
 from tablesim.cli.main import cli
 from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.machine import CARD_STATES

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablesim.core.errors import IllegalAction
+from tablecore.errors import IllegalAction
 from tablesim.harness.intake import BetIntake, BetRefs, BetRequest, commit_bets
 from tablesim.journal.store import Journal
 from tablesim.server.mock import build_mock

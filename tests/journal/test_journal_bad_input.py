@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 
 from drivers.mock.wheel import Spin
-from tablesim.core.errors import ConfigError, IllegalAction, InputError
+from tablecore.errors import ConfigError, IllegalAction, InputError
 from tablesim.games.football.machine import S as FS
 from tablesim.games.football.profile import load_profile as load_fb
 from tablesim.games.fortune3.machine import S as F3S

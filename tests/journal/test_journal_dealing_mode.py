@@ -9,7 +9,7 @@ from rich.console import Console
 
 from drivers.mock import MockFault, MockShoe, MockShuffler, ScriptedCards
 from tablesim.cli.display import attach_journal
-from tablesim.core.cards import parse_dealt
+from tablecore.cards import parse_dealt
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.profile import load_profile
 from tablesim.games.fortune3.settings import Fortune3Settings

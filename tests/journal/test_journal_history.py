@@ -13,7 +13,7 @@ import pytest
 from drivers.events import DRAWN_WHILE_DISARMED, MISREAD
 from drivers.mock import MockFault
 from drivers.mock.wheel import Spin
-from tablesim.core.cards import parse_dealt
+from tablecore.cards import parse_dealt
 from tablesim.games.fortune3.machine import S as F3S
 
 RESULT_KEYS = ("game", "status", "void_reason", "outcome", "results", "net")
@@ -221,6 +221,15 @@ def test_history_of_a_missing_journal_exits_2_with_one_line(tmp_path, run_cli):
     assert not (tmp_path / "nope.sqlite").exists()
     res = run_cli("history")  # no journal in the data directory at all
     assert res.code == 2 and len(res.err_lines) == 1 and "--journal" in res.err
+
+
+@pytest.mark.parametrize("command", [["history"], ["audit", "verify"]])
+def test_a_journal_path_that_is_no_file_is_named_as_such(command, tmp_path, run_cli):
+    for path, says in ((tmp_path, "a folder, not a journal file"),
+                       ("/dev/null", "not a regular file (a journal is a file)")):
+        res = run_cli(*command, "--journal", path)
+        assert res.code == 2 and len(res.err_lines) == 1 and says in res.err, res.err
+        assert str(path) in res.err
 
 
 @pytest.mark.parametrize("args", [["--last", "0"], ["--last", "two"], ["--rounds", "2"]])

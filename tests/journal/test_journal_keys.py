@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from drivers.mock import MockShoe, ScriptedCards
-from tablesim.core.errors import ConfigError, InputError
+from tablecore.errors import ConfigError, InputError
 from tablesim.games.fortune3.profile import load_profile
 from tablesim.games.fortune3.settings import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table

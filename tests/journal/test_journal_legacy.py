@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.journal.audit import verify_file
 from tablesim.journal.keys import create_key, default_key_path
 

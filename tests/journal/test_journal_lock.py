@@ -188,3 +188,19 @@ def test_one_process_shares_its_own_lock_but_others_are_refused(tmp_path):
     assert writer_pid(path) is None
     res = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
+
+
+def test_a_refused_second_serve_writes_nothing_beside_the_journal(tmp_path, env):
+    """Not even its operator tokens: the lock is taken before they are made."""
+    journal = tmp_path / "f3.journal.sqlite"
+    first = Served(env, journal)
+    try:
+        tokens = tmp_path / "f3.tokens.json"
+        tokens.unlink()  # (the first table read them at its start)
+        before = sorted(p.name for p in tmp_path.iterdir())
+        res = tablesim(env, "serve", "--game", "fortune3", "--mock", "--port", "0", "--journal", journal)
+        assert res.returncode == 2 and f"in use by process {first.proc.pid}" in res.stderr, res.stderr
+        assert sorted(p.name for p in tmp_path.iterdir()) == before
+        assert not tokens.exists()
+    finally:
+        assert first.stop() == 0

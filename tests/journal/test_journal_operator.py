@@ -12,9 +12,9 @@ import pytest
 from drivers.events import DRAWN_WHILE_DISARMED, MISREAD
 from drivers.mock import MockFault
 from drivers.mock.wheel import Spin
-from tablesim.core.cards import parse_dealt
+from tablecore.cards import parse_dealt
 from tablesim.engine.table import resolve_unattended
-from tablesim.core.errors import IllegalAction, InputError
+from tablecore.errors import IllegalAction, InputError
 from tablesim.games.fortune3.machine import S as F3S
 from tablesim.journal.invariants import check
 from tablesim.journal.store import Journal

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from drivers.mock import MockShoe, ScriptedCards
-from tablesim.core.cards import parse_dealt
-from tablesim.core.errors import ConfigError, InputError
+from tablecore.cards import parse_dealt
+from tablecore.errors import ConfigError, InputError
 from tablesim.games.football.profile import load_profile as load_football
 from tablesim.games.fortune3.profile import load_profile as load_f3
 from tablesim.games.fortune3.settings import Fortune3Settings

@@ -19,8 +19,8 @@ from drivers.events import DISPLAY_SEGMENT, MISREAD
 from drivers.mock import MockFault
 from drivers.mock.display import DisplayFault
 from drivers.mock.wheel import Spin, WheelFault
-from tablesim.core.cards import parse_dealt
-from tablesim.core.errors import IllegalAction, InputError
+from tablecore.cards import parse_dealt
+from tablecore.errors import IllegalAction, InputError
 from tablesim.games.football.machine import S as FS
 from tablesim.games.fortune3.machine import S as F3S
 from tablesim.journal.invariants import check

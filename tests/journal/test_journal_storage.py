@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tablesim.core.errors import IllegalAction, TablesimError
+from tablecore.errors import IllegalAction, TablesimError
 from tablesim.journal.store import StorageError
 
 SHOE = "AS 9D 2C KS  AH TD 2D QC  7C JD 2H 4H".split()

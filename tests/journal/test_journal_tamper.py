@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.journal.audit import verify_file
 from tablesim.journal.chain import record_hash, record_link
 from tablesim.journal.store import canonical

@@ -17,8 +17,8 @@ import pytest
 
 from drivers.mock import MockFault
 from drivers.mock.wheel import Spin
-from tablesim.core.cards import parse_dealt
-from tablesim.core.errors import IllegalAction
+from tablecore.cards import parse_dealt
+from tablecore.errors import IllegalAction
 from tablesim.games.fortune3.machine import S as F3S
 from tablesim.journal.invariants import check
 from tablesim.journal.store import Journal

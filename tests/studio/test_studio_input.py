@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.harness.tableconfig import load_table_config
 from tablesim.studio import wire
 from tablesim.studio.bus_bets import parse_request

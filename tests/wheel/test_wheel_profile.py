@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tablesim.core.errors import ConfigError
+from tablecore.errors import ConfigError
 from tablesim.profiles import rule_profile_path
 from tablesim.games.wheel.profile import load_profile
 

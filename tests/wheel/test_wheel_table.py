@@ -10,7 +10,7 @@ import pytest
 
 from drivers.events import FaultRaised, InvalidSpin, Revolution, SpinResult, SpinStarted
 from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin, WheelFault
-from tablesim.core.errors import IllegalAction
+from tablecore.errors import IllegalAction
 from tablesim.games.wheel.machine import S
 from tablesim.games.wheel.profile import load_profile
 from tablesim.games.wheel.settings import WheelSettings, default_limits

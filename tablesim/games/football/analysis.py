@@ -22,7 +22,7 @@ from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.games.football.profile import BETS, FootballProfile, load_profile
 from tablesim.games.football.settings import MAX_DECKS, MIN_DECKS
 from tablesim.games.football.settle import bet_outcome, bet_result, paid_win

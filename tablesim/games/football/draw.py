@@ -12,7 +12,7 @@ import random
 import secrets
 from typing import Sequence
 
-from tablesim.core.errors import ConfigError
+from tablecore.errors import ConfigError
 
 
 class DrawSource:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 from tablesim.engine.limits import Limits
 from tablesim.games.football.draw import SecureDraw, SeededDraw
 from tablesim.games.football.profile import BETS, FootballProfile, load_profile

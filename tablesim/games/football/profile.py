@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from decimal import Decimal
 
-from tablesim.core.cards import RANK_CHARS, RANK_OF
+from tablecore.cards import RANK_CHARS, RANK_OF
 from tablesim.games.football.spec import SPEC
 from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay, sane_rate
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 
 #: The five bets of Art. 4, in layout order.
 BETS = ("upper", "lower", "odd", "even", "middle")

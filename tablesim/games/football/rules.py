@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from tablesim.core.cards import Card
+from tablecore.cards import Card
 from tablesim.games.football.profile import FootballProfile
 
 

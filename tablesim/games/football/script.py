@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from drivers.mock import MockFault, MockShoe, ScriptedCards
 from drivers.mock.display import DISPLAY_FAULTS, DisplayFault, MockDisplay
 from drivers.mock.faults import FAULT_KINDS
-from tablesim.core.cards import DealtCard
+from tablecore.cards import DealtCard
 from tablesim.engine.result import RoundResult
-from tablesim.core.errors import IllegalAction, InputError
+from tablecore.errors import IllegalAction, InputError
 from tablesim.games.dealer import Hands, Players
 from tablesim.games.football import dealer
 from tablesim.games.football.draw import ScriptedDraw
@@ -41,7 +41,7 @@ from tablesim.games.football.table import FootballTable, box_name
 from tablesim.games.scriptparse import (ScriptBet, parse_box_bets, parse_card_field, parse_card_list,
                                        place_script_bets, script_limits)
 from tablesim.profiles import script_profile
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 
 SHOE_FAULTS = tuple(k for k, kinds in FAULT_KINDS.items() if "shoe" in kinds)
 

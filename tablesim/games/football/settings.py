@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from tablesim.engine.limits import Limit, Limits
 from tablesim.games.football.profile import BETS
-from tablesim.core.money import parse_amount
+from tablecore.money import parse_amount
 from tablesim.games.football.spec import DECKS
 
 MIN_DECKS, MAX_DECKS = DECKS.lo, DECKS.hi

@@ -27,7 +27,7 @@ from decimal import Decimal
 from typing import Mapping
 
 from tablesim.games.football.profile import Draw, FootballProfile
-from tablesim.core.money import ZERO, add, floor_to, fmt, multiply, subtract
+from tablecore.money import ZERO, add, floor_to, fmt, multiply, subtract
 
 
 def bet_outcome(profile: FootballProfile, draw: Draw, bet: str, total: int) -> str:

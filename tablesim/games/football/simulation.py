@@ -17,7 +17,7 @@ from drivers.mock import MockShoe, ShuffledShoe
 from drivers.mock.display import MockDisplay
 from tablesim.games.football.analysis import analyze
 from tablesim.games.football.draw import SeededDraw
-from tablesim.core.errors import IllegalAction
+from tablecore.errors import IllegalAction
 from tablesim.games.dealer import Players
 from tablesim.games.football import dealer
 from tablesim.games.football.profile import BETS, COMMON, load_profile

@@ -41,7 +41,7 @@ from drivers.events import (
     FaultRaised,
     ShoeCount,
 )
-from tablesim.core.cards import Card, DealtCard, dealt as dealt_card
+from tablecore.cards import Card, DealtCard, dealt as dealt_card
 from tablesim.engine.actions import action
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus

@@ -16,7 +16,7 @@ from fractions import Fraction
 from itertools import combinations
 from math import comb
 
-from tablesim.core.cards import DECK
+from tablecore.cards import DECK
 from tablesim.games.fortune3.hands import Evaluator
 from tablesim.games.fortune3.profile import CATEGORIES, Fortune3Profile, load_profile
 

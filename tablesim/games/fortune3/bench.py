@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from tablesim.core.cards import DECK
+from tablecore.cards import DECK
 from tablesim.games.gamespec import CardsSetup
 from tablesim.games.fortune3.hands import Evaluator, classify
 from tablesim.games.fortune3.profile import load_profile

@@ -11,7 +11,7 @@ and in how the cards come (``tablesim.games.dealer``).
 
 from __future__ import annotations
 
-from tablesim.core.errors import IllegalAction
+from tablecore.errors import IllegalAction
 from tablesim.games.dealer import UNATTENDED, Hands, Players, place_bets
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.table import Fortune3Table

@@ -11,7 +11,7 @@ from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
 from tablesim.games.fortune3.settings import BETS, MISDEAL_CONFIRMATION, Fortune3Settings, default_limits
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.table import Fortune3Table
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 
 
 def settings(profile: Fortune3Profile, options: dict[str, Any]) -> Fortune3Settings:

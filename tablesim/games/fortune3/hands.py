@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from tablesim.core.cards import DECK, Card
+from tablecore.cards import DECK, Card
 
 ACE = 14
 

@@ -9,7 +9,7 @@ import random
 from typing import Any
 
 from drivers.mock import MockShoe, MockShuffler, ShuffledShoe
-from tablesim.core.errors import IllegalAction
+from tablecore.errors import IllegalAction
 from tablesim.games.dealer import Players
 from tablesim.games.fortune3 import dealer
 from tablesim.games.fortune3.players import decide, random_bets

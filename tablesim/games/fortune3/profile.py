@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from tablesim.core.cards import RANK_OF
+from tablecore.cards import RANK_OF
 from tablesim.games.fortune3.spec import SPEC
 from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 
 CATEGORIES = ("straight_flush", "three_of_a_kind", "straight", "flush", "pair", "high_card")
 FOLD_OPTIONS = ("forfeit", "forbid")

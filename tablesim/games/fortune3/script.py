@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from drivers.mock import MockFault, MockShoe, MockShuffler, ScriptedCards
-from tablesim.core.cards import DealtCard
+from tablecore.cards import DealtCard
 from tablesim.engine.result import RoundResult
 from tablesim.engine.table import resolve_unattended
-from tablesim.core.errors import IllegalAction, InputError
+from tablecore.errors import IllegalAction, InputError
 from tablesim.games.dealer import Hands, Players
 from tablesim.games.fortune3 import dealer
 from tablesim.games.fortune3.machine import S
@@ -19,7 +19,7 @@ from tablesim.games.fortune3.table import DECISIONS, Fortune3Table
 from tablesim.games.scriptparse import (ScriptBet, parse_box_bets, parse_card_list, parse_faults, place_script_bets,
                                        script_limits)
 from tablesim.profiles import script_profile
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tablesim.engine.limits import Limit, Limits
-from tablesim.core.money import parse_amount
+from tablecore.money import parse_amount
 
 BETS = ("ante", "pair_plus")
 #: who voids a round by a misdeal once a card is out (Art. 11(1)): the

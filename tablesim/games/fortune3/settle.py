@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from tablesim.games.fortune3.hands import Evaluator, Hand
 from tablesim.games.fortune3.profile import Fortune3Profile
-from tablesim.core.money import ZERO, exact
+from tablecore.money import ZERO, exact
 
 
 class BoxBets(NamedTuple):

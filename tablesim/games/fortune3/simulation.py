@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from drivers.mock import MockShoe, MockShuffler, ShuffledShoe
 from tablesim.games.fortune3.analysis import analyze_profile
-from tablesim.core.errors import IllegalAction
+from tablecore.errors import IllegalAction
 from tablesim.games.dealer import PUMP, Players
 from tablesim.games.fortune3 import dealer
 from tablesim.games.fortune3.players import decide

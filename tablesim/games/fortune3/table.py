@@ -26,8 +26,8 @@ from drivers.events import (
     HandDispensed,
     ShuffleDone,
 )
-from tablesim.core.cards import Card, DealtCard, parse_dealt, dealt as dealt_card
-from tablesim.core.errors import IllegalAction
+from tablecore.cards import Card, DealtCard, parse_dealt, dealt as dealt_card
+from tablecore.errors import IllegalAction
 from tablesim.engine.actions import action
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus

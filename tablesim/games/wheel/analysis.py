@@ -16,8 +16,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from typing import Any
 
-from tablesim.core.errors import InputError
-from tablesim.core.money import fmt
+from tablecore.errors import InputError
+from tablecore.money import fmt
 from tablesim.games.wheel.profile import WheelProfile, load_profile
 
 PLACES = Decimal("0.000001")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablesim.core.errors import IllegalAction
-from tablesim.core.plain import jsonable
+from tablecore.errors import IllegalAction
+from tablecore.plain import jsonable
 from tablesim.games.wheel.machine import AWAITING_SPIN, S
 from tablesim.games.console import Action, GameAdapter
 

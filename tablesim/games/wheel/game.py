@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 from tablesim.engine.limits import Limits
 from tablesim.games.wheel.profile import WheelProfile, load_profile
 from tablesim.games.wheel.settings import DEFAULT_SPIN_SECONDS, WheelSettings, default_limits, read_layout_override

@@ -16,7 +16,7 @@ from typing import Any
 
 from tablesim.games.wheel.spec import SPEC
 from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from drivers.mock.wheel import (
     WheelFault,
 )
 from tablesim.engine.result import RoundResult
-from tablesim.core.errors import IllegalAction, InputError
+from tablecore.errors import IllegalAction, InputError
 from tablesim.games.dealer import Hands, Players
 from tablesim.games.wheel import dealer
 from tablesim.games.wheel.profile import WheelProfile, load_profile
@@ -35,7 +35,7 @@ from tablesim.games.wheel.settings import WheelSettings, read_layout_override
 from tablesim.games.wheel.settle import spin_counts
 from tablesim.games.wheel.table import WheelTable
 from tablesim.profiles import script_profile
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 from tablesim.games.scriptparse import script_limits
 
 BET_KEYS = ("player", "spot", "amount")

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tablesim.engine.limits import Limit, Limits
-from tablesim.core.money import parse_amount
+from tablecore.money import parse_amount
 from tablesim.games.wheel.profile import WheelProfile, check_layout
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 
 DEFAULT_SPIN_SECONDS = 60.0
 

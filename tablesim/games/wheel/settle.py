@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import ROUND_FLOOR, Decimal
 from typing import Iterable
 
-from tablesim.core.money import ZERO, add, multiply
+from tablecore.money import ZERO, add, multiply
 from tablesim.games.wheel.profile import WheelProfile
 
 #: why a spin is not counted (the sensor's INV reasons, plus the table's own)

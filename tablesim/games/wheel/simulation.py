@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from drivers.mock.wheel import MockWheelSensor, RandomSpins
 from tablesim.games.wheel.analysis import symbol_figures
-from tablesim.core.errors import IllegalAction
+from tablecore.errors import IllegalAction
 from tablesim.games.dealer import Players
 from tablesim.games.wheel import dealer
 from tablesim.games.wheel.profile import load_profile

@@ -33,8 +33,8 @@ from drivers.events import (
     SpinResult,
     SpinStarted,
 )
-from tablesim.core.errors import InputError
-from tablesim.core.money import fmt, parse_amount
+from tablecore.errors import InputError
+from tablecore.money import fmt, parse_amount
 from tablesim.engine.actions import action
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus

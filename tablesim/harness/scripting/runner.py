@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from tablesim.engine.result import RoundResult
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.games import registry
 from tablesim.harness.scripting.expect import mismatches, normalise_keys
 from tablesim.harness.scripting.yamlload import load_yaml
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from tablesim.engine.result import RoundResult
-from tablesim.core.validate import Reader
+from tablecore.validate import Reader
 
 
 class ScriptSession(Protocol):

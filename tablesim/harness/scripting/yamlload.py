@@ -24,7 +24,7 @@ import re
 
 import yaml
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 
 #: the largest script read (the biggest shipped one is about 16 kB)
 MAX_BYTES = 1_000_000

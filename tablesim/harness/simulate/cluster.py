@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 from tablesim.harness.simulate.stats import Tally
 
 #: how long to wait for the scheduler to answer (seconds)

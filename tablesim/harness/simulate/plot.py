@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 
 
 def check_plot_path(path: str) -> None:

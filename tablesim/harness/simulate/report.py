@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablesim.core.money import fmt
+from tablecore.money import fmt
 from tablesim.harness.simulate.stats import Tally
 
 

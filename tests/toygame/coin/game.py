@@ -9,8 +9,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from tablesim.core.money import parse_amount
-from tablesim.core.validate import Reader
+from tablecore.money import parse_amount
+from tablecore.validate import Reader
 from tablesim.engine.actions import action
 from tablesim.engine.bets import BetBook
 from tablesim.engine.limits import Limit, Limits

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 
 RANK_CHARS = "23456789TJQKA"
 SUITS = "SHDC"

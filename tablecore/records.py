@@ -1,5 +1,5 @@
 """What a table records, as frozen named types, registered with the codec
-(``tablesim/core/codec.py``).
+(``tablecore/codec.py``).
 
 - Table events: one type per kind (``BetPlaced`` is the kind ``bet``...).
   The table builds them only when someone listens; a listener gets the
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from tablesim.core.codec import OMITTED, SCHEMA_VERSION, decode, encode, register
+from tablecore.codec import OMITTED, SCHEMA_VERSION, decode, encode, register
 
 
 

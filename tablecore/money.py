@@ -32,7 +32,7 @@ from decimal import (
     localcontext,
 )
 
-from tablesim.core.errors import InputError
+from tablecore.errors import InputError
 
 ZERO = Decimal(0)
 ONE = Decimal(1)

@@ -9,8 +9,8 @@ import enum
 from decimal import Decimal
 from typing import Any
 
-from tablesim.core.cards import Card, DealtCard
-from tablesim.core.money import fmt
+from tablecore.cards import Card, DealtCard
+from tablecore.money import fmt
 
 
 def jsonable(value: Any) -> Any:

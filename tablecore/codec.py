@@ -19,7 +19,7 @@ import dataclasses
 from decimal import Decimal
 from typing import Any
 
-from tablesim.core.cards import Card, DealtCard, parse_dealt
+from tablecore.cards import Card, DealtCard, parse_dealt
 
 #: 1: the journals before typed records (no schema record); 2: typed inputs
 SCHEMA_VERSION = 2

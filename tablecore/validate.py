@@ -9,8 +9,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
-from tablesim.core.errors import ConfigError, InputError
-from tablesim.core.money import parse_ratio
+from tablecore.errors import ConfigError, InputError
+from tablecore.money import parse_ratio
 
 _MISSING = object()
 

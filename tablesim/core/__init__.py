@@ -1,1 +1,0 @@
-"""The core: cards, money, errors, validation. Imports nothing else of tablesim."""
