@@ -28,8 +28,12 @@ def journal_figures(path) -> dict:
                     void += 1
                     continue
                 rounds += 1
-                bets += len(book)
-                wagered += sum(book.values(), Decimal(0))
+                # what was at risk: the stakes the result records (a play
+                # made by a decision included), else the bets placed
+                stakes = ([Decimal(a) for per in data["stakes"].values() for a in per.values()]
+                          if "stakes" in data else list(book.values()))
+                bets += len(stakes)
+                wagered += sum(stakes, Decimal(0))
                 for per in data["results"].values():
                     paid += sum((Decimal(v) for v in per.values() if Decimal(v) > 0), Decimal(0))
                 house -= sum((Decimal(v) for v in data["net"].values()), Decimal(0))

@@ -119,7 +119,11 @@ class Result(TableRecord):
     outcome: dict
     results: dict
     net: dict
-    players: dict = OMITTED  # each named player's results and net (issue 14.1)
+    players: dict = OMITTED  # each named player's results, net and stakes (issue 14.1)
+    #: a settled round's stakes at risk, per position and stake name (the bets
+    #: placed, and stakes made during the round such as a Fortune 3 play);
+    #: omitted in records written before it was recorded
+    stakes: dict = OMITTED
 
 
 @_kind("void")

@@ -57,8 +57,8 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan)
             plan.after_recover()
         with _progress(console, options) as advance:
             for _ in range(options.rounds):
-                wagered = plan.play_round()
-                plan.stats.add(table.result, wagered, fold_into=plan.fold_into)
+                plan.play_round()
+                plan.stats.add(table.result, fold_into=plan.fold_into)
                 if plan.after_round is not None:
                     plan.after_round()
                 if not options.quiet:

@@ -21,6 +21,13 @@ class RoundResult:
     #: where bets belong to named players (``BetBook.named``): player ->
     #: position -> bet -> the player's result (settled) or stake returned (void)
     players: dict[str, dict[str, dict[str, Decimal]]] = field(default_factory=dict)
+    #: a settled round's stakes at risk: position -> stake name -> amount (the
+    #: bets placed, and what the players staked during the round, e.g. a
+    #: Fortune 3 play); None where the game does not say (the bets are then
+    #: all there is to know)
+    stakes: dict[str, dict[str, Decimal]] | None = None
+    #: the same for each named player: player -> position -> stake -> amount
+    player_stakes: dict[str, dict[str, dict[str, Decimal]]] = field(default_factory=dict)
 
     @property
     def net(self) -> dict[str, Decimal]:
@@ -33,23 +40,28 @@ class RoundResult:
             "status": self.status,
             "void_reason": self.void_reason,
             "outcome": self.outcome,
-            "results": {p: {b: fmt(v) for b, v in r.items()} for p, r in self.results.items()},
+            "results": _amounts(self.results),
             "net": {p: fmt(v) for p, v in self.net.items()},
         }
+        if self.stakes is not None:
+            out["stakes"] = _amounts(self.stakes)
         if self.players:
             out["players"] = self.players_json()
         return out
 
     def players_json(self) -> dict[str, Any]:
-        """Each named player's part: ``results`` per position and bet and their
-        ``net`` (settled), or the stakes ``returned`` (void)."""
+        """Each named player's part: ``results`` per position and bet, their
+        ``net`` and (where the game says) their ``stakes`` at risk (settled),
+        or the stakes ``returned`` (void)."""
         key = "returned" if self.status == "void" else "results"
         out: dict[str, Any] = {}
         for player, per in self.players.items():
-            entry: dict[str, Any] = {key: {pos: {b: fmt(v) for b, v in r.items()} for pos, r in per.items()}}
+            entry: dict[str, Any] = {key: _amounts(per)}
             if self.status != "void":
                 with exact():
                     entry["net"] = fmt(sum((v for r in per.values() for v in r.values()), ZERO))
+                if player in self.player_stakes:
+                    entry["stakes"] = _amounts(self.player_stakes[player])
             out[player] = entry
         return out
 
@@ -57,3 +69,8 @@ class RoundResult:
         """What the house won (positive) or lost on the round."""
         with exact():
             return -sum(self.net.values(), ZERO)
+
+
+def _amounts(per: dict[str, dict[str, Decimal]]) -> dict[str, dict[str, str]]:
+    """position -> name -> amount, the amounts as exact text."""
+    return {p: {b: fmt(v) for b, v in r.items()} for p, r in per.items()}

@@ -27,24 +27,28 @@ class SessionStats:
     void: int = 0
     by_bet: dict[str, BetTotals] = field(default_factory=dict)
 
-    def add(
-        self, result: RoundResult, wagered: list[tuple[str, Decimal]], fold_into: dict[str, str] | None = None
-    ) -> None:
-        """Count a round; ``wagered`` lists each stake as (bet, amount);
-        ``fold_into`` maps result keys that have no stake of their own
-        (ante_bonus) onto the bet that pays them."""
+    def add(self, result: RoundResult, fold_into: dict[str, str] | None = None) -> None:
+        """Count a round: what it had at risk (``result.stakes``, the bets
+        where the game does not say) per stake name, and what each result
+        key made. A key that is itself a stake at the position (a play)
+        counts under its own name; ``fold_into`` maps the others (an ante
+        bonus) onto the stake they settle with."""
         self.rounds += 1
         if result.status == "void":
             self.void += 1
             return
         fold_into = fold_into or {}
-        for bet, amount in wagered:
-            totals = self.by_bet.setdefault(bet, BetTotals())
-            totals.wagered += amount
-            totals.count += 1
-        for per_position in result.results.values():
+        stakes = result.stakes if result.stakes is not None else result.bets
+        for per_position in stakes.values():
+            for bet, amount in per_position.items():
+                totals = self.by_bet.setdefault(bet, BetTotals())
+                totals.wagered += amount
+                totals.count += 1
+        for position, per_position in result.results.items():
+            staked = stakes.get(position, {})
             for bet, value in per_position.items():
-                self.by_bet.setdefault(fold_into.get(bet, bet), BetTotals()).player_net += value
+                under = bet if bet in staked else fold_into.get(bet, bet)
+                self.by_bet.setdefault(under, BetTotals()).player_net += value
 
     @property
     def wagered(self) -> Decimal:

@@ -232,6 +232,28 @@ class GameTable(IncidentHandling, Journaling):
         else:
             self.emit("bet_withdrawn", position=str(position), bet=bet, amount=str(value), player=player)
 
+    # --- settlement ------------------------------------------------------------
+
+    def stakes_at_risk(self, bets: dict[str, dict[str, Decimal]]) -> dict[str, dict[str, Decimal]]:
+        """What was at risk in a settled round, per position and stake name,
+        given the bets placed there (position -> bet -> amount): by default
+        the bets themselves. A game whose players stake more during the
+        round (a Fortune 3 play) adds those stakes, in new dicts: the
+        wagered of the run summary and of the studio floor is this."""
+        return bets
+
+    def settled_result(self, outcome: dict, results: dict[str, dict[str, Decimal]],
+                       players: dict[str, dict[str, dict[str, Decimal]]] | None = None) -> RoundResult:
+        """The round's settled result, with its bets and its stakes at risk;
+        ``players``: each named player's results, whose stakes are then
+        recorded the same way."""
+        bets = {p: dict(b) for p, b in self.book.bets.items()}
+        players = players or {}
+        named = self.book.by_player_first() if players else {}
+        return RoundResult(self.game, self.round_id, "settled", outcome=outcome, results=results, bets=bets,
+                           players=players, stakes=self.stakes_at_risk(bets),
+                           player_stakes={pl: self.stakes_at_risk(named[pl]) for pl in players if pl in named})
+
     # --- void, pause -----------------------------------------------------------
 
     @action(always=True)

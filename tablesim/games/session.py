@@ -25,10 +25,10 @@ class SessionPlan:
     """One game's part of a ``tablesim run`` session."""
 
     banner: str
-    play_round: Callable[[], list[tuple[str, Decimal]]]  # one round; each stake as (bet, amount)
+    play_round: Callable[[], object]  # one round (what it had at risk: the table's result's stakes)
     render: Callable[[], list[Line]]  # the round just played, as lines
     summary_title: str
-    fold_into: dict[str, str] | None = None  # result keys with no stake of their own
+    fold_into: dict[str, str] | None = None  # result keys with no stake of their own -> the stake they settle with
     after_recover: Callable[[], None] | None = None  # e.g. take dealt cards out of a mock shoe
     after_round: Callable[[], None] | None = None  # e.g. count no-spins
     footer: Callable[[], str] | None = None

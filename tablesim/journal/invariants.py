@@ -6,6 +6,9 @@
 - every bet accepted (placed and not withdrawn while betting was open) is
   settled (it appears in the round's results) or returned (the round's void
   lists it), exactly once.
+- where a settled result records its stakes at risk, every bet accepted is
+  among them at its amount, and every stake beyond the bets (a play) is
+  settled.
 """
 
 from __future__ import annotations
@@ -71,6 +74,23 @@ def check(journal: Journal, *, allow_open_last: bool = True) -> list[str]:
             for key in settled:
                 if key not in bets:
                     problems.append(f"round {rid}: {key[1]} of {key[0]} settled but never accepted")
+            if "stakes" in data:
+                problems += _stake_problems(rid, bets, data["stakes"], data["results"])
+    return problems
+
+
+def _stake_problems(rid: str, bets: dict[tuple[str, str], Decimal], stakes: dict, results: dict) -> list[str]:
+    """What is wrong with a settled result's ``stakes``: a bet accepted that
+    is not at risk at its amount, or a stake beyond the bets never settled."""
+    problems = []
+    at_risk = {(p, b): Decimal(a) for p, per in stakes.items() for b, a in per.items()}
+    for key, amount in bets.items():
+        if at_risk.get(key) != amount:
+            problems.append(f"round {rid}: bet {key[1]} of {key[0]} ({amount}) is at risk as {at_risk.get(key)} "
+                            "in the result's stakes")
+    for position, stake in sorted(at_risk.keys() - bets.keys()):
+        if stake not in results.get(position, {}):
+            problems.append(f"round {rid}: stake {stake} of {position} was at risk but never settled")
     return problems
 
 

@@ -3,20 +3,27 @@
 Everything here is derived from the generic fields every game's records
 carry: ``state`` events (the round's state), ``bet``/``bet_withdrawn``
 events (position, bet, amount), ``result`` events (the game's name, status,
-per-position results by bet, net), ``incident``/``incident_resolved``,
-``link`` and ``fault``/``fault_cleared`` events. No game is named in this
+per-position results by bet, net, stakes at risk),
+``incident``/``incident_resolved``, ``link`` and ``fault``/``fault_cleared``
+events. No game is named in this
 code: a new game's tables show up with their own figures.
 
 Figures, per table, per game, per bet type and for the floor:
 
-- rounds (settled, void), bets (stakes accepted in settled rounds) and the
-  amount wagered on them;
+- rounds (settled, void), bets (stakes at risk in settled rounds) and the
+  amount wagered on them: the stakes the round's ``result`` records per
+  position and stake name (the bets placed, and any stake made during the
+  round, such as a play made by a decision rather than a bet); for a
+  result that does not record them (journals and streams written before
+  it did), the stakes the round's ``bet`` events placed, as then;
 - paid: what players won (positive results), and returned stakes are not
   counted (a void returns every bet: nothing was at risk);
 - house result: minus the players' net; hold % = house result / wagered.
 
-A result key that has no stake of its own (e.g. a play or bonus that
-rides on an ante) is counted under the stake it rides on
+A result key that is itself a stake at its position (a play, where the
+result records it) is counted under its own name; a key that has no stake
+of its own (e.g. a bonus that rides on an ante, or a play in a result that
+does not record its stakes) is counted under the stake it settles with
 (``tablesim.journal.invariants.SETTLED_BY``).
 
 A table is on the floor from the first thing heard of it: its first record
@@ -202,16 +209,17 @@ class Floor:
             t.book = {}
             return
         fig.rounds += 1
-        for (_, bet), amount in t.book.items():
+        stakes = _stakes(d.get("stakes"), t.book)
+        for (_, bet), amount in stakes.items():
             per = t.by_bet.setdefault(bet, Figures())
             per.bets += 1
             per.wagered += amount
             fig.bets += 1
             fig.wagered += amount
         bet_rounds = set()
-        for per_position in (d.get("results") or {}).values():
+        for position, per_position in (d.get("results") or {}).items():
             for key, value in per_position.items():
-                bet = SETTLED_BY.get(key, key)
+                bet = key if (str(position), key) in stakes else SETTLED_BY.get(key, key)
                 amount = Decimal(value)
                 per = t.by_bet.setdefault(bet, Figures())
                 if amount > 0:
@@ -247,3 +255,14 @@ class Floor:
             "tables": [t.as_json() for _, t in sorted(self.tables.items())],
             "alerts": list(self.alerts)[::-1],
         }
+
+
+def _stakes(recorded: Any, book: dict[tuple[str, str], Decimal]) -> dict[tuple[str, str], Decimal]:
+    """The round's stakes at risk, (position, stake) -> amount: the result's
+    own ``stakes`` where it records them (a stake made during the round,
+    such as a play, included), else the stakes the round's ``bet`` events
+    placed (records written before results carried their stakes)."""
+    if not isinstance(recorded, dict):
+        return book
+    return {(str(position), str(stake)): Decimal(amount)
+            for position, per in recorded.items() for stake, amount in per.items()}

@@ -154,8 +154,9 @@ def test_json_lines_one_object_per_round_and_nothing_else(path):
     for n, line in enumerate(lines, 1):
         obj = json.loads(line)
         assert isinstance(obj, dict)
-        # `players` (issue 14.1) only where bets name their players
-        assert set(obj) - {"players"} == RESULT_KEYS
+        # `players` (issue 14.1) only where bets name their players; `stakes` in a settled round
+        assert set(obj) - {"players", "stakes"} == RESULT_KEYS
+        assert ("stakes" in obj) == (obj["status"] == "settled")
         assert ("players" in obj) <= ("player:" in path.read_text())
         assert obj["file"] == str(path) and obj["round"] == n and obj["game"] == "fortune3"
         assert obj["status"] in ("settled", "void")
@@ -168,8 +169,11 @@ def test_json_lines_one_object_per_round_and_nothing_else(path):
             for box in obj["outcome"]["boxes"].values():
                 assert set(box) == {"cards", "hand", "decision"}
             assert set(obj["results"]) == set(obj["net"]) == set(obj["outcome"]["boxes"])
-            for per_bet in obj["results"].values():
+            for box, per_bet in obj["results"].items():
                 assert set(per_bet) <= {"ante", "play", "ante_bonus", "pair_plus"}
+                # a box's stakes: its bets, and its Play where it played
+                assert set(obj["stakes"][box]) <= {"ante", "play", "pair_plus"}
+                assert ("play" in obj["stakes"][box]) == (obj["outcome"]["boxes"][box]["decision"] == "play")
                 for v in per_bet.values():
                     assert isinstance(v, str) and "e" not in v.lower()
                     Decimal(v)
@@ -401,4 +405,5 @@ def test_console_script_runs_every_fortune3_file_as_json(tmp_path):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert len(lines) == sum(len(rounds_in(p)) for p in F3_FILES)
-    assert all(set(json.loads(line)) - {"players"} == RESULT_KEYS for line in lines)  # players: issue 14.1
+    # players: issue 14.1; stakes: a settled round's
+    assert all(set(json.loads(line)) - {"players", "stakes"} == RESULT_KEYS for line in lines)

@@ -214,9 +214,10 @@ def test_void_result_json():
 
 def test_session_stats():
     s = SessionStats()
-    won = RoundResult("fortune3", "1", "settled", results={"1": {"ante": D(10), "play": D(10), "ante_bonus": D(40)}})
-    s.add(won, [("ante", D(10)), ("play", D(10))], fold_into={"ante_bonus": "ante"})
-    s.add(RoundResult("fortune3", "2", "void", void_reason="misdeal"), [("ante", D(10))])
+    won = RoundResult("fortune3", "1", "settled", results={"1": {"ante": D(10), "play": D(10), "ante_bonus": D(40)}},
+                      bets={"1": {"ante": D(10)}}, stakes={"1": {"ante": D(10), "play": D(10)}})
+    s.add(won, fold_into={"ante_bonus": "ante"})
+    s.add(RoundResult("fortune3", "2", "void", void_reason="misdeal", bets={"1": {"ante": D(10)}}))
     assert s.rounds == 2 and s.void == 1
     assert s.by_bet["ante"].wagered == D(10) and s.by_bet["ante"].player_net == D(50)
     assert s.wagered == D(20) and s.house_result == D(-60)

@@ -52,7 +52,9 @@ def test_json_lines_follow_the_spec():
     lines = result.stdout.splitlines()
     assert len(lines) == 8
     first = json.loads(lines[0])
-    assert list(first) == ["file", "round", "game", "status", "void_reason", "outcome", "results", "net"]
+    # the spec's fields in the spec's order; a settled round's stakes added after them
+    assert list(first) == ["file", "round", "game", "status", "void_reason", "outcome", "results", "net", "stakes"]
+    assert first["stakes"]["2"] == {"lower": "1", "upper": "100"}  # what box 2 had at risk
     assert first["game"] == "football" and first["round"] == 1 and first["status"] == "settled"
     assert first["outcome"]["draw"] == 6
     assert first["outcome"]["upper"] == [6, 7, 8, 1] and first["outcome"]["lower"] == [2, 3, 4, 5]

@@ -47,9 +47,11 @@ def test_the_seated_player_decides(rig):
     r.table.decide("2", "fold")  # unnamed: the box's decision, as before
     result = r.table.result.as_json()
     assert result["players"] == {
-        "ann": {"results": {"1": {"ante": "10", "play": "10", "ante_bonus": "0"}}, "net": "20"},
-        "bob": {"results": {"2": {"ante": "-20"}}, "net": "-20"},
+        "ann": {"results": {"1": {"ante": "10", "play": "10", "ante_bonus": "0"}}, "net": "20",
+                "stakes": {"1": {"ante": "10", "play": "10"}}},  # ann played: her Play is at risk too
+        "bob": {"results": {"2": {"ante": "-20"}}, "net": "-20", "stakes": {"2": {"ante": "20"}}},
     }
+    assert result["stakes"] == {"1": {"ante": "10", "play": "10"}, "2": {"ante": "20"}}
     assert [e["player"] for e in r.kinds("bet")] == ["ann", "bob"]
 
 
@@ -69,6 +71,11 @@ def test_back_betting_where_the_profile_allows_it(rig, profile):
     assert res.results["1"] == {"ante": D(40), "play": D(40), "ante_bonus": D(0), "pair_plus": D(5)}
     nets = {pl: x["net"] for pl, x in res.as_json()["players"].items()}
     assert nets == {"ann": "20", "bob": "60", "cy": "5"}
+    # each player's Play follows ann's decision, on their own Ante; the box's is the sum
+    stakes = {pl: x["stakes"] for pl, x in res.as_json()["players"].items()}
+    assert stakes == {"ann": {"1": {"ante": "10", "play": "10"}}, "bob": {"1": {"ante": "30", "play": "30"}},
+                      "cy": {"1": {"pair_plus": "5"}}}
+    assert res.as_json()["stakes"] == {"1": {"ante": "40", "play": "40", "pair_plus": "5"}}
 
 
 def test_a_void_returns_each_players_bets(rig):

@@ -125,6 +125,11 @@ def test_a_full_round_by_shoe(shoe):
     assert res.outcome["boxes"]["3"]["decision"] is None
     assert res.outcome["dealer"] == {"cards": ["QH", "3D", "7H"], "hand": "high_card", "qualifies": True}
     assert res.bets == PLACED
+    # at risk: the bets, and box 1's Play (staked by its decision, Art. 9(1)); box 2 folded: no Play
+    assert res.stakes == {"1": {"ante": D(10), "play": D(10)}, "2": {"ante": D(10), "pair_plus": D(5)},
+                          "3": {"pair_plus": D(5)}}
+    assert shoe.kinds("result")[-1]["stakes"] == {"1": {"ante": "10", "play": "10"},
+                                                 "2": {"ante": "10", "pair_plus": "5"}, "3": {"pair_plus": "5"}}
 
 
 def test_state_sequence_and_previous_states(shoe):
@@ -364,6 +369,7 @@ def test_void_from_each_state_before_settlement_returns_every_bet(rig, reach, de
     assert result.results == {} and result.net == {}
     j = result.as_json()
     assert j["status"] == "void" and j["void_reason"] == "misdeal" and j["results"] == {} and j["net"] == {}
+    assert "stakes" not in j  # nothing was at risk: every bet is returned
     assert r.kinds("void")[-1]["returned"] == {"1": {"ante": "10"}, "2": {"ante": "10", "pair_plus": "5"},
                                                "3": {"pair_plus": "5"}}
     # the devices are stopped: nothing more is dealt into the void round

@@ -44,7 +44,9 @@ def history_json(run_cli, path, *args) -> list[dict]:
 
 
 def as_result(obj: dict) -> dict:
-    return {k: obj[k] for k in RESULT_KEYS}
+    """The round's result; ``stakes`` too where the result records them (a
+    settled round, recorded since results carry their stakes)."""
+    return {k: obj[k] for k in (*RESULT_KEYS, "stakes") if k in obj}
 
 
 def f3_round(rig, bets, decisions, misdeal_after=None):

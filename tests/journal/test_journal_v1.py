@@ -65,6 +65,20 @@ def test_a_v1_journal_is_recalled_as_that_release_recalled_it(name, tmp_path, ru
         assert {k: now.get(k) for k in then} == then
 
 
+def stakes_of(bets: dict, result: dict) -> dict:
+    """The stakes at risk of a settled round: its bets, and a Play equal to
+    the Ante on each box that played."""
+    boxes = result["outcome"].get("boxes", {})
+    out = {}
+    for pos, per in bets.items():
+        out[pos] = {}
+        for bet, amount in per.items():
+            out[pos][bet] = amount
+            if bet == "ante" and (boxes.get(pos) or {}).get("decision") == "play":
+                out[pos]["play"] = amount
+    return out
+
+
 def rig_for(name, path, used, f3, fb, wheel):
     if name.startswith("v1-fortune3-open-deal"):
         return f3(path, cards=(F3_CARDS * 2)[used:])
@@ -92,7 +106,14 @@ def test_a_round_left_open_by_that_release_recovers_and_settles_the_same(name, t
         k: v for k, v in expected["snapshot"].items() if k != "incident"}
     assert snapshot["incident"] is None and expected["snapshot"]["incident"] is None
     rig.finish()  # as when the expectations were made: every box still to decide plays
-    assert json.loads(json.dumps(rig.table.result.as_json(), default=str)) == expected["result"]
+    result = json.loads(json.dumps(rig.table.result.as_json(), default=str))
+    # Everything that release's result said, said the same way; a settled
+    # result now records its stakes at risk too: the bets placed (and a Play
+    # for each box that played)
+    assert {k: result.get(k) for k in expected["result"]} == expected["result"]
+    assert set(result) - set(expected["result"]) == ({"stakes"} if result["status"] == "settled" else set())
+    if result["status"] == "settled":
+        assert result["stakes"] == stakes_of(rig.table.book.snapshot(), result)
     rig.journal.close()
     journal = Journal(path, readonly=True)
     try:

@@ -67,6 +67,13 @@ def test_json_lines_follow_the_spec():
             "erin": {"10": "-1", "joker": "-10", "3": "-10"},
         },
         "net": {"alice": "-3", "bob": "-45", "carol": "-12", "erin": "-21"},
+        # what each player had at risk: their bets
+        "stakes": {
+            "alice": {"joker": "2", "logo": "1"},
+            "bob": {"logo": "25", "10": "10", "1": "10"},
+            "carol": {"3": "2", "joker": "5", "10": "5"},
+            "erin": {"10": "1", "joker": "10", "3": "10"},
+        },
     }
 
 

@@ -7,7 +7,6 @@ lines the CLI renders."""
 from __future__ import annotations
 
 import random
-from decimal import Decimal
 from typing import Any
 
 from drivers.mock import MockShoe, ShuffledShoe
@@ -83,15 +82,14 @@ class MockFootball:
             detail = ", ".join(f"{k} {v}" for k, v in event.data.items())
             self.notes.append(f"{event.kind}: {detail}")
 
-    def play_round(self) -> list[tuple[str, Decimal]]:
+    def play_round(self) -> None:
         """One round, from whatever state the table is in (a recovered round
-        goes on where it stopped); returns each stake as (bet, amount)."""
+        goes on where it stopped)."""
         table = self.table
         self.notes = []
         dealer.play_round(table, self.players)
         if self.rig is not None:  # the dealer feeds the used cards back (Art. 8(2))
             self.rig.round_over()
-        return [(bet, amount) for _, bet, amount in table.book.items()]
 
     def render(self) -> list[Line]:
         table = self.table

@@ -45,7 +45,6 @@ from tablecore.cards import Card, DealtCard, dealt as dealt_card
 from tablesim.engine.actions import action
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
-from tablesim.engine.result import RoundResult
 from tablesim.engine.table import GameTable
 from tablesim.games.football.draw import DrawSource, SecureDraw, check_source
 from tablesim.games.football.machine import CARD_STATES, PROCEDURE, S
@@ -206,10 +205,7 @@ class FootballTable(GameTable):
         outcome = self._outcome(totals)
         if rounded_off:
             outcome["commission_rounded_off"] = rounded_off
-        self.result = RoundResult(
-            self.game, self.round_id, "settled", outcome=outcome, results=results,
-            bets={p: dict(b) for p, b in self.book.bets.items()}, players=players if self.book.named else {},
-        )
+        self.result = self.settled_result(outcome, results, players if self.book.named else {})
         self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()},
                   **({"commission_rounded_off": rounded_off} if rounded_off else {}))
         self.trigger["complete"]()

@@ -6,7 +6,6 @@ round by round as plain lines the CLI renders."""
 from __future__ import annotations
 
 import random
-from decimal import Decimal
 from typing import Any
 
 from drivers.mock import MockShoe, MockShuffler, ShuffledShoe
@@ -71,17 +70,11 @@ def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: boo
     return Fortune3Rig(table, seed, rng, source=table.devices[0].source)
 
 
-def play_round(table: Fortune3Table, rng: random.Random, *, all_boxes: bool = False) -> list[tuple[str, Decimal]]:
+def play_round(table: Fortune3Table, rng: random.Random, *, all_boxes: bool = False) -> None:
     """Play one round with simulated players, from whatever state the table is
-    in (a recovered round goes on where it stopped); returns each stake as
-    (bet, amount)."""
+    in (a recovered round goes on where it stopped). What it had at risk is
+    the result's stakes (the Play stakes included)."""
     dealer.play_round(table, SimulatedPlayers(rng, all_boxes=all_boxes))
-    wagered: list[tuple[str, Decimal]] = []
-    for box, bet, amount in table.book.items():
-        wagered.append((bet, amount))
-        if bet == "ante" and table.decisions.get(box) == "play":
-            wagered.append(("play", amount))
-    return wagered
 
 
 def render(table: Fortune3Table) -> list[Line]:

@@ -538,13 +538,27 @@ class Fortune3Table(GameTable):
                     players.setdefault(player, {})[box] = settle_box(
                         self.profile, BoxBets(stakes.get("ante"), stakes.get("pair_plus")),
                         self.decisions.get(box), self.hands[box], dealer, qualifies)
-        self.result = RoundResult(
-            self.game, self.round_id, "settled", outcome=self._outcome(qualifies), results=results,
-            bets={p: dict(b) for p, b in self.book.bets.items()}, players=players,
-        )
+        self.result = self.settled_result(self._outcome(qualifies), results, players)
         if self.observed:
             self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})
         self.trigger["complete"]()
+
+    def stakes_at_risk(self, bets: dict[str, dict[str, Decimal]]) -> dict[str, dict[str, Decimal]]:
+        """The bets, and a Play stake equal to the Ante on each box that
+        played (Art. 9(1)): the play is staked by the decision, not placed
+        as a bet, yet it is as much at risk as the Ante."""
+        out: dict[str, dict[str, Decimal]] = {}
+        for box, placed in bets.items():
+            ante = placed.get("ante")
+            if ante is None or self.decisions.get(box) != "play":
+                out[box] = dict(placed)
+                continue
+            stakes = out[box] = {}
+            for bet, amount in placed.items():
+                stakes[bet] = amount
+                if bet == "ante":
+                    stakes["play"] = ante
+        return out
 
     def _outcome(self, qualifies: bool) -> dict:
         dealer = self.hands[DEALER]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, ClassVar
 
 from drivers.mock.wheel import MockWheelSensor, RandomSpins, WheelFault
@@ -65,14 +64,12 @@ def _maybe_faults(table: WheelTable, rng: random.Random) -> None:
         sensor.inject(WheelFault(rng.choice(("sensors_disagree", "encoder")), after=rng.randint(0, 1)))
 
 
-def play_round(table: WheelTable, rng: random.Random) -> list[tuple[str, Decimal]]:
+def play_round(table: WheelTable, rng: random.Random) -> None:
     """One round with simulated players, from whatever state the table is in
-    (a recovered round goes on where it stopped); returns each stake as
-    (spot, amount)."""
+    (a recovered round goes on where it stopped)."""
     if table.state in dealer.BETWEEN_ROUNDS:
         _maybe_faults(table, rng)
     dealer.play_round(table, SimulatedPlayers(rng))
-    return [(spot, amount) for _, spot, amount in table.book.items()]
 
 
 def _spin_text(spin: dict) -> list:

@@ -38,7 +38,6 @@ from tablecore.money import fmt, parse_amount
 from tablesim.engine.actions import action
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
-from tablesim.engine.result import RoundResult
 from tablesim.engine.table import GameTable
 from tablesim.games.wheel.machine import AWAITING_SPIN, PROCEDURE, S
 from tablesim.games.wheel.profile import WheelProfile
@@ -309,10 +308,7 @@ class WheelTable(GameTable):
 
     def settle_bets(self) -> None:
         results: dict[str, dict[str, Decimal]] = settle(self.profile, self.book.items(), self.symbol)
-        self.result = RoundResult(
-            self.game, self.round_id, "settled", outcome=self._outcome(), results=results,
-            bets={p: dict(b) for p, b in self.book.bets.items()},
-        )
+        self.result = self.settled_result(self._outcome(), results)
         self.emit("settlement", results={p: {k: fmt(v) for k, v in r.items()} for p, r in results.items()})
         self.trigger["complete"]()
 
