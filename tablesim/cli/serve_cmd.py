@@ -106,7 +106,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
     The devices are mocks (--mock), emulators behind the real serial drivers
     (--emulated), or those of a table configuration (--config FILE)."""
     from tablesim.cli.display import attach_journal
-    from tablesim.server.app import bind, is_loopback, serve_table
+    from tablesim.server.app import STOP_SIGNALS, bind, is_loopback, serve_table
 
     modes = [name for name, on in (("--mock", mock), ("--emulated", emulated), ("--config", config_path)) if on]
     if len(modes) != 1:
@@ -205,10 +205,13 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
         console.print(f"console: {url}/" + (f"#token={dealer[0]}" if dealer and shown else ""))
         console.print(f"board:   {url}/board")
         # uvicorn shuts down gracefully on Ctrl-C or SIGTERM, then raises the
-        # signal again: either is a normal stop here. The handler is in place
-        # (inside the try) before "stop with" says the table can be stopped:
-        # a SIGTERM right after that line was a traceback and exit 1.
+        # signal again: either is a normal stop here. Both are held back from
+        # before "stop with" says the table can be stopped until uvicorn's
+        # handlers are in place (server/app.py): raised at whatever line it
+        # came, a stop right after that line was a traceback (in the middle
+        # of an import) and exit 1, or was lost in an event loop callback.
         previous = signal.getsignal(signal.SIGTERM)
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
             signal.signal(signal.SIGTERM, _stop)
             console.print("stop with Ctrl-C")
@@ -217,6 +220,10 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
         except (KeyboardInterrupt, _Stopped):
             pass
         finally:
+            try:
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # a stop held back is delivered here
+            except (KeyboardInterrupt, _Stopped):
+                pass
             signal.signal(signal.SIGTERM, previous)
     console.print(f"{table.table_id}: stopped")
 

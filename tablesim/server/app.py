@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import socket
 import threading
 import time
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -422,13 +423,33 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+#: the signals that stop a served table (see _unblocking_stop_signals)
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
 def _server(app: FastAPI, log_level: str = "warning"):
     import uvicorn
+
+    class Server(uvicorn.Server):
+        def capture_signals(self):
+            return _unblocking_stop_signals(super().capture_signals())
 
     # log_config=None: uvicorn's records go to the root logger, rendered as ours (tablesim.log)
     config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", log_config=None,
                             timeout_graceful_shutdown=2, ws_ping_interval=20.0, ws_max_size=WS_MAX_MESSAGE)
-    return uvicorn.Server(config)
+    return Server(config)
+
+
+@contextmanager
+def _unblocking_stop_signals(captured):
+    """uvicorn's signal handlers are in place: a SIGTERM or SIGINT that
+    ``tablesim serve`` held back until now (it blocks them before it says
+    the table can be stopped) is delivered here, to uvicorn, which shuts
+    down gracefully. (A handler that raised at whatever line the signal
+    came, an import or an event loop callback, could fail or be lost.)"""
+    with captured:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        yield
 
 
 def serve_table(
