@@ -140,6 +140,34 @@ def test_tokens_in_a_file_are_not_printed_unless_asked(env, tmp_path, monkeypatc
     assert any(line.startswith("console: http://127.0.0.1:") and line.endswith("/") for line in lines)
 
 
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_table_stopped_as_soon_as_it_says_so_stops_cleanly(env, tmp_path, sig):
+    """Once "stop with Ctrl-C" is out, a stop is a clean stop, however soon it
+    comes: it used to raise at whatever line the signal came (a traceback in
+    an import, exit 1, about one start in three) or be lost in the event loop
+    (a table that never stopped)."""
+    import signal
+    import subprocess
+    import sys
+
+    from server_process import ROOT
+
+    proc = subprocess.Popen([sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "wheel", "--mock",
+                             "--port", "0", "--journal", str(tmp_path / "w.sqlite")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    try:
+        while not (line := proc.stdout.readline()).startswith("stop with"):
+            assert line, proc.stderr.read()
+        proc.send_signal(getattr(signal, sig))
+        out, err = proc.communicate(timeout=60)  # pure waiting: a loaded machine
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert out.splitlines()[-1] == "WHEEL-MOCK: stopped" and "Traceback" not in err
+
+
 @pytest.mark.parametrize("body, reason", [
     ({"position": ["3"], "bet": "ante", "amount": "10"}, "position: a text or a whole number"),
     ({"position": "3", "bet": "ante", "amount": 10.5}, "amount: a text or a whole number"),
