@@ -32,6 +32,7 @@ answered ``duplicate`` and not placed again.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import signal
 import socket
@@ -427,6 +428,18 @@ def bind(host: str, port: int) -> socket.socket:
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
+def settle_heap() -> None:
+    """Move everything built at start-up (the web stack, the libraries, the
+    recovered table) out of the garbage collector's sight. Python's full
+    collections otherwise walk those few hundred thousand long-lived objects
+    again and again while bets stream in, and each walk holds every answer
+    back: at 5,000 bets/s the acknowledgements' p99 was 53-60 ms with them
+    and 10 ms without (``tablesim bench --only bet_intake``). Nothing is
+    leaked: frozen objects are still freed by reference counting."""
+    gc.collect()
+    gc.freeze()
+
+
 def _server(app: FastAPI, log_level: str = "warning"):
     import uvicorn
 
@@ -476,6 +489,7 @@ def serve_table(
     app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
     sock = sock or bind(host, port)
     server = _server(app, log_level)
+    settle_heap()
     server.run(sockets=[sock])
 
 
