@@ -31,7 +31,11 @@ class MockCardDevice:
 
     def _raise(self, code: int, severity: str, text: str, card=None) -> FaultRaised:
         self.health.faults[code] = text
-        return FaultRaised(code, severity, text, card, getattr(self, "shoe_id", ""), device=self.name)
+        return FaultRaised(code, severity, text, card, self.fault_source(), device=self.name)
+
+    def fault_source(self) -> str:
+        """The load a fault's card came from (a shoe's pack), or "" (as the serial drivers say it)."""
+        return ""
 
     def clear_faults(self) -> None:
         self.health.faults.clear()

@@ -27,6 +27,9 @@ class MockShoe(MockCardDevice, CardShoeReader):
         self.shoe_id = ""
         self.dealt = 0
 
+    def fault_source(self) -> str:
+        return self.shoe_id  # a mock reports at once: always from the pack loaded now
+
     def load_shoe(self, shoe_id: str, decks: int) -> None:
         self.shoe_id = shoe_id
         self.source.reload()

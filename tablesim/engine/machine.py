@@ -111,6 +111,11 @@ class Procedure:
         return Procedure(self.states, self.initial, self.finals, self.steps, kept + self.rules)
 
     @property
+    def between_rounds(self) -> tuple[enum.Enum, ...]:
+        """The states no round is under way in: before the first, after one ended."""
+        return (self.initial, *self.finals)
+
+    @property
     def opening(self) -> str:
         """The trigger that starts a round (the one ``open_round`` fires)."""
         for r in self.rules:

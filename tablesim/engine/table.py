@@ -57,6 +57,7 @@ class GameTable(IncidentHandling, Journaling):
     STEPS: ClassVar[tuple]
     INITIAL: ClassVar[enum.Enum]
     FINALS: ClassVar[tuple[enum.Enum, ...]]
+    BETWEEN_ROUNDS: ClassVar[tuple[enum.Enum, ...]]  # the initial state and the finals: no round under way
     #: the public actions of the class, by name (filled in per class)
     action_specs: ClassVar[dict[str, ActionSpec]] = {}
 
@@ -67,6 +68,7 @@ class GameTable(IncidentHandling, Journaling):
             cls.PROCEDURE = procedure
             cls.States, cls.STEPS = procedure.states, procedure.steps
             cls.INITIAL, cls.FINALS = procedure.initial, procedure.finals
+            cls.BETWEEN_ROUNDS = procedure.between_rounds
         if "on_device_event" in cls.__dict__:
             # A device report is a public action (journaled, replayed): the
             # game's handler is the action ``handle`` itself.
@@ -152,6 +154,11 @@ class GameTable(IncidentHandling, Journaling):
     def observed(self) -> bool:
         """Whether anyone listens to events: hot paths skip building them if not."""
         return self.bus.active
+
+    @property
+    def between_rounds(self) -> bool:
+        """Whether no round is under way (a new one opens from here)."""
+        return self.state in self.BETWEEN_ROUNDS
 
     @property
     def unsettled(self) -> bool:

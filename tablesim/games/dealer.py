@@ -76,3 +76,14 @@ UNATTENDED = Hands(unattended=True)
 
 def place_bets(table: Any, players: Players) -> None:
     players.place(table)
+
+
+def devices_only(table: Any, players: Players, hands: Hands, waiting: tuple) -> bool:
+    """Where people make the dealer's moves (the console), a dealer's turn is
+    only taking the devices' reports while the table waits on them (in
+    ``waiting``). True when that was the whole turn."""
+    if players.deals:
+        return False
+    if table.state in waiting:
+        hands.take(table, waiting)
+    return True

@@ -12,20 +12,15 @@ table, scripted rounds and the simulator all play their rounds here
 
 from __future__ import annotations
 
-from tablesim.games.dealer import PUMP, Hands, Players, place_bets
+from tablesim.games.dealer import PUMP, Hands, Players, devices_only, place_bets
 from tablesim.games.football.machine import CARD_STATES, S
 from tablesim.games.football.table import FootballTable
 
-#: where a new round starts from
-BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
-
 
 def play_round(table: FootballTable, players: Players, hands: Hands = PUMP) -> None:
-    if not players.deals:  # people make the dealer's moves (the console): only the devices are taken
-        if table.state in CARD_STATES:
-            hands.take(table, CARD_STATES)
+    if devices_only(table, players, hands, CARD_STATES):
         return
-    if table.state in BETWEEN_ROUNDS:
+    if table.between_rounds:
         table.open_round()
     if table.state is S.DRAWING:
         table.await_draw()

@@ -12,20 +12,15 @@ and in how the cards come (``tablesim.games.dealer``).
 from __future__ import annotations
 
 from tablecore.errors import IllegalAction
-from tablesim.games.dealer import UNATTENDED, Hands, Players, place_bets
+from tablesim.games.dealer import UNATTENDED, Hands, Players, devices_only, place_bets
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.table import Fortune3Table
 
-#: where a new round opens from
-BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
-
 
 def play_round(table: Fortune3Table, players: Players, hands: Hands = UNATTENDED) -> None:
-    if not players.deals:  # people make the dealer's moves (the console): only the devices are taken
-        if table.state is S.DEALING:
-            hands.take(table, (S.DEALING,))
+    if devices_only(table, players, hands, (S.DEALING,)):
         return
-    if table.state in BETWEEN_ROUNDS:
+    if table.between_rounds:
         table.open_round()
     if table.state is S.BETTING_OPEN:
         place_bets(table, players)

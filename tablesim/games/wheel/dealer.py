@@ -10,20 +10,15 @@ the simulator all play their rounds here (``tablesim.games.dealer``).
 
 from __future__ import annotations
 
-from tablesim.games.dealer import PUMP, Hands, Players, place_bets
+from tablesim.games.dealer import PUMP, Hands, Players, devices_only, place_bets
 from tablesim.games.wheel.machine import AWAITING_SPIN, S
 from tablesim.games.wheel.table import WheelTable
 
-#: where a new round opens from
-BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
-
 
 def play_round(table: WheelTable, players: Players, hands: Hands = PUMP) -> None:
-    if not players.deals:  # people make the dealer's moves (the console): only the devices are taken
-        if table.state in AWAITING_SPIN:
-            hands.take(table, AWAITING_SPIN)
+    if devices_only(table, players, hands, AWAITING_SPIN):
         return
-    if table.state in BETWEEN_ROUNDS:
+    if table.between_rounds:
         table.open_round()
     if table.state is S.BETTING_OPEN:
         place_bets(table, players)

@@ -67,7 +67,7 @@ def _maybe_faults(table: WheelTable, rng: random.Random) -> None:
 def play_round(table: WheelTable, rng: random.Random) -> None:
     """One round with simulated players, from whatever state the table is in
     (a recovered round goes on where it stopped)."""
-    if table.state in dealer.BETWEEN_ROUNDS:
+    if table.between_rounds:
         _maybe_faults(table, rng)
     dealer.play_round(table, SimulatedPlayers(rng))
 
