@@ -1,0 +1,148 @@
+"""The reference wallet's HTTP side: ``POST /wallet/v1/<call>``.
+
+Each request passes, in this order: a bounded body, its signature (before
+anything else is believed), its timestamp within the replay window, its
+nonce not seen within the window, its JSON fields; only then does the
+ledger see it. Every answer, a refusal too, is signed over the nonce of the
+request it answers.
+"""
+
+from __future__ import annotations
+
+import collections
+import socket
+import sqlite3
+import time
+
+import structlog
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+
+from tablecore.errors import InputError
+from tablesim.wallet import protocol as p
+from tablesim.wallet import signing
+from tablesim.wallet.ledger import Ledger
+
+log = structlog.get_logger("tablesim.wallet")
+
+CALLS = ("authenticate", "balance", "debit", "credit", "cancel", "transactions")
+WRITES = ("debit", "credit", "cancel")
+
+
+class Nonces:
+    """The nonces seen within the replay window (older ones are forgotten:
+    their requests are stale anyway)."""
+
+    def __init__(self, window: float) -> None:
+        self.window = window
+        self.seen: set[str] = set()
+        self.order: collections.deque[tuple[float, str]] = collections.deque()
+
+    def first(self, nonce: str, now: float) -> bool:
+        while self.order and self.order[0][0] < now:
+            self.seen.discard(self.order.popleft()[1])
+        if nonce in self.seen:
+            return False
+        self.seen.add(nonce)
+        self.order.append((now + 2 * self.window, nonce))
+        return True
+
+
+class Wallet:
+    """The checks before the ledger, and the ledger's calls."""
+
+    def __init__(self, ledger: Ledger, secret: bytes, window: float = 30.0) -> None:
+        self.ledger = ledger
+        self._secret = secret
+        self.window = window
+        self.nonces = Nonces(window)
+
+    def check(self, path: str, headers, body: bytes) -> str:
+        """The request's nonce, once its signature, time and nonce hold."""
+        ts, nonce, sig = (headers.get(h, "") for h in (signing.TIMESTAMP, signing.NONCE, signing.SIGNATURE))
+        if not (signing.TIMESTAMP_FORMAT.fullmatch(ts) and signing.NONCE_FORMAT.fullmatch(nonce)
+                and signing.SIGNATURE_FORMAT.fullmatch(sig)):
+            raise p.Refused(p.Status.BAD_SIGNATURE, f"the {signing.TIMESTAMP}, {signing.NONCE} and "
+                            f"{signing.SIGNATURE} headers are missing or malformed")
+        if not signing.verify(self._secret, signing.request_message(ts, nonce, path, body), sig):
+            raise p.Refused(p.Status.BAD_SIGNATURE, "the signature does not match the request")
+        now = time.time()
+        if abs(now - int(ts)) > self.window:
+            raise p.Refused(p.Status.STALE_REQUEST, f"the timestamp is {int(now - int(ts))} s off "
+                            f"(the window is {self.window:g} s)")
+        if not self.nonces.first(nonce, now):
+            raise p.Refused(p.Status.REPLAYED_REQUEST, "this request (its nonce) was seen already")
+        return nonce
+
+    def call(self, name: str, body: bytes) -> tuple[p.Status, bytes]:
+        record = p.parse(name, p.decode(body))
+        if name in WRITES:
+            return self.ledger.write(record)
+        return getattr(self.ledger, name)(record)
+
+    def sign(self, nonce: str, status: p.Status, body: bytes) -> Response:
+        ts = str(int(time.time()))
+        sig = signing.sign(self._secret, signing.answer_message(ts, nonce, body))
+        return Response(body, status_code=status.http, media_type="application/json",
+                        headers={signing.TIMESTAMP: ts, signing.SIGNATURE: sig})
+
+
+async def _body(request: Request) -> bytes:
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > p.MAX_BODY:
+            raise p.Refused(p.Status.INVALID_REQUEST, f"the body is over {p.MAX_BODY} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def create_app(wallet: Wallet) -> FastAPI:
+    app = FastAPI(title="tablesim reference wallet", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.post(p.PREFIX + "/{name}")
+    async def call(name: str, request: Request) -> Response:
+        nonce = request.headers.get(signing.NONCE, "")
+        nonce = nonce if signing.NONCE_FORMAT.fullmatch(nonce) else ""
+        try:
+            if name not in CALLS:
+                raise p.Refused(p.Status.INVALID_REQUEST, f"no call {name!r} (calls: {', '.join(CALLS)})")
+            body = await _body(request)
+            nonce = wallet.check(request.url.path, request.headers, body)
+            # The ledger runs on the event loop's thread: one write at a time,
+            # which is what SQLite does anyway, without a thread hop per call.
+            status, answer = wallet.call(name, body)
+        except p.Refused as refusal:
+            status, answer = refusal.status, p.error_answer(refusal.status, refusal.message)
+        except sqlite3.Error as exc:  # busy, disk: rolled back, nothing kept; the same id may come again
+            log.warning("wallet_storage_error", call=name, error=str(exc))
+            status, answer = p.Status.TEMPORARY_ERROR, p.error_answer(p.Status.TEMPORARY_ERROR,
+                                                                        "the ledger is unavailable: retry")
+        if status is not p.Status.OK:
+            log.info("wallet_refused", call=name, status=status.value)
+        return wallet.sign(nonce, status, answer)
+
+    return app
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket (port 0: a free one); a busy port is one line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(512)
+    sock.setblocking(False)
+    return sock
+
+
+def serve(wallet: Wallet, sock: socket.socket, log_level: str = "warning") -> None:
+    import uvicorn
+
+    config = uvicorn.Config(create_app(wallet), log_level=log_level, access_log=False, log_config=None,
+                            timeout_graceful_shutdown=2, lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])

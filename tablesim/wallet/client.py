@@ -1,0 +1,250 @@
+"""The wallet client the platform uses: signed requests, verified answers,
+retries with the same transaction id, typed results.
+
+A write's body is built once and sent again, byte for byte, on every retry
+(each attempt signed afresh: a new timestamp and nonce), so a wallet that
+committed a debit and lost its answer gives the first answer to the retry,
+never a second debit. What is retried: a temporary error, and an answer
+that never came or cannot be trusted (no connection, a timeout, a body
+without a valid signature, e.g. a proxy's error page). What is never
+retried: any answer the wallet signed with another status.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from decimal import Decimal
+
+import httpx
+import tenacity
+
+from tablecore.errors import TablesimError
+from tablecore.money import read_amount
+from tablesim.wallet import protocol as p
+from tablesim.wallet import signing
+from tablesim.wallet.protocol import Status
+
+#: the wallet's answers that say the request itself is wrong: raised, never retried
+_REFUSED = {Status.INVALID_REQUEST, Status.ID_REUSED, Status.BAD_SIGNATURE, Status.STALE_REQUEST,
+            Status.REPLAYED_REQUEST}
+
+
+class WalletError(TablesimError):
+    """Base of the client's errors."""
+
+
+class WalletUnavailable(WalletError):
+    """No trustworthy answer within the attempts: the outcome is unknown;
+    the same call with the same transaction id may be made again later."""
+
+
+class WalletRefused(WalletError):
+    """The wallet refused the request itself (bad field, reused id, bad
+    signature, clock off): retrying it would get the same."""
+
+    def __init__(self, status: Status, message: str) -> None:
+        self.status = status
+        super().__init__(f"the wallet refused the request: {status.value}: {message}")
+
+
+class WalletProtocolError(WalletError):
+    """A signed answer that breaks the protocol (a bug of the wallet's)."""
+
+
+class _Lost(Exception):
+    """An attempt without a trustworthy answer (retried)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    status: Status
+    player: str | None
+    currency: str | None
+    unit: Decimal | None
+    balance: Decimal | None
+    message: str | None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is Status.OK
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The answer to a debit, credit or cancel (``cancelled``: what a cancel returned)."""
+
+    status: Status
+    transaction_id: str
+    balance: Decimal | None
+    message: str | None
+    cancelled: Decimal | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status is Status.OK
+
+
+@dataclass(frozen=True, slots=True)
+class Transaction:
+    seq: int
+    transaction_id: str
+    kind: str
+    player: str
+    currency: str | None
+    table: str
+    round: str
+    amount: Decimal
+    debits: tuple[str, ...] | None
+    debit: str | None
+    status: Status
+    at: str
+
+
+def _amount(value) -> Decimal | None:
+    return None if value is None else read_amount(value)
+
+
+def _text(amount: Decimal) -> str:
+    if not isinstance(amount, (Decimal, int)) or isinstance(amount, bool):
+        raise TypeError(f"an amount is a Decimal, not {type(amount).__name__}")
+    return format(Decimal(amount), "f")
+
+
+class WalletClient:
+    """``async with WalletClient(url, secret) as wallet: await wallet.debit(...)``.
+
+    ``attempts``/``give_up_after``: when to stop retrying (None: never, for
+    settlement, which must be paid however long the wallet is away).
+    """
+
+    def __init__(self, url: str, secret: bytes, *, timeout: float = 5.0, attempts: int | None = 8,
+                 give_up_after: float | None = 30.0, max_wait: float = 2.0, transport=None) -> None:
+        self.url = url.rstrip("/")
+        self._secret = secret
+        self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
+        stops = [tenacity.stop_after_attempt(attempts)] if attempts else []
+        stops += [tenacity.stop_after_delay(give_up_after)] if give_up_after else []
+        self._stop = tenacity.stop_any(*stops) if stops else tenacity.stop_never
+        self._wait = tenacity.wait_exponential_jitter(initial=0.05, max=max_wait)
+        self.attempts_made = 0  # every attempt, for tests and the platform's metrics
+
+    async def __aenter__(self) -> "WalletClient":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # --- the calls ----------------------------------------------------------------
+
+    async def authenticate(self, token: str, *, request_id: str) -> Account:
+        return self._account(await self._call("authenticate", {"request_id": request_id, "token": token}))
+
+    async def balance(self, player: str, currency: str, *, request_id: str) -> Account:
+        return self._account(await self._call("balance", {"request_id": request_id, "player": player,
+                                                          "currency": currency}))
+
+    async def debit(self, transaction_id: str, *, player: str, currency: str, amount: Decimal, table: str,
+                    round: str) -> Outcome:
+        return self._outcome(await self._call("debit", {
+            "transaction_id": transaction_id, "player": player, "currency": currency, "amount": _text(amount),
+            "table": table, "round": round}))
+
+    async def credit(self, transaction_id: str, *, player: str, currency: str, amount: Decimal, table: str,
+                     round: str, debits: list[str] | tuple[str, ...]) -> Outcome:
+        return self._outcome(await self._call("credit", {
+            "transaction_id": transaction_id, "player": player, "currency": currency, "amount": _text(amount),
+            "table": table, "round": round, "debits": list(debits)}))
+
+    async def cancel(self, transaction_id: str, *, player: str, table: str, round: str, debit: str) -> Outcome:
+        return self._outcome(await self._call("cancel", {
+            "transaction_id": transaction_id, "player": player, "table": table, "round": round, "debit": debit}))
+
+    async def transactions(self, *, request_id: str, table: str | None = None, round: str | None = None,
+                           since: datetime | str | None = None, until: datetime | str | None = None,
+                           limit: int = 1000) -> list[Transaction]:
+        """Every transaction of a round, or of a time window (all pages)."""
+        query = {"request_id": request_id, "limit": limit}
+        if table is not None or round is not None:
+            query.update(table=table, round=round)
+        else:
+            query.update(since=_time(since), until=_time(until))
+        found: list[Transaction] = []
+        while True:
+            answer = await self._call("transactions", query)
+            found += [_transaction(row) for row in answer["transactions"]]
+            if answer.get("next") is None:
+                return found
+            query = {**query, "after": answer["next"]}
+
+    # --- the exchange -------------------------------------------------------------
+
+    async def _call(self, name: str, payload: dict) -> dict:
+        body = json.dumps(payload, separators=(",", ":")).encode()
+        path = f"{p.PREFIX}/{name}"
+        retrying = tenacity.AsyncRetrying(stop=self._stop, wait=self._wait, reraise=True,
+                                          retry=tenacity.retry_if_exception_type(_Lost))
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    answer = await self._attempt(path, body)
+        except _Lost as lost:
+            raise WalletUnavailable(f"no trustworthy answer from the wallet to {name} after "
+                                    f"{retrying.statistics.get('attempt_number', '?')} attempts: {lost}") from None
+        key = "transaction_id" if "transaction_id" in payload else "request_id"
+        if answer.get(key, payload[key]) != payload[key]:
+            raise WalletProtocolError(f"the answer to {name} {payload[key]!r} names {answer.get(key)!r}")
+        return answer
+
+    async def _attempt(self, path: str, body: bytes) -> dict:
+        self.attempts_made += 1
+        nonce = signing.new_nonce()
+        headers = signing.request_headers(self._secret, path, body, timestamp=int(time.time()), nonce=nonce)
+        try:
+            response = await self._http.post(self.url + path.removeprefix(p.PREFIX), content=body, headers=headers)
+        except httpx.TransportError as exc:  # no answer (it may have been committed: the retry says)
+            raise _Lost(f"{type(exc).__name__} {exc}".strip()) from None
+        ts, sig = response.headers.get(signing.TIMESTAMP, ""), response.headers.get(signing.SIGNATURE, "")
+        if not (signing.SIGNATURE_FORMAT.fullmatch(sig) and signing.TIMESTAMP_FORMAT.fullmatch(ts)
+                and signing.verify(self._secret, signing.answer_message(ts, nonce, response.content), sig)):
+            raise _Lost(f"HTTP {response.status_code} without a valid signature")
+        try:
+            answer = p.decode(response.content)
+            status = Status(answer["status"])
+        except (p.Refused, KeyError, ValueError):
+            raise WalletProtocolError(f"a signed answer that is not the protocol's: {response.content[:80]!r}")
+        if status is Status.TEMPORARY_ERROR:
+            raise _Lost(f"temporary error: {answer.get('message')}")
+        if status in _REFUSED:
+            raise WalletRefused(status, str(answer.get("message")))
+        return answer
+
+    def _account(self, a: dict) -> Account:
+        return Account(Status(a["status"]), a.get("player"), a.get("currency"), _amount(a.get("unit")),
+                       _amount(a.get("balance")), a.get("message"))
+
+    def _outcome(self, a: dict) -> Outcome:
+        return Outcome(Status(a["status"]), a["transaction_id"], _amount(a.get("balance")), a.get("message"),
+                       _amount(a.get("cancelled")))
+
+
+def _time(value: datetime | str | None) -> str:
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValueError("a naive datetime: give one in UTC")
+        return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    if not isinstance(value, str) or not p.TIME.fullmatch(value):
+        raise ValueError(f"{value!r} is not a time (YYYY-MM-DDTHH:MM:SS.mmmZ)")
+    return value
+
+
+def _transaction(row: dict) -> Transaction:
+    return Transaction(row["seq"], row["transaction_id"], row["kind"], row["player"], row["currency"], row["table"],
+                       row["round"], read_amount(row["amount"]),
+                       None if row["debits"] is None else tuple(row["debits"]), row["debit"], Status(row["status"]),
+                       row["at"])

@@ -1,0 +1,348 @@
+"""The reference operator wallet's ledger on SQLite.
+
+Every transaction is a row (refusals too); a balance is never stored, it is
+the opening balance plus the sum of the rows' effects, kept as whole numbers
+of the currency's unit so SQLite sums them exactly. A write takes the
+database's write lock first (``BEGIN IMMEDIATE``), so two debits of one
+player, from any thread or process, are checked and written one after the
+other. An answer is written in the same transaction as its effect: a repeat
+of the transaction id finds it and gets it byte for byte, whenever and
+however often it comes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+import threading
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from decimal import Decimal
+from pathlib import Path
+
+from tablecore.errors import InputError
+from tablecore.money import MONEY, fmt, is_multiple
+from tablesim.wallet import protocol as p
+from tablesim.wallet.players import Roster
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS currency (code TEXT PRIMARY KEY, unit TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS player (
+    id TEXT PRIMARY KEY, currency TEXT NOT NULL, opening INTEGER NOT NULL,
+    max_debit TEXT, daily_stake TEXT, message TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS token (digest TEXT PRIMARY KEY, player TEXT NOT NULL, expires TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tx (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
+    player TEXT NOT NULL, currency TEXT, tbl TEXT NOT NULL, round TEXT NOT NULL, amount TEXT NOT NULL,
+    debits TEXT, debit TEXT, status TEXT NOT NULL, effect INTEGER NOT NULL,
+    digest BLOB NOT NULL, answer BLOB NOT NULL, at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS tx_player ON tx (player, effect);
+CREATE INDEX IF NOT EXISTS tx_round ON tx (tbl, round);
+CREATE INDEX IF NOT EXISTS tx_debit ON tx (debit) WHERE debit IS NOT NULL;
+CREATE INDEX IF NOT EXISTS tx_at ON tx (at);
+CREATE TABLE IF NOT EXISTS settled (debit TEXT PRIMARY KEY, credit TEXT NOT NULL);
+"""
+
+
+class Answer(Exception):
+    """Ends a write early with a status (kept like any answer)."""
+
+    def __init__(self, status: p.Status, message: str, balance: int | None = None) -> None:
+        self.status, self.message, self.balance = status, message, balance
+
+
+class Ledger:
+    def __init__(self, path: str | Path) -> None:
+        try:
+            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=5.0)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")  # money: a committed answer survives a power cut
+            self.db.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise InputError(f"cannot open the wallet's database: {exc}", where=str(path)) from None
+        self.lock = threading.Lock()
+        self._units: dict[str, Decimal] = {}
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def _write(self):
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    # --- players, currencies, tokens --------------------------------------------------
+
+    def load(self, roster: Roster, where: str = "players file") -> int:
+        """Write new currencies and players; an opening balance or a unit,
+        once written, never changes (refused, one line). Returns the players."""
+        with self._write():
+            for code, unit in roster.units.items():
+                row = self.db.execute("SELECT unit FROM currency WHERE code=?", (code,)).fetchone()
+                if row is None:
+                    self.db.execute("INSERT INTO currency VALUES (?, ?)", (code, fmt(unit)))
+                elif Decimal(row[0]) != unit:
+                    raise InputError(f"{code}'s unit {fmt(unit)} differs from the ledger's {row[0]}", where=where)
+            for pl in roster.players:
+                self._load_player(pl, roster.units[pl.currency], where)
+        return len(roster.players)
+
+    def _load_player(self, pl, unit: Decimal, where: str) -> None:
+        opening = int(MONEY.divide(pl.balance, unit))
+        lim = pl.limits
+        row = self.db.execute("SELECT currency, opening FROM player WHERE id=?", (pl.id,)).fetchone()
+        if row is not None and (row[0] != pl.currency or row[1] != opening):
+            raise InputError(f"player {pl.id}: currency or opening balance differs from the ledger's "
+                             "(written once, at the player's first load)", where=where)
+        self.db.execute(
+            "INSERT INTO player VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+            "max_debit=excluded.max_debit, daily_stake=excluded.daily_stake, message=excluded.message",
+            (pl.id, pl.currency, opening, _opt(lim.max_debit), _opt(lim.daily_stake), lim.message))
+
+    def issue_token(self, player: str, hours: float = 24.0) -> str:
+        """A new launch token of ``player`` (only its hash is kept)."""
+        with self._write():
+            if self.db.execute("SELECT 1 FROM player WHERE id=?", (player,)).fetchone() is None:
+                raise InputError(f"no player {player!r} in the ledger (players are loaded by tablesim wallet serve "
+                                 "or token --players)")
+            token = secrets.token_urlsafe(24)
+            expires = (datetime.now(timezone.utc) + timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+            self.db.execute("INSERT INTO token VALUES (?, ?, ?)", (_digest(token.encode()), player, expires))
+        return token
+
+    def unit(self, currency: str) -> Decimal:
+        unit = self._units.get(currency)
+        if unit is None:
+            row = self.db.execute("SELECT unit FROM currency WHERE code=?", (currency,)).fetchone()
+            unit = self._units[currency] = Decimal(row[0])
+        return unit
+
+    def _player(self, player: str, currency: str | None = None):
+        row = self.db.execute("SELECT currency, opening, max_debit, daily_stake, message FROM player WHERE id=?",
+                              (player,)).fetchone()
+        if row is None:
+            raise Answer(p.Status.UNKNOWN_PLAYER, f"no player {player!r}")
+        if currency is not None and currency != row[0]:
+            raise Answer(p.Status.WRONG_CURRENCY, f"player {player!r} plays in {row[0]}, not {currency}",
+                         self._balance(player, row[1]))
+        return row
+
+    def _balance(self, player: str, opening: int) -> int:
+        (moved,) = self.db.execute("SELECT COALESCE(SUM(effect), 0) FROM tx WHERE player=?", (player,)).fetchone()
+        return opening + moved
+
+    def text(self, units: int, currency: str) -> str:
+        return format(MONEY.multiply(Decimal(units), self.unit(currency)), "f")
+
+    def to_units(self, amount: Decimal, currency: str) -> int:
+        unit = self.unit(currency)
+        if not is_multiple(amount, unit):
+            raise p.Refused(p.Status.INVALID_REQUEST,
+                            f"amount: {fmt(amount)} has more decimals than {currency}'s unit {fmt(unit)}")
+        return int(MONEY.divide(amount, unit))
+
+    # --- reads ------------------------------------------------------------------------
+
+    def authenticate(self, req: p.Authenticate) -> tuple[p.Status, bytes]:
+        with self.lock:
+            row = self.db.execute("SELECT player, expires FROM token WHERE digest=?",
+                                  (_digest(req.token.encode()),)).fetchone()
+            if row is None or row[1] < p.now_text():
+                return p.Status.INVALID_TOKEN, p.encode(_read_answer(req.request_id, p.Status.INVALID_TOKEN,
+                                                                     "the launch token is unknown or expired"))
+            return self._account(req.request_id, row[0], None)
+
+    def balance(self, req: p.Balance) -> tuple[p.Status, bytes]:
+        with self.lock:
+            return self._account(req.request_id, req.player, req.currency)
+
+    def _account(self, request_id: str, player: str, currency: str | None) -> tuple[p.Status, bytes]:
+        try:
+            row = self._player(player, currency)
+        except Answer as answer:
+            return answer.status, p.encode(_read_answer(request_id, answer.status, answer.message))
+        answer = _read_answer(request_id, p.Status.OK, None)
+        answer.update(player=player, currency=row[0], unit=fmt(self.unit(row[0])),
+                      balance=self.text(self._balance(player, row[1]), row[0]))
+        return p.Status.OK, p.encode(answer)
+
+    def transactions(self, req: p.Transactions) -> tuple[p.Status, bytes]:
+        if req.table is not None:
+            where, args = "tbl=? AND round=?", (req.table, req.round)
+        else:
+            where, args = "at>=? AND at<?", (req.since, req.until)
+        with self.lock:
+            rows = self.db.execute(
+                f"SELECT seq, id, kind, player, currency, tbl, round, amount, debits, debit, status, at FROM tx "
+                f"WHERE {where} AND seq>? ORDER BY seq LIMIT ?", (*args, req.after, req.limit + 1)).fetchall()
+        more = len(rows) > req.limit
+        rows = rows[:req.limit]
+        listed = [dict(seq=r[0], transaction_id=r[1], kind=r[2], player=r[3], currency=r[4], table=r[5], round=r[6],
+                       amount=r[7], debits=None if r[8] is None else json.loads(r[8]), debit=r[9], status=r[10],
+                       at=r[11]) for r in rows]
+        answer = {"status": "ok", "request_id": req.request_id, "transactions": listed,
+                  "next": rows[-1][0] if more else None}
+        return p.Status.OK, p.encode(answer)
+
+    # --- writes -----------------------------------------------------------------------
+
+    def write(self, req) -> tuple[p.Status, bytes]:
+        """A debit, credit or cancel: its kept answer if its id was seen with
+        the same content; refused if with other content; else done now."""
+        digest = _digest(p.canonical(req))
+        with self._write():
+            kept = self._kept(req.transaction_id)
+            if kept is not None:
+                if kept[0] != digest:
+                    raise p.Refused(p.Status.ID_REUSED,
+                                    f"transaction id {req.transaction_id!r} was used for another request")
+                return p.Status(kept[1]), kept[2]
+            kind = type(req).__name__.lower()
+            row = {"kind": kind, "player": req.player, "currency": getattr(req, "currency", None), "debits": None,
+                   "debit": None, "effect": 0, "amount": "0", "tbl": req.table, "round": req.round}
+            try:
+                row["amount"] = fmt(getattr(req, "amount", 0))
+                getattr(self, f"_{kind}")(req, row)
+                status, message, balance = p.Status.OK, None, row["balance"]
+            except Answer as refusal:
+                row["effect"] = 0
+                status, message, balance = refusal.status, refusal.message, refusal.balance
+            answer = {"status": status.value, "transaction_id": req.transaction_id, "balance": None, "message": message}
+            if kind == "cancel":
+                answer["cancelled"] = row["amount"] if status is p.Status.OK else None
+            if balance is not None:
+                answer["balance"] = self.text(balance, self._player(req.player)[0])
+            body = p.encode(answer)
+            self._insert(req.transaction_id, row, status, digest, body)
+            if status is p.Status.OK and kind == "credit":
+                self.db.executemany("INSERT INTO settled VALUES (?, ?)",
+                                    [(d, req.transaction_id) for d in req.debits])
+        return status, body
+
+    def _kept(self, transaction_id: str):
+        return self.db.execute("SELECT digest, status, answer FROM tx WHERE id=?", (transaction_id,)).fetchone()
+
+    def _insert(self, transaction_id: str, row: dict, status: p.Status, digest: bytes, body: bytes) -> None:
+        self.db.execute(
+            "INSERT INTO tx (id, kind, player, currency, tbl, round, amount, debits, debit, status, effect, digest, "
+            "answer, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (transaction_id, row["kind"], row["player"], row["currency"], row["tbl"], row["round"], row["amount"],
+             row["debits"], row["debit"], status.value, row["effect"], digest, body, p.now_text()))
+
+    def _debit(self, req: p.Debit, row: dict) -> None:
+        currency, opening, max_debit, daily_stake, message = self._player(req.player, req.currency)
+        units = self.to_units(req.amount, currency)
+        row["amount"] = self.text(units, currency)
+        balance = self._balance(req.player, opening)
+        if self._round_settled(req.player, req.table, req.round):
+            raise Answer(p.Status.ALREADY_SETTLED, f"round {req.round} of {req.table} is settled for this player",
+                         balance)
+        if self._cancelled(req.transaction_id):
+            raise Answer(p.Status.ALREADY_CANCELLED, f"debit {req.transaction_id!r} was cancelled before it came",
+                         balance)
+        if max_debit is not None and req.amount > Decimal(max_debit):
+            raise Answer(p.Status.LIMIT_REACHED, message, balance)
+        if daily_stake is not None and (
+                MONEY.multiply(Decimal(self._staked_today(req.player) + units), self.unit(currency))
+                > Decimal(daily_stake)):
+            raise Answer(p.Status.LIMIT_REACHED, message, balance)
+        if units > balance:
+            raise Answer(p.Status.INSUFFICIENT_FUNDS, f"the balance {self.text(balance, currency)} {currency} is less "
+                         f"than {row['amount']}", balance)
+        row["effect"] = -units
+        row["balance"] = balance - units
+
+    def _credit(self, req: p.Credit, row: dict) -> None:
+        currency, opening, *_ = self._player(req.player, req.currency)
+        units = self.to_units(req.amount, currency)
+        row["amount"] = self.text(units, currency)
+        row["debits"] = json.dumps(list(req.debits))
+        balance = self._balance(req.player, opening)
+        for debit in req.debits:
+            self._creditable(debit, req, balance)
+        if self._round_settled(req.player, req.table, req.round):
+            raise Answer(p.Status.ALREADY_SETTLED, f"round {req.round} of {req.table} is settled for this player",
+                         balance)
+        standing = {d for (d,) in self.db.execute(
+            "SELECT id FROM tx WHERE tbl=? AND round=? AND player=? AND kind='debit' AND status='ok'",
+            (req.table, req.round, req.player))} - self._cancelled_of(req.table, req.round)
+        missing = sorted(standing - set(req.debits))
+        if missing:
+            raise Answer(p.Status.FINAL_ERROR, f"the credit does not name debit {missing[0]!r} of the round", balance)
+        row["effect"] = units
+        row["balance"] = balance + units
+
+    def _creditable(self, debit: str, req: p.Credit, balance: int) -> None:
+        if self._cancelled(debit):
+            raise Answer(p.Status.ALREADY_CANCELLED, f"debit {debit!r} is cancelled", balance)
+        found = self.db.execute("SELECT player, tbl, round, status FROM tx WHERE id=? AND kind='debit'",
+                                (debit,)).fetchone()
+        if found is None or found[3] != "ok" or tuple(found[:3]) != (req.player, req.table, req.round):
+            raise Answer(p.Status.UNKNOWN_TRANSACTION,
+                         f"no accepted debit {debit!r} of this player in round {req.round} of {req.table}", balance)
+        if self.db.execute("SELECT 1 FROM settled WHERE debit=?", (debit,)).fetchone():
+            raise Answer(p.Status.ALREADY_SETTLED, f"debit {debit!r} is credited already", balance)
+
+    def _cancel(self, req: p.Cancel, row: dict) -> None:
+        currency, opening, *_ = self._player(req.player)
+        row["currency"], row["debit"] = currency, req.debit
+        balance = self._balance(req.player, opening)
+        row["balance"] = balance
+        if self._cancelled(req.debit):
+            raise Answer(p.Status.ALREADY_CANCELLED, f"debit {req.debit!r} is cancelled already", balance)
+        found = self.db.execute("SELECT kind, player, tbl, round, status, effect FROM tx WHERE id=?",
+                                (req.debit,)).fetchone()
+        if found is None:  # a tombstone: the debit, should it come later, is refused
+            row["amount"] = self.text(0, currency)
+            return
+        if found[0] != "debit" or tuple(found[1:4]) != (req.player, req.table, req.round):
+            raise Answer(p.Status.UNKNOWN_TRANSACTION,
+                         f"{req.debit!r} is no debit of this player in round {req.round} of {req.table}", balance)
+        if self.db.execute("SELECT 1 FROM settled WHERE debit=?", (req.debit,)).fetchone():
+            raise Answer(p.Status.ALREADY_SETTLED, f"debit {req.debit!r} is credited: it cannot be cancelled",
+                         balance)
+        returned = -found[5] if found[4] == "ok" else 0
+        row["amount"] = self.text(returned, currency)
+        row["effect"] = returned
+        row["balance"] = balance + returned
+
+    def _cancelled(self, debit: str) -> bool:
+        return self.db.execute("SELECT 1 FROM tx WHERE debit=? AND kind='cancel' AND status='ok'",
+                               (debit,)).fetchone() is not None
+
+    def _cancelled_of(self, table: str, round_id: str) -> set[str]:
+        return {d for (d,) in self.db.execute(
+            "SELECT debit FROM tx WHERE tbl=? AND round=? AND kind='cancel' AND status='ok'", (table, round_id))}
+
+    def _round_settled(self, player: str, table: str, round_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM tx WHERE tbl=? AND round=? AND player=? AND kind='credit' AND "
+                               "status='ok'", (table, round_id, player)).fetchone() is not None
+
+    def _staked_today(self, player: str) -> int:
+        since = (datetime.now(timezone.utc) - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        (units,) = self.db.execute(
+            "SELECT COALESCE(-SUM(effect), 0) FROM tx WHERE player=? AND kind='debit' AND status='ok' AND at>=? "
+            "AND id NOT IN (SELECT debit FROM tx WHERE kind='cancel' AND status='ok' AND debit IS NOT NULL)",
+            (player, since)).fetchone()
+        return units
+
+
+def _read_answer(request_id: str, status: p.Status, message: str | None) -> dict:
+    return {"status": status.value, "request_id": request_id, "player": None, "currency": None, "unit": None,
+            "balance": None, "message": message}
+
+
+def _opt(amount: Decimal | None) -> str | None:
+    return None if amount is None else fmt(amount)
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
