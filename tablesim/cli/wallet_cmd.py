@@ -77,3 +77,29 @@ def secret(path: str) -> None:
 
     create_secret(path)
     click.echo(f"wallet: a new secret in {path} (mode 0600); give the same file to both sides")
+
+
+@wallet.command("check")
+@click.argument("url", metavar="URL")
+@click.option("--secret", "secret_file", required=True, metavar="FILE", help="The shared secret (mode 0600).")
+@click.option("--token", required=True, metavar="TOKEN",
+              help="A launch token of a test player (no limits; a balance of at least 100 stakes of 100 units).")
+def check(url: str, secret_file: str, token: str) -> None:
+    """Run the protocol's conformance cases against the wallet at URL (its
+    base, e.g. http://host:8070/wallet/v1): pass/fail per case, exit 1 on
+    any failure."""
+    import sys
+
+    from tablecore.errors import InputError
+    from tablesim.wallet.kit import run
+    from tablesim.wallet.signing import load_secret
+
+    if not url.startswith(("http://", "https://")):
+        raise InputError(f"{url!r} is not an http:// or https:// URL", where="URL")
+    results = run(url, load_secret(secret_file), token)
+    width = max(len(r.name) for r in results)
+    for r in results:
+        click.echo(f"{'pass' if r.ok else 'FAIL'}  {r.name:<{width}}  {r.detail}")
+    failed = sum(not r.ok for r in results)
+    click.echo(f"{len(results) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
