@@ -1,0 +1,39 @@
+"""A broken wallet, as its own process, to show the conformance kit catches
+it: the reference wallet with its ledger's memory of transaction ids taken
+away (a repeated debit is debited again, an id reused with other content is
+taken as new). ``python broken_wallet.py DB SECRET PLAYERS`` prints
+``wallet: URL`` like ``tablesim wallet serve``."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+
+from tablesim.wallet.app import Wallet, bind, serve
+from tablesim.wallet.ledger import Ledger
+from tablesim.wallet.players import load_players
+from tablesim.wallet.signing import load_secret
+
+
+class ForgetfulLedger(Ledger):
+    def _kept(self, transaction_id):
+        return None  # the fault: no idempotency
+
+    def _insert(self, transaction_id, row, status, digest, body):
+        # a repeat gets a row of its own (the reference schema keeps ids unique)
+        if super()._kept(transaction_id) is not None:
+            transaction_id = f"{transaction_id}#{uuid.uuid4().hex[:8]}"
+        super()._insert(transaction_id, row, status, digest, body)
+
+
+def main() -> None:
+    db, secret, players = sys.argv[1:4]
+    ledger = ForgetfulLedger(db)
+    ledger.load(load_players(players))
+    sock = bind("127.0.0.1", 0)
+    print(f"wallet: http://127.0.0.1:{sock.getsockname()[1]}/wallet/v1", flush=True)
+    serve(Wallet(ledger, load_secret(secret)), sock)
+
+
+if __name__ == "__main__":
+    main()
