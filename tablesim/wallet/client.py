@@ -128,7 +128,7 @@ class WalletClient:
         stops = [tenacity.stop_after_attempt(attempts)] if attempts else []
         stops += [tenacity.stop_after_delay(give_up_after)] if give_up_after else []
         self._stop = tenacity.stop_any(*stops) if stops else tenacity.stop_never
-        self._wait = tenacity.wait_exponential_jitter(initial=0.05, max=max_wait)
+        self._wait = tenacity.wait_random_exponential(multiplier=0.05, max=max_wait)  # full jitter
         self.attempts_made = 0  # every attempt, for tests and the platform's metrics
 
     async def __aenter__(self) -> "WalletClient":
