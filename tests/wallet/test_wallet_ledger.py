@@ -1,0 +1,126 @@
+"""The reference wallet's ledger: the balance invariant under any sequence
+of debits, credits, cancels and repeats (hypothesis), and debits of one
+player from two connections at once."""
+
+from __future__ import annotations
+
+import json
+import threading
+from decimal import Decimal
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tablecore.money import MONEY
+from tablesim.wallet.app import Wallet
+from tablesim.wallet.ledger import Ledger
+from tablesim.wallet.players import Limits, Player, Roster
+from tablesim.wallet.protocol import Refused
+
+OPENING = {"p1": Decimal("100.00"), "p2": Decimal("7.50")}
+ROSTER = Roster({"MOP": Decimal("0.01")}, tuple(Player(pid, "MOP", bal, Limits()) for pid, bal in OPENING.items()))
+
+op = st.tuples(st.sampled_from(["debit", "credit", "cancel", "repeat"]), st.sampled_from(["p1", "p2"]),
+               st.integers(0, 2), st.integers(0, 6000), st.integers(0, 7))
+
+
+class Run:
+    """Requests sent through the wallet's own parsing and ledger; the first
+    answer of each transaction id, and every repeat held against it."""
+
+    def __init__(self) -> None:
+        ledger = Ledger(":memory:")
+        ledger.load(ROSTER)
+        self.wallet = Wallet(ledger, b"x" * 32)
+        self.sent: list[tuple[str, bytes]] = []
+        self.first: dict[str, tuple[dict, bytes]] = {}
+
+    def send(self, call: str, body: dict) -> None:
+        raw = json.dumps(body).encode()
+        try:
+            _, answer = self.wallet.call(call, raw)
+        except Refused:  # an id reused with other content, or a bad amount: nothing kept
+            return
+        tid = body["transaction_id"]
+        if tid in self.first:
+            assert answer == self.first[tid][1], "a repeat got another answer"
+        else:
+            self.first[tid] = (body | {"call": call}, answer)
+        self.sent.append((call, raw))
+
+    def accepted(self, player: str) -> dict[str, list[str]]:
+        """The player's standing debits (accepted, not cancelled) by round."""
+        ok = [(b, json.loads(a)["status"] == "ok") for b, a in self.first.values()]
+        cancelled = {b["debit"] for b, good in ok if b["call"] == "cancel" and good}
+        rounds: dict[str, list[str]] = {}
+        for b, good in ok:
+            if b["call"] == "debit" and good and b["player"] == player and b["transaction_id"] not in cancelled:
+                rounds.setdefault(b["round"], []).append(b["transaction_id"])
+        return rounds
+
+
+def _step(run: Run, kind: str, player: str, rnd: int, cents: int, n: int) -> None:
+    amount = format(MONEY.multiply(Decimal(cents), Decimal("0.01")), "f")
+    where = {"player": player, "table": "T", "round": f"R{rnd}"}
+    if kind == "debit":
+        run.send("debit", {"transaction_id": f"d{n}", "currency": "MOP", "amount": amount, **where})
+    elif kind == "credit":
+        standing = run.accepted(player)  # mostly a round with debits standing; sometimes any round
+        if standing and n % 4:
+            where["round"] = sorted(standing)[rnd % len(standing)]
+        debits = standing.get(where["round"]) or [f"d{n}"]
+        run.send("credit", {"transaction_id": f"c{n}", "currency": "MOP", "amount": amount, "debits": debits,
+                            **where})
+    elif kind == "cancel":
+        run.send("cancel", {"transaction_id": f"x{n}", "debit": f"d{cents % 8}", **where})
+    elif run.sent:
+        call, raw = run.sent[cents % len(run.sent)]
+        run.send(call, json.loads(raw))
+
+
+@given(st.lists(op, max_size=40))
+def test_balance_is_opening_minus_debits_plus_credits_plus_cancelled(ops):
+    run = Run()
+    for step in ops:
+        _step(run, *step)
+    expected = dict(OPENING)
+    for body, answer in run.first.values():
+        a = json.loads(answer)
+        if a["status"] != "ok":
+            continue
+        sign = {"debit": -1, "credit": 1}.get(body["call"])
+        amount = Decimal(a["cancelled"]) if body["call"] == "cancel" else Decimal(body["amount"]) * sign
+        expected[body["player"]] = MONEY.add(expected[body["player"]], amount)
+        assert Decimal(a["balance"]) >= 0
+    for player, balance in expected.items():
+        _, answer = run.wallet.call("balance", json.dumps({"request_id": "b", "player": player,
+                                                           "currency": "MOP"}).encode())
+        assert Decimal(json.loads(answer)["balance"]) == balance
+    for body, answer in run.first.values():  # a cancel returns what its debit took, or nothing
+        a = json.loads(answer)
+        if body["call"] == "cancel" and a["status"] == "ok":
+            debit = run.first.get(body["debit"])
+            took = debit and json.loads(debit[1])["status"] == "ok"
+            assert Decimal(a["cancelled"]) == (Decimal(debit[0]["amount"]) if took else 0)
+
+
+def test_concurrent_debits_from_two_connections_never_overdraw(tmp_path):
+    db = tmp_path / "w.db"
+    Ledger(db).load(ROSTER)
+    results: list[str] = []
+
+    def debits(k: int) -> None:
+        wallet = Wallet(Ledger(db), b"x" * 32)
+        for i in range(20):
+            body = {"transaction_id": f"t{k}-{i}", "player": "p2", "currency": "MOP", "amount": "0.50",
+                    "table": "T", "round": "R"}
+            results.append(json.loads(wallet.call("debit", json.dumps(body).encode())[1])["status"])
+
+    threads = [threading.Thread(target=debits, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results.count("ok") == 15 and results.count("insufficient_funds") == 25
+    _, answer = Wallet(Ledger(db), b"x" * 32).call("balance", b'{"request_id":"b","player":"p2","currency":"MOP"}')
+    assert json.loads(answer)["balance"] == "0.00"
