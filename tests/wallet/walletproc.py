@@ -80,9 +80,13 @@ class Process:
         return rc, err
 
 
-def reference(db: Path, secret: Path, players: Path, *extra: str) -> Process:
-    return Process([sys.executable, "-m", "tablesim.cli.main", "wallet", "serve", "--db", str(db), "--secret",
-                    str(secret), "--players", str(players), "--port", "0", *extra], "wallet")
+def reference_argv(db: Path, secret: Path, players: Path) -> list[str]:
+    return [sys.executable, "-m", "tablesim.cli.main", "wallet", "serve", "--db", str(db), "--secret",
+            str(secret), "--players", str(players), "--port", "0"]
+
+
+def reference(db: Path, secret: Path, players: Path) -> Process:
+    return Process(reference_argv(db, secret, players), "wallet")
 
 
 def broken(db: Path, secret: Path, players: Path) -> Process:
