@@ -56,7 +56,7 @@ class Answer(Exception):
 class Ledger:
     def __init__(self, path: str | Path) -> None:
         try:
-            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=5.0)
+            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=2.0)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")  # money: a committed answer survives a power cut
             self.db.executescript(SCHEMA)
