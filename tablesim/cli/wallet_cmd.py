@@ -11,6 +11,14 @@ def wallet() -> None:
     """The operator's wallet: a reference ledger and the protocol's conformance kit (docs/wallet.md)."""
 
 
+class _Stopped(Exception):
+    pass
+
+
+def _stop(signum, frame):
+    raise _Stopped
+
+
 @wallet.command("serve")
 @click.option("--db", "db", required=True, metavar="FILE", help="The ledger (SQLite; created if missing).")
 @click.option("--secret", "secret_file", required=True, metavar="FILE", help="The shared secret (mode 0600).")
@@ -28,8 +36,11 @@ def serve(db: str, secret_file: str, players_file: str, host: str, port: int, wi
     from tablesim.wallet.protocol import PREFIX
     from tablesim.wallet.signing import load_secret
 
+    import signal
+
     secret = load_secret(secret_file)
     roster = load_players(players_file)
+    signal.signal(signal.SIGTERM, _stop)
     sock = bind(host, port)
     ledger = Ledger(db)
     try:
@@ -38,9 +49,12 @@ def serve(db: str, secret_file: str, players_file: str, host: str, port: int, wi
         click.echo(f"wallet: http://{listen}:{sock.getsockname()[1]}{PREFIX} ({count} players; stop with Ctrl-C)",
                    nl=True)
         run(Wallet(ledger, secret, window=window), sock)
+    except (KeyboardInterrupt, _Stopped):  # uvicorn stopped gracefully, then raised the signal again
+        pass
     finally:
         sock.close()
         ledger.close()
+    click.echo("wallet: stopped")
 
 
 @wallet.command("token")

@@ -115,3 +115,14 @@ def test_a_debug_log_never_shows_the_secret(files):
     _post(proc.url, secret, "balance", b"{}")
     rc, err = proc.stop()
     assert "wallet_refused" in err and secret.decode() not in err
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_stop_signal_stops_cleanly(files, sig):
+    import signal
+
+    proc = walletproc.reference(files["db"], files["secret"], files["players"])
+    proc.proc.send_signal(getattr(signal, sig))
+    proc.proc.wait(20)
+    rc, err = proc.stop()
+    assert rc == 0 and "Traceback" not in err
