@@ -29,7 +29,7 @@ def _stop(signum, frame):
               help="Replay window: seconds a request's timestamp may be off.")
 def serve(db: str, secret_file: str, players_file: str, host: str, port: int, window: int) -> None:
     """Serve the reference wallet's protocol (POST /wallet/v1/<call>) until Ctrl-C."""
-    from tablesim.wallet.app import Wallet, bind
+    from tablesim.wallet.app import GroupWriter, Wallet, bind
     from tablesim.wallet.app import serve as run
     from tablesim.wallet.ledger import Ledger
     from tablesim.wallet.players import load_players
@@ -42,17 +42,21 @@ def serve(db: str, secret_file: str, players_file: str, host: str, port: int, wi
     roster = load_players(players_file)
     signal.signal(signal.SIGTERM, _stop)
     sock = bind(host, port)
-    ledger = Ledger(db)
+    ledger = Ledger(db)  # the reads', on the event loop's thread
+    writer = None
     try:
         count = ledger.load(roster, where=players_file)
+        writer = GroupWriter(Ledger(db))  # the writes', on a thread of their own
         listen = f"[{host}]" if ":" in host else host
-        click.echo(f"wallet: http://{listen}:{sock.getsockname()[1]}{PREFIX} ({count} players; stop with Ctrl-C)",
-                   nl=True)
-        run(Wallet(ledger, secret, window=window), sock)
+        click.echo(f"wallet: http://{listen}:{sock.getsockname()[1]}{PREFIX} ({count} players; stop with Ctrl-C)")
+        run(Wallet(ledger, secret, window=window, writer=writer), sock)
     except (KeyboardInterrupt, _Stopped):  # uvicorn stopped gracefully, then raised the signal again
         pass
     finally:
         sock.close()
+        if writer is not None:
+            writer.close()
+            writer.ledger.close()
         ledger.close()
     click.echo("wallet: stopped")
 

@@ -195,36 +195,58 @@ class Ledger:
     # --- writes -----------------------------------------------------------------------
 
     def write(self, req) -> tuple[p.Status, bytes]:
-        """A debit, credit or cancel: its kept answer if its id was seen with
-        the same content; refused if with other content; else done now."""
-        digest = _digest(p.canonical(req))
+        """A debit, credit or cancel in a transaction of its own."""
         with self._write():
-            kept = self._kept(req.transaction_id)
-            if kept is not None:
-                if kept[0] != digest:
-                    raise p.Refused(p.Status.ID_REUSED,
-                                    f"transaction id {req.transaction_id!r} was used for another request")
-                return p.Status(kept[1]), kept[2]
-            kind = type(req).__name__.lower()
-            row = {"kind": kind, "player": req.player, "currency": getattr(req, "currency", None), "debits": None,
-                   "debit": None, "effect": 0, "amount": "0", "tbl": req.table, "round": req.round}
-            try:
-                row["amount"] = fmt(getattr(req, "amount", 0))
-                getattr(self, f"_{kind}")(req, row)
-                status, message, balance = p.Status.OK, None, row["balance"]
-            except Answer as refusal:
-                row["effect"] = 0
-                status, message, balance = refusal.status, refusal.message, refusal.balance
-            answer = {"status": status.value, "transaction_id": req.transaction_id, "balance": None, "message": message}
-            if kind == "cancel":
-                answer["cancelled"] = row["amount"] if status is p.Status.OK else None
-            if balance is not None:
-                answer["balance"] = self.text(balance, self._player(req.player)[0])
-            body = p.encode(answer)
-            self._insert(req.transaction_id, row, status, digest, body)
-            if status is p.Status.OK and kind == "credit":
-                self.db.executemany("INSERT INTO settled VALUES (?, ?)",
-                                    [(d, req.transaction_id) for d in req.debits])
+            return self.write_in(req)
+
+    def write_many(self, reqs: list) -> list:
+        """Writes in one transaction (group commit: one fsync for them all),
+        each in a savepoint; each one's (status, answer), or the ``Refused``
+        that refused it. Nothing is answered before the commit: on a storage
+        error every one of them raises it (none was kept)."""
+        results: list = []
+        with self._write():
+            for req in reqs:
+                self.db.execute("SAVEPOINT one")
+                try:
+                    results.append(self.write_in(req))
+                except p.Refused as refusal:
+                    self.db.execute("ROLLBACK TO one")
+                    results.append(refusal)
+                self.db.execute("RELEASE one")
+        return results
+
+    def write_in(self, req) -> tuple[p.Status, bytes]:
+        """A debit, credit or cancel inside an open transaction: its kept
+        answer if its id was seen with the same content; refused if with
+        other content; else done now."""
+        digest = _digest(p.canonical(req))
+        kept = self._kept(req.transaction_id)
+        if kept is not None:
+            if kept[0] != digest:
+                raise p.Refused(p.Status.ID_REUSED,
+                                f"transaction id {req.transaction_id!r} was used for another request")
+            return p.Status(kept[1]), kept[2]
+        kind = type(req).__name__.lower()
+        row = {"kind": kind, "player": req.player, "currency": getattr(req, "currency", None), "debits": None,
+               "debit": None, "effect": 0, "amount": "0", "tbl": req.table, "round": req.round}
+        try:
+            row["amount"] = fmt(getattr(req, "amount", 0))
+            getattr(self, f"_{kind}")(req, row)
+            status, message, balance = p.Status.OK, None, row["balance"]
+        except Answer as refusal:
+            row["effect"] = 0
+            status, message, balance = refusal.status, refusal.message, refusal.balance
+        answer = {"status": status.value, "transaction_id": req.transaction_id, "balance": None, "message": message}
+        if kind == "cancel":
+            answer["cancelled"] = row["amount"] if status is p.Status.OK else None
+        if balance is not None:
+            answer["balance"] = self.text(balance, self._player(req.player)[0])
+        body = p.encode(answer)
+        self._insert(req.transaction_id, row, status, digest, body)
+        if status is p.Status.OK and kind == "credit":
+            self.db.executemany("INSERT INTO settled VALUES (?, ?)",
+                                [(d, req.transaction_id) for d in req.debits])
         return status, body
 
     def _kept(self, transaction_id: str):

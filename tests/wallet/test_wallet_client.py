@@ -29,7 +29,8 @@ async def _balance(wallet, player="alice", currency="MOP") -> Decimal:
         return (await w.balance(player, currency, request_id="b")).balance
 
 
-def test_a_won_lost_and_void_round(wallet):
+def test_a_won_lost_and_void_round(shared_wallet):
+    wallet = shared_wallet
     async def go():
         async with client(wallet.url, wallet) as w:
             me = await w.authenticate(walletproc.token(wallet.db, "alice"), request_id="a1")
@@ -54,16 +55,17 @@ def test_a_won_lost_and_void_round(wallet):
     run(go())
 
 
-def test_a_lost_answer_is_retried_and_gets_the_first_answer(wallet):
+def test_a_lost_answer_is_retried_and_gets_the_first_answer(shared_wallet):
+    wallet = shared_wallet
     """The wallet commits the debit; the network loses its answer; the retry
     (same transaction id) gets the first answer, not a second debit."""
     lossy = walletproc.proxy(wallet.url, "--drop", "2", "--only", "debit")
     try:
         async def go():
             async with client(lossy.url, wallet) as w:
-                first = await w.debit("x1", player="alice", currency="MOP", amount=D("25"), table="T1", round="R9")
+                first = await w.debit("x1", player="ann", currency="MOP", amount=D("25"), table="T1", round="R9")
                 assert w.attempts_made == 2
-                second = await w.debit("x2", player="alice", currency="MOP", amount=D("25"), table="T1",
+                second = await w.debit("x2", player="ann", currency="MOP", amount=D("25"), table="T1",
                                        round="R9")
                 return first, second
 
@@ -72,15 +74,16 @@ def test_a_lost_answer_is_retried_and_gets_the_first_answer(wallet):
         lossy.stop()
     assert (first.status, first.balance) == (Status.OK, D("975.00"))
     assert (second.status, second.balance) == (Status.OK, D("950.00"))
-    assert run(_balance(wallet)) == D("950.00")  # debited once each
+    assert run(_balance(wallet, "ann")) == D("950.00")  # debited once each
 
 
-def test_a_5xx_before_the_wallet_is_retried(wallet):
+def test_a_5xx_before_the_wallet_is_retried(shared_wallet):
+    wallet = shared_wallet
     lossy = walletproc.proxy(wallet.url, "--fail", "2")
     try:
         async def go():
             async with client(lossy.url, wallet) as w:
-                out = await w.credit("c1", player="alice", currency="MOP", amount=D(0), table="T1", round="R1",
+                out = await w.credit("c1", player="alice", currency="MOP", amount=D(0), table="T1", round="R5XX",
                                      debits=["none"])
                 return out, w.attempts_made
 
@@ -90,25 +93,27 @@ def test_a_5xx_before_the_wallet_is_retried(wallet):
     assert (out.status, attempts) == (Status.UNKNOWN_TRANSACTION, 2)
 
 
-def test_a_final_answer_is_never_retried(wallet):
+def test_a_final_answer_is_never_retried(shared_wallet):
+    wallet = shared_wallet
     async def go():
         async with client(wallet.url, wallet) as w:
-            poor = await w.debit("f1", player="alice", currency="MOP", amount=D("5000"), table="T1", round="R1")
+            poor = await w.debit("f1", player="alice", currency="MOP", amount=D("5000"), table="T1", round="RF")
             assert (poor.status, poor.balance, w.attempts_made) == (Status.INSUFFICIENT_FUNDS, D("1000.00"), 1)
-            limit = await w.debit("f2", player="bob", currency="HKD", amount=D("101"), table="T1", round="R1")
+            limit = await w.debit("f2", player="bob", currency="HKD", amount=D("101"), table="T1", round="RF")
             assert (limit.status, limit.message) == (Status.LIMIT_REACHED, "Bob's limit: 100 a bet, 300 a day.")
             with pytest.raises(WalletRefused, match="id_reused"):
-                await w.debit("f1", player="alice", currency="MOP", amount=D("1"), table="T1", round="R1")
+                await w.debit("f1", player="alice", currency="MOP", amount=D("1"), table="T1", round="RF")
             with pytest.raises(WalletRefused, match="more decimals than MOP's unit 0.01"):
-                await w.debit("f3", player="alice", currency="MOP", amount=D("1.001"), table="T1", round="R1")
+                await w.debit("f3", player="alice", currency="MOP", amount=D("1.001"), table="T1", round="RF")
             with pytest.raises(TypeError):
-                await w.debit("f4", player="alice", currency="MOP", amount=1.5, table="T1", round="R1")
+                await w.debit("f4", player="alice", currency="MOP", amount=1.5, table="T1", round="RF")
             assert w.attempts_made == 4
 
     run(go())
 
 
-def test_an_answer_that_cannot_be_verified_is_not_believed(wallet, tmp_path):
+def test_an_answer_that_cannot_be_verified_is_not_believed(shared_wallet, tmp_path):
+    wallet = shared_wallet
     """With the wrong secret, the wallet's answers do not verify: the client
     retries (they could be a proxy's) and then says the outcome is unknown."""
     wrong = tmp_path / "wrong.secret"
@@ -118,10 +123,10 @@ def test_an_answer_that_cannot_be_verified_is_not_believed(wallet, tmp_path):
     async def go():
         async with WalletClient(wallet.url, load_secret(wrong), attempts=3, max_wait=0.05) as w:
             with pytest.raises(WalletUnavailable, match="after 3 attempts: HTTP 401 without a valid signature"):
-                await w.debit("u1", player="alice", currency="MOP", amount=D("1"), table="T1", round="R1")
+                await w.debit("u1", player="amy", currency="MOP", amount=D("1"), table="T1", round="R1")
 
     run(go())
-    assert run(_balance(wallet)) == D("1000.00")
+    assert run(_balance(wallet, "amy")) == D("1000.00")
 
 
 def test_a_wallet_away_is_unavailable_not_an_answer(tmp_path):

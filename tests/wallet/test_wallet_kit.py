@@ -13,7 +13,8 @@ def check(url: str, secret, token: str):
     return SimpleNamespace(returncode=rc, stdout=out, stderr=err)
 
 
-def test_the_reference_wallet_passes_every_case(wallet):
+def test_the_reference_wallet_passes_every_case(shared_wallet):
+    wallet = shared_wallet
     out = check(wallet.url, wallet.secret, walletproc.token(wallet.db, "kit"))
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.splitlines()
@@ -36,7 +37,8 @@ def test_a_wallet_that_does_not_dedupe_fails(files):
     assert "bad signature" not in failed  # what the wallet does right still passes
 
 
-def test_bad_input_is_one_line_exit_2(wallet, tmp_path):
+def test_bad_input_is_one_line_exit_2(shared_wallet, tmp_path):
+    wallet = shared_wallet
     token = walletproc.token(wallet.db, "kit")
     wrong = tmp_path / "other.secret"
     wrong.write_text("another-secret-" * 3 + "\n")
@@ -58,6 +60,7 @@ def test_bad_input_is_one_line_exit_2(wallet, tmp_path):
         assert "x" * 40 not in out.stderr
 
 
-def test_the_kit_needs_enough_money(wallet):
+def test_the_kit_needs_enough_money(shared_wallet):
+    wallet = shared_wallet
     out = check(wallet.url, wallet.secret, walletproc.token(wallet.db, "poor"))
     assert out.returncode == 2 and "needs a balance of at least 100 MOP" in out.stderr

@@ -15,7 +15,7 @@ from tablecore.money import MONEY
 from tablesim.wallet.app import Wallet
 from tablesim.wallet.ledger import Ledger
 from tablesim.wallet.players import Limits, Player, Roster
-from tablesim.wallet.protocol import Refused
+from tablesim.wallet.protocol import Refused, parse
 
 OPENING = {"p1": Decimal("100.00"), "p2": Decimal("7.50")}
 ROSTER = Roster({"MOP": Decimal("0.01")}, tuple(Player(pid, "MOP", bal, Limits()) for pid, bal in OPENING.items()))
@@ -124,3 +124,23 @@ def test_concurrent_debits_from_two_connections_never_overdraw(tmp_path):
     assert results.count("ok") == 15 and results.count("insufficient_funds") == 25
     _, answer = Wallet(Ledger(db), b"x" * 32).call("balance", b'{"request_id":"b","player":"p2","currency":"MOP"}')
     assert json.loads(answer)["balance"] == "0.00"
+
+
+@given(st.lists(op, max_size=40), st.lists(st.integers(1, 6), min_size=1, max_size=20))
+def test_a_group_commit_answers_as_the_writes_one_by_one(ops, sizes):
+    """The served wallet commits the writes in flight together (one fsync);
+    each write's answer is the one it gets alone, in the same order."""
+    run = Run()
+    for step in ops:
+        _step(run, *step)
+    grouped = Ledger(":memory:")
+    grouped.load(ROSTER)
+    records = [parse(call, json.loads(raw)) for call, raw in run.sent]
+    answers, at = [], 0
+    for size in sizes * (len(records) // len(sizes) + 1):
+        if at >= len(records):
+            break
+        answers += grouped.write_many(records[at:at + size])
+        at += size
+    for (call, raw), got in zip(run.sent, answers):
+        assert got == run.wallet.ledger.write(parse(call, json.loads(raw))), (call, raw)

@@ -9,6 +9,7 @@ import json
 import re
 import sqlite3
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -154,9 +155,12 @@ def _busy_ledger(c: Caller, db: Path, bet: dict) -> None:
     hold = sqlite3.connect(db, timeout=0, isolation_level=None)
     hold.execute("BEGIN IMMEDIATE")
     try:
-        c("debit", {"transaction_id": "t1", "amount": "1", **bet, "round": "R5"})
-        c("credit", {"transaction_id": "t2", "amount": "1", "debits": ["t1"], **bet, "round": "R5"})
-        c("cancel", {"transaction_id": "t3", "player": "alice", "table": "T", "round": "R5", "debit": "t1"})
+        with ThreadPoolExecutor(3) as pool:  # at once: one wait for the lock, not three
+            list(pool.map(lambda args: c(*args), [
+                ("debit", {"transaction_id": "t1", "amount": "1", **bet, "round": "R5"}),
+                ("credit", {"transaction_id": "t2", "amount": "1", "debits": ["t1"], **bet, "round": "R5"}),
+                ("cancel", {"transaction_id": "t3", "player": "alice", "table": "T", "round": "R5", "debit": "t1"}),
+            ]))
     finally:
         hold.execute("ROLLBACK")
         hold.close()

@@ -32,6 +32,16 @@ currency = "MOP"
 balance = "1000.00"
 
 [[players]]
+id = "ann"
+currency = "MOP"
+balance = "1000.00"
+
+[[players]]
+id = "amy"
+currency = "MOP"
+balance = "1000.00"
+
+[[players]]
 id = "poor"
 currency = "MOP"
 balance = "50.00"
@@ -57,10 +67,12 @@ def write_files(folder: Path) -> tuple[Path, Path]:
 class Process:
     """A process that prints ``<word>: URL ...`` when it is ready."""
 
-    def __init__(self, argv: list[str], word: str) -> None:
+    def __init__(self, argv: list[str], word: str, *, reaped: bool = True) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = reaper.track(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                                  cwd=ROOT, env=env))
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                                     env=env)
+        if reaped:  # killed at the end of the test whatever happens (a module's own is stopped by its fixture)
+            reaper.track(self.proc)
         end = time.monotonic() + 60
         line = self.proc.stdout.readline()
         if not line.startswith(word + ": "):
@@ -85,8 +97,8 @@ def reference_argv(db: Path, secret: Path, players: Path) -> list[str]:
             str(secret), "--players", str(players), "--port", "0"]
 
 
-def reference(db: Path, secret: Path, players: Path) -> Process:
-    return Process(reference_argv(db, secret, players), "wallet")
+def reference(db: Path, secret: Path, players: Path, *, reaped: bool = True) -> Process:
+    return Process(reference_argv(db, secret, players), "wallet", reaped=reaped)
 
 
 def broken(db: Path, secret: Path, players: Path) -> Process:
