@@ -56,7 +56,8 @@ async def bench(url: str, secret: bytes, debits: int, clients: int) -> dict:
     elapsed = time.perf_counter() - t0
     latencies.sort()
     return {"debits": per * clients, "clients": clients, "seconds": round(elapsed, 2),
-            "debits_per_second": round(per * clients / elapsed), "p50_ms": round(latencies[len(latencies) // 2] * 1e3, 1),
+            "debits_per_second": round(per * clients / elapsed),
+            "p50_ms": round(latencies[len(latencies) // 2] * 1e3, 1),
             "p99_ms": round(latencies[int(len(latencies) * 0.99)] * 1e3, 1), "load_average": os.getloadavg()[0]}
 
 

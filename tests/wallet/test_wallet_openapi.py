@@ -49,7 +49,8 @@ def validate(value, schema, where="$") -> None:
         assert schema.get("minimum", value) <= value <= schema.get("maximum", value), where
     if isinstance(value, dict):
         props = schema.get("properties", {})
-        assert not set(schema.get("required", [])) - set(value), f"{where}: missing {set(schema['required']) - set(value)}"
+        missing = set(schema.get("required", [])) - set(value)
+        assert not missing, f"{where}: missing {missing}"
         if schema.get("additionalProperties") is False:
             assert not set(value) - set(props), f"{where}: undocumented {set(value) - set(props)}"
         for key, item in value.items():
