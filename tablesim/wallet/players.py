@@ -35,7 +35,7 @@ DEFAULT_UNIT = Decimal("0.01")
 class Limits:
     max_debit: Decimal | None = None
     daily_stake: Decimal | None = None
-    message: str = "A responsible-gaming limit is reached."
+    message: str = "A responsible-gaming limit is reached."  # the operator's text, shown to the player
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,3 +144,38 @@ def test_a_group_commit_answers_as_the_writes_one_by_one(ops, sizes):
         at += size
     for (call, raw), got in zip(run.sent, answers):
         assert got == run.wallet.ledger.write(parse(call, json.loads(raw))), (call, raw)
+
+
+def test_responsible_gaming_limits_with_the_operators_text(tmp_path):
+    from tablesim.wallet.players import load_players
+
+    import walletproc
+
+    _, players = walletproc.write_files(tmp_path)
+    ledger = Ledger(":memory:")
+    ledger.load(load_players(players))
+    wallet = Wallet(ledger, b"x" * 32)
+
+    def debit(tid: str, amount: str) -> dict:
+        body = {"transaction_id": tid, "player": "bob", "currency": "HKD", "amount": amount, "table": "T", "round": "R"}
+        return json.loads(wallet.call("debit", json.dumps(body).encode())[1])
+
+    text = "Bob's limit: 100 a bet, 300 a day."
+    assert debit("b0", "101") == {"status": "limit_reached", "transaction_id": "b0", "balance": "500", "message": text}
+    assert [debit(f"b{i}", "100")["status"] for i in (1, 2, 3)] == ["ok", "ok", "ok"]
+    assert debit("b4", "1")["status"] == "limit_reached"  # 301 staked today
+    cancel = {"transaction_id": "x1", "player": "bob", "table": "T", "round": "R", "debit": "b3"}
+    assert json.loads(wallet.call("cancel", json.dumps(cancel).encode())[1])["cancelled"] == "100"
+    assert debit("b5", "1") == {"status": "ok", "transaction_id": "b5", "balance": "299", "message": None}
+
+
+def test_a_yaml_players_file(tmp_path):
+    from tablesim.wallet.players import load_players
+
+    path = tmp_path / "players.yaml"
+    path.write_text("currencies: {MOP: '0.10'}\nplayers:\n  - {id: y1, currency: MOP, balance: 12.30}\n"
+                    "  - {id: y2, currency: HKD, balance: '5', limits: {max_debit: 2}}\n")
+    roster = load_players(path)
+    assert [(p.id, p.balance, roster.units[p.currency]) for p in roster.players] == [
+        ("y1", Decimal("12.3"), Decimal("0.10")), ("y2", Decimal("5"), Decimal("0.01"))]
+    assert roster.players[1].limits.max_debit == Decimal(2)
