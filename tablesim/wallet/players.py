@@ -100,7 +100,7 @@ def _limits(data: object, where: str) -> Limits:
         return Limits()
     if not isinstance(data, dict) or set(data) - {"max_debit", "daily_stake", "message"}:
         raise InputError("limits take max_debit, daily_stake and message", where=where)
-    message = data.get("message", Limits.message)
+    message = data.get("message", Limits().message)  # a slotted class keeps no defaults as attributes
     if not isinstance(message, str) or not 0 < len(message) <= 500:
         raise InputError("message: one text of at most 500 characters", where=where)
     return Limits(*(None if data.get(k) is None else _amount(data[k], f"{where}.{k}", zero=False)
