@@ -108,6 +108,11 @@ def test_a_final_answer_is_never_retried(shared_wallet):
             with pytest.raises(TypeError):
                 await w.debit("f4", player="alice", currency="MOP", amount=1.5, table="T1", round="RF")
             assert w.attempts_made == 4
+            await w.debit("f5", player="alice", currency="MOP", amount=D("1"), table="T1", round="RF2")
+            await w.debit("f6", player="alice", currency="MOP", amount=D("1"), table="T1", round="RF2")
+            final = await w.credit("f7", player="alice", currency="MOP", amount=D("2"), table="T1", round="RF2",
+                                   debits=["f5"])  # f6 not named: the wallet will never do this credit
+            assert (final.status, w.attempts_made) == (Status.FINAL_ERROR, 7)
 
     run(go())
 
@@ -136,3 +141,17 @@ def test_a_wallet_away_is_unavailable_not_an_answer(tmp_path):
                 await w.balance("alice", "MOP", request_id="b")
 
     run(go())
+
+
+def test_the_bench_script_runs_small():
+    """``scripts/wallet_bench.py`` (a figure, not a timed test) runs and says what it measured."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "scripts/wallet_bench.py", "--debits", "20", "--clients", "2", "--json"],
+                         capture_output=True, text=True, cwd=walletproc.ROOT, timeout=120,
+                         env={**__import__("os").environ, "PYTHONPATH": str(walletproc.ROOT)})
+    assert out.returncode == 0, out.stderr
+    figures = json.loads(out.stdout)
+    assert figures["debits"] == 20 and figures["debits_per_second"] > 0 and figures["p99_ms"] >= figures["p50_ms"]
