@@ -93,6 +93,9 @@ class GroupWriter:
                 results = self.ledger.write_many([record for record, _, _ in group])
             except sqlite3.Error as exc:  # rolled back: nothing kept, the same ids may come again
                 results = [exc] * len(group)
+            except Exception as exc:  # a bug: rolled back too; the writer lives on for the next group
+                log.error("wallet_write_failed", error=f"{type(exc).__name__}: {exc}")
+                results = [exc] * len(group)
             for (_, loop, future), result in zip(group, results):
                 loop.call_soon_threadsafe(_deliver, future, result)
 
