@@ -67,7 +67,13 @@ def test_a_lost_answer_is_retried_and_gets_the_first_answer(shared_wallet):
                 assert w.attempts_made == 2
                 second = await w.debit("x2", player="ann", currency="MOP", amount=D("25"), table="T1",
                                        round="R9")
-                return first, second
+            # a caller that gives up on a lost answer cancels: the debit was committed, the cancel returns it
+            async with client(lossy.url, wallet, attempts=1) as w:
+                with pytest.raises(WalletUnavailable, match="RemoteProtocolError"):
+                    await w.debit("x3", player="ann", currency="MOP", amount=D("25"), table="T1", round="R9")
+                back = await w.cancel("x4", player="ann", table="T1", round="R9", debit="x3")
+                assert (back.status, back.cancelled, back.balance) == (Status.OK, D("25.00"), D("950.00"))
+            return first, second
 
         first, second = run(go())
     finally:
