@@ -147,6 +147,27 @@ class DealingMode(TableRecord):
     why: str
 
 
+@_kind("shuffler_out_of_service")
+@dataclass(frozen=True, slots=True)
+class ShufflerOutOfService(TableRecord):
+    """The shuffler failed while dealing: no round is dealt from it until a
+    supervisor confirms it was replaced or deals from the shoe (Art. 11(4))."""
+
+    round: str
+    reason: str
+    text: str
+
+
+@_kind("shuffler_replaced")
+@dataclass(frozen=True, slots=True)
+class ShufflerReplaced(TableRecord):
+    """A supervisor confirmed the failed shuffler was replaced (Art. 11(4))."""
+
+    failed_in: str
+    actor: str
+    why: str
+
+
 @_kind("paused")
 @dataclass(frozen=True, slots=True)
 class Paused(TableRecord):
