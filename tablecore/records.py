@@ -106,6 +106,8 @@ class Settlement(TableRecord):
     results: dict
     #: football's commission rule: what was rounded off each payout (position -> bet -> amount)
     commission_rounded_off: dict = OMITTED
+    #: in whose favour (player: the commission rounded down; house: the payout rounded down)
+    commission_rounding: str = OMITTED
 
 
 @_kind("result")
