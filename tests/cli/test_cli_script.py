@@ -304,6 +304,8 @@ INVALID = {
     "player-on-two-boxes.yaml": ["round 1", "bets.2.ante", "ann sits at box 1"],
     # Art. 11(4): a failed shuffler deals again only once a supervisor confirms it was replaced
     "shuffler-not-replaced.yaml": ["round 2", "shuffler_replaced", "Art. 11(4)"],
+    "over-script-limit.yaml": ["round 1", "bets.1.ante", "over the table limit 50"],
+    "decision-by-another-player.yaml": ["round 1", "decisions.1", "belongs to ann"],
 }
 
 
