@@ -15,7 +15,7 @@ from tablesim.games.football.draw import SecureDraw, SeededDraw
 from tablesim.games.dealer import Players
 from tablesim.games.football import dealer
 from tablesim.games.football.players import random_bets
-from tablesim.games.football.profile import load_profile
+from tablesim.games.football.profile import BETS, load_profile
 from tablesim.games.football.rules import total
 from tablesim.games.football.settings import FootballSettings
 from tablesim.games.football.table import FootballTable, box_name
@@ -146,6 +146,7 @@ def session(table: FootballTable, rng: random.Random, devices: str, rig: MockRig
         play_round=run.play_round,
         render=run.render,
         summary_title="Football card game: hold per bet (upper and lower net of commission)",
+        bet_order=BETS,
         after_recover=rig.after_recovery if rig is not None else None,
     )
 
