@@ -24,6 +24,8 @@ class _Group(click.Group):
             where = exc.ctx.command_path if exc.ctx is not None else "tablesim"
             # one line, whatever click wrapped (a missing choice lists the choices one a line)
             message = " ".join(exc.format_message().split())
+            if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
+                message = "missing command"  # (click's message is the whole help text)
             click.echo(f"tablesim: error: {message} (see {where} --help)", err=True)
             sys.exit(exc.exit_code)
         except click.ClickException as exc:

@@ -23,6 +23,12 @@ def test_diagram_without_a_game_is_one_error_line(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("tablesim: error: ") and "fortune3, football, wheel" in lines[0]
 
 
+def test_a_command_group_without_its_command_is_one_error_line(tmp_path):
+    result = invoke("audit", tmp_path=tmp_path)
+    assert result.exit_code == 2
+    assert result.output.strip() == "tablesim: error: missing command (see tablesim audit --help)"
+
+
 def run_lines(game, seed, tmp_path, rounds=25):
     result = invoke("run", "--game", game, "--mock", "--rounds", str(rounds), "--seed", str(seed),
                     "--journal", str(tmp_path / f"{game}-{seed}.sqlite"), tmp_path=tmp_path)
