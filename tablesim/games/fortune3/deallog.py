@@ -33,6 +33,9 @@ class DealLog:
     def start_log(self) -> None:
         self.deliveries = []
         self.dead = set()
+        #: who got the latest card(s) dealt and kept (None after a stray): what
+        #: the table's state shows of the deal's progress
+        self.last_placed: tuple[str, list[DealtCard]] | None = None
 
     def flag(self, card: DealtCard) -> None:
         """A card drawn while the shoe was disarmed: set aside, never dealt."""
@@ -61,17 +64,26 @@ class DealLog:
                 continue
             hand = self.cards[who]
             hand.append(d)
-            if live and self.observed:
-                self.emit("card", to=who, card=d.code)
+            if live:
+                self._note_placed(who, d)
+                if self.observed:
+                    self.emit("card", to=who, card=d.code)
             if self.by_card or len(hand) == 3:
                 self.targets.pop(0)
 
+    def _note_placed(self, who: str, d: DealtCard) -> None:
+        if self.by_card or self.last_placed is None or self.last_placed[0] != who:
+            self.last_placed = (who, [])
+        self.last_placed[1].append(d)
+
     def latest_delivery(self) -> int | None:
-        """The latest card or hand dealt and not already declared stray."""
+        """The latest card or hand dealt, unless it was already declared stray
+        (a second press of the button never reaches a card before it: an
+        earlier card is named, for a supervisor to confirm)."""
         for i in range(len(self.deliveries) - 1, -1, -1):
             kind, _ = self.deliveries[i]
-            if kind == DEALT and i not in self.dead:
-                return i
+            if kind == DEALT:
+                return None if i in self.dead else i
         return None
 
     def delivery_of(self, code: str) -> int | None:
@@ -86,6 +98,7 @@ class DealLog:
         """Declare delivery ``index`` stray and lay every hand again without
         it. Returns its cards."""
         self.dead.add(index)
+        self.last_placed = None
         self.targets = self.order * 3 if self.dealing == "shoe" else list(self.order)
         self.cards = {who: [] for who in self.order}
         self.set_aside = []

@@ -48,7 +48,8 @@ STEPS = (
     step("void", BEFORE_SETTLEMENT, S.VOID, before=("stop_devices", "announce_void")),
 )
 
-STRAY = "no card has been dealt: nothing can be declared stray"
+STRAY = ("no card is out, or the latest was already set aside: name the stray card "
+         "(a supervisor confirms it)")
 BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
 
 RULES = (

@@ -242,11 +242,9 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         return bool(self.seen) or any(self.cards.values()) or bool(self.set_aside)
 
     def stray_refusal(self, card: str | None = None) -> str | None:
-        if self.latest_delivery() is None:
-            return STRAY
-        if card is not None and self.delivery_of(card) is None:
-            return f"{card} is not a card of this round's hands"
-        return None
+        if card is not None:
+            return None if self.delivery_of(card) is not None else f"{card} is not a card of this round's hands"
+        return STRAY if self.latest_delivery() is None else None
 
     @action()
     def stray(self, card: str | None = None) -> None:
@@ -262,7 +260,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         if card is None and not self.decisions:
             self._declare_stray(latest)
             return
-        named = card if card is not None else self.deliveries[latest][1][-1].code
+        named = card if card is not None else self.deliveries[latest][1][-1].code  # (refused when None)
         self.open_incident(self.STRAY_INCIDENT, "a stray card noticed late (Art. 11(3)): a supervisor confirms, "
                            "naming the card (it is set aside, the round goes on), or rejects", blocking=True,
                            card=named)
