@@ -177,6 +177,19 @@ _READ: dict[str, Decimal] = {}
 _READ_KEPT = 1024
 
 
+#: how an amount is written where it arrives as JSON (the HTTP API, the bus):
+#: the one wording of a refusal of its form, wherever it is refused
+AMOUNT_FORM = "a string like '12.50' or a whole number; never a float"
+
+
+def amount_form_refusal(value: object) -> str | None:
+    """Why a JSON value is not written as an amount (``AMOUNT_FORM``), or
+    None: what it says is then ``parse_amount``'s to check."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return AMOUNT_FORM
+    return None
+
+
 def parse_amount(value: object, *, field: str = "amount", allow_zero: bool = False) -> Decimal:
     """Turn a script/config/API value into a positive exact amount.
 

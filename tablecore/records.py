@@ -106,6 +106,8 @@ class Settlement(TableRecord):
     results: dict
     #: football's commission rule: what was rounded off each payout (position -> bet -> amount)
     commission_rounded_off: dict = OMITTED
+    #: in whose favour (player: the commission rounded down; house: the payout rounded down)
+    commission_rounding: str = OMITTED
 
 
 @_kind("result")
@@ -143,6 +145,27 @@ class DealingMode(TableRecord):
 
     mode: str
     previous: str
+    actor: str
+    why: str
+
+
+@_kind("shuffler_out_of_service")
+@dataclass(frozen=True, slots=True)
+class ShufflerOutOfService(TableRecord):
+    """The shuffler failed while dealing: no round is dealt from it until a
+    supervisor confirms it was replaced or deals from the shoe (Art. 11(4))."""
+
+    round: str
+    reason: str
+    text: str
+
+
+@_kind("shuffler_replaced")
+@dataclass(frozen=True, slots=True)
+class ShufflerReplaced(TableRecord):
+    """A supervisor confirmed the failed shuffler was replaced (Art. 11(4))."""
+
+    failed_in: str
     actor: str
     why: str
 

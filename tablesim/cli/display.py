@@ -33,7 +33,7 @@ def summary_table(title: str, stats: SessionStats) -> Table:
     table.add_column("wagered", justify="right")
     table.add_column("house result", justify="right")
     table.add_column("hold", justify="right")
-    for bet, totals in stats.by_bet.items():
+    for bet, totals in stats.rows():
         table.add_row(bet, str(totals.count), fmt(totals.wagered), signed(-totals.player_net, colour=False), percent(totals.hold))
     hold = stats.house_result / stats.wagered if stats.wagered else None
     table.add_row("all", "", fmt(stats.wagered), signed(stats.house_result, colour=False), percent(hold), style="bold")

@@ -22,7 +22,11 @@ class _Group(click.Group):
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx is not None else "tablesim"
-            click.echo(f"tablesim: error: {exc.format_message()} (see {where} --help)", err=True)
+            # one line, whatever click wrapped (a missing choice lists the choices one a line)
+            message = " ".join(exc.format_message().split())
+            if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
+                message = "missing command"  # (click's message is the whole help text)
+            click.echo(f"tablesim: error: {message} (see {where} --help)", err=True)
             sys.exit(exc.exit_code)
         except click.ClickException as exc:
             click.echo(f"tablesim: error: {exc.format_message()}", err=True)

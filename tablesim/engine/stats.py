@@ -26,6 +26,13 @@ class SessionStats:
     rounds: int = 0
     void: int = 0
     by_bet: dict[str, BetTotals] = field(default_factory=dict)
+    #: the game's bets in layout order: the rows' order, the same every run
+    #: (a bet not named follows, alphabetically)
+    order: tuple[str, ...] = ()
+
+    def rows(self) -> list[tuple[str, BetTotals]]:
+        rank = {bet: i for i, bet in enumerate(self.order)}
+        return sorted(self.by_bet.items(), key=lambda item: (rank.get(item[0], len(rank)), item[0]))
 
     def add(self, result: RoundResult, fold_into: dict[str, str] | None = None) -> None:
         """Count a round: what it had at risk (``result.stakes``, the bets

@@ -35,6 +35,14 @@ class Players:
     def decision(self, table: Any, position: str) -> str:
         raise NotImplementedError
 
+    def decider(self, table: Any, position: str) -> str | None:
+        """The player who takes ``position``'s decision (None: the dealer's word for it)."""
+        return None
+
+    def after_decisions(self, table: Any) -> None:
+        """Every player has decided, before the dealer reveals: a script's
+        late irregularities happen here (a misdeal, a stray named late)."""
+
     def refused(self, action: str, position: str, what: str, exc: IllegalAction) -> None:
         """A bet (``what``: its name) or a decision was refused."""
 

@@ -23,7 +23,9 @@ FINEST = Decimal(1).scaleb(-MAX_FRACTION_DIGITS)
 def script_limits(table: Reader, limits: Limits) -> Limits:
     """The game's default limits with the script's units: ``table: {unit:
     5, payout_unit: 1}`` reproduces a table's betting and payout units;
-    without them a script bets and is paid exactly as written."""
+    without them a script bets and is paid exactly as written. ``limits:
+    {ante: {min: 5, max: 500, position_max: 1000}}`` sets a bet's limits as
+    a table's ``[limits]`` does (a bet not named keeps the default)."""
     unit = table.decimal("unit", FINEST)
     payout_unit = table.decimal("payout_unit", FINEST)
     for key, value in (("unit", unit), ("payout_unit", payout_unit)):
@@ -32,6 +34,13 @@ def script_limits(table: Reader, limits: Limits) -> Limits:
     if not is_multiple(unit, payout_unit):
         raise table.fail("unit", f"the betting unit {fmt(unit)} is not a whole number of payout units "
                          f"({fmt(payout_unit)})")
+    if table.has("limits"):
+        given = table.sub("limits")
+        data = {**given.data, "unit": unit, "payout_unit": payout_unit}
+        parsed = Limits.parse(Reader(data, table.at("limits"), file=table.file,
+                                     error=table.error), tuple(limits.by_bet))
+        named = parsed.by_bet if "default" in given.data else {b: parsed.by_bet[b] for b in given.data}
+        limits = replace(limits, by_bet={**limits.by_bet, **named})
     return replace(limits, unit=unit, payout_unit=payout_unit)
 
 

@@ -33,6 +33,12 @@ class SessionPlan:
     after_round: Callable[[], None] | None = None  # e.g. count no-spins
     footer: Callable[[], str] | None = None
     stats: SessionStats = field(default_factory=SessionStats)
+    #: the game's bets in layout order (the summary's rows)
+    bet_order: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.bet_order and not self.stats.order:
+            self.stats.order = self.bet_order
 
 
 def bold(text: str) -> tuple[str, str]:
@@ -61,8 +67,9 @@ def signed_piece(value: Decimal) -> Piece:
 
 
 def results_pieces(results: dict[str, Decimal]) -> list[Piece]:
-    """``ante +5, play -5``: each bet's result, signed and coloured."""
+    """``ante +5, play -5``: each bet's result, signed and coloured (a
+    result of None: the bet's words say it all, e.g. ``play push``)."""
     out: list[Piece] = []
     for i, (bet, value) in enumerate(results.items()):
-        out += [f"{', ' if i else ''}{bet} ", signed_piece(value)]
+        out += [f"{', ' if i else ''}{bet}"] + ([] if value is None else [" ", signed_piece(value)])
     return out

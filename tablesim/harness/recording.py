@@ -416,6 +416,28 @@ class Replayer:
         return None
 
 
+MISSING = "(absent)"
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any]:
+    """The first field (a dotted path, ``[i]`` for a list's item) where ``a``
+    and ``b`` differ, and the two values there."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            if a.get(key, MISSING) != b.get(key, MISSING):
+                return first_difference(a.get(key, MISSING), b.get(key, MISSING), f"{path}.{key}" if path else str(key))
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for n, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return first_difference(x, y, f"{path}[{n}]")
+    return path or "(the result)", a, b
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = value if value == MISSING else json.dumps(value, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def compare_results(recorded: list[dict[str, Any]], replayed: list[dict[str, Any]]) -> str | None:
     """The first difference between two lists of ``{"round_id", "result"}``, as a message.
     Every field of a recorded result must be replayed the same; a field this
@@ -424,10 +446,11 @@ def compare_results(recorded: list[dict[str, Any]], replayed: list[dict[str, Any
     for i, (a, b) in enumerate(zip(recorded, replayed), 1):
         b = {**b, "result": {k: v for k, v in b["result"].items() if k in a["result"]}}
         if a != b:
-            keys = [k for k in sorted(set(a["result"]) | set(b["result"])) if a["result"].get(k) != b["result"].get(k)]
-            what = "round id" if a["round_id"] != b["round_id"] else ", ".join(keys)
-            return (f"round {i} ({a['round_id']}) differs from the recording ({what}): "
-                    f"recorded {json.dumps(a, sort_keys=True)}, replayed {json.dumps(b, sort_keys=True)}")
+            if a["round_id"] != b["round_id"]:
+                return f"round {i} differs from the recording: round id recorded {a['round_id']}, replayed {b['round_id']}"
+            path, was, now = first_difference(a["result"], b["result"])
+            return (f"round {i} ({a['round_id']}) differs from the recording ({path}): "
+                    f"recorded {_short(was)}, replayed {_short(now)}")
     if len(recorded) != len(replayed):
         return f"the recording has {len(recorded)} round result(s), the replay produced {len(replayed)}"
     return None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tablecore.money import AMOUNT_FORM
+
 NOT_JSON = "the body is not valid JSON"
 #: what a client reads for each member of a choice of types (pydantic names the member in the location)
 _TYPE_WORDS = {"str": "a text", "int": "a whole number", "none": "nothing"}
@@ -30,5 +32,7 @@ def readable(errors: Any, prefix: str = "") -> str:
         parts.setdefault(where, message)
     for where, words in choices.items():
         parts[where] = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+        if where.rsplit(".", 1)[-1] == "amount":
+            parts[where] = AMOUNT_FORM  # the bus and the API word a bad amount alike (tablecore.money)
     return "; ".join(f"{where}: {what}" if where else what for where, what in list(parts.items())[:5]) \
         or "invalid request"

@@ -30,7 +30,7 @@ import logging
 from typing import Any, Awaitable, Callable
 
 from tablecore.errors import InputError
-from tablecore.money import parse_amount
+from tablecore.money import AMOUNT_FORM, amount_form_refusal, parse_amount
 from tablesim.studio import wire
 
 log = logging.getLogger("tablesim.studio")
@@ -97,8 +97,8 @@ def _bet(item: Any, index: int) -> dict[str, Any]:
         return bad_input(f"{where}.position: 1 to 40 characters", ref)
     if not isinstance(bet, str) or not 1 <= len(bet) <= 40:
         return bad_input(f"{where}.bet: 1 to 40 characters", ref)
-    if isinstance(amount, bool) or not isinstance(amount, (str, int)):
-        return bad_input(f"{where}.amount: a string like '12.50' or a whole number; never a float", ref)
+    if amount_form_refusal(amount):
+        return bad_input(f"{where}.amount: {AMOUNT_FORM}", ref)
     player = item.get("player")
     if player is not None and (not isinstance(player, str) or not 1 <= len(player) <= 40 or not player.isprintable()):
         return bad_input(f"{where}.player: 1 to 40 printable characters (whose bet it is)", ref)

@@ -302,6 +302,10 @@ INVALID = {
     # issue 14.1: Art. 6(2), one seated player per box, betting only where they sit
     "second-player-on-a-box.yaml": ["round 1", "bets.1[1].ante", "box 1 is ann's"],
     "player-on-two-boxes.yaml": ["round 1", "bets.2.ante", "ann sits at box 1"],
+    # Art. 11(4): a failed shuffler deals again only once a supervisor confirms it was replaced
+    "shuffler-not-replaced.yaml": ["round 2", "shuffler_replaced", "Art. 11(4)"],
+    "over-script-limit.yaml": ["round 1", "bets.1.ante", "over the table limit 50"],
+    "decision-by-another-player.yaml": ["round 1", "decisions.1", "belongs to ann"],
 }
 
 

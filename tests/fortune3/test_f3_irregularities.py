@@ -110,14 +110,6 @@ def test_a_stray_last_card_is_set_aside_and_the_dealer_takes_the_next(rig, deali
     assert [e["reason"] for e in r.kinds("card_set_aside")] == ["dealt to a box with no bet (Art. 11(3))"]
 
 
-def test_no_stray_once_a_player_decided(rig):
-    r = dealt_to_decisions(rig, cards="AS KS QS JS 9D 2C AH KH QH JH 9H 2H",
-                           bets={1: {"ante": 10}, 2: {"ante": 10}})
-    r.table.decide("1", "play")
-    with pytest.raises(IllegalAction, match="players have decided: call a misdeal"):
-        r.table.stray()
-
-
 @pytest.mark.parametrize("kind, size", [("short_hand", 2), ("long_hand", 4)])
 def test_a_shuffler_hand_of_the_wrong_size_is_a_misdeal(rig, kind, size):
     r = rig("shuffler", "KD KH 3C 2S 6D 8H QC", faults=[MockFault(kind, 1)])

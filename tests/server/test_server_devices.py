@@ -249,10 +249,15 @@ def test_an_emulated_readback_fault_voids_football_and_short_spins_are_no_spins(
     assert result["status"] == "settled" and result["outcome"]["no_spins"] == 1
 
 
-def test_a_jammed_shuffler_voids_the_round_and_the_next_is_dealt(emulated):
+def test_a_jammed_shuffler_voids_the_round_and_the_next_is_dealt_once_replaced(emulated):
     s = emulated("fortune3", dealing="shuffler", faults=["shuffler:jam@hand=2"])
     result = play(s, BETS["fortune3"])
     assert result["status"] == "void" and result["void_reason"] == "shuffler_fault"
+    # Art. 11(4): no round from the failed shuffler until a supervisor confirms it was replaced
+    assert s.state()["view"]["shuffler_out_of_service"]["reason"] == "shuffler_fault"
+    assert s.post("/api/actions/open_round").status_code == 409
+    ok(s.post("/api/actions/confirm_shuffler", {"why": "spare shuffler fitted"}, role="supervisor"))
+    assert s.state()["view"]["shuffler_out_of_service"] is None
     assert play(s, BETS["fortune3"])["status"] == "settled"
 
 

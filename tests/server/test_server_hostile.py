@@ -170,7 +170,7 @@ def test_a_table_stopped_as_soon_as_it_says_so_stops_cleanly(env, tmp_path, sig)
 
 @pytest.mark.parametrize("body, reason", [
     ({"position": ["3"], "bet": "ante", "amount": "10"}, "position: a text or a whole number"),
-    ({"position": "3", "bet": "ante", "amount": 10.5}, "amount: a text or a whole number"),
+    ({"position": "3", "bet": "ante", "amount": 10.5}, "amount: a string like '12.50' or a whole number; never a float"),
     (b"\xff\xfe{", "the body is not valid JSON"),
 ])
 def test_a_choice_of_types_or_broken_json_reads_as_one_reason_not_pydantics_parts(served, body, reason):

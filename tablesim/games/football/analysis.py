@@ -11,7 +11,7 @@ draws, which the display picks with equal chance.
 
 Those returns are without the payout unit's rounding (the commission paid
 exactly). Where the profile rounds a commissioned win down to the table's
-payout unit (``commission.rounding = "floor"``), the return depends on the
+payout unit (``commission.rounding`` ``player`` or ``house``), the return depends on the
 stake: the analysis states it too, for a few stakes counted in payout units
 (stake 20 with a payout unit of 1 wins 19 exactly; stake 10 wins 9.5, paid 9).
 """
@@ -96,7 +96,7 @@ def analyze(profile: str | FootballProfile | None = None, decks: int = 1) -> dic
             "return": _num(average),
             "by_draw": {str(i): _num(r) for i, r in by_draw.items()},
         }
-    rounding = _rounded_returns(profile, dist) if profile.commission_rounding == "floor" else {}
+    rounding = _rounded_returns(profile, dist) if profile.commission_rounding != "exact" else {}
     return {
         "game": "football",
         "profile": profile.name,
@@ -110,9 +110,9 @@ def analyze(profile: str | FootballProfile | None = None, decks: int = 1) -> dic
         "bets": bets,
         "commission_rounding": {
             "rule": profile.commission_rounding,
-            "note": "'return' above pays the commission exactly; with the floor rule a win is paid "
-                    "rounded down to the payout unit: the return per unit staked for these stakes "
-                    "(counted in payout units)",
+            "note": "'return' above pays the commission exactly; at a payout unit the rule rounds "
+                    "(player: the commission down; house: the payout down): the return per unit staked "
+                    "for these stakes (counted in payout units)",
             "by_stake": rounding,
         },
     }
@@ -160,7 +160,9 @@ def render_analysis(data: dict) -> str:
     rounding = data.get("commission_rounding", {})
     if rounding.get("by_stake"):
         bets = list(next(iter(rounding["by_stake"].values())))
-        lines += ["", "return with the win less commission paid rounded down to the payout unit (rule: floor); "
+        how = ("the commission rounded down" if rounding.get("rule") == "player"
+               else "the win less commission rounded down")
+        lines += ["", f"return at a payout unit of 1, {how} (rule: {rounding.get('rule')}); "
                   "'return' above pays the commission exactly",
                   f"{'stake (payout units)':<22}" + "".join(f"{b:>12}" for b in bets)]
         for stake, per_bet in rounding["by_stake"].items():

@@ -15,9 +15,11 @@ from tablesim.games.football.draw import SecureDraw, SeededDraw
 from tablesim.games.dealer import Players
 from tablesim.games.football import dealer
 from tablesim.games.football.players import random_bets
-from tablesim.games.football.profile import load_profile
+from tablesim.games.football.profile import BETS, load_profile
+from tablesim.games.football.rules import total
 from tablesim.games.football.settings import FootballSettings
 from tablesim.games.football.table import FootballTable, box_name
+from tablecore.cards import parse_dealt
 from tablesim.games.rig import MockRig
 from tablesim.games.session import Line, SessionPlan, bold, dim, red, results_pieces, signed_piece
 
@@ -104,15 +106,34 @@ class MockFootball:
             f" | lower {' '.join(map(str, out['lower']))}  ", dim(f"({draw_from})"),
         ])
         for box, info in out["boxes"].items():
-            third = ", third card" if len(info["cards"]) == 3 else ""
-            head = f"  {box_name(box):<15} {' '.join(info['cards']):<12} total {info['total']}{third}"
+            head = f"  {box_name(box):<15} {' '.join(info['cards']):<12} {self._total(info)}"
             if box in result.results:
                 stakes = ", ".join(f"{k} {v}" for k, v in result.bets[box].items())
                 lines.append([f"{head}  [{stakes}] -> ", *results_pieces(result.results[box]),
                               "  net ", signed_piece(result.net[box])])
             else:
                 lines.append([f"{head}  (no bets)"])
+        lines += self._rounding(out)
         return lines
+
+    def _total(self, info: dict) -> str:
+        """The final total, and with a third card the two cards' total that
+        called for it (Art. 10(1)), so neither reads as the other."""
+        if len(info["cards"]) < 3:
+            return f"total {info['total']}"
+        two = total(self.table.profile, (parse_dealt(c).card for c in info["cards"][:2]))
+        return f"two cards {two}, third card: total {info['total']}"
+
+    @staticmethod
+    def _rounding(out: dict) -> list[Line]:
+        """Art. 12 at a payout unit: what rounding moved, and in whose favour."""
+        cut = out.get("commission_rounded_off")
+        if not cut:
+            return []
+        who = {"player": "commission rounded down for the player",
+               "house": "payout rounded down for the house"}.get(out.get("commission_rounding"), "rounded off")
+        items = ", ".join(f"{box_name(b)} {bet} {v}" for b, per in cut.items() for bet, v in per.items())
+        return [["  ", dim(f"{who}: {items}")]]
 
 
 def session(table: FootballTable, rng: random.Random, devices: str, rig: MockRig | None = None) -> SessionPlan:
@@ -125,6 +146,7 @@ def session(table: FootballTable, rng: random.Random, devices: str, rig: MockRig
         play_round=run.play_round,
         render=run.render,
         summary_title="Football card game: hold per bet (upper and lower net of commission)",
+        bet_order=BETS,
         after_recover=rig.after_recovery if rig is not None else None,
     )
 

@@ -24,10 +24,15 @@ MIDDLE_OUTCOMES = ("win", "lose", "push")
 #: The common box's name in bets, results and scripts (Art. 5(2)).
 COMMON = "common"
 #: How a win less commission that is not a whole number of the table's
-#: payout unit is paid: ``floor`` rounds the payout down to the unit (the
-#: house keeps the difference, which the round's result records); ``exact``
-#: pays the exact amount whatever the payout unit (a table that pays change).
-COMMISSION_ROUNDING = ("floor", "exact")
+#: payout unit is paid (Art. 12 says 5%, the house may take no more):
+#: ``player`` rounds the commission down to the unit, so the player is paid
+#: at least the exact win (the regulation's profile); ``house`` rounds the
+#: payout down (the house keeps the difference: a profile of its own name);
+#: ``exact`` pays the exact amount whatever the payout unit (a table that
+#: pays change). Either rounding's difference is recorded with the round.
+COMMISSION_ROUNDING = ("player", "house", "exact")
+#: the earlier name of ``house``, still read
+ROUNDING_ALIASES = {"floor": "house"}
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,7 @@ class FootballProfile:
     draws: dict[int, Draw]  # index 1..n -> combination
     pays: dict[str, Decimal]  # bet -> win per unit staked
     commission: dict[str, Decimal]  # bet -> fraction of the win the house keeps
-    commission_rounding: str  # floor | exact (COMMISSION_ROUNDING)
+    commission_rounding: str  # player | house | exact (COMMISSION_ROUNDING)
     on_middle: dict[str, str]  # bet -> win | lose | push when the final total is middle
     source: str = ""
 
@@ -141,7 +146,10 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
 
     com_r = r.sub("commission", {})
     commission = {}
-    rounding = com_r.str("rounding", choices=COMMISSION_ROUNDING) if com_r.data else "floor"
+    if com_r.data and com_r.raw("rounding", None) in ROUNDING_ALIASES:
+        rounding = ROUNDING_ALIASES[com_r.raw("rounding")]
+    else:
+        rounding = com_r.str("rounding", choices=COMMISSION_ROUNDING) if com_r.data else "player"
     for bet in list(com_r.data):
         if bet == "rounding":
             continue

@@ -14,11 +14,14 @@ Decimals computed in a context that traps any rounding, so a result is
 exact or the settlement refuses.
 
 When a win less commission is not a whole number of the table's payout
-unit, the profile's ``commission.rounding`` decides: ``floor`` pays it
-rounded down to the unit, and the part cut off (the house keeps it) is
-returned alongside, so the round's result records it; ``exact`` pays it
-exactly. Without a payout unit (``None``) nothing is rounded: the exact
-analysis and the tests of the pure rule use that.
+unit, the profile's ``commission.rounding`` decides: ``player`` (the
+regulation's profile) rounds the commission down to the unit, so the house
+takes at most the article's 5% and the player is paid at least the exact
+win; ``house`` rounds the payout down to the unit (the house keeps the
+difference); ``exact`` pays it exactly. The amount either rounding moved is
+returned alongside, so the round's result shows and records it. Without a
+payout unit (``None``) nothing is rounded: the exact analysis and the tests
+of the pure rule use that.
 """
 
 from __future__ import annotations
@@ -57,12 +60,18 @@ def win_amount(profile: FootballProfile, bet: str, stake: Decimal) -> Decimal:
 
 
 def paid_win(profile: FootballProfile, bet: str, stake: Decimal, payout_unit: Decimal | None) -> tuple[Decimal, Decimal]:
-    """What a winning ``stake`` is paid, and what the commission rule cut
-    off to reach a whole payout unit (zero when nothing was)."""
+    """What a winning ``stake`` is paid, and what the rounding moved off the
+    exact win to reach a whole payout unit (zero when nothing was): with
+    ``player`` the commission the house forgoes, with ``house`` the part of
+    the win the house keeps."""
     win = win_amount(profile, bet, stake)
     if payout_unit is None or profile.commission_rounding == "exact" or bet not in profile.commission:
         return win, ZERO
-    return floor_to(win, payout_unit)
+    if profile.commission_rounding == "house":
+        return floor_to(win, payout_unit)
+    gross = multiply(stake, profile.pays[bet])
+    taken, forgone = floor_to(multiply(gross, profile.commission[bet]), payout_unit)
+    return subtract(gross, taken), forgone
 
 
 def bet_settlement(

@@ -203,11 +203,14 @@ class FootballTable(GameTable):
             self.profile, self.draw, {w: self.book.player_bets(w) for w in self.order if w in self.book.bets},
             totals, self.settings.limits.payout_unit)
         outcome = self._outcome(totals)
-        if rounded_off:
-            outcome["commission_rounded_off"] = rounded_off
+        # Art. 12: what rounding to the payout unit moved, and in whose favour
+        # (player: commission forgone; house: win kept), shown and journaled
+        rounding = {"commission_rounded_off": rounded_off,
+                    "commission_rounding": self.profile.commission_rounding} if rounded_off else {}
+        outcome.update(rounding)
         self.result = self.settled_result(outcome, results, players if self.book.named else {})
         self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()},
-                  **({"commission_rounded_off": rounded_off} if rounded_off else {}))
+                  **rounding)
         self.trigger["complete"]()
 
     def stop_devices(self) -> None:

@@ -21,6 +21,18 @@ class DealingBody(Body):
     why: str = Field(min_length=1, max_length=500)
 
 
+class StrayBody(Body):
+    """Art. 11(3): the stray card; none: the latest card or hand dealt."""
+
+    card: str | None = Field(None, min_length=2, max_length=4)
+
+
+class ReplacedBody(Body):
+    """A supervisor's word that the failed shuffler was replaced (Art. 11(4))."""
+
+    why: str = Field(min_length=1, max_length=500)
+
+
 class Fortune3Console(GameAdapter):
     title = "Fortune 3 Card Poker"
     DELAYS = {"CardRead": 1.0, "HandDispensed": 2.0, "ShuffleDone": 0.5}
@@ -32,8 +44,10 @@ class Fortune3Console(GameAdapter):
             Action("decide", "Play / fold", "dealer", lambda b: t.decide(b.box, b.decision, b.player),
                    lambda: t.can("decide"), DecideBody, ("box", "decision"), hidden=True),
             Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(), lambda: t.can("misdeal")),
-            # Art. 11(3): the latest card (or hand) went to a box with no bet.
-            Action("stray", "Stray card", "dealer", lambda b: t.stray(), lambda: t.can("stray")),
+            # Art. 11(3): a card (or hand) went to a box with no bet: the latest one,
+            # or one named (noticed late: the round waits for a supervisor's word).
+            Action("stray", "Stray card", "dealer", lambda b: t.stray(b.card), lambda: t.can("stray"),
+                   StrayBody, ("card",)),
             Action("reveal", "Reveal", "dealer", lambda b: t.reveal(),
                    lambda: t.settings.reveal_by_dealer and t.can("reveal")),
             # Art. 11(4): after a shuffler failure, deal the following rounds from the shoe (and back).
@@ -42,6 +56,10 @@ class Fortune3Console(GameAdapter):
                    lambda: t.shoe is not None and t.shuffler is not None
                    and t.can("set_dealing", "shuffler" if t.dealing == "shoe" else "shoe", why="-"),
                    DealingBody, ("mode", "why")),
+            # Art. 11(4): the shuffler that failed was replaced: the table deals from it again.
+            Action("confirm_shuffler", "Shuffler replaced", "supervisor",
+                   lambda b: t.confirm_shuffler(actor=t.actor_for("confirm_shuffler"), why=b.why),
+                   lambda: t.can("confirm_shuffler", why="-"), ReplacedBody, ("why",)),
         ]
 
     def positions(self) -> list[str]:
@@ -92,6 +110,9 @@ class Fortune3Console(GameAdapter):
             # a card set aside face down (a stray, Art. 11(3)) stays hidden until the reveal
             "set_aside": [d.code if (revealed or d.exposed) else HIDDEN for d in t.set_aside],
             "dealing": t.dealing,
+            # Art. 11(4): {"round", "reason"} while the failed shuffler waits for a
+            # supervisor's confirmation (no round opens by shuffler), else None
+            "shuffler_out_of_service": t.shuffler_out_of_service,
         }
 
     def redact(self, msg: dict) -> dict:

@@ -32,9 +32,12 @@ def play_round(table: Fortune3Table, players: Players, hands: Hands = UNATTENDED
     if table.state is S.DECISIONS:
         for box in table.pending_decisions():
             try:
-                table.decide(box, players.decision(table, box))
+                table.decide(box, players.decision(table, box), players.decider(table, box))
             except IllegalAction as exc:
                 players.refused("decide", box, "decision", exc)
+        players.after_decisions(table)
+    if table.state is S.DEALING:  # a stray noticed after the decisions: the card still due (Art. 11(3))
+        hands.take(table, (S.DEALING,))
     if table.state is S.DECISIONS and not table.pending_decisions():
         # a table set to hold before the reveal (the dealer reveals, so a
         # misdeal or a stray last card can still be called: Art. 11)

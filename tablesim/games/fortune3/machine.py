@@ -48,12 +48,13 @@ STEPS = (
     step("void", BEFORE_SETTLEMENT, S.VOID, before=("stop_devices", "announce_void")),
 )
 
-STRAY = "only the latest card or hand dealt can be declared stray, before any player decides"
+STRAY = ("no card is out, or the latest was already set aside: name the stray card "
+         "(a supervisor confirms it)")
 BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
 
 RULES = (
     rule("open_round", "open betting", trigger="open_betting",
-         refused="the current round is not finished (it is {state})"),
+         refused="the current round is not finished (it is {state})", checks="shuffler_refusal"),
     rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed (the round is {state})",
          checks="bets_refusal"),
     rule("start_dealing", "deal", trigger="start_dealing",
@@ -64,8 +65,8 @@ RULES = (
     # Art. 11(1): a misdeal can be called while the cards are out, until settlement starts
     # (after the last card too, while the players decide).
     rule("misdeal", "misdeal", states=(S.DEALING, S.DECISIONS), refused="no cards are being dealt (the round is {state})"),
-    # Art. 11(3): a card dealt to a box with no bet is set aside, while dealing goes on,
-    # and after the deal's last card until a player decides.
+    # Art. 11(3): a card dealt to a box with no bet is set aside, while dealing goes on
+    # and after the deal's last card, until settlement (the article sets no time limit).
     rule("stray", "stray card", states=(S.DEALING, S.DECISIONS), refused=STRAY, checks="stray_refusal"),
     # A table that holds for the dealer's reveal (settings.reveal_by_dealer).
     rule("reveal", "reveal", states=S.DECISIONS,
@@ -73,6 +74,9 @@ RULES = (
     # Art. 11(4): after a shuffler failure a supervisor deals the following rounds from the shoe.
     rule("set_dealing", "set dealing", states=BETWEEN_ROUNDS,
          refused="the dealing mode changes between rounds (the round is {state})", checks="dealing_refusal"),
+    # Art. 11(4): or a supervisor confirms the failed shuffler was replaced.
+    rule("confirm_shuffler", "confirm shuffler", states=BETWEEN_ROUNDS,
+         refused="a shuffler is replaced between rounds (the round is {state})", checks="confirm_shuffler_refusal"),
 )
 
 PROCEDURE = Procedure(S, S.IDLE, (S.COMPLETE, S.VOID), STEPS, RULES)

@@ -93,9 +93,24 @@ def render(table: Fortune3Table) -> list[Line]:
         decision = f" {info['decision']}" if info["decision"] else ""
         lines.append([
             f"  box {box}: {' '.join(info['cards'])} ({NAMES[info['hand']]}){decision}  [{stakes}] -> ",
-            *results_pieces(result.results[box]), "  net ", signed_piece(result.net[box]),
+            *results_pieces(shown(result.results[box], dealer["qualifies"])), "  net ", signed_piece(result.net[box]),
         ])
     return lines
+
+
+def shown(results: dict, qualifies: bool) -> dict:
+    """A box's results as the round line says them: an ante bonus only when
+    one was earned (Art. 9(8)); a bet that neither won nor lost says why
+    (the Play returned when the dealer does not qualify, a push on a tie)."""
+    out = {}
+    for bet, value in results.items():
+        if value == 0 and bet == "ante_bonus":
+            continue
+        if value == 0:
+            out[f"{bet} {'returned' if not qualifies else 'push'}"] = None
+        else:
+            out[bet] = value
+    return out
 
 
 def session(table: Fortune3Table, rng: random.Random, devices: str, rig: MockRig | None = None) -> SessionPlan:
@@ -105,6 +120,7 @@ def session(table: Fortune3Table, rng: random.Random, devices: str, rig: MockRig
         render=lambda: render(table),
         summary_title="Fortune 3 Card Poker: hold per bet (ante includes the ante bonus)",
         fold_into={"ante_bonus": "ante"},
+        bet_order=("ante", "play", "pair_plus"),
         after_recover=rig.after_recovery if rig is not None else None,
     )
 

@@ -1,44 +1,40 @@
-"""Scripted Fortune 3 Card Poker rounds (spec/scripted-rounds.md, fortune3)."""
+"""Scripted Fortune 3 Card Poker rounds (spec/scripted-rounds.md, fortune3).
+
+The table has both a shoe and a shuffler (mock devices fed the same
+scripted cards), so a round may be dealt by either (``dealing`` per round):
+the script's supervisor switches the table between rounds, journaled as a
+supervisor's switch is (Art. 11(4)). After a shuffler failure the script's
+supervisor confirms the shuffler was replaced before the next round dealt
+by shuffler, unless the round says ``shuffler_replaced: false``.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from drivers.mock import MockFault, MockShoe, MockShuffler, ScriptedCards
-from tablecore.cards import DealtCard
+from drivers.mock import MockShoe, MockShuffler, ScriptedCards
+from tablecore.errors import IllegalAction, InputError
+from tablecore.validate import Reader
 from tablesim.engine.result import RoundResult
 from tablesim.engine.table import resolve_unattended
-from tablecore.errors import IllegalAction, InputError
 from tablesim.games.dealer import Hands, Players
 from tablesim.games.fortune3 import dealer
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
-from tablesim.games.fortune3.settings import BETS, Fortune3Settings, default_limits
+from tablesim.games.fortune3.scriptround import AFTER_DECISIONS, Fortune3Round, parse_round
+from tablesim.games.fortune3.settings import Fortune3Settings, default_limits
 from tablesim.games.fortune3.spec import DEALING
-from tablesim.games.fortune3.table import DECISIONS, Fortune3Table
-from tablesim.games.scriptparse import (ScriptBet, parse_box_bets, parse_card_list, parse_faults, place_script_bets,
-                                       script_limits)
+from tablesim.games.fortune3.table import Fortune3Table
+from tablesim.games.scriptparse import place_script_bets, script_limits
 from tablesim.profiles import script_profile
-from tablecore.validate import Reader
 
-
-@dataclass
-class Fortune3Round:
-    where: str
-    bets: list[ScriptBet]
-    decisions: dict[str, str]
-    cards: list[DealtCard]
-    faults: list[MockFault] = field(default_factory=list)
-    misdeal_after: int | None = None
-    stray_after: tuple[int, ...] = ()
+ACTOR = "script"
 
 
 class ScriptedPlayers(Players):
     """The script's bets and decisions (a box with an Ante plays unless told);
     a refusal is the script's error, located at its field."""
 
-    def __init__(self, spec: Fortune3Round) -> None:
-        self.spec = spec
+    def __init__(self, session: "Fortune3ScriptSession", spec: Fortune3Round) -> None:
+        self.session, self.spec = session, spec
 
     def place(self, table) -> None:
         place_script_bets(table, self.spec.bets)  # with their players; a refusal names its field
@@ -46,14 +42,20 @@ class ScriptedPlayers(Players):
     def decision(self, table: Fortune3Table, box: str) -> str:
         return self.spec.decisions.get(box, "play")
 
+    def decider(self, table: Fortune3Table, box: str) -> str | None:
+        return self.spec.deciders.get(box)
+
+    def after_decisions(self, table: Fortune3Table) -> None:
+        self.session.at_point(self.spec, AFTER_DECISIONS)
+
     def refused(self, action: str, position: str, what: str, exc: IllegalAction) -> None:
         where = f"bets.{position}.{what}" if action == "bet" else f"decisions.{position}"
         raise InputError(exc.reason, where=where) from None
 
 
 class ScriptFeed(Hands):
-    """The script's cards, fed one device report at a time, with its
-    ``misdeal_after`` and ``stray_after``."""
+    """The script's cards, fed one device report at a time, with the round's
+    irregularities at their points."""
 
     def __init__(self, session: "Fortune3ScriptSession", spec: Fortune3Round) -> None:
         self.session, self.spec = session, spec
@@ -66,48 +68,40 @@ class ScriptFeed(Hands):
 class Fortune3ScriptSession:
     def __init__(self, table: Reader) -> None:
         self.profile: Fortune3Profile = script_profile(table, load_profile)
-        dealing = DEALING.read(table)
+        self.dealing = DEALING.read(table)
         # The scripted dealer reveals the dealer's hand once the players have
         # decided: the table holds before it, so a misdeal or a stray last
         # card can be called after the last card is out (Art. 11(1), 11(3)).
-        self.settings = Fortune3Settings(dealing=dealing, limits=script_limits(table, default_limits()),
+        self.settings = Fortune3Settings(dealing=self.dealing, limits=script_limits(table, default_limits()),
                                          reveal_by_dealer=True)
         self.source = ScriptedCards()
-        self.shoe = MockShoe(self.source) if dealing == "shoe" else None
-        self.shuffler = MockShuffler(self.source) if dealing == "shuffler" else None
-        self.table = Fortune3Table(self.profile, self.settings, shoe=self.shoe, shuffler=self.shuffler, table_id="SCRIPT")
+        self.shoe, self.shuffler = MockShoe(self.source), MockShuffler(self.source)
+        self.table = Fortune3Table(self.profile, self.settings, shoe=self.shoe, shuffler=self.shuffler,
+                                   table_id="SCRIPT")
+        self._parsed_dealing = self.dealing
+        self.delivered = 0
+        self.fired: set[tuple] = set()
 
     def parse_round(self, r: Reader) -> Fortune3Round:
-        bets = parse_box_bets(r, self.table.book, BETS)
-        boxes_with_ante = {b.box for b in bets if b.bet == "ante"}
-        decisions_r = r.sub("decisions", {})
-        decisions = {}
-        for box in decisions_r.data:
-            decision = decisions_r.str(box, choices=DECISIONS)
-            if str(box) not in boxes_with_ante:
-                raise decisions_r.fail(str(box), f"box {box} has no Ante: it has no decision to make")
-            decisions[str(box)] = decision
-        cards = parse_card_list(r)
-        faults = parse_faults(r, "shoe" if self.settings.dealing == "shoe" else "shuffler")
-        misdeal = r.int("misdeal_after", None, lo=0, hi=60) if r.has("misdeal_after") else None
-        if misdeal is not None and misdeal > len(cards):
-            raise r.fail("misdeal_after", f"{misdeal} is beyond the {len(cards)} card(s) in cards: "
-                         "the dealer can only call a misdeal on cards that are out")
-        stray = r.list("stray_after", [])
-        for i, n in enumerate(stray):
-            if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= len(cards):
-                raise r.fail(f"stray_after[{i}]", f"{n!r} is not a position in cards (1-{len(cards)})")
-        return Fortune3Round(r.file or "", bets, decisions, cards, faults, misdeal, tuple(stray))
+        spec = parse_round(r, self.table.book, self._parsed_dealing)
+        self._parsed_dealing = spec.dealing
+        return spec
 
     def play(self, spec: Fortune3Round) -> RoundResult:
         table = self.table
+        self._prepare_table(spec)
         self.source._cards.clear()
         self.source.feed(spec.cards)
-        device = self.shoe or self.shuffler
+        device = table.devices[0]
         device.faults = list(spec.faults)
         device.clear_faults()
         device.queue.clear()
-        dealer.play_round(table, ScriptedPlayers(spec), ScriptFeed(self, spec))
+        self.delivered = 0
+        self.fired: set[tuple] = set()
+        try:
+            dealer.play_round(table, ScriptedPlayers(self, spec), ScriptFeed(self, spec))
+        except IllegalAction as exc:
+            raise InputError(exc.reason, where="cards") from None
         if table.result is None:
             raise InputError(f"the round did not finish (it is {table.state.value})", where="cards")
         if table.result.status == "settled" and device.faults:
@@ -121,51 +115,81 @@ class Fortune3ScriptSession:
             raise InputError(f"{self.source.remaining()} card(s) left unused: {left}", where="cards")
         return table.result
 
+    def _prepare_table(self, spec: Fortune3Round) -> None:
+        """Between rounds, as a supervisor: deal this round as the script says,
+        and confirm a failed shuffler was replaced unless told otherwise."""
+        table = self.table
+        if spec.dealing != table.dealing:
+            table.set_dealing(spec.dealing, actor=ACTOR, why=f"the script deals this round by {spec.dealing}")
+        if table.shuffler_out_of_service and spec.dealing == "shuffler":
+            if not spec.shuffler_replaced:
+                raise InputError(table.shuffler_refusal(), where="shuffler_replaced")
+            table.confirm_shuffler(actor=ACTOR, why="the script's supervisor replaced the shuffler (Art. 11(4))")
+
     def deal(self, spec: Fortune3Round) -> None:
-        """Feed the device's events to the table; ``misdeal_after`` and
-        ``stray_after`` count the cards the device has delivered."""
+        """Feed the device's events to the table; the round's points count
+        the cards the device has delivered."""
         table = self.table
         device = table.devices[0]
-        given = len(spec.cards)
-        delivered = 0
         while table.state is S.DEALING:
-            if spec.misdeal_after is not None and delivered >= spec.misdeal_after:
-                if delivered > spec.misdeal_after:
-                    raise InputError(_inside_a_hand(spec.misdeal_after, delivered), where="misdeal_after")
-                self._misdeal()
+            if self.at_point(spec, self.delivered):
                 return
             event = device.next_event(0)
             if event is None:
-                raise InputError(f"ran out of scripted cards: the deal needs more than {given}", where="cards")
+                raise InputError(f"ran out of scripted cards: the deal needs more than {len(spec.cards)}",
+                                 where="cards")
             table.handle(event)
-            before = delivered
-            delivered += len(getattr(event, "cards", ())) or (1 if hasattr(event, "card") and event.card else 0)
-            # a shuffler's hand comes out whole: a stray is declared on a whole hand
-            skipped = [n for n in spec.stray_after if before < n < delivered]
-            if skipped:
-                raise InputError(_inside_a_hand(skipped[0], delivered), where="stray_after")
+            before = self.delivered
+            self.delivered += len(getattr(event, "cards", ())) or (1 if getattr(event, "card", None) else 0)
+            self._inside_a_hand(spec, before)
             resolve_unattended(table)
             # A stray may be the deal's last card: the table holds before the
             # reveal, so the dealer can still declare it (Art. 11(3)).
-            if delivered in spec.stray_after and table.state in (S.DEALING, S.DECISIONS):
-                try:
-                    table.stray()
-                except IllegalAction as exc:
-                    raise InputError(exc.reason, where="stray_after") from None
-        if spec.misdeal_after is not None and table.state is S.DECISIONS:
-            if delivered < spec.misdeal_after:
-                raise InputError(f"{spec.misdeal_after} is beyond the {delivered} card(s) dealt",
+            if self.delivered in spec.stray_after and table.state in (S.DEALING, S.DECISIONS):
+                self._call(lambda: table.stray(), "stray_after")
+        if table.state is S.DECISIONS:
+            if isinstance(spec.misdeal_after, int) and spec.misdeal_after > self.delivered:
+                raise InputError(f"{spec.misdeal_after} is beyond the {self.delivered} card(s) dealt",
                                  where="misdeal_after")
-            if delivered > spec.misdeal_after:
-                raise InputError(_inside_a_hand(spec.misdeal_after, delivered), where="misdeal_after")
-            self._misdeal()  # after the last card, before anyone decides (Art. 11(1))
+            self.at_point(spec, self.delivered)
 
-    def _misdeal(self) -> None:
-        """The dealer calls the misdeal; where the table wants a supervisor's
-        confirmation, the script's supervisor confirms it."""
+    def _inside_a_hand(self, spec: Fortune3Round, before: int) -> None:
+        """A shuffler's hand comes out whole: no point of the round falls inside it."""
+        points = [("stray_after", n) for n in spec.stray_after]
+        points += [("misdeal_after", spec.misdeal_after)] + [("stray_named", p) for _, p in spec.stray_named]
+        for key, n in points:
+            if isinstance(n, int) and before < n < self.delivered:
+                raise InputError(_inside_a_hand(n, self.delivered), where=key)
+
+    def at_point(self, spec: Fortune3Round, at: int | str) -> bool:
+        """The irregularities the script places at ``at`` (a card count, or
+        after the decisions), each once; True when the round is over."""
         table = self.table
-        if table.misdeal() is None:
-            table.resolve_incident("confirm", actor="script", why="the scripted misdeal call is confirmed")
+        calls = [(("named", i), where, lambda code=code: table.stray(code), "stray_named")
+                 for i, (code, where) in enumerate(spec.stray_named)]
+        if at == AFTER_DECISIONS and AFTER_DECISIONS in spec.stray_after:
+            calls.append((("stray", AFTER_DECISIONS), AFTER_DECISIONS, table.stray, "stray_after"))
+        calls.append((("misdeal",), spec.misdeal_after, table.misdeal, "misdeal_after"))
+        for key, where, fn, field in calls:
+            if where == at and key not in self.fired and table.state in (S.DEALING, S.DECISIONS):
+                self.fired.add(key)
+                self._call(fn, field)
+                self._supervise(spec)
+        return table.state not in (S.DEALING, S.DECISIONS)
+
+    def _call(self, fn, where: str) -> None:
+        try:
+            fn()
+        except IllegalAction as exc:
+            raise InputError(exc.reason, where=where) from None
+
+    def _supervise(self, spec: Fortune3Round) -> None:
+        """The script's supervisor answers a call that waits for one."""
+        table = self.table
+        if table.incident is None or table.incident.code not in (table.MISDEAL_INCIDENT, table.STRAY_INCIDENT):
+            return
+        decision = "confirm" if spec.supervisor == "confirms" else "reject"
+        table.resolve_incident(decision, actor=ACTOR, why=f"the script's supervisor {spec.supervisor} the call")
 
 
 def _inside_a_hand(n: int, delivered: int) -> str:

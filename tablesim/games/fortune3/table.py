@@ -34,9 +34,11 @@ from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident
 from tablesim.engine.result import RoundResult
 from tablesim.engine.table import GameTable
+from tablesim.games.fortune3.deallog import DealLog
 from tablesim.games.fortune3.hands import Evaluator, Hand
 from tablesim.games.fortune3.machine import PROCEDURE, STRAY, S
 from tablesim.games.fortune3.profile import Fortune3Profile
+from tablesim.games.fortune3.service import ShufflerService
 from tablesim.games.fortune3.settings import BETS, Fortune3Settings
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box, settle_boxes
@@ -45,12 +47,15 @@ DEALER = "dealer"
 DECISIONS = ("play", "fold")
 
 
-class Fortune3Table(GameTable):
+class Fortune3Table(DealLog, ShufflerService, GameTable):
     game = "fortune3"
     PROCEDURE = PROCEDURE
     BETTING = S.BETTING_OPEN
     #: the dealer's misdeal call waiting for a supervisor (Art. 11(1))
     MISDEAL_INCIDENT = 110
+    #: a stray noticed late (after a decision, or not the latest card) waiting
+    #: for a supervisor, who confirms naming the card, or rejects (Art. 11(3))
+    STRAY_INCIDENT = 111
     #: actions whose effect outlasts their round: restored after a restart
     STANDING = ("set_dealing",)
 
@@ -115,7 +120,8 @@ class Fortune3Table(GameTable):
         self.decisions: dict[str, str] = {}
         self.hands: dict[str, Hand] = {}
         self.incidents: list[dict] = []
-        self.last_placed: tuple[str, list[DealtCard]] | None = None  # who got the latest card(s)
+        self.start_log()
+        self.awaiting = False  # a hand asked of the shuffler and not yet dispensed
         self.qualifies: bool | None = None
         self.requested = 0  # cards in the hand last asked of the shuffler
         self.deciders = 0  # boxes with an Ante: each plays or folds (Art. 9(1))
@@ -235,35 +241,43 @@ class Fortune3Table(GameTable):
     def _cards_out(self) -> bool:
         return bool(self.seen) or any(self.cards.values()) or bool(self.set_aside)
 
-    def stray_refusal(self) -> str | None:
-        if self.last_placed is None or not self.last_placed[1]:
-            return STRAY
-        if self.state is S.DECISIONS and self.decisions:
-            return STRAY + "; players have decided: call a misdeal"
-        return None
+    def stray_refusal(self, card: str | None = None) -> str | None:
+        if card is not None:
+            return None if self.delivery_of(card) is not None else f"{card} is not a card of this round's hands"
+        return STRAY if self.latest_delivery() is None else None
 
     @action()
-    def stray(self) -> None:
-        """Art. 11(3): the card (shoe) or hand (shuffler) just dealt went to a
-        box with no bet. It is void and set aside; the box that was due it
-        still is, and the round goes on. This holds for the deal's last card
-        too (the dealer's third card, the shuffler's last hand): the deal is
-        taken up again for the card still due, as long as no player decided."""
+    def stray(self, card: str | None = None) -> None:
+        """Art. 11(3): a card (shoe) or hand (shuffler) went to a box with no
+        bet. It is void and set aside; the box that was due it still is, and
+        the round goes on, also after the deal's last card. The latest card
+        or hand, before any player decided, is the dealer's call; a stray
+        noticed late (a card named, or after a decision) waits for a
+        supervisor, who confirms naming the card (the article sets no time
+        limit) or rejects. With the shuffler the whole hand holding the card
+        is dead."""
+        latest = self.latest_delivery()
+        if card is None and not self.decisions:
+            self._declare_stray(latest)
+            return
+        named = card if card is not None else self.deliveries[latest][1][-1].code  # (refused when None)
+        self.open_incident(self.STRAY_INCIDENT, "a stray card noticed late (Art. 11(3)): a supervisor confirms, "
+                           "naming the card (it is set aside, the round goes on), or rejects", blocking=True,
+                           card=named)
+
+    def _declare_stray(self, index: int) -> None:
+        dealt = self.kill(index)
+        self.emit("card_set_aside", card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))")
+        if not self.targets:
+            return  # (an exposed dealer card already set aside: nothing else changes)
         if self.state is S.DECISIONS:
             self.trigger["card_set_aside"]()
-        who, dealt = self.last_placed
-        for d in dealt:
-            self.cards[who].remove(d)
-            self.set_aside.append(d)
-        self.last_placed = None
-        self.emit("card_set_aside", card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))")
-        if not self.targets or self.targets[0] != who:
-            self.targets.insert(0, who)
         if self.dealing == "shoe":
             self._arm_shoe()
             self._instruct()
-        else:
+        elif not self.awaiting:
             self._request_hand()
+        # else: the hand already asked of the shuffler comes next and is laid where due
 
     def forget_hands(self) -> None:
         """The deal goes on after a stray last card: no hand is complete yet."""
@@ -309,6 +323,10 @@ class Fortune3Table(GameTable):
         the deal is refused by the reader (fault 204), never dealt."""
         self.shoe.arm(self.round_id, len(self.targets))
 
+    def announce_void(self) -> None:
+        super().announce_void()
+        self.note_void(self._void_note[0])
+
     def stop_devices(self) -> None:
         """A void stops the devices: the shoe is disarmed, the shuffler aborts."""
         if self.shoe is not None:
@@ -345,7 +363,7 @@ class Fortune3Table(GameTable):
             earlier = bool(event.shoe_id) and event.shoe_id != f"{self.round_id}-deck"
             if event.card is not None and not earlier:
                 self._note_seen(event.card)
-                self.set_aside.append(DealtCard(event.card, True))
+                self.flag(DealtCard(event.card, True))
             self.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
             if self.unsettled:
                 self.open_incident(event.code, event.text, blocking=False,
@@ -365,6 +383,11 @@ class Fortune3Table(GameTable):
         self.void("shuffler_fault" if self.dealing == "shuffler" else "device_fault")
 
     def check_resolution(self, incident: Incident, decision: str, card: str | None) -> None:
+        if incident.code == self.STRAY_INCIDENT and decision == "confirm":
+            named = card or incident.card
+            if named is None or self.delivery_of(named) is None:
+                raise IllegalAction("resolve incident", f"{named} is not a card of this round's hands: "
+                                    "name the stray card")
         if incident.code == MISREAD and decision == "confirm":
             if card is None:
                 raise IllegalAction("resolve incident", "confirming a misread needs the card's code")
@@ -376,6 +399,10 @@ class Fortune3Table(GameTable):
                 actor, why = self.resolved_by
                 self.void("misdeal", actor=actor, why=why)
             return  # rejected: the round goes on where it was
+        if incident.code == self.STRAY_INCIDENT:
+            if decision == "confirm":
+                self._declare_stray(self.delivery_of(card or incident.card))
+            return  # rejected: every card stands
         if incident.code != MISREAD:
             return  # a card drawn while disarmed stays set aside either way
         if decision == "reject":
@@ -419,7 +446,7 @@ class Fortune3Table(GameTable):
             self._duplicate(card)
             return
         seen.add(card)
-        self._place(card, exposed)
+        self._place([dealt_card(card, exposed)])
         if self.observed and self.machine.model.state is S.DEALING:
             self._instruct()
 
@@ -439,8 +466,8 @@ class Fortune3Table(GameTable):
             if not self._note_seen(card):
                 self._duplicate(card)
                 return
-        for card, exposed in zip(event.cards, event.exposed):
-            self._place(card, exposed)
+        self.awaiting = False
+        self._place([dealt_card(card, exposed) for card, exposed in zip(event.cards, event.exposed)])
         if self.state is S.DEALING:
             self._request_hand()
 
@@ -449,33 +476,14 @@ class Fortune3Table(GameTable):
                   text=f"{card.code} read twice from a single deck (misread)")
         self.void("duplicate_card")
 
-    def _place(self, card: Card, exposed: bool) -> None:
-        """Give the card to whoever is due, applying Art. 11(2) to the dealer."""
-        who = self.targets[0]
-        dealt = dealt_card(card, exposed)
-        if exposed and who == DEALER:
-            self.set_aside.append(dealt)
-            # The dealer stays due a card: the next one (or a one-card hand
-            # from the shuffler) takes the exposed card's place.
-            self.emit("card_set_aside", card=dealt.code, reason="exposed dealer card (Art. 11(2))")
-            if self.dealing == "shoe":
-                self._arm_shoe()  # one card more than armed for
-            return
-        hand = self.cards[who]
-        hand.append(dealt)
-        by_card = self.by_card
-        if by_card:
-            self.last_placed = (who, [dealt])
-        else:
-            if self.last_placed is None or self.last_placed[0] != who:
-                self.last_placed = (who, [])
-            self.last_placed[1].append(dealt)
-        if self.observed:
-            self.emit("card", to=who, card=dealt.code)
-        targets = self.targets
-        if by_card or len(hand) == 3:
-            targets.pop(0)
-        if not targets:
+    def _place(self, dealt: list[DealtCard]) -> None:
+        """Lay the card or hand where due (``DealLog``); the deal is complete
+        once nobody is due a card."""
+        exposed_to_dealer = self.dealing == "shoe" and dealt[0].exposed and self.targets[0] == DEALER
+        self.deliver(dealt)
+        if exposed_to_dealer:
+            self._arm_shoe()  # one card more than armed for
+        if not self.targets:
             self.trigger["hands_dealt"]()
 
     def _instruct(self) -> None:
@@ -489,6 +497,7 @@ class Fortune3Table(GameTable):
         who = self.targets[0]
         missing = 3 - len(self.cards[who])
         self.requested = missing
+        self.awaiting = True
         hand_no = self.order.index(who) + 1
         self.shuffler.deal_hand(hand_no, missing)
         self.emit("instruction", text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)

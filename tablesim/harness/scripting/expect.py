@@ -1,4 +1,10 @@
-"""Checking a round's ``expect`` against its JSON result (any subset)."""
+"""Checking a round's ``expect`` against its JSON result (any subset).
+
+Two forms say more than a value: ``{absent: true}`` (the key must not be
+in the result; ``{absent: false}``: it must be, whatever its value) and
+``{one_of: [A, B, ...]}`` (the value is any one of them, each compared
+as an expectation of its own).
+"""
 
 from __future__ import annotations
 
@@ -28,16 +34,32 @@ def _same(expected: Any, actual: Any) -> bool:
     return str(expected) == str(actual) if isinstance(actual, str) else expected == actual
 
 
+ABSENT = "(absent)"
+
+
+def _special(expected: Any, name: str) -> bool:
+    return isinstance(expected, dict) and len(expected) == 1 and name in expected
+
+
 def mismatches(expected: Any, actual: Any, path: str = "") -> list[tuple[str, Any, Any]]:
     """Each (path, expected, actual) where ``actual`` does not hold ``expected``."""
+    if _special(expected, "one_of") and isinstance(expected["one_of"], list):
+        if any(not mismatches(option, actual, path) for option in expected["one_of"]):
+            return []
+        return [(path, "one of " + ", ".join(map(str, expected["one_of"])), actual)]
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
             return [(path, expected, actual)]
         out = []
         for key, value in expected.items():
             sub = f"{path}.{key}" if path else str(key)
-            if str(key) not in actual:
-                out.append((sub, value, "(absent)"))
+            present = str(key) in actual
+            if _special(value, "absent"):
+                if present == bool(value["absent"]):
+                    out.append((sub, ABSENT if value["absent"] else "(present)",
+                                actual[str(key)] if present else ABSENT))
+            elif not present:
+                out.append((sub, value, ABSENT))
             else:
                 out.extend(mismatches(value, actual[str(key)], sub))
         return out

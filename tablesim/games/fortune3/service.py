@@ -1,0 +1,54 @@
+"""Fortune 3 Card Poker, Art. 11(4): 須另行更換洗牌機或改用派牌盒.
+
+A shuffler failure while dealing voids the round, and a new shuffler or the
+shoe must be used: the table deals from that shuffler again only once a
+supervisor confirms it was replaced (``confirm_shuffler``), or deals from
+the shoe (``set_dealing``). Until then no round opens while the table deals
+by shuffler. Both the failure and the confirmation are journaled events,
+and ``shuffler_out_of_service`` is part of the table's state.
+
+A mixin of ``Fortune3Table``.
+"""
+
+from __future__ import annotations
+
+from tablesim.engine.actions import action
+
+#: the void reasons that put the shuffler out of service
+SHUFFLER_FAILURE = ("shuffler_fault",)
+
+
+class ShufflerService:
+    #: the failed shuffler, while out of service: {"round": ..., "reason": ...}; else None
+    shuffler_out_of_service: dict | None = None
+
+    def note_void(self, reason: str) -> None:
+        if reason in SHUFFLER_FAILURE and self.dealing == "shuffler":
+            self.shuffler_out_of_service = {"round": self.round_id, "reason": reason}
+            self.emit("shuffler_out_of_service", round=self.round_id, reason=reason,
+                      text="the shuffler failed while dealing: a supervisor confirms it was replaced "
+                           "or switches the table to the shoe (Art. 11(4))")
+
+    def shuffler_refusal(self, round_id: str | None = None) -> str | None:
+        out = self.shuffler_out_of_service
+        if out is None or self.dealing != "shuffler":
+            return None
+        return (f"the shuffler failed in round {out['round']}: a supervisor confirms it was replaced "
+                "or switches the table to the shoe before the next round (Art. 11(4))")
+
+    def confirm_shuffler_refusal(self, why: str = "-") -> str | None:
+        if self.shuffler_out_of_service is None:
+            return "no shuffler failure waits for a replacement"
+        if not why.strip():
+            return "say how the shuffler was replaced"
+        return None
+
+    @action()
+    def confirm_shuffler(self, *, actor: str, why: str) -> None:
+        """A supervisor confirms the failed shuffler was replaced (Art. 11(4)):
+        the table deals from the shuffler again. Between rounds; journaled
+        with who and why."""
+        failed = self.shuffler_out_of_service
+        self.shuffler_out_of_service = None
+        self.emit("shuffler_replaced", failed_in=failed["round"], actor=actor, why=why)
+        self.log.info("shuffler_replaced", failed_in=failed["round"], actor=actor)
