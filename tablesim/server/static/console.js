@@ -382,7 +382,9 @@ function renderBoxes(t, ui) {
 function renderResult(t) {
   const r = t.result;
   if (!r) return [];
-  const nets = Object.entries(r.net || {}).map(([p, n]) => `${p} ${signed(n)}`).join(" · ");
+  // the boxes' nets, unless the players' own follow (a box shared by players is paid player by player)
+  const byPlayer = r.players && r.status === "settled";
+  const nets = byPlayer ? "" : Object.entries(r.net || {}).map(([p, n]) => `${p} ${signed(n)}`).join(" · ");
   const out = [h("div", { class: "result-line" + (r.status === "void" ? " void" : ""), id: "result" },
     h("b", {}, `${r.round_id}: `), resultSummary(t.game, r), nets ? h("span", { class: "dim" }, "  —  " + nets) : "")];
   if (r.players && r.status === "settled") {
