@@ -9,11 +9,15 @@ supervisor holds the round."""
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 
 from browser import needs_chromium
 from server_helpers import ok, stop
+from test_server_devices import emulated  # noqa: F401  (the emulated-devices fixture)
 
 pytestmark = needs_chromium
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
 FITS = """() => {
   const over = (el) => el.scrollHeight > el.clientHeight + 1;
@@ -145,10 +149,13 @@ def test_wheel_fits_and_shows_each_players_result_on_each_symbol(serve, page):
     ok(s.post("/api/actions/close_betting"))
     for _ in range(20):  # a short spin is a no-spin: spin again
         ok(s.post("/api/actions/spin"))
-        snap = s.wait_state("complete", "void", "bets_closed", timeout=30)
-        while snap["state"] == "bets_closed" and snap["view"]["spin_requested"]:
+        snap, end = s.state(), time.monotonic() + 60  # pure waiting: generous
+        while not (snap["state"] in ("complete", "void") or
+                   (snap["state"] == "bets_closed" and not snap["view"]["spin_requested"])):
+            assert time.monotonic() < end, snap["state"]
+            time.sleep(0.01)
             snap = s.state()
-        if snap["state"] == "complete":
+        if snap["state"] != "bets_closed":
             break
     wait(page, "document.body.dataset.state === 'complete' && !!document.querySelector('#result')")
     result = s.state()["result"]
@@ -183,3 +190,23 @@ def test_the_next_line_after_a_recovery_and_while_a_supervisor_holds_the_round(s
     assert text(page, "#instruction-text") == \
         f"wait: the supervisor resolves incident {incident['id']} ({incident['text']})"
     assert json.loads(json.dumps(page.errors.real())) == []
+
+
+def test_the_next_line_during_a_misread_is_the_supervisors_wait(emulated, page):
+    """The reader misread the dealer's first card: the round waits for the
+    supervisor to name it; the console does not tell the dealer to deal that
+    card again."""
+    s = emulated("fortune3", faults=["shoe:misread@card=2"])
+    open_console(page, s)
+    ok(s.post("/api/actions/open_round"))
+    ok(s.post("/api/bets", {"position": "4", "bet": "ante", "amount": "10"}))
+    ok(s.post("/api/actions/close_betting"))
+    ok(s.post("/api/actions/deal"))
+    wait(page, "!document.querySelector('#incident').hidden")
+    incident = s.state()["incident"]
+    assert incident["blocking"] and s.state()["instruction"] == "card 1 to the dealer"  # as announced
+    assert text(page, "#instruction-text") == \
+        f"wait: the supervisor resolves incident {incident['id']} ({incident['text']})"
+    page.screenshot(path=str(ARTIFACTS / "console-misread.png"))
+    assert_fits(page, "#incident")
+    assert page.errors.real() == []

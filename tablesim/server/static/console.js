@@ -353,7 +353,7 @@ function renderBoxes(t, ui) {
   const lay = t.layout;
   const v = t.view;
   const out = piece.header ? [...piece.header(t, ui)] : [];
-  const next = t.instruction || "";
+  const next = nextLine(t);
   const grid = h("div", { class: "boxes" + (piece.boxClass ? " " + piece.boxClass : "") });
   for (const pos of lay.positions) {
     const b = v.boxes[pos] || { cards: [] };
