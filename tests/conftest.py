@@ -9,6 +9,8 @@ import pytest
 import structlog
 from hypothesis import HealthCheck, settings
 
+from browser import chromium, page  # noqa: F401  (the page tests' fixtures)
+
 settings.register_profile("tablesim", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("tablesim")
 

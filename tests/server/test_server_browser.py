@@ -7,39 +7,28 @@ then a void goes through the supervisor's token. Screenshots go to
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
 import pytest
 
+from browser import needs_chromium
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
 
-pytestmark = pytest.mark.skipif(
-    not os.access("/usr/bin/chromium", os.X_OK),
-    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium); .ci/run installs it",
-)
-
-
-@pytest.fixture(scope="module")
-def _chromium():
-    from server_cdp import Browser
-
-    with Browser(1280, 800) as b:
-        yield b
+pytestmark = needs_chromium
 
 
 @pytest.fixture
-def browser(_chromium):
-    _chromium.events.clear()
-    yield _chromium
-    _chromium.send("Page.navigate", {"url": "about:blank"})
+def browser(page):
+    return page
 
 
-def page_errors(b) -> list[str]:
-    # A refused API call is logged by the browser as a failed resource; that is not a page error.
-    return [e for e in b.errors() if "Failed to load resource" not in e]
+def wait(page, expression: str, timeout: float = 60.0):
+    """Wait until the page's ``expression`` is truthy (pure waiting: generous); its value."""
+    # a function, not a string to evaluate: the pages' Content-Security-Policy forbids eval
+    return page.wait_for_function(f"() => ({expression})", timeout=timeout * 1000).json_value()
 
 
 def state_is(*states: str) -> str:
@@ -50,17 +39,17 @@ def test_a_dealer_plays_a_round_on_the_console(serve, browser):
     s = serve("fortune3", pace=0.02, seed=11)
     b = browser
     b.goto(f"{s.url}/#token={s.dealer}")
-    b.wait("document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
-    assert b.eval("location.hash") == ""  # the token is not left in the address bar
-    b.wait("document.querySelector('#operator').textContent === 'dealer: mock-dealer'")
+    wait(b, "document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    assert b.evaluate("location.hash") == ""  # the token is not left in the address bar
+    wait(b, "document.querySelector('#operator').textContent === 'dealer: mock-dealer'")
 
     b.click("#act-open_round")
-    b.wait(state_is("betting_open"))
+    wait(b, state_is("betting_open"))
     # a refused withdrawal shows the table's reason and changes nothing
     b.click("#mode-withdraw")
     b.click('[data-pos="4"][data-bet="ante"]')
-    b.wait("!document.querySelector('#toast').hidden")
-    assert "no ante bet on 4" in b.eval("document.querySelector('#toast').textContent")
+    wait(b, "!document.querySelector('#toast').hidden")
+    assert "no ante bet on 4" in b.evaluate("document.querySelector('#toast').textContent")
     b.click("#toast")  # tapped away
     b.click("#mode-bet")
     b.click('[data-chip="25"]')
@@ -72,28 +61,28 @@ def test_a_dealer_plays_a_round_on_the_console(serve, browser):
     # connections: the table can take them in any order. The layout shows the
     # table's own bets, so every amount on it means every bet was taken.
     amount = "document.querySelector('[data-pos=\"{}\"][data-bet=\"{}\"] .amt').textContent === '{}'"
-    b.wait(" && ".join(amount.format(*spot) for spot in (("2", "ante", "25"), ("2", "pair_plus", "25"), ("6", "ante", "10"))))
+    wait(b, " && ".join(amount.format(*spot) for spot in (("2", "ante", "25"), ("2", "pair_plus", "25"), ("6", "ante", "10"))))
     assert s.state()["bets"] == {"2": {"ante": "25", "pair_plus": "25"}, "6": {"ante": "10"}}
 
     b.click("#act-close_betting")
-    b.wait(state_is("bets_closed"))
-    assert b.eval("document.querySelector('[data-pos=\"1\"][data-bet=\"ante\"]').disabled")
+    wait(b, state_is("bets_closed"))
+    assert b.evaluate("document.querySelector('[data-pos=\"1\"][data-bet=\"ante\"]').disabled")
     b.click("#act-deal")
-    b.wait(state_is("decisions"), timeout=60)
-    assert b.eval("[...document.querySelectorAll('#dealer .card')].every(c => c.classList.contains('back'))")
-    assert b.eval("document.querySelectorAll('[data-box=\"2\"] .card').length") == 3
+    wait(b, state_is("decisions"))
+    assert b.evaluate("[...document.querySelectorAll('#dealer .card')].every(c => c.classList.contains('back'))")
+    assert b.evaluate("document.querySelectorAll('[data-box=\"2\"] .card').length") == 3
     b.click('[data-box="2"][data-decision="play"]')
     b.click('[data-box="6"][data-decision="fold"]')
-    b.wait(state_is("complete"))
-    b.wait("!!document.querySelector('#result') && document.querySelectorAll('#dealer .card:not(.back)').length === 3")
+    wait(b, state_is("complete"))
+    wait(b, "!!document.querySelector('#result') && document.querySelectorAll('#dealer .card:not(.back)').length === 3")
     result = s.state()["result"]
     assert result["status"] == "settled" and result["outcome"]["boxes"]["6"]["decision"] == "fold"
-    shown = b.eval("document.querySelector('[data-net=\"2\"]').textContent")
+    shown = b.evaluate("document.querySelector('[data-net=\"2\"]').textContent")
     net2 = result["net"]["2"]
     assert shown == (net2 if net2.startswith("-") or net2 == "0" else "+" + net2)
-    assert b.eval("document.querySelector('#log').textContent").count("result: settled") == 1
+    assert b.evaluate("document.querySelector('#log').textContent").count("result: settled") == 1
     time.sleep(0.3)  # let the card animation finish
-    b.screenshot(ARTIFACTS / "console.png")
+    b.screenshot(path=ARTIFACTS / "console.png")
 
     inputs = [r for r in s.records() if r[1] == "input" and r[2] != "handle"]
     assert {actor for *_, actor in inputs} == {"dealer:mock-dealer"}
@@ -102,70 +91,70 @@ def test_a_dealer_plays_a_round_on_the_console(serve, browser):
 
     # the results board shows the round
     b.goto(f"{s.url}/board")
-    b.wait(f"!!document.querySelector('[data-round=\"{result['round_id']}\"]')")
-    b.screenshot(ARTIFACTS / "board.png")
-    assert page_errors(b) == []
+    wait(b, f"!!document.querySelector('[data-round=\"{result['round_id']}\"]')")
+    b.screenshot(path=ARTIFACTS / "board.png")
+    assert b.errors.real() == []
 
 
 def test_a_void_needs_the_supervisor_token(serve, browser):
     s = serve("football", pace=0.02)
     b = browser
     b.goto(f"{s.url}/#token={s.dealer}")
-    b.wait("document.body.dataset.live === '1'")
+    wait(b, "document.body.dataset.live === '1'")
     b.click("#act-open_round")
-    b.wait(state_is("betting_open"))
-    b.wait("document.querySelectorAll('#draw .digit').length > 0")
+    wait(b, state_is("betting_open"))
+    wait(b, "document.querySelectorAll('#draw .digit').length > 0")
     b.click('[data-pos="common"][data-bet="middle"]')
-    b.wait("document.querySelector('[data-pos=\"common\"][data-bet=\"middle\"] .amt').textContent === '10'")
-    b.screenshot(ARTIFACTS / "console-football.png")
+    wait(b, "document.querySelector('[data-pos=\"common\"][data-bet=\"middle\"] .amt').textContent === '10'")
+    b.screenshot(path=ARTIFACTS / "console-football.png")
     b.click("#act-void")
-    b.wait("document.querySelector('#modal').open")
+    wait(b, "document.querySelector('#modal').open")
     b.click("#modal-fields .quick button")  # a quick reason
     b.click("#modal-ok")
-    b.wait("document.querySelector('#modal').open && document.querySelector('#modal-title').textContent === 'Supervisor needed'")
+    wait(b, "document.querySelector('#modal').open && document.querySelector('#modal-title').textContent === 'Supervisor needed'")
     assert s.state()["state"] == "betting_open"  # the dealer's token changed nothing
-    b.type_text(s.supervisor)
-    b.press_enter()  # Enter in the field is OK, not Cancel
-    b.wait(state_is("void"))
+    b.keyboard.insert_text(s.supervisor)
+    b.keyboard.press("Enter")  # Enter in the field is OK, not Cancel
+    wait(b, state_is("void"))
     summary = s.get("/api/history", params={"last": 1}).json()[0]
     void = [e for e in summary["events"] if e["kind"] == "void"][0]
     assert void["actor"] == "supervisor:mock-supervisor" and void["why"] == "dealing error"
     assert void["returned"] == {"common": {"middle": "10"}}
-    assert b.eval("document.querySelector('#operator').textContent") == "dealer: mock-dealer"  # not kept
-    assert page_errors(b) == []
+    assert b.evaluate("document.querySelector('#operator').textContent") == "dealer: mock-dealer"  # not kept
+    assert b.errors.real() == []
 
 
 def test_the_wheel_console(serve, browser):
     s = serve("wheel", pace=0.01, seed=5)
     b = browser
     b.goto(f"{s.url}/#token={s.dealer}")
-    b.wait("document.body.dataset.live === '1'")
+    wait(b, "document.body.dataset.live === '1'")
     b.click("#act-open_round")
-    b.wait(state_is("betting_open"))
+    wait(b, state_is("betting_open"))
     b.click('[data-symbol="joker"]')
     b.click('[data-symbol="3"]')
-    b.wait("document.querySelectorAll('.symbol.placed').length === 2")
+    wait(b, "document.querySelectorAll('.symbol.placed').length === 2")
     assert s.state()["bets"] == {"P1": {"joker": "10", "3": "10"}}
     b.click("#act-close_betting")
     for _ in range(20):  # a short spin is a no-spin: spin again
         b.click("#act-spin")
-        b.wait("!document.querySelector('#act-spin') || document.querySelector('#act-spin').disabled")
-        b.wait(f"({state_is('complete')}) || !document.querySelector('#act-spin').disabled", timeout=60)
-        if b.eval("document.body.dataset.state") == "complete":
+        wait(b, "!document.querySelector('#act-spin') || document.querySelector('#act-spin').disabled")
+        wait(b, f"({state_is('complete')}) || !document.querySelector('#act-spin').disabled")
+        if b.evaluate("document.body.dataset.state") == "complete":
             break
     symbol = s.state()["result"]["outcome"]["symbol"]
-    b.wait(f"document.querySelector('#wheel-result .big').textContent === {json.dumps(symbol)}")
-    b.screenshot(ARTIFACTS / "console-wheel.png")
-    assert page_errors(b) == []
+    wait(b, f"document.querySelector('#wheel-result .big').textContent === {json.dumps(symbol)}")
+    b.screenshot(path=ARTIFACTS / "console-wheel.png")
+    assert b.errors.real() == []
     # the board draws the wheel's result with the game's own piece: the symbol, its segment
     round_id = s.state()["result"]["round_id"]
     segment = s.state()["result"]["outcome"]["segment"]
     b.goto(f"{s.url}/board")
-    b.wait(f"!!document.querySelector('[data-round=\"{round_id}\"] .pill')")
-    assert b.eval(f"document.querySelector('[data-round=\"{round_id}\"] .pill').textContent") == symbol
-    assert b.eval(f"document.querySelector('[data-round=\"{round_id}\"] .detail').textContent") == f"segment {segment}"
-    assert b.eval("document.querySelector('#strip .pill').textContent") == symbol
-    assert page_errors(b) == []
+    wait(b, f"!!document.querySelector('[data-round=\"{round_id}\"] .pill')")
+    assert b.evaluate(f"document.querySelector('[data-round=\"{round_id}\"] .pill').textContent") == symbol
+    assert b.evaluate(f"document.querySelector('[data-round=\"{round_id}\"] .detail').textContent") == f"segment {segment}"
+    assert b.evaluate("document.querySelector('#strip .pill').textContent") == symbol
+    assert b.errors.real() == []
 
 
 # --- a page load, signed out, and no live stream (issue 16) -------------------------------
@@ -176,8 +165,8 @@ window.WebSocket = class { constructor() { this.readyState = 0; } send() {} clos
 
 
 def without_websocket(b):
-    """Pages opened from now on get a WebSocket that never connects (a proxy that drops it)."""
-    return b.send("Page.addScriptToEvaluateOnNewDocument", {"source": NO_WEBSOCKET})["identifier"]
+    """Pages opened from now on in this test's context get a WebSocket that never connects (a proxy that drops it)."""
+    b.context.add_init_script(NO_WEBSOCKET)
 
 
 def test_signed_out_nothing_can_be_pressed(serve, browser):
@@ -188,19 +177,19 @@ def test_signed_out_nothing_can_be_pressed(serve, browser):
     ok(s.post("/api/actions/open_round"))
     ok(s.post("/api/bets", {"position": "2", "bet": "ante", "amount": "10"}))
     b.goto(f"{s.url}/")
-    b.wait("document.body.dataset.live === '1' && document.body.dataset.state === 'betting_open'")
-    assert b.eval("document.querySelector('#operator').textContent") == "Sign in"
+    wait(b, "document.body.dataset.live === '1' && document.body.dataset.state === 'betting_open'")
+    assert b.evaluate("document.querySelector('#operator').textContent") == "Sign in"
     buttons = "[...document.querySelectorAll('#dealer-actions button, #supervisor-actions button')]"
-    assert b.eval(f"{buttons}.length") >= 4
-    assert b.eval(f"{buttons}.every(x => x.disabled)"), b.eval(f"{buttons}.map(x => x.id + ':' + x.disabled)")
-    assert b.eval("[...document.querySelectorAll('.spot')].every(x => x.disabled)")
-    assert b.eval("document.querySelector('#mode-bet').disabled && document.querySelector('#mode-withdraw').disabled")
+    assert b.evaluate(f"{buttons}.length") >= 4
+    assert b.evaluate(f"{buttons}.every(x => x.disabled)"), b.evaluate(f"{buttons}.map(x => x.id + ':' + x.disabled)")
+    assert b.evaluate("[...document.querySelectorAll('.spot')].every(x => x.disabled)")
+    assert b.evaluate("document.querySelector('#mode-bet').disabled && document.querySelector('#mode-withdraw').disabled")
     ok(s.post("/api/actions/close_betting"))
     ok(s.post("/api/actions/deal"))
-    b.wait("document.querySelectorAll('[data-decision]').length === 2", timeout=60)
-    assert b.eval("[...document.querySelectorAll('[data-decision]')].every(x => x.disabled)")  # PLAY, FOLD
-    assert b.eval("document.querySelector('#act-misdeal').disabled")
-    assert page_errors(b) == []
+    wait(b, "document.querySelectorAll('[data-decision]').length === 2")
+    assert b.evaluate("[...document.querySelectorAll('[data-decision]')].every(x => x.disabled)")  # PLAY, FOLD
+    assert b.evaluate("document.querySelector('#act-misdeal').disabled")
+    assert b.errors.real() == []
 
 
 def test_place_is_enabled_only_while_betting_is_open(serve, browser):
@@ -208,17 +197,17 @@ def test_place_is_enabled_only_while_betting_is_open(serve, browser):
     b = browser
     b.goto(f"{s.url}/#token={s.dealer}")
     # the stream opens, the operator is known and the table is drawn, in whatever order they come
-    b.wait("document.body.dataset.live === '1' && document.body.dataset.signedIn === '1' && document.body.dataset.state !== 'loading'")
-    assert b.eval("document.body.dataset.state") == "idle"
-    assert b.eval("document.querySelector('#mode-bet').disabled && document.querySelector('[data-chip=\"25\"]').disabled")
-    assert not b.eval("document.querySelector('#act-open_round').disabled")
+    wait(b, "document.body.dataset.live === '1' && document.body.dataset.signedIn === '1' && document.body.dataset.state !== 'loading'")
+    assert b.evaluate("document.body.dataset.state") == "idle"
+    assert b.evaluate("document.querySelector('#mode-bet').disabled && document.querySelector('[data-chip=\"25\"]').disabled")
+    assert not b.evaluate("document.querySelector('#act-open_round').disabled")
     b.click("#act-open_round")
-    b.wait(state_is("betting_open"))
-    b.wait("!document.querySelector('#mode-bet').disabled && !document.querySelector('[data-chip=\"25\"]').disabled")
+    wait(b, state_is("betting_open"))
+    wait(b, "!document.querySelector('#mode-bet').disabled && !document.querySelector('[data-chip=\"25\"]').disabled")
     b.click("#act-close_betting")
-    b.wait(state_is("bets_closed"))
-    b.wait("document.querySelector('#mode-bet').disabled")
-    assert page_errors(b) == []
+    wait(b, state_is("bets_closed"))
+    wait(b, "document.querySelector('#mode-bet').disabled")
+    assert b.errors.real() == []
 
 
 def test_the_events_panel_shows_recent_events_after_a_page_load(serve, browser):
@@ -228,20 +217,20 @@ def test_the_events_panel_shows_recent_events_after_a_page_load(serve, browser):
     play_round(s, [("1", "upper", "10"), ("4", "odd", "5"), ("common", "middle", "5")])
     b = browser
     b.goto(f"{s.url}/#token={s.dealer}")
-    b.wait("document.body.dataset.live === '1'")
-    b.wait("document.querySelectorAll('#log li').length > 10")
-    seqs = b.eval("[...document.querySelectorAll('#log li')].map(li => Number(li.dataset.seq))")
+    wait(b, "document.body.dataset.live === '1'")
+    wait(b, "document.querySelectorAll('#log li').length > 10")
+    seqs = b.evaluate("[...document.querySelectorAll('#log li')].map(li => Number(li.dataset.seq))")
     assert seqs == sorted(seqs, reverse=True) and len(seqs) == len(set(seqs))  # newest first, no repeats
-    assert "result: settled" in b.eval("document.querySelector('#log').textContent")
+    assert "result: settled" in b.evaluate("document.querySelector('#log').textContent")
     assert seqs[0] == s.state()["seq"] or seqs[0] <= s.state()["seq"]
     # a new event arrives live on top, once
     newest = seqs[0]
     b.click("#act-open_round")
-    b.wait(f"Number(document.querySelector('#log li').dataset.seq) > {newest}")
-    b.wait("document.querySelector('#log').textContent.includes('→ drawing')")
-    seqs = b.eval("[...document.querySelectorAll('#log li')].map(li => Number(li.dataset.seq))")
+    wait(b, f"Number(document.querySelector('#log li').dataset.seq) > {newest}")
+    wait(b, "document.querySelector('#log').textContent.includes('→ drawing')")
+    seqs = b.evaluate("[...document.querySelectorAll('#log li')].map(li => Number(li.dataset.seq))")
     assert len(seqs) == len(set(seqs)) and seqs == sorted(seqs, reverse=True)
-    assert page_errors(b) == []
+    assert b.errors.real() == []
 
 
 def test_console_and_board_render_before_the_stream_is_up(serve, browser):
@@ -250,21 +239,18 @@ def test_console_and_board_render_before_the_stream_is_up(serve, browser):
     s = serve("wheel", pace=0.005, seed=4)
     result = play_round(s)
     b = browser
-    script = without_websocket(b)
-    try:
-        b.goto(f"{s.url}/board")
-        b.wait(f"!!document.querySelector('[data-round=\"{result['round_id']}\"]')")
-        assert b.eval("document.querySelector('#state-badge').textContent") == "complete"
-        assert b.eval("document.querySelector('#conn').classList.contains('off')")  # no stream indeed
-        b.goto(f"{s.url}/#token={s.dealer}")
-        b.wait("document.body.dataset.state === 'complete'")
-        assert b.eval("document.querySelector('#state-badge').textContent") == "complete"
-        assert b.eval("document.body.dataset.live") != "1"
-        b.wait(f"document.querySelector('#wheel-result .big').textContent === {json.dumps(result['outcome']['symbol'])}")
-        b.wait("document.querySelectorAll('#log li').length > 5")
-        assert page_errors(b) == []
-    finally:
-        b.send("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script})
+    without_websocket(b)
+    b.goto(f"{s.url}/board")
+    wait(b, f"!!document.querySelector('[data-round=\"{result['round_id']}\"]')")
+    assert b.evaluate("document.querySelector('#state-badge').textContent") == "complete"
+    assert b.evaluate("document.querySelector('#conn').classList.contains('off')")  # no stream indeed
+    b.goto(f"{s.url}/#token={s.dealer}")
+    wait(b, "document.body.dataset.state === 'complete'")
+    assert b.evaluate("document.querySelector('#state-badge').textContent") == "complete"
+    assert b.evaluate("document.body.dataset.live") != "1"
+    wait(b, f"document.querySelector('#wheel-result .big').textContent === {json.dumps(result['outcome']['symbol'])}")
+    wait(b, "document.querySelectorAll('#log li').length > 5")
+    assert b.errors.real() == []
 
 
 def test_a_shuffler_table_on_the_console_players_a_stray_hand_and_the_dealing_mode(serve, browser):
@@ -276,50 +262,50 @@ def test_a_shuffler_table_on_the_console_players_a_stray_hand_and_the_dealing_mo
     s = serve("fortune3", pace=0.02, seed=11, dealing="shuffler")
     b = browser
     b.goto(f"{s.url}/#token={s.dealer}")
-    b.wait("document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
-    assert b.eval("document.querySelector('#dealing-mode').textContent") == "dealing by shuffler"
+    wait(b, "document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    assert b.evaluate("document.querySelector('#dealing-mode').textContent") == "dealing by shuffler"
     b.click("#act-open_round")
-    b.wait(state_is("betting_open"))
-    b.eval("document.querySelector('#box-player').value = 'ann'")
+    wait(b, state_is("betting_open"))
+    b.evaluate("document.querySelector('#box-player').value = 'ann'")
     b.click('[data-chip="10"]')
     b.click('[data-pos="3"][data-bet="ante"]')
-    b.wait("!!document.querySelector('[data-players=\"3\"]')")
-    assert b.eval("document.querySelector('[data-players=\"3\"]').textContent") == "ann: Ante 10"
+    wait(b, "!!document.querySelector('[data-players=\"3\"]')")
+    assert b.evaluate("document.querySelector('[data-players=\"3\"]').textContent") == "ann: Ante 10"
     assert s.state()["players"] == {"3": {"ann": {"ante": "10"}}}
     b.click("#act-close_betting")
-    b.wait(state_is("bets_closed"))
+    wait(b, state_is("bets_closed"))
     b.click("#act-deal")
-    b.wait(state_is("decisions"), timeout=60)
+    wait(b, state_is("decisions"))
     # the dealer's hand (the last one) went to an empty box: declared stray, the dealer gets the next
-    b.wait("!document.querySelector('#act-stray').disabled")
+    wait(b, "!document.querySelector('#act-stray').disabled")
     b.click("#act-stray")
     end = time.monotonic() + 20
     while not ((snap := s.state())["state"] == "decisions" and len(snap["view"]["set_aside"]) == 3):
         assert time.monotonic() < end, snap["state"]
         time.sleep(0.02)
     # the console has caught up with the new deal: the dealer's new hand is in
-    b.wait(f"{state_is('decisions')} && Number(document.querySelector('#log li').dataset.seq) >= {snap['seq']}")
+    wait(b, f"{state_is('decisions')} && Number(document.querySelector('#log li').dataset.seq) >= {snap['seq']}")
     b.click('[data-box="3"][data-decision="play"]')
-    b.wait(state_is("complete"))
-    b.wait("!!document.querySelector('#player-results')")
+    wait(b, state_is("complete"))
+    wait(b, "!!document.querySelector('#player-results')")
     net = s.state()["result"]["players"]["ann"]["net"]
-    assert b.eval("document.querySelector('#player-results').textContent") == \
+    assert b.evaluate("document.querySelector('#player-results').textContent") == \
         f"ann {net if net.startswith('-') or net == '0' else '+' + net}"
     b.click("#act-set_dealing")
-    b.wait("document.querySelector('#modal').open")
+    wait(b, "document.querySelector('#modal').open")
     b.click("#modal-fields .quick button")  # "shuffler failure (Art. 11(4))"; the mode offered is the shoe
     b.click("#modal-ok")
-    b.wait("document.querySelector('#modal').open && document.querySelector('#modal-title').textContent === 'Supervisor needed'")
-    b.type_text(s.supervisor)
-    b.press_enter()
-    b.wait("document.querySelector('#dealing-mode').textContent === 'dealing by shoe'")
+    wait(b, "document.querySelector('#modal').open && document.querySelector('#modal-title').textContent === 'Supervisor needed'")
+    b.keyboard.insert_text(s.supervisor)
+    b.keyboard.press("Enter")
+    wait(b, "document.querySelector('#dealing-mode').textContent === 'dealing by shoe'")
     assert s.state()["view"]["dealing"] == "shoe"
     # the results board shows each player's net the same way
     b.goto(f"{s.url}/board")
-    b.wait("!!document.querySelector('[data-player=\"ann\"]')")
-    assert b.eval("document.querySelector('[data-player=\"ann\"]').textContent") == \
+    wait(b, "!!document.querySelector('[data-player=\"ann\"]')")
+    assert b.evaluate("document.querySelector('[data-player=\"ann\"]').textContent") == \
         f"ann {net if net.startswith('-') or net == '0' else '+' + net}"
-    assert page_errors(b) == []
+    assert b.errors.real() == []
 
 
 def test_a_misdeal_called_after_the_last_card_on_the_console_needs_the_supervisor(serve, browser):
@@ -329,33 +315,33 @@ def test_a_misdeal_called_after_the_last_card_on_the_console_needs_the_superviso
     s = serve("fortune3", pace=0.01, seed=5)
     b = browser
     b.goto(f"{s.url}/#token={s.dealer}")
-    b.wait("document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    wait(b, "document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
     b.click("#act-open_round")
-    b.wait(state_is("betting_open"))
+    wait(b, state_is("betting_open"))
     b.click('[data-chip="10"]')
     b.click('[data-pos="2"][data-bet="ante"]')
-    b.wait("document.querySelector('[data-pos=\"2\"][data-bet=\"ante\"] .amt').textContent === '10'")
+    wait(b, "document.querySelector('[data-pos=\"2\"][data-bet=\"ante\"] .amt').textContent === '10'")
     b.click("#act-close_betting")
-    b.wait(state_is("bets_closed"))
+    wait(b, state_is("bets_closed"))
     b.click("#act-deal")
-    b.wait(state_is("decisions"), timeout=60)
+    wait(b, state_is("decisions"))
     b.click("#act-misdeal")
-    b.wait("!document.querySelector('#incident').hidden")
-    assert "misdeal" in b.eval("document.querySelector('#incident-text').textContent")
+    wait(b, "!document.querySelector('#incident').hidden")
+    assert "misdeal" in b.evaluate("document.querySelector('#incident-text').textContent")
     assert s.state()["state"] == "decisions"  # the dealer's call alone voided nothing
-    b.wait("document.querySelector('[data-box=\"2\"][data-decision=\"play\"]') !== null")
+    wait(b, "document.querySelector('[data-box=\"2\"][data-decision=\"play\"]') !== null")
     b.click("#incident-resolve")
-    b.wait("document.querySelector('#modal').open")
-    assert b.eval("document.querySelector('#modal-fields [name=\"card\"]')") is None  # a misdeal call names no card
-    b.eval("document.querySelector('#modal-fields [name=\"decision\"]').value = 'confirm'")
+    wait(b, "document.querySelector('#modal').open")
+    assert b.evaluate("document.querySelector('#modal-fields [name=\"card\"]')") is None  # a misdeal call names no card
+    b.evaluate("document.querySelector('#modal-fields [name=\"decision\"]').value = 'confirm'")
     b.click("#modal-fields .quick button")
     b.click("#modal-ok")
-    b.wait("document.querySelector('#modal').open && document.querySelector('#modal-title').textContent === 'Supervisor needed'")
-    b.type_text(s.supervisor)
-    b.press_enter()
-    b.wait(state_is("void"))
+    wait(b, "document.querySelector('#modal').open && document.querySelector('#modal-title').textContent === 'Supervisor needed'")
+    b.keyboard.insert_text(s.supervisor)
+    b.keyboard.press("Enter")
+    wait(b, state_is("void"))
     result = s.state()["result"]
     assert result["void_reason"] == "misdeal"
     (void,) = [e for e in s.get("/api/history", params={"last": 1}).json()[0]["events"] if e["kind"] == "void"]
     assert void["actor"] == "supervisor:mock-supervisor" and void["returned"] == {"2": {"ante": "10"}}
-    assert page_errors(b) == []
+    assert b.errors.real() == []

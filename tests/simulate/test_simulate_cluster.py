@@ -4,9 +4,11 @@ exactly the local run's result (a local Dask cluster on 127.0.0.1)."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,35 @@ ROOT = Path(__file__).resolve().parents[2]
 def scheduler():
     """A Dask scheduler on a free port of 127.0.0.1 with two worker threads
     (in this process: they import the tablesim under test)."""
+    with _cluster_logs_apart():
+        yield from _local_cluster()
+
+
+@contextmanager
+def _cluster_logs_apart():
+    """The cluster's own log lines ("Receive client connection", "Remove
+    client", ...) go to this test process's stderr, never into a command's.
+
+    Dask sets up its loggers when it is imported: it gives "distributed" a
+    handler of its own and stops it propagating, unless the root logger
+    already has a handler, and under pytest it has (the log capture's, at
+    collection). Left so, the scheduler's INFO lines reach the root logger,
+    where a command run in this process (its log handler on the command's
+    stderr) prints them: a line the scheduler logs late for one test's client
+    lands in the next test's output."""
+    dist = logging.getLogger("distributed")
+    saved = dist.propagate
+    handler = logging.StreamHandler(sys.stderr)  # pytest's capture of this test process
+    dist.addHandler(handler)
+    dist.propagate = False
+    try:
+        yield
+    finally:
+        dist.removeHandler(handler)
+        dist.propagate = saved
+
+
+def _local_cluster():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
                                        host="127.0.0.1", scheduler_port=0, dashboard_address=None)
     try:
@@ -75,3 +106,13 @@ def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
     assert out.exit_code == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("tablesim: error: --scheduler: cannot reach the Dask scheduler")
+
+
+def test_the_clusters_log_lines_are_not_a_commands_output(scheduler):
+    """The scheduler runs in this process: what it logs about a client (its
+    connection, its removal) is the cluster's, not the command's output."""
+    out = on_cluster("wheel", "--rounds", "50", "--seed", "1", "--json", "--scheduler", scheduler)
+    assert out.exit_code == 0, out.output
+    assert out.stderr == ""
+    out = on_cluster("wheel", "--rounds", "10", "--scheduler", "tcp://127.0.0.1:1")  # at once: no late line
+    assert out.exit_code == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr

@@ -58,7 +58,18 @@ class FootballConsole(GameAdapter):
             "boxes": boxes,
             "pack_id": getattr(t, "pack_id", None),
             "set_aside": [d.code for d in getattr(t, "set_aside", [])],
+            "next": self._next(),
         }
+
+    def _next(self) -> str | None:
+        """What the dealer deals next, from the round itself (so it is right
+        also after a recovery, when no instruction has been announced)."""
+        t = self.table
+        targets = getattr(t, "targets", None) or []
+        if t.state not in CARD_STATES or not targets:
+            return None
+        who = "the common box" if targets[0] == COMMON else f"box {targets[0]}"
+        return f"{'third card' if t.state is S.THIRD_CARDS else 'two cards'} to {who}"
 
     def on_event(self, kind: str, data: dict) -> None:
         if kind in ("result",) and self.rig is not None:

@@ -3,8 +3,11 @@ play/fold per box; the dealer's cards stay hidden until the reveal."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
+from tablecore.money import ZERO, exact
+from tablecore.plain import jsonable
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.table import DEALER
 from typing import Literal
@@ -86,6 +89,7 @@ class Fortune3Console(GameAdapter):
     def view(self) -> dict[str, Any]:
         t = self.table
         revealed = self._revealed()
+        plays = self._plays()
         boxes = {}
         for box in self.positions():
             cards = [d.code for d in t.cards.get(box, [])]
@@ -95,6 +99,8 @@ class Fortune3Console(GameAdapter):
                 "hand": hand.category if hand is not None else None,
                 "decision": t.decisions.get(box),
                 "dealt": box in t.cards,
+                # the Play stake a play made (Art. 9(1)): on the layout as a spot of its own
+                "play": jsonable(plays[box]) if box in plays else None,
             }
         dealer_cards = [d.code for d in t.cards.get(DEALER, [])]
         dealer_hand = t.hands.get(DEALER)
@@ -113,7 +119,38 @@ class Fortune3Console(GameAdapter):
             # Art. 11(4): {"round", "reason"} while the failed shuffler waits for a
             # supervisor's confirmation (no round opens by shuffler), else None
             "shuffler_out_of_service": t.shuffler_out_of_service,
+            # every stake on the table: the bets and the Play stakes made
+            "in_play": jsonable(_total(t.book.total(), plays.values())),
+            "next": self._next(),
         }
+
+    def _next(self) -> str | None:
+        """What the dealer does next, from the round itself (so it is right
+        also after a recovery, when no instruction has been announced)."""
+        t = self.table
+        if t.state is S.DEALING and t.targets:
+            who = t.targets[0]
+            where = "the dealer" if who == DEALER else f"box {who}"
+            if t.dealing == "shuffler":
+                return f"hand {t.order.index(who) + 1} to {where}"
+            return f"card {len(t.cards.get(who, [])) + 1} to {where}"
+        if t.state.value == "decisions":
+            pending = t.pending_decisions()
+            return "players decide: play or fold" + (f" (box {', '.join(pending)})" if pending else "")
+        if t.state is S.DEALER_REVEAL:
+            return "reveal the dealer's hand"
+        return None
+
+    def _plays(self) -> dict[str, Decimal]:
+        """Each box that played and its Play stake (equal to its Ante)."""
+        t = self.table
+        out = {}
+        for box, decision in t.decisions.items():
+            if decision == "play":
+                ante = _total(ZERO, (b.get("ante", ZERO) for b in t.book.player_bets(box).values()))
+                if ante:
+                    out[box] = ante
+        return out
 
     def redact(self, msg: dict) -> dict:
         # The dealer's cards are dealt face down: nobody sees them before the reveal.
@@ -134,6 +171,11 @@ class Fortune3Console(GameAdapter):
                 ev = {**ev, "card": _face_down(ev.get("card", ""))}
             events.append(ev)
         return {**summary, "events": events}
+
+
+def _total(start: Decimal, amounts) -> Decimal:
+    with exact():
+        return sum(amounts, start)
 
 
 def _face_down(codes: str) -> str:

@@ -17,10 +17,13 @@ function roundCard(game, r) {
   const detail = piece.roundDetail ? piece.roundDetail(o) : null;
   if (detail) el.append(...detail);
   else el.append(h("div", { class: "main" }, resultSummary(game, r)));
-  if (r.players) {
-    // each named player's net (issue 14.1)
-    el.append(h("div", { class: "totals players" }, Object.entries(r.players).map(([pl, x]) =>
-      h("span", { dataset: { player: pl } }, `${pl} ${signed(x.net)}`))));
+  // each player's result: the named players', else each box's (its seat's) or, at the wheel, each player's
+  const wheel = table && table.layout && table.layout.kind === "wheel";
+  const nets = r.players ? Object.entries(r.players).map(([pl, x]) => [pl, pl, x.net])
+    : Object.entries(r.net || {}).map(([p, n]) => [p, wheel ? p : p === "common" ? "common" : `box ${p}`, n]);
+  if (nets.length) {
+    el.append(h("div", { class: "totals players" }, nets.map(([pl, label, net]) =>
+      h("span", { class: String(net).startsWith("-") ? "lose" : net === "0" ? "" : "win", dataset: { player: pl } }, `${label} ${signed(net)}`))));
   }
   return el;
 }

@@ -19,7 +19,7 @@ export function h(tag, attrs = {}, ...children) {
     else if (k === "text") el.textContent = v;
     else el.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }

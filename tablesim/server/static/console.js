@@ -228,7 +228,8 @@ function render() {
   $("round-id").textContent = t.round_id || "no round yet";
   $("state-badge").textContent = t.state.replace(/_/g, " ");
   $("paused-badge").hidden = !t.paused;
-  $("instruction-text").textContent = t.paused ? "table paused" : (t.instruction || idleHint(t));
+  $("instruction-text").textContent = nextLine(t);
+  $("in-play").textContent = `in play ${(t.view && t.view.in_play) || t.total_bet || "0"}`;
   renderTimer(t.bet_timer && t.bet_timer.remaining !== null ? Math.ceil(t.bet_timer.remaining) : null);
   morph($("devices"), t.devices.map((d) => {
     // A device's own health, and the faults the journal holds as never cleared (also from before a restart).
@@ -254,10 +255,19 @@ function render() {
   renderActions(t);
   const area = $("layout");
   const scroll = area.scrollTop;
-  const ui = { me, spot, cardsRow, netEl, decide, bet, player: () => $("player").value.trim() || "P1" };
+  const ui = { me, spot, cardsRow, netEl, decide, bet, settled, resultEl, player: () => $("player").value.trim() || "P1" };
   morph(area, [...(piece.layout ? piece.layout(t, ui) : renderBoxes(t, ui)), ...renderResult(t)]);
   area.scrollTop = scroll;
   fresh.clear();
+}
+
+// What the dealer does next: a held round waits for the supervisor, whatever
+// was announced before; the game's own view of the round (right also after a
+// recovery, when nothing was announced); else the last instruction.
+function nextLine(t) {
+  if (t.paused) return "table paused";
+  if (t.incident && t.incident.blocking) return `wait: the supervisor resolves incident ${t.incident.id} (${t.incident.text})`;
+  return (t.view && t.view.next) || t.instruction || idleHint(t);
 }
 
 function idleHint(t) {
@@ -292,12 +302,40 @@ function renderActions(t) {
   morph($("supervisor-actions"), sup);
 }
 
-function spot(t, position, betName, label) {
-  const amt = (t.bets[position] || {})[betName];
+// The round's result while it is this round's (a new round shows no old results).
+function settled(t) {
+  const r = t.result;
+  return r && r.status === "settled" && r.round_id === t.round_id ? r : null;
+}
+
+// One bet's own result: what the dealer pays (+) or takes (-).
+function resultEl(value, key) {
+  if (value === undefined || value === null) return h("span", { class: "res" });
+  const cls = String(value).startsWith("-") ? "lose" : value === "0" ? "push" : "win";
+  return h("span", { class: "res " + cls, dataset: { result: key } }, signed(value));
+}
+
+function spot(t, position, betName, label, { amount, fixed = false } = {}) {
+  const amt = amount !== undefined ? amount : (t.bets[position] || {})[betName];
+  const r = settled(t);
+  const res = r ? ((r.results || {})[position] || {})[betName] : undefined;
   return h("button", {
-    type: "button", class: "spot" + (amt ? " placed" : ""), disabled: !t.betting_open || t.paused || !me,
-    dataset: { pos: position, bet: betName }, onclick: () => bet(position, betName),
-  }, h("span", {}, label), h("span", { class: "amt" }, amt || ""));
+    type: "button", class: "spot" + (amt ? " placed" : "") + (fixed ? " fixed" : ""),
+    disabled: fixed || !t.betting_open || t.paused || !me,
+    dataset: { pos: position, bet: betName }, onclick: fixed ? null : () => bet(position, betName),
+  }, h("span", {}, label), h("span", { class: "amt" }, amt || ""), resultEl(res, `${position}:${betName}`));
+}
+
+// Each player's bets on a box and, once settled, each bet's result and the player's net there.
+function playerLines(t, pos, labels) {
+  const who = (t.players || {})[pos] || {};
+  const r = settled(t);
+  return Object.entries(who).map(([pl, bs]) => {
+    const res = r && r.players && r.players[pl] ? (r.players[pl].results || {})[pos] || {} : null;
+    const parts = Object.entries(bs).map(([k, v]) => [`${labels[k] || k} ${v}`, res ? resultEl(res[k], `${pos}:${pl}:${k}`) : ""]);
+    if (res) for (const [k, v] of Object.entries(res)) if (!(k in bs)) parts.push([labels[k] || k, resultEl(v, `${pos}:${pl}:${k}`)]);
+    return h("div", { dataset: { player: pl } }, `${pl === pos ? "seat" : pl}: `, parts.map(([txt, el], i) => [i ? ", " : "", txt, el ? [" ", el] : ""]));
+  });
 }
 
 function cardsRow(codes, big) {
@@ -315,7 +353,7 @@ function renderBoxes(t, ui) {
   const lay = t.layout;
   const v = t.view;
   const out = piece.header ? [...piece.header(t, ui)] : [];
-  const next = t.instruction || "";
+  const next = nextLine(t);
   const grid = h("div", { class: "boxes" + (piece.boxClass ? " " + piece.boxClass : "") });
   for (const pos of lay.positions) {
     const b = v.boxes[pos] || { cards: [] };
@@ -324,12 +362,13 @@ function renderBoxes(t, ui) {
     const box = h("div", { class: "box" + (Object.keys(bets).length ? " has-bets" : "") + (active ? " active" : ""), dataset: { box: pos } },
       h("div", { class: "head" }, h("span", {}, pos === lay.common ? "Common" : `Box ${pos}`),
         h("span", { class: "dim" }, b.decision ? b.decision.toUpperCase() : "")));
-    box.append(h("div", { class: "spots" }, lay.bets.map((name) => spot(t, pos, name, lay.bet_labels[name] || name))));
+    // a game's own spots (Fortune 3's Play) go after the bet they belong to
+    const extra = piece.extraSpots ? piece.extraSpots(t, pos, b, ui) : {};
+    box.append(h("div", { class: "spots" }, lay.bets.map((name) => [spot(t, pos, name, lay.bet_labels[name] || name), extra[name] || []])));
     const who = (t.players || {})[pos];
     if (who && Object.keys(who).some((pl) => pl !== pos)) {
-      // each player's bets on the box (issue 14.1)
-      box.append(h("div", { class: "players dim", dataset: { players: pos } }, Object.entries(who).map(([pl, bs]) =>
-        h("div", {}, `${pl === pos ? "seat" : pl}: ` + Object.entries(bs).map(([k, v]) => `${lay.bet_labels[k] || k} ${v}`).join(", ")))));
+      // each player's bets on the box and their results: a box shared by players is paid player by player
+      box.append(h("div", { class: "players", dataset: { players: pos } }, playerLines(t, pos, { ...lay.bet_labels, play: "Play", ante_bonus: "Bonus" })));
     }
     box.append(cardsRow(b.cards, false));
     if (piece.boxFoot) box.append(...piece.boxFoot(t, pos, b, ui));
@@ -343,7 +382,9 @@ function renderBoxes(t, ui) {
 function renderResult(t) {
   const r = t.result;
   if (!r) return [];
-  const nets = Object.entries(r.net || {}).map(([p, n]) => `${p} ${signed(n)}`).join(" · ");
+  // the boxes' nets, unless the players' own follow (a box shared by players is paid player by player)
+  const byPlayer = r.players && r.status === "settled";
+  const nets = byPlayer ? "" : Object.entries(r.net || {}).map(([p, n]) => `${p} ${signed(n)}`).join(" · ");
   const out = [h("div", { class: "result-line" + (r.status === "void" ? " void" : ""), id: "result" },
     h("b", {}, `${r.round_id}: `), resultSummary(t.game, r), nets ? h("span", { class: "dim" }, "  —  " + nets) : "")];
   if (r.players && r.status === "settled") {

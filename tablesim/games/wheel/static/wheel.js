@@ -22,6 +22,15 @@ export function boardLive(t) {
   return v.spinning ? h("b", {}, `spinning — turn ${v.revolutions}`) : null;
 }
 
+// Each player's result on one symbol once the round is settled: what the dealer pays or takes.
+function symbolResults(t, symbol, ui) {
+  const r = ui.settled(t);
+  if (!r) return "";
+  const rows = Object.entries(r.results || {}).filter(([, per]) => per[symbol] !== undefined)
+    .map(([pl, per]) => h("span", { class: "who" }, `${pl} `, ui.resultEl(per[symbol], `${pl}:${symbol}`)));
+  return rows.length ? h("span", { class: "results" }, rows) : "";
+}
+
 // Players bet by name, not on a box.
 export const betsByPlayer = true;
 
@@ -48,7 +57,8 @@ export function layout(t, ui) {
       disabled: !t.betting_open || t.paused || !ui.me, dataset: { pos: player, bet: s.name, symbol: s.name },
       onclick: () => ui.bet(ui.player(), s.name) },
       h("span", { class: "name" }, s.name), h("span", { class: "pays" }, `pays ${s.pays} · ${s.segments} seg.`),
-      h("span", { class: "amt" }, amt ? `${player} ${amt}` : ""), h("span", { class: "pays" }, totals[s.name] ? `all ${totals[s.name]}` : ""));
+      h("span", { class: "amt" }, amt ? `${player} ${amt}` : ""), h("span", { class: "pays" }, totals[s.name] ? `all ${totals[s.name]}` : ""),
+      symbolResults(t, s.name, ui));
     grid.append(el);
   }
   const segs = h("div", { class: "segments" }, lay.wheel.map((s, i) => h("span", { class: "seg" + (v.segment === i ? " hit" : ""), title: `segment ${i}` }, s)));
