@@ -95,6 +95,10 @@ def _register() -> None:
     from tablesim.cli import studio_cmd
 
     cli.add_command(studio_cmd.studio)
+    from tablesim.cli import trust_cmds
+
+    cli.add_command(trust_cmds.keys)
+    cli.add_command(trust_cmds.receipt)
 
 
 _register()

@@ -18,6 +18,11 @@ answered ``duplicate`` and never placed twice. Bad input is answered per bet
 (``error: bad_input``) or, for a request that is no bet at all, with one
 ``error`` for the request; nothing is placed then.
 
+Every accepted bet's result (a duplicate's too) carries a ``receipt``: its
+journal record as published, signed with the table's key
+(``tablesim.studio.receipts``), which ``tablesim receipt verify`` checks
+offline against the table's public key.
+
 The subscription lives on the studio link's connection (its thread); the
 bets are handed to the table's event loop, which owns the table.
 """
@@ -120,6 +125,10 @@ class BusBets:
         self.table_id = table_id
         self.submit = submit
         self.table_loop = table_loop
+        self.link = None  # the studio link (its signing key and journal reader), for receipts
+
+    def bind_link(self, link) -> None:
+        self.link = link
 
     async def attach(self, nc) -> None:
         """A studio-link hook: subscribe on each new connection (a queue group,
@@ -150,4 +159,24 @@ class BusBets:
             future = asyncio.run_coroutine_threadsafe(self.submit(requests), self.table_loop)
             outcomes = await asyncio.wrap_future(future)
         placed = iter(outcomes)
-        return {"v": 1, "results": [p if "error" in p else next(placed) for p in parsed]}
+        results = [p if "error" in p else next(placed) for p in parsed]
+        if self.link is not None:
+            self._receipts(parsed, results)
+        return {"v": 1, "results": results}
+
+    def _receipts(self, parsed: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
+        """A receipt on each accepted bet's result: its bet record, found by
+        ref, position, stake and player in its round, signed."""
+        rounds: dict[str, dict] = {}
+        for bet, result in zip(parsed, results):
+            if not result.get("ok") or "error" in bet or not result.get("round_id"):
+                continue
+            round_id = result["round_id"]
+            if round_id not in rounds:
+                rounds[round_id] = {}
+                for seq, data, body in self.link.bet_records(round_id):
+                    key = (data.get("ref"), str(data.get("position")), data.get("bet"), data.get("player"))
+                    rounds[round_id].setdefault(key, (seq, body))
+            found = rounds[round_id].get((bet["ref"], bet["position"], bet["bet"], bet.get("player")))
+            if found is not None:
+                result["receipt"] = self.link.receipt(*found)

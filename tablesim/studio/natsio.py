@@ -100,6 +100,7 @@ class StreamMsg:
     subject: str
     msg_id: str | None
     data: bytes
+    sig: str | None = None  # the Tablesim-Sig header (tablesim.studio.signing)
 
 
 async def read_messages(js, filter_subject: str | None, *, batch: int = 500, start_seq: int | None = None,
@@ -124,7 +125,9 @@ async def read_messages(js, filter_subject: str | None, *, batch: int = 500, sta
                 meta = msg.metadata
                 if upto is not None and meta.sequence.stream > upto:
                     return
-                yield StreamMsg(meta.sequence.stream, msg.subject, (msg.headers or {}).get(wire.MSG_ID), msg.data)
+                headers = msg.headers or {}
+                yield StreamMsg(meta.sequence.stream, msg.subject, headers.get(wire.MSG_ID), msg.data,
+                                headers.get(wire.SIG_HEADER))
                 pending = meta.num_pending
     finally:
         try:
