@@ -69,7 +69,7 @@ def hold_at_start(url: str, journal_path: str, table_id: str, chain_key: str | P
         if db is not None:
             db.close()
     if h is not None and h.lacked:
-        raise InputError(f"the studio's stream holds record {holding.runs(h.lacked)} of {table_id}, signed by this "
+        raise InputError(f"the studio's stream holds {holding.records(h.lacked)} of {table_id}, signed by this "
                          "table, that the journal lacks or holds otherwise: the journal lost records it had committed "
                          f"(a lost or older WAL, a restored older copy); run tablesim audit verify --anchor "
                          f"{natsio.shown(url)}", where=journal_path)

@@ -47,6 +47,11 @@ def runs(seqs: list[int]) -> str:
     return ", ".join(shown) + (f" and {len(out) - 10} more runs" if len(out) > 10 else "")
 
 
+def records(seqs: list[int]) -> str:
+    """``record 7`` or ``records 1 to 3, 7``."""
+    return ("record " if len(set(seqs)) == 1 else "records ") + runs(seqs)
+
+
 def hold(table_id: str, messages: list[natsio.StreamMsg], journal_rows: Callable[[int, int], dict[int, bytes]],
          pub: Ed25519PublicKey) -> Holding:
     """Hold ``messages`` (the table's, in stream order) against the journal
@@ -74,7 +79,7 @@ def hold(table_id: str, messages: list[natsio.StreamMsg], journal_rows: Callable
         h.why = (f"the stream holds {len(h.forged)} message(s) on {table_id}'s subjects that this table did not "
                  f"sign (stream message {runs(h.forged)}): published beside the table, forged on the bus")
     elif h.lacked:
-        h.why = (f"the stream holds record {runs(h.lacked)} of {table_id}, signed by this table, which the journal "
+        h.why = (f"the stream holds {records(h.lacked)} of {table_id}, signed by this table, which the journal "
                  "does not have or holds with other content")
     return h
 
