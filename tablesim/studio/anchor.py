@@ -140,7 +140,7 @@ def compare(table_id: str, journal: dict[int, bytes], stream: list[natsio.Stream
             problems.append((seq, "in the stream, missing from the journal (deleted or truncated)"))
             continue
         if isinstance(mine, wire.NotARecord):
-            problems.append((seq, f"changed: {mine}"))
+            problems.append((seq, f"changed: {mine.why}"))
             continue
         theirs = _content(body)
         if jcontent(seq) == theirs:

@@ -75,12 +75,16 @@ def canonical(value: Any) -> bytes:
 class NotARecord(ValueError):
     """A journal row that no table writes (e.g. a column stored as a BLOB)."""
 
+    why = "not a record a table writes"
+
 
 def encode_row(row: dict[str, Any]) -> bytes:
     for name, value in row.items():
         if not (value is None or isinstance(value, (str, int, float))):
-            raise NotARecord(f"record {row.get('seq')}: its {name} is stored as a {type(value).__name__}, "
-                             "which no table writes")
+            error = NotARecord(f"record {row.get('seq')}: its {name} is stored as a {type(value).__name__}, "
+                               "which no table writes")
+            error.why = f"its {name} is stored as a {type(value).__name__} (a BLOB), which no table writes"
+            raise error
     return canonical({"v": VERSION, "record": row})
 
 
