@@ -18,8 +18,9 @@ answered ``duplicate`` and never placed twice. Bad input is answered per bet
 (``error: bad_input``) or, for a request that is no bet at all, with one
 ``error`` for the request; nothing is placed then.
 
-Every accepted bet's result (a duplicate's too) carries a ``receipt``: its
-journal record as published, signed with the table's key
+Every accepted bet's result (a duplicate's too) carries a ``receipt``: the
+journal record that holds its ref with the bet (``bet_refs``, committed in
+the same transaction as the bet), as published, signed with the table's key
 (``tablesim.studio.receipts``), which ``tablesim receipt verify`` checks
 offline against the table's public key.
 
@@ -165,8 +166,8 @@ class BusBets:
         return {"v": 1, "results": results}
 
     def _receipts(self, parsed: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
-        """A receipt on each accepted bet's result: its bet record, found by
-        ref, position, stake and player in its round, signed."""
+        """A receipt on each accepted bet's result: the record that journaled
+        its ref with the bet (``bet_refs``, committed with the bet), signed."""
         rounds: dict[str, dict] = {}
         for bet, result in zip(parsed, results):
             if not result.get("ok") or "error" in bet or not result.get("round_id"):
@@ -174,9 +175,11 @@ class BusBets:
             round_id = result["round_id"]
             if round_id not in rounds:
                 rounds[round_id] = {}
-                for seq, data, body in self.link.bet_records(round_id):
-                    key = (data.get("ref"), str(data.get("position")), data.get("bet"), data.get("player"))
-                    rounds[round_id].setdefault(key, (seq, body))
+                for seq, data, body in self.link.ref_records(round_id):
+                    for entry in data.get("refs") or []:
+                        if isinstance(entry, list) and len(entry) >= 4:
+                            player = entry[4] if len(entry) > 4 else None
+                            rounds[round_id].setdefault((entry[0], str(entry[1]), entry[2], player), (seq, body))
             found = rounds[round_id].get((bet["ref"], bet["position"], bet["bet"], bet.get("player")))
             if found is not None:
-                result["receipt"] = self.link.receipt(*found)
+                result["receipt"] = self.link.receipt(*found, bet["ref"])

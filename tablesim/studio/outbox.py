@@ -342,13 +342,14 @@ class StudioLink:
         with self._db_lock:
             return wire.read_rows(self._db, after, limit) if self._db is not None else []
 
-    def bet_records(self, round_id: str) -> list[tuple[int, dict, bytes]]:
-        """The round's committed ``bet`` records: (seq, data, message body)."""
+    def ref_records(self, round_id: str) -> list[tuple[int, dict, bytes]]:
+        """The round's committed ``bet_refs`` records (the refs of each group of
+        bets, journaled with them): (seq, data, message body)."""
         with self._db_lock:
             if self._db is None:
                 return []
-            cur = self._db.execute("SELECT * FROM records WHERE round_id = ? AND kind = 'event' AND name = 'bet' "
-                                   "ORDER BY seq", (round_id,))
+            cur = self._db.execute("SELECT * FROM records WHERE round_id = ? AND table_id = ? AND kind = 'meta' "
+                                   "AND name = 'bet_refs' ORDER BY seq", (round_id, self.table_id))
             names = [d[0] for d in cur.description]
             out = []
             for values in cur:
@@ -361,10 +362,10 @@ class StudioLink:
                 out.append((row["seq"], data if isinstance(data, dict) else {}, body))
             return out
 
-    def receipt(self, seq: int, body: bytes) -> dict:
+    def receipt(self, seq: int, body: bytes, ref: str) -> dict:
         from tablesim.studio import receipts
 
-        return receipts.make(self._key, self.table_id, seq, body)
+        return receipts.make(self._key, self.table_id, seq, body, ref)
 
     def _journal_seq(self) -> int:
         with self._db_lock:

@@ -1,11 +1,13 @@
 """Receipts: what a remote bet's reply carries to prove, offline, that the
 table journaled it.
 
-A receipt is the bet's journal record exactly as the table publishes it
-(its message body, ``tablesim.studio.wire``) with the table's Ed25519
-signature of it::
+A receipt is the journal record that holds the bet's ref with the bet (the
+``bet_refs`` record committed with it: ref, position, stake, amount,
+player) exactly as the table publishes it (its message body,
+``tablesim.studio.wire``), with the table's Ed25519 signature of it and the
+ref it is the receipt of::
 
-    {"v": 1, "table_id": "F3-01", "seq": 1234, "message": "<the record's message body>",
+    {"v": 1, "table_id": "F3-01", "seq": 1234, "ref": "p7-000123", "message": "<the record's message body>",
      "sig": "ed25519:<128 hex>", "key": "<the table's public key, 64 hex>"}
 
 ``tablesim receipt verify`` checks the signature against the table's
@@ -28,11 +30,11 @@ from tablecore.errors import InputError
 from tablesim.studio import signing, wire
 
 VERSION = 1
-FIELDS = ("v", "table_id", "seq", "message", "sig")
+FIELDS = ("v", "table_id", "seq", "ref", "message", "sig")
 
 
-def make(key: Ed25519PrivateKey, table_id: str, seq: int, body: bytes) -> dict[str, Any]:
-    return {"v": VERSION, "table_id": table_id, "seq": seq, "message": body.decode(),
+def make(key: Ed25519PrivateKey, table_id: str, seq: int, body: bytes, ref: str) -> dict[str, Any]:
+    return {"v": VERSION, "table_id": table_id, "seq": seq, "ref": ref, "message": body.decode(),
             "sig": signing.sign(key, body), "key": signing.public_hex(key)}
 
 
@@ -47,8 +49,8 @@ def parse(doc: Any) -> dict[str, Any]:
         raise InputError(f"not a receipt: no {', '.join(missing)}")
     if doc["v"] != VERSION:
         raise InputError(f"v: receipt version {doc['v']!r} is not understood (this tablesim reads {VERSION})")
-    if not isinstance(doc["message"], str) or not isinstance(doc["sig"], str) or type(doc["seq"]) is not int:
-        raise InputError("not a receipt: message and sig are strings, seq a whole number")
+    if not all(isinstance(doc[f], str) for f in ("message", "sig", "ref", "table_id")) or type(doc["seq"]) is not int:
+        raise InputError("not a receipt: table_id, ref, message and sig are strings, seq a whole number")
     return doc
 
 
@@ -65,8 +67,11 @@ def check(doc: dict[str, Any], table_id: str, pub: Ed25519PublicKey) -> tuple[bo
     if rec.table_id != table_id or doc["table_id"] != table_id or rec.seq != doc["seq"]:
         return False, (f"the receipt names table {doc['table_id']} record {doc['seq']}, the signed record is "
                        f"table {rec.table_id} record {rec.seq}, the key is table {table_id}'s")
-    d = rec.data
-    what = (f"{rec.name} {d.get('bet')} {d.get('amount')} on {d.get('position')}, ref {d.get('ref')}"
-            + (f", player {d['player']}" if d.get("player") else "")) if rec.name == "bet" else rec.name
+    entry = next((e for e in rec.data.get("refs") or [] if isinstance(e, list) and len(e) >= 4 and e[0] == doc["ref"]),
+                 None) if rec.name == "bet_refs" else None
+    if entry is None:
+        return False, f"the signed record {rec.seq} ({rec.name}) holds no bet under ref {doc['ref']!r}"
+    player = entry[4] if len(entry) > 4 and entry[4] else None
     ts = json.loads(body)["record"].get("ts")
-    return True, f"valid: record {rec.seq} of table {table_id} (round {rec.round_id}, {ts}): {what}"
+    return True, (f"valid: table {table_id} journaled bet {entry[2]} {entry[3]} on position {entry[1]}, ref {entry[0]}"
+                  + (f", player {player}" if player else "") + f", in round {rec.round_id} (record {rec.seq}, {ts})")
