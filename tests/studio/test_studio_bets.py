@@ -27,7 +27,7 @@ def serve(journal, url: str, port: int) -> subprocess.Popen:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def wait_table(base: str, want=lambda t: True, timeout: float = 30.0) -> dict:
+def wait_table(base: str, want=lambda t: True, timeout: float = 120.0) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -139,6 +139,7 @@ def test_a_ref_is_never_placed_twice_across_a_restart(table):
     assert first["results"][0]["ok"] and "duplicate" not in first["results"][0]
     table.restart()  # betting is still open in the recovered round
     again = ask(table.url, {"ref": "r-1", "position": "4", "bet": "pair_plus", "amount": "20"})
+    assert again["results"][0].pop("receipt")["seq"] == first["results"][0]["receipt"]["seq"]
     assert again["results"][0] == {"ok": True, "round_id": f"{TABLE}-000001", "ref": "r-1", "duplicate": True}
     assert len([b for b in bet_records(table.journal) if b["position"] == "4"]) == 1
 
