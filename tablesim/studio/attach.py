@@ -24,8 +24,17 @@ from tablesim.studio.outbox import Hook, StudioLink
 log = logging.getLogger("tablesim.studio")
 #: signing keys a table configuration names (``[studio] signing_key``), by table id
 SIGNING_KEYS: dict[str, Path] = {}
+#: the code of the incident a diverged studio link opens on the table's console
+STUDIO_INCIDENT = 300
 #: how long the start waits for the broker to hold the journal against the stream
 START_TIMEOUT = 3.0
+
+
+def diverged_incident(table: GameTable, link: StudioLink) -> None:
+    """On the table's thread: the link diverged, an incident the dealer and
+    supervisor see (not blocking: the table's own journal is sound, the
+    studio's copy of it is not)."""
+    table.open_incident(STUDIO_INCIDENT, f"studio link diverged: {link.error}", blocking=False)
 
 
 def use_signing_key(table_id: str, path: str | Path | None) -> None:

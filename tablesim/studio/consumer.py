@@ -183,6 +183,10 @@ class StudioConsumer:
         view = self.floor.heard(table_id)
         game = data.get("game")
         view.game = view.game or (game if isinstance(game, str) else None)  # (until its first result names it)
+        if data.get("state") == "diverged" and (view.link or {}).get("state") != "diverged":
+            view.alerts += 1  # (loud: the stream holds something of this table that its journal does not)
+            self.floor.alerts.append({"table_id": table_id, "seq": None,
+                                      "text": f"studio link diverged: {str(data.get('error'))[:300]}"})
         view.link = {**{k: data.get(k) for k in ("state", "pending", "published", "error")}, "seen": time.time()}
         self._changed()
 

@@ -211,3 +211,50 @@ def test_a_record_stored_as_a_blob_is_one_line(published, nats_server):
     assert "Traceback" not in out.stderr, out.stderr
     assert out.returncode == 1
     assert "record 5: changed: its data is stored as a bytes (a BLOB)" in out.stderr
+
+
+def test_a_served_table_whose_link_diverges_says_so_loudly(nats_server, tmp_path):
+    """A record forged beside a served table: its console shows an incident
+    naming the divergence, and the floor raises an alert for the table."""
+    import subprocess
+
+    import httpx
+
+    from natsserver import free_port
+    from test_studio_bets import wait_table
+    from test_studio_publish import register_all
+
+    url = nats_server.url
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen([sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "fortune3", "--mock",
+                             "--port", str(port), "--journal", str(tmp_path / f"{TABLE}.journal.sqlite"),
+                             "--studio", url], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_table(base, lambda t: (t.get("studio") or {}).get("state") == "up")
+        register_all()
+
+        async def scenario():
+            consumer = StudioConsumer(url)
+            task = asyncio.create_task(consumer.run())
+            try:
+                await asyncio.wait_for(consumer.caught_up.wait(), 60)
+                await asyncio.to_thread(forge, url, TABLE, 1_000_000, "0" * 64)
+                deadline = time.monotonic() + 90
+                while time.monotonic() < deadline:
+                    if any("studio link diverged" in a["text"] for a in consumer.floor.alerts):
+                        return consumer.floor.summary()
+                    await asyncio.sleep(0.1)
+                raise AssertionError("no floor alert")
+            finally:
+                consumer.stop()
+                task.cancel()
+        summary = asyncio.run(scenario())
+        assert summary["tables"][0]["studio_link"]["state"] == "diverged"
+        table = wait_table(base, lambda t: t.get("incident") is not None, timeout=60)
+        assert table["studio"]["state"] == "diverged"
+        assert "studio link diverged" in table["incident"]["text"] and not table["incident"]["blocking"]
+        assert httpx.get(f"{base}/api/health", timeout=10).status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(30)
