@@ -22,6 +22,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from tablesim.studio import natsio, signing, wire
 
 
+#: a seq beyond any journal's (and within what SQLite can look up)
+MAX_SEQ = 2 ** 62
+
+
 @dataclass
 class Holding:
     highest: int = 0  # the highest record seq of the table in the stream (all of them the journal's)
@@ -62,9 +66,14 @@ def hold(table_id: str, messages: list[natsio.StreamMsg], journal_rows: Callable
         h.count += 1
         h.last_stream_seq = max(h.last_stream_seq, msg.stream_seq)
         try:
-            decoded.append((wire.decode(msg.data), msg))
+            rec = wire.decode(msg.data)
         except ValueError:
             h.forged.append(msg.stream_seq)
+            continue
+        if not 0 < rec.seq < MAX_SEQ:  # (no journal holds it, and SQLite could not even look it up)
+            h.forged.append(msg.stream_seq)
+            continue
+        decoded.append((rec, msg))
     mine = journal_rows(min(r.seq for r, _ in decoded), max(r.seq for r, _ in decoded)) if decoded else {}
     for rec, msg in decoded:
         if mine.get(rec.seq) == msg.data:  # the journal's own record (signed or, published before signing, not)

@@ -80,20 +80,6 @@ def stream_kinds(subjects: list[str]) -> set[str]:
     return {s.rsplit(".", 1)[-1] for s in subjects if s.startswith("tablesim.*.")}
 
 
-async def last_published(js, table_id: str, kinds: set[str]) -> wire.WireRecord | None:
-    """The table's record with the highest seq in the stream (one lookup per kind)."""
-    best: wire.WireRecord | None = None
-    for kind in sorted(kinds):
-        try:
-            msg = await js.get_last_msg(wire.STREAM, wire.record_subject(table_id, kind))
-        except NotFoundError:
-            continue
-        rec = wire.decode(msg.data or b"")
-        if best is None or rec.seq > best.seq:
-            best = rec
-    return best
-
-
 @dataclass(frozen=True)
 class StreamMsg:
     stream_seq: int
