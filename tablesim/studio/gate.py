@@ -24,6 +24,10 @@ from tablesim.studio.floor import Floor
 from tablesim.studio.trust import Trust
 
 
+#: the most table ids the left-out counts name (the rest count under "*": ids are the sender's to choose)
+NAMED = 1000
+
+
 class Gate:
     def __init__(self, trust: Trust, floor: Floor | None = None) -> None:
         self.trust = trust
@@ -74,11 +78,13 @@ class Gate:
 
     def _refuse(self, table_id: str, text: str, seq: int | None, once: bool = False) -> bool:
         floor = self.floor
-        floor.rejected[table_id] = floor.rejected.get(table_id, 0) + 1
         registered = self.trust.key(table_id) is not None
+        if not registered and table_id not in floor.rejected and len(floor.rejected) >= NAMED:
+            table_id = "*"  # (a flood under made-up ids must not grow the picture without end)
+        floor.rejected[table_id] = floor.rejected.get(table_id, 0) + 1
         if once or not registered:  # one alert per table and reason: a flood must not push out the real alerts
             key = (table_id, "unregistered" if not registered else text)
-            if key in self._said:
+            if key in self._said or len(self._said) >= 4 * NAMED:
                 return False
             self._said.add(key)
         view = floor.tables.get(table_id) if registered else None
