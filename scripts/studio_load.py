@@ -95,6 +95,17 @@ def table_config(work: Path, game: str, index: int, url: str) -> tuple[str, Path
     return table_id, path
 
 
+def register_keys(table_ids) -> None:
+    """What an operator does once per table: its signing key made (as the
+    table would at its first start) and its public key registered with the
+    studio, which counts nothing else."""
+    from tablesim.studio import signing, trust
+
+    for table_id in table_ids:
+        key = signing.signing_key_for(signing.default_signing_key_path(table_id))
+        trust.register(None, table_id, signing.public_hex(key))
+
+
 def tablesim(*args: str) -> list[str]:
     return [sys.executable, "-m", "tablesim.cli.main", *args]
 
@@ -191,6 +202,7 @@ def scale(counts: list[int], rounds: int, work: Path) -> list[dict]:
         broker = Broker(work / f"scale-{k}" / "nats-store")
         broker.store.mkdir(parents=True)
         broker.start()
+        register_keys(f"{PREFIX[GAMES[i % 3]]}-{i + 1:02d}" for i in range(k))
         follower = Follower(broker.url)
         procs = []
         try:
@@ -259,6 +271,7 @@ def replay(source: Path, copies: int, work: Path) -> dict:
                 total += dst.execute("SELECT COUNT(*) FROM records").fetchone()[0]
                 dst.close()
                 made.append((tid, copy))
+        register_keys(tid for tid, _ in made)
         follower = Follower(broker.url)
         start = time.monotonic()
         links = [StudioLink(broker.url, str(path), tid).start() for tid, path in made]
@@ -315,6 +328,7 @@ def main() -> int:
     procs: dict[str, subprocess.Popen] = {}
     tables: dict[str, tuple[Path, Path]] = {}
     try:
+        register_keys(f"{PREFIX[GAMES[i % 3]]}-{i + 1:02d}" for i in range(args.tables))
         for i in range(args.tables):
             game = GAMES[i % 3]
             table_id, cfg = table_config(work, game, i + 1, broker.url)

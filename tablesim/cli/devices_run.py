@@ -89,6 +89,10 @@ def run_emulated(options: RunOptions, console: Console, *, time_scale: float, fa
 
 def run_configured(path: str, options: RunOptions, console: Console, *, record: str | None = None) -> int:
     config = load_table_config(path)
+    if config.studio_signing_key is not None:
+        from tablesim.studio.attach import use_signing_key
+
+        use_signing_key(config.table_id, config.studio_signing_key)
     if options.game and options.game != config.game:
         raise ConfigError(f"the table runs {config.game}, not {options.game}", where=f"{config.path}: table.game")
     run_options = RunOptions(config.game, options.rounds, options.seed, config.profile, {},

@@ -49,7 +49,8 @@ def _journals(paths: tuple[str, ...], all_: bool, table: str | None) -> list[str
     if table is not None:
         if not TABLE_ID.fullmatch(table):
             raise InputError(f"{table!r} is not a table id (1 to 32 of A-Z a-z 0-9 _ -)", where="--table")
-        chosen.append(str(default_journal_path(table)))
+        if not paths:  # (with --journal: the table that journal should be, for --anchor)
+            chosen.append(str(default_journal_path(table)))
     if all_:
         found = sorted(str(p) for p in data_dir().glob("*.journal.sqlite"))
         if not found:
@@ -72,7 +73,8 @@ def audit() -> None:
 @audit.command("verify")
 @click.option("--journal", "paths", multiple=True, help="Journal file (repeatable; default: the only one in the data directory).")
 @click.option("--all", "all_", is_flag=True, help="Every journal in the data directory.")
-@click.option("--table", "table", default=None, help="The journal of this table id (in the data directory).")
+@click.option("--table", "table", default=None,
+              help="The journal of this table id (in the data directory); with --journal, the table it should be.")
 @click.option("--key", "key_path", default=None, help="The table's key file (default: <data dir>/<table id>.key).")
 @click.option("--anchor", "anchor_url", default=None, metavar="nats://HOST:PORT",
               help="Also hold each journal against the table's records in the studio's stream (docs/studio.md).")
@@ -106,7 +108,7 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
         if anchor_url is not None:  # (an unreadable journal too: a deleted one held nothing the stream holds)
             from tablesim.cli.studio_cmd import report_anchor
 
-            if report_anchor(path, anchor_url) is False:
+            if report_anchor(path, anchor_url, table) is False:
                 code = max(code, 1, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
         worst = max(worst, code, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
     if worst:

@@ -102,6 +102,10 @@ def _register() -> None:
     from tablesim.cli import wallet_cmd
 
     cli.add_command(wallet_cmd.wallet)
+    from tablesim.cli import trust_cmds
+
+    cli.add_command(trust_cmds.keys)
+    cli.add_command(trust_cmds.receipt)
 
 
 _register()

@@ -179,6 +179,14 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
 
         sock = bind(host, port)  # before recovery: a busy port changes nothing
         stack.callback(sock.close)
+        studio_url = studio or (config.studio_url if config else None)
+        if studio_url is not None:  # the journal held against the stream before anything is recovered
+            from tablesim.journal.location import default_journal_path
+            from tablesim.studio.attach import hold_at_start, use_signing_key
+
+            use_signing_key(table.table_id, config.studio_signing_key if config is not None else None)
+            hold_at_start(studio_url, journal or str(default_journal_path(table.table_id)), table.table_id,
+                          config.key_file if config is not None else None)
         report = attach_journal(console, table, journal, key_file=config.key_file if config is not None else None)
         if table.journal is not None:
             stack.callback(table.journal.close)

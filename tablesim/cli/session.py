@@ -39,11 +39,20 @@ def _progress(console: Console, options: RunOptions) -> Iterator[Callable[[], No
         yield lambda: progress.advance(task)
 
 
+def _journal_file(table, spec: str | None) -> str:
+    from tablesim.journal.location import default_journal_path
+
+    return spec if spec is not None else str(default_journal_path(table.table_id))
+
+
 def run_session(table, options: RunOptions, console: Console, plan: SessionPlan) -> int:
     if options.studio:
         from tablesim.studio.natsio import check_url
 
         check_url(options.studio)  # before anything is opened or recovered
+        from tablesim.studio.attach import hold_at_start
+
+        hold_at_start(options.studio, _journal_file(table, options.journal), table.table_id, options.key_file)
     attach_journal(console, table, options.journal, key_file=options.key_file, banner=plan.banner)
     link = None
     if options.studio:

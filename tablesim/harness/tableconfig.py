@@ -10,6 +10,11 @@ profile, its limits, how it is run, and where each of its devices is::
     key_file = "T-01.key"            # optional: the journal chain's key (mode 0600), relative to
                                      # this file; default <data dir>/<id>.key; created on first use
 
+    [studio]                         # optional: publish the journal to the studio (docs/studio.md)
+    url = "nats://studio-bus:4222"
+    signing_key = "T-01.sign.key"    # optional: the Ed25519 key records are signed with (mode 0600);
+                                     # default beside the chain's key, <id>.sign.key; created on first use
+
     [limits]                         # optional: min/max per player's bet ("default" for the rest)
     some_bet = { min = 10, max = 5000 }  # position_max = N: all players on one position together
     unit = 5                         # the betting unit (default 1): bets are whole multiples
@@ -111,6 +116,7 @@ class TableConfig:
     operators: OperatorsConfig | None = None  # None: tokens generated next to the journal
     key_file: Path | None = None  # the journal chain's key; None: <data dir>/<table id>.key
     studio_url: str | None = None  # [studio] url: publish the journal to the studio's NATS
+    studio_signing_key: Path | None = None  # [studio] signing_key: the table's Ed25519 key; None: beside the chain key
 
     def open_device(self, kind: str, **objects: Any) -> Device:
         """Open one device; a port that cannot be opened, or no answer on it, is
@@ -171,28 +177,31 @@ def load_table_config(name: str | Path) -> TableConfig:
 
     devices = _devices(top, game, settings)
     operators = _operators(top.sub("operators"), path) if top.has("operators") else None
-    studio_url = _studio(top.sub("studio")) if top.has("studio") else None
+    studio_url, signing_key = _studio(top.sub("studio"), path) if top.has("studio") else (None, None)
     top.reject_unknown()
     return TableConfig(str(path), table_id, game, profile_name, settings.limits, settings, devices, operators,
-                       key_file, studio_url)
+                       key_file, studio_url, signing_key)
 
 
-def _key_file(table: Reader, path: Path) -> Path:
+def _key_file(table: Reader, path: Path, field: str = "key_file") -> Path:
     """``[table] key_file``: the journal chain's key, relative to the config file's folder."""
-    name = table.str("key_file")
+    name = table.str(field)
     if not name.strip():
-        raise table.fail("key_file", "must name a file")
+        raise table.fail(field, "must name a file")
     file = Path(name).expanduser()
     if not file.is_absolute():
         file = path.resolve().parent / file
     if file.is_dir():
-        raise table.fail("key_file", f"{file} is a directory")
+        raise table.fail(field, f"{file} is a directory")
     return file
 
 
-def _studio(reader: Reader) -> str:
-    """``[studio] url = "nats://HOST:PORT"``: where the table publishes its journal."""
+def _studio(reader: Reader, path: Path) -> tuple[str, Path | None]:
+    """``[studio] url = "nats://HOST:PORT"``: where the table publishes its
+    journal; ``signing_key``: its Ed25519 signing key (relative to this file)."""
     from urllib.parse import urlsplit
+
+    signing_key = _key_file(reader, path, "signing_key") if reader.has("signing_key") else None
 
     url = reader.str("url")
     parts = urlsplit(url)
@@ -203,7 +212,7 @@ def _studio(reader: Reader) -> str:
     if parts.scheme not in ("nats", "tls") or not parts.hostname or port is None:
         raise reader.fail("url", f"{url!r} is not a NATS URL (nats://HOST:PORT)")
     reader.reject_unknown()
-    return url
+    return url, signing_key
 
 
 def _operators(reader: Reader, path: Path) -> OperatorsConfig:

@@ -391,10 +391,18 @@ class TableRunner:
         return outcomes
 
     def _studio_changed(self) -> None:
-        """The studio link went up, down or diverged: the console shows it at once."""
+        """The studio link went up, down or diverged: the console shows it at once
+        (a diverged link as an incident: the stream holds what the journal does not)."""
         if self.started and self.executor is not None:
             task = asyncio.ensure_future(self.call(self._refresh_snapshot, True, publish=False))
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            link = self.studio
+            if link is not None and link.state == "diverged" and not getattr(self, "_studio_incident", False):
+                from tablesim.studio.attach import diverged_incident
+
+                self._studio_incident = True
+                task = asyncio.ensure_future(self.call(diverged_incident, self.table, link))
+                task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     async def _bus_bets(self, bets: list[dict]) -> list[dict]:
         """Bets from the studio's bus (``tablesim.studio.bus_bets``), through the same intake."""

@@ -16,6 +16,15 @@ the seq:
 
 Journal records after the stream's last one are not errors: they are
 unanchored (not published yet), and counted.
+
+A message in the stream that the table did not sign (checked against its
+public key, where one is known) was published beside the table: it is
+named as forged on the bus and left out, so the journal's own record is
+never blamed for it. The table held is the one the journal should be (the
+``--table`` given, or the file's name ``<table_id>.journal.sqlite``): a file
+that holds another table's records has every record of the named table in
+the stream reported missing. Runs of records with the same problem are one
+line each.
 """
 
 from __future__ import annotations
@@ -28,7 +37,9 @@ from pathlib import Path
 
 from tablecore.errors import InputError
 from tablesim.journal.readonly import ReadOnly
-from tablesim.studio import natsio, wire
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from tablesim.studio import natsio, signing, wire
 
 #: the record's own content (what "changed" means); links are compared apart
 CONTENT = ("ts", "table_id", "round_id", "kind", "name", "actor", "data")
@@ -44,6 +55,7 @@ class AnchorReport:
     stream_records: int = 0
     unanchored: int = 0  # journal records after the stream's last (not published yet)
     problems: list[tuple[int, str]] = field(default_factory=list)
+    note: str | None = None  # e.g. the file holds another table's records
 
     @property
     def ok(self) -> bool:
@@ -52,12 +64,24 @@ class AnchorReport:
     def lines(self) -> list[str]:
         head = (f"table {self.table_id}: {self.stream_records} records in the stream, "
                 f"{self.journal_records} in the journal, {self.anchored} anchored, {self.unanchored} unanchored")
-        out = [head]
-        for seq, text in self.problems[:SHOWN]:
-            out.append(f"  record {seq}: {text}")
-        if len(self.problems) > SHOWN:
-            out.append(f"  ... and {len(self.problems) - SHOWN} more")
+        out = [head] + ([f"  {self.note}"] if self.note else [])
+        grouped = _runs(self.problems)
+        for first, last, text in grouped[:SHOWN]:
+            out.append(f"  record {first}: {text}" if first == last else f"  records {first} to {last}: {text}")
+        if len(grouped) > SHOWN:
+            out.append(f"  ... and {len(grouped) - SHOWN} more")
         return out
+
+
+def _runs(problems: list[tuple[int, str]]) -> list[tuple[int, int, str]]:
+    """Consecutive records with the same problem as one (first, last, text)."""
+    out: list[tuple[int, int, str]] = []
+    for seq, text in problems:
+        if out and out[-1][2] == text and out[-1][1] + 1 == seq:
+            out[-1] = (out[-1][0], seq, text)
+        else:
+            out.append((seq, seq, text))
+    return out
 
 
 def _content(raw: bytes) -> tuple:
@@ -65,9 +89,11 @@ def _content(raw: bytes) -> tuple:
     return tuple(rec.get(k) for k in CONTENT)
 
 
-def compare(table_id: str, journal: dict[int, bytes], stream: list[natsio.StreamMsg]) -> AnchorReport:
-    """``journal``: the journal's records of the table by seq (message bodies);
-    ``stream``: the table's messages in stream order."""
+def compare(table_id: str, journal: dict[int, bytes], stream: list[natsio.StreamMsg],
+            pub: Ed25519PublicKey | None = None) -> AnchorReport:
+    """``journal``: the journal's records of the table by seq (message bodies,
+    or ``wire.NotARecord`` for a row no table writes); ``stream``: the
+    table's messages in stream order; ``pub``: the table's public key, if known."""
     report = AnchorReport(table_id, journal_records=len(journal), stream_records=len(stream))
     problems = report.problems
     stream_by_seq: dict[int, bytes] = {}
@@ -77,6 +103,12 @@ def compare(table_id: str, journal: dict[int, bytes], stream: list[natsio.Stream
             rec = wire.decode(msg.data)
         except ValueError as exc:
             problems.append((expected, f"the stream holds a message that is no record ({exc}): stream message {msg.stream_seq}"))
+            continue
+        if pub is not None and journal.get(rec.seq) != msg.data and signing.verify(pub, msg.data, msg.sig) is not None:
+            problems.append((rec.seq, f"the stream's message {msg.stream_seq} under this record's seq is "
+                                      f"{signing.verify(pub, msg.data, msg.sig)}: forged on the bus, left out "
+                                      "(the journal is not blamed for it)"))
+            report.stream_records -= 1
             continue
         if msg.msg_id != wire.msg_id(table_id, rec.seq) or msg.subject != wire.record_subject(table_id, rec.kind):
             problems.append((rec.seq, f"the stream's message {msg.stream_seq} does not match its subject or id "
@@ -92,7 +124,7 @@ def compare(table_id: str, journal: dict[int, bytes], stream: list[natsio.Stream
     journal_contents: dict[int, tuple] = {}
 
     def jcontent(seq: int) -> tuple | None:
-        if seq not in journal:
+        if not isinstance(journal.get(seq), bytes):
             return None
         if seq not in journal_contents:
             journal_contents[seq] = _content(journal[seq])
@@ -106,6 +138,9 @@ def compare(table_id: str, journal: dict[int, bytes], stream: list[natsio.Stream
             continue
         if mine is None:
             problems.append((seq, "in the stream, missing from the journal (deleted or truncated)"))
+            continue
+        if isinstance(mine, wire.NotARecord):
+            problems.append((seq, f"changed: {mine.why}"))
             continue
         theirs = _content(body)
         if jcontent(seq) == theirs:
@@ -129,19 +164,27 @@ def compare(table_id: str, journal: dict[int, bytes], stream: list[natsio.Stream
     return report
 
 
-def journal_bodies(path: str) -> dict[str, dict[int, bytes]]:
-    """Every record of the journal file as its message body, by table and seq."""
+def journal_bodies(path: str) -> dict[str, dict[int, bytes | wire.NotARecord]]:
+    """Every record of the journal file as its message body, by table and seq
+    (a row no table writes, e.g. a BLOB, as the reason it is none)."""
     # an audit leaves no -wal/-shm files behind, whether or not a table runs
     try:
         reader = ReadOnly(path)
     except sqlite3.DatabaseError as exc:
         raise InputError(f"cannot read the journal: {exc}", where=path) from None
     try:
-        out: dict[str, dict[int, bytes]] = {}
-        for seq, table_id, _kind, body in wire.iter_rows(reader.db):
-            out.setdefault(table_id, {})[seq] = body
+        out: dict[str, dict[int, bytes | wire.NotARecord]] = {}
+        cur = reader.db.execute("SELECT * FROM records ORDER BY seq")
+        names = [d[0] for d in cur.description]
+        for values in cur:
+            row = dict(zip(names, values))
+            try:
+                body: bytes | wire.NotARecord = wire.encode_row(row)
+            except wire.NotARecord as exc:
+                body = exc
+            out.setdefault(str(row["table_id"]), {})[int(row["seq"])] = body
         return out
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, KeyError, TypeError, ValueError) as exc:
         raise InputError(f"cannot read the journal: {exc}", where=path) from None
     finally:
         reader.close()
@@ -166,13 +209,27 @@ def table_from_name(path: str) -> list[str]:
     return [name.split(".journal", 1)[0]] if ".journal" in name else []
 
 
-def verify_anchor(path: str, url: str, table_ids: list[str] | None = None) -> list[AnchorReport]:
-    """Hold the journal at ``path`` against the stream at ``url``, per table."""
+def verify_anchor(path: str, url: str, table_ids: list[str] | None = None,
+                  keys: dict[str, Ed25519PublicKey] | None = None) -> list[AnchorReport]:
+    """Hold the journal at ``path`` against the stream at ``url``: the table
+    it should be (``table_ids``, else its file's name) and every table it holds."""
     try:
         bodies = journal_bodies(path) if Path(path).is_file() else {}
     except InputError:
         # Deleted, emptied, not a journal any more: it holds none of the
         # stream's records (its own verdict says why it cannot be read).
         bodies = {}
-    ids = table_ids or sorted(bodies) or table_from_name(path)
-    return [compare(tid, bodies.get(tid, {}), asyncio.run(stream_messages(url, tid))) for tid in ids]
+    named = list(table_ids or table_from_name(path))
+    ids = list(dict.fromkeys(list(table_ids or []) + sorted(bodies) + named))
+    reports = []
+    for tid in ids:
+        stream = asyncio.run(stream_messages(url, tid))
+        if tid not in bodies and tid in named and not stream and bodies and not table_ids:
+            continue  # a file name that names no table of the stream (e.g. fortune3.journal.sqlite)
+        report = compare(tid, bodies.get(tid, {}), stream, (keys or {}).get(tid))
+        others = sorted(set(bodies) - {tid})
+        if tid in named and others and tid not in bodies:
+            report.note = (f"the journal holds table {', '.join(others)}'s records, not {tid}'s: another table's "
+                           "journal")
+        reports.append(report)
+    return reports

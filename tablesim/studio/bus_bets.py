@@ -18,6 +18,12 @@ answered ``duplicate`` and never placed twice. Bad input is answered per bet
 (``error: bad_input``) or, for a request that is no bet at all, with one
 ``error`` for the request; nothing is placed then.
 
+Every accepted bet's result (a duplicate's too) carries a ``receipt``: the
+journal record that holds its ref with the bet (``bet_refs``, committed in
+the same transaction as the bet), as published, signed with the table's key
+(``tablesim.studio.receipts``), which ``tablesim receipt verify`` checks
+offline against the table's public key.
+
 The subscription lives on the studio link's connection (its thread); the
 bets are handed to the table's event loop, which owns the table.
 """
@@ -120,6 +126,10 @@ class BusBets:
         self.table_id = table_id
         self.submit = submit
         self.table_loop = table_loop
+        self.link = None  # the studio link (its signing key and journal reader), for receipts
+
+    def bind_link(self, link) -> None:
+        self.link = link
 
     async def attach(self, nc) -> None:
         """A studio-link hook: subscribe on each new connection (a queue group,
@@ -150,4 +160,26 @@ class BusBets:
             future = asyncio.run_coroutine_threadsafe(self.submit(requests), self.table_loop)
             outcomes = await asyncio.wrap_future(future)
         placed = iter(outcomes)
-        return {"v": 1, "results": [p if "error" in p else next(placed) for p in parsed]}
+        results = [p if "error" in p else next(placed) for p in parsed]
+        if self.link is not None:
+            self._receipts(parsed, results)
+        return {"v": 1, "results": results}
+
+    def _receipts(self, parsed: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
+        """A receipt on each accepted bet's result: the record that journaled
+        its ref with the bet (``bet_refs``, committed with the bet), signed."""
+        rounds: dict[str, dict] = {}
+        for bet, result in zip(parsed, results):
+            if not result.get("ok") or "error" in bet or not result.get("round_id"):
+                continue
+            round_id = result["round_id"]
+            if round_id not in rounds:
+                rounds[round_id] = {}
+                for seq, data, body in self.link.ref_records(round_id):
+                    for entry in data.get("refs") or []:
+                        if isinstance(entry, list) and len(entry) >= 4:
+                            player = entry[4] if len(entry) > 4 else None
+                            rounds[round_id].setdefault((entry[0], str(entry[1]), entry[2], player), (seq, body))
+            found = rounds[round_id].get((bet["ref"], bet["position"], bet["bet"], bet.get("player")))
+            if found is not None:
+                result["receipt"] = self.link.receipt(*found, bet["ref"])

@@ -7,12 +7,16 @@ there, so a restarted studio shows the same figures. While it runs, the
 durable consumer keeps its place on the broker, so a broker restart costs
 nothing but the wait. The tables' status messages (core NATS, not stored)
 give each table's studio-link health live.
+
+Nothing reaches the picture that its table did not sign
+(``tablesim.studio.gate``, against the keys file an operator keeps). When
+that file changes (a key registered), the picture is rebuilt from the
+stream's first record under the new keys.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from typing import Callable
@@ -22,8 +26,11 @@ from nats.js import api
 from nats.js.errors import NotFoundError
 
 from tablecore.errors import InputError
-from tablesim.studio import natsio, wire
+from pathlib import Path
+
+from tablesim.studio import natsio, trust, wire
 from tablesim.studio.floor import Floor
+from tablesim.studio.gate import Gate
 
 log = logging.getLogger("tablesim.studio")
 
@@ -32,11 +39,28 @@ DURABLE = "tablesim-studio"
 FETCH = 1000
 
 
+class _Rebuild(Exception):
+    """The registered keys changed: the picture is made again from the stream."""
+
+
+def _stamp(path: Path) -> tuple | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
 class StudioConsumer:
-    def __init__(self, url: str, *, durable: str = DURABLE, on_change: Callable[[], None] | None = None) -> None:
+    def __init__(self, url: str, *, durable: str = DURABLE, on_change: Callable[[], None] | None = None,
+                 keys: str | Path | None = None) -> None:
         self.url = natsio.check_url(url, where="--nats")
         self.durable = durable
-        self.floor = Floor()
+        self.keys_path = Path(keys) if keys is not None else trust.default_keys_path()
+        self._keys_stamp = _stamp(self.keys_path)
+        self.gate = Gate(trust.load_trust(self.keys_path))
+        self.floor = self.gate.floor
+        self._fresh = True
         self.on_change = on_change
         self.connected = False
         self.error: str | None = None
@@ -69,6 +93,8 @@ class StudioConsumer:
                 await self._follow(sub)
             except asyncio.CancelledError:
                 break
+            except _Rebuild:
+                self._reload()
             except Exception as exc:
                 self.connected, self.error = False, f"{type(exc).__name__}: {exc}".rstrip(": ")
                 log.info("studio consumer: %s", self.error)
@@ -82,6 +108,19 @@ class StudioConsumer:
                         pass
                     nc = None
 
+    def _reload(self) -> None:
+        """A fresh picture under the keys file as it is now (a bad file keeps the keys it had)."""
+        self._keys_stamp = _stamp(self.keys_path)
+        try:
+            keys = trust.load_trust(self.keys_path)
+        except InputError as exc:
+            log.error("studio: %s: the keys registered before stay", exc)
+            keys = self.gate.trust
+        self.gate = Gate(keys)
+        self.floor = self.gate.floor
+        self._fresh = True
+        self._changed()
+
     async def _down(self) -> None:
         self.connected = False
         self._changed()
@@ -93,7 +132,8 @@ class StudioConsumer:
     async def _subscribe(self, js):
         """A fresh durable consumer from the stream's first record: the
         picture is rebuilt from the stream, never from anything kept."""
-        if self.floor.records == 0:
+        if self._fresh:  # (a new picture: from the stream's first record)
+            self._fresh = False
             try:
                 await js.delete_consumer(wire.STREAM, self.durable)
             except NotFoundError:
@@ -105,6 +145,8 @@ class StudioConsumer:
     async def _follow(self, sub) -> None:
         window_start, window_count = time.monotonic(), 0
         while not self._stop:
+            if _stamp(self.keys_path) != self._keys_stamp:  # a key registered: the picture made again
+                raise _Rebuild()
             try:
                 msgs = await sub.fetch(FETCH, timeout=1.0)
             except (asyncio.TimeoutError, nats.errors.TimeoutError):
@@ -113,13 +155,7 @@ class StudioConsumer:
                 self._changed()
                 continue
             for msg in msgs:
-                try:
-                    rec = wire.decode(msg.data)
-                except ValueError as exc:
-                    self.floor.alerts.append({"table_id": msg.subject.split(".")[1], "seq": None,
-                                              "text": f"stream message {msg.metadata.sequence.stream} is no record: {exc}"})
-                    continue
-                self.floor.apply(rec, msg.metadata.sequence.stream)
+                self.gate.record(msg.subject, msg.headers, msg.data, msg.metadata.sequence.stream)
             if msgs:
                 last = msgs[-1]
                 await last.ack()
@@ -135,17 +171,22 @@ class StudioConsumer:
 
     async def _status(self, msg) -> None:
         try:
-            data = json.loads(msg.data)
             table_id = wire.check_token(msg.subject.split(".")[1], "table id")
-            if not isinstance(data, dict):
-                raise ValueError("not an object")
-        except (ValueError, IndexError, InputError):
+        except (IndexError, InputError):
+            return
+        data = self.gate.status(msg.subject, msg.headers, msg.data)
+        if data is None:  # unsigned, badly signed, of no registered table: alerted, never on the floor
+            self._changed()
             return
         # A table heard from before its first record is on the floor too (its
         # records may be unable to reach the stream: that is what to show).
         view = self.floor.heard(table_id)
         game = data.get("game")
         view.game = view.game or (game if isinstance(game, str) else None)  # (until its first result names it)
+        if data.get("state") == "diverged" and (view.link or {}).get("state") != "diverged":
+            view.alerts += 1  # (loud: the stream holds something of this table that its journal does not)
+            self.floor.alerts.append({"table_id": table_id, "seq": None,
+                                      "text": f"studio link diverged: {str(data.get('error'))[:300]}"})
         view.link = {**{k: data.get(k) for k in ("state", "pending", "published", "error")}, "seen": time.time()}
         self._changed()
 
@@ -154,9 +195,10 @@ class StudioConsumer:
             self.on_change()
 
 
-async def read_floor(url: str) -> Floor:
+async def read_floor(url: str, keys: trust.Trust | None = None) -> Floor:
     """The floor as the stream holds it now (``tablesim studio report``)."""
-    floor = Floor()
+    gate = Gate(keys if keys is not None else trust.Trust())
+    floor = gate.floor
     nc = await natsio.connect(url, "tablesim-studio-report")
     try:
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
@@ -165,11 +207,7 @@ async def read_floor(url: str) -> Floor:
         except NotFoundError:
             return floor
         async for msg in natsio.read_messages(js, None, batch=FETCH):
-            try:
-                floor.apply(wire.decode(msg.data), msg.stream_seq)
-            except ValueError as exc:
-                floor.alerts.append({"table_id": msg.subject.split(".")[1], "seq": None,
-                                     "text": f"stream message {msg.stream_seq} is no record: {exc}"})
+            gate.record(msg.subject, {wire.MSG_ID: msg.msg_id, wire.SIG_HEADER: msg.sig}, msg.data, msg.stream_seq)
         return floor
     finally:
         await nc.close()

@@ -34,7 +34,8 @@ shows with its link and no figures, and it counts in no figure (the
 figures, ``tables`` included, are the stream's: ``studio report`` shows
 the same).
 
-Each table's records must follow on one another: a record whose seq is not
+Only records their table signed reach this picture (``tablesim.studio.gate``
+checks each against the table's registered key). Each table's records must follow on one another: a record whose seq is not
 the next one is a gap (or a duplicate), one whose link does not name the
 previous record's hash does not chain. Either raises an alert and is left
 out of the picture and the figures: a record forged on the bus, or stored
@@ -120,6 +121,8 @@ class Floor:
         self.alerts: deque = deque(maxlen=ALERTS_KEPT)
         self.records = 0
         self.stream_seq = 0
+        #: messages left out because their table did not sign them, by the table their subject names
+        self.rejected: dict[str, int] = {}
 
     def apply(self, rec: WireRecord, stream_seq: int = 0) -> None:
         self.records += 1
@@ -254,6 +257,7 @@ class Floor:
                       for name, g in sorted(games.items())},
             "tables": [t.as_json() for _, t in sorted(self.tables.items())],
             "alerts": list(self.alerts)[::-1],
+            "rejected": dict(sorted(self.rejected.items())),
         }
 
 

@@ -80,26 +80,13 @@ def stream_kinds(subjects: list[str]) -> set[str]:
     return {s.rsplit(".", 1)[-1] for s in subjects if s.startswith("tablesim.*.")}
 
 
-async def last_published(js, table_id: str, kinds: set[str]) -> wire.WireRecord | None:
-    """The table's record with the highest seq in the stream (one lookup per kind)."""
-    best: wire.WireRecord | None = None
-    for kind in sorted(kinds):
-        try:
-            msg = await js.get_last_msg(wire.STREAM, wire.record_subject(table_id, kind))
-        except NotFoundError:
-            continue
-        rec = wire.decode(msg.data or b"")
-        if best is None or rec.seq > best.seq:
-            best = rec
-    return best
-
-
 @dataclass(frozen=True)
 class StreamMsg:
     stream_seq: int
     subject: str
     msg_id: str | None
     data: bytes
+    sig: str | None = None  # the Tablesim-Sig header (tablesim.studio.signing)
 
 
 async def read_messages(js, filter_subject: str | None, *, batch: int = 500, start_seq: int | None = None,
@@ -124,7 +111,9 @@ async def read_messages(js, filter_subject: str | None, *, batch: int = 500, sta
                 meta = msg.metadata
                 if upto is not None and meta.sequence.stream > upto:
                     return
-                yield StreamMsg(meta.sequence.stream, msg.subject, (msg.headers or {}).get(wire.MSG_ID), msg.data)
+                headers = msg.headers or {}
+                yield StreamMsg(meta.sequence.stream, msg.subject, headers.get(wire.MSG_ID), msg.data,
+                                headers.get(wire.SIG_HEADER))
                 pending = meta.num_pending
     finally:
         try:

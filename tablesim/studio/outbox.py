@@ -12,10 +12,22 @@ journal holds every record, and the stream says where to resume. Resends
 (a publish whose ack was lost) carry the same ``Nats-Msg-Id`` and are stored
 once.
 
-Before resuming, the stream's last record of the table must equal, byte for
-byte, the journal's record of that seq: if not (the journal was rewritten,
-truncated or replaced), the link stops in state ``diverged`` and publishes
-nothing more, so a rewritten history is never anchored.
+Every record and status message is signed with the table's Ed25519 key
+(``tablesim.studio.signing``): the studio counts nothing the table did not
+sign.
+
+Before resuming, every message the stream holds on the table's subjects
+must be the journal's record of its seq, byte for byte
+(``tablesim.studio.holding``: every message, not the last per subject, and
+the highest seq is where publishing resumes); while publishing, a
+"duplicate" acknowledgement is taken only after the stored message is read
+back and found to be this record (someone may have published beside the
+table under its next message id), and the count of the table's stored
+messages is checked every few seconds against what the table published. If
+anything is not the journal's (a record forged on the bus, or a journal
+rewritten, truncated or replaced), the link stops in state ``diverged``,
+says why, and publishes nothing more: a rewritten history is never
+anchored, and a forged one never displaces the table's own unseen.
 
 The published-up-to cursor is also kept in a small file beside the journal
 (``<journal>.studio.json``, replaced atomically). It is advisory: it gives
@@ -38,7 +50,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from tablesim.studio import natsio, wire
+from tablesim.studio import holding, natsio, signing, wire
 
 log = logging.getLogger("tablesim.studio")
 
@@ -58,12 +70,17 @@ def cursor_path(journal_path: str) -> Path:
     return Path(f"{journal_path}.studio.json")
 
 
+class Diverged(Exception):
+    """The stream holds something on the table's subjects that is not its journal's."""
+
+
 class StudioLink:
     """Publishes one table's journal to ``url``; ``hooks`` run on each new
     connection (e.g. the bus bet intake subscribing its subject)."""
 
     def __init__(self, url: str, journal_path: str, table_id: str, *, hooks: list[Hook] | None = None,
-                 game: str | None = None, on_change: Callable[[], None] | None = None) -> None:
+                 game: str | None = None, on_change: Callable[[], None] | None = None,
+                 signing_key: str | Path | None = None) -> None:
         self.url = natsio.check_url(url)
         self.journal_path = journal_path
         self.table_id = wire.check_token(table_id, "table id")
@@ -85,10 +102,22 @@ class StudioLink:
         self._db = None
         self._db_lock = threading.RLock()  # the outbox's thread and stop() share the reader
         self.nc = None
+        self.signing_key_path = Path(signing_key) if signing_key is not None else \
+            signing.default_signing_key_path(self.table_id)
+        self._key = None
+        self._checked = 0  # the stream sequence up to which the table's messages were held against the journal
+        self._highest = 0  # the highest seq of the table the stream holds, all of it the journal's
+        self._acked_stream_seq = 0
+        self._stored = 0  # how many of the table's messages the stream held then, plus those acked since
+        for hook in self.hooks:  # (the bus bet intake signs its receipts with this link's key and journal)
+            bind = getattr(getattr(hook, "__self__", None), "bind_link", None)
+            if bind is not None:
+                bind(self)
 
     # --- the table's side ----------------------------------------------------------
 
     def start(self) -> "StudioLink":
+        self._key = signing.signing_key_for(self.signing_key_path)
         self._db = wire.open_reader(self.journal_path)
         self.journal_seq = self._journal_seq()
         self._thread = threading.Thread(target=self._run, name=f"studio-{self.table_id}", daemon=True)
@@ -181,70 +210,120 @@ class StudioLink:
         self.nc = nc = await natsio.connect(self.url, f"tablesim-table-{self.table_id}")
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
         kinds = natsio.stream_kinds(await natsio.ensure_stream(js))
-        last = await natsio.last_published(js, self.table_id, kinds)
-        if last is not None:
-            mine = self._rows(last.seq - 1, 1)
-            if not mine or mine[0][0] != last.seq or mine[0][3] != last.raw:
-                why = (f"the stream holds record {last.seq} of {self.table_id}, which the journal "
-                       + ("does not have" if not mine or mine[0][0] != last.seq else "holds with other content")
-                       + ": run tablesim audit verify --anchor")
-                self._set("diverged", why)
-                log.error("studio link: %s", why)
-                next_status = 0.0
-                while not self._stopping:  # published nothing more; the operator must look
-                    if nc.is_closed or not nc.is_connected:
-                        raise ConnectionError("connection to the broker lost")
-                    if time.monotonic() >= next_status:  # (the floor shows the table as diverged, in red)
-                        await self._status(nc)
-                        next_status = time.monotonic() + STATUS_EVERY
-                    await self._sleep(STATUS_EVERY)
-                return
-        self.published = last.seq if last is not None else 0
+        try:
+            self.published = await self._hold(js, kinds)
+        except Diverged as exc:
+            return await self._diverged(nc, str(exc))
         self._save_cursor()
         for hook in self.hooks:
             await hook(nc)
         self._set("up", None)
         await self._status(nc)
         next_status = time.monotonic() + STATUS_EVERY
-        while not self._stopping:
+        try:
+            while not self._stopping:
+                if nc.is_closed or not nc.is_connected:
+                    raise ConnectionError("connection to the broker lost")
+                rows = self._rows(self.published, BATCH)
+                if rows:
+                    self.journal_seq = max(self.journal_seq, rows[-1][0])
+                    new = {kind for _, _, kind, _ in rows} - kinds
+                    if new:  # a record kind the stream does not take yet: add it before publishing
+                        kinds = natsio.stream_kinds(await natsio.ensure_stream(js, kinds | new))
+                    await self._publish(js, rows)
+                else:
+                    self.journal_seq = self._journal_seq()
+                if time.monotonic() >= next_status:
+                    await self._recheck(js, kinds)
+                    await self._status(nc)
+                    next_status = time.monotonic() + STATUS_EVERY
+                if not rows:
+                    await self._sleep(IDLE_WAIT)
+        except Diverged as exc:
+            return await self._diverged(nc, str(exc))
+
+    async def _hold(self, js, kinds: set[str]) -> int:
+        """Hold the table's messages stored since the last look against the
+        journal; the highest seq the stream holds of the table (Diverged if
+        anything there is not the journal's)."""
+        stored = await holding.stored_count(js, self.table_id)  # (first: whatever comes later is looked at later)
+        messages = await holding.table_messages_from(js, self.table_id, kinds, self._checked + 1)
+        h = holding.hold(self.table_id, messages, self._journal_bodies, self._key.public_key())
+        if h.why is not None:
+            raise Diverged(f"{h.why}: run tablesim audit verify --anchor")
+        self._checked = max(self._checked, h.last_stream_seq)
+        self._stored = stored
+        self._highest = max(self._highest, h.highest)
+        return self._highest
+
+    async def _recheck(self, js, kinds: set[str]) -> None:
+        """Every few seconds: does the stream hold more of the table's
+        messages than the table published? Then someone published beside it
+        (a record far ahead, say): look at them."""
+        stored = await holding.stored_count(js, self.table_id)
+        if stored > self._stored:
+            await self._hold(js, kinds)
+        else:  # every stored message of the table is one it published (fewer: an operator's limits dropped some)
+            self._stored = stored
+            self._checked = max(self._checked, self._acked_stream_seq)
+
+    async def _diverged(self, nc, why: str) -> None:
+        """Publish nothing more; say why, on the console and on the bus, until stopped."""
+        self._set("diverged", why)
+        log.error("studio link: %s", why)
+        next_status = 0.0
+        while not self._stopping:  # published nothing more; the operator must look
             if nc.is_closed or not nc.is_connected:
                 raise ConnectionError("connection to the broker lost")
-            rows = self._rows(self.published, BATCH)
-            if rows:
-                self.journal_seq = max(self.journal_seq, rows[-1][0])
-                new = {kind for _, _, kind, _ in rows} - kinds
-                if new:  # a record kind the stream does not take yet: add it before publishing
-                    kinds = natsio.stream_kinds(await natsio.ensure_stream(js, kinds | new))
-                await self._publish(js, rows)
-            else:
-                self.journal_seq = self._journal_seq()
-            if time.monotonic() >= next_status:
+            if time.monotonic() >= next_status:  # (the floor shows the table as diverged, in red)
                 await self._status(nc)
                 next_status = time.monotonic() + STATUS_EVERY
-            if not rows:
-                await self._sleep(IDLE_WAIT)
+            await self._sleep(STATUS_EVERY)
+
+    def _journal_bodies(self, first: int, last: int) -> dict[int, bytes]:
+        with self._db_lock:
+            if self._db is None:
+                return {}
+            try:
+                return {seq: body for seq, _, _, body in wire.read_rows(self._db, first - 1, last - first + 1, last)}
+            except wire.NotARecord:
+                return {}
 
     async def _publish(self, js, rows: list[tuple[int, str, str, bytes]]) -> None:
         """Pipelined: every message of the batch is sent, then the acks are
-        awaited in order; the cursor moves over each acked prefix only."""
+        awaited in order; the cursor moves over each acked prefix only. A
+        "duplicate" ack counts only once the stored message is read back and
+        is this record."""
         futures = []
         for seq, table_id, kind, body in rows:
-            futures.append((seq, await js.publish_async(
+            futures.append((seq, body, await js.publish_async(
                 wire.record_subject(table_id, kind), body, stream=wire.STREAM,
-                headers={wire.MSG_ID: wire.msg_id(table_id, seq)})))
+                headers={wire.MSG_ID: wire.msg_id(table_id, seq), wire.SIG_HEADER: signing.sign(self._key, body)})))
         try:
-            for seq, fut in futures:
-                await asyncio.wait_for(fut, natsio.REQUEST_TIMEOUT)
+            for seq, body, fut in futures:
+                ack = await asyncio.wait_for(fut, natsio.REQUEST_TIMEOUT)
+                if ack.duplicate:
+                    stored = await js.get_msg(wire.STREAM, ack.seq)
+                    if stored.data != body:
+                        raise Diverged(
+                            f"the stream took record {seq} of {self.table_id} as a duplicate, but the message it holds "
+                            f"under that id (stream message {ack.seq}) is not the table's record: published beside the "
+                            "table, forged on the bus; run tablesim audit verify --anchor")
+                else:
+                    self._stored += 1
+                self._acked_stream_seq = max(self._acked_stream_seq, ack.seq)
+                self._highest = max(self._highest, seq)
                 self.published = seq
         finally:
-            for _, fut in futures:
+            for _, _, fut in futures:
                 fut.cancel()
             self._save_cursor()
 
     async def _status(self, nc) -> None:
         try:
-            await nc.publish(wire.status_subject(self.table_id),
-                             wire.canonical({"table_id": self.table_id, "game": self.game, **self.status()}))
+            body = wire.canonical({"table_id": self.table_id, "game": self.game, **self.status()})
+            await nc.publish(wire.status_subject(self.table_id), body,
+                             headers={wire.SIG_HEADER: signing.sign(self._key, body, signing.STATUS)})
         except Exception:
             pass
 
@@ -262,6 +341,31 @@ class StudioLink:
     def _rows(self, after: int, limit: int) -> list[tuple[int, str, str, bytes]]:
         with self._db_lock:
             return wire.read_rows(self._db, after, limit) if self._db is not None else []
+
+    def ref_records(self, round_id: str) -> list[tuple[int, dict, bytes]]:
+        """The round's committed ``bet_refs`` records (the refs of each group of
+        bets, journaled with them): (seq, data, message body)."""
+        with self._db_lock:
+            if self._db is None:
+                return []
+            cur = self._db.execute("SELECT * FROM records WHERE round_id = ? AND table_id = ? AND kind = 'meta' "
+                                   "AND name = 'bet_refs' ORDER BY seq", (round_id, self.table_id))
+            names = [d[0] for d in cur.description]
+            out = []
+            for values in cur:
+                row = dict(zip(names, values))
+                try:
+                    body = wire.encode_row(row)
+                    data = json.loads(row["data"])
+                except (ValueError, TypeError):
+                    continue
+                out.append((row["seq"], data if isinstance(data, dict) else {}, body))
+            return out
+
+    def receipt(self, seq: int, body: bytes, ref: str) -> dict:
+        from tablesim.studio import receipts
+
+        return receipts.make(self._key, self.table_id, seq, body, ref)
 
     def _journal_seq(self) -> int:
         with self._db_lock:

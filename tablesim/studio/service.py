@@ -4,6 +4,8 @@ that pushes the floor's picture as it changes.
     GET /              the floor page
     GET /api/floor     every table, per-game / per-bet / floor figures, alerts, the consumer's state
     GET /api/tables/ID one table
+
+Only what the tables signed is shown (``tablesim.studio.gate``).
     WS  /ws            {"type": "floor", ...} whenever the picture changed (at most 4 a second)
 
 Read-only: the studio changes nothing at any table.
@@ -31,13 +33,13 @@ def floor_json(consumer: StudioConsumer) -> dict:
     return {**consumer.floor.summary(), "consumer": consumer.status()}
 
 
-def create_app(url: str) -> FastAPI:
+def create_app(url: str, keys: str | Path | None = None) -> FastAPI:
     version = {"n": 0}
 
     def changed() -> None:
         version["n"] += 1
 
-    consumer = StudioConsumer(url, on_change=changed)
+    consumer = StudioConsumer(url, on_change=changed, keys=keys)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -96,11 +98,11 @@ def create_app(url: str) -> FastAPI:
     return app
 
 
-def serve(url: str, sock) -> None:
+def serve(url: str, sock, keys: str | Path | None = None) -> None:
     """Serve on an already bound socket (the CLI binds it: a busy port is one line) until interrupted."""
     import uvicorn
 
     # ws_max_size: a floor client sends nothing; a big message closes its connection instead of being held
-    config = uvicorn.Config(create_app(url), log_level="warning", access_log=False, lifespan="on",
+    config = uvicorn.Config(create_app(url, keys), log_level="warning", access_log=False, lifespan="on",
                             log_config=None, timeout_graceful_shutdown=2, ws_max_size=4096)
     uvicorn.Server(config).run(sockets=[sock])

@@ -30,6 +30,8 @@ STREAM = "TABLESIM"
 RECORD_KINDS = ("input", "event", "operator", "meta")
 #: the header that makes a resend idempotent
 MSG_ID = "Nats-Msg-Id"
+#: the header that carries the table's signature of the body (tablesim.studio.signing)
+SIG_HEADER = "Tablesim-Sig"
 #: what a table id must look like to be a subject token
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -70,7 +72,19 @@ def canonical(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+class NotARecord(ValueError):
+    """A journal row that no table writes (e.g. a column stored as a BLOB)."""
+
+    why = "not a record a table writes"
+
+
 def encode_row(row: dict[str, Any]) -> bytes:
+    for name, value in row.items():
+        if not (value is None or isinstance(value, (str, int, float))):
+            error = NotARecord(f"record {row.get('seq')}: its {name} is stored as a {type(value).__name__}, "
+                               "which no table writes")
+            error.why = f"its {name} is stored as a {type(value).__name__} (a BLOB), which no table writes"
+            raise error
     return canonical({"v": VERSION, "record": row})
 
 

@@ -119,7 +119,9 @@ def test_truncated_tail_with_head_rewritten(published, nats_server, tmp_path):
     assert all("missing from the journal" in text for _, text in found)
     out = tablesim("audit", "verify", "--journal", str(copy), "--key", str(KEY[0]), "--anchor", nats_server.url)
     assert out.returncode == 1
-    assert f"record {n - 4}: in the stream, missing from the journal" in out.stderr
+    # one line for the run of missing records, not one per record
+    assert f"records {n - 4} to {n}: in the stream, missing from the journal" in out.stderr
+    assert out.stderr.count("missing from the journal") == 1
 
 
 def test_everything_deleted(published, nats_server, tmp_path):
@@ -212,7 +214,7 @@ def test_outbox_refuses_to_anchor_a_rewritten_history(own, tmp_path):
         while link.state != "diverged" and time.monotonic() < deadline:
             time.sleep(0.05)
         assert link.state == "diverged"
-        assert f"record {n}" in link.error and "audit verify --anchor" in link.error
+        assert f"records {n - 2} to {n} of {TABLE}" in link.error and "audit verify --anchor" in link.error
         # and it says so on the bus (the floor shows the table as diverged), however long it stays so
         assert diverged_status(nats_server.url)["state"] == "diverged"
     finally:
@@ -252,20 +254,28 @@ def test_a_journal_gone_or_unreadable_is_still_held_against_the_stream(how, publ
         return
     assert out.returncode == 1, (out.stdout, out.stderr)
     assert "unreadable" in out.stderr and f"table {TABLE}: {n} records in the stream, 0 in the journal" in out.stderr
-    assert "record 1: in the stream, missing from the journal" in out.stderr
+    assert f"records 1 to {n}: in the stream, missing from the journal" in out.stderr
     assert "Traceback" not in out.stderr
 
 
-def test_a_run_whose_link_diverged_says_so_at_exit(own, tmp_path):
-    """A new journal under a table id the stream already holds (a PC
-    replaced, a journal deleted): the link diverges, and `run` says that its
-    records will not go at the next start either, and why."""
+def test_a_start_over_a_journal_that_lacks_published_records_is_refused(own, tmp_path):
+    """A new journal under a table id the stream already holds, the key
+    still there (a journal deleted, a PC replaced): the start holds the
+    journal against the stream and refuses in one line naming the records
+    it lacks (exit 2), before anything is written."""
     published, nats_server = own
+    n = last_seq(published)
     fresh = tmp_path / "fresh" / published.name
     fresh.parent.mkdir()
     done = run_table("fortune3", fresh, nats_server.url, rounds=1, seed=4)
-    assert done.returncode == 0, done.stderr
-    assert "studio: the link diverged (the stream holds record" in done.stdout, done.stdout
-    assert "published at the next start" not in done.stdout
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("tablesim: error: ") and f"records 1 to {n} of {TABLE}" in line and "lacks" in line
+    assert not fresh.exists() or last_seq(fresh) is None  # nothing was journaled
+    # an older copy of the journal (a restored backup: its last rounds gone)
+    older = tampered(published, tmp_path, "older", f"DELETE FROM records WHERE seq > {n - 20}", "DELETE FROM head")
+    done = run_table("fortune3", older, nats_server.url, rounds=1, seed=4)
+    assert done.returncode == 2 and f"records {n - 19} to {n} of {TABLE}" in done.stderr, done.stderr
+    assert last_seq(older) == n - 20
     [report] = verify_anchor(str(published), nats_server.url)
     assert report.ok  # nothing of the new journal was published

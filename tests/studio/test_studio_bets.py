@@ -27,7 +27,7 @@ def serve(journal, url: str, port: int) -> subprocess.Popen:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def wait_table(base: str, want=lambda t: True, timeout: float = 30.0) -> dict:
+def wait_table(base: str, want=lambda t: True, timeout: float = 120.0) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
@@ -139,6 +139,7 @@ def test_a_ref_is_never_placed_twice_across_a_restart(table):
     assert first["results"][0]["ok"] and "duplicate" not in first["results"][0]
     table.restart()  # betting is still open in the recovered round
     again = ask(table.url, {"ref": "r-1", "position": "4", "bet": "pair_plus", "amount": "20"})
+    assert again["results"][0].pop("receipt")["seq"] == first["results"][0]["receipt"]["seq"]
     assert again["results"][0] == {"ok": True, "round_id": f"{TABLE}-000001", "ref": "r-1", "duplicate": True}
     assert len([b for b in bet_records(table.journal) if b["position"] == "4"]) == 1
 
@@ -172,3 +173,42 @@ def test_the_console_shows_the_link_through_a_broker_restart(table):
     assert up["studio"]["published"] == up["studio"]["journal_seq"]
     late = ask(table.url, {"ref": "z", "position": "1", "bet": "ante", "amount": "10"})["results"][0]
     assert late["error"] == "refused" and "betting is closed" in late["reason"]
+
+
+def test_accepted_bets_carry_receipts_checked_offline(table, tmp_path):
+    """Each accepted bet's result carries a receipt (its record's signature)
+    that `tablesim receipt verify` checks against the table's public key,
+    exported and registered with the commands an operator uses."""
+    from test_studio_publish import tablesim
+
+    table.act("open_round")
+    reply = ask(table.url, {"bets": [{"ref": "r1", "position": "1", "bet": "ante", "amount": "10"},
+                                     {"ref": "r2", "position": "9", "bet": "ante", "amount": "10"}]})
+    ok, refused = reply["results"]
+    assert ok["ok"] and "receipt" in ok and "receipt" not in refused
+    again = ask(table.url, {"ref": "r1", "position": "1", "bet": "ante", "amount": "10"})["results"][0]
+    assert again["duplicate"] and again["receipt"]["seq"] == ok["receipt"]["seq"]  # the bet's own record
+    pub = tmp_path / "F3-MOCK.pub.json"
+    out = tablesim("keys", "export-public", "--table", TABLE, "--out", str(pub))
+    assert out.returncode == 0, out.stderr
+    reg = tablesim("studio", "register-key", str(pub))
+    assert reg.returncode == 0 and "registered" in reg.stdout, reg.stderr
+    receipt = tmp_path / "receipt.json"
+    receipt.write_text(json.dumps(ok["receipt"]))
+    good = tablesim("receipt", "verify", str(receipt), "--key", str(pub))
+    assert good.returncode == 0, good.stderr
+    assert "valid" in good.stdout and "ante 10 on position 1, ref r1" in good.stdout
+    assert tablesim("receipt", "verify", json.dumps(ok), "--key", str(pub)).returncode == 0  # the result as given
+    # another bet in the signed record, another key, a bad file: invalid (1) or bad input (2)
+    forged = dict(ok["receipt"], message=ok["receipt"]["message"].replace("ante", "pair_plus"))
+    bad = tablesim("receipt", "verify", json.dumps(forged), "--key", str(pub))
+    assert bad.returncode == 1 and "receipt invalid" in bad.stderr
+    other = tmp_path / "other.pub.json"
+    assert tablesim("keys", "export-public", "--table", TABLE, "--signing-key", str(tmp_path / "x.sign.key"),
+                    "--out", str(other)).returncode == 0
+    assert tablesim("receipt", "verify", str(receipt), "--key", str(other)).returncode == 1
+    wrong = tablesim("studio", "register-key", str(other))
+    assert wrong.returncode == 2 and "--replace" in wrong.stderr  # a key is never replaced by accident
+    for text in ("{", json.dumps({"v": 1}), "[" * 5000, str(tmp_path / "nowhere.json")):
+        junk = tablesim("receipt", "verify", text, "--key", str(pub))
+        assert junk.returncode == 2 and junk.stderr.startswith("tablesim: error: ") and "Traceback" not in junk.stderr

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 from journal_figures import add, as_numbers, journal_figures  # noqa: E402  (the independent recount)
 from browser import HAVE_CHROMIUM
 from natsserver import free_port
-from test_studio_publish import run_table, tablesim
+from test_studio_publish import register_all, run_table, tablesim
 
 GAMES = ("fortune3", "football", "wheel")
 
@@ -217,6 +217,11 @@ def test_a_table_whose_records_cannot_reach_the_stream_is_on_the_floor(nats_serv
     base = f"http://127.0.0.1:{port}"
     studio = studio_serve(nats_server.url, port)
     try:
+        from tablesim.journal.location import data_dir
+
+        wait_for(lambda: (data_dir() / "WHEEL-MOCK.sign.key").exists(), proc=table)
+        register_all()  # (the studio takes a key registered while it runs)
+
         def heard():
             floor = httpx.get(f"{base}/api/floor", timeout=10).json()
             tables = {t["table_id"]: t for t in floor["tables"]}

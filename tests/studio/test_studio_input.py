@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablecore.errors import InputError
+from pathlib import Path
+
+from tablecore.errors import ConfigError, InputError
 from tablesim.harness.tableconfig import load_table_config
 from tablesim.studio import wire
 from tablesim.studio.bus_bets import parse_request
@@ -84,3 +86,35 @@ def test_table_config_studio_url(tmp_path):
     cfg.write_text(base + '[studio]\nurl = "nats://s:1"\nstream = "X"\n')
     with pytest.raises(InputError, match="stream"):
         load_table_config(cfg)
+
+
+def test_table_config_studio_signing_key(tmp_path):
+    """``[studio] signing_key`` names the table's signing key, relative to the file."""
+    from tablesim.harness.tableconfig import load_table_config
+
+    base = (Path(__file__).resolve().parents[2] / "config" / "tables" / "fortune3-mock.toml").read_text()
+    path = tmp_path / "t.toml"
+    path.write_text(base + '\n[studio]\nurl = "nats://127.0.0.1:4222"\nsigning_key = "keys/t.sign.key"\n')
+    config = load_table_config(path)
+    assert config.studio_signing_key == tmp_path / "keys" / "t.sign.key"
+    path.write_text(base + '\n[studio]\nurl = "nats://127.0.0.1:4222"\nsigning_key = ""\n')
+    with pytest.raises(ConfigError, match="signing_key"):
+        load_table_config(path)
+
+
+def test_signing_key_files_are_kept_like_the_chain_key(tmp_path):
+    import os
+
+    from tablesim.studio import signing
+
+    path = tmp_path / "T.sign.key"
+    key = signing.signing_key_for(path)
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    assert signing.public_hex(signing.signing_key_for(path)) == signing.public_hex(key)  # never overwritten
+    os.chmod(path, 0o644)
+    with pytest.raises(InputError, match="open to others"):
+        signing.load_signing_key(path)
+    os.chmod(path, 0o600)
+    path.write_text("nope\n")
+    with pytest.raises(InputError, match="not a tablesim signing key"):
+        signing.load_signing_key(path)

@@ -18,8 +18,22 @@ def tablesim(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 
 
 def run_table(game: str, journal, url: str, rounds: int = 3, seed: int = 1) -> subprocess.CompletedProcess:
-    return tablesim("run", "--game", game, "--mock", "--quiet", "--rounds", str(rounds), "--seed", str(seed),
+    done = tablesim("run", "--game", game, "--mock", "--quiet", "--rounds", str(rounds), "--seed", str(seed),
                     "--journal", str(journal), "--studio", url)
+    register_all()
+    return done
+
+
+def register_all() -> None:
+    """What the operator does once per table (tablesim keys export-public,
+    tablesim studio register-key): every signing key of this data directory
+    registered with the studio (in-process, to keep the tests short; the
+    commands have their own test)."""
+    from tablesim.journal.location import data_dir
+    from tablesim.studio import signing, trust
+
+    for path in sorted(data_dir().glob("*.sign.key")):
+        trust.register(None, path.name[: -len(".sign.key")], signing.public_hex(signing.load_signing_key(path)))
 
 
 def test_run_publishes_every_record_and_the_anchor_holds(nats_server, tmp_path):
