@@ -7,6 +7,7 @@
     GET  /api/results?last=N       the last rounds' results (the board)
     GET  /api/events?since=SEQ     missed events (what a reconnecting WebSocket gets)
     GET  /api/whoami               the operator a token belongs to
+    GET  /api/incident             the open incident whole, its card too (operator token)
     POST /api/bets                 {position, bet, amount, ref?, player?} dealer
     POST /api/bets/batch           {bets: [{position, bet, amount, ref?, player?}, ...]}  dealer: a result per bet
     DELETE /api/bets/{position}/{bet}?player=ID                          dealer
@@ -230,6 +231,12 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     @app.get("/api/whoami")
     async def whoami(op: Operator = Depends(dealer)) -> dict:
         return {"name": op.name, "role": op.role, "actor": op.actor}
+
+    @app.get("/api/incident")
+    async def open_incident(op: Operator = Depends(dealer)) -> dict:
+        # the open view hides an incident's card (it may be face down): the console
+        # that resolves it reads it here, with an operator's token
+        return {"incident": await runner.incident_detail()}
 
     @app.get("/api/history")
     async def history(last: int | None = Query(None, ge=1, le=1000), round: str | None = Query(None, max_length=80)):

@@ -38,12 +38,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import logging
 import math
 import secrets
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Callable
 
 from drivers.events import CardRead, HandDispensed
@@ -55,6 +57,7 @@ from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.audit import first_forged
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.games.console import MockDealer
+from tablesim.server import public
 from tablesim.server.adapters import GameAdapter, adapter_for
 from tablesim.server.mock import MockRig
 from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable, now_ts
@@ -74,6 +77,12 @@ RESULTS_KEPT = 50
 #: while bets stream in, the table's snapshot (O(bets on the table) to build
 #: and to send) is rebuilt at most this often; the bet events go out at once
 SNAPSHOT_EVERY = 0.25
+
+
+def journal_stream_id(path: str) -> str:
+    """The stream of a journal: the same across restarts on it, without saying where it is."""
+    where = str(Path(path).resolve())
+    return "journal:" + hashlib.sha256(where.encode()).hexdigest()[:16]
 
 
 class TableRunner:
@@ -104,12 +113,13 @@ class TableRunner:
         self.recovery = recovery.describe() if hasattr(recovery, "describe") else recovery
         self.journal = table.journal
         if self.journal is not None:
-            stream_id = f"journal:{self.journal.path}"
+            stream_id = journal_stream_id(self.journal.path)
             start_seq = self.journal.seq
         else:
             stream_id = f"memory:{secrets.token_hex(8)}"
             start_seq = table.bus.seq
-        self.stream = EventStream(stream_id, start_seq=start_seq, redact=self.adapter.redact)
+        # the open stream's events are the public view's (tablesim.server.public)
+        self.stream = EventStream(stream_id, start_seq=start_seq, redact=public.event_redactor(self.adapter.redact))
         self.executor: ThreadPoolExecutor | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.tasks: list[asyncio.Task] = []
@@ -328,7 +338,7 @@ class TableRunner:
                     act["enabled"] = False
         devices = [
             {"name": d.name, "kind": d.kind, "link_up": d.health.link_up, "ok": d.health.ok,
-             "faults": {str(k): v for k, v in d.health.faults.items()}}
+             "faults": public.device_faults({str(k): v for k, v in d.health.faults.items()})}
             for d in t.devices
         ]
         result = None
@@ -347,11 +357,11 @@ class TableRunner:
             "round_id": t.round_id,
             "betting_open": t.state is t.BETTING,
             "paused": t.paused,
-            "incident": t.incident.as_dict() if t.incident is not None else None,
+            "incident": public.incident(t.incident.as_dict() if t.incident is not None else None),
             "total_bet": t.book.total(),
             "limits": a.limits(),
             "devices": devices,
-            "active_faults": self.active_faults,
+            "active_faults": public.faults(self.active_faults),
             "bet_timer": timer,
             "instruction": self.instruction,
             "layout": a.layout(),
@@ -361,7 +371,7 @@ class TableRunner:
             "recovery": self.recovery,
             "held_reports": len(self.held),
             "mock": self.rig is not None,
-            "journal": self.journal.path if self.journal is not None else None,
+            "journal": Path(self.journal.path).name if self.journal is not None else None,  # (not where it is)
             "studio": self.studio.status() if self.studio is not None else None,
             "stream_id": self.stream.stream_id,
             "seq": self.stream.last_seq,
@@ -373,6 +383,11 @@ class TableRunner:
 
     async def snapshot(self) -> dict[str, Any]:
         return await self.call(self._snapshot, publish=False)
+
+    async def incident_detail(self) -> dict[str, Any] | None:
+        """The open incident whole, its card too: for the authenticated console only."""
+        return await self.call(lambda: jsonable(self.table.incident.as_dict()) if self.table.incident else None,
+                               publish=False)
 
     # --- commands ----------------------------------------------------------------
 
@@ -459,7 +474,7 @@ class TableRunner:
             out = []
             for rid in ids:
                 summary = round_summary(self.journal, rid)
-                out.append(self.adapter.redact_summary(summary))
+                out.append(public.summary(self.adapter.redact_summary, summary))
             return out
 
         return await self.call(do, publish=False)
@@ -475,7 +490,7 @@ class TableRunner:
 
         older, complete = await self.call(do, publish=False)
         seen = {m["seq"] for m in events}
-        merged = [self.adapter.redact(m) for m in older if m["seq"] not in seen] + events
+        merged = [self.stream.redact(m) for m in older if m["seq"] not in seen] + events
         merged.sort(key=lambda m: m["seq"])
         return merged, complete
 
