@@ -53,10 +53,11 @@ from pydantic import Field, StrictStr, ValidationError
 from tablecore.errors import IllegalAction, InputError
 from tablecore.money import parse_amount
 from tablesim.games import registry
-from tablesim.server.bets import BatchBody, BetBody, QuickBets, Strict, _position, place_batch, place_one
+from tablesim.server import public
+from tablesim.server.bets import BatchBody, BetBody, QuickBets, Strict, _position, place_batch, place_one, refusal
 from tablesim.server.auth import Operator, TokenStore, bearer
 from tablesim.server.guard import BodyGuard
-from tablesim.server.reasons import NOT_JSON, readable
+from tablesim.server.reasons import NOT_JSON, TOO_DEEP, TooDeep, loads, readable
 from tablesim.server.runner import TableRunner
 
 STATIC = Path(str(resources.files("tablesim.server") / "static"))
@@ -126,8 +127,24 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[str] | None = None) -> FastAPI:
-    """The table's app. ``allowed_hosts``: the Host headers accepted (None: any)."""
+def origin_allowed(origin: str | None, host: str | None, allowed: frozenset[str] = frozenset()) -> bool:
+    """Whether a WebSocket client may connect: no Origin (not a browser), the
+    table's own (the Host it asked for), or one configured (``scheme://host:port``)."""
+    if origin is None:
+        return True
+    origin = origin.strip().lower().rstrip("/")
+    if origin in allowed:
+        return True
+    scheme, sep, netloc = origin.partition("://")
+    return bool(sep) and scheme in ("http", "https") and host is not None and netloc == host.strip().lower()
+
+
+def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[str] | None = None,
+               allowed_origins: list[str] | None = None) -> FastAPI:
+    """The table's app. ``allowed_hosts``: the Host headers accepted (None: any);
+    ``allowed_origins``: pages of other origins whose scripts may follow the
+    stream (e.g. ``https://floor.example:8443``), besides the table's own."""
+    origins = frozenset(o.strip().lower().rstrip("/") for o in allowed_origins or ())
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         await runner.start()
@@ -151,7 +168,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
 
     @app.exception_handler(IllegalAction)
     async def _refused(request: Request, exc: IllegalAction):
-        return JSONResponse({"error": "refused", "action": exc.action, "reason": exc.reason, "detail": str(exc)}, 409)
+        return JSONResponse(refusal(exc, runner.journal), 409)
 
     @app.exception_handler(InputError)
     async def _bad_input(request: Request, exc: InputError):
@@ -221,8 +238,14 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     # --- reading ----------------------------------------------------------------
 
     @app.get("/api/health")
-    async def health() -> dict:
-        return {"ok": runner.started, "table_id": runner.table.table_id, "game": runner.table.game}
+    async def health() -> JSONResponse:
+        # not ok (503) while the journal cannot commit: the table cannot take a bet or an action
+        problem = runner.journal_problem()
+        ok = runner.started and problem is None
+        return JSONResponse({"ok": ok, "table_id": runner.table.table_id, "game": runner.table.game,
+                             "journal": (public.hide_path(problem, runner.journal) if problem
+                                         else "ok" if runner.journal is not None else None)},
+                            200 if ok else 503)
 
     @app.get("/api/table")
     async def get_table() -> dict:
@@ -290,7 +313,9 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
         need(op, action.role, name.replace("_", " "))
         raw = await request.body()
         try:
-            data = json.loads(raw) if raw.strip() else {}
+            data = loads(raw) if raw.strip() else {}
+        except TooDeep:
+            raise HTTPException(422, TOO_DEEP) from None
         except ValueError:
             raise HTTPException(422, "the body is not JSON") from None
         if data is None:
@@ -328,6 +353,11 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
 
     @app.websocket("/ws")
     async def stream(ws: WebSocket) -> None:
+        if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"), origins):
+            # a page of another site (or a sandboxed one, "null") in a browser on the table PC:
+            # refused before the handshake completes (HTTP 403)
+            await ws.close(code=1008, reason="this origin may not read the table's stream")
+            return
         await ws.accept()
         loop = asyncio.get_running_loop()
         sub, current = runner.stream.subscribe(loop)
@@ -336,7 +366,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
             since, client_stream = _since(ws.query_params.get("since")), ws.query_params.get("stream")
             if since is None and "since" not in ws.query_params:
                 try:
-                    first = json.loads(await asyncio.wait_for(ws.receive_text(), FIRST_MESSAGE_WAIT))
+                    first = loads(await asyncio.wait_for(ws.receive_text(), FIRST_MESSAGE_WAIT))
                 except (asyncio.TimeoutError, ValueError, KeyError):
                     first = None
                 if isinstance(first, dict):
@@ -504,9 +534,11 @@ class ServerThread:
     """A table's server on a background thread (tests, embedding): ``start()``,
     ``url``, ``stop()``."""
 
-    def __init__(self, runner: TableRunner, tokens: TokenStore, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, runner: TableRunner, tokens: TokenStore, host: str = "127.0.0.1", port: int = 0,
+                 allowed_origins: list[str] | None = None) -> None:
         self.runner = runner
-        self.app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
+        self.app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None,
+                              allowed_origins=allowed_origins)
         self.sock = bind(host, port)
         self.host, self.port = self.sock.getsockname()[:2]
         self.server = _server(self.app)

@@ -22,6 +22,7 @@ it): nobody without a token sees it before its reveal.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any, Callable
 
 from tablesim.games.console import HIDDEN
@@ -85,3 +86,13 @@ def summary(game_redact: Callable[[dict], dict], rnd: dict) -> dict:
         return rnd
     events = [_scrubbed(ev, ev.get("kind") in INCIDENT_KINDS) for ev in rnd.get("events", [])]
     return {**rnd, "events": events}
+
+
+def hide_path(text: str, journal) -> str:
+    """A text (a refusal, a health problem) without where the journal is: its file name only."""
+    if journal is None or not isinstance(text, str) or journal.path == ":memory:":
+        return text
+    name = Path(journal.path).name
+    for where in {str(Path(journal.path).resolve()), str(journal.path)}:
+        text = text.replace(where, name)
+    return text

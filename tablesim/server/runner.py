@@ -41,6 +41,7 @@ import functools
 import hashlib
 import logging
 import math
+import os
 import secrets
 import time
 from collections import deque
@@ -56,6 +57,7 @@ from tablesim.harness.intake import BetIntake, BetOutcome, BetRequest
 from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.audit import first_forged
 from tablesim.journal.history import round_summary, select_rounds
+from tablesim.journal.store import StorageError
 from tablesim.games.console import MockDealer
 from tablesim.server import public
 from tablesim.server.adapters import GameAdapter, adapter_for
@@ -77,12 +79,27 @@ RESULTS_KEPT = 50
 #: while bets stream in, the table's snapshot (O(bets on the table) to build
 #: and to send) is rebuilt at most this often; the bet events go out at once
 SNAPSHOT_EVERY = 0.25
+#: how long a look at the journal's free space stands (health, watchdog)
+SPACE_CHECK_EVERY = 0.5
 
 
 def journal_stream_id(path: str) -> str:
     """The stream of a journal: the same across restarts on it, without saying where it is."""
     where = str(Path(path).resolve())
     return "journal:" + hashlib.sha256(where.encode()).hexdigest()[:16]
+
+
+def _space_problem(journal) -> str | None:
+    """A full disk under the journal (where the file really is, through a symlink)."""
+    if journal.path == ":memory:" or journal.reserve <= 0:
+        return None
+    try:
+        st = os.statvfs(Path(journal.path).resolve().parent)
+    except OSError:
+        return None
+    if st.f_bavail * st.f_frsize < journal.reserve:
+        return f"the journal's disk is full (less than {journal.reserve // 1024} KiB free)"
+    return None
 
 
 class TableRunner:
@@ -145,6 +162,10 @@ class TableRunner:
         self.intake = BetIntake(table, functools.partial(self.call, lazy_snapshot=True))
         #: faults raised and never cleared ("device:code" -> the fault), kept across restarts by the journal
         self.active_faults: dict[str, dict] = {}
+        #: why the journal's last transaction failed (a full disk, an I/O error); None once one commits again
+        self.storage_error: str | None = None
+        self._space_checked = (0.0, None)  # (when, the free-space problem found then)
+        self._status_said: str | None = None
         self.started = False
 
     # --- the worker thread -------------------------------------------------------
@@ -213,14 +234,19 @@ class TableRunner:
             # Journal the game's own actions (bets, close betting, deal...) with
             # the operator who asked, instead of the generic "dealer"/"player".
             table.actor_for = lambda action, _a=actor: _a  # type: ignore[method-assign]
+        seq = self.journal.seq if self.journal is not None else 0
         try:
             result = fn(*args, **kwargs)
-        except BaseException:
+        except BaseException as exc:
             self._pending = []  # refused or failed: its journal transaction rolled back
+            if isinstance(exc, StorageError):
+                self.storage_error = exc.reason
             raise
         finally:
             if actor is not None:
                 del table.actor_for
+        if self.storage_error is not None and self.journal is not None and self.journal.seq > seq:
+            self.storage_error = None  # a transaction committed again
         pending, self._pending = self._pending, []
         if pending or publish:
             self.stream.publish_all(pending)
@@ -497,6 +523,39 @@ class TableRunner:
     def board(self, last: int) -> list[dict]:
         return list(self.results)[-last:][::-1]
 
+    # --- health ----------------------------------------------------------------------
+
+    def journal_problem(self) -> str | None:
+        """Why the journal cannot commit now, or None: it failed for good, its
+        last transaction failed, or its disk has less free space than an action
+        needs. (Any thread: it reads, and caches the free space for a moment.)"""
+        journal = self.journal
+        if journal is None:
+            return None
+        if journal.failed:
+            return f"the journal cannot commit: {journal.failed}"
+        if self.storage_error is not None:
+            return f"the journal's last commit failed: {self.storage_error}"
+        now = time.monotonic()
+        at, problem = self._space_checked
+        if now - at > SPACE_CHECK_EVERY:
+            problem = _space_problem(journal)
+            self._space_checked = (now, problem)
+        return problem
+
+    def _feed_watchdog(self) -> None:
+        """Ping systemd's watchdog only while the table can do its work: a
+        journal that cannot commit stops the pings (and says why), so systemd
+        sees the table as failed instead of well."""
+        if not self.notifier.enabled:
+            return
+        problem = self.journal_problem()
+        if problem != self._status_said:
+            self._status_said = problem
+            self.notifier.status(problem or f"{self.table.table_id}: {self.table.game}, serving")
+        if problem is None:
+            self.notifier.watchdog()
+
     # --- background tasks ------------------------------------------------------------
 
     def _pump_once(self) -> float | None:
@@ -584,9 +643,10 @@ class TableRunner:
                 self.stream.publish({"type": "notice", "level": "error", "ts": now_ts(),
                                      "text": "a device event could not be handled: see the server log"})
                 wait = IDLE_POLL * 10
-            # The table's thread answered: it is alive. A hung thread stops the
-            # pings, and systemd restarts the table, which recovers its journal.
-            self.notifier.watchdog()
+            # The table's thread answered: it is alive. A hung thread (or a
+            # journal that cannot commit) stops the pings, and systemd restarts
+            # the table, which recovers its journal.
+            self._feed_watchdog()
             await asyncio.sleep(IDLE_POLL if wait is None else max(wait, 0.0))
 
     def _timer_tick(self) -> bool:

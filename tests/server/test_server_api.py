@@ -59,7 +59,7 @@ def test_pages_and_static_files_are_served(serve):
         res = s.get(path)
         assert res.status_code == 200 and kind in res.headers["content-type"], path
     assert "default-src 'self'" in s.get("/").headers["content-security-policy"]
-    assert ok(s.get("/api/health")) == {"ok": True, "table_id": "F3-MOCK", "game": "fortune3"}
+    assert ok(s.get("/api/health")) == {"ok": True, "table_id": "F3-MOCK", "game": "fortune3", "journal": None}
     assert "/api/bets" in ok(s.get("/api/openapi.json"))["paths"]
 
 
