@@ -395,23 +395,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                 for msg in backlog:
                     await ws.send_json({**msg, "replay": True})
             reader = asyncio.create_task(_read(ws, sub))
-            while True:
-                getter = asyncio.create_task(sub.queue.get())
-                done, _ = await asyncio.wait({getter, reader}, return_when=asyncio.FIRST_COMPLETED)
-                if getter not in done:
-                    getter.cancel()
-                    break
-                msg = getter.result()
-                if msg.get("type") == "event":
-                    if msg["seq"] <= last:
-                        continue
-                    last = msg["seq"]
-                elif msg.get("type") == "snapshot" and msg.get("seq", 0) < current:
-                    continue
-                await ws.send_json(msg)
-                if sub.overflowed:
-                    await ws.close(code=1013, reason="too far behind: reconnect with since")
-                    break
+            await _follow(ws, sub, reader, last, current)
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass  # the client went away
         finally:
@@ -430,6 +414,48 @@ def _since(value: Any) -> int | None:
     except (TypeError, ValueError):
         return None
     return n if n >= 0 else None
+
+
+#: how long a dropped client's close may take before it is left to the server
+CLOSE_WAIT = 1.0
+
+
+async def _follow(ws: WebSocket, sub, reader: asyncio.Task, last: int, current: int) -> None:
+    """Send the client what the stream queues for it until it goes away or
+    falls too far behind (its queue filled): then it is closed (1013), never
+    waited for; a send stuck on a client that does not read is cancelled."""
+    writer = asyncio.create_task(_write(ws, sub, last, current))
+    dropped = asyncio.create_task(sub.dropped.wait())
+    try:
+        await asyncio.wait({writer, reader, dropped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        writer.cancel()
+        dropped.cancel()
+    if writer.done() and not writer.cancelled():
+        writer.exception()  # (the client went away mid-send: nothing more to say)
+    if sub.dropped.is_set():
+        try:
+            await asyncio.wait_for(ws.close(code=1013, reason="too far behind: reconnect with since"), CLOSE_WAIT)
+        except (asyncio.TimeoutError, RuntimeError, OSError, WebSocketDisconnect):
+            pass  # it does not read: the server closes its connection as the handler returns
+
+
+async def _write(ws: WebSocket, sub, last: int, current: int) -> None:
+    """The client's writer: its queue's texts, serialised once for every client."""
+    send = ws.send  # (a plain ASGI message: the text is already JSON)
+    while True:
+        item = sub.take()
+        if item is None:
+            await sub.ready.wait()
+            continue
+        kind, seq, text = item
+        if kind == "event":
+            if seq <= last:
+                continue  # (already sent from the backlog)
+            last = seq
+        elif kind == "snapshot" and seq < current:
+            continue
+        await send({"type": "websocket.send", "text": text})
 
 
 async def _read(ws: WebSocket, sub) -> None:
