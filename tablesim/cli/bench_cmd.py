@@ -39,7 +39,7 @@ def command(as_json: bool, only: tuple[str, ...]) -> None:
     table.add_column("what")
     table.add_column("measure")
     table.add_column("value", justify="right")
-    for key in ("bet_intake", "card_to_console"):
+    for key in ("bet_intake", "card_to_console", "ws_fanout"):
         if key in results:
             results.setdefault("service", {})[key] = results[key]
     for section in ("engine", "analysis", "link", "service"):

@@ -16,7 +16,8 @@
     POST /api/pause, /api/resume   {why}                                 dealer
     POST /api/void                 {why, reason?}                        supervisor
     POST /api/incident/resolve     {decision, why, card?}                supervisor
-    WS   /ws?since=SEQ&stream=ID   every table event, snapshots, the bet timer
+    WS   /ws?since=SEQ&stream=ID[&batch=1]   every table event, snapshots, the bet timer
+                                   (batch=1: what is due at once in one frame, a JSON array)
 
 Refusals: 401 no or unknown token (checked before any body is read), 403 a
 role that is not enough, 409 an action the table refuses (with its reason),
@@ -59,6 +60,7 @@ from tablesim.server.auth import Operator, TokenStore, bearer
 from tablesim.server.guard import BodyGuard
 from tablesim.server.reasons import NOT_JSON, TOO_DEEP, TooDeep, loads, readable
 from tablesim.server.runner import TableRunner
+from tablesim.server.stream import wire_text
 
 STATIC = Path(str(resources.files("tablesim.server") / "static"))
 #: how long a new WebSocket client may take to send ``{"since": N}`` first
@@ -382,10 +384,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                 # The snapshot lags the stream (it is rebuilt at most every
                 # SNAPSHOT_EVERY while bets stream in): the events since follow.
                 since = snap_seq
-            await ws.send_json({
-                "type": "hello", "stream_id": runner.stream.stream_id, "seq": current, "reset": reset,
-                "table": runner.snapshot_cache,
-            })
+            await ws.send({"type": "websocket.send", "text": hello_text(runner, current, reset)})
             last = current
             if since is not None:
                 backlog, complete = await runner.backlog(since, current)
@@ -395,7 +394,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                 for msg in backlog:
                     await ws.send_json({**msg, "replay": True})
             reader = asyncio.create_task(_read(ws, sub))
-            await _follow(ws, sub, reader, last, current)
+            await _follow(ws, sub, reader, last, current, ws.query_params.get("batch") == "1")
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass  # the client went away
         finally:
@@ -404,6 +403,20 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                 reader.cancel()
 
     return app
+
+
+_table_text: tuple[Any, str] = (None, "null")  # (the snapshot, its text): kept, so never mistaken for another
+
+
+def hello_text(runner: TableRunner, current: int, reset: bool) -> str:
+    """The ``hello`` message; the table in it serialised once per snapshot,
+    not once per client (hundreds connect at once after a restart)."""
+    global _table_text
+    snap = runner.snapshot_cache
+    if _table_text[0] is not snap:
+        _table_text = (snap, wire_text(snap))
+    head = wire_text({"type": "hello", "stream_id": runner.stream.stream_id, "seq": current, "reset": reset})
+    return head[:-1] + ',"table":' + _table_text[1] + "}"
 
 
 def _since(value: Any) -> int | None:
@@ -420,11 +433,11 @@ def _since(value: Any) -> int | None:
 CLOSE_WAIT = 1.0
 
 
-async def _follow(ws: WebSocket, sub, reader: asyncio.Task, last: int, current: int) -> None:
+async def _follow(ws: WebSocket, sub, reader: asyncio.Task, last: int, current: int, batch: bool) -> None:
     """Send the client what the stream queues for it until it goes away or
     falls too far behind (its queue filled): then it is closed (1013), never
     waited for; a send stuck on a client that does not read is cancelled."""
-    writer = asyncio.create_task(_write(ws, sub, last, current))
+    writer = asyncio.create_task(_write(ws, sub, last, current, batch))
     dropped = asyncio.create_task(sub.dropped.wait())
     try:
         await asyncio.wait({writer, reader, dropped}, return_when=asyncio.FIRST_COMPLETED)
@@ -440,22 +453,35 @@ async def _follow(ws: WebSocket, sub, reader: asyncio.Task, last: int, current: 
             pass  # it does not read: the server closes its connection as the handler returns
 
 
-async def _write(ws: WebSocket, sub, last: int, current: int) -> None:
-    """The client's writer: its queue's texts, serialised once for every client."""
+async def _write(ws: WebSocket, sub, last: int, current: int, batch: bool = False) -> None:
+    """The client's writer: the stream's log from where the client is, each
+    message serialised once for every client. ``batch``: what is due goes in
+    one frame, a JSON array of the messages (a client that asked for it with
+    ``batch=1``: thousands of events a second cost it a few frames)."""
     send = ws.send  # (a plain ASGI message: the text is already JSON)
+    stream = sub.stream
     while True:
-        item = sub.take()
-        if item is None:
-            await sub.ready.wait()
+        changed = stream.changed
+        items = sub.take()
+        if items is None:
+            if sub.dropped.is_set():
+                return
+            await changed.wait()
             continue
-        kind, seq, text = item
-        if kind == "event":
-            if seq <= last:
-                continue  # (already sent from the backlog)
-            last = seq
-        elif kind == "snapshot" and seq < current:
-            continue
-        await send({"type": "websocket.send", "text": text})
+        texts = []
+        for kind, seq, text in items:
+            if kind == "event":
+                if seq <= last:
+                    continue  # (already sent from the backlog)
+                last = seq
+            elif kind == "snapshot" and seq < current:
+                continue
+            if not batch:
+                await send({"type": "websocket.send", "text": text})
+            else:
+                texts.append(text)
+        if texts:
+            await send({"type": "websocket.send", "text": "[" + ",".join(texts) + "]"})
 
 
 async def _read(ws: WebSocket, sub) -> None:
