@@ -106,3 +106,13 @@ def test_a_client_that_never_reads_is_dropped_and_the_others_get_every_event_in_
         assert r.seqs() == want  # every event, in order, none twice
         assert r.thread.is_alive()  # still connected
         r.ws.close()
+
+
+def test_the_fanout_bench_measures_a_table_with_websocket_clients_connected():
+    from tablesim.harness.bench.fanout_bench import ws_fanout
+
+    out = ws_fanout(bets=200, rate=2000, batch=10, clients=4, ws_clients=20, reading=10, rounds=1)
+    assert out["ws_clients"] == 20 and out["reading"] == 10 and out["offered_bets_per_second"] == 2000
+    for figures in (out, out["without_clients"]):
+        assert figures["bets_per_second"] > 0 and figures["p99_ms"] >= figures["p50_ms"] > 0
+        assert figures["round_seconds"] > 0

@@ -78,5 +78,5 @@ def run_suite(progress: Callable[[str], None] | None = None, only: tuple[str, ..
             attempt("link", "frame_to_event", link_bench.latency)
     from tablesim.harness.bench.service import measure_service
 
-    measure_service(out, want, progress)
+    measure_service(out, want, progress, asked=only)
     return out
