@@ -25,7 +25,9 @@ def command(as_json: bool, only: tuple[str, ...]) -> None:
     """Engine rounds per second per game (one core), hands per second,
     exact-analysis times, link codec and latency; through a served table:
     bet intake (batched and single bets, journaled before each answer) and
-    a card's way from the shoe's pty to a console's WebSocket."""
+    a card's way from the shoe's pty to a console's WebSocket; with
+    ``--only ws_fanout`` (only when named): bet intake and a round's time
+    with 500 WebSocket clients connected, half of them not reading."""
     console = Console(stderr=True, highlight=False)
     with console.status("benchmarking...") as status:
         results = run_suite(lambda what: status.update(f"benchmarking {what}"), only)
@@ -39,7 +41,7 @@ def command(as_json: bool, only: tuple[str, ...]) -> None:
     table.add_column("what")
     table.add_column("measure")
     table.add_column("value", justify="right")
-    for key in ("bet_intake", "card_to_console"):
+    for key in ("bet_intake", "card_to_console", "ws_fanout"):
         if key in results:
             results.setdefault("service", {})[key] = results[key]
     for section in ("engine", "analysis", "link", "service"):

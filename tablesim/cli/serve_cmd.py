@@ -31,13 +31,9 @@ def token_file_for(table_id: str, journal: str | None) -> Path | None:
 
 
 def _tokens_from_file(tokens_path: str):
-    from tablesim.server.auth import TokenStore
+    from tablesim.server.auth import read_token_file
 
-    try:
-        data = json.loads(Path(tokens_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read the token file: {exc}", where=tokens_path) from None
-    return TokenStore.from_config(data, tokens_path), False, tokens_path
+    return read_token_file(tokens_path), False, tokens_path  # (refused if others may read it, as a key file)
 
 
 def _hold_journal(journal: str | None, table_id: str):

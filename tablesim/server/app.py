@@ -7,6 +7,7 @@
     GET  /api/results?last=N       the last rounds' results (the board)
     GET  /api/events?since=SEQ     missed events (what a reconnecting WebSocket gets)
     GET  /api/whoami               the operator a token belongs to
+    GET  /api/incident             the open incident whole, its card too (operator token)
     POST /api/bets                 {position, bet, amount, ref?, player?} dealer
     POST /api/bets/batch           {bets: [{position, bet, amount, ref?, player?}, ...]}  dealer: a result per bet
     DELETE /api/bets/{position}/{bet}?player=ID                          dealer
@@ -15,7 +16,8 @@
     POST /api/pause, /api/resume   {why}                                 dealer
     POST /api/void                 {why, reason?}                        supervisor
     POST /api/incident/resolve     {decision, why, card?}                supervisor
-    WS   /ws?since=SEQ&stream=ID   every table event, snapshots, the bet timer
+    WS   /ws?since=SEQ&stream=ID[&batch=1]   every table event, snapshots, the bet timer
+                                   (batch=1: what is due at once in one frame, a JSON array)
 
 Refusals: 401 no or unknown token (checked before any body is read), 403 a
 role that is not enough, 409 an action the table refuses (with its reason),
@@ -52,11 +54,13 @@ from pydantic import Field, StrictStr, ValidationError
 from tablecore.errors import IllegalAction, InputError
 from tablecore.money import parse_amount
 from tablesim.games import registry
-from tablesim.server.bets import BatchBody, BetBody, QuickBets, Strict, _position, place_batch, place_one
+from tablesim.server import public
+from tablesim.server.bets import BatchBody, BetBody, QuickBets, Strict, _position, place_batch, place_one, refusal
 from tablesim.server.auth import Operator, TokenStore, bearer
 from tablesim.server.guard import BodyGuard
-from tablesim.server.reasons import NOT_JSON, readable
+from tablesim.server.reasons import NOT_JSON, TOO_DEEP, TooDeep, loads, readable
 from tablesim.server.runner import TableRunner
+from tablesim.server.stream import wire_text
 
 STATIC = Path(str(resources.files("tablesim.server") / "static"))
 #: how long a new WebSocket client may take to send ``{"since": N}`` first
@@ -125,8 +129,24 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[str] | None = None) -> FastAPI:
-    """The table's app. ``allowed_hosts``: the Host headers accepted (None: any)."""
+def origin_allowed(origin: str | None, host: str | None, allowed: frozenset[str] = frozenset()) -> bool:
+    """Whether a WebSocket client may connect: no Origin (not a browser), the
+    table's own (the Host it asked for), or one configured (``scheme://host:port``)."""
+    if origin is None:
+        return True
+    origin = origin.strip().lower().rstrip("/")
+    if origin in allowed:
+        return True
+    scheme, sep, netloc = origin.partition("://")
+    return bool(sep) and scheme in ("http", "https") and host is not None and netloc == host.strip().lower()
+
+
+def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[str] | None = None,
+               allowed_origins: list[str] | None = None) -> FastAPI:
+    """The table's app. ``allowed_hosts``: the Host headers accepted (None: any);
+    ``allowed_origins``: pages of other origins whose scripts may follow the
+    stream (e.g. ``https://floor.example:8443``), besides the table's own."""
+    origins = frozenset(o.strip().lower().rstrip("/") for o in allowed_origins or ())
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         await runner.start()
@@ -150,7 +170,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
 
     @app.exception_handler(IllegalAction)
     async def _refused(request: Request, exc: IllegalAction):
-        return JSONResponse({"error": "refused", "action": exc.action, "reason": exc.reason, "detail": str(exc)}, 409)
+        return JSONResponse(refusal(exc, runner.journal), 409)
 
     @app.exception_handler(InputError)
     async def _bad_input(request: Request, exc: InputError):
@@ -220,8 +240,14 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     # --- reading ----------------------------------------------------------------
 
     @app.get("/api/health")
-    async def health() -> dict:
-        return {"ok": runner.started, "table_id": runner.table.table_id, "game": runner.table.game}
+    async def health() -> JSONResponse:
+        # not ok (503) while the journal cannot commit: the table cannot take a bet or an action
+        problem = runner.journal_problem()
+        ok = runner.started and problem is None
+        return JSONResponse({"ok": ok, "table_id": runner.table.table_id, "game": runner.table.game,
+                             "journal": (public.hide_path(problem, runner.journal) if problem
+                                         else "ok" if runner.journal is not None else None)},
+                            200 if ok else 503)
 
     @app.get("/api/table")
     async def get_table() -> dict:
@@ -230,6 +256,12 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     @app.get("/api/whoami")
     async def whoami(op: Operator = Depends(dealer)) -> dict:
         return {"name": op.name, "role": op.role, "actor": op.actor}
+
+    @app.get("/api/incident")
+    async def open_incident(op: Operator = Depends(dealer)) -> dict:
+        # the open view hides an incident's card (it may be face down): the console
+        # that resolves it reads it here, with an operator's token
+        return {"incident": await runner.incident_detail()}
 
     @app.get("/api/history")
     async def history(last: int | None = Query(None, ge=1, le=1000), round: str | None = Query(None, max_length=80)):
@@ -283,7 +315,9 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
         need(op, action.role, name.replace("_", " "))
         raw = await request.body()
         try:
-            data = json.loads(raw) if raw.strip() else {}
+            data = loads(raw) if raw.strip() else {}
+        except TooDeep:
+            raise HTTPException(422, TOO_DEEP) from None
         except ValueError:
             raise HTTPException(422, "the body is not JSON") from None
         if data is None:
@@ -321,6 +355,11 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
 
     @app.websocket("/ws")
     async def stream(ws: WebSocket) -> None:
+        if not origin_allowed(ws.headers.get("origin"), ws.headers.get("host"), origins):
+            # a page of another site (or a sandboxed one, "null") in a browser on the table PC:
+            # refused before the handshake completes (HTTP 403)
+            await ws.close(code=1008, reason="this origin may not read the table's stream")
+            return
         await ws.accept()
         loop = asyncio.get_running_loop()
         sub, current = runner.stream.subscribe(loop)
@@ -329,7 +368,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
             since, client_stream = _since(ws.query_params.get("since")), ws.query_params.get("stream")
             if since is None and "since" not in ws.query_params:
                 try:
-                    first = json.loads(await asyncio.wait_for(ws.receive_text(), FIRST_MESSAGE_WAIT))
+                    first = loads(await asyncio.wait_for(ws.receive_text(), FIRST_MESSAGE_WAIT))
                 except (asyncio.TimeoutError, ValueError, KeyError):
                     first = None
                 if isinstance(first, dict):
@@ -345,10 +384,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                 # The snapshot lags the stream (it is rebuilt at most every
                 # SNAPSHOT_EVERY while bets stream in): the events since follow.
                 since = snap_seq
-            await ws.send_json({
-                "type": "hello", "stream_id": runner.stream.stream_id, "seq": current, "reset": reset,
-                "table": runner.snapshot_cache,
-            })
+            await ws.send({"type": "websocket.send", "text": hello_text(runner, current, reset)})
             last = current
             if since is not None:
                 backlog, complete = await runner.backlog(since, current)
@@ -358,23 +394,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                 for msg in backlog:
                     await ws.send_json({**msg, "replay": True})
             reader = asyncio.create_task(_read(ws, sub))
-            while True:
-                getter = asyncio.create_task(sub.queue.get())
-                done, _ = await asyncio.wait({getter, reader}, return_when=asyncio.FIRST_COMPLETED)
-                if getter not in done:
-                    getter.cancel()
-                    break
-                msg = getter.result()
-                if msg.get("type") == "event":
-                    if msg["seq"] <= last:
-                        continue
-                    last = msg["seq"]
-                elif msg.get("type") == "snapshot" and msg.get("seq", 0) < current:
-                    continue
-                await ws.send_json(msg)
-                if sub.overflowed:
-                    await ws.close(code=1013, reason="too far behind: reconnect with since")
-                    break
+            await _follow(ws, sub, reader, last, current, ws.query_params.get("batch") == "1")
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass  # the client went away
         finally:
@@ -385,6 +405,20 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     return app
 
 
+_table_text: tuple[Any, str] = (None, "null")  # (the snapshot, its text): kept, so never mistaken for another
+
+
+def hello_text(runner: TableRunner, current: int, reset: bool) -> str:
+    """The ``hello`` message; the table in it serialised once per snapshot,
+    not once per client (hundreds connect at once after a restart)."""
+    global _table_text
+    snap = runner.snapshot_cache
+    if _table_text[0] is not snap:
+        _table_text = (snap, wire_text(snap))
+    head = wire_text({"type": "hello", "stream_id": runner.stream.stream_id, "seq": current, "reset": reset})
+    return head[:-1] + ',"table":' + _table_text[1] + "}"
+
+
 def _since(value: Any) -> int | None:
     if value is None or isinstance(value, bool):
         return None
@@ -393,6 +427,61 @@ def _since(value: Any) -> int | None:
     except (TypeError, ValueError):
         return None
     return n if n >= 0 else None
+
+
+#: how long a dropped client's close may take before it is left to the server
+CLOSE_WAIT = 1.0
+
+
+async def _follow(ws: WebSocket, sub, reader: asyncio.Task, last: int, current: int, batch: bool) -> None:
+    """Send the client what the stream queues for it until it goes away or
+    falls too far behind (its queue filled): then it is closed (1013), never
+    waited for; a send stuck on a client that does not read is cancelled."""
+    writer = asyncio.create_task(_write(ws, sub, last, current, batch))
+    dropped = asyncio.create_task(sub.dropped.wait())
+    try:
+        await asyncio.wait({writer, reader, dropped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        writer.cancel()
+        dropped.cancel()
+    if writer.done() and not writer.cancelled():
+        writer.exception()  # (the client went away mid-send: nothing more to say)
+    if sub.dropped.is_set():
+        try:
+            await asyncio.wait_for(ws.close(code=1013, reason="too far behind: reconnect with since"), CLOSE_WAIT)
+        except (asyncio.TimeoutError, RuntimeError, OSError, WebSocketDisconnect):
+            pass  # it does not read: the server closes its connection as the handler returns
+
+
+async def _write(ws: WebSocket, sub, last: int, current: int, batch: bool = False) -> None:
+    """The client's writer: the stream's log from where the client is, each
+    message serialised once for every client. ``batch``: what is due goes in
+    one frame, a JSON array of the messages (a client that asked for it with
+    ``batch=1``: thousands of events a second cost it a few frames)."""
+    send = ws.send  # (a plain ASGI message: the text is already JSON)
+    stream = sub.stream
+    while True:
+        changed = stream.changed
+        items = sub.take()
+        if items is None:
+            if sub.dropped.is_set():
+                return
+            await changed.wait()
+            continue
+        texts = []
+        for kind, seq, text in items:
+            if kind == "event":
+                if seq <= last:
+                    continue  # (already sent from the backlog)
+                last = seq
+            elif kind == "snapshot" and seq < current:
+                continue
+            if not batch:
+                await send({"type": "websocket.send", "text": text})
+            else:
+                texts.append(text)
+        if texts:
+            await send({"type": "websocket.send", "text": "[" + ",".join(texts) + "]"})
 
 
 async def _read(ws: WebSocket, sub) -> None:
@@ -497,9 +586,11 @@ class ServerThread:
     """A table's server on a background thread (tests, embedding): ``start()``,
     ``url``, ``stop()``."""
 
-    def __init__(self, runner: TableRunner, tokens: TokenStore, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, runner: TableRunner, tokens: TokenStore, host: str = "127.0.0.1", port: int = 0,
+                 allowed_origins: list[str] | None = None) -> None:
         self.runner = runner
-        self.app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
+        self.app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None,
+                              allowed_origins=allowed_origins)
         self.sock = bind(host, port)
         self.host, self.port = self.sock.getsockname()[:2]
         self.server = _server(self.app)

@@ -20,6 +20,7 @@ import hmac
 import json
 import os
 import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -116,16 +117,37 @@ class TokenStore:
         return {"operators": [{"name": op.name, "role": op.role, "token": t} for t, op in self.entries]}
 
 
+def read_token_file(path: str | Path) -> TokenStore:
+    """A token file's operators. Refused (one line) if it is not a regular
+    file or others may read it: as the journal's key file, a token is a
+    secret only its owner reads (mode 0600)."""
+    path = Path(path)
+    try:
+        st = path.stat()
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("no such token file", where=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the token file: {getattr(exc, 'strerror', None) or exc}",
+                          where=str(path)) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError("the token file is not a regular file", where=str(path))
+    if st.st_mode & 0o077:
+        raise ConfigError(f"the token file is open to others (mode {stat.S_IMODE(st.st_mode):04o}): chmod 600 it",
+                          where=str(path))
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"cannot read the token file: {exc}", where=str(path)) from None
+    return TokenStore.from_config(data, str(path))
+
+
 def load_or_create(path: Path, prefix: str = "mock") -> tuple[TokenStore, bool]:
     """A table's tokens from ``path``; generated (operators ``<prefix>-dealer``
     and ``<prefix>-supervisor``) and saved (0600) on the first run. Returns
     (tokens, created)."""
     if path.is_file():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"cannot read the token file: {exc}", where=str(path)) from None
-        return TokenStore.from_config(data, str(path)), False
+        return read_token_file(path), False
     store = TokenStore.generate(prefix)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

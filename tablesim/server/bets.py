@@ -14,7 +14,6 @@ refuse it in their own words.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
@@ -22,9 +21,11 @@ from starlette.responses import JSONResponse
 
 from tablecore.errors import IllegalAction, InputError
 from tablecore.money import parse_amount
-from tablesim.harness.intake import BetOutcome, BetRequest, bad_input, bet_request
+from tablesim.harness.intake import BetOutcome, BetRequest, bad_input, bet_request, refused
+from tablesim.journal.store import StorageError
+from tablesim.server import public
 from tablesim.server.auth import Operator, TokenStore, bearer
-from tablesim.server.reasons import readable
+from tablesim.server.reasons import TOO_DEEP, TooDeep, loads, readable
 
 
 class Strict(BaseModel):
@@ -111,11 +112,24 @@ async def place_one(runner, op: Operator, position: str, bet: str, amount: Any, 
     return {"ok": True, "bets": bets}
 
 
+def refusal(exc: IllegalAction, journal) -> dict:
+    """A 409's body (the journal named by its file only, not where it is)."""
+    reason, detail = public.hide_path(exc.reason, journal), public.hide_path(str(exc), journal)
+    return {"error": "refused", "action": exc.action, "reason": reason, "detail": detail}
+
+
 async def place_batch(runner, op: Operator, items: list[dict[str, Any]]) -> dict:
-    """``POST /api/bets/batch``'s answer: a result per bet, once they are on disk."""
+    """``POST /api/bets/batch``'s answer: a result per bet, once they are on disk.
+    A journal that cannot commit the group (a full disk) refuses each bet of it,
+    with its reason: still one result per bet."""
     parsed = [_bet_request(item, i, op.actor) for i, item in enumerate(items)]
     requests = [p for p in parsed if isinstance(p, BetRequest)]
-    answers = iter(await runner.place_bets(requests))
+    try:
+        outcomes = await runner.place_bets(requests)
+    except StorageError as exc:
+        exc = IllegalAction("bet", public.hide_path(exc.reason, runner.journal))
+        outcomes = [refused(exc, r.ref, runner.table.round_id) for r in requests]
+    answers = iter(outcomes)
     results = [next(answers) if isinstance(p, BetRequest) else p for p in parsed]
     accepted = sum(r.ok for r in results)
     return {"ok": accepted == len(results), "accepted": accepted, "refused": len(results) - accepted,
@@ -178,7 +192,9 @@ class QuickBets:
         if op is None or not plain_json:
             return None
         try:
-            data = json.loads(body)
+            data = loads(body)
+        except TooDeep:
+            return JSONResponse({"error": "bad_input", "detail": TOO_DEEP}, 422)
         except ValueError:
             return None
         try:
@@ -193,7 +209,6 @@ class QuickBets:
             return JSONResponse(await place_one(self.runner, op, _position(data["position"]), data["bet"], amount,
                                                 data.get("ref"), data.get("player")))
         except IllegalAction as exc:  # (as the app's handlers answer them)
-            return JSONResponse({"error": "refused", "action": exc.action, "reason": exc.reason, "detail": str(exc)},
-                                409)
+            return JSONResponse(refusal(exc, self.runner.journal), 409)
         except InputError as exc:
             return JSONResponse({"error": "bad_input", "detail": str(exc)}, 422)

@@ -3,11 +3,26 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tablecore.money import AMOUNT_FORM
 
 NOT_JSON = "the body is not valid JSON"
+TOO_DEEP = "the body is nested too deeply"
+
+
+class TooDeep(ValueError):
+    """A JSON body nested deeper than the parser goes (it would raise RecursionError)."""
+
+
+def loads(raw: bytes | str) -> Any:
+    """``json.loads``, with a body nested too deeply for it refused as bad JSON
+    (``TooDeep``, a ValueError) instead of a RecursionError (a 500)."""
+    try:
+        return json.loads(raw)
+    except RecursionError:
+        raise TooDeep(TOO_DEEP) from None
 #: what a client reads for each member of a choice of types (pydantic names the member in the location)
 _TYPE_WORDS = {"str": "a text", "int": "a whole number", "none": "nothing"}
 

@@ -38,12 +38,15 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import logging
 import math
+import os
 import secrets
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, Callable
 
 from drivers.events import CardRead, HandDispensed
@@ -54,7 +57,9 @@ from tablesim.harness.intake import BetIntake, BetOutcome, BetRequest
 from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.audit import first_forged
 from tablesim.journal.history import round_summary, select_rounds
+from tablesim.journal.store import StorageError
 from tablesim.games.console import MockDealer
+from tablesim.server import public
 from tablesim.server.adapters import GameAdapter, adapter_for
 from tablesim.server.mock import MockRig
 from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable, now_ts
@@ -74,6 +79,27 @@ RESULTS_KEPT = 50
 #: while bets stream in, the table's snapshot (O(bets on the table) to build
 #: and to send) is rebuilt at most this often; the bet events go out at once
 SNAPSHOT_EVERY = 0.25
+#: how long a look at the journal's free space stands (health, watchdog)
+SPACE_CHECK_EVERY = 0.5
+
+
+def journal_stream_id(path: str) -> str:
+    """The stream of a journal: the same across restarts on it, without saying where it is."""
+    where = str(Path(path).resolve())
+    return "journal:" + hashlib.sha256(where.encode()).hexdigest()[:16]
+
+
+def _space_problem(journal) -> str | None:
+    """A full disk under the journal (where the file really is, through a symlink)."""
+    if journal.path == ":memory:" or journal.reserve <= 0:
+        return None
+    try:
+        st = os.statvfs(Path(journal.path).resolve().parent)
+    except OSError:
+        return None
+    if st.f_bavail * st.f_frsize < journal.reserve:
+        return f"the journal's disk is full (less than {journal.reserve // 1024} KiB free)"
+    return None
 
 
 class TableRunner:
@@ -104,12 +130,13 @@ class TableRunner:
         self.recovery = recovery.describe() if hasattr(recovery, "describe") else recovery
         self.journal = table.journal
         if self.journal is not None:
-            stream_id = f"journal:{self.journal.path}"
+            stream_id = journal_stream_id(self.journal.path)
             start_seq = self.journal.seq
         else:
             stream_id = f"memory:{secrets.token_hex(8)}"
             start_seq = table.bus.seq
-        self.stream = EventStream(stream_id, start_seq=start_seq, redact=self.adapter.redact)
+        # the open stream's events are the public view's (tablesim.server.public)
+        self.stream = EventStream(stream_id, start_seq=start_seq, redact=public.event_redactor(self.adapter.redact))
         self.executor: ThreadPoolExecutor | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.tasks: list[asyncio.Task] = []
@@ -135,6 +162,10 @@ class TableRunner:
         self.intake = BetIntake(table, functools.partial(self.call, lazy_snapshot=True))
         #: faults raised and never cleared ("device:code" -> the fault), kept across restarts by the journal
         self.active_faults: dict[str, dict] = {}
+        #: why the journal's last transaction failed (a full disk, an I/O error); None once one commits again
+        self.storage_error: str | None = None
+        self._space_checked = (0.0, None)  # (when, the free-space problem found then)
+        self._status_said: str | None = None
         self.started = False
 
     # --- the worker thread -------------------------------------------------------
@@ -203,14 +234,19 @@ class TableRunner:
             # Journal the game's own actions (bets, close betting, deal...) with
             # the operator who asked, instead of the generic "dealer"/"player".
             table.actor_for = lambda action, _a=actor: _a  # type: ignore[method-assign]
+        seq = self.journal.seq if self.journal is not None else 0
         try:
             result = fn(*args, **kwargs)
-        except BaseException:
+        except BaseException as exc:
             self._pending = []  # refused or failed: its journal transaction rolled back
+            if isinstance(exc, StorageError):
+                self.storage_error = exc.reason
             raise
         finally:
             if actor is not None:
                 del table.actor_for
+        if self.storage_error is not None and self.journal is not None and self.journal.seq > seq:
+            self.storage_error = None  # a transaction committed again
         pending, self._pending = self._pending, []
         if pending or publish:
             self.stream.publish_all(pending)
@@ -328,7 +364,7 @@ class TableRunner:
                     act["enabled"] = False
         devices = [
             {"name": d.name, "kind": d.kind, "link_up": d.health.link_up, "ok": d.health.ok,
-             "faults": {str(k): v for k, v in d.health.faults.items()}}
+             "faults": public.device_faults({str(k): v for k, v in d.health.faults.items()})}
             for d in t.devices
         ]
         result = None
@@ -347,11 +383,11 @@ class TableRunner:
             "round_id": t.round_id,
             "betting_open": t.state is t.BETTING,
             "paused": t.paused,
-            "incident": t.incident.as_dict() if t.incident is not None else None,
+            "incident": public.incident(t.incident.as_dict() if t.incident is not None else None),
             "total_bet": t.book.total(),
             "limits": a.limits(),
             "devices": devices,
-            "active_faults": self.active_faults,
+            "active_faults": public.faults(self.active_faults),
             "bet_timer": timer,
             "instruction": self.instruction,
             "layout": a.layout(),
@@ -361,7 +397,7 @@ class TableRunner:
             "recovery": self.recovery,
             "held_reports": len(self.held),
             "mock": self.rig is not None,
-            "journal": self.journal.path if self.journal is not None else None,
+            "journal": Path(self.journal.path).name if self.journal is not None else None,  # (not where it is)
             "studio": self.studio.status() if self.studio is not None else None,
             "stream_id": self.stream.stream_id,
             "seq": self.stream.last_seq,
@@ -373,6 +409,11 @@ class TableRunner:
 
     async def snapshot(self) -> dict[str, Any]:
         return await self.call(self._snapshot, publish=False)
+
+    async def incident_detail(self) -> dict[str, Any] | None:
+        """The open incident whole, its card too: for the authenticated console only."""
+        return await self.call(lambda: jsonable(self.table.incident.as_dict()) if self.table.incident else None,
+                               publish=False)
 
     # --- commands ----------------------------------------------------------------
 
@@ -467,7 +508,7 @@ class TableRunner:
             out = []
             for rid in ids:
                 summary = round_summary(self.journal, rid)
-                out.append(self.adapter.redact_summary(summary))
+                out.append(public.summary(self.adapter.redact_summary, summary))
             return out
 
         return await self.call(do, publish=False)
@@ -483,12 +524,45 @@ class TableRunner:
 
         older, complete = await self.call(do, publish=False)
         seen = {m["seq"] for m in events}
-        merged = [self.adapter.redact(m) for m in older if m["seq"] not in seen] + events
+        merged = [self.stream.redact(m) for m in older if m["seq"] not in seen] + events
         merged.sort(key=lambda m: m["seq"])
         return merged, complete
 
     def board(self, last: int) -> list[dict]:
         return list(self.results)[-last:][::-1]
+
+    # --- health ----------------------------------------------------------------------
+
+    def journal_problem(self) -> str | None:
+        """Why the journal cannot commit now, or None: it failed for good, its
+        last transaction failed, or its disk has less free space than an action
+        needs. (Any thread: it reads, and caches the free space for a moment.)"""
+        journal = self.journal
+        if journal is None:
+            return None
+        if journal.failed:
+            return f"the journal cannot commit: {journal.failed}"
+        if self.storage_error is not None:
+            return f"the journal's last commit failed: {self.storage_error}"
+        now = time.monotonic()
+        at, problem = self._space_checked
+        if now - at > SPACE_CHECK_EVERY:
+            problem = _space_problem(journal)
+            self._space_checked = (now, problem)
+        return problem
+
+    def _feed_watchdog(self) -> None:
+        """Ping systemd's watchdog only while the table can do its work: a
+        journal that cannot commit stops the pings (and says why), so systemd
+        sees the table as failed instead of well."""
+        if not self.notifier.enabled:
+            return
+        problem = self.journal_problem()
+        if problem != self._status_said:
+            self._status_said = problem
+            self.notifier.status(problem or f"{self.table.table_id}: {self.table.game}, serving")
+        if problem is None:
+            self.notifier.watchdog()
 
     # --- background tasks ------------------------------------------------------------
 
@@ -577,9 +651,10 @@ class TableRunner:
                 self.stream.publish({"type": "notice", "level": "error", "ts": now_ts(),
                                      "text": "a device event could not be handled: see the server log"})
                 wait = IDLE_POLL * 10
-            # The table's thread answered: it is alive. A hung thread stops the
-            # pings, and systemd restarts the table, which recovers its journal.
-            self.notifier.watchdog()
+            # The table's thread answered: it is alive. A hung thread (or a
+            # journal that cannot commit) stops the pings, and systemd restarts
+            # the table, which recovers its journal.
+            self._feed_watchdog()
             await asyncio.sleep(IDLE_POLL if wait is None else max(wait, 0.0))
 
     def _timer_tick(self) -> bool:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import os
-
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
@@ -13,6 +13,7 @@ import pytest
 from tablesim.journal.attach import attach_and_recover
 from tablesim.server.app import ServerThread
 from tablesim.server.auth import TokenStore
+from tablesim.server.devices import emulated_table
 from tablesim.server.mock import build_mock
 from tablesim.server.runner import TableRunner
 
@@ -54,3 +55,32 @@ def serve(tmp_path: Path):
 def env(tmp_path):
     """The environment of a `tablesim serve` process (see server_process.Serve)."""
     return {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
+
+
+@pytest.fixture
+def emulated(tmp_path: Path):
+    """``emulated(game, faults=(), seed=11, dealing=None, decks=None, journal=True) -> Served``."""
+    stacks: list[ExitStack] = []
+
+    def start(game: str, *, faults=(), seed: int = 11, dealing=None, decks=None, journal: bool = True,
+              time_scale: float = 0.0) -> Served:
+        stack = ExitStack()
+        stacks.append(stack)
+        built = emulated_table(stack, game, seed=seed, time_scale=time_scale, faults=faults, dealing=dealing,
+                               decks=decks)
+        table = built.table
+        path = tmp_path / f"{game}.journal.sqlite" if journal else None
+        report = attach_and_recover(table, str(path)) if path else None
+        if table.journal is not None:
+            stack.callback(table.journal.close)
+        tokens = TokenStore.generate("emulated")
+        runner = TableRunner(table, recovery=report)  # no rig: the devices report as they do
+        server = ServerThread(runner, tokens).start()
+        stack.callback(server.stop)
+        client = httpx.Client(base_url=server.url, timeout=10)
+        stack.callback(client.close)
+        return Served(server, runner, tokens, path, client)
+
+    yield start
+    for stack in reversed(stacks):
+        stack.close()

@@ -100,6 +100,11 @@ def test_no_journal_and_tokens_from_a_file(env, tmp_path):
     path = tmp_path / "ops.json"
     path.write_text(json.dumps({"operators": [{"name": "li", "role": "supervisor", "token": "s" * 24},
                                               {"name": "ana", "role": "dealer", "token": "d" * 24}]}))
+    # readable by others (as written, 0644): refused in one line, as a key file would be
+    res = CliRunner().invoke(cli, ["serve", "--game", "football", "--mock", "--journal", "none", "--tokens", str(path)])
+    assert res.exit_code == 2 and "the token file is open to others (mode 0644): chmod 600 it" in res.output
+    assert len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
+    path.chmod(0o600)
     s = Serve(env, "--game", "football", "--mock", "--port", "0", "--journal", "none", "--tokens", str(path),
               "--bet-seconds", "5")
     try:
@@ -113,7 +118,8 @@ def test_no_journal_and_tokens_from_a_file(env, tmp_path):
     assert not (tmp_path / "data").exists()
     bad = tmp_path / "bad.json"
     bad.write_text('{"operators": [{"name": "x", "role": "root", "token": "xxxxxxxxxxxxxxxxxxxx"}]}')
+    bad.chmod(0o600)
     res = CliRunner().invoke(cli, ["serve", "--game", "wheel", "--mock", "--journal", "none", "--tokens", str(bad)])
     assert res.exit_code == 2 and "unknown role 'root'" in res.output
     res = CliRunner().invoke(cli, ["serve", "--game", "wheel", "--mock", "--journal", "none", "--tokens", str(tmp_path / "no.json")])
-    assert res.exit_code == 2 and "cannot read the token file" in res.output
+    assert res.exit_code == 2 and "no such token file" in res.output

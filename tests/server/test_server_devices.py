@@ -25,7 +25,6 @@ from click.testing import CliRunner
 from websockets.sync.client import connect
 
 from tablesim.cli.main import cli
-from tablesim.journal.attach import attach_and_recover
 from tablesim.server.app import ServerThread
 from tablesim.server.auth import ROLES, TokenStore
 from tablesim.server.devices import emulated_table
@@ -42,35 +41,6 @@ WAIT = 10.0
 
 
 # --- an emulated table served in this process --------------------------------------------------
-
-
-@pytest.fixture
-def emulated(tmp_path: Path):
-    """``emulated(game, faults=(), seed=11, dealing=None, decks=None, journal=True) -> Served``."""
-    stacks: list[ExitStack] = []
-
-    def start(game: str, *, faults=(), seed: int = 11, dealing=None, decks=None, journal: bool = True,
-              time_scale: float = 0.0) -> Served:
-        stack = ExitStack()
-        stacks.append(stack)
-        built = emulated_table(stack, game, seed=seed, time_scale=time_scale, faults=faults, dealing=dealing,
-                               decks=decks)
-        table = built.table
-        path = tmp_path / f"{game}.journal.sqlite" if journal else None
-        report = attach_and_recover(table, str(path)) if path else None
-        if table.journal is not None:
-            stack.callback(table.journal.close)
-        tokens = TokenStore.generate("emulated")
-        runner = TableRunner(table, recovery=report)  # no rig: the devices report as they do
-        server = ServerThread(runner, tokens).start()
-        stack.callback(server.stop)
-        client = httpx.Client(base_url=server.url, timeout=10)
-        stack.callback(client.close)
-        return Served(server, runner, tokens, path, client)
-
-    yield start
-    for stack in reversed(stacks):
-        stack.close()
 
 
 class Stream:
@@ -221,7 +191,9 @@ def test_an_emulated_misread_holds_the_cards_until_the_supervisor_names_it(emula
     # the emulated dealer goes on drawing: those cards wait for the supervisor
     snap = wait_for(s, lambda t: t["held_reports"] == 4)  # 6 cards armed: 1 read, 1 misread
     assert len(snap["view"]["boxes"]["4"]["cards"]) == 1
-    assert snap["incident"]["card"]  # the reader's guess, for the supervisor
+    assert snap["incident"]["card"] == "??"  # the reader's guess: for the supervisor, not the open view
+    detail = ok(s.get("/api/incident", headers=s.auth("supervisor")))["incident"]
+    assert detail["id"] == snap["incident"]["id"] and detail["card"] not in (None, "??")
     assert s.post("/api/actions/misdeal").status_code == 409  # the incident holds the round
     misread = [i for i in device_inputs(s) if i["$event"] == "FaultRaised"][0]
     card = misread["card"]["$card"]

@@ -12,7 +12,7 @@ from tablesim.games.gamespec import GameSpec, load
 from tablesim.games.registry import names, spec
 
 #: keyword arguments of each measurement
-SIZES: dict[str, dict[str, Any]] = {"bet_intake": {}, "card_to_console": {}}
+SIZES: dict[str, dict[str, Any]] = {"bet_intake": {}, "card_to_console": {}, "ws_fanout": {}}
 
 
 def setup(bench: str) -> tuple[GameSpec, Any]:
@@ -25,15 +25,21 @@ def setup(bench: str) -> tuple[GameSpec, Any]:
     raise RuntimeError(f"no game sets up {bench}")
 
 
+#: measured only when asked for by name (``--only``): hundreds of clients on the machine
+ON_REQUEST = ("ws_fanout",)
+
+
 def measure_service(out: dict[str, Any], want: Callable[[str], bool],
-                    progress: Callable[[str], None] | None = None) -> None:
-    """Add ``bet_intake`` (with its ``single_bets``) and ``card_to_console`` to ``out``."""
-    from tablesim.harness.bench import console_bench, intake_bench
+                    progress: Callable[[str], None] | None = None, asked: tuple[str, ...] = ()) -> None:
+    """Add ``bet_intake`` (with its ``single_bets``), ``card_to_console`` and,
+    when asked for, ``ws_fanout`` to ``out``."""
+    from tablesim.harness.bench import console_bench, fanout_bench, intake_bench
 
     items = [("bet_intake", "bet_intake", intake_bench.bet_intake),
-             ("card_to_console", "card_to_console", console_bench.card_to_console)]
+             ("card_to_console", "card_to_console", console_bench.card_to_console),
+             ("ws_fanout", "ws_fanout", fanout_bench.ws_fanout)]
     for section, key, fn in items:
-        if not want(section):
+        if not want(section) or (section in ON_REQUEST and section not in asked):
             continue
         if progress:
             progress(key.replace("_", " "))

@@ -42,7 +42,7 @@ def analysis_seconds(game: str) -> dict[str, Any]:
 
 
 #: what ``tablesim bench --only`` may pick
-SECTIONS = ("engine", "analysis", "link", "bet_intake", "card_to_console")
+SECTIONS = ("engine", "analysis", "link", "bet_intake", "card_to_console", "ws_fanout")
 
 
 def run_suite(progress: Callable[[str], None] | None = None, only: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -78,5 +78,5 @@ def run_suite(progress: Callable[[str], None] | None = None, only: tuple[str, ..
             attempt("link", "frame_to_event", link_bench.latency)
     from tablesim.harness.bench.service import measure_service
 
-    measure_service(out, want, progress)
+    measure_service(out, want, progress, asked=only)
     return out
