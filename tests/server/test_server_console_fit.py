@@ -14,7 +14,6 @@ from pathlib import Path
 
 from browser import needs_chromium
 from server_helpers import ok, stop
-from test_server_devices import emulated  # noqa: F401  (the emulated-devices fixture)
 
 pytestmark = needs_chromium
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
@@ -209,4 +208,12 @@ def test_the_next_line_during_a_misread_is_the_supervisors_wait(emulated, page):
         f"wait: the supervisor resolves incident {incident['id']} ({incident['text']})"
     page.screenshot(path=str(ARTIFACTS / "console-misread.png"))
     assert_fits(page, "#incident")
+    # The open view hides the reader's guess (the dealer's face-down card); the
+    # signed-in console reads it from the operator's route to resolve the incident.
+    assert incident["card"] == "??"
+    guess = s.get("/api/incident", headers=s.auth("dealer")).json()["incident"]["card"]
+    assert guess not in ("??", None)
+    page.click("#incident-resolve")
+    wait(page, "document.querySelector('#modal').open")
+    assert page.evaluate("document.querySelector('#modal-fields [name=\"card\"]').value") == guess
     assert page.errors.real() == []

@@ -122,13 +122,19 @@ async function decide(box, decision) {
 }
 
 async function resolveIncident() {
-  const inc = table && table.incident;
+  let inc = table && table.incident;
   if (!inc) return;
+  // The open view shows an incident's card as ?? (it may be face down); the
+  // operator signed in here reads the whole incident to resolve it.
+  if (token) {
+    const r = await request("GET", "/api/incident", undefined, token);
+    if (r.ok && r.data && r.data.incident) inc = r.data.incident;
+  }
   // The table's own incidents (codes under 200: a lost link, a dealer's misdeal call) ask no card;
   // a device's card fault (a misread) is confirmed by naming the card.
   const cardFault = inc.code >= 200;
   const fields = [{ name: "decision", label: "Decision", choices: ["confirm", "reject"], value: "reject" }];
-  if (cardFault) fields.push({ name: "card", label: "Card (to confirm a misread, e.g. QH)", value: inc.card || "" });
+  if (cardFault) fields.push({ name: "card", label: "Card (to confirm a misread, e.g. QH)", value: inc.card && inc.card !== "??" ? inc.card : "" });
   fields.push({ name: "why", label: "Why", value: "", quick: cardFault
     ? ["card checked by supervisor", "card cannot be identified"] : ["checked at the table by the supervisor"] });
   const v = await ask({ title: `Incident ${inc.id}`, text: inc.text || "", fields, ok: "Resolve" });
