@@ -59,12 +59,20 @@ BACKENDS: dict[str, dict[str, str]] = {
     "usb": {
         "shoe": "drivers.usb.shoe:UsbShoe",
     },
+    "line": {
+        "shoe": "drivers.line.kinds:LineShoe",
+        "display": "drivers.line.kinds:LineDisplay",
+        "wheel": "drivers.line.kinds:LineWheel",
+    },
 }
 
+#: backend -> "module:function(kind, reader) -> settings": backends that check their own settings
+SETTINGS: dict[str, str] = {"line": "drivers.line.spec:line_settings"}
+
 #: what each backend needs installed, for the error when it is missing
-REQUIRES = {"serial": "pyserial", "usb": "pyusb and libusb 1.0"}
+REQUIRES = {"serial": "pyserial", "usb": "pyusb and libusb 1.0", "line": "pyserial"}
 #: the modules each backend imports (checked first, so a missing one is named plainly)
-REQUIRES_MODULES = {"serial": ("serial",), "usb": ("usb.core",)}
+REQUIRES_MODULES = {"serial": ("serial",), "usb": ("usb.core",), "line": ("serial",)}
 
 #: settings that code may pass and no file can hold
 OBJECT_SETTINGS = ("timing", "usb_backend", "transport_wrapper", "draws", "faults")
@@ -179,6 +187,9 @@ def device_settings(kind: str, backend: str, reader: Reader) -> dict[str, Any]:
     """Check one device's settings (a file's ``[devices.<kind>]`` minus ``backend``);
     the constructor's keyword arguments. Imports no backend."""
     _target(kind, backend)
+    if backend in SETTINGS:  # the backend checks its own settings (no third-party import)
+        module_name, _, attribute = SETTINGS[backend].partition(":")
+        return getattr(importlib.import_module(module_name), attribute)(kind, reader)
     out: dict[str, Any] = {}
     if reader.has("name"):
         out["name"] = reader.str("name")
