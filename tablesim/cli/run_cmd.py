@@ -50,8 +50,6 @@ def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed,
     --emulated each of its devices on its emulator)."""
     modes = [name for name, on in (("--mock", mock), ("--emulated", emulated and not config_path),
                                    ("--config", config_path)) if on]
-    if mock and config_path:
-        modes.append("--mock")
     if len(modes) != 1:
         raise InputError("choose one device mode: --mock, --emulated or --config FILE"
                          + (f" (not {' and '.join(modes)})" if modes else ""))
