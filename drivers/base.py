@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Mapping, Sequence
 
 from drivers.events import DeviceEvent
 
@@ -109,6 +109,11 @@ class DrawDisplay(Device):
 
     @abc.abstractmethod
     def clear(self) -> None: ...
+
+    def learn_draws(self, draws: "Mapping[int, tuple[Sequence[int], Sequence[int]]]") -> None:
+        """The game's combinations (number -> upper, lower), so a read-back
+        of another combination than the one sent is named by its number (a
+        display that reads back the draw number itself has nothing to learn)."""
 
 
 class WheelSensor(Device):
