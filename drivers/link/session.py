@@ -301,7 +301,10 @@ class LinkSession:
             return
         frame = item
         if frame.addr != self.addr:
-            self._log.warning("frame for another address ignored", frame=repr(frame))
+            # A probe greets every address at once (PNG): on a point-to-point
+            # line that is routine, not worth a warning; any other frame is.
+            level = self._log.debug if frame.type == PNG else self._log.warning
+            level("frame for another address ignored", frame=repr(frame))
             return
         self._last_heard = time.monotonic()
         self._set_link(True)

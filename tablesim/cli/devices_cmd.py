@@ -61,9 +61,12 @@ def _probe(ports: tuple[str, ...], usb_ids: tuple[str, ...], baudrate: int, time
     from drivers.probe import probe_serial, probe_usb_shoe
     from drivers.usb.shoe import DEFAULT_PID, DEFAULT_VID
 
-    targets = list(ports) or [p["device"] for p in serial_ports()[0]]
+    ids = [_usb_id(v) for v in usb_ids]
+    everything = not ports and not usb_ids  # nothing named: every serial port and the default USB reader
+    targets = list(ports) or ([p["device"] for p in serial_ports()[0]] if everything else [])
     results = [probe_serial(url, baudrate=baudrate, timeout=timeout) for url in targets]
-    ids = [_usb_id(v) for v in usb_ids] or [(DEFAULT_VID, DEFAULT_PID, None)]
+    if everything:
+        ids = [(DEFAULT_VID, DEFAULT_PID, None)]
     for vid, pid, serial in ids:
         results.append(probe_usb_shoe(vid, pid, serial_number=serial, timeout=timeout))
     return results
@@ -74,9 +77,10 @@ def _probe(ports: tuple[str, ...], usb_ids: tuple[str, ...], baudrate: int, time
 @click.option("--probe", is_flag=True,
               help="Say hello (TDL/1) on each serial port and USB shoe: which device answers where, or why none.")
 @click.option("--port", "ports", multiple=True, metavar="URL",
-              help="--probe: this port (a path or any pyserial URL) instead of every serial port (repeatable).")
+              help="--probe: this port (a path or any pyserial URL) instead of every serial port (repeatable; "
+                   "only what is named is probed).")
 @click.option("--usb", "usb_ids", multiple=True, metavar="VID:PID[:SERIAL]",
-              help="--probe: the USB shoe reader to look for (repeatable; default 1209:0001).")
+              help="--probe: the USB shoe reader to look for (repeatable; with neither --port nor --usb: 1209:0001).")
 @click.option("--baudrate", type=click.Choice([str(b) for b in BAUDRATES]), default="115200",
               show_default=True, help="--probe: the line speed to try.")
 @click.option("--timeout", type=FiniteFloat(0.1, 30), default=1.0, show_default=True,
