@@ -12,7 +12,19 @@ import abc
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
+import structlog
+
 from drivers.events import DeviceEvent
+
+#: what a table binds for its round (``tablesim.log.bind_round``), which a driver's
+#: own threads (reader, heartbeat, worker) do not inherit
+ROUND_CONTEXT = ("table", "game", "round_id")
+
+
+def round_context() -> dict[str, str]:
+    """The calling thread's round context (empty outside a table's thread)."""
+    bound = structlog.contextvars.get_contextvars()
+    return {k: bound[k] for k in ROUND_CONTEXT if k in bound}
 
 
 @dataclass

@@ -30,7 +30,7 @@ from typing import Any
 
 import structlog
 
-from drivers.base import Device
+from drivers.base import Device, round_context
 from drivers.events import DeviceEvent, FaultCleared, FaultRaised, LinkLost, LinkRestored
 from drivers.line.codec import BadLine, LineDecoder
 from drivers.line.spec import LineSpec, Message
@@ -320,6 +320,9 @@ class LineDevice(Device):
 
     def _command(self, name: str, values: dict[str, Any]) -> bool:
         """Send command ``name`` if the device takes one; False (and a 101/102 fault) if it did not go through."""
+        context = round_context()  # the table's round, for the lines the reader thread logs
+        if context:
+            self._log = log.bind(device=self.name, where=self.url, **context)
         command = self.spec.commands.get(name)
         port = self._port
         if command is None:

@@ -21,8 +21,8 @@ dealer watches the table instead, so its emulator is cued by the driver
 A poll sooner than 100 ms after the last is not answered (``early_polls``
 counts them), as the slowest such controllers do.
 
-Faults: ``noise@line=N`` (the N-th device line goes out with a damaged
-character), ``silent@after=S`` (no line after S device seconds).
+Faults: ``noise@line=N`` (the N-th device line goes out with a character
+damaged into DEL, which no line may hold), ``silent@after=S`` (no line after S device seconds).
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ class LineEmulator:
             data = self.spec.fmt.encode(payload)
             if self.plan.take("noise", "line", self.count["line"]):
                 middle = len(self.spec.fmt.start) + len(payload) // 2
-                data = data[:middle] + bytes([data[middle] ^ 0x01 if data[middle] != 0x7E else 0x7D]) + data[middle + 1:]
+                data = data[:middle] + b"\x7f" + data[middle + 1:]  # a character lost on the wire
             try:
                 port.write(data)
             except OSError:

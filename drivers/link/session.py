@@ -131,6 +131,10 @@ class LinkSession:
 
     # -- owner API ---------------------------------------------------------
 
+    def bind_log(self, **context: str) -> None:
+        """Add ``context`` (a table's round: table, game, round_id) to every line this link logs."""
+        self._log = self._log.bind(**context)
+
     def start(self) -> None:
         """Start the reader and heartbeat threads."""
         if self._threads or self._closed:
