@@ -129,6 +129,8 @@ def _run_config_emulated(config: Any, options: RunOptions, console: Console, *, 
                              options.quiet, options.delay, options.journal, options.studio or config.studio_url)
     with ExitStack() as stack:
         devices, where = emulated_devices(stack, config, seed=options.seed, time_scale=time_scale, faults=faults)
-        table = game_table(config.game, devices, config.settings, profile=config.profile, table_id=table_id)
+        # --seed seeds the emulators, the players and (a demo, in mock mode) the draw, as --emulated does
+        table = game_table(config.game, devices, config.settings, profile=config.profile, table_id=table_id,
+                           seed=options.seed)
         table.device_timeout = DEVICE_TIMEOUT
         return run_table(table, run_options, console, f"table {table_id} from {config.path}, emulated ({where})")
