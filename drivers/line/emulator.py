@@ -74,7 +74,8 @@ class _Plan:
 
 class LineEmulator:
     def __init__(self, spec: LineSpec, *, seed: int | None = None, time_scale: float = 1.0, decks: int = 1,
-                 segments: int = 52, faults: Iterable[str] = (), name: str | None = None, **_: Any) -> None:
+                 segments: int = 52, faults: Iterable[str] = (), name: str | None = None,
+                 every: float | None = None, **_: Any) -> None:
         self.spec, self.KIND = spec, spec.kind
         self.seed = seed if seed is not None else secrets.randbelow(2**32)
         self.rng = random.Random(self.seed)
@@ -102,6 +103,9 @@ class LineEmulator:
         self.spins, self.turning, self.result = 0, False, (0, Decimal(0), "CW")
         self.showing: tuple[str, str] | None = None
         self._check_formats()
+        #: a standalone emulator of a device without an arm command (nobody cues it): the
+        #: dealer deals a card or spins every ``every`` device seconds, armed or not
+        self.every = every if "arm" not in spec.commands else None
 
     # -- the formats it writes ------------------------------------------------------------
 
@@ -164,6 +168,20 @@ class LineEmulator:
         thread = threading.Thread(target=self._timer_loop, name=f"emu-{self.name}-timers", daemon=True)
         self._threads.append(thread)
         thread.start()
+        if self.every is not None and self.KIND in ("shoe", "wheel"):
+            with self.lock:
+                self.after(self.every, self._unprompted)
+
+    def _unprompted(self) -> None:
+        """The dealer of a standalone emulator acts on its own (see ``every``)."""
+        self.armed, self._gen = True, self._gen + 1
+        if self.KIND == "shoe":
+            self.max_cards, self.for_arm = 1, 0
+            self._draw(self._gen)
+            self.armed = False
+        else:
+            self._spin(self._gen)
+        self.after(self.every or 10.0, self._unprompted)
 
     def attach(self, port: Any) -> None:
         self.detach()
@@ -307,7 +325,7 @@ class LineEmulator:
         self.after(SPIN_TIME, lambda: self._rest(gen))
 
     def _rest(self, gen: int) -> None:
-        if gen != self._gen:
+        if gen != self._gen and self.every is None:
             return
         turns = Decimal(str(round(self.rng.triangular(3.0, 8.5, 5.0), 2))).quantize(Decimal("0.01"))
         self.spins += 1
