@@ -213,6 +213,11 @@ class LineEmulator:
 
     # -- the line -------------------------------------------------------------------------
 
+    def mute(self, on: bool) -> None:
+        """Go silent (True) until unmuted (False): the device writes nothing."""
+        with self.lock:
+            self._muted = on
+
     def _silent(self) -> bool:
         return self.plan.take("silent", "after", (time.monotonic() - self._started_at) / (self.time_scale or 1)) \
             or self.count["silent"] > 0
@@ -221,6 +226,9 @@ class LineEmulator:
         with self.lock:
             port = self._port
             if port is None:
+                return
+            if getattr(self, "_muted", False):
+                self.count["muted"] += 1
                 return
             if self._silent():
                 self.count["silent"] += 1
