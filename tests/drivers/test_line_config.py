@@ -64,3 +64,15 @@ def test_a_format_its_own_pattern_refuses_is_said_before_anything_runs(tmp_path)
     path.write_text(EXAMPLE.read_text().replace('format = "C,{rank},{suit}"', 'format = "C;{rank};{suit}"'))
     code, output = run_config(path)
     assert code == 2 and "devices.shoe: cannot emulate it: message card: its format writes 'C;2;S'" in output, output
+
+
+def test_the_line_backend_is_registered_and_checks_its_own_settings():
+    from drivers.registry import backends, device_settings
+    from tablecore.errors import ConfigError
+    from tablecore.validate import Reader
+
+    assert backends()["line"] == ("shoe", "display", "wheel")
+    with pytest.raises(ConfigError, match=r"the line backend has no shuffler \(it offers: shoe, display, wheel\)"):
+        device_settings("shuffler", "line", Reader({"url": "x"}, "devices.shuffler"))
+    with pytest.raises(ConfigError, match=r"devices.shoe.messages: missing required key"):
+        device_settings("shoe", "line", Reader({"url": "/dev/ttyUSB0"}, "devices.shoe"))
