@@ -36,6 +36,11 @@ def types(events) -> list[str]:
     return [type(e).__name__ for e in events]
 
 
+def reports(events) -> list:
+    """Events but the link's own (a loaded machine may starve a poll into a lost link)."""
+    return [e for e in events if not isinstance(e, (LinkLost, LinkRestored))]
+
+
 @pytest.mark.parametrize("tcp", [False, True], ids=["pty", "tcp"])
 def test_a_shoe_deals_only_while_armed_and_in_order(tcp):
     with emulated("shoe", SHOE, tcp=tcp) as (shoe, emu, _):
@@ -101,12 +106,12 @@ def test_a_shoe_on_a_tcp_line_reconnects_after_the_line_is_cut():
 def test_a_polled_wheel_reports_each_spin_once():
     with emulated("wheel", WHEEL) as (wheel, emu, _):
         wheel.arm("R1", 3, 60)
-        events = until(wheel, lambda e: isinstance(e, SpinResult))
+        events = reports(until(wheel, lambda e: isinstance(e, SpinResult)))
         assert types(events) == ["SpinStarted", "SpinResult"] and events[1].round_id == "R1"
         assert events[1].segment == emu.result[0] and events[1].turns == emu.result[1]
         assert events[1].direction == emu.result[2] == events[0].direction
         polls = emu.count["poll"]
-        assert quiet(wheel, 0.8) == []  # the status keeps showing that result: taken once
+        assert reports(quiet(wheel, 0.8)) == []  # the status keeps showing that result: taken once
         assert emu.count["poll"] > polls
         wheel.arm("R2", 3, 60)
         second = until(wheel, lambda e: isinstance(e, SpinResult))
@@ -118,12 +123,12 @@ def test_a_spin_while_the_wheel_is_disarmed_is_fault_506_never_a_result():
     spec = spec_of("wheel", WHEEL)
     with raw_device_answering("wheel", WHEEL, lambda l: [f"*X;1;{status['spin']};12;0;5;0"]) as (wheel, responder):
         status["spin"] = 5  # the wheel was spun while the sensor was idle
-        (fault,) = wait_events(wheel, 1)
-        assert isinstance(fault, FaultRaised) and fault.code == WHEEL_MOTION_IDLE and fault.severity == "W"
-        assert quiet(wheel, 0.5) == []
+        fault = until(wheel, lambda e: isinstance(e, FaultRaised))[-1]
+        assert fault.code == WHEEL_MOTION_IDLE and fault.severity == "W"
+        assert reports(quiet(wheel, 0.5)) == []
         wheel.arm("R1", 3, 60)
         status["spin"] = 6
-        events = until(wheel, lambda e: isinstance(e, SpinResult))
+        events = reports(until(wheel, lambda e: isinstance(e, SpinResult)))
         assert types(events) == ["SpinStarted", "SpinResult"] and events[-1].segment == 12
         assert spec.poll_interval == 0.2 and responder.heard.count("*X") >= 3
 
