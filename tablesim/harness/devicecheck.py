@@ -50,7 +50,28 @@ def _emulated(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed:
                                       seed=seed, time_scale=0)
         stack.callback(backend.close)
         return config.open_device(kind, usb_backend=backend), DeviceSide(backend.emulator.mute, None)
+    if device.backend == "hid":
+        return _hid(stack, config, device, seed)
     raise ConfigError(f"the {device.backend} backend has no emulator", where=f"{config.path}: devices.{kind}.backend")
+
+
+def _hid(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int) -> tuple[Device, DeviceSide]:
+    import threading
+
+    from drivers.usb.hid_backend import EmulatedHidReader
+
+    o = device.options
+    reader = EmulatedHidReader(vid=o["vid"], pid=o["pid"], serial_number=o.get("serial_number", "EMU-HID-1"),
+                               cards=o.get("cards"), seed=seed, time_scale=0)
+    stack.callback(reader.close)
+    opened = config.open_device(device.kind, usb_backend=reader)
+    opened.cues.append(reader.cue)  # type: ignore[attr-defined]
+
+    def cut() -> None:  # unplugged, and plugged in again a moment later
+        reader.unplug()
+        threading.Timer(0.3, reader.replug).start()
+
+    return opened, DeviceSide(reader.mute, cut, supervised=False)
 
 
 def check_config(config: TableConfig, *, emulated: bool, wait: float = 10.0) -> dict[str, list[Outcome]]:

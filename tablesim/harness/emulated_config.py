@@ -4,7 +4,8 @@
 Every device keeps its backend and its settings, only its line is an
 emulator's: a ``serial`` device gets the TDL/1 emulator of its kind on a
 pty, a ``usb`` shoe reader the emulated USB backend (vendor, product and
-serial number as configured), a ``line`` device the emulator built from its
+serial number as configured), a ``hid`` reader an emulated keyboard typing
+its codes, a ``line`` device the emulator built from its
 own line description (cued by its driver when the device takes no arm
 command), and a ``mock`` stays a mock. So a configuration made for a table
 PC runs on a laptop as it is.
@@ -23,7 +24,7 @@ from tablecore.errors import ConfigError, InputError
 from tablesim.harness.tableconfig import DeviceConfig, TableConfig
 
 #: backends whose devices have an emulator here
-EMULATED_BACKENDS = ("serial", "usb", "line", "mock")
+EMULATED_BACKENDS = ("serial", "usb", "hid", "line", "mock")
 
 
 def _decks(config: TableConfig) -> int:
@@ -68,6 +69,21 @@ def _usb(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int 
     return config.open_device(device.kind, usb_backend=backend), f"usb {o['vid']:04x}:{o['pid']:04x} (emulated)"
 
 
+def _hid(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int | None, time_scale: float,
+         faults: list[str]) -> tuple[Device, str]:
+    from drivers.usb.hid_backend import EmulatedHidReader
+
+    if faults:
+        raise ValueError("the emulated HID reader takes no faults")
+    o = device.options
+    reader = EmulatedHidReader(vid=o["vid"], pid=o["pid"], serial_number=o.get("serial_number", "EMU-HID-1"),
+                               cards=o.get("cards"), seed=seed, time_scale=time_scale)
+    stack.callback(reader.close)
+    opened = config.open_device(device.kind, usb_backend=reader)
+    opened.cues.append(reader.cue)  # type: ignore[attr-defined]
+    return opened, f"usb {o['vid']:04x}:{o['pid']:04x} (emulated HID reader)"
+
+
 def emulated_devices(stack: ExitStack, config: TableConfig, *, seed: int | None = None, time_scale: float = 0.02,
                      faults: list[str] | tuple[str, ...] = ()) -> tuple[dict[str, Device], str]:
     """Open each device of ``config`` on its emulator (closed by ``stack``); the
@@ -86,7 +102,7 @@ def emulated_devices(stack: ExitStack, config: TableConfig, *, seed: int | None 
             stack.callback(devices[kind].close)
             where.append(f"{kind} mock")
             continue
-        opener = {"line": _line, "serial": _serial, "usb": _usb}.get(device.backend)
+        opener = {"line": _line, "serial": _serial, "usb": _usb, "hid": _hid}.get(device.backend)
         if opener is None:
             raise ConfigError(f"the {device.backend} backend has no emulator (emulated: "
                               f"{', '.join(EMULATED_BACKENDS)})", where=f"{config.path}: devices.{kind}.backend")

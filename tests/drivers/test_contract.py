@@ -30,6 +30,7 @@ def check(*args: str):
     ("fortune3-line", set()),
     ("wheel-serial", {"no card twice"}),
     ("fortune3-usb", {"reconnect after a lost link"}),
+    ("fortune3-hid", set()),
     ("fortune3-mock", {"silence is a fault, never a hang", "reconnect after a lost link",
                        "faults named with their source"}),
 ])

@@ -28,7 +28,7 @@ def invoke(*args: str):
 
 def test_every_kind_of_example_is_covered():
     backends = {d.backend for name in CONFIGS for d in load_table_config(name).devices.values()}
-    assert {"line", "serial", "usb", "mock"} <= backends
+    assert {"line", "serial", "usb", "hid", "mock"} <= backends
     assert {"fortune3-line", "wheel-line", "football-line"} <= set(CONFIGS)
 
 
