@@ -33,7 +33,7 @@ import random
 import secrets
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
@@ -91,6 +91,7 @@ class LineEmulator:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._port: Any = None
+        self._pending: deque[bytes] = deque(maxlen=64)
         self._reader: threading.Thread | None = None
         self._broken = False
         self._started_at = time.monotonic()
@@ -187,6 +188,12 @@ class LineEmulator:
         self.detach()
         with self.lock:
             self._port, self._broken = port, False
+            while self._pending:  # what the device wrote while no host was connected
+                try:
+                    port.write(self._pending.popleft())
+                except OSError:
+                    self._broken = True
+                    break
         self._reader = threading.Thread(target=self._read_loop, args=(port,), name=f"emu-{self.name}-reader",
                                         daemon=True)
         self._reader.start()
@@ -225,8 +232,6 @@ class LineEmulator:
     def write(self, payload: str) -> None:
         with self.lock:
             port = self._port
-            if port is None:
-                return
             if getattr(self, "_muted", False):
                 self.count["muted"] += 1
                 return
@@ -238,6 +243,11 @@ class LineEmulator:
             if self.plan.take("noise", "line", self.count["line"]):
                 middle = len(self.spec.fmt.start) + len(payload) // 2
                 data = data[:middle] + b"\x7f" + data[middle + 1:]  # a character lost on the wire
+            if port is None:
+                # No host connected (a serial server between two connections): it keeps
+                # the device's last lines and hands them to the next connection.
+                self._pending.append(data)
+                return
             try:
                 port.write(data)
             except OSError:

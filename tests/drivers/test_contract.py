@@ -28,8 +28,6 @@ def check(*args: str):
 @pytest.mark.parametrize("name, skipped", [
     ("wheel-line", {"no card twice"}),
     ("fortune3-line", set()),
-    ("wheel-serial", {"no card twice"}),
-    ("fortune3-usb", {"reconnect after a lost link"}),
     ("fortune3-hid", set()),
     ("fortune3-mock", {"silence is a fault, never a hang", "reconnect after a lost link",
                        "faults named with their source"}),

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_a_polled_wheel_played_alone_spins_on_its_own_and_is_taken_once_armed():
     proc = subprocess.Popen([sys.executable, "-m", "tablesim.cli.main", "emulate", "wheel", "--config", "wheel-line",
-                             "--tcp", "0", "--time-scale", "0.02", "--every", "10", "--seed", "5"],
+                             "--tcp", "0", "--time-scale", "0.02", "--every", "40", "--seed", "5"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
     try:
         first = proc.stdout.readline()
