@@ -10,9 +10,21 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Mapping, Sequence
+
+import structlog
 
 from drivers.events import DeviceEvent
+
+#: what a table binds for its round (``tablesim.log.bind_round``), which a driver's
+#: own threads (reader, heartbeat, worker) do not inherit
+ROUND_CONTEXT = ("table", "game", "round_id")
+
+
+def round_context() -> dict[str, str]:
+    """The calling thread's round context (empty outside a table's thread)."""
+    bound = structlog.contextvars.get_contextvars()
+    return {k: bound[k] for k in ROUND_CONTEXT if k in bound}
 
 
 @dataclass
@@ -109,6 +121,11 @@ class DrawDisplay(Device):
 
     @abc.abstractmethod
     def clear(self) -> None: ...
+
+    def learn_draws(self, draws: "Mapping[int, tuple[Sequence[int], Sequence[int]]]") -> None:
+        """The game's combinations (number -> upper, lower), so a read-back
+        of another combination than the one sent is named by its number (a
+        display that reads back the draw number itself has nothing to learn)."""
 
 
 class WheelSensor(Device):

@@ -59,12 +59,23 @@ BACKENDS: dict[str, dict[str, str]] = {
     "usb": {
         "shoe": "drivers.usb.shoe:UsbShoe",
     },
+    "hid": {
+        "shoe": "drivers.usb.hid:HidShoe",
+    },
+    "line": {
+        "shoe": "drivers.line.kinds:LineShoe",
+        "display": "drivers.line.kinds:LineDisplay",
+        "wheel": "drivers.line.kinds:LineWheel",
+    },
 }
 
+#: backend -> "module:function(kind, reader) -> settings": backends that check their own settings
+SETTINGS: dict[str, str] = {"line": "drivers.line.spec:line_settings", "hid": "drivers.usb.hid:hid_settings"}
+
 #: what each backend needs installed, for the error when it is missing
-REQUIRES = {"serial": "pyserial", "usb": "pyusb and libusb 1.0"}
+REQUIRES = {"serial": "pyserial", "usb": "pyusb and libusb 1.0", "line": "pyserial", "hid": "pyusb and libusb 1.0"}
 #: the modules each backend imports (checked first, so a missing one is named plainly)
-REQUIRES_MODULES = {"serial": ("serial",), "usb": ("usb.core",)}
+REQUIRES_MODULES = {"serial": ("serial",), "usb": ("usb.core",), "line": ("serial",), "hid": ("usb.core",)}
 
 #: settings that code may pass and no file can hold
 OBJECT_SETTINGS = ("timing", "usb_backend", "transport_wrapper", "draws", "faults")
@@ -179,6 +190,9 @@ def device_settings(kind: str, backend: str, reader: Reader) -> dict[str, Any]:
     """Check one device's settings (a file's ``[devices.<kind>]`` minus ``backend``);
     the constructor's keyword arguments. Imports no backend."""
     _target(kind, backend)
+    if backend in SETTINGS:  # the backend checks its own settings (no third-party import)
+        module_name, _, attribute = SETTINGS[backend].partition(":")
+        return getattr(importlib.import_module(module_name), attribute)(kind, reader)
     out: dict[str, Any] = {}
     if reader.has("name"):
         out["name"] = reader.str("name")
@@ -229,7 +243,7 @@ def open_device(kind: str, backend: str, settings: Mapping[str, Any] | None = No
     data = dict(settings or {})
     objects = {k: data.pop(k) for k in OBJECT_SETTINGS if k in data}
     if "usb_backend" in objects:
-        objects["backend"] = objects.pop("usb_backend")  # UsbShoe(backend=...): what usb.core.find gets
+        objects["backend"] = objects.pop("usb_backend")  # UsbShoe/HidShoe(backend=...): what usb.core.find gets
     data.pop("backend", None)  # the registry's backend name, when a whole [devices.x] table is passed
     kwargs = device_settings(kind, backend, Reader(data, f"devices.{kind}"))
     kwargs.update(objects)

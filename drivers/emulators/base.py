@@ -420,6 +420,14 @@ class Emulator:
     def _silence(self, start: float, duration: float | None) -> None:
         self._silences.append((start, start + duration if duration is not None else float("inf")))
 
+    def mute(self, on: bool) -> None:
+        """Go silent (True) until unmuted (False): nothing goes out, nothing is heard."""
+        with self.lock:
+            if on:
+                self._silence(time.monotonic(), None)
+            else:
+                self._silences.clear()
+
     def muted(self) -> bool:
         """Powered off or silent: nothing goes out, nothing is heard."""
         if not self._powered:

@@ -70,6 +70,12 @@ class EmulatorServer:
             elif self._conn is not None and self.emulator.link_broken:
                 self._replace(None)  # the driver went away: wait for the next one
 
+    def drop(self) -> None:
+        """Cut the current TCP connection (a serial server losing its network):
+        the device keeps its state and waits for the driver to connect again."""
+        if self._listener is not None:
+            self._replace(None)
+
     def _replace(self, conn: SocketPort | None) -> None:
         self.emulator.detach()
         old, self._conn = self._conn, conn

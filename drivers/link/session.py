@@ -131,6 +131,10 @@ class LinkSession:
 
     # -- owner API ---------------------------------------------------------
 
+    def bind_log(self, **context: str) -> None:
+        """Add ``context`` (a table's round: table, game, round_id) to every line this link logs."""
+        self._log = self._log.bind(**context)
+
     def start(self) -> None:
         """Start the reader and heartbeat threads."""
         if self._threads or self._closed:
@@ -301,7 +305,10 @@ class LinkSession:
             return
         frame = item
         if frame.addr != self.addr:
-            self._log.warning("frame for another address ignored", frame=repr(frame))
+            # A probe greets every address at once (PNG): on a point-to-point
+            # line that is routine, not worth a warning; any other frame is.
+            level = self._log.debug if frame.type == PNG else self._log.warning
+            level("frame for another address ignored", frame=repr(frame))
             return
         self._last_heard = time.monotonic()
         self._set_link(True)

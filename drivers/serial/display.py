@@ -57,6 +57,10 @@ class SerialDisplay(LinkDevice, DrawDisplay):
     def device_handlers(self) -> dict[str, Handler]:
         return {"DSA": self._on_dsa}
 
+    def learn_draws(self, draws: Mapping[int, tuple[Sequence[int], Sequence[int]]]) -> None:
+        with self._lock:
+            self._combos.update({draw_text(u, l): n for n, (u, l) in draws.items()})
+
     # -- commands -----------------------------------------------------------------
 
     def show(self, round_id: str, draw_id: str, draw: int, upper: tuple[int, ...], lower: tuple[int, ...]) -> None:

@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 
 import structlog
 
-from drivers.base import Device
+from drivers.base import Device, round_context
 from drivers.events import DeviceEvent, FaultCleared, FaultRaised, LinkLost, LinkRestored
 from drivers.link import PON, DeviceAddr, Frame, LinkDown, LinkSession, Nak, NakReason, Transport
 from drivers.serial import parse
@@ -112,6 +112,7 @@ class LinkDevice(Device):
         self.boot: int | None = None
         self.power_losses = 0
         self._log = log.bind(device=self.name, addr=f"{self.ADDR:02X}")
+        self._context: dict[str, str] = {}  # the table's round, bound to this driver's log lines
 
         self._lock = threading.RLock()  # driver state, shared by the table thread and the link's threads
         self._cmd_lock = threading.Lock()  # one state-changing command at a time (table or resync)
@@ -210,8 +211,22 @@ class LinkDevice(Device):
             name=self.name,
             **self.timing.session_kwargs(),
         )
+        if self._context:
+            session.bind_log(**self._context)
         session.start()
         return session
+
+    def _bind_context(self) -> None:
+        """Bind the calling table thread's round (table, game, round_id) to the
+        lines this driver and its link log from their own threads."""
+        context = round_context()
+        if not context or context == self._context:
+            return
+        self._context = context
+        self._log = log.bind(device=self.name, addr=f"{self.ADDR:02X}", **context)
+        session = self._session
+        if session is not None:
+            session.bind_log(**context)
 
     def _identify(self) -> None:
         session = self._session
@@ -271,6 +286,7 @@ class LinkDevice(Device):
 
     def _command(self, type: str, *fields: str) -> bool:
         """Send one command; False (and a 101/102 fault event) if it did not go through."""
+        self._bind_context()
         session = self._session
         if session is None:
             raise DeviceFault("closed", f"{self.name} is not open")

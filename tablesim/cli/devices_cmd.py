@@ -61,30 +61,38 @@ def _probe(ports: tuple[str, ...], usb_ids: tuple[str, ...], baudrate: int, time
     from drivers.probe import probe_serial, probe_usb_shoe
     from drivers.usb.shoe import DEFAULT_PID, DEFAULT_VID
 
-    targets = list(ports) or [p["device"] for p in serial_ports()[0]]
+    ids = [_usb_id(v) for v in usb_ids]
+    everything = not ports and not usb_ids  # nothing named: every serial port and the default USB reader
+    targets = list(ports) or ([p["device"] for p in serial_ports()[0]] if everything else [])
     results = [probe_serial(url, baudrate=baudrate, timeout=timeout) for url in targets]
-    ids = [_usb_id(v) for v in usb_ids] or [(DEFAULT_VID, DEFAULT_PID, None)]
+    if everything:
+        ids = [(DEFAULT_VID, DEFAULT_PID, None)]
     for vid, pid, serial in ids:
         results.append(probe_usb_shoe(vid, pid, serial_number=serial, timeout=timeout))
     return results
 
 
-@click.command("devices")
+@click.group("devices", invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--probe", is_flag=True,
               help="Say hello (TDL/1) on each serial port and USB shoe: which device answers where, or why none.")
 @click.option("--port", "ports", multiple=True, metavar="URL",
-              help="--probe: this port (a path or any pyserial URL) instead of every serial port (repeatable).")
+              help="--probe: this port (a path or any pyserial URL) instead of every serial port (repeatable; "
+                   "only what is named is probed).")
 @click.option("--usb", "usb_ids", multiple=True, metavar="VID:PID[:SERIAL]",
-              help="--probe: the USB shoe reader to look for (repeatable; default 1209:0001).")
+              help="--probe: the USB shoe reader to look for (repeatable; with neither --port nor --usb: 1209:0001).")
 @click.option("--baudrate", type=click.Choice([str(b) for b in BAUDRATES]), default="115200",
               show_default=True, help="--probe: the line speed to try.")
 @click.option("--timeout", type=FiniteFloat(0.1, 30), default=1.0, show_default=True,
               help="--probe: seconds a port is given to answer.")
-def command(as_json: bool, probe: bool, ports: tuple[str, ...], usb_ids: tuple[str, ...], baudrate: str,
-            timeout: float) -> None:
+@click.pass_context
+def command(ctx: click.Context, as_json: bool, probe: bool, ports: tuple[str, ...], usb_ids: tuple[str, ...],
+            baudrate: str, timeout: float) -> None:
     """List serial ports (pyserial) and USB devices (pyusb), or say why not;
-    with --probe, which device kind, id and firmware answers on each."""
+    with --probe, which device kind, id and firmware answers on each;
+    `devices check --config FILE`: the driver contract on a table's devices."""
+    if ctx.invoked_subcommand is not None:
+        return
     if not probe:
         if ports or usb_ids:
             raise InputError("--port and --usb apply to --probe")
@@ -117,3 +125,19 @@ def _list(as_json: bool) -> None:
         click.echo("USB devices:" if usb else "USB devices: none found")
         for d in usb:
             click.echo(f"  bus {d['bus']} address {d['address']}  {d['vid']}:{d['pid']}")
+
+
+@command.command("check")
+@click.option("--config", "config_path", required=True, metavar="FILE",
+              help="The table configuration whose devices are checked (a path or a name in config/tables/).")
+@click.option("--emulated", is_flag=True, help="Each device on its emulator (over TCP), so every check can run.")
+@click.option("--wait", type=FiniteFloat(1, 600), default=10.0, show_default=True,
+              help="Seconds a device is given for one round's reports.")
+@click.option("--json", "as_json", is_flag=True)
+def check_command(config_path: str, emulated: bool, wait: float, as_json: bool) -> None:
+    """Run the contract every device backend keeps (typed events in order, arm
+    and disarm, silence, reconnection, no card twice, faults named) on each
+    device of a configuration; exit 1 if a check fails."""
+    from tablesim.cli.devices_check import run_check
+
+    sys.exit(run_check(config_path, emulated=emulated, wait=wait, as_json=as_json))

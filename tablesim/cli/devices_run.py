@@ -15,7 +15,7 @@ from rich.console import Console
 
 from drivers.base import Device
 from tablesim.cli.session import run_session
-from tablecore.errors import ConfigError
+from tablecore.errors import ConfigError, InputError
 from tablesim.games import registry
 from tablesim.games.rig import mock_rig
 from tablesim.harness.devicetables import (
@@ -87,7 +87,8 @@ def run_emulated(options: RunOptions, console: Console, *, time_scale: float, fa
         return code
 
 
-def run_configured(path: str, options: RunOptions, console: Console, *, record: str | None = None) -> int:
+def run_configured(path: str, options: RunOptions, console: Console, *, record: str | None = None,
+                   emulated: dict[str, Any] | None = None) -> int:
     config = load_table_config(path)
     if config.studio_signing_key is not None:
         from tablesim.studio.attach import use_signing_key
@@ -95,6 +96,10 @@ def run_configured(path: str, options: RunOptions, console: Console, *, record: 
         use_signing_key(config.table_id, config.studio_signing_key)
     if options.game and options.game != config.game:
         raise ConfigError(f"the table runs {config.game}, not {options.game}", where=f"{config.path}: table.game")
+    if emulated is not None:
+        if record:
+            raise InputError("--record applies to --emulated without --config, and to --config on real devices")
+        return _run_config_emulated(config, options, console, **emulated)
     run_options = RunOptions(config.game, options.rounds, options.seed, config.profile, {},
                              options.quiet, options.delay, options.journal, options.studio or config.studio_url,
                              config.key_file)
@@ -115,3 +120,21 @@ def run_configured(path: str, options: RunOptions, console: Console, *, record: 
             table.device_timeout = DEVICE_TIMEOUT
         backends = ", ".join(f"{k} {d.backend}" for k, d in config.devices.items())
         return run_table(table, run_options, console, f"table {config.table_id} from {config.path} ({backends})")
+
+
+def _run_config_emulated(config: Any, options: RunOptions, console: Console, *, time_scale: float,
+                         faults: tuple[str, ...]) -> int:
+    """``run --config FILE --emulated``: the configuration's table, each device on its emulator.
+    The table is named ``<id>-EMU`` so its journal and round ids are never the live table's."""
+    from tablesim.harness.emulated_config import emulated_devices
+
+    table_id = f"{config.table_id[:28]}-EMU"
+    run_options = RunOptions(config.game, options.rounds, options.seed, config.profile, {},
+                             options.quiet, options.delay, options.journal, options.studio or config.studio_url)
+    with ExitStack() as stack:
+        devices, where = emulated_devices(stack, config, seed=options.seed, time_scale=time_scale, faults=faults)
+        # --seed seeds the emulators, the players and (a demo, in mock mode) the draw, as --emulated does
+        table = game_table(config.game, devices, config.settings, profile=config.profile, table_id=table_id,
+                           seed=options.seed)
+        table.device_timeout = DEVICE_TIMEOUT
+        return run_table(table, run_options, console, f"table {table_id} from {config.path}, emulated ({where})")

@@ -46,8 +46,10 @@ def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed,
     """Run a table with simulated players and show each round as it happens.
 
     The devices are mocks (--mock), emulators behind the real serial drivers
-    (--emulated), or those of a table configuration (--config FILE)."""
-    modes = [name for name, on in (("--mock", mock), ("--emulated", emulated), ("--config", config_path)) if on]
+    (--emulated), or those of a table configuration (--config FILE; with
+    --emulated each of its devices on its emulator)."""
+    modes = [name for name, on in (("--mock", mock), ("--emulated", emulated and not config_path),
+                                   ("--config", config_path)) if on]
     if len(modes) != 1:
         raise InputError("choose one device mode: --mock, --emulated or --config FILE"
                          + (f" (not {' and '.join(modes)})" if modes else ""))
@@ -71,8 +73,9 @@ def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed,
             raise InputError("--studio publishes the table's journal: it needs a journal file")
     run_options = RunOptions(game, rounds, seed, profile, given, quiet, delay, journal, studio)
     console = Console(highlight=False, soft_wrap=True)
-    if config_path:
-        sys.exit(run_configured(config_path, run_options, console, record=record))
+    if config_path:  # with --emulated: every device of the configuration on its emulator
+        sys.exit(run_configured(config_path, run_options, console, record=record,
+                                emulated={"time_scale": time_scale, "faults": faults} if emulated else None))
     if emulated:
         sys.exit(run_emulated(run_options, console, time_scale=time_scale, faults=faults, record=record))
     sys.exit(run_mock(run_options, console))

@@ -15,7 +15,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.base import Device
+from drivers.base import Device, DrawDisplay
 from drivers.registry import open_device
 from tablecore.errors import ConfigError, InputError
 from tablesim.games import registry
@@ -52,7 +52,18 @@ def game_table(game: str, devices: dict[str, Device], settings: Any, *, profile:
                table_id: str | None = None, seed: int | None = None) -> Any:
     """``game``'s table on ``devices`` (``table_id``: default the game's emulated table's)."""
     spec = registry.spec(game)
-    return spec.part("table")(devices, settings, profile=profile, table_id=table_id or spec.table_id("EMU"), seed=seed)
+    table = spec.part("table")(devices, settings, profile=profile, table_id=table_id or spec.table_id("EMU"), seed=seed)
+    _teach_display(table, devices)
+    return table
+
+
+def _teach_display(table: Any, devices: dict[str, Device]) -> None:
+    """A draw display learns the game's combinations, so a read-back of
+    another draw's numbers is reported as that draw, not as "0"."""
+    display = devices.get("display")
+    draws = getattr(getattr(table, "profile", None), "draws", None)
+    if isinstance(display, DrawDisplay) and draws:
+        display.learn_draws({n: (tuple(d.upper), tuple(d.lower)) for n, d in draws.items()})
 
 
 def start_emulators(stack: ExitStack, game: str, settings: Any, *, seed: int | None, time_scale: float,

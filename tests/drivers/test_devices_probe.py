@@ -137,3 +137,19 @@ def test_the_usb_shoe_is_probed_through_pyusb():
 def test_port_and_usb_need_probe():
     res = CliRunner().invoke(cli, ["devices", "--port", "/dev/ttyS0"])
     assert res.exit_code == 2 and res.stderr.startswith("tablesim: error: --port and --usb apply to --probe")
+
+
+def test_a_probe_of_named_ports_probes_only_those():
+    with running_emulators(["shoe"], seed=1, time_scale=0) as urls:
+        res = probe_cli("--port", urls["shoe"])
+    assert res.returncode == 0, res.stderr
+    assert [line.split(":")[0] for line in res.stdout.splitlines()] == [urls["shoe"]]  # no USB reader tried
+
+
+def test_a_probe_makes_no_device_warn_about_frames_for_other_addresses():
+    from structlog.testing import capture_logs
+
+    with running_emulators(["wheel"], seed=1, time_scale=0) as urls:
+        with capture_logs() as logs:
+            assert probe_serial(urls["wheel"], timeout=0.5).kind == "wheel"
+    assert [e for e in logs if e["log_level"] == "warning"] == [], logs  # the PNGs to addresses 01-03 are routine

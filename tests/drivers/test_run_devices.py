@@ -123,7 +123,7 @@ def test_run_config_with_a_serial_port_that_does_not_exist(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--game", "fortune3"], "choose one device mode: --mock, --emulated or --config FILE"),
     (["--game", "fortune3", "--mock", "--emulated"], "(not --mock and --emulated)"),
-    (["--game", "fortune3", "--emulated", "--config", "fortune3-mock"], "(not --emulated and --config)"),
+    (["--game", "fortune3", "--mock", "--config", "fortune3-mock"], "(not --mock and --config)"),
     (["--game", "fortune3", "--mock", "--fault", "shoe:misread"], "--fault applies to --emulated"),
     (["--config", "fortune3-mock", "--fault", "shoe:misread"], "--fault applies to --emulated"),
     (["--emulated"], "--game is required"),
@@ -132,7 +132,7 @@ def test_run_config_with_a_serial_port_that_does_not_exist(tmp_path):
     (["--game", "wheel", "--emulated", "--fault", "wheel:bogus"], "--fault: unknown fault 'bogus'"),
     (["--game", "wheel", "--emulated", "--fault", "misread"], "--fault: fault 'misread' must name its device"),
     (["--config", "fortune3-mock", "--game", "wheel"], "table.game: the table runs fortune3, not wheel"),
-], ids=["no-mode", "two-modes", "emulated-and-config", "fault-mock", "fault-config", "no-game", "fault-kind",
+], ids=["no-mode", "two-modes", "mock-and-config", "fault-mock", "fault-config", "no-game", "fault-kind",
         "fault-spec", "fault-no-kind", "config-game"])
 def test_mode_errors_are_one_line_exit_2(tmp_path, args, message):
     journal = tmp_path / "j.sqlite"

@@ -1,0 +1,288 @@
+"""A line-protocol device as a table configuration describes it.
+
+``[devices.<kind>]`` with ``backend = "line"`` says how the device frames
+its lines, which lines it sends (a regex with named groups per message,
+mapped to one of the device's typed events), what the host sends it (a
+template per command, with the answer it expects and how long to wait) and
+how often to poll it. :func:`line_settings` checks all of it on load, each
+error one line naming the field and the value; nothing here opens a port or
+imports pyserial.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from drivers.line.checksum import CHECKSUMS, checksum
+from drivers.line.codec import LineFormat, Template, TemplateError
+from drivers.registry import BAUDRATES
+from tablecore.cards import parse_dealt
+from tablecore.errors import InputError
+from tablecore.validate import Reader
+
+#: the events each kind's lines may carry
+KIND_EVENTS: dict[str, tuple[str, ...]] = {
+    "shoe": ("card", "fault", "fault_cleared", "ignore"),
+    "wheel": ("spin", "spin_started", "fault", "fault_cleared", "ignore"),
+    "display": ("shown", "fault", "fault_cleared", "ignore"),
+}
+#: the commands each kind's host may send, with the fields their templates may use
+KIND_COMMANDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "shoe": {"arm": ("round_id", "max_cards"), "disarm": (), "load": ("shoe_id", "decks"), "poll": ()},
+    "wheel": {"arm": ("round_id", "min_turns", "max_seconds"), "disarm": (), "poll": ()},
+    "display": {"show": ("round_id", "draw_id", "draw", "upper", "lower"), "clear": (), "poll": ()},
+}
+#: sample values that every template of a command must render with
+SAMPLES: dict[str, Any] = {"round_id": "R-000001", "max_cards": 7, "shoe_id": "P1", "decks": 1,
+                           "min_turns": 3, "max_seconds": 60, "draw_id": "D1", "draw": 3,
+                           "upper": "3456", "lower": "7812"}
+#: named groups an event needs (any one of the alternatives)
+NEEDS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "card": (("rank", "suit"), ("code",)),
+    "fault": (("code",),),
+    "fault_cleared": (("code",),),
+    "spin": (("segment", "turns"),),
+    "spin_started": ((),),
+    "shown": (("draw",), ("upper", "lower")),
+    "ignore": ((),),
+}
+SEVERITIES = ("W", "E", "C")
+DIRECTIONS = ("CW", "CCW")
+MIN_POLL = 0.1  # seconds: no line device here wants polling faster (the SS2 rule)
+MAX_MESSAGES = 32
+
+
+@dataclass(frozen=True)
+class Message:
+    name: str
+    pattern: re.Pattern[str]
+    event: str
+    format: Template | None = None  # how the device writes it (its emulator)
+    severity: str = "E"  # fault: when the line names none
+    cards: dict[str, str] = field(default_factory=dict)  # card: device code -> card code
+    ranks: dict[str, str] = field(default_factory=dict)  # card: device rank -> rank (2-9 T J Q K A)
+    suits: dict[str, str] = field(default_factory=dict)  # card: device suit -> suit (S H D C)
+    directions: dict[str, str] = field(default_factory=dict)  # spin: device value -> CW / CCW
+    spinning_state: tuple[str, ...] = ()  # spin: values of {state} while the wheel turns
+    result_state: tuple[str, ...] = ()  # spin: values of {state} at rest, showing the last result
+
+    def groups(self) -> set[str]:
+        return set(self.pattern.groupindex)
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    send: Template
+    expect: Template | None = None  # the answer awaited (None: none)
+    refused: re.Pattern[str] | None = None  # an answer that says no
+    timeout: float = 1.0
+
+
+@dataclass(frozen=True)
+class LineSpec:
+    kind: str
+    fmt: LineFormat
+    messages: tuple[Message, ...]
+    commands: dict[str, Command]
+    poll_interval: float | None = None
+    poll_misses: int = 3  # polls without a line before the link counts as lost
+
+    def message(self, event: str) -> Message | None:
+        return next((m for m in self.messages if m.event == event), None)
+
+
+def _text(reader: Reader, key: str, default: str) -> str:
+    value = reader.str(key, default)
+    if any(not 0 <= ord(c) <= 0x7E for c in value):
+        raise reader.fail(key, f"{value!r} must be ASCII")
+    return value
+
+
+def _seconds(reader: Reader, key: str, default: float | None, lo: float = 0.001) -> float | None:
+    if not reader.has(key):
+        reader.raw(key, None)
+        return default
+    value = reader.decimal(key)
+    if value < Decimal(str(lo)) or value > 3600:
+        raise reader.fail(key, f"{value} is outside {lo}..3600 seconds")
+    return float(value)
+
+
+def _format(reader: Reader) -> LineFormat:
+    terminator = _text(reader, "terminator", "\r\n")
+    if not terminator or len(terminator) > 4:
+        raise reader.fail("terminator", f"{terminator!r} must be 1 to 4 characters (e.g. \"\\r\\n\")")
+    start = _text(reader, "start", "")
+    if len(start) > 1 or (start and not 0x20 < ord(start) <= 0x7E and start not in "\x02\x01"):
+        raise reader.fail("start", f"{start!r} must be one character (or none)")
+    name = reader.str("checksum", "none")
+    try:
+        cs = checksum(name)
+    except KeyError:
+        raise reader.fail("checksum", f"{name!r} is not one of {', '.join(CHECKSUMS)}") from None
+    separator = _text(reader, "checksum_separator", "")
+    if separator and not cs.digits:
+        raise reader.fail("checksum_separator", "needs a checksum")
+    max_length = reader.int("max_length", 256, lo=8, hi=4096)
+    return LineFormat(terminator.encode("ascii"), start.encode("ascii"), cs, separator.encode("ascii"), max_length)
+
+
+def _choices(reader: Reader, key: str) -> tuple[str, ...]:
+    value = reader.raw(key, [])
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise reader.fail(key, f"expected a string or a list of strings, got {value!r}")
+    return tuple(values)
+
+
+def _mapping(reader: Reader, key: str, check: Any) -> dict[str, str]:
+    if not reader.has(key):
+        return {}
+    sub = reader.sub(key)
+    out = {}
+    for device_value in sub.data:
+        value = sub.str(device_value)
+        try:
+            out[device_value] = check(value)
+        except (InputError, ValueError):
+            raise sub.fail(device_value, f"{value!r} is not {getattr(check, 'what', 'valid')}") from None
+    return out
+
+
+def _card(value: str) -> str:
+    return parse_dealt(value).card.code
+
+
+def _rank(value: str) -> str:
+    if value not in tuple("23456789TJQKA"):
+        raise ValueError(value)
+    return value
+
+
+def _suit(value: str) -> str:
+    if value not in tuple("SHDC"):
+        raise ValueError(value)
+    return value
+
+
+def _direction(value: str) -> str:
+    if value not in DIRECTIONS:
+        raise ValueError(value)
+    return value
+
+
+_card.what, _rank.what, _suit.what, _direction.what = ("a card code (e.g. QH)", "a rank (2-9 T J Q K A)",
+                                                       "a suit (S H D C)", "CW or CCW")
+
+
+def _message(reader: Reader, kind: str, seen: set[str]) -> Message:
+    name = reader.str("name")
+    if not name.isidentifier() or name in seen:
+        raise reader.fail("name", f"{name!r} must be a name (letters, digits, _) used once")
+    seen.add(name)
+    event = reader.str("event", choices=KIND_EVENTS[kind])
+    text = reader.str("pattern")
+    if len(text) > 500:
+        raise reader.fail("pattern", "longer than 500 characters")
+    try:
+        pattern = re.compile(text)
+    except re.error as exc:
+        raise reader.fail("pattern", f"{text!r} is not a regular expression: {exc}") from None
+    groups = set(pattern.groupindex)
+    if not any(set(need) <= groups for need in NEEDS[event]):
+        want = " or ".join("+".join(f"(?P<{g}>...)" for g in need) for need in NEEDS[event])
+        raise reader.fail("pattern", f"{text!r}: a {event} line needs the named group(s) {want}")
+    fmt = None
+    if reader.has("format"):
+        try:
+            fmt = Template(reader.str("format"))
+        except TemplateError as exc:
+            raise reader.fail("format", str(exc)) from None
+    severity = reader.str("severity", "E", choices=SEVERITIES) if event == "fault" else "E"
+    message = Message(
+        name, pattern, event, fmt, severity,
+        cards=_mapping(reader, "cards", _card) if event == "card" else {},
+        ranks=_mapping(reader, "ranks", _rank) if event == "card" else {},
+        suits=_mapping(reader, "suits", _suit) if event == "card" else {},
+        directions=_mapping(reader, "directions", _direction) if event in ("spin", "spin_started") else {},
+        spinning_state=_choices(reader, "spinning_state") if event == "spin" else (),
+        result_state=_choices(reader, "result_state") if event == "spin" else (),
+    )
+    if event == "spin" and "state" in groups and not message.result_state:
+        raise reader.fail("result_state", f"missing: {text!r} has a state group, so say which states show a result")
+    if event == "card" and "code" in groups and not message.cards:
+        raise reader.fail("cards", "missing: a card line with a code needs the table of codes to cards")
+    reader.reject_unknown()
+    return message
+
+
+def _command(reader: Reader, name: str, fields: tuple[str, ...]) -> Command:
+    def template(key: str) -> Template:
+        try:
+            t = Template(reader.str(key), fields)
+            t.render(SAMPLES)
+            return t
+        except TemplateError as exc:
+            raise reader.fail(key, str(exc)) from None
+
+    send = template("send")
+    expect = template("expect") if reader.has("expect") else None
+    refused = None
+    if reader.has("refused"):
+        text = reader.str("refused")
+        try:
+            refused = re.compile(text)
+        except re.error as exc:
+            raise reader.fail("refused", f"{text!r} is not a regular expression: {exc}") from None
+    timeout = _seconds(reader, "timeout", 1.0, lo=0.01)
+    reader.reject_unknown()
+    return Command(name, send, expect, refused, timeout)  # type: ignore[arg-type]
+
+
+def parse_spec(kind: str, reader: Reader) -> LineSpec:
+    """The line protocol of a ``[devices.<kind>]`` table (keys read: see the module doc)."""
+    if kind not in KIND_EVENTS:
+        raise reader.fail(None, f"the line backend has no {kind} (it offers: {', '.join(KIND_EVENTS)})")
+    fmt = _format(reader)
+    items = reader.list("messages")
+    if not items or len(items) > MAX_MESSAGES:
+        raise reader.fail("messages", f"give 1 to {MAX_MESSAGES} messages ([[devices.{kind}.messages]])")
+    seen: set[str] = set()
+    messages = tuple(_message(Reader(item, f"{reader.at('messages')}[{i}]", file=reader.file, error=reader.error),
+                              kind, seen) for i, item in enumerate(items))
+    commands: dict[str, Command] = {}
+    if reader.has("commands"):
+        sub = reader.sub("commands")
+        for name in sub.data:
+            if name not in KIND_COMMANDS[kind]:
+                raise sub.fail(name, f"a {kind} takes no {name!r} command (commands: {', '.join(KIND_COMMANDS[kind])})")
+            commands[name] = _command(sub.sub(name), name, KIND_COMMANDS[kind][name])
+        sub.reject_unknown()
+    poll_interval = _seconds(reader, "poll_interval", None, lo=MIN_POLL)
+    if poll_interval is not None and "poll" not in commands:
+        raise reader.fail("poll_interval", "needs a [commands.poll] to send")
+    poll_misses = reader.int("poll_misses", 3, lo=1, hi=100)
+    return LineSpec(kind, fmt, messages, commands, poll_interval, poll_misses)
+
+
+def line_settings(kind: str, reader: Reader) -> dict[str, Any]:
+    """A line device's constructor arguments from its settings (``backend`` removed)."""
+    out: dict[str, Any] = {}
+    if reader.has("name"):
+        out["name"] = reader.str("name")
+    out["url"] = reader.str("url")
+    if not out["url"].strip():
+        raise reader.fail("url", "must name a port (e.g. /dev/ttyUSB0 or socket://192.168.1.20:4001)")
+    baudrate = reader.int("baudrate", 9600)
+    if baudrate not in BAUDRATES:
+        raise reader.fail("baudrate", f"{baudrate} is not one of {', '.join(map(str, BAUDRATES))}")
+    out["baudrate"] = baudrate
+    out["spec"] = parse_spec(kind, reader)
+    out["reconnect_interval"] = _seconds(reader, "reconnect", 1.0, lo=0.05)
+    out["identify_timeout"] = _seconds(reader, "identify", 2.0, lo=0.05)
+    reader.reject_unknown()
+    return out
