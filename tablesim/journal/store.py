@@ -277,9 +277,9 @@ class Journal:
                         raise InputError(f"cannot create its folder: {exc.strerror}", where=self.path) from None
                     if Path(self.path).is_dir():
                         raise InputError("is a directory, not a journal file", where=self.path)
-                    self._lock = WriterLock(self.path)
                     self.created = not os.path.exists(self.path)
                     self.was_empty = not self.created and os.path.getsize(self.path) == 0
+                    self._lock = WriterLock(self.path)
                 else:
                     self._key = self._key or secrets.token_bytes(32)  # nothing to verify after the process
                 self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
