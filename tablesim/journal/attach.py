@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from tablecore.errors import InputError
-from tablesim.journal.audit import journal_table_id, verify_recent
-from tablesim.journal.location import default_journal_path
+from tablesim.journal.audit import foreign_key, journal_table_id, verify_recent
+from tablesim.journal.location import data_dir, default_journal_path
 from tablesim.journal.reach import check_reach, open_mark
 from tablesim.journal.recovery import RecoveryReport, active_faults, recover
 from tablesim.journal.store import Journal, open_journal
@@ -30,6 +30,13 @@ def journal_for(table: Any, spec: str | None, key_file: str | Path | None = None
     """``spec``: a path, ``none`` (simulations only), ``memory``, or None for
     the table's default location."""
     path = spec if spec is not None else str(default_journal_path(table.table_id))
+    if spec is not None and spec not in ("none", "memory", ":memory:"):
+        # A journal named on purpose goes where it was named: a mistyped
+        # folder is not made (the default's data directory is).
+        folder = Path(spec).parent
+        if not folder.is_dir() and folder.absolute() != data_dir().absolute():
+            raise InputError(f"no such folder: {folder}" if not folder.exists() else f"{folder} is not a folder",
+                             where=spec)
     return open_journal(path, key_file=key_file)
 
 
@@ -65,6 +72,10 @@ def check_before_recovery(journal: Journal, table_id: str) -> None:
                          "re-chained without its key; nothing was replayed: check it (`tablesim audit verify "
                          f"--journal {journal.path}`), then, if it is a genuine legacy journal, seal it once with "
                          f"`tablesim journal seal-legacy --journal {journal.path}`", where=journal.path)
+    other = foreign_key(journal, journal.key(table_id))
+    if other is not None:
+        raise InputError(f"{other}: {key_path} is another key (another table's?); put this journal's key back; "
+                         "nothing was replayed", where=journal.path)
     result = verify_recent(journal, journal.key(table_id))
     if not result.ok:
         where = f"record {result.first_bad}: " if result.first_bad is not None else ""

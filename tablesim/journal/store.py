@@ -500,7 +500,7 @@ class Journal:
         if self.path == ":memory:" or self.reserve <= 0:
             return
         try:
-            st = os.statvfs(Path(self.path).parent)
+            st = os.statvfs(Path(os.path.realpath(self.path)).parent)  # (a symlink's target's disk)
         except OSError:
             return
         if st.f_bavail * st.f_frsize < self.reserve:

@@ -227,6 +227,7 @@ def test_tablesim_run_journals_to_the_data_directory_and_goes_on_after_a_restart
 
 def test_journal_path_overrides_the_default(tmp_path, run_cli, jrows):
     path = tmp_path / "elsewhere" / "w.sqlite"
+    path.parent.mkdir()  # (a journal named on purpose goes in a folder that is there)
     res = run_cli("run", "--game", "wheel", "--mock", "--rounds", "1", "--seed", "2", "--quiet", "--journal", path)
     assert res.code == 0, res.err
     assert [r["name"] for r in jrows(path) if r["kind"] == "event"][-1] == "result"
