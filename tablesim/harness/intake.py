@@ -42,7 +42,7 @@ from tablecore.errors import IllegalAction, InputError
 from tablecore.frozen import built
 from tablecore.money import parse_amount
 from tablesim.engine.table import GameTable
-from tablesim.journal.refs import ANY_PLAYER, index, placed, ensure_index
+from tablesim.journal.refs import ANY_PLAYER, SEAT, ensure_index, index, placed_many
 
 #: the most bets committed in one transaction (a longer queue is split)
 MAX_GROUP = 2000
@@ -132,16 +132,23 @@ class BetRefs:
     def __init__(self) -> None:
         #: (player, ref) -> (round, (position, bet, amount))
         self.by_ref: dict[tuple[str | None, str], tuple[str, tuple[str, str, str]]] = {}
+        #: the journal's entries under the refs of the group being placed (looked up once per group)
+        self.known: dict[tuple[str, str], tuple[str, tuple[str, str, str]]] = {}
 
     def load(self, journal, table_id: str) -> "BetRefs":
         """Make sure the journal's index holds every ref its chain does (at start)."""
         ensure_index(journal, table_id)
         return self
 
-    def find(self, journal, table_id: str, player: str | None, ref: str) -> tuple[str, tuple[str, str, str]] | None:
+    def prefetch(self, journal, table_id: str, requests: Sequence["BetRequest"]) -> None:
+        """The journal's entries under the group's refs, in one query."""
+        wanted = [req.ref for req in requests if req.ref is not None]
+        self.known = placed_many(journal, table_id, wanted) if wanted else {}
+
+    def find(self, player: str | None, ref: str) -> tuple[str, tuple[str, str, str]] | None:
         got = self.by_ref.get((player, ref)) or self.by_ref.get((ANY_PLAYER, ref))
-        if got is None and journal is not None:
-            got = placed(journal, table_id, player, ref)
+        if got is None and self.known:
+            got = self.known.get((SEAT if player is None else player, ref)) or self.known.get((ANY_PLAYER, ref))
         return got
 
 
@@ -166,6 +173,8 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
     who = _Actor(table)
     try:
         with journal.transaction(group=True), who:
+            if refs is not None:
+                refs.prefetch(journal, table.table_id, requests)
             for req in requests:
                 # Noted before the bet: a journal failure half-way through
                 # it has already changed the book.
@@ -192,13 +201,14 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
     finally:
         if refs is not None:
             refs.by_ref.clear()  # committed (indexed in the journal) or undone
+            refs.known = {}
     return outcomes
 
 
 def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> BetOutcome:
     """One bet inside the group's transaction (its own savepoint)."""
     if refs is not None:
-        found = None if req.ref is None else refs.find(journal, table.table_id, req.player, req.ref)
+        found = None if req.ref is None else refs.find(req.player, req.ref)
         if found is not None:
             rid, key = found
             if key[:2] == (str(req.position), req.bet) and _same_amount(key[2], req.amount):

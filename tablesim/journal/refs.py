@@ -2,7 +2,7 @@
 
 The chain holds the refs (one ``meta``/``bet_refs`` record per group of
 bets: ``[ref, position, bet, amount, player]`` each); the ``bet_refs``
-table indexes them by (table, player, ref), written in the same transaction
+table indexes them by (table, ref, player), written in the same transaction
 as their record, so a retried ref is found however old it is, across
 restarts, without holding the journal's whole life in memory. The index is
 derived from the chain: a start that finds it short of the chain's refs (a
@@ -26,16 +26,23 @@ def _player(player: str | None) -> str:
     return SEAT if player is None else player
 
 
-def placed(journal, table_id: str, player: str | None, ref: str) -> tuple[str, tuple[str, str, str]] | None:
-    """(round, (position, bet, amount)) of the bet placed under ``ref`` by
-    ``player`` (or by anyone, for an older journal's entry), or None."""
+def placed_many(journal, table_id: str, refs: list[str]) -> dict[tuple[str, str], tuple[str, tuple[str, str, str]]]:
+    """Every index entry under any of ``refs``: (player, ref) -> as
+    :func:`placed` (a group's refs looked up at once, not bet by bet).
+    The player is ``SEAT`` for a seat's own bet, ``ANY_PLAYER`` for an older
+    journal's entry."""
+    out: dict[tuple[str, str], tuple[str, tuple[str, str, str]]] = {}
+    wanted = list(dict.fromkeys(refs))
     try:
-        row = journal.db.execute(
-            "SELECT round_id, position, bet, amount FROM bet_refs WHERE table_id = ? AND ref = ? AND player IN (?, ?)"
-            " ORDER BY player = ? LIMIT 1", (table_id, ref, _player(player), ANY_PLAYER, ANY_PLAYER)).fetchone()
-    except sqlite3.OperationalError:  # (no index yet: a journal's tables come with its first record)
-        return None
-    return None if row is None else (row[0], (row[1], row[2], row[3]))
+        for at in range(0, len(wanted), 500):
+            part = wanted[at:at + 500]
+            for player, ref, round_id, position, bet, amount in journal.db.execute(
+                    "SELECT player, ref, round_id, position, bet, amount FROM bet_refs WHERE table_id = ? AND ref IN "
+                    f"({','.join('?' * len(part))})", (table_id, *part)):
+                out[(player, ref)] = (round_id, (position, bet, amount))
+    except sqlite3.OperationalError:  # (no index yet)
+        pass
+    return out
 
 
 def index(journal, table_id: str, round_id: str, seq: int, entries: Iterable[list]) -> None:

@@ -80,7 +80,7 @@ CREATE TABLE IF NOT EXISTS bet_refs (
     bet TEXT NOT NULL,
     amount TEXT NOT NULL,
     seq INTEGER NOT NULL,
-    PRIMARY KEY (table_id, player, ref)
+    PRIMARY KEY (table_id, ref, player)
 ) WITHOUT ROWID;
 """
 
@@ -442,6 +442,7 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             raise self._storage(exc, retry=True) from None
         self._depth = 1
+        marking = False
         self._head_of = None
         self._rows = [] if group else None
         self._checkpoint_row = None
@@ -450,8 +451,13 @@ class Journal:
             yield
             self._flush()
             self._write_head()
+            marking = self.mark is not None and self.seq != saved[0]
+            if marking:
+                self.mark.begin(self.seq, self.last_hash)  # flushed while SQLite commits
             self.db.execute("COMMIT")
         except BaseException as exc:
+            if marking:
+                self._finish_mark(None)
             try:
                 self.db.execute("ROLLBACK")
             except sqlite3.DatabaseError:
@@ -468,18 +474,16 @@ class Journal:
         finally:
             self._depth = 0
             self._rows = self._checkpoint_row = None
-        if self.seq != saved[0]:
-            self._advance_mark()
+        if marking:
+            self._finish_mark((self.seq, self.last_hash))
 
-    def _advance_mark(self) -> None:
-        """The commit is on disk: the mark beside the key says so before the
-        action is answered. A mark that cannot be written leaves the journal
-        ahead of it (allowed), but then the next answer would not be covered:
-        the table takes no more actions."""
-        if self.mark is None:
-            return
+    def _finish_mark(self, committed: tuple[int, str] | None) -> None:
+        """The mark beside the key says so before the action is answered. A
+        mark that cannot be written leaves the journal ahead of it (allowed),
+        but then the next answer would not be covered: the table takes no
+        more actions."""
         try:
-            self.mark.advance(self.seq, self.last_hash)
+            self.mark.finish(committed)
         except OSError as exc:
             self.failed = f"cannot advance the journal's mark {self.mark.path}: {exc.strerror or exc}"
 

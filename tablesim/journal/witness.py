@@ -13,10 +13,15 @@ One mark file per journal file: ``<key file>.<id>.mark``, the id a hash of
 the journal's real path. It holds two fixed-size slots written in turn
 (``pwrite`` + ``fdatasync``, no rename): a write torn by a power loss spoils
 at most the slot being written, and the other still holds the mark before
-it. The mark is advanced after each commit, before the action is answered,
-so every answered record is covered; a crash between the commit and the
-mark leaves the journal one transaction ahead of it, which is allowed (a
-journal may be ahead of its mark, never behind).
+it.
+
+Each transaction's mark is written and flushed while SQLite commits it (on
+a thread of its own: the two flushes overlap instead of adding up), and
+the action is answered only once both are on disk. So a mark names two
+points: the transaction being committed (``seq``, ``link``) and the last
+one committed before it (``prev``). A journal must reach ``seq``, or end
+exactly at ``prev``: that transaction was never answered (the table died
+while committing it). A journal may also be ahead of its mark.
 """
 
 from __future__ import annotations
@@ -24,13 +29,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from tablecore.errors import InputError
 
-SLOT = 256
-MAGIC = "tablesim-mark 1"
+SLOT = 512
+MAGIC = "tablesim-mark 2"
 
 
 def mark_path(key_path: Path, journal: str) -> Path:
@@ -40,27 +46,32 @@ def mark_path(key_path: Path, journal: str) -> Path:
 
 @dataclass(frozen=True)
 class Reach:
-    """How far a journal got: its first link, its last record and link."""
+    """How far a journal got: its first link, the record and link of the
+    transaction being committed, and of the last one committed before it."""
 
     first: str
     seq: int
     link: str
+    prev_seq: int = 0
+    prev_link: str = ""
+
+    def _text(self) -> str:
+        return f"{self.first} {self.prev_seq} {self.prev_link or '-'} {self.seq} {self.link}"
 
 
 def _mac(key: bytes, where: str, reach: Reach) -> str:
-    text = f"mark\x1f{where}\x1f{reach.first}\x1f{reach.seq}\x1f{reach.link}"
-    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(key, f"mark\x1f{where}\x1f{reach._text()}".encode(), hashlib.sha256).hexdigest()
 
 
 def _slot(key: bytes, where: str, reach: Reach) -> bytes:
-    line = f"{MAGIC} {reach.first} {reach.seq} {reach.link} {_mac(key, where, reach)}"
+    line = f"{MAGIC} {reach._text()} {_mac(key, where, reach)}"
     return line.encode("ascii").ljust(SLOT - 1, b" ") + b"\n"
 
 
 def _parse(key: bytes, where: str, raw: bytes) -> Reach | None:
     try:
-        magic1, magic2, first, seq, link, mac = raw.decode("ascii").split()
-        reach = Reach(first, int(seq), link)
+        magic1, magic2, first, prev_seq, prev_link, seq, link, mac = raw.decode("ascii").split()
+        reach = Reach(first, int(seq), link, int(prev_seq), "" if prev_link == "-" else prev_link)
     except (UnicodeDecodeError, ValueError):
         return None
     if f"{magic1} {magic2}" != MAGIC or not hmac.compare_digest(_mac(key, where, reach), mac):
@@ -105,9 +116,12 @@ class Mark:
             raise InputError(f"cannot write the journal's mark beside the key: {exc.strerror}",
                              where=str(path)) from None
         self.next = 0
+        self.durable_at = (reach.seq, reach.link)  # the last transaction known committed
+        self._pending: Future | None = None
+        self._writer: ThreadPoolExecutor | None = None
         try:
             for _ in range(2):  # both slots: a new or older file holds only this
-                self.advance(reach.seq, reach.link)
+                self._write(reach.seq, reach.link)
             if created and durable:
                 _sync_folder(path.parent)
         except OSError as exc:
@@ -115,14 +129,34 @@ class Mark:
             raise InputError(f"cannot write the journal's mark beside the key: {exc.strerror}",
                              where=str(path)) from None
 
-    def advance(self, seq: int, link: str) -> None:
-        """The journal committed up to ``seq``: written over the older slot."""
-        os.pwrite(self.fd, _slot(self.key, self.where, Reach(self.first, seq, link)), self.next * SLOT)
+    def _write(self, seq: int, link: str) -> None:
+        """Over the older slot: ``seq`` being committed, after ``durable_at``."""
+        reach = Reach(self.first, seq, link, *self.durable_at)
+        os.pwrite(self.fd, _slot(self.key, self.where, reach), self.next * SLOT)
         if self.durable:
             os.fdatasync(self.fd)
         self.next ^= 1
 
+    def begin(self, seq: int, link: str) -> None:
+        """A transaction ending at ``seq`` is about to commit: its mark is
+        written meanwhile (:meth:`finish` waits for it)."""
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="journal-mark")
+        self._pending = self._writer.submit(self._write, seq, link)
+
+    def finish(self, committed: tuple[int, str] | None) -> None:
+        """Wait for the mark begun; ``committed``: the transaction is on disk
+        (None: it was rolled back). Raises what the mark's write raised."""
+        pending, self._pending = self._pending, None
+        if committed is not None:
+            self.durable_at = committed
+        if pending is not None:
+            pending.result()
+
     def close(self) -> None:
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1

@@ -95,3 +95,36 @@ def test_a_table_goes_on_after_a_kill_and_a_new_journal_elsewhere_begins(tmp_pat
     assert again.stop() == 0
     res = tablesim(env, *RUN, "--journal", tmp_path / "other.journal.sqlite")
     assert res.returncode == 0, res.stderr
+
+
+def test_a_journal_may_end_at_the_transaction_before_the_one_its_mark_was_committing(tmp_path):
+    """The mark of a transaction is flushed while SQLite commits it: a table
+    that died then has a journal ending at the transaction before (never
+    answered): that starts; a journal ending anywhere else before the mark
+    does not."""
+    from tablecore.errors import InputError
+    from tablesim.journal.attach import attach_and_recover
+    from tablesim.server.mock import build_mock
+
+    path = tmp_path / "w.sqlite"
+
+    def start():
+        table = build_mock("wheel", seed=3).table
+        attach_and_recover(table, str(path))
+        return table
+
+    table = start()
+    table.open_round()
+    journal = table.journal
+    journal.mark.begin(journal.seq + 3, "ab" * 32)  # a transaction that never committed
+    journal.mark.finish(None)
+    journal.close()
+    table = start()  # the journal ends where the mark's last committed transaction did
+    at = table.journal.seq
+    table.journal.mark.begin(at + 3, "cd" * 32)
+    table.journal.mark.finish((at - 1, "ef" * 32))  # as if the journal had committed a record it lacks
+    table.journal.mark.begin(at + 6, "01" * 32)
+    table.journal.mark.finish(None)
+    table.journal.close()
+    with pytest.raises(InputError, match="lost records it had committed"):
+        start()
