@@ -73,16 +73,24 @@ class WriterLock:
             raise InputError(f"the journal file has {links} hard links: one table at a time writes a journal, "
                              "and a journal reached by two names could have two; remove the other links",
                              where=self.journal)
-        own = _lock_journal(self.journal, fd)
+        # (a journal not made yet is locked once SQLite made it: ``cover_journal``)
+        own = _lock_journal(self.journal, fd) if os.path.exists(os.path.realpath(self.journal)) else None
         try:
             os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()}\n".encode())
         except OSError as exc:  # a full disk: no table can journal here now
             os.close(fd)
-            os.close(own)
+            if own is not None:
+                os.close(own)
             raise InputError(f"cannot write the journal's lock file: {exc.strerror}", where=self.path) from None
         _HELD[self.path] = [fd, 1, own]
         self.released = False
+
+    def cover_journal(self) -> None:
+        """Lock the journal file too, if it was made after the lock was taken."""
+        held = _HELD.get(self.path)
+        if held is not None and held[2] is None and os.path.exists(os.path.realpath(self.journal)):
+            held[2] = _lock_journal(self.journal, None)
 
     def release(self) -> None:
         if self.released:
@@ -94,23 +102,26 @@ class WriterLock:
         held[1] -= 1
         if held[1] == 0:
             del _HELD[self.path]
-            os.close(held[2])
+            if held[2] is not None:
+                os.close(held[2])
             os.close(held[0])  # closing the last descriptor drops the flock
 
 
-def _lock_journal(journal: str, lock_fd: int) -> int:
-    """``flock`` on the journal file itself (made empty if new: SQLite then
-    begins it); its descriptor, or JournalBusy naming the holder."""
+def _lock_journal(journal: str, lock_fd: int | None) -> int:
+    """``flock`` on the journal file itself; its descriptor, or JournalBusy
+    naming the holder (``lock_fd``, the lock file's, is closed then)."""
     try:
-        own = os.open(os.path.realpath(journal), os.O_RDWR | os.O_CREAT, 0o644)
+        own = os.open(os.path.realpath(journal), os.O_RDWR)
     except OSError as exc:
-        os.close(lock_fd)
+        if lock_fd is not None:
+            os.close(lock_fd)
         raise InputError(f"cannot open the journal: {exc.strerror}", where=journal) from None
     try:
         fcntl.flock(own, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         os.close(own)
-        os.close(lock_fd)
+        if lock_fd is not None:
+            os.close(lock_fd)
         if isinstance(exc, BlockingIOError):
             pid = writer_pid(journal)
             who = f"process {pid}" if pid and pid > 0 else "another process"

@@ -285,6 +285,8 @@ class Journal:
                 self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
                 self.db.execute("PRAGMA journal_mode=WAL" if not memory else "PRAGMA journal_mode=MEMORY")
                 self.db.execute(f"PRAGMA synchronous={'FULL' if durable else 'OFF'}")
+                if self._lock is not None:
+                    self._lock.cover_journal()  # (a new file: made by SQLite just now)
                 # An existing journal is left as it is until the table writes
                 # (after it verified it): a refused start changes no byte.
                 self._schema_ok = False
