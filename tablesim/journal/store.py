@@ -271,15 +271,7 @@ class Journal:
             else:
                 memory = self.path == ":memory:"
                 if not memory:
-                    try:
-                        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-                    except OSError as exc:
-                        raise InputError(f"cannot create its folder: {exc.strerror}", where=self.path) from None
-                    if Path(self.path).is_dir():
-                        raise InputError("is a directory, not a journal file", where=self.path)
-                    self.created = not os.path.exists(self.path)
-                    self.was_empty = not self.created and os.path.getsize(self.path) == 0
-                    self._lock = WriterLock(self.path)
+                    self._lock_file()
                 else:
                     self._key = self._key or secrets.token_bytes(32)  # nothing to verify after the process
                 self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -311,6 +303,19 @@ class Journal:
         self._rows: list[tuple] | None = None
         self._checkpoint_row: tuple | None = None
         self._nested = _Nested(self)
+
+    def _lock_file(self) -> None:
+        """The writer's side of the file: its folder, what it was before this
+        open (none, empty), and the writer's lock."""
+        try:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot create its folder: {exc.strerror}", where=self.path) from None
+        if Path(self.path).is_dir():
+            raise InputError("is a directory, not a journal file", where=self.path)
+        self.created = not os.path.exists(self.path)
+        self.was_empty = not self.created and os.path.getsize(self.path) == 0
+        self._lock = WriterLock(self.path)
 
     def _load_state(self) -> None:
         if self.fresh:
