@@ -2,7 +2,7 @@
 """Kill a served table with SIGKILL while bets stream in, restart it, and
 check that no acknowledged bet was lost or placed twice.
 
-    python scripts/intake_crash_test.py [--kills 5] [--seed 1] [--clients 8] [--journal PATH]
+    python scripts/intake_crash_test.py [--kills 5] [--rounds 1] [--seed 1] [--clients 8] [--journal PATH]
 
 A wheel table (mock sensor) is served by ``tablesim serve`` with its journal
 on disk. Clients post batches of bets, each bet with its own ref, to
@@ -11,7 +11,11 @@ whose answer came back is *acknowledged*; the others (their request was in
 flight) are *unanswered*. After each restart the clients send every
 unanswered bet again with the same ref: a bet that was committed before the
 kill is answered ``duplicate`` (the player is told it stands), one that was
-not is placed now. At the end the round is settled and the journal checked:
+not is placed now. They also send again a sample of the bets acknowledged
+before earlier kills, rounds ago too (``--rounds``: the kills are spread
+over that many rounds, each settled before the next opens): every one must
+be answered ``duplicate``, however old. At the end the round is settled and
+the journal checked:
 
 - every acknowledged bet is in the journal exactly once;
 - every bet in the journal was acknowledged to its player (before the kill,
@@ -111,6 +115,20 @@ def retry(table: ServedTable, unanswered: set[str], acked: set[str], counts: Cou
     unanswered.clear()
 
 
+def retry_old(table: ServedTable, old: list[str], rng: random.Random, counts: Counter, problems: list[str]) -> None:
+    """Send again bets acknowledged before earlier kills (earlier rounds too):
+    each must be told it stands, none placed again."""
+    sample = rng.sample(old, min(len(old), 200))
+    if not sample:
+        return
+    answer = call(table, "POST", "/api/bets/batch", {"bets": [bet(r) for r in sample]})
+    counts["acknowledged long before, retried"] += len(sample)
+    placed = [r for r in answer["results"] if not (r["ok"] and r.get("duplicate"))]
+    if placed:
+        problems.append(f"{len(placed)} of {len(sample)} old acknowledged bets retried were not duplicates, "
+                        f"e.g. {placed[0]}")
+
+
 def settle(table: ServedTable) -> dict:
     call(table, "POST", "/api/actions/close_betting")
     for _ in range(20):  # a short spin is a no-spin: spin again
@@ -145,6 +163,7 @@ def journal_refs(path: Path) -> Counter:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kills", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=1, help="rounds the kills are spread over")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--journal", type=Path, default=None)
@@ -162,7 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     table = Table(journal, args.seed)
     try:
         call(table, "POST", "/api/actions/open_round")
+        per_round = max(1, -(-args.kills // max(1, args.rounds)))
         for kill_no in range(args.kills):
+            if kill_no and kill_no % per_round == 0:  # the next round: the old refs must still be known
+                settle(table)
+                call(table, "POST", "/api/actions/open_round")
+            old = sorted(acked)
             kill_while_betting(table, kill_no, args.clients, rng.uniform(0.2, args.max_delay), acked, unanswered,
                                counts)
             counts["unanswered at a kill"] += len(unanswered)
@@ -173,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
                 problems.append(f"after kill {kill_no + 1} the table is {snap['state']}, not betting_open")
                 break
             retry(table, unanswered, acked, counts)
+            retry_old(table, old, rng, counts, problems)
         result = settle(table)
     finally:
         table.close()
@@ -200,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wheel: {args.kills} kills while bets streamed in, {len(refs)} bets in the journal, "
           f"round {result['round_id']} {result['state']}")
     for what in ("acknowledged before a kill", "unanswered at a kill",
-                 "committed before the kill, told on retry", "not committed before the kill, placed on retry"):
+                 "committed before the kill, told on retry", "not committed before the kill, placed on retry",
+                 "acknowledged long before, retried"):
         print(f"  {what}: {counts[what]}")
     print(f"  acknowledged bets missing: {len(lost)}; in the journal twice: {len(twice)}; "
           f"settled without the player told: {len(untold)}")

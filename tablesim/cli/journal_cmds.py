@@ -15,7 +15,7 @@ from rich.markup import escape
 from tablesim.cli.display import signed
 from tablecore.errors import InputError
 from tablesim.journal.audit import AuditResult, database_problem, first_forged, verify_file
-from tablesim.journal.keys import TABLE_ID, load_key
+from tablesim.journal.keys import TABLE_ID, create_key, default_key_path, key_id, load_key
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.journal.location import data_dir, default_journal_path
 from tablesim.journal.store import Journal
@@ -189,3 +189,45 @@ def _history(journal: Journal, last: int | None, round_id: str | None, as_json: 
         for ev in summary["events"]:
             detail = {k: v for k, v in ev.items() if k not in ("seq", "ts", "kind", "actor")}
             console.print(f"  #{ev['seq']} {ev['kind']} by {ev['actor']}: {json.dumps(detail)}")
+
+
+@click.group("journal")
+def journal_group() -> None:
+    """Operator's tools for a table's journal: its key, sealing a legacy journal."""
+
+
+def _table_key_path(table: str | None, key_path: str | None, owner: str | None = None) -> tuple[str, Path]:
+    table = table or owner
+    if table is None:
+        raise InputError("name the table with --table", where="--table")
+    if not TABLE_ID.fullmatch(table):
+        raise InputError(f"{table!r} is not a table id (1 to 32 of A-Z a-z 0-9 _ -)", where="--table")
+    return table, (Path(key_path) if key_path is not None else default_key_path(table))
+
+
+@journal_group.command("new-key")
+@click.option("--table", "table", default=None, help="The table id (its key: <data dir>/<table id>.key).")
+@click.option("--key", "key_path", default=None, help="Write the key to this file instead.")
+def new_key(table: str | None, key_path: str | None) -> None:
+    """Make a table's key (64 random hex digits, mode 0600); never replaces one."""
+    table, path = _table_key_path(table, key_path)
+    if path.exists():
+        raise InputError("a key file is already there: a table's key is never replaced", where=str(path))
+    key = create_key(path)
+    click.echo(f"key {key_id(key)} for table {table}: {path} (keep a copy off the table PC)")
+
+
+@journal_group.command("seal-legacy")
+@click.option("--journal", "path", required=True, help="The legacy journal file.")
+@click.option("--table", "table", default=None, help="Its table id (default: the one its records name).")
+@click.option("--key", "key_path", default=None, help="The table's key file (default: <data dir>/<table id>.key).")
+def seal_legacy(path: str, table: str | None, key_path: str | None) -> None:
+    """Seal a journal from before keyed chains, once: its whole plain chain is
+    checked, then a chain record seals it (its count and last link) under the
+    table's key, which must already exist (`tablesim journal new-key`)."""
+    from tablesim.journal.sealing import seal_legacy_journal
+
+    missing = _not_a_journal_file(path)
+    if missing:
+        raise InputError(missing, where=path)
+    click.echo(seal_legacy_journal(path, table, None if key_path is None else Path(key_path)))

@@ -88,6 +88,7 @@ def _register() -> None:
         cli.add_command(module.command)
     cli.add_command(journal_cmds.audit)
     cli.add_command(journal_cmds.history)
+    cli.add_command(journal_cmds.journal_group)
     cli.add_command(emulate_cmd.command)
     cli.add_command(replay_cmd.command)
     from tablesim.cli import serve_cmd

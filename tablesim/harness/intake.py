@@ -42,13 +42,10 @@ from tablecore.errors import IllegalAction, InputError
 from tablecore.frozen import built
 from tablecore.money import parse_amount
 from tablesim.engine.table import GameTable
+from tablesim.journal.refs import ANY_PLAYER, SEAT, ensure_index, index, placed_many
 
 #: the most bets committed in one transaction (a longer queue is split)
 MAX_GROUP = 2000
-#: refs remembered per table: those of the current round and the one before
-REF_ROUNDS = 2
-#: whose ref an older journal's entry is (it names no player): anyone's
-ANY_PLAYER = "\x00any"
 
 
 @dataclass(frozen=True)
@@ -127,37 +124,32 @@ def bad_input(detail: str, ref: str | None = None) -> BetOutcome:
 
 
 class BetRefs:
-    """The refs the table has placed bets under, by round: what a retried
-    bet is checked against. Loaded from the journal at start."""
+    """The refs the table has placed bets under: what a retried bet is
+    checked against. Every ref of the journal's whole life is indexed in the
+    journal (``tablesim.journal.refs``); ``by_ref`` holds the refs of the
+    group being placed (and, without a journal, every ref placed)."""
 
     def __init__(self) -> None:
         #: (player, ref) -> (round, (position, bet, amount))
         self.by_ref: dict[tuple[str | None, str], tuple[str, tuple[str, str, str]]] = {}
-        self.rounds: list[str] = []
+        #: the journal's entries under the refs of the group being placed (looked up once per group)
+        self.known: dict[tuple[str, str], tuple[str, tuple[str, str, str]]] = {}
 
     def load(self, journal, table_id: str) -> "BetRefs":
-        rows = journal.db.execute(
-            "SELECT round_id FROM records WHERE table_id = ? AND kind = 'input' AND name = 'open_round'"
-            " ORDER BY seq DESC LIMIT ?", (table_id, REF_ROUNDS)).fetchall()
-        rounds = [r[0] for r in reversed(rows)]
-        for rid in rounds:
-            self.note_round(rid)
-            for (text,) in journal.db.execute(
-                    "SELECT data FROM records WHERE round_id = ? AND table_id = ? AND kind = 'meta'"
-                    " AND name = 'bet_refs' ORDER BY seq", (rid, table_id)):
-                for ref, position, bet, amount, *player in json.loads(text)["refs"]:
-                    self.by_ref[(player[0] if player else ANY_PLAYER, ref)] = (rid, (position, bet, amount))
+        """Make sure the journal's index holds every ref its chain does (at start)."""
+        ensure_index(journal, table_id)
         return self
 
-    def note_round(self, round_id: str) -> None:
-        if round_id and (not self.rounds or self.rounds[-1] != round_id):
-            self.rounds.append(round_id)
-            if len(self.rounds) > REF_ROUNDS:
-                old = set(self.rounds[:-REF_ROUNDS])
-                self.rounds = self.rounds[-REF_ROUNDS:]
-                self.by_ref = {k: v for k, v in self.by_ref.items() if v[0] not in old}
+    def prefetch(self, journal, table_id: str, requests: Sequence["BetRequest"]) -> None:
+        """The journal's entries under the group's refs, in one query."""
+        wanted = [req.ref for req in requests if req.ref is not None]
+        self.known = placed_many(journal, table_id, wanted) if wanted else {}
 
-
+    def find(self, player: str | None, ref: str) -> tuple[str, tuple[str, str, str]] | None:
+        got = self.by_ref.get((player, ref)) or self.by_ref.get((ANY_PLAYER, ref))
+        if got is None and self.known:
+            got = self.known.get((SEAT if player is None else player, ref)) or self.known.get((ANY_PLAYER, ref))
+        return got
 
 
 def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs | None = None) -> list[BetOutcome]:
@@ -181,6 +173,8 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
     who = _Actor(table)
     try:
         with journal.transaction(group=True), who:
+            if refs is not None:
+                refs.prefetch(journal, table.table_id, requests)
             for req in requests:
                 # Noted before the bet: a journal failure half-way through
                 # it has already changed the book.
@@ -193,9 +187,10 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
                     added.append((req.player, req.ref))
                 outcomes.append(outcome)
             if added and refs is not None:
-                journal.append(table.table_id, table.round_id, "meta", "bet_refs",
-                               {"refs": [[ref, *refs.by_ref[(player, ref)][1], player] for player, ref in added]},
-                               "intake")
+                entries = [[ref, *refs.by_ref[(player, ref)][1], player] for player, ref in added]
+                record = journal.append(table.table_id, table.round_id, "meta", "bet_refs", {"refs": entries},
+                                        "intake")
+                index(journal, table.table_id, table.round_id, record.seq, entries)
     except BaseException:
         for mark in reversed(undo):
             book.put_back(mark)
@@ -203,17 +198,19 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
             for key in added:
                 refs.by_ref.pop(key, None)
         raise
+    finally:
+        if refs is not None:
+            refs.by_ref.clear()  # committed (indexed in the journal) or undone
+            refs.known = {}
     return outcomes
 
 
 def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> BetOutcome:
     """One bet inside the group's transaction (its own savepoint)."""
     if refs is not None:
-        refs.note_round(table.round_id)
-        placed = None if req.ref is None else (refs.by_ref.get((req.player, req.ref))
-                                               or refs.by_ref.get((ANY_PLAYER, req.ref)))
-        if placed is not None:
-            rid, key = placed
+        found = None if req.ref is None else refs.find(req.player, req.ref)
+        if found is not None:
+            rid, key = found
             if key[:2] == (str(req.position), req.bet) and _same_amount(key[2], req.amount):
                 return BetOutcome(True, rid, duplicate=True, ref=req.ref)
             return refused(IllegalAction("bet", f"ref {req.ref!r} was already used for another bet"), req.ref,

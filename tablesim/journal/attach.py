@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from tablecore.errors import InputError
-from tablesim.journal.audit import journal_table_id, legacy_check, verify_recent
-from tablesim.journal.location import default_journal_path
+from tablesim.journal.audit import foreign_key, journal_table_id, verify_recent
+from tablesim.journal.location import data_dir, default_journal_path
+from tablesim.journal.reach import check_reach, open_mark
 from tablesim.journal.recovery import RecoveryReport, active_faults, recover
 from tablesim.journal.store import Journal, open_journal
 from tablesim.profiles import profile_stamp
@@ -29,6 +30,13 @@ def journal_for(table: Any, spec: str | None, key_file: str | Path | None = None
     """``spec``: a path, ``none`` (simulations only), ``memory``, or None for
     the table's default location."""
     path = spec if spec is not None else str(default_journal_path(table.table_id))
+    if spec is not None and spec not in ("none", "memory", ":memory:"):
+        # A journal named on purpose goes where it was named: a mistyped
+        # folder is not made (the default's data directory is).
+        folder = Path(spec).parent
+        if not folder.is_dir() and folder.absolute() != data_dir().absolute():
+            raise InputError(f"no such folder: {folder}" if not folder.exists() else f"{folder} is not a folder",
+                             where=spec)
     return open_journal(path, key_file=key_file)
 
 
@@ -42,29 +50,38 @@ def check_before_recovery(journal: Journal, table_id: str) -> None:
                              "journal is made with its first record); nothing was written: run `tablesim audit "
                              f"verify --journal {journal.path}`, and remove the file only to begin a new journal",
                              where=journal.path)
+        check_reach(journal, table_id)  # (a missing or emptied file where the key's mark says a journal was)
         return
     owner = journal_table_id(journal)
     if journal.keyed and owner is not None and owner != table_id:
         # (its chain is under table owner's key: it would only ever look "tampered" to this table)
         raise InputError(f"the journal is table {owner}'s, not table {table_id}'s: each table writes a journal "
                          "of its own (name another file with --journal)", where=journal.path)
+    key_path = journal.key_path(table_id)
+    if journal._key is None and not key_path.exists():
+        # A journal is never re-keyed: a new key would seal whatever the file holds now.
+        raise InputError(f"the journal holds {journal.seq} records, but table {table_id}'s key ({key_path}) is "
+                         "missing: a journal is only ever written under its own key; put the key back; nothing "
+                         "was replayed", where=journal.path)
     if not journal.keyed:
-        # A legacy journal (unkeyed): its whole plain chain is checked once,
-        # then the chain record seals it and keyed records follow. A table
-        # that already has a key never seals an unkeyed journal: that is
-        # what a keyed journal re-chained without its key looks like.
-        key_path = journal.key_path(table_id)
-        if key_path.exists():
-            raise InputError(f"the journal holds no keyed record, but table {table_id} already has a key "
-                             f"({key_path}): it may be a keyed journal re-chained without its key; nothing was "
-                             f"replayed: run `tablesim audit verify --journal {journal.path}`", where=journal.path)
-        result = legacy_check(journal)
-    else:
-        result = verify_recent(journal, journal.key(table_id))
+        # A legacy journal (unkeyed) is sealed only on purpose, once, by
+        # `tablesim journal seal-legacy`: a keyed journal re-chained without
+        # its key looks exactly like one, and a table that sealed it on its
+        # own would seal the forgery.
+        raise InputError("the journal holds no keyed record: a journal from before keyed chains, or a keyed one "
+                         "re-chained without its key; nothing was replayed: check it (`tablesim audit verify "
+                         f"--journal {journal.path}`), then, if it is a genuine legacy journal, seal it once with "
+                         f"`tablesim journal seal-legacy --journal {journal.path}`", where=journal.path)
+    other = foreign_key(journal, journal.key(table_id))
+    if other is not None:
+        raise InputError(f"{other}: {key_path} is another key (another table's?); put this journal's key back; "
+                         "nothing was replayed", where=journal.path)
+    result = verify_recent(journal, journal.key(table_id))
     if not result.ok:
         where = f"record {result.first_bad}: " if result.first_bad is not None else ""
         raise InputError(f"{result.verdict}: {where}{result.reason}; nothing was replayed: "
                          f"run `tablesim audit verify --journal {journal.path}`", where=journal.path)
+    check_reach(journal, table_id)
 
 
 def attach_and_recover(table: Any, spec: str | None, notices: list | None = None,
@@ -80,10 +97,11 @@ def attach_and_recover(table: Any, spec: str | None, notices: list | None = None
         profile = getattr(table, "profile", None)
         journal.profile = profile_stamp(profile) if profile is not None else None
         journal.seal(table.table_id)
+        open_mark(journal, table.table_id)
         table.attach_journal(journal)
         report = recover(table, journal)
     except BaseException:
-        journal.close()
+        journal.abandon()  # a refused start changes no byte
         raise
     if notices is not None:
         notices.append((f"journal: {journal.path}", None))

@@ -214,6 +214,25 @@ def seal_row(journal: Journal, table: str) -> tuple[int, str, str | None] | None
         raise BadSeal(f"the {table} row is damaged") from None
 
 
+def foreign_key(journal: Journal, key: bytes) -> str | None:
+    """Why ``key`` is not this journal's key (another table's key put over
+    the key file), or None. The chain record names the journal's key by its
+    id; a chain record altered to name another would still leave the head's
+    MAC verifying under the right key, so a key under which neither the
+    chain record's id nor the head matches is another key, not an edit."""
+    wanted = _marker_key_id(_chain_record(journal))
+    if wanted is None or key_id(key) == wanted:
+        return None
+    try:
+        head = seal_row(journal, "head")
+    except BadSeal:
+        head = None
+    if head is not None and isinstance(head[2], str) and hmac.compare_digest(
+            seal_mac(key, "head", head[0], head[1]), head[2]):
+        return None
+    return f"the key is not this journal's: the journal is keyed with key {wanted}, the key is {key_id(key)}"
+
+
 def verify(journal: Journal, key: bytes | None = None, *, integrity: bool = True) -> AuditResult:
     """The whole journal, from its first record (``key``: default: the
     journal's table's key in the data directory, if present)."""
@@ -223,6 +242,9 @@ def verify(journal: Journal, key: bytes | None = None, *, integrity: bool = True
             refused = _refused_key(journal)
             if refused is not None and journal_is_keyed(journal):
                 return _bad("unreadable", f"the table's key cannot be used: {refused}")
+        elif key is None and (other := foreign_key(journal, found)) is not None:  # (a key given: told below)
+            return _bad("unreadable", f"{other} (another table's key?): no key here to check it with",
+                        table_id=journal_table_id(journal))
         return _verify(journal, found, integrity, given=key is not None)
     except sqlite3.DatabaseError as exc:
         return _bad("corrupt", f"the database cannot be read: {exc}")

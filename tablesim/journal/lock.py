@@ -1,9 +1,14 @@
 """One writer per journal: an exclusive OS lock held for as long as a table runs.
 
 The writer takes ``flock(LOCK_EX | LOCK_NB)`` on ``<journal>.lock`` beside
-the journal and writes its pid into it. The OS drops the lock when the
-process dies, however it dies, so a crash never leaves a stale lock; the
-file itself stays (an unlocked lock file means nothing).
+the journal and writes its pid into it, and takes the same lock on the
+journal file itself: a lock file can be deleted under a live table (and a
+second process would lock a new one), the journal file it writes cannot be
+replaced without the table losing its journal. (``flock`` does not touch
+SQLite's own ``fcntl`` locks on the file: on Linux the two kinds are
+independent; the descriptor is closed only after SQLite closed its own.)
+The OS drops the locks when the process dies, however it dies, so a crash
+never leaves a stale lock; the lock file stays (unlocked, it means nothing).
 
 ``flock`` locks belong to an open file, not to a process, so two opens in
 one process would refuse each other. A process holds one lock per journal
@@ -23,7 +28,7 @@ from pathlib import Path
 
 from tablecore.errors import InputError
 
-#: realpath of the lock file -> [fd, users] for the locks this process holds
+#: realpath of the lock file -> [fd, users, journal fd] for the locks this process holds
 _HELD: dict[str, list[int]] = {}
 
 
@@ -68,14 +73,24 @@ class WriterLock:
             raise InputError(f"the journal file has {links} hard links: one table at a time writes a journal, "
                              "and a journal reached by two names could have two; remove the other links",
                              where=self.journal)
+        # (a journal not made yet is locked once SQLite made it: ``cover_journal``)
+        own = _lock_journal(self.journal, fd) if os.path.exists(os.path.realpath(self.journal)) else None
         try:
             os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()}\n".encode())
         except OSError as exc:  # a full disk: no table can journal here now
             os.close(fd)
+            if own is not None:
+                os.close(own)
             raise InputError(f"cannot write the journal's lock file: {exc.strerror}", where=self.path) from None
-        _HELD[self.path] = [fd, 1]
+        _HELD[self.path] = [fd, 1, own]
         self.released = False
+
+    def cover_journal(self) -> None:
+        """Lock the journal file too, if it was made after the lock was taken."""
+        held = _HELD.get(self.path)
+        if held is not None and held[2] is None and os.path.exists(os.path.realpath(self.journal)):
+            held[2] = _lock_journal(self.journal, None)
 
     def release(self) -> None:
         if self.released:
@@ -87,7 +102,33 @@ class WriterLock:
         held[1] -= 1
         if held[1] == 0:
             del _HELD[self.path]
+            if held[2] is not None:
+                os.close(held[2])
             os.close(held[0])  # closing the last descriptor drops the flock
+
+
+def _lock_journal(journal: str, lock_fd: int | None) -> int:
+    """``flock`` on the journal file itself; its descriptor, or JournalBusy
+    naming the holder (``lock_fd``, the lock file's, is closed then)."""
+    try:
+        own = os.open(os.path.realpath(journal), os.O_RDWR)
+    except OSError as exc:
+        if lock_fd is not None:
+            os.close(lock_fd)
+        raise InputError(f"cannot open the journal: {exc.strerror}", where=journal) from None
+    try:
+        fcntl.flock(own, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(own)
+        if lock_fd is not None:
+            os.close(lock_fd)
+        if isinstance(exc, BlockingIOError):
+            pid = writer_pid(journal)
+            who = f"process {pid}" if pid and pid > 0 else "another process"
+            raise JournalBusy(f"in use by {who}: one table at a time writes a journal (its lock file "
+                              "was replaced)", where=journal) from None
+        raise InputError(f"cannot lock the journal: {exc.strerror}", where=journal) from None
+    return own
 
 
 def _links(journal: str) -> int:
@@ -108,23 +149,27 @@ def _read_pid(fd: int) -> int | None:
 def writer_pid(journal: str | Path) -> int | None:
     """The pid of the live writer of ``journal``, or None when nobody writes it."""
     path = lock_path(journal)
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
     if os.path.realpath(path) in _HELD:
         return os.getpid()
+    devs = set()
+    for each in (path, Path(os.path.realpath(journal))):  # the lock file, and the journal itself
+        try:
+            st = os.stat(each)
+        except OSError:
+            continue
+        devs.add(f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}")
+    if not devs:
+        return None
     try:
         with open("/proc/locks") as fh:
             text = fh.read()
     except OSError:
         return _probe(path)
-    dev = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
     for line in text.splitlines():
         parts = line.split()
         if "->" in parts:  # a waiter's line
             continue
-        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5].lower() == dev.lower():
+        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5].lower() in devs:
             return int(parts[4]) if parts[4].isdigit() else -1
     return None
 

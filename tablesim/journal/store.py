@@ -71,6 +71,17 @@ CREATE TABLE IF NOT EXISTS checkpoint (
     hash TEXT NOT NULL,
     mac TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS bet_refs (
+    table_id TEXT NOT NULL,
+    player TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    round_id TEXT NOT NULL,
+    position TEXT NOT NULL,
+    bet TEXT NOT NULL,
+    amount TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (table_id, ref, player)
+) WITHOUT ROWID;
 """
 
 #: the free space an action needs before it starts (bytes): below it the
@@ -237,6 +248,11 @@ class Journal:
                  key: bytes | None = None, key_file: str | Path | None = None) -> None:
         self.path = str(path)
         self.readonly = readonly
+        self.durable = durable
+        #: how far the journal got, kept beside the key (``witness.py``): set by the table's start
+        self.mark: Any = None
+        #: the file was made by this open, or was empty (a refused start puts it back as it was)
+        self.created = self.was_empty = False
         self._key, self._key_file = key, (None if key_file is None else Path(key_file))
         self._lock: WriterLock | None = None
         self._reader: ReadOnly | None = None
@@ -255,18 +271,14 @@ class Journal:
             else:
                 memory = self.path == ":memory:"
                 if not memory:
-                    try:
-                        Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-                    except OSError as exc:
-                        raise InputError(f"cannot create its folder: {exc.strerror}", where=self.path) from None
-                    if Path(self.path).is_dir():
-                        raise InputError("is a directory, not a journal file", where=self.path)
-                    self._lock = WriterLock(self.path)
+                    self._lock_file()
                 else:
                     self._key = self._key or secrets.token_bytes(32)  # nothing to verify after the process
                 self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
                 self.db.execute("PRAGMA journal_mode=WAL" if not memory else "PRAGMA journal_mode=MEMORY")
                 self.db.execute(f"PRAGMA synchronous={'FULL' if durable else 'OFF'}")
+                if self._lock is not None:
+                    self._lock.cover_journal()  # (a new file: made by SQLite just now)
                 # An existing journal is left as it is until the table writes
                 # (after it verified it): a refused start changes no byte.
                 self._schema_ok = False
@@ -291,6 +303,19 @@ class Journal:
         self._rows: list[tuple] | None = None
         self._checkpoint_row: tuple | None = None
         self._nested = _Nested(self)
+
+    def _lock_file(self) -> None:
+        """The writer's side of the file: its folder, what it was before this
+        open (none, empty), and the writer's lock."""
+        try:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot create its folder: {exc.strerror}", where=self.path) from None
+        if Path(self.path).is_dir():
+            raise InputError("is a directory, not a journal file", where=self.path)
+        self.created = not os.path.exists(self.path)
+        self.was_empty = not self.created and os.path.getsize(self.path) == 0
+        self._lock = WriterLock(self.path)
 
     def _load_state(self) -> None:
         if self.fresh:
@@ -333,8 +358,44 @@ class Journal:
         if self._lock is not None:
             self._lock.release()
 
+    def abandon(self) -> None:
+        """Close without changing a byte (a refused start): SQLite's last
+        connection would fold the ``-wal`` file into the journal as it
+        closes (a damaged one: its good part, the rest deleted). A read-only
+        connection held across the close stops that, and itself never
+        checkpoints."""
+        if self.path == ":memory:" or self.readonly or self.created or self.was_empty:
+            self.close()
+            self._put_back()
+            return
+        try:
+            keep = sqlite3.connect(f"file:{Path(self.path).resolve()}?mode=ro", uri=True)
+            keep.execute("BEGIN")
+            keep.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError:
+            keep = None
+        try:
+            self.close()
+        finally:
+            if keep is not None:
+                keep.close()
+
+    def _put_back(self) -> None:
+        """The file as it was before this open: none, or empty."""
+        if self.seq or self.path == ":memory:":
+            return
+        if self.created:
+            for side in ("", "-wal", "-shm"):
+                Path(self.path + side).unlink(missing_ok=True)
+        elif self.was_empty:
+            os.truncate(self.path, 0)
+            for side in ("-wal", "-shm"):
+                Path(self.path + side).unlink(missing_ok=True)
+
     def close(self) -> None:
         try:
+            if self.mark is not None:
+                self.mark.close()
             self.db.close()
         finally:
             if self._reader is not None:
@@ -388,6 +449,7 @@ class Journal:
         except sqlite3.DatabaseError as exc:
             raise self._storage(exc, retry=True) from None
         self._depth = 1
+        marking = False
         self._head_of = None
         self._rows = [] if group else None
         self._checkpoint_row = None
@@ -396,8 +458,13 @@ class Journal:
             yield
             self._flush()
             self._write_head()
+            marking = self.mark is not None and self.seq != saved[0]
+            if marking:
+                self.mark.begin(self.seq, self.last_hash)  # flushed while SQLite commits
             self.db.execute("COMMIT")
         except BaseException as exc:
+            if marking:
+                self._finish_mark(None)
             try:
                 self.db.execute("ROLLBACK")
             except sqlite3.DatabaseError:
@@ -414,6 +481,18 @@ class Journal:
         finally:
             self._depth = 0
             self._rows = self._checkpoint_row = None
+        if marking:
+            self._finish_mark((self.seq, self.last_hash))
+
+    def _finish_mark(self, committed: tuple[int, str] | None) -> None:
+        """The mark beside the key says so before the action is answered. A
+        mark that cannot be written leaves the journal ahead of it (allowed),
+        but then the next answer would not be covered: the table takes no
+        more actions."""
+        try:
+            self.mark.finish(committed)
+        except OSError as exc:
+            self.failed = f"cannot advance the journal's mark {self.mark.path}: {exc.strerror or exc}"
 
     def _flush(self) -> None:
         """A group's records (and the checkpoint a round's start moved), written."""
@@ -432,7 +511,7 @@ class Journal:
         if self.path == ":memory:" or self.reserve <= 0:
             return
         try:
-            st = os.statvfs(Path(self.path).parent)
+            st = os.statvfs(Path(os.path.realpath(self.path)).parent)  # (a symlink's target's disk)
         except OSError:
             return
         if st.f_bavail * st.f_frsize < self.reserve:

@@ -107,8 +107,13 @@ def _position(value: str | int) -> str:
 
 async def place_one(runner, op: Operator, position: str, bet: str, amount: Any, ref: str | None,
                     player: str | None) -> dict:
-    """``POST /api/bets``'s answer: the bet book once the bet is on disk (a refusal raises)."""
-    bets = await runner.place_bet(op.actor, position, bet, amount, ref, player)
+    """``POST /api/bets``'s answer: the bet book once the bet is on disk (a refusal raises);
+    a ref already placed is answered ``duplicate`` (with its round), as in a batch."""
+    (outcome,), bets = await runner.intake.submit([BetRequest(position, bet, amount, op.actor, ref, player)],
+                                                  with_book=True)
+    outcome.raise_refusal()
+    if outcome.duplicate:
+        return {"ok": True, "duplicate": True, "ref": ref, "round_id": outcome.round_id, "bets": bets}
     return {"ok": True, "bets": bets}
 
 

@@ -285,3 +285,47 @@ def test_the_quickly_built_request_and_outcome_are_the_dataclasses_themselves():
     assert _accepted("T-000001", "r") == BetOutcome(True, "T-000001", ref="r")
     assert list(vars(_accepted("T", None))) == [f.name for f in fields(BetOutcome)]
     assert list(vars(bet_request("p", "b", "1"))) == [f.name for f in fields(BetRequest)]
+
+
+def test_a_ref_is_known_for_the_journals_whole_life_over_rounds_and_restarts(tmp_path):
+    """Refs were kept for two rounds only: a ref acknowledged rounds ago was
+    placed again. Every ref is indexed in the journal, for good."""
+    path = tmp_path / "j.sqlite"
+    table, journal = table_with_journal(path, "wheel")
+    refs = BetRefs()
+    first = table.round_id
+    assert commit_bets(table, [BetRequest("alice", "1", "10", ref="old")], refs)[0].ok
+    for _ in range(4):  # rounds go by (voided: quick)
+        table.void("dealer")
+        table.open_round()
+        assert commit_bets(table, [BetRequest("bob", "1", "1", ref=f"b-{table.round_id}")], refs)[0].ok
+    retry, other = commit_bets(table, [BetRequest("alice", "1", "10", ref="old"),
+                                       BetRequest("alice", "3", "10", ref="old")], refs)
+    assert retry.duplicate and retry.round_id == first
+    assert not other.ok and "already used" in other.reason
+    assert "alice" not in table.book.snapshot()
+    journal.close()
+    again = build_mock("wheel", seed=3).table
+    journal = Journal(path)
+    again.attach_journal(journal)
+    from tablesim.journal.recovery import recover
+
+    recover(again, journal)
+    refs = BetRefs().load(journal, again.table_id)
+    (retry,) = commit_bets(again, [BetRequest("alice", "1", "10", ref="old")], refs)
+    assert retry.duplicate and retry.round_id == first and "alice" not in again.book.snapshot()
+    assert refs.by_ref == {}  # nothing held in memory: the journal's index answers
+    journal.close()
+
+
+def test_the_index_is_built_again_from_the_chain_when_it_falls_short(tmp_path):
+    """A journal whose index lost rows (or one from before the index): the
+    start rebuilds it from the chained ``bet_refs`` records."""
+    path = tmp_path / "j.sqlite"
+    table, journal = table_with_journal(path, "wheel")
+    assert commit_bets(table, [BetRequest("alice", "1", "10", ref="a1")], BetRefs())[0].ok
+    journal.db.execute("DELETE FROM bet_refs")
+    refs = BetRefs().load(journal, table.table_id)
+    (retry,) = commit_bets(table, [BetRequest("alice", "1", "10", ref="a1")], refs)
+    assert retry.duplicate
+    journal.close()

@@ -1,7 +1,9 @@
 """The intake crash test: ``scripts/intake_crash_test.py`` kills a served
 table with SIGKILL while bets stream in, restarts it, retries every
 unanswered bet with its ref, and checks that every acknowledged bet is in the
-journal exactly once and none is settled without its player being told."""
+journal exactly once and none is settled without its player being told. The
+kills are spread over three rounds and each restart also retries bets
+acknowledged before earlier kills, rounds ago: each is told it stands."""
 
 from __future__ import annotations
 
@@ -19,15 +21,16 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.slow
 def test_killed_while_bets_stream_in_every_acknowledged_bet_is_kept_once(tmp_path):
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")}
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "intake_crash_test.py"), "--kills", "2",
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "intake_crash_test.py"), "--kills", "3", "--rounds", "3",
                            "--seed", "5", "--journal", str(tmp_path / "wheel.journal.sqlite"),
                            "--data-dir", str(tmp_path / "xdg")],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     assert "all promises held" in out
-    assert re.search(r"^wheel: 2 kills while bets streamed in, \d+ bets in the journal, round WHEEL-MOCK-000001 "
+    assert re.search(r"^wheel: 3 kills while bets streamed in, \d+ bets in the journal, round WHEEL-MOCK-00000[3-9] "
                      r"(complete|void)$", out, re.M), out
+    assert int(re.search(r"acknowledged long before, retried: (\d+)", out).group(1)) > 0
     acked = int(re.search(r"acknowledged before a kill: (\d+)", out).group(1))
     unanswered = int(re.search(r"unanswered at a kill: (\d+)", out).group(1))
     told = int(re.search(r"committed before the kill, told on retry: (\d+)", out).group(1))

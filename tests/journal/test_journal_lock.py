@@ -212,3 +212,26 @@ def test_a_refused_second_serve_writes_nothing_beside_the_journal(tmp_path, env)
         assert not tokens.exists()
     finally:
         assert first.stop() == 0
+
+
+def test_a_deleted_lock_file_lets_no_second_writer_in(tmp_path, env):
+    """The lock file removed (or replaced) under a live table: a second table
+    process still refuses (the journal file itself is locked), writes
+    nothing, and the first goes on writing."""
+    journal = tmp_path / "f3.journal.sqlite"
+    first = Served(env, journal)
+    try:
+        assert first.post("/api/actions/open_round").status_code == 200
+        assert first.post("/api/bets", {"position": "3", "bet": "ante", "amount": "500"}).status_code == 200
+        Path(f"{journal}.lock").unlink()
+        before = snapshot(journal)
+        res = tablesim(env, "run", "--game", "fortune3", "--mock", "--rounds", "1", "--journal", journal)
+        assert res.returncode == 2, res.stdout + res.stderr
+        assert len(res.stderr.strip().splitlines()) == 1 and "one table at a time" in res.stderr, res.stderr
+        assert f"process {first.proc.pid}" in res.stderr
+        assert snapshot(journal) == before
+        assert writer_pid(journal) == first.proc.pid  # readers still see the live writer
+        assert first.post("/api/bets", {"position": "3", "bet": "ante", "amount": "25"}).status_code == 200
+        assert first.client.get("/api/table").json()["bets"]["3"] == {"ante": "525"}
+    finally:
+        assert first.stop() == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from decimal import Decimal
 from pathlib import Path
 
@@ -17,6 +18,8 @@ import pytest
 from drivers.mock.wheel import Spin
 from tablesim.journal.audit import verify
 from tablesim.journal.invariants import check
+from tablesim.journal.keys import create_key, default_key_path
+from tablesim.journal.sealing import seal_legacy_journal
 from tablesim.journal.store import Journal
 
 DATA = Path(__file__).parent / "data"
@@ -80,6 +83,13 @@ def stakes_of(bets: dict, result: dict) -> dict:
 
 
 def rig_for(name, path, used, f3, fb, wheel):
+    # A table never seals a legacy journal by itself: the operator does, once
+    # (`tablesim journal seal-legacy`, under a key already there).
+    db = sqlite3.connect(str(path))
+    table_id = db.execute("SELECT table_id FROM records ORDER BY seq LIMIT 1").fetchone()[0]
+    db.close()
+    create_key(default_key_path(table_id))
+    seal_legacy_journal(str(path), None, None)
     if name.startswith("v1-fortune3-open-deal"):
         return f3(path, cards=(F3_CARDS * 2)[used:])
     if name.startswith("v1-fortune3"):

@@ -227,11 +227,14 @@ def test_tablesim_run_journals_to_the_data_directory_and_goes_on_after_a_restart
 
 def test_journal_path_overrides_the_default(tmp_path, run_cli, jrows):
     path = tmp_path / "elsewhere" / "w.sqlite"
+    path.parent.mkdir()  # (a journal named on purpose goes in a folder that is there)
     res = run_cli("run", "--game", "wheel", "--mock", "--rounds", "1", "--seed", "2", "--quiet", "--journal", path)
     assert res.code == 0, res.err
     assert [r["name"] for r in jrows(path) if r["kind"] == "event"][-1] == "result"
-    # the data directory holds only the mock table's key (created on first use)
-    assert [p.name for p in (tmp_path / "xdg").rglob("*") if p.is_file()] == ["WHEEL-MOCK.key"]
+    # the data directory holds only the mock table's key (created on first use) and the journal's mark
+    files = sorted(p.name for p in (tmp_path / "xdg").rglob("*") if p.is_file())
+    assert len(files) == 2 and files[0] == "WHEEL-MOCK.key" and files[1].startswith("WHEEL-MOCK.key."), files
+    assert files[1].endswith(".mark")
 
 
 @pytest.mark.parametrize("spec", ["none", "memory"])

@@ -1,0 +1,76 @@
+"""Every bet ref a table ever placed, indexed in its journal.
+
+The chain holds the refs (one ``meta``/``bet_refs`` record per group of
+bets: ``[ref, position, bet, amount, player]`` each); the ``bet_refs``
+table indexes them by (table, ref, player), written in the same transaction
+as their record, so a retried ref is found however old it is, across
+restarts, without holding the journal's whole life in memory. The index is
+derived from the chain: a start that finds it short of the chain's refs (a
+journal from before the index, or rows deleted behind the table's back)
+builds it again from the records.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Iterable
+
+#: whose ref an older journal's entry is (it names no player): anyone's
+ANY_PLAYER = "\x00any"
+#: the player of a bet of the position's own seat (no player named)
+SEAT = ""
+
+
+def _player(player: str | None) -> str:
+    return SEAT if player is None else player
+
+
+def placed_many(journal, table_id: str, refs: list[str]) -> dict[tuple[str, str], tuple[str, tuple[str, str, str]]]:
+    """Every index entry under any of ``refs``: (player, ref) -> as
+    :func:`placed` (a group's refs looked up at once, not bet by bet).
+    The player is ``SEAT`` for a seat's own bet, ``ANY_PLAYER`` for an older
+    journal's entry."""
+    out: dict[tuple[str, str], tuple[str, tuple[str, str, str]]] = {}
+    wanted = list(dict.fromkeys(refs))
+    try:
+        for at in range(0, len(wanted), 500):
+            part = wanted[at:at + 500]
+            for player, ref, round_id, position, bet, amount in journal.db.execute(
+                    "SELECT player, ref, round_id, position, bet, amount FROM bet_refs WHERE table_id = ? AND ref IN "
+                    f"({','.join('?' * len(part))})", (table_id, *part)):
+                out[(player, ref)] = (round_id, (position, bet, amount))
+    except sqlite3.OperationalError:  # (no index yet)
+        pass
+    return out
+
+
+def index(journal, table_id: str, round_id: str, seq: int, entries: Iterable[list]) -> None:
+    """A group's refs (as its record holds them), inside its transaction."""
+    journal.db.executemany(
+        "INSERT OR IGNORE INTO bet_refs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(table_id, _entry_player(e), e[0], round_id, e[1], e[2], e[3], seq) for e in entries])
+
+
+def _entry_player(entry: list) -> str:
+    if len(entry) < 5:
+        return ANY_PLAYER  # an older journal's entry names no player
+    return _player(entry[4])
+
+
+def ensure_index(journal, table_id: str) -> None:
+    """Make sure the index holds every ref of the chain (at start, the table's thread)."""
+    if journal.path != ":memory:" and journal.seq == 0:
+        return
+    with journal.transaction():
+        journal._ensure_schema()
+        indexed = journal.db.execute("SELECT COUNT(*) FROM bet_refs WHERE table_id = ?", (table_id,)).fetchone()[0]
+        (chained,) = journal.db.execute(
+            "SELECT COALESCE(SUM(json_array_length(data, '$.refs')), 0) FROM records"
+            " WHERE kind = 'meta' AND name = 'bet_refs' AND table_id = ?", (table_id,)).fetchone()
+        if indexed >= chained:
+            return
+        rows = journal.db.execute("SELECT seq, round_id, data FROM records WHERE kind = 'meta' AND name = 'bet_refs'"
+                                  " AND table_id = ? ORDER BY seq", (table_id,)).fetchall()
+        for seq, round_id, text in rows:
+            index(journal, table_id, round_id, seq, json.loads(text)["refs"])
