@@ -32,14 +32,19 @@ from tablesim.harness.tableconfig import load_table_config
 
 def run_mock(options: RunOptions, console: Console) -> int:
     rig = mock_rig(options.game, seed=options.seed, profile=options.profile, options=options.options)
-    plan = registry.spec(options.game).part("session")(rig.table, rig.rng, f"{rig.devices}, seed {rig.seed}", rig)
+    plan = registry.spec(options.game).part("session")(rig.table, rig.rng, f"{rig.devices}, seed {rig.seed}", rig,
+                                                       simulated_floor=True)
     return run_session(rig.table, options, console, plan)
 
 
-def run_table(table: Any, options: RunOptions, console: Console, devices: str) -> int:
-    """A table on real, emulated or replayed devices, with simulated players."""
+def run_table(table: Any, options: RunOptions, console: Console, devices: str, *, simulated_floor: bool = False) -> int:
+    """A table on real, emulated or replayed devices, with simulated players.
+    ``simulated_floor``: the devices are software (emulated, replayed), so the
+    floor's part is simulated too (a failed emulated shuffler is 'replaced' by
+    the session); on real devices only a person may do it, and the run stops."""
     seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
-    plan = registry.spec(table.game).part("session")(table, random.Random(seed), f"{devices}, players' seed {seed}")
+    plan = registry.spec(table.game).part("session")(table, random.Random(seed), f"{devices}, players' seed {seed}",
+                                                     simulated_floor=simulated_floor)
     return run_session(table, options, console, plan)
 
 
@@ -80,7 +85,8 @@ def run_emulated(options: RunOptions, console: Console, *, time_scale: float, fa
         if recorder is not None:
             table.bus.subscribe(recorder.on_table_event)
         where = ", ".join(f"{kind} on {url}" for kind, url in urls.items())
-        code = run_table(table, options, console, f"emulated devices over the serial drivers ({where})")
+        code = run_table(table, options, console, f"emulated devices over the serial drivers ({where})",
+                             simulated_floor=True)
         for spec in urls.unfired():  # said, never silently dropped
             console.print(f"[yellow]fault {spec} did not fire[/]: the run ended before it was due (positions "
                           "count from the emulator's start, across rounds)")
@@ -137,4 +143,5 @@ def _run_config_emulated(config: Any, options: RunOptions, console: Console, *, 
         table = game_table(config.game, devices, config.settings, profile=config.profile, table_id=table_id,
                            seed=options.seed)
         table.device_timeout = DEVICE_TIMEOUT
-        return run_table(table, run_options, console, f"table {table_id} from {config.path}, emulated ({where})")
+        return run_table(table, run_options, console, f"table {table_id} from {config.path}, emulated ({where})",
+                         simulated_floor=True)

@@ -97,7 +97,8 @@ def command(file: str, as_json: bool) -> None:
             table = _build(header, options, devices, replayer)
             table.bus.subscribe(on_event)
             kinds = ", ".join(devices)
-            run_table(table, options, console, f"replay of {file} ({kinds} over the serial drivers)")
+            run_table(table, options, console, f"replay of {file} ({kinds} over the serial drivers)",
+                      simulated_floor=True)
             replayer.wait_finished()
             replayer.check()
             failure = replayer.leftover()

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 
 import pytest
 
+from tablecore.errors import IllegalAction
+
 from drivers.emulators.launcher import running_emulators
 from drivers.events import SHUFFLER_JAM
 from drivers.registry import open_device
@@ -73,6 +75,10 @@ def test_fortune3_shuffler_jam_voids_the_round() -> None:
         play_fortune3(table)
         assert table.state is F3.VOID and table.result.void_reason == "shuffler_fault"
         assert set(d["shuffler"].health.faults) == {SHUFFLER_JAM}
+        # Art. 11(4): the failed shuffler deals again only once a supervisor says it was replaced
+        with pytest.raises(IllegalAction, match="Art. 11"):
+            table.open_round()
+        table.confirm_shuffler(actor="supervisor", why="shuffler replaced")
         play_fortune3(table)  # the next round reloads and shuffles: the jam is cleared
         assert table.state is F3.COMPLETE
 

@@ -113,10 +113,29 @@ def shown(results: dict, qualifies: bool) -> dict:
     return out
 
 
-def session(table: Fortune3Table, rng: random.Random, devices: str, rig: MockRig | None = None) -> SessionPlan:
+#: who 'replaces' a failed shuffler at a table of software devices (journaled as the actor)
+SIMULATED_SUPERVISOR = "simulated supervisor"
+
+
+def replace_failed_shuffler(table: Fortune3Table) -> None:
+    """Art. 11(4) at a simulated table: the mock or emulated shuffler that
+    failed is reset, and the session's supervisor says so, journaled, before
+    the next round deals from it again (nobody else is there to)."""
+    if table.shuffler_out_of_service is not None and table.between_rounds:
+        table.confirm_shuffler(actor=SIMULATED_SUPERVISOR,
+                               why="the emulated shuffler was reset by the session (Art. 11(4))")
+
+
+def session(table: Fortune3Table, rng: random.Random, devices: str, rig: MockRig | None = None, *,
+            simulated_floor: bool = False) -> SessionPlan:
+    def play() -> None:
+        if simulated_floor:
+            replace_failed_shuffler(table)
+        play_round(table, rng)
+
     return SessionPlan(
         banner=f"Fortune 3 Card Poker, profile {table.profile.name}, dealing by {table.settings.dealing}, {devices}",
-        play_round=lambda: play_round(table, rng),
+        play_round=play,
         render=lambda: render(table),
         summary_title="Fortune 3 Card Poker: hold per bet (ante includes the ante bonus)",
         fold_into={"ante_bonus": "ante"},
