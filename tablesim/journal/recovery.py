@@ -76,6 +76,24 @@ def restore_standing(table: Any, journal: Journal) -> None:
             table.restore_standing(name, list(given.args), given.kwargs)
 
 
+def restore_standing_events(table: Any, journal: Journal) -> None:
+    """Give the table back a standing condition its own events set and clear
+    (``table.STANDING_EVENTS``: e.g. a failed shuffler out of service until a
+    supervisor confirms it was replaced): the last of those events, whichever
+    round it came in, goes to the table's ``restore_standing_event``."""
+    names = tuple(getattr(table, "STANDING_EVENTS", ()))
+    if not names:
+        return
+    marks = ", ".join("?" * len(names))
+    row = journal.db.execute(
+        f"SELECT name, data FROM records WHERE kind = 'event' AND name IN ({marks}) AND table_id = ?"
+        " ORDER BY seq DESC LIMIT 1",
+        (*names, table.table_id),
+    ).fetchone()
+    if row is not None:
+        table.restore_standing_event(row[0], json.loads(row[1]))
+
+
 def check_profile(journal: Journal, round_id: str, records: list) -> None:
     """Refuse to resume a round under a rule profile other than the one it began under."""
     began = next((r.data.get("profile") for r in records if r.kind == "meta" and r.name == "round"), None)
@@ -94,6 +112,7 @@ def recover(table: Any, journal: Journal) -> RecoveryReport | None:
     ``table``: a game table (``tablesim.engine``); the journal hands its
     recorded inputs back to the table's own actions and never imports it."""
     restore_standing(table, journal)
+    restore_standing_events(table, journal)
     rid = journal.last_round_id(table.table_id)
     if rid is None:
         table.paused = paused_at_end(journal, table.table_id)

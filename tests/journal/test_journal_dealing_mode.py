@@ -49,3 +49,31 @@ def test_the_shoe_holds_after_a_restart_and_the_switch_is_journaled(tmp_path):
     again.set_dealing("shuffler", actor="supervisor:sam", why="shuffler repaired")
     again.journal.close()
     assert table_on(path).dealing == "shuffler"
+
+
+def test_a_failed_shuffler_stays_out_of_service_across_a_restart_until_confirmed(tmp_path):
+    """Art. 11(4): a restart replaces no shuffler; only the supervisor's
+    journaled confirmation puts it back in service, and that too holds."""
+    import pytest
+
+    from tablecore.errors import IllegalAction
+
+    path = tmp_path / "f3.sqlite"
+    table = table_on(path, "KD KH 3C")
+    table.shuffler.faults = [MockFault("jam", 0)]
+    table.open_round()
+    table.place_bet("1", "ante", 10)
+    table.close_betting()
+    table.start_dealing()
+    table.poll()
+    assert table.result.void_reason == "shuffler_fault"
+    failed = table.round_id
+    table.journal.close()
+
+    again = table_on(path)
+    assert again.shuffler_out_of_service == {"round": failed, "reason": "shuffler_fault"}
+    with pytest.raises(IllegalAction, match=r"Art\. 11\(4\)"):
+        again.open_round()
+    again.confirm_shuffler(actor="supervisor:sam", why="spare shuffler fitted")
+    again.journal.close()
+    assert table_on(path).shuffler_out_of_service is None

@@ -22,6 +22,18 @@ class ShufflerService:
     #: the failed shuffler, while out of service: {"round": ..., "reason": ...}; else None
     shuffler_out_of_service: dict | None = None
 
+    #: the events that set and clear it: a restart gives the table back the last one's condition
+    STANDING_EVENTS = ("shuffler_out_of_service", "shuffler_replaced")
+
+    def restore_standing_event(self, name: str, data: dict) -> None:
+        """After a restart the failed shuffler is still out of service until
+        a supervisor's confirmation was journaled (a restart replaces nothing)."""
+        if name == "shuffler_out_of_service":
+            self.shuffler_out_of_service = {"round": data.get("round"), "reason": data.get("reason")}
+            self.log.info("shuffler_out_of_service_restored", failed_in=data.get("round"))
+        else:
+            self.shuffler_out_of_service = None
+
     def note_void(self, reason: str) -> None:
         if reason in SHUFFLER_FAILURE and self.dealing == "shuffler":
             self.shuffler_out_of_service = {"round": self.round_id, "reason": reason}
