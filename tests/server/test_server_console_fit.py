@@ -217,3 +217,27 @@ def test_the_next_line_during_a_misread_is_the_supervisors_wait(emulated, page):
     wait(page, "document.querySelector('#modal').open")
     assert page.evaluate("document.querySelector('#modal-fields [name=\"card\"]').value") == guess
     assert page.errors.real() == []
+
+
+def test_a_failed_shuffler_is_shown_and_its_replacement_confirmed_from_the_console(emulated, page):
+    """Art. 11(4): after a shuffler failure voids the round, the console says the
+    shuffler is out of service, and the supervisor confirms its replacement
+    from the screen (journaled with who and why)."""
+    from test_server_devices import BETS, play
+
+    s = emulated("fortune3", dealing="shuffler", faults=["shuffler:jam@hand=2"])
+    open_console(page, s)
+    assert play(s, BETS["fortune3"])["void_reason"] == "shuffler_fault"
+    wait(page, "!!document.querySelector('#shuffler-out')")
+    assert "out of service" in text(page, "#shuffler-out")
+    assert_fits(page, "#shuffler-out")
+    page.click("#act-confirm_shuffler")
+    wait(page, "document.querySelector('#modal').open")
+    page.click("#modal-fields .quick button")
+    page.click("#modal-ok")
+    wait(page, "document.querySelector('#modal').open && document.querySelector('#modal-title').textContent === 'Supervisor needed'")
+    page.keyboard.insert_text(s.supervisor)
+    page.keyboard.press("Enter")
+    wait(page, "!document.querySelector('#shuffler-out')")
+    assert s.state()["view"]["shuffler_out_of_service"] is None
+    assert page.errors.real() == []

@@ -10,6 +10,7 @@ const REASONS = {
   pause: ["dealer change", "device check", "customer dispute", "break"],
   resume: ["checked, all in order", "dealer back", "device repaired"],
   void: ["dealing error", "device fault", "table dispute"],
+  confirm_shuffler: ["spare shuffler fitted (Art. 11(4))", "shuffler repaired by technician (Art. 11(4))"],
 };
 
 let table = null;
@@ -112,6 +113,13 @@ async function runAction(act) {
     ], ok: "Switch" });
     if (!v || !v.why) return;
     await call("POST", "/api/actions/set_dealing", { mode: v.mode, why: v.why }, { supervisorOnly: true });
+    return;
+  }
+  if (act.fields && act.fields.length === 1 && act.fields[0] === "why") {
+    // an action that says why (e.g. the supervisor's confirmation that a failed shuffler was replaced)
+    const v = await ask({ title: act.label, text: "", fields: [{ name: "why", label: "Why", value: "", quick: REASONS[act.name] }], ok: act.label });
+    if (!v || !v.why) return;
+    await call("POST", `/api/actions/${act.name}`, { why: v.why }, { supervisorOnly: act.role === "supervisor" });
     return;
   }
   await call("POST", `/api/actions/${act.name}`, {}, { supervisorOnly: act.role === "supervisor" });

@@ -58,6 +58,9 @@ export function header(t, ui) {
     h("span", { class: "who" }, "Dealer"), ui.cardsRow(dl.cards, true),
     h("span", { id: "dealer-hand" }, dl.hand ? `${handName(dl.hand, dl.cards)}${dl.qualifies === false ? " — does not qualify" : dl.qualifies ? " — qualifies" : ""}` : ""),
     h("span", { class: "dim", id: "dealing-mode" }, `dealing by ${v.dealing}`),
+    // Art. 11(4): the failed shuffler deals no round until a supervisor confirms it was replaced
+    v.shuffler_out_of_service ? h("span", { class: "warn", id: "shuffler-out" },
+      `shuffler out of service since ${v.shuffler_out_of_service.round}: a supervisor confirms it was replaced or deals by the shoe`) : null,
   )];
 }
 
