@@ -266,6 +266,10 @@ class LinkSession:
                 if drain and flush is not None:
                     flush()
             except Exception as exc:
+                if self._stop.is_set():
+                    # close() took the port away between a resend's check and its
+                    # write: that is the session closing, not a failing transport
+                    raise LinkDown("session closed") from exc
                 self._fail(f"transport write failed: {exc!r}")
                 raise LinkDown(self._broken or "transport failed") from exc
 

@@ -32,9 +32,8 @@ from tablesim.harness.tableconfig import load_table_config
 
 def run_mock(options: RunOptions, console: Console) -> int:
     rig = mock_rig(options.game, seed=options.seed, profile=options.profile, options=options.options)
-    plan = registry.spec(options.game).part("session")(rig.table, rig.rng, f"{rig.devices}, seed {rig.seed}", rig,
-                                                       simulated_floor=True)
-    return run_session(rig.table, options, console, plan)
+    plan = registry.spec(options.game).part("session")(rig.table, rig.rng, f"{rig.devices}, seed {rig.seed}", rig)
+    return run_session(rig.table, options, console, plan, simulated_floor=True)
 
 
 def run_table(table: Any, options: RunOptions, console: Console, devices: str, *, simulated_floor: bool = False) -> int:
@@ -43,9 +42,8 @@ def run_table(table: Any, options: RunOptions, console: Console, devices: str, *
     floor's part is simulated too (a failed emulated shuffler is 'replaced' by
     the session); on real devices only a person may do it, and the run stops."""
     seed = options.seed if options.seed is not None else secrets.randbelow(2**32)
-    plan = registry.spec(table.game).part("session")(table, random.Random(seed), f"{devices}, players' seed {seed}",
-                                                     simulated_floor=simulated_floor)
-    return run_session(table, options, console, plan)
+    plan = registry.spec(table.game).part("session")(table, random.Random(seed), f"{devices}, players' seed {seed}")
+    return run_session(table, options, console, plan, simulated_floor=simulated_floor)
 
 
 def emulated_table(options: RunOptions, settings: Any, devices: dict[str, Device]) -> Any:

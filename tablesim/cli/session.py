@@ -45,7 +45,10 @@ def _journal_file(table, spec: str | None) -> str:
     return spec if spec is not None else str(default_journal_path(table.table_id))
 
 
-def run_session(table, options: RunOptions, console: Console, plan: SessionPlan) -> int:
+def run_session(table, options: RunOptions, console: Console, plan: SessionPlan, *, simulated_floor: bool = False) -> int:
+    """``simulated_floor``: the devices are software, so the game's simulated
+    floor acts between rounds (``plan.simulated_floor``); on real devices only
+    a person may, and a round the floor must allow first is refused."""
     if options.studio:
         from tablesim.studio.natsio import check_url
 
@@ -66,6 +69,8 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan)
             plan.after_recover()
         with _progress(console, options) as advance:
             for _ in range(options.rounds):
+                if simulated_floor and plan.simulated_floor is not None:
+                    plan.simulated_floor()
                 plan.play_round()
                 plan.stats.add(table.result, fold_into=plan.fold_into)
                 if plan.after_round is not None:

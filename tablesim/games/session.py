@@ -32,6 +32,9 @@ class SessionPlan:
     after_recover: Callable[[], None] | None = None  # e.g. take dealt cards out of a mock shoe
     after_round: Callable[[], None] | None = None  # e.g. count no-spins
     footer: Callable[[], str] | None = None
+    #: what the floor does between rounds at a table of software devices (mock, emulated,
+    #: replayed), where nobody else is there to (e.g. put a reset shuffler back in service)
+    simulated_floor: Callable[[], None] | None = None
     stats: SessionStats = field(default_factory=SessionStats)
     #: the game's bets in layout order (the summary's rows)
     bet_order: tuple[str, ...] = ()

@@ -136,8 +136,7 @@ class MockFootball:
         return [["  ", dim(f"{who}: {items}")]]
 
 
-def session(table: FootballTable, rng: random.Random, devices: str, rig: MockRig | None = None, *,
-            simulated_floor: bool = False) -> SessionPlan:
+def session(table: FootballTable, rng: random.Random, devices: str, rig: MockRig | None = None) -> SessionPlan:
     run = MockFootball(table, rng, rig)
     decks = run.settings.decks
     pack = "one deck, replaced when used up" if decks == 1 else f"{decks} decks, continuous shuffle"

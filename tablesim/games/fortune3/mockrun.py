@@ -126,16 +126,11 @@ def replace_failed_shuffler(table: Fortune3Table) -> None:
                                why="the emulated shuffler was reset by the session (Art. 11(4))")
 
 
-def session(table: Fortune3Table, rng: random.Random, devices: str, rig: MockRig | None = None, *,
-            simulated_floor: bool = False) -> SessionPlan:
-    def play() -> None:
-        if simulated_floor:
-            replace_failed_shuffler(table)
-        play_round(table, rng)
-
+def session(table: Fortune3Table, rng: random.Random, devices: str, rig: MockRig | None = None) -> SessionPlan:
     return SessionPlan(
         banner=f"Fortune 3 Card Poker, profile {table.profile.name}, dealing by {table.settings.dealing}, {devices}",
-        play_round=play,
+        play_round=lambda: play_round(table, rng),
+        simulated_floor=lambda: replace_failed_shuffler(table),
         render=lambda: render(table),
         summary_title="Fortune 3 Card Poker: hold per bet (ante includes the ante bonus)",
         fold_into={"ante_bonus": "ante"},

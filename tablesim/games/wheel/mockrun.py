@@ -106,8 +106,7 @@ def render(table: WheelTable) -> list[Line]:
     return lines
 
 
-def session(table: WheelTable, rng: random.Random, devices: str, rig: MockRig | None = None, *,
-            simulated_floor: bool = False) -> SessionPlan:
+def session(table: WheelTable, rng: random.Random, devices: str, rig: MockRig | None = None) -> SessionPlan:
     stats = SessionStats()
     for spot in table.profile.spots:  # the summary lists the symbols in the profile's order
         stats.by_bet[spot] = BetTotals()
