@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import click
-from rich.console import Console
+from tablesim.cli.display import make_console
 from rich.table import Table
 
 from tablesim.harness.bench.suite import SECTIONS, run_suite
@@ -28,13 +28,13 @@ def command(as_json: bool, only: tuple[str, ...]) -> None:
     a card's way from the shoe's pty to a console's WebSocket; with
     ``--only ws_fanout`` (only when named): bet intake and a round's time
     with 500 WebSocket clients connected, half of them not reading."""
-    console = Console(stderr=True, highlight=False)
+    console = make_console(stderr=True, highlight=False)
     with console.status("benchmarking...") as status:
         results = run_suite(lambda what: status.update(f"benchmarking {what}"), only)
     if as_json:
         click.echo(json.dumps(results, indent=2))
         return
-    out = Console(highlight=False)
+    out = make_console(highlight=False)
     m = results["machine"]
     out.print(f"machine: {m['processor']}, {m['cores']} cores, {m['system']}, Python {m['python']}")
     table = Table(title="tablesim bench")

@@ -13,6 +13,21 @@ from tablecore.money import fmt
 from tablecore.money import signed as plain_signed
 
 
+#: the width of a console that is not a terminal (a pipe, a file): wide enough
+#: that no table is ever cut (``…``) or wrapped; rich pads nothing to it
+PIPE_WIDTH = 10_000
+
+
+def make_console(**kwargs: Any) -> Console:
+    """The console every command prints with: on a terminal, the terminal's
+    width; elsewhere (a pipe, a file) no width limit, so what a script or a
+    log reads is the whole table, never an 80-column cut of it."""
+    console = Console(**kwargs)
+    if not console.is_terminal:
+        console.width = PIPE_WIDTH
+    return console
+
+
 def signed(value: Decimal, *, colour: bool = True) -> str:
     """An amount with its sign; a player's win green and loss red (rich
     markup: the colour shows on a terminal only, piped output stays plain)."""

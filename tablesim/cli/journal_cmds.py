@@ -9,10 +9,9 @@ from decimal import Decimal
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.markup import escape
 
-from tablesim.cli.display import signed
+from tablesim.cli.display import make_console, signed
 from tablecore.errors import InputError
 from tablesim.journal.audit import AuditResult, database_problem, first_forged, verify_file
 from tablesim.journal.keys import TABLE_ID, create_key, default_key_path, key_id, load_key
@@ -166,7 +165,7 @@ def _history(journal: Journal, last: int | None, round_id: str | None, as_json: 
     if forged is not None:  # never shown as what happened
         raise InputError(f"record {forged} was altered or forged (its keyed link does not verify): nothing is shown; "
                          f"run `tablesim audit verify --journal {journal.path}`", where=journal.path)
-    console = Console(highlight=False, soft_wrap=True)
+    console = make_console(highlight=False, soft_wrap=True)
     for rid in ids:
         summary = round_summary(journal, rid)
         if as_json:

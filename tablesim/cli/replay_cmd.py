@@ -12,7 +12,7 @@ from contextlib import ExitStack
 from typing import Any
 
 import click
-from rich.console import Console
+from tablesim.cli.display import make_console
 
 from drivers.base import Device
 from drivers.registry import open_device
@@ -77,7 +77,7 @@ def command(file: str, as_json: bool) -> None:
     recording = Recording.load(file)
     header = recording.header
     options = _options(header)
-    console = Console(file=io.StringIO(), highlight=False) if as_json else Console(highlight=False, soft_wrap=True)
+    console = make_console(file=io.StringIO(), highlight=False) if as_json else make_console(highlight=False, soft_wrap=True)
     replayer = Replayer(recording)
     results: list[dict[str, Any]] = []
 

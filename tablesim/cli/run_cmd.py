@@ -6,7 +6,7 @@ import secrets
 import sys
 
 import click
-from rich.console import Console
+from tablesim.cli.display import make_console
 
 from tablesim.cli.devices_run import run_configured, run_emulated, run_mock
 from tablesim.cli.gameopts import game_choice, game_options
@@ -72,7 +72,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed,
         if journal == "none" or journal in ("memory", ":memory:"):
             raise InputError("--studio publishes the table's journal: it needs a journal file")
     run_options = RunOptions(game, rounds, seed, profile, given, quiet, delay, journal, studio)
-    console = Console(highlight=False, soft_wrap=True)
+    console = make_console(highlight=False, soft_wrap=True)
     if config_path:  # with --emulated: every device of the configuration on its emulator
         sys.exit(run_configured(config_path, run_options, console, record=record,
                                 emulated={"time_scale": time_scale, "faults": faults} if emulated else None))

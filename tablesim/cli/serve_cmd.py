@@ -11,7 +11,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import click
-from rich.console import Console
+from tablesim.cli.display import make_console
 
 from tablesim.cli.gameopts import game_choice, game_options
 from tablesim.cli.options import FiniteFloat
@@ -123,7 +123,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
                 raise InputError(f"{name} does not apply to --config: the table configuration sets it")
     elif game is None:
         raise InputError("--game is required (or --config FILE, which names the game)")
-    console = Console(highlight=False, soft_wrap=True, stderr=False)
+    console = make_console(highlight=False, soft_wrap=True, stderr=False)
 
     with ExitStack() as stack:
         rig = None

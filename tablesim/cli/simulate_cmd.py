@@ -9,7 +9,7 @@ import sys
 import time
 
 import click
-from rich.console import Console
+from tablesim.cli.display import make_console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from tablesim.cli.display import report_table
@@ -42,9 +42,7 @@ def command(game, rounds, seed, workers, profile, as_json, plot, scheduler, **ga
     game_spec = spec(game)
     if scheduler is None:
         workers = workers or os.cpu_count() or 1
-    console = Console(stderr=as_json, highlight=False)
-    if not console.is_terminal:
-        console = Console(stderr=as_json, highlight=False, width=160)
+    console = make_console(stderr=as_json, highlight=False)
     start = time.perf_counter()
     if console.is_terminal:
         with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),

@@ -139,11 +139,12 @@ def studio_report(url: str, as_json: bool, keys_path: str | None) -> None:
 
 
 def _print_report(s: dict) -> None:
-    from rich.console import Console
     from rich.markup import escape
+
+    from tablesim.cli.display import make_console
     from rich.table import Table
 
-    console = Console(highlight=False, soft_wrap=True)
+    console = make_console(highlight=False, soft_wrap=True)
     cols = ("rounds", "void", "bets", "wagered", "paid", "house_result", "hold_pct")
     grid = Table(title=f"the floor: {s['floor']['tables']} tables, {s['records']} records")
     for name in ("", "tables", *cols):
