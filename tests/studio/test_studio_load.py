@@ -19,17 +19,19 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_twelve_tables_broker_killed_and_tables_killed(tmp_path):
+def test_six_tables_broker_killed_and_tables_killed(tmp_path):
+    # six tables are what two cores carry beside the rest of the suite; the
+    # load script itself runs any number (docs/studio.md: twelve and more)
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (Debian package nats-server): the studio needs a broker")
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "studio_load.py"), "--tables", "12",
-                           "--rounds", "8", "--workdir", str(tmp_path / "load"), "--json"],
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "studio_load.py"), "--tables", "6",
+                           "--rounds", "5", "--workdir", str(tmp_path / "load"), "--json"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
     assert out["ok"] and out["report_equals_journals"]
-    assert len(out["tables_killed"]) == 3
+    assert len(out["tables_killed"]) == 2  # every fourth table
     kill = out["broker_kill"]
-    assert kill["records_published"] > 12 * 8 * 20
+    assert kill["records_published"] > 6 * 5 * 20
     assert kill["lost"] == kill["duplicated"] == kill["out_of_order"] == 0
-    assert out["floor"]["tables"] == 12
+    assert out["floor"]["tables"] == 6
