@@ -208,6 +208,10 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
         dealer = tokens.first("dealer")
         console.print(f"console: {url}/" + (f"#token={dealer[0]}" if dealer and shown else ""))
         console.print(f"board:   {url}/board")
+        if studio_url is not None:  # as run says it: where the journal goes
+            from tablesim.studio.natsio import shown as shown_url
+
+            console.print(f"studio:  publishing to {shown_url(studio_url)}")
         # uvicorn shuts down gracefully on Ctrl-C or SIGTERM, then raises the
         # signal again: either is a normal stop here. Both are held back from
         # before "stop with" says the table can be stopped until uvicorn's
