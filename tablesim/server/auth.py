@@ -20,11 +20,11 @@ import hmac
 import json
 import os
 import secrets
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from tablecore.secretfile import read_owner_only
 from tablecore.errors import ConfigError
 
 ROLES = ("dealer", "supervisor")
@@ -122,19 +122,7 @@ def read_token_file(path: str | Path) -> TokenStore:
     file or others may read it: as the journal's key file, a token is a
     secret only its owner reads (mode 0600)."""
     path = Path(path)
-    try:
-        st = path.stat()
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError("no such token file", where=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the token file: {getattr(exc, 'strerror', None) or exc}",
-                          where=str(path)) from None
-    if not stat.S_ISREG(st.st_mode):
-        raise ConfigError("the token file is not a regular file", where=str(path))
-    if st.st_mode & 0o077:
-        raise ConfigError(f"the token file is open to others (mode {stat.S_IMODE(st.st_mode):04o}): chmod 600 it",
-                          where=str(path))
+    text = read_owner_only(path, "the token file", error=ConfigError)
     try:
         data = json.loads(text)
     except ValueError as exc:

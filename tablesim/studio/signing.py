@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from tablecore.secretfile import read_owner_only
 from tablecore.errors import InputError
 from tablesim.journal.keys import TABLE_ID
 from tablesim.journal.location import data_dir
@@ -47,19 +47,7 @@ def default_signing_key_path(table_id: str) -> Path:
 def load_signing_key(path: str | Path) -> Ed25519PrivateKey:
     """Read a signing key file; refused (one line) if missing, open to others or not a key."""
     path = Path(path)
-    try:
-        st = path.stat()
-        text = path.read_text(encoding="ascii").strip()
-    except FileNotFoundError:
-        raise InputError("no such signing key file", where=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the signing key file: {getattr(exc, 'strerror', None) or exc}",
-                         where=str(path)) from None
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError("the signing key file is not a regular file", where=str(path))
-    if st.st_mode & 0o077:
-        raise InputError(f"the signing key file is open to others (mode {stat.S_IMODE(st.st_mode):04o}): chmod 600 it",
-                         where=str(path))
+    text = read_owner_only(path, "the signing key file", encoding="ascii").strip()
     if not _HEX64.fullmatch(text):
         raise InputError("not a tablesim signing key (64 hex digits)", where=str(path))
     return Ed25519PrivateKey.from_private_bytes(bytes.fromhex(text))

@@ -26,15 +26,20 @@ def table_on(path, cards=""):
     return table
 
 
-def test_the_shoe_holds_after_a_restart_and_the_switch_is_journaled(tmp_path):
-    path = tmp_path / "f3.sqlite"
-    table = table_on(path, "KD KH 3C")
+def jam_a_round(table) -> None:
+    """One round that the shuffler jams while dealing (a shuffler failure: void)."""
     table.shuffler.faults = [MockFault("jam", 0)]
     table.open_round()
     table.place_bet("1", "ante", 10)
     table.close_betting()
     table.start_dealing()
     table.poll()
+
+
+def test_the_shoe_holds_after_a_restart_and_the_switch_is_journaled(tmp_path):
+    path = tmp_path / "f3.sqlite"
+    table = table_on(path, "KD KH 3C")
+    jam_a_round(table)
     assert table.state is S.VOID
     table.set_dealing("shoe", actor="supervisor:sam", why="shuffler jammed (Art. 11(4))")
     rows = list(table.journal.records())
@@ -60,12 +65,7 @@ def test_a_failed_shuffler_stays_out_of_service_across_a_restart_until_confirmed
 
     path = tmp_path / "f3.sqlite"
     table = table_on(path, "KD KH 3C")
-    table.shuffler.faults = [MockFault("jam", 0)]
-    table.open_round()
-    table.place_bet("1", "ante", 10)
-    table.close_betting()
-    table.start_dealing()
-    table.poll()
+    jam_a_round(table)
     assert table.result.void_reason == "shuffler_fault"
     failed = table.round_id
     table.journal.close()
