@@ -50,6 +50,13 @@ class Device(abc.ABC):
     def close(self) -> None:
         """Release the port and stop any thread; safe to call twice."""
 
+    def reset_round(self) -> bool:
+        """Make the device forget the round it was last armed for (a table
+        starting: another program, a check, may have left it mid-round).
+        False if the device would not; a device with no round state has
+        nothing to forget."""
+        return True
+
     @abc.abstractmethod
     def next_event(self, timeout: float | None = 0.0) -> DeviceEvent | None:
         """The next reported event, or None if none arrived within ``timeout``."""

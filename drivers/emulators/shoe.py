@@ -106,7 +106,9 @@ class ShoeEmulator(Emulator):
         return None
 
     def reset(self) -> None:
+        # RST forgets the round (a power loss does not): the next ARM starts at index 0
         self.armed, self.state = False, "IDLE"
+        self.round_id, self.index = "", 0
         self._gen += 1
 
     def on_power_loss(self) -> None:

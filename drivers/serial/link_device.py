@@ -81,6 +81,9 @@ class LinkDevice(Device):
     """Base of the serial (and USB) drivers; subclasses add commands and handlers."""
 
     ADDR: ClassVar[DeviceAddr]
+    #: whether the device keeps a round across host sessions (the shoe's round
+    #: id and card index, the wheel's arming): reset_round then sends RST
+    KEEPS_ROUND: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -196,6 +199,21 @@ class LinkDevice(Device):
             self.close()
             raise
         self._log.info("opened", where=self.where(), identity=self.identity)
+
+    def reset_round(self) -> bool:
+        """``RST`` to a device that keeps a round: it is idle and has forgotten
+        the round it was armed for. A refusal is logged, not a fault: the
+        table still refuses a card of another round, one by one."""
+        session = self._session
+        if not self.KEEPS_ROUND or session is None:
+            return True
+        try:
+            session.send("RST")
+        except (LinkDown, Nak) as exc:
+            self._log.warning("round state not reset", reason=str(exc))
+            return False
+        self._log.info("round state reset")
+        return True
 
     def _new_session(self) -> LinkSession:
         transport = self.open_transport()

@@ -31,6 +31,7 @@ def keep(books: dict, key: Any, value: str, most: int = 16) -> None:
 
 class SerialShoe(LinkDevice, CardShoeReader):
     ADDR = DeviceAddr.SHOE
+    KEEPS_ROUND = True
 
     def __init__(self, url: str | None = None, **kwargs: Any) -> None:
         super().__init__(url, **kwargs)

@@ -35,6 +35,7 @@ class _Spin:
 
 class SerialWheel(LinkDevice, WheelSensor):
     ADDR = DeviceAddr.WHEEL
+    KEEPS_ROUND = True
 
     def __init__(self, url: str | None = None, **kwargs: Any) -> None:
         super().__init__(url, **kwargs)

@@ -20,10 +20,12 @@ from tablesim.games import registry
 from tablesim.games.rig import mock_rig
 from tablesim.harness.devicetables import (
     DEVICE_TIMEOUT,
+    check_table_id,
     close_all,
     default_settings,
     game_table,
     open_serial,
+    reset_rounds,
     start_emulators,
 )
 from tablesim.harness.runopts import RunOptions
@@ -104,12 +106,17 @@ def run_configured(path: str, options: RunOptions, console: Console, *, record: 
         if record:
             raise InputError("--record applies to --emulated without --config, and to --config on real devices")
         return _run_config_emulated(config, options, console, **emulated)
+    # On a configuration's devices (not mocks) a run is a check with simulated
+    # players: its own table id, so its rounds and journal are never the live table's.
+    checking = any(d.backend != "mock" for d in config.devices.values())
+    table_id = check_table_id(config.table_id) if checking else config.table_id
     run_options = RunOptions(config.game, options.rounds, options.seed, config.profile, {},
                              options.quiet, options.delay, options.journal, options.studio or config.studio_url,
-                             config.key_file)
+                             None if checking else config.key_file)
     with ExitStack() as stack:
         recorder = _recorder(stack, record, _header("config", run_options, config=str(config.path), time_scale=None,
-                                                    faults=[], devices=list(config.devices)))
+                                                    faults=[], devices=list(config.devices), table_id=table_id,
+                                                    reset_at_start=True))
         taps = {}
         if recorder is not None:  # each serial or USB device's transport tapped
             from tablesim.harness.recording import TAPPED_BACKENDS
@@ -117,13 +124,14 @@ def run_configured(path: str, options: RunOptions, console: Console, *, record: 
             taps = {k: recorder.settings() for k, d in config.devices.items() if d.backend in TAPPED_BACKENDS}
         devices = config.open_devices(**taps)
         stack.callback(close_all, devices)
-        table = game_table(config.game, devices, config.settings, profile=config.profile, table_id=config.table_id)
+        reset_rounds(devices)  # whatever round a program before left them in
+        table = game_table(config.game, devices, config.settings, profile=config.profile, table_id=table_id)
         if recorder is not None:
             table.bus.subscribe(recorder.on_table_event)
-        if any(d.backend != "mock" for d in config.devices.values()):
+        if checking:
             table.device_timeout = DEVICE_TIMEOUT
         backends = ", ".join(f"{k} {d.backend}" for k, d in config.devices.items())
-        return run_table(table, run_options, console, f"table {config.table_id} from {config.path} ({backends})")
+        return run_table(table, run_options, console, f"table {table_id} from {config.path} ({backends})")
 
 
 def _run_config_emulated(config: Any, options: RunOptions, console: Console, *, time_scale: float,

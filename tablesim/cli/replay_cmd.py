@@ -43,8 +43,9 @@ def _open(kinds: list[str], devices: dict[str, Device], replayer: Replayer) -> N
 def _build(header: dict[str, Any], options: RunOptions, devices: dict[str, Device], replayer: Replayer):
     """The table the recorded run used, on drivers that read the recording; (table, description)."""
     from tablesim.cli.devices_run import emulated_table
-    from tablesim.harness.devicetables import DEVICE_TIMEOUT, default_settings, game_table
+    from tablesim.harness.devicetables import DEVICE_TIMEOUT, default_settings, game_table, reset_rounds
     from tablesim.harness.tableconfig import load_table_config, required_devices
+    from tablesim.journal.keys import TABLE_ID
 
     mode = header.get("mode")
     if mode == "emulated":
@@ -58,7 +59,12 @@ def _build(header: dict[str, Any], options: RunOptions, devices: dict[str, Devic
                 devices[kind] = device.open()
             else:
                 _open([kind], devices, replayer)
-        table = game_table(config.game, devices, config.settings, profile=config.profile, table_id=config.table_id)
+        if header.get("reset_at_start"):  # the recorded run reset the devices' rounds (RST)
+            reset_rounds(devices)
+        table_id = header.get("table_id") or config.table_id
+        if not isinstance(table_id, str) or not TABLE_ID.fullmatch(table_id):
+            raise InputError(f"the recording's table_id {table_id!r} is not a table id")
+        table = game_table(config.game, devices, config.settings, profile=config.profile, table_id=table_id)
         table.device_timeout = DEVICE_TIMEOUT
         return table
     raise InputError(f"the recording's mode {mode!r} cannot be replayed (emulated, config)")

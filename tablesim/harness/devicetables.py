@@ -42,6 +42,21 @@ def close_all(devices: dict[str, Device]) -> None:
         device.close()
 
 
+def reset_rounds(devices: dict[str, Device]) -> None:
+    """A table starting on devices that may have served another program
+    (a check run, a table before it): each forgets the round it was armed
+    for, so the first round's cards are not taken as that round's."""
+    for device in devices.values():
+        device.reset_round()
+
+
+def check_table_id(table_id: str) -> str:
+    """The table id of ``tablesim run --config`` on a configuration's devices:
+    its rounds (``<id>-CHK-000001``) are never a live journal's, whose round
+    ids are ``<id>-`` and digits."""
+    return f"{table_id[:28]}-CHK"
+
+
 def default_settings(game: str, profile: str | None, options: dict[str, Any]) -> Any:
     """The table settings of an emulated table (``options``: as given on the command line)."""
     spec = registry.spec(game)
@@ -126,10 +141,11 @@ def configured_table(stack: ExitStack, config: TableConfig | str, *, game: str |
     stack.callback(close_all, devices)  # all or none: a device that fails closes those opened
     for kind in config.devices:
         devices[kind] = config.open_device(kind)  # a failure is one line naming the file and key
+    reset_rounds(devices)
     table = game_table(config.game, devices, config.settings, profile=config.profile, table_id=config.table_id)
     backends = ", ".join(f"{k} {d.backend}" for k, d in config.devices.items())
     return DeviceTable(table, devices, f"table {config.table_id} from {config.path} ({backends})", config)
 
 
-__all__ = ["DEVICE_TIMEOUT", "DeviceTable", "configured_table", "default_settings", "emulated_table",
+__all__ = ["DEVICE_TIMEOUT", "DeviceTable", "check_table_id", "configured_table", "reset_rounds", "default_settings", "emulated_table",
            "game_table", "open_serial", "start_emulators"]
