@@ -230,3 +230,24 @@ def seal_legacy(path: str, table: str | None, key_path: str | None) -> None:
     if missing:
         raise InputError(missing, where=path)
     click.echo(seal_legacy_journal(path, table, None if key_path is None else Path(key_path)))
+
+
+@journal_group.command("backup")
+@click.argument("dest")
+@click.option("--journal", "path", default=None, help="The journal to copy (default: the only one in the data directory).")
+@click.option("--key", "key_path", default=None,
+              help="The table's key file, to verify the copy (default: as `audit verify` finds it).")
+@click.option("--force", is_flag=True, help="Replace DEST if it exists (never a journal a table is writing).")
+def backup(dest: str, path: str | None, key_path: str | None, force: bool) -> None:
+    """Copy a journal to DEST while its table may be writing it: SQLite's
+    online backup (the -wal file's transactions included), one file, checked
+    as `audit verify` checks a journal and against the journal's own last
+    record before it is named DEST. Restore: the same command the other way,
+    with --force, while the table is stopped."""
+    from tablesim.journal.backup import backup_journal
+
+    key = load_key(key_path) if key_path is not None else None
+    source = open_existing(path)  # (the only one in the data directory, or the one named: checked)
+    source.close()
+    done = backup_journal(source.path, dest, key=key, replace=force)
+    click.echo(f"journal {source.path} backed up to {done.dest}: {done.describe()}")
