@@ -100,3 +100,40 @@ def test_install_from_the_docs_in_a_fresh_virtual_environment(tmp_path):
     for unit in (table, screen):
         checked = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True, timeout=120)
         assert checked.returncode == 0 and unit.name not in checked.stderr, checked.stderr
+
+
+def kiosk_argv(unit_text: str, url: str, profile: Path) -> list[str]:
+    """The screen unit's Chromium command line, for a machine with no display: headless, the
+    page's DOM printed; every option of the unit kept but the display's (Wayland) and its profile."""
+    exec_start = next(line for line in unit_text.splitlines() if line.startswith("ExecStart="))
+    argv = exec_start.removeprefix("ExecStart=").split(" -- ", 1)[1].split()
+    assert argv[0] == "/usr/bin/chromium" and "--kiosk" in argv and argv[-1] == "${CONSOLE_URL}"
+    kept = [a for a in argv[:-1] if not a.startswith(("--ozone-platform=", "--user-data-dir="))]
+    sandbox = ["--no-sandbox"] if os.geteuid() == 0 else []  # (a test run as root; the unit never is)
+    return [*kept, *sandbox, "--headless=new", f"--user-data-dir={profile}", "--dump-dom", url]
+
+
+@pytest.mark.skipif(not os.access("/usr/bin/chromium", os.X_OK), reason="needs Debian's chromium at /usr/bin/chromium")
+def test_the_screens_chromium_opens_the_dealer_console(tmp_path):
+    import sys
+
+    import reaper
+
+    serve = subprocess.Popen([sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "fortune3", "--mock",
+                              "--port", "0", "--journal", "none"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, cwd=ROOT, env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")})
+    reaper.track(serve)
+    try:
+        url = None
+        while url is None or not line.startswith("stop with"):
+            line = serve.stdout.readline()
+            assert line, "serve exited"
+            if line.startswith("console: "):
+                url = line.removeprefix("console: ").split("#")[0].strip()
+        page = subprocess.run(kiosk_argv(SCREEN.read_text(), url, tmp_path / "profile"), capture_output=True,
+                              text=True, timeout=120)  # pure waiting: a browser on a loaded machine
+        assert "<title>tablesim dealer console</title>" in page.stdout, page.stderr[-2000:]
+    finally:
+        serve.terminate()
+        serve.wait(30)
+        serve.stdout.close()
