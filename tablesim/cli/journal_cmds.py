@@ -192,7 +192,7 @@ def _history(journal: Journal, last: int | None, round_id: str | None, as_json: 
 
 @click.group("journal")
 def journal_group() -> None:
-    """Operator's tools for a table's journal: its key, sealing a legacy journal."""
+    """Operator's tools for a table's journal: its key, sealing a legacy journal, a verified backup."""
 
 
 def _table_key_path(table: str | None, key_path: str | None, owner: str | None = None) -> tuple[str, Path]:
