@@ -14,6 +14,8 @@ rounds ``F3-01-CHK-...`` and every table resets its devices' round state
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -79,3 +81,21 @@ def test_two_checks_in_a_row_on_the_same_shoe_both_settle(shoe_config, env):
     for _ in range(2):
         out = check_run(shoe_config, env)
         assert "1 round(s) played (0 void)" in out, out
+
+
+def test_a_recorded_check_replays_with_its_reset_and_its_round_ids(shoe_config, env, tmp_path):
+    """A recording of a check holds the reset it sent and its table id; the
+    replay sends the reset again and plays the same rounds."""
+    recording = tmp_path / "check.jsonl"
+    done = CliRunner().invoke(cli, ["run", "--config", str(shoe_config), "--rounds", "2", "--seed", "3", "--quiet",
+                                    "--record", str(recording)], env=env)
+    assert done.exit_code == 0, done.output
+    header = json.loads(recording.read_text().splitlines()[0])
+    assert (header["table_id"], header["reset_at_start"]) == ("F3-01-CHK", True)
+    sent = [bytes.fromhex(json.loads(line)["hex"]) for line in recording.read_text().splitlines()[1:]
+            if '"dir":"host->device"' in line]
+    assert b"|RST\x03" in b"".join(sent[:3])  # after HEL, before any ARM
+    replayed = CliRunner().invoke(cli, ["replay", str(recording), "--json"], env=env)
+    assert replayed.exit_code == 0, replayed.output
+    assert [json.loads(line)["round_id"] for line in replayed.stdout.splitlines()] == \
+        ["F3-01-CHK-000001", "F3-01-CHK-000002"]
