@@ -30,10 +30,11 @@ def anchor_keys() -> dict:
     return keys
 
 
-def report_anchor(path: str, url: str, table: str | None = None) -> bool | None:
+def report_anchor(path: str, url: str, table: str | None = None, complete: bool = False) -> bool | None:
     """Print the anchor check of the journal at ``path`` (as table ``table``,
     else the one its file name names); True if it holds, None if there is
-    nothing to hold it against (its own verdict stands)."""
+    nothing to hold it against (its own verdict stands). With ``complete``
+    it holds only if the stream has every committed record (none unanchored)."""
     from tablesim.studio.anchor import verify_anchor
     from tablesim.studio.natsio import shown
 
@@ -52,12 +53,24 @@ def report_anchor(path: str, url: str, table: str | None = None) -> bool | None:
     ok = True
     for report in reports:
         lines = report.lines()
-        verdict = "anchored" if report.ok else "does NOT match the stream"
-        click.echo(f"anchor {shown(url)}: {lines[0]}: {verdict}", err=not report.ok)
+        held = report.ok and not (complete and report.unanchored)
+        click.echo(f"anchor {shown(url)}: {lines[0]}: {_anchor_verdict(report, complete)}", err=not held)
         for line in lines[1:]:
             click.echo(line, err=True)
-        ok = ok and report.ok
+        ok = ok and held
     return ok
+
+
+def _anchor_verdict(report, complete: bool) -> str:
+    if not report.ok:
+        return "does NOT match the stream"
+    if not report.unanchored:
+        return "anchored, every record in the stream"
+    gone = (f"{report.unanchored} record{'s' if report.unanchored != 1 else ''} of the journal not in the stream "
+            "(unanchored: not published yet")
+    if complete:
+        return f"NOT complete: {gone}, and --complete asks for every committed record)"
+    return f"anchored as far as the stream goes; {gone}; --complete fails on it)"
 
 
 @click.group("studio")
@@ -65,6 +78,7 @@ def studio() -> None:
     """The studio: every table's records from NATS JetStream, the floor's figures (docs/studio.md)."""
 
 
+NATS_HELP = "The studio's NATS server, or several (a cluster's nodes), comma-separated."
 KEYS_HELP = "The tables' registered public keys (default: <data dir>/studio-keys.json; tablesim studio register-key)."
 
 
@@ -82,7 +96,7 @@ def studio_register_key(public_key_file: str, keys_path: str | None, replace: bo
 
 
 @studio.command("serve")
-@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT", help="The studio's NATS server.")
+@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT[,...]", help=NATS_HELP)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8090, show_default=True)
 @click.option("--keys", "keys_path", default=None, metavar="FILE", help=KEYS_HELP)
@@ -109,7 +123,7 @@ def studio_serve(url: str, host: str, port: int, keys_path: str | None) -> None:
 
 
 @studio.command("report")
-@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT", help="The studio's NATS server.")
+@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT[,...]", help=NATS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="The figures as one JSON object (as /api/floor).")
 @click.option("--keys", "keys_path", default=None, metavar="FILE", help=KEYS_HELP)
 def studio_report(url: str, as_json: bool, keys_path: str | None) -> None:
@@ -118,13 +132,13 @@ def studio_report(url: str, as_json: bool, keys_path: str | None) -> None:
     import json
 
     from tablesim.studio.consumer import read_floor
-    from tablesim.studio.natsio import check_url
+    from tablesim.studio.natsio import check_url, retrying
     from tablesim.studio.trust import load_trust
 
     check_url(url, where="--nats")
     keys = load_trust(keys_path)
     try:
-        floor = asyncio.run(read_floor(url, keys))
+        floor = asyncio.run(retrying(lambda: read_floor(url, keys)))
     except (OSError, TimeoutError) as exc:
         raise _unreachable(url, exc) from None
     except Exception as exc:

@@ -82,9 +82,8 @@ class StudioConsumer:
         nc = None
         while not self._stop:
             try:
-                nc = await nats.connect(self.url, name="tablesim-studio", max_reconnect_attempts=-1,
-                                        reconnect_time_wait=0.5, connect_timeout=2, error_cb=natsio.quiet,
-                                        disconnected_cb=self._down, reconnected_cb=self._up)
+                nc = await natsio.connect_following(self.url, "tablesim-studio", disconnected_cb=self._down,
+                                                    reconnected_cb=self._up)
                 await nc.subscribe("tablesim.*.status", cb=self._status)
                 js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
                 await natsio.ensure_stream(js)

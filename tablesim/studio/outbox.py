@@ -56,8 +56,11 @@ log = logging.getLogger("tablesim.studio")
 
 #: records read from the journal and published per pipelined batch
 BATCH = 256
-#: seconds between two connection attempts while the broker is away (doubling up to this)
-MAX_BACKOFF = 5.0
+#: seconds between two connection attempts while the broker is away or the stream has no leader
+#: (doubling from FIRST_BACKOFF up to this): small, so that publishing resumes within a second or
+#: two of the stream having a leader again however long the outage was
+FIRST_BACKOFF = 0.1
+MAX_BACKOFF = 0.5
 #: seconds between two status messages (core NATS, not stored)
 STATUS_EVERY = 2.0
 #: how long the outbox sleeps with nothing to publish when nobody wakes it
@@ -173,11 +176,11 @@ class StudioLink:
         self.loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self._ready.set()
-        backoff = 0.2
+        backoff = FIRST_BACKOFF
         while not self._stopping:
             try:
                 await self._session()
-                backoff = 0.2
+                backoff = FIRST_BACKOFF
             except Exception as exc:  # any failure of the link: start again from the stream's word
                 if self.state != "diverged":
                     self._set("down", f"{type(exc).__name__}: {exc}".rstrip(": "))
@@ -294,6 +297,14 @@ class StudioLink:
         awaited in order; the cursor moves over each acked prefix only. A
         "duplicate" ack counts only once the stored message is read back and
         is this record."""
+        if len(rows) > 1:
+            # The first record alone, its ack awaited: a stream that acks has a
+            # leader now, so the rest sent at once are stored as a prefix, never
+            # with a hole (sent while the stream had no leader, the first records
+            # of a batch could be dropped and the later ones stored by a leader
+            # elected in the middle of it).
+            await self._publish(js, rows[:1])
+            rows = rows[1:]
         futures = []
         for seq, table_id, kind, body in rows:
             futures.append((seq, body, await js.publish_async(
