@@ -81,7 +81,7 @@ def transient(exc: BaseException) -> bool:
         return False
     if isinstance(exc, APIError):
         return exc.code == 503 or exc.err_code == 10008
-    return isinstance(exc, (asyncio.TimeoutError, TimeoutError, nats.errors.NoRespondersError,
+    return isinstance(exc, (StaleRead, asyncio.TimeoutError, TimeoutError, nats.errors.NoRespondersError,
                             nats.errors.ConnectionClosedError, nats.errors.StaleConnectionError))
 
 
@@ -130,18 +130,41 @@ class StreamMsg:
     sig: str | None = None  # the Tablesim-Sig header (tablesim.studio.signing)
 
 
+class StaleRead(Exception):
+    """A read of the stream came up short of what its leader says it holds:
+    the reader's consumer was served by a replica still catching up (after a
+    node's restart). Transient: read again."""
+
+
+async def _expected(js, filter_subject: str | None) -> tuple[int, int]:
+    """(messages on ``filter_subject``, last stream sequence), as the stream's leader says."""
+    if filter_subject is None:
+        info = await js.stream_info(wire.STREAM)
+        return info.state.messages, info.state.last_seq
+    info = await js.stream_info(wire.STREAM, subjects_filter=filter_subject)
+    return sum((info.state.subjects or {}).values()), info.state.last_seq
+
+
 async def read_messages(js, filter_subject: str | None, *, batch: int = 500, start_seq: int | None = None,
                         upto: int | None = None) -> AsyncIterator[StreamMsg]:
     """Every stored message on ``filter_subject``, in stream order, up to what
-    the stream held when reading started (an ephemeral consumer, no acks)."""
+    the stream held when reading started (an ephemeral consumer, no acks).
+
+    A read from the start is held against the count the stream's leader
+    gives: a consumer is served from its own node's copy of the stream, and
+    a node that was restarted may lack messages until it caught up; a short
+    read raises StaleRead (read again) rather than pass for the whole."""
+    expected, last = await _expected(js, filter_subject) if not start_seq or start_seq <= 1 else (None, 0)
     config = api.ConsumerConfig(
         ack_policy=api.AckPolicy.NONE, inactive_threshold=60.0, filter_subject=filter_subject,
         deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE if start_seq else api.DeliverPolicy.ALL,
         opt_start_seq=start_seq, max_waiting=1,
     )
     sub = await js.pull_subscribe(filter_subject, stream=wire.STREAM, config=config)
+    seen, name = 0, None
     try:
         info = await sub.consumer_info()
+        name = info.name
         pending = info.num_pending
         while pending > 0:
             # A fetch that times out while messages are pending (the stream's
@@ -152,13 +175,19 @@ async def read_messages(js, filter_subject: str | None, *, batch: int = 500, sta
                 meta = msg.metadata
                 if upto is not None and meta.sequence.stream > upto:
                     return
+                seen += meta.sequence.stream <= last
                 headers = msg.headers or {}
                 yield StreamMsg(meta.sequence.stream, msg.subject, headers.get(wire.MSG_ID), msg.data,
                                 headers.get(wire.SIG_HEADER))
                 pending = meta.num_pending
+        if expected is not None and seen < expected:
+            raise StaleRead(f"read {seen} of the {expected} messages the stream holds on {filter_subject or 'it'}: "
+                            "a node still catching up served the read")
     finally:
         try:
             await sub.unsubscribe()
+            if name is not None:  # (gone at once: on a cluster every consumer is the meta leader's work)
+                await asyncio.wait_for(js.delete_consumer(wire.STREAM, name), 1.0)
         except Exception:  # the connection may be gone: the consumer then expires on its own
             pass
 

@@ -111,6 +111,7 @@ class StudioLink:
         self._checked = 0  # the stream sequence up to which the table's messages were held against the journal
         self._highest = 0  # the highest seq of the table the stream holds, all of it the journal's
         self._acked_stream_seq = 0
+        self._step = "connecting"  # what the link was doing (said with a failure)
         self._stored = 0  # how many of the table's messages the stream held then, plus those acked since
         for hook in self.hooks:  # (the bus bet intake signs its receipts with this link's key and journal)
             bind = getattr(getattr(hook, "__self__", None), "bind_link", None)
@@ -183,7 +184,7 @@ class StudioLink:
                 backoff = FIRST_BACKOFF
             except Exception as exc:  # any failure of the link: start again from the stream's word
                 if self.state != "diverged":
-                    self._set("down", f"{type(exc).__name__}: {exc}".rstrip(": "))
+                    self._set("down", f"{type(exc).__name__}: {exc}".rstrip(": ") + f" ({self._step})")
                 log.info("studio link down: %s", exc)
             finally:
                 await self._close()
@@ -210,10 +211,13 @@ class StudioLink:
             pass
 
     async def _session(self) -> None:
+        self._step = "connecting"
         self.nc = nc = await natsio.connect(self.url, f"tablesim-table-{self.table_id}")
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
+        self._step = "asking for the stream"
         kinds = natsio.stream_kinds(await natsio.ensure_stream(js))
         try:
+            self._step = "holding the stream against the journal"
             self.published = await self._hold(js, kinds)
         except Diverged as exc:
             return await self._diverged(nc, str(exc))
@@ -221,6 +225,7 @@ class StudioLink:
         for hook in self.hooks:
             await hook(nc)
         self._set("up", None)
+        self._step = "publishing"
         await self._status(nc)
         next_status = time.monotonic() + STATUS_EVERY
         try:
