@@ -88,6 +88,21 @@ async def statuses(server: NatsServer, user: str, forger: str) -> tuple[list, li
     return heard, errors
 
 
+async def follow(studio_url: str) -> tuple[int, int]:
+    """What studio serve's consumer makes of the stream: (tables, rounds)."""
+    from tablesim.studio.consumer import StudioConsumer
+
+    consumer = StudioConsumer(studio_url, durable="tablesim-studio")
+    task = asyncio.create_task(consumer.run())
+    try:
+        await asyncio.wait_for(consumer.caught_up.wait(), 60)
+        floor = consumer.floor.summary()["floor"]
+        return floor["tables"], floor["rounds"]
+    finally:
+        consumer.stop()
+        task.cancel()
+
+
 def table_config(tmp_path: Path, server: NatsServer) -> Path:
     cfg = tmp_path / "F3-01.toml"
     cfg.write_text(f'[table]\nid = "F3-01"\ngame = "fortune3"\n\n[devices.shoe]\nbackend = "mock"\nseed = 3\n\n'
@@ -116,6 +131,7 @@ def test_each_user_does_its_work_and_nothing_more(secured, tmp_path):
     anchored = tablesim("audit", "verify", "--journal", str(journal), "--anchor", url(secured, "studio"), "--complete")
     assert anchored.returncode == 0, anchored.stderr
     assert "password" not in anchored.stdout + anchored.stderr  # (never printed)
+    assert asyncio.run(follow(url(secured, "studio"))) == (1, 1)  # studio serve's durable consumer, its own user
     before = asyncio.run(stored(secured, "tablesim.F3-01.*"))
     for forger in ("FB-01", "WH-01", "platform", "studio"):  # a record on F3-01's subject, by anyone else
         errors = asyncio.run(attempt(secured, forger, "tablesim.F3-01.event", json.dumps({"v": 1}).encode()))
@@ -136,3 +152,10 @@ def test_bets_only_from_the_platform(secured):
     for other in ("FB-01", "studio"):
         errors = asyncio.run(attempt(secured, other, "tablesim.F3-01.bets"))
         assert any("permissions violation" in e.lower() for e in errors), (other, errors)
+
+
+def test_the_docs_show_exactly_the_users_the_broker_runs():
+    docs = (CONFIG.parents[1] / "docs" / "studio.md").read_text()
+    assert "```\n" + (CONFIG / "users.conf").read_text() + "```" in docs
+    node = (CONFIG / "studio-1.conf").read_text()
+    assert "include users.conf" in node and "nats-route://studio-3:6222" in node
