@@ -91,7 +91,9 @@ def table_config(work: Path, game: str, index: int, url: str) -> tuple[str, Path
     devices = "\n".join(f"[devices.{kind}]\nbackend = \"mock\"\nseed = {index * 10 + n}\n"
                         for n, kind in enumerate(DEVICES[game]))
     path = work / f"{table_id}.toml"
-    path.write_text(f"[table]\nid = \"{table_id}\"\ngame = \"{game}\"\n\n{devices}\n[studio]\nurl = \"{url}\"\n")
+    urls = url.split(",")  # a cluster's nodes: the table configuration's list
+    where = f"url = \"{url}\"" if len(urls) == 1 else "urls = [" + ", ".join(f'"{u}"' for u in urls) + "]"
+    path.write_text(f"[table]\nid = \"{table_id}\"\ngame = \"{game}\"\n\n{devices}\n[studio]\n{where}\n")
     return table_id, path
 
 
@@ -107,13 +109,21 @@ def register_keys(table_ids) -> None:
 
 
 def tablesim(*args: str) -> list[str]:
+    if os.environ.get("DBGRUN"):
+        return [sys.executable, os.environ["DBGRUN"], *args]
     return [sys.executable, "-m", "tablesim.cli.main", *args]
 
 
-def run_table(cfg: Path, journal: Path, rounds: int, delay: float, seed: int) -> subprocess.Popen:
-    return subprocess.Popen(tablesim("run", "--config", str(cfg), "--rounds", str(rounds), "--quiet",
-                                     "--seed", str(seed), "--delay", str(delay), "--journal", str(journal)),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def run_table(cfg: Path, journal: Path, rounds: int, delay: float, seed: int, log: Path | None = None) -> subprocess.Popen:
+    """A table process; ``log``: its stderr (the studio link's log lines) to a file instead of a pipe."""
+    err = open(log, "a") if log is not None else subprocess.PIPE
+    try:
+        return subprocess.Popen(tablesim(*(("--log-level", "info") if log is not None else ()), "run", "--config", str(cfg), "--rounds", str(rounds), "--quiet",
+                                         "--seed", str(seed), "--delay", str(delay), "--journal", str(journal)),
+                                stdout=subprocess.PIPE, stderr=err, text=True)
+    finally:
+        if log is not None:
+            err.close()
 
 
 def journal_rows(journals: list[Path]) -> int:

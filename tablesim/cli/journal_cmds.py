@@ -75,15 +75,19 @@ def audit() -> None:
 @click.option("--table", "table", default=None,
               help="The journal of this table id (in the data directory); with --journal, the table it should be.")
 @click.option("--key", "key_path", default=None, help="The table's key file (default: <data dir>/<table id>.key).")
-@click.option("--anchor", "anchor_url", default=None, metavar="nats://HOST:PORT",
+@click.option("--anchor", "anchor_url", default=None, metavar="nats://HOST:PORT[,...]",
               help="Also hold each journal against the table's records in the studio's stream (docs/studio.md).")
+@click.option("--complete", is_flag=True,
+              help="With --anchor: fail (exit 1) unless the stream holds every committed record (none unanchored).")
 def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path: str | None,
-                 anchor_url: str | None) -> None:
+                 anchor_url: str | None, complete: bool) -> None:
     """Verify each journal: the SQLite integrity check, the keyed chain, its head
     and checkpoint, and with --anchor the studio's copy of its records. One
     verdict line per file; exit 0 if every file is intact, 1 if any is
     tampered or corrupt (naming the first bad record), 2 if any cannot be
     read."""
+    if complete and anchor_url is None:
+        raise InputError("--complete applies to --anchor (the stream holds every committed record)")
     if anchor_url is not None:
         from tablesim.studio.natsio import check_url
 
@@ -107,7 +111,7 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
         if anchor_url is not None:  # (an unreadable journal too: a deleted one held nothing the stream holds)
             from tablesim.cli.studio_cmd import report_anchor
 
-            if report_anchor(path, anchor_url, table) is False:
+            if report_anchor(path, anchor_url, table, complete) is False:
                 code = max(code, 1, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
         worst = max(worst, code, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
     if worst:

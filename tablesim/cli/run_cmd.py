@@ -36,7 +36,7 @@ from tablesim.harness.runopts import RunOptions
     default=None,
     help="Journal file (SQLite). Default: one per table in the user's data directory; 'none' for no journal.",
 )
-@click.option("--studio", default=None, metavar="nats://HOST:PORT",
+@click.option("--studio", default=None, metavar="nats://HOST:PORT[,...]",
               help="Publish every journal record to the studio's NATS JetStream (see docs/studio.md).")
 @click.option("--record", "record", type=click.Path(dir_okay=False), default=None,
               help="--emulated/--config: write every device frame and each round's result to FILE "

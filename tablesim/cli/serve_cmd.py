@@ -88,7 +88,7 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 @click.option("--tokens", "tokens_path", default=None, type=click.Path(dir_okay=False),
               help="Operator tokens (JSON: {operators: [{name, role, token}]}). "
                    "Default: the configuration's [operators], else generated next to the journal.")
-@click.option("--studio", default=None, metavar="nats://HOST:PORT",
+@click.option("--studio", default=None, metavar="nats://HOST:PORT[,...]",
               help="Publish the journal to the studio's NATS JetStream and take bets over the bus "
                    "(tablesim.<table_id>.bets; see docs/studio.md).")
 @click.option("--show-tokens", is_flag=True,

@@ -30,15 +30,27 @@ def anchor_keys() -> dict:
     return keys
 
 
-def report_anchor(path: str, url: str, table: str | None = None) -> bool | None:
+def _bucket_public_keys(url: str) -> dict:
+    import asyncio
+
+    from tablesim.studio import keyring, signing
+    from tablesim.studio.natsio import retrying
+
+    return {tid: signing.public_key(h) for tid, h in asyncio.run(retrying(lambda: keyring.keys_at(url))).items()}
+
+
+def report_anchor(path: str, url: str, table: str | None = None, complete: bool = False) -> bool | None:
     """Print the anchor check of the journal at ``path`` (as table ``table``,
     else the one its file name names); True if it holds, None if there is
-    nothing to hold it against (its own verdict stands)."""
+    nothing to hold it against (its own verdict stands). With ``complete``
+    it holds only if the stream has every committed record (none unanchored)."""
     from tablesim.studio.anchor import verify_anchor
     from tablesim.studio.natsio import shown
 
     try:
-        reports = verify_anchor(path, url, [table] if table else None, anchor_keys())
+        keys = anchor_keys()
+        keys.update({tid: k for tid, k in _bucket_public_keys(url).items() if tid not in keys})
+        reports = verify_anchor(path, url, [table] if table else None, keys)
     except (OSError, TimeoutError) as exc:
         raise _unreachable(url, exc) from None
     except Exception as exc:  # nats-py's own errors (no servers, timeouts)
@@ -52,12 +64,24 @@ def report_anchor(path: str, url: str, table: str | None = None) -> bool | None:
     ok = True
     for report in reports:
         lines = report.lines()
-        verdict = "anchored" if report.ok else "does NOT match the stream"
-        click.echo(f"anchor {shown(url)}: {lines[0]}: {verdict}", err=not report.ok)
+        held = report.ok and not (complete and report.unanchored)
+        click.echo(f"anchor {shown(url)}: {lines[0]}: {_anchor_verdict(report, complete)}", err=not held)
         for line in lines[1:]:
             click.echo(line, err=True)
-        ok = ok and report.ok
+        ok = ok and held
     return ok
+
+
+def _anchor_verdict(report, complete: bool) -> str:
+    if not report.ok:
+        return "does NOT match the stream"
+    if not report.unanchored:
+        return "anchored, every record in the stream"
+    gone = (f"{report.unanchored} record{'s' if report.unanchored != 1 else ''} of the journal not in the stream "
+            "(unanchored: not published yet")
+    if complete:
+        return f"NOT complete: {gone}, and --complete asks for every committed record)"
+    return f"anchored as far as the stream goes; {gone}; --complete fails on it)"
 
 
 @click.group("studio")
@@ -65,24 +89,80 @@ def studio() -> None:
     """The studio: every table's records from NATS JetStream, the floor's figures (docs/studio.md)."""
 
 
+NATS_HELP = "The studio's NATS server, or several (a cluster's nodes), comma-separated."
 KEYS_HELP = "The tables' registered public keys (default: <data dir>/studio-keys.json; tablesim studio register-key)."
+
+
+def _run_on_bus(url: str, make):
+    """Run ``make()`` (a coroutine factory) against the studio's NATS, a
+    leader election ridden out; a broker's refusal or absence is one line."""
+    import asyncio
+
+    from nats.js.errors import APIError
+
+    from tablesim.studio.natsio import retrying
+
+    try:
+        return asyncio.run(retrying(make))
+    except APIError as exc:
+        raise InputError(f"the studio's NATS refused it: {exc.description or exc}") from None
+    except (OSError, TimeoutError) as exc:
+        raise _unreachable(url, exc) from None
+    except Exception as exc:
+        if type(exc).__module__.startswith("nats"):
+            raise _unreachable(url, exc) from None
+        raise
+
+
+@studio.command("init")
+@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT[,...]", help="The studio's NATS server, or "
+              "several (a cluster's nodes), comma-separated; an operator's user (admin in config/nats/users.conf).")
+@click.option("--replicas", type=click.IntRange(1, 5), default=1, show_default=True,
+              help="Copies of the stream and the keys bucket (3 on a three-node cluster).")
+@click.option("--max-msgs", type=click.IntRange(min=-1), default=None, help="The stream's most records (-1: none).")
+@click.option("--max-bytes", type=click.IntRange(min=-1), default=None, help="The stream's most bytes (-1: none).")
+def studio_init(url: str, replicas: int, max_msgs: int | None, max_bytes: int | None) -> None:
+    """Create or update the records stream and the bucket of the tables'
+    public keys. Idempotent; a change that would lose records (a limit below
+    what is stored, another subject set) is refused, nothing changed."""
+    from tablesim.studio.natsio import check_url, shown
+    from tablesim.studio.setup import Wanted, init
+
+
+    url = check_url(url, where="--nats")
+    for limit, name in ((max_msgs, "--max-msgs"), (max_bytes, "--max-bytes")):
+        if limit == 0:
+            raise InputError("0 is no limit NATS keeps: give -1 (none) or a number of at least 1", where=name)
+    click.echo(f"studio init on {shown(url)}:")
+    for line in _run_on_bus(url, lambda: init(url, Wanted(replicas, max_msgs, max_bytes))):
+        click.echo(f"  {line}")
 
 
 @studio.command("register-key")
 @click.argument("public_key_file")
 @click.option("--keys", "keys_path", default=None, metavar="FILE", help=KEYS_HELP)
+@click.option("--nats", "url", default=None, metavar="nats://HOST:PORT[,...]",
+              help="Register it in the studio's key bucket (tablesim studio init) instead of the keys file "
+                   "(as well, with --keys); the operator's user.")
 @click.option("--replace", is_flag=True, help="Replace the key registered for the table (a new table PC).")
-def studio_register_key(public_key_file: str, keys_path: str | None, replace: bool) -> None:
+def studio_register_key(public_key_file: str, keys_path: str | None, url: str | None, replace: bool) -> None:
     """Register a table's public key (from `tablesim keys export-public`): the
     studio then counts the records it signs, and only those."""
+    from tablesim.studio.natsio import check_url
     from tablesim.studio.trust import read_public_key_file, register
 
     table_id, hex_key = read_public_key_file(public_key_file)
-    click.echo(register(keys_path, table_id, hex_key, replace=replace))
+    if url is None or keys_path is not None:
+        click.echo(register(keys_path, table_id, hex_key, replace=replace))
+    if url is not None:
+        from tablesim.studio import keyring
+
+        url = check_url(url, where="--nats")
+        click.echo(_run_on_bus(url, lambda: keyring.register(url, table_id, hex_key, replace)))
 
 
 @studio.command("serve")
-@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT", help="The studio's NATS server.")
+@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT[,...]", help=NATS_HELP)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8090, show_default=True)
 @click.option("--keys", "keys_path", default=None, metavar="FILE", help=KEYS_HELP)
@@ -109,7 +189,7 @@ def studio_serve(url: str, host: str, port: int, keys_path: str | None) -> None:
 
 
 @studio.command("report")
-@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT", help="The studio's NATS server.")
+@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT[,...]", help=NATS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="The figures as one JSON object (as /api/floor).")
 @click.option("--keys", "keys_path", default=None, metavar="FILE", help=KEYS_HELP)
 def studio_report(url: str, as_json: bool, keys_path: str | None) -> None:
@@ -118,13 +198,13 @@ def studio_report(url: str, as_json: bool, keys_path: str | None) -> None:
     import json
 
     from tablesim.studio.consumer import read_floor
-    from tablesim.studio.natsio import check_url
+    from tablesim.studio.natsio import check_url, retrying
     from tablesim.studio.trust import load_trust
 
     check_url(url, where="--nats")
     keys = load_trust(keys_path)
     try:
-        floor = asyncio.run(read_floor(url, keys))
+        floor = asyncio.run(retrying(lambda: _read_floor(url, keys, read_floor)))
     except (OSError, TimeoutError) as exc:
         raise _unreachable(url, exc) from None
     except Exception as exc:
@@ -136,6 +216,16 @@ def studio_report(url: str, as_json: bool, keys_path: str | None) -> None:
         click.echo(json.dumps(summary, indent=1))
         return
     _print_report(summary)
+
+
+async def _read_floor(url: str, file_keys, read_floor):
+    """The floor under the keys file's keys and the bucket's (tablesim studio register-key --nats)."""
+    from tablesim.studio import keyring
+
+    keys, conflicts = keyring.merged(file_keys, await keyring.keys_at(url))
+    for text in conflicts:
+        click.echo(f"tablesim: warning: {text}", err=True)
+    return await read_floor(url, keys)
 
 
 def _print_report(s: dict) -> None:

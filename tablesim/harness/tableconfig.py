@@ -11,7 +11,7 @@ profile, its limits, how it is run, and where each of its devices is::
                                      # this file; default <data dir>/<id>.key; created on first use
 
     [studio]                         # optional: publish the journal to the studio (docs/studio.md)
-    url = "nats://studio-bus:4222"
+    url = "nats://studio-bus:4222"   # or urls = ["nats://studio-1:4222", ...] (a cluster)
     signing_key = "T-01.sign.key"    # optional: the Ed25519 key records are signed with (mode 0600);
                                      # default beside the chain's key, <id>.sign.key; created on first use
 
@@ -197,22 +197,23 @@ def _key_file(table: Reader, path: Path, field: str = "key_file") -> Path:
 
 
 def _studio(reader: Reader, path: Path) -> tuple[str, Path | None]:
-    """``[studio] url = "nats://HOST:PORT"``: where the table publishes its
+    """``[studio] url = "nats://HOST:PORT"`` (or several, comma-separated) or
+    ``urls = [...]`` (a cluster's nodes): where the table publishes its
     journal; ``signing_key``: its Ed25519 signing key (relative to this file)."""
-    from urllib.parse import urlsplit
+    from tablecore import natsurl
 
     signing_key = _key_file(reader, path, "signing_key") if reader.has("signing_key") else None
-
-    url = reader.str("url")
-    parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if parts.scheme not in ("nats", "tls") or not parts.hostname or port is None:
-        raise reader.fail("url", f"{url!r} is not a NATS URL (nats://HOST:PORT)")
+    if reader.has("url") == reader.has("urls"):
+        raise reader.fail(None, "give url or urls (the studio's NATS), one of them")
+    key = "url" if reader.has("url") else "urls"
+    given = reader.str("url") if key == "url" else reader.list("urls")
+    if key == "urls" and not all(isinstance(u, str) for u in given):
+        raise reader.fail("urls", "a list of NATS URLs (nats://HOST:PORT)")
+    why, urls = natsurl.check(given)
+    if why is not None:
+        raise reader.fail(key, why)
     reader.reject_unknown()
-    return url, signing_key
+    return urls, signing_key
 
 
 def _operators(reader: Reader, path: Path) -> OperatorsConfig:

@@ -191,6 +191,11 @@ def journal_bodies(path: str) -> dict[str, dict[int, bytes | wire.NotARecord]]:
 
 
 async def stream_messages(url: str, table_id: str) -> list[natsio.StreamMsg]:
+    """The table's messages in the stream (a leader election ridden out)."""
+    return await natsio.retrying(lambda: _stream_messages(url, table_id))
+
+
+async def _stream_messages(url: str, table_id: str) -> list[natsio.StreamMsg]:
     nc = await natsio.connect(url, "tablesim-audit")
     try:
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)

@@ -85,6 +85,10 @@ def hold_at_start(url: str, journal_path: str, table_id: str, chain_key: str | P
 
 
 async def _stream_holding(url: str, table_id: str, bodies, pub) -> holding.Holding | None:
+    return await natsio.retrying(lambda: _stream_holding_once(url, table_id, bodies, pub))
+
+
+async def _stream_holding_once(url: str, table_id: str, bodies, pub) -> holding.Holding | None:
     nc = await natsio.connect(url, f"tablesim-start-{table_id}", timeout=START_TIMEOUT)
     try:
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)

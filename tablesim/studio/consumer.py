@@ -37,6 +37,8 @@ log = logging.getLogger("tablesim.studio")
 DURABLE = "tablesim-studio"
 #: records asked for per fetch
 FETCH = 1000
+#: seconds between two looks at the keys bucket for a key registered meanwhile
+BUCKET_EVERY = 2.0
 
 
 class _Rebuild(Exception):
@@ -82,12 +84,12 @@ class StudioConsumer:
         nc = None
         while not self._stop:
             try:
-                nc = await nats.connect(self.url, name="tablesim-studio", max_reconnect_attempts=-1,
-                                        reconnect_time_wait=0.5, connect_timeout=2, error_cb=natsio.quiet,
-                                        disconnected_cb=self._down, reconnected_cb=self._up)
+                nc = await natsio.connect_following(self.url, "tablesim-studio", disconnected_cb=self._down,
+                                                    reconnected_cb=self._up)
                 await nc.subscribe("tablesim.*.status", cb=self._status)
                 js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
                 await natsio.ensure_stream(js)
+                await self._take_bucket(js)
                 sub = await self._subscribe(js)
                 self.connected, self.error = True, None
                 await self._follow(sub)
@@ -121,6 +123,35 @@ class StudioConsumer:
         self._fresh = True
         self._changed()
 
+    async def _take_bucket(self, js) -> None:
+        """The keys registered in the studio's bucket (``tablesim studio
+        register-key --nats``) beside the keys file's: a change makes the
+        picture again from the stream's first record."""
+        from tablesim.studio import keyring
+
+        self._js, self._bucket_stamp = js, await keyring.bucket_stamp(js)
+        self._bucket_checked = time.monotonic()
+        try:
+            file_keys = trust.load_trust(self.keys_path)
+        except InputError:
+            file_keys = self.gate.trust
+        keys, conflicts = keyring.merged(file_keys, await keyring.bucket_keys(js))
+        for text in conflicts:
+            log.error("studio: %s", text)
+        if keys.hexes != self.gate.trust.hexes:
+            self.gate = Gate(keys)
+            self.floor = self.gate.floor
+            self._fresh = True
+            self._changed()
+
+    async def _bucket_changed(self) -> bool:
+        from tablesim.studio import keyring
+
+        if time.monotonic() - self._bucket_checked < BUCKET_EVERY:
+            return False
+        self._bucket_checked = time.monotonic()
+        return await keyring.bucket_stamp(self._js) != self._bucket_stamp
+
     async def _down(self) -> None:
         self.connected = False
         self._changed()
@@ -145,8 +176,8 @@ class StudioConsumer:
     async def _follow(self, sub) -> None:
         window_start, window_count = time.monotonic(), 0
         while not self._stop:
-            if _stamp(self.keys_path) != self._keys_stamp:  # a key registered: the picture made again
-                raise _Rebuild()
+            if _stamp(self.keys_path) != self._keys_stamp or await self._bucket_changed():
+                raise _Rebuild()  # a key registered: the picture made again
             try:
                 msgs = await sub.fetch(FETCH, timeout=1.0)
             except (asyncio.TimeoutError, nats.errors.TimeoutError):

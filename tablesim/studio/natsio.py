@@ -9,42 +9,41 @@ connection is ever sent late, out of order with what was resent since.
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
-from typing import AsyncIterator
-from urllib.parse import urlsplit
+from typing import AsyncIterator, Awaitable, Callable, TypeVar
 
 import nats
 from nats.js import api
 from nats.js.errors import NotFoundError
 
+from tablecore import natsurl
 from tablecore.errors import InputError
 from tablesim.studio import wire
+
+T = TypeVar("T")
 
 #: how long one JetStream request may take before the link counts as down
 REQUEST_TIMEOUT = 3.0
 
 
 def check_url(url: str, where: str = "--studio") -> str:
-    """``nats://HOST:PORT`` (or tls://); anything else is refused with the option named."""
-    parts = urlsplit(url or "")
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if parts.scheme not in ("nats", "tls") or not parts.hostname or port is None:
-        raise InputError(f"{shown(url)!r} is not a NATS URL (nats://HOST:PORT)", where=where)
-    return url
+    """``nats://HOST:PORT`` (or tls://), or several, comma-separated (the
+    nodes of a cluster); anything else is refused with the option named."""
+    why, urls = natsurl.check(url)
+    if why is not None:
+        raise InputError(why, where=where)
+    return urls
+
+
+def servers(url: str) -> list[str]:
+    return natsurl.split(url)
 
 
 def shown(url: str) -> str:
-    """The URL as shown, logged or sent (status messages, the console, the
+    """The URL(s) as shown, logged or sent (status messages, the console, the
     floor page): a password or token in it is never repeated."""
-    parts = urlsplit(url or "")
-    if "@" not in parts.netloc:
-        return url
-    user, _, host = parts.netloc.rpartition("@")
-    name = user.split(":", 1)[0] if ":" in user else ""
-    return parts._replace(netloc=f"{name + ':' if name else ''}***@{host}").geturl()
+    return natsurl.shown(url)
 
 
 async def quiet(exc: Exception) -> None:
@@ -52,9 +51,51 @@ async def quiet(exc: Exception) -> None:
 
 
 async def connect(url: str, name: str, timeout: float = 2.0) -> nats.NATS:
-    """One attempt (no reconnecting, see above); raises if the broker is not there."""
-    return await nats.connect(url, name=name, allow_reconnect=False, connect_timeout=max(1, int(timeout)),
+    """One attempt at each listed node in turn (no reconnecting, see above);
+    raises if none is there. The client also learns the cluster's other nodes
+    from the one it reaches, for its owner's next attempt."""
+    return await nats.connect(servers(url), name=name, allow_reconnect=False, connect_timeout=max(1, int(timeout)),
                               max_reconnect_attempts=1, reconnect_time_wait=0, error_cb=quiet)
+
+
+async def connect_following(url: str, name: str, **callbacks) -> nats.NATS:
+    """A connection that reconnects by itself, to any node of the cluster
+    (a reader such as the studio's consumer: it sends nothing that could go
+    out late)."""
+    return await nats.connect(servers(url), name=name, max_reconnect_attempts=-1, reconnect_time_wait=0.5,
+                              connect_timeout=2, error_cb=quiet, **callbacks)
+
+
+#: how long a one-shot reader (the anchor, the report, the start's check) rides out a leader election
+ELECTION_BUDGET = 20.0
+
+
+def transient(exc: BaseException) -> bool:
+    """A failure a leader election causes (the stream or the cluster's
+    meta leader away for seconds): a request timing out, "no responders",
+    "JetStream temporarily unavailable", the connected node gone. Not: no
+    node reachable at all (that is said at once)."""
+    from nats.js.errors import APIError
+
+    if isinstance(exc, nats.errors.NoServersError):
+        return False
+    if isinstance(exc, APIError):
+        return exc.code == 503 or exc.err_code == 10008
+    return isinstance(exc, (StaleRead, asyncio.TimeoutError, TimeoutError, nats.errors.NoRespondersError,
+                            nats.errors.ConnectionClosedError, nats.errors.StaleConnectionError))
+
+
+async def retrying(attempt: Callable[[], Awaitable[T]], budget: float = ELECTION_BUDGET) -> T:
+    """``attempt()`` again (on a new connection: it makes its own) after a
+    transient failure, until ``budget`` seconds are spent."""
+    deadline = time.monotonic() + budget
+    while True:
+        try:
+            return await attempt()
+        except Exception as exc:
+            if not transient(exc) or time.monotonic() >= deadline:
+                raise
+        await asyncio.sleep(0.25)
 
 
 async def ensure_stream(js, kinds: set[str] | None = None) -> list[str]:
@@ -89,35 +130,64 @@ class StreamMsg:
     sig: str | None = None  # the Tablesim-Sig header (tablesim.studio.signing)
 
 
+class StaleRead(Exception):
+    """A read of the stream came up short of what its leader says it holds:
+    the reader's consumer was served by a replica still catching up (after a
+    node's restart). Transient: read again."""
+
+
+async def _expected(js, filter_subject: str | None) -> tuple[int, int]:
+    """(messages on ``filter_subject``, last stream sequence), as the stream's leader says."""
+    if filter_subject is None:
+        info = await js.stream_info(wire.STREAM)
+        return info.state.messages, info.state.last_seq
+    info = await js.stream_info(wire.STREAM, subjects_filter=filter_subject)
+    return sum((info.state.subjects or {}).values()), info.state.last_seq
+
+
 async def read_messages(js, filter_subject: str | None, *, batch: int = 500, start_seq: int | None = None,
                         upto: int | None = None) -> AsyncIterator[StreamMsg]:
     """Every stored message on ``filter_subject``, in stream order, up to what
-    the stream held when reading started (an ephemeral consumer, no acks)."""
+    the stream held when reading started (an ephemeral consumer, no acks).
+
+    A read from the start is held against the count the stream's leader
+    gives: a consumer is served from its own node's copy of the stream, and
+    a node that was restarted may lack messages until it caught up; a short
+    read raises StaleRead (read again) rather than pass for the whole."""
+    expected, last = await _expected(js, filter_subject) if not start_seq or start_seq <= 1 else (None, 0)
     config = api.ConsumerConfig(
         ack_policy=api.AckPolicy.NONE, inactive_threshold=60.0, filter_subject=filter_subject,
         deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE if start_seq else api.DeliverPolicy.ALL,
         opt_start_seq=start_seq, max_waiting=1,
     )
     sub = await js.pull_subscribe(filter_subject, stream=wire.STREAM, config=config)
+    seen, name = 0, None
     try:
         info = await sub.consumer_info()
+        name = info.name
         pending = info.num_pending
         while pending > 0:
-            try:
-                msgs = await sub.fetch(min(batch, pending), timeout=REQUEST_TIMEOUT)
-            except asyncio.TimeoutError:
-                break
+            # A fetch that times out while messages are pending (the stream's
+            # leader changing) raises: a reader must never take part of the
+            # stream for all of it (its owner retries).
+            msgs = await sub.fetch(min(batch, pending), timeout=REQUEST_TIMEOUT)
             for msg in msgs:
                 meta = msg.metadata
                 if upto is not None and meta.sequence.stream > upto:
                     return
+                seen += meta.sequence.stream <= last
                 headers = msg.headers or {}
                 yield StreamMsg(meta.sequence.stream, msg.subject, headers.get(wire.MSG_ID), msg.data,
                                 headers.get(wire.SIG_HEADER))
                 pending = meta.num_pending
+        if expected is not None and seen < expected:
+            raise StaleRead(f"read {seen} of the {expected} messages the stream holds on {filter_subject or 'it'}: "
+                            "a node still catching up served the read")
     finally:
         try:
             await sub.unsubscribe()
+            if name is not None:  # (gone at once: on a cluster every consumer is the meta leader's work)
+                await asyncio.wait_for(js.delete_consumer(wire.STREAM, name), 1.0)
         except Exception:  # the connection may be gone: the consumer then expires on its own
             pass
 

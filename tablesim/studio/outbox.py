@@ -56,8 +56,11 @@ log = logging.getLogger("tablesim.studio")
 
 #: records read from the journal and published per pipelined batch
 BATCH = 256
-#: seconds between two connection attempts while the broker is away (doubling up to this)
-MAX_BACKOFF = 5.0
+#: seconds between two connection attempts while the broker is away or the stream has no leader
+#: (doubling from FIRST_BACKOFF up to this): small, so that publishing resumes within a second or
+#: two of the stream having a leader again however long the outage was
+FIRST_BACKOFF = 0.1
+MAX_BACKOFF = 0.5
 #: seconds between two status messages (core NATS, not stored)
 STATUS_EVERY = 2.0
 #: how long the outbox sleeps with nothing to publish when nobody wakes it
@@ -108,6 +111,7 @@ class StudioLink:
         self._checked = 0  # the stream sequence up to which the table's messages were held against the journal
         self._highest = 0  # the highest seq of the table the stream holds, all of it the journal's
         self._acked_stream_seq = 0
+        self._step = "connecting"  # what the link was doing (said with a failure)
         self._stored = 0  # how many of the table's messages the stream held then, plus those acked since
         for hook in self.hooks:  # (the bus bet intake signs its receipts with this link's key and journal)
             bind = getattr(getattr(hook, "__self__", None), "bind_link", None)
@@ -173,14 +177,14 @@ class StudioLink:
         self.loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self._ready.set()
-        backoff = 0.2
+        backoff = FIRST_BACKOFF
         while not self._stopping:
             try:
                 await self._session()
-                backoff = 0.2
+                backoff = FIRST_BACKOFF
             except Exception as exc:  # any failure of the link: start again from the stream's word
                 if self.state != "diverged":
-                    self._set("down", f"{type(exc).__name__}: {exc}".rstrip(": "))
+                    self._set("down", f"{type(exc).__name__}: {exc}".rstrip(": ") + f" ({self._step})")
                 log.info("studio link down: %s", exc)
             finally:
                 await self._close()
@@ -207,10 +211,13 @@ class StudioLink:
             pass
 
     async def _session(self) -> None:
+        self._step = "connecting"
         self.nc = nc = await natsio.connect(self.url, f"tablesim-table-{self.table_id}")
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
+        self._step = "asking for the stream"
         kinds = natsio.stream_kinds(await natsio.ensure_stream(js))
         try:
+            self._step = "holding the stream against the journal"
             self.published = await self._hold(js, kinds)
         except Diverged as exc:
             return await self._diverged(nc, str(exc))
@@ -218,6 +225,7 @@ class StudioLink:
         for hook in self.hooks:
             await hook(nc)
         self._set("up", None)
+        self._step = "publishing"
         await self._status(nc)
         next_status = time.monotonic() + STATUS_EVERY
         try:
@@ -294,6 +302,14 @@ class StudioLink:
         awaited in order; the cursor moves over each acked prefix only. A
         "duplicate" ack counts only once the stored message is read back and
         is this record."""
+        if len(rows) > 1:
+            # The first record alone, its ack awaited: a stream that acks has a
+            # leader now, so the rest sent at once are stored as a prefix, never
+            # with a hole (sent while the stream had no leader, the first records
+            # of a batch could be dropped and the later ones stored by a leader
+            # elected in the middle of it).
+            await self._publish(js, rows[:1])
+            rows = rows[1:]
         futures = []
         for seq, table_id, kind, body in rows:
             futures.append((seq, body, await js.publish_async(

@@ -1,0 +1,52 @@
+"""NATS server URLs as the user gives them: one ``nats://HOST:PORT`` or a
+comma-separated list of a cluster's nodes (``--studio``, ``--nats``,
+``[studio] urls``). Kept in the core so that the table configuration (below
+the studio) checks them exactly as the studio's own options do."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+
+def split(text: str | list[str] | tuple[str, ...] | None) -> list[str]:
+    """The URLs of a comma-separated string (or a list), blanks dropped."""
+    parts = text if isinstance(text, (list, tuple)) else str(text or "").split(",")
+    return [p.strip() for p in parts if isinstance(p, str) and p.strip()]
+
+
+def bad(url: str) -> str | None:
+    """Why ``url`` is not one NATS URL (None: it is one)."""
+    parts = urlsplit(url or "")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme not in ("nats", "tls") or not parts.hostname or port is None:
+        return "is not a NATS URL (nats://HOST:PORT)"
+    return None
+
+
+def shown(url: str) -> str:
+    """The URL(s) as shown, logged or sent: a password or token is never repeated."""
+    out = []
+    for one in split(url) or [url or ""]:
+        parts = urlsplit(one)
+        if "@" not in parts.netloc:
+            out.append(one)
+            continue
+        user, _, host = parts.netloc.rpartition("@")
+        name = user.split(":", 1)[0] if ":" in user else ""
+        out.append(parts._replace(netloc=f"{name + ':' if name else ''}***@{host}").geturl())
+    return ",".join(out)
+
+
+def check(text: str | list[str] | None) -> tuple[str | None, str]:
+    """(why it is refused or None, the URLs joined by commas)."""
+    urls = split(text)
+    if not urls:
+        return f"{shown(str(text or ''))!r} is not a NATS URL (nats://HOST:PORT)", ""
+    for url in urls:
+        why = bad(url)
+        if why is not None:
+            return f"{shown(url)!r} {why}", ""
+    return None, ",".join(urls)
