@@ -15,6 +15,7 @@ from tablesim.cli.display import make_console
 
 from tablesim.cli.gameopts import game_choice, game_options
 from tablesim.cli.options import FiniteFloat
+from tablesim.cli.tableid import check_table_id, rename, table_id_option
 from tablecore.errors import InputError
 
 
@@ -91,11 +92,12 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 @click.option("--studio", default=None, metavar="nats://HOST:PORT",
               help="Publish the journal to the studio's NATS JetStream and take bets over the bus "
                    "(tablesim.<table_id>.bets; see docs/studio.md).")
+@table_id_option()
 @click.option("--show-tokens", is_flag=True,
               help="Print the operator tokens and the console's address with the dealer's token "
                    "(by default only where the token file is).")
 def command(game, mock, emulated, config_path, time_scale, faults, host, port, journal, seed, bet_seconds, pace,
-            profile, tokens_path, studio, show_tokens, **options) -> None:
+            profile, tokens_path, studio, show_tokens, table_id, **options) -> None:
     """Run one table with its dealer console (/), results board (/board),
     HTTP API (/api/...) and WebSocket event stream (/ws).
 
@@ -116,6 +118,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
             raise InputError("--studio publishes the table's journal: it needs a journal file")
     if faults and not emulated:
         raise InputError("--fault applies to --emulated")
+    table_id = check_table_id(table_id, config_path)
     if config_path:
         given = [(f"--{k}", v) for k, v in options.items()]
         for name, value in (("--profile", profile), *given, ("--seed", seed)):
@@ -133,6 +136,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
 
             rig = build_mock(game, seed=seed, profile=profile, **options)
             table = rig.table
+            rename(table, table_id)
             devices_line = f"mock devices, seed {rig.seed}"
         elif emulated:
             from tablesim.server.devices import emulated_table
@@ -140,6 +144,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
             built = emulated_table(stack, game, seed=seed, time_scale=time_scale, faults=faults, profile=profile,
                                    **options)
             table = built.table
+            rename(table, table_id)
             devices_line = built.description + (f", seed {seed}" if seed is not None else "")
         else:
             from tablesim.server.devices import configured_table

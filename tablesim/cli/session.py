@@ -49,6 +49,8 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan,
     """``simulated_floor``: the devices are software, so the game's simulated
     floor acts between rounds (``plan.simulated_floor``); on real devices only
     a person may, and a round the floor must allow first is refused."""
+    if options.table_id is not None:  # (--table-id: before anything is opened under the game's default id)
+        table.table_id = options.table_id
     if options.studio:
         from tablesim.studio.natsio import check_url
 

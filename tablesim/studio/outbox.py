@@ -50,7 +50,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from tablesim.studio import holding, natsio, signing, wire
+from tablesim.studio import holding, natsio, presence, signing, wire
 
 log = logging.getLogger("tablesim.studio")
 
@@ -109,6 +109,7 @@ class StudioLink:
         self._highest = 0  # the highest seq of the table the stream holds, all of it the journal's
         self._acked_stream_seq = 0
         self._stored = 0  # how many of the table's messages the stream held then, plus those acked since
+        self.presence = presence.Presence(self.table_id, journal_path)
         for hook in self.hooks:  # (the bus bet intake signs its receipts with this link's key and journal)
             bind = getattr(getattr(hook, "__self__", None), "bind_link", None)
             if bind is not None:
@@ -210,6 +211,12 @@ class StudioLink:
         self.nc = nc = await natsio.connect(self.url, f"tablesim-table-{self.table_id}")
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
         kinds = natsio.stream_kinds(await natsio.ensure_stream(js))
+        await self.presence.answer(nc)  # (subscribed before asking: of two started at once, one hears the other)
+        other = await presence.ask(nc, self.table_id, self.presence.nonce)
+        if other is not None:
+            return await self._diverged(nc, f"another process is live on the bus as table {self.table_id} "
+                                            f"({presence.describe(other)}): this one publishes nothing; give one of "
+                                            "them another table id", status=False)
         try:
             self.published = await self._hold(js, kinds)
         except Diverged as exc:
@@ -267,15 +274,19 @@ class StudioLink:
             self._stored = stored
             self._checked = max(self._checked, self._acked_stream_seq)
 
-    async def _diverged(self, nc, why: str) -> None:
-        """Publish nothing more; say why, on the console and on the bus, until stopped."""
+    async def _diverged(self, nc, why: str, status: bool = True) -> None:
+        """Publish nothing more; say why, on the console and on the bus, until
+        stopped. ``status=False`` (another process is live as this table): one
+        status message only, so the floor alerts without the other's link
+        being shown as this one's from then on."""
         self._set("diverged", why)
         log.error("studio link: %s", why)
         next_status = 0.0
+        await self._status(nc)
         while not self._stopping:  # published nothing more; the operator must look
             if nc.is_closed or not nc.is_connected:
                 raise ConnectionError("connection to the broker lost")
-            if time.monotonic() >= next_status:  # (the floor shows the table as diverged, in red)
+            if status and time.monotonic() >= next_status:  # (the floor shows the table as diverged, in red)
                 await self._status(nc)
                 next_status = time.monotonic() + STATUS_EVERY
             await self._sleep(STATUS_EVERY)
