@@ -119,6 +119,7 @@ class TableRunner:
         #: nats://HOST:PORT: the journal goes to the studio and bets come in over the bus (tablesim.studio)
         self.studio_url = studio
         self.studio = None
+        self._studio_said: set[str] = set()  # the studio link's incidents opened (diverged, stalled)
         #: systemd's notify socket (READY, WATCHDOG from the pump loop), or nothing outside systemd
         self.notifier = notifier if notifier is not None else Notifier.from_env()
         self.rig = rig
@@ -440,11 +441,10 @@ class TableRunner:
             task = asyncio.ensure_future(self.call(self._refresh_snapshot, True, publish=False))
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
             link = self.studio
-            if link is not None and link.state == "diverged" and not getattr(self, "_studio_incident", False):
-                from tablesim.studio.attach import diverged_incident
+            if link is not None and (link.state == "diverged" or link.stalled or "stalled" in self._studio_said):
+                from tablesim.studio.attach import loud
 
-                self._studio_incident = True
-                task = asyncio.ensure_future(self.call(diverged_incident, self.table, link))
+                task = asyncio.ensure_future(self.call(loud, self.table, link, self._studio_said))
                 task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     async def _bus_bets(self, bets: list[dict]) -> list[dict]:

@@ -28,6 +28,8 @@ log = logging.getLogger("tablesim.studio")
 SIGNING_KEYS: dict[str, Path] = {}
 #: the code of the incident a diverged studio link opens on the table's console
 STUDIO_INCIDENT = 300
+#: the code of the incident a studio link that stopped publishing opens (the broker away, a full stream)
+STALLED_INCIDENT = 301
 #: how long the start waits for the broker to hold the journal against the stream
 START_TIMEOUT = 3.0
 
@@ -37,6 +39,29 @@ def diverged_incident(table: GameTable, link: StudioLink) -> None:
     supervisor see (not blocking: the table's own journal is sound, the
     studio's copy of it is not)."""
     table.open_incident(STUDIO_INCIDENT, f"studio link diverged: {link.error}", blocking=False)
+
+
+def stalled_incident(table: GameTable, link: StudioLink) -> None:
+    """On the table's thread: the link has records to publish and published
+    none for a while (not blocking: they wait in the journal)."""
+    table.open_incident(STALLED_INCIDENT, f"studio link stopped publishing: {link.pending()} records not published "
+                        f"for {link.stall_after:.0f} s ({link.error or link.state})", blocking=False)
+
+
+def loud(table: GameTable, link: StudioLink, said: set[str]) -> str | None:
+    """On the table's thread, whenever the link changed: the incident a
+    diverged or stalled link opens, once per episode; the line to show."""
+    if link.state == "diverged" and "diverged" not in said:
+        said.add("diverged")
+        diverged_incident(table, link)
+        return f"studio: the link diverged ({link.error}): publishing stopped"
+    if link.stalled and "stalled" not in said:
+        said.add("stalled")
+        stalled_incident(table, link)
+        return f"studio: {link.pending()} records not published for {link.stall_after:.0f} s ({link.error or link.state})"
+    if not link.stalled:
+        said.discard("stalled")  # (published again: a later stall is a new incident)
+    return None
 
 
 def use_signing_key(table_id: str, path: str | Path | None) -> None:

@@ -187,7 +187,13 @@ class StudioConsumer:
             view.alerts += 1  # (loud: the stream holds something of this table that its journal does not)
             self.floor.alerts.append({"table_id": table_id, "seq": None,
                                       "text": f"studio link diverged: {str(data.get('error'))[:300]}"})
-        view.link = {**{k: data.get(k) for k in ("state", "pending", "published", "error")}, "seen": time.time()}
+        if data.get("stalled") is True and not (view.link or {}).get("stalled"):
+            view.alerts += 1  # (loud: records wait at the table, none reach the stream)
+            self.floor.alerts.append({"table_id": table_id, "seq": None,
+                                      "text": f"studio link stopped publishing: {data.get('pending')} records not "
+                                              f"published ({str(data.get('error') or data.get('state'))[:300]})"})
+        view.link = {**{k: data.get(k) for k in ("state", "pending", "published", "error", "stalled")},
+                     "seen": time.time()}
         self._changed()
 
     def _changed(self) -> None:

@@ -254,7 +254,7 @@ function render() {
       dataset: { device: d.name } }, `${d.name}${d.link_up ? "" : " (link down)"}${codes.length ? " ⚠ " + codes.join(",") : ""}`);
   }).concat(t.studio ? [h("span", { class: "device" + (t.studio.state === "up" ? "" : " bad"),
     title: t.studio.error || t.studio.url, dataset: { device: "studio" } },
-    `studio ${t.studio.state}${t.studio.pending ? ", " + t.studio.pending + " to publish" : ""}`)] : []));
+    `studio ${t.studio.state}${t.studio.stalled ? " (stalled)" : ""}${t.studio.pending ? ", " + t.studio.pending + " to publish" : ""}`)] : []));
   $("recovery").hidden = !t.recovery;
   $("recovery").textContent = t.recovery || "";
   $("incident").hidden = !t.incident;
