@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from tablecore.errors import InputError
+from tablesim.cli.options import FiniteFloat
 
 
 def _unreachable(url: str, exc: Exception) -> InputError:
@@ -86,7 +87,9 @@ def studio_register_key(public_key_file: str, keys_path: str | None, replace: bo
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8090, show_default=True)
 @click.option("--keys", "keys_path", default=None, metavar="FILE", help=KEYS_HELP)
-def studio_serve(url: str, host: str, port: int, keys_path: str | None) -> None:
+@click.option("--silent-after", type=FiniteFloat(1, 86400), default=30.0, show_default=True, metavar="SECONDS",
+              help="Flag a table (and alert) when no status message came from it for this long.")
+def studio_serve(url: str, host: str, port: int, keys_path: str | None, silent_after: float) -> None:
     """Follow every table's records and serve the floor page (/), its API
     (/api/floor) and a WebSocket (/ws)."""
     from tablesim.server.app import bind
@@ -101,7 +104,7 @@ def studio_serve(url: str, host: str, port: int, keys_path: str | None) -> None:
     listen = f"[{host}]" if ":" in host else host
     click.echo(f"studio: following {shown(url)}; floor page http://{listen}:{sock.getsockname()[1]}/ (stop with Ctrl-C)")
     try:
-        serve(url, sock, keys_path)
+        serve(url, sock, keys_path, silent_after)
     except KeyboardInterrupt:
         pass
     finally:

@@ -33,13 +33,14 @@ def floor_json(consumer: StudioConsumer) -> dict:
     return {**consumer.floor.summary(), "consumer": consumer.status()}
 
 
-def create_app(url: str, keys: str | Path | None = None) -> FastAPI:
+def create_app(url: str, keys: str | Path | None = None, silent_after: float | None = None) -> FastAPI:
     version = {"n": 0}
 
     def changed() -> None:
         version["n"] += 1
 
-    consumer = StudioConsumer(url, on_change=changed, keys=keys)
+    consumer = StudioConsumer(url, on_change=changed, keys=keys,
+                              **({"silent_after": silent_after} if silent_after is not None else {}))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -98,11 +99,11 @@ def create_app(url: str, keys: str | Path | None = None) -> FastAPI:
     return app
 
 
-def serve(url: str, sock, keys: str | Path | None = None) -> None:
+def serve(url: str, sock, keys: str | Path | None = None, silent_after: float | None = None) -> None:
     """Serve on an already bound socket (the CLI binds it: a busy port is one line) until interrupted."""
     import uvicorn
 
     # ws_max_size: a floor client sends nothing; a big message closes its connection instead of being held
-    config = uvicorn.Config(create_app(url, keys), log_level="warning", access_log=False, lifespan="on",
+    config = uvicorn.Config(create_app(url, keys, silent_after), log_level="warning", access_log=False, lifespan="on",
                             log_config=None, timeout_graceful_shutdown=2, ws_max_size=4096)
     uvicorn.Server(config).run(sockets=[sock])

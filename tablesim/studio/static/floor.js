@@ -28,8 +28,10 @@ function renderFigures(data) {
 function linkText(link) {
   if (!link) return el("span", { class: "muted" }, "not heard from (table stopped?)");
   const age = Math.round(Date.now() / 1000 - link.seen);
-  const cls = link.state === "up" && age < 10 ? "ok" : (link.state === "diverged" ? "bad" : "warn");
-  return el("span", { class: cls }, `${link.state}, ${link.pending} to publish` + (age >= 10 ? `, silent ${age} s` : ""));
+  const cls = link.state === "up" && age < 10 && !link.stalled ? "ok"
+    : (link.state === "diverged" || link.stalled || link.silent ? "bad" : "warn");
+  return el("span", { class: cls }, `${link.state}${link.stalled ? " (stopped publishing)" : ""}, ${link.pending} to publish`
+    + (link.silent ? `, not heard from for ${age} s` : (age >= 10 ? `, silent ${age} s` : "")));
 }
 
 function renderTable(t) {
