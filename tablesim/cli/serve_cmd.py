@@ -93,11 +93,14 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
               help="Publish the journal to the studio's NATS JetStream and take bets over the bus "
                    "(tablesim.<table_id>.bets; see docs/studio.md).")
 @table_id_option()
+@click.option("--operator", "operators", multiple=True, metavar="ROLE:NAME",
+              help="A named operator (dealer:Ana, supervisor:Li; repeatable): a token of their own, kept in the "
+                   "table's token file beside the journal. Not with --tokens or a configuration's [operators].")
 @click.option("--show-tokens", is_flag=True,
               help="Print the operator tokens and the console's address with the dealer's token "
                    "(by default only where the token file is).")
 def command(game, mock, emulated, config_path, time_scale, faults, host, port, journal, seed, bet_seconds, pace,
-            profile, tokens_path, studio, show_tokens, table_id, **options) -> None:
+            profile, tokens_path, studio, show_tokens, table_id, operators, **options) -> None:
     """Run one table with its dealer console (/), results board (/board),
     HTTP API (/api/...) and WebSocket event stream (/ws).
 
@@ -119,6 +122,11 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
     if faults and not emulated:
         raise InputError("--fault applies to --emulated")
     table_id = check_table_id(table_id, config_path)
+    from tablesim.server.auth import parse_operator
+
+    named = [parse_operator(spec) for spec in operators]
+    if named and tokens_path is not None:
+        raise InputError("--operator does not apply to --tokens: the token file names its operators")
     if config_path:
         given = [(f"--{k}", v) for k, v in options.items()]
         for name, value in (("--profile", profile), *given, ("--seed", seed)):
@@ -177,6 +185,15 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
         else:
             prefix = "mock" if mock else ("emulated" if emulated else "")
             tokens, created, where = _generated_tokens(table.table_id, journal, prefix)
+        if named:
+            if config is not None and config.operators is not None:
+                raise InputError("--operator does not apply: the configuration names its operators ([operators])",
+                                 where=config.path)
+            from tablesim.server.auth import with_operators
+
+            tokens, added = with_operators(tokens, named, Path(where) if where else None)
+            if added:
+                console.print(f"operators added: {', '.join(added)}")
 
         sock = bind(host, port)  # before recovery: a busy port changes nothing
         stack.callback(sock.close)
@@ -208,6 +225,9 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
                 found = tokens.first(role)
                 if found is not None:
                     console.print(f"  {role:<10} {found[0]}")
+            for token, op in tokens.entries:
+                if op in named:
+                    console.print(f"  {op.actor:<20} {token}", markup=False)
         else:
             console.print("  (sign in with a token from that file; --show-tokens prints them)")
         dealer = tokens.first("dealer")

@@ -67,12 +67,13 @@ def _stamp(path: Path) -> tuple | None:
 
 class StudioConsumer:
     def __init__(self, url: str, *, durable: str = DURABLE, on_change: Callable[[], None] | None = None,
-                 keys: str | Path | None = None, silent_after: float = SILENT_AFTER) -> None:
+                 keys: str | Path | None = None, silent_after: float = SILENT_AFTER, shifts=None) -> None:
         self.url = natsio.check_url(url, where="--nats")
         self.durable = durable
         self.keys_path = Path(keys) if keys is not None else trust.default_keys_path()
         self._keys_stamp = _stamp(self.keys_path)
-        self.gate = Gate(trust.load_trust(self.keys_path))
+        self.shifts = shifts
+        self.gate = Gate(trust.load_trust(self.keys_path), Floor(shifts))
         self.floor = self.gate.floor
         self._fresh = True
         self.on_change = on_change
@@ -166,7 +167,7 @@ class StudioConsumer:
         except InputError as exc:
             log.error("studio: %s: the keys registered before stay", exc)
             keys = self.gate.trust
-        self.gate = Gate(keys)
+        self.gate = Gate(keys, Floor(self.shifts))
         self.floor = self.gate.floor
         self._fresh = True
         self._stream_created = None
@@ -311,9 +312,10 @@ class StudioConsumer:
             self.on_change()
 
 
-async def read_floor(url: str, keys: trust.Trust | None = None) -> Floor:
-    """The floor as the stream holds it now (``tablesim studio report``)."""
-    gate = Gate(keys if keys is not None else trust.Trust())
+async def read_floor(url: str, keys: trust.Trust | None = None, shifts=None) -> Floor:
+    """The floor as the stream holds it now (``tablesim studio report``;
+    ``shifts``: the shift boundaries its figures by shift and day use)."""
+    gate = Gate(keys if keys is not None else trust.Trust(), Floor(shifts))
     floor = gate.floor
     nc = await natsio.connect(url, "tablesim-studio-report")
     try:

@@ -47,6 +47,7 @@ function renderTable(t) {
       ? el("span", { class: "warn" }, t.open_incidents.map(i => `#${i.id} ${i.text}`).join("; ")) : "none"),
     el("div", {}, "devices: ", devices),
     el("div", {}, "studio link: ", linkText(t.studio_link)),
+    el("div", {}, "dealer on duty: ", t.on_duty || el("span", { class: "muted" }, "none signed in")),
     el("div", {}, "last result: ", last ? `${last.round_id} ${last.status}` : "-"),
     el("div", { class: "muted" }, `rounds ${t.figures.rounds} · wagered ${t.figures.wagered} · house ${t.figures.house_result}`
       + (t.figures.hold_pct == null ? "" : ` · hold ${t.figures.hold_pct} %`)),
@@ -72,5 +73,23 @@ function connect() {
   ws.onmessage = (ev) => render(JSON.parse(ev.data));
   ws.onclose = () => { conn.textContent = "reconnecting..."; conn.className = "warn"; setTimeout(connect, 1000); };
 }
+
+// the figures per table for each shift, gaming day or dealer (as `studio report --by`), every few seconds
+function renderGrouped() {
+  const by = document.getElementById("by").value;
+  fetch(`/api/report?by=${by}`).then(r => r.json()).then(data => {
+    const t = document.getElementById("grouped");
+    t.replaceChildren(el("tr", {}, el("th", {}, by), el("th", {}, "table"),
+      ...FIG.concat(["incidents"]).map(k => el("th", {}, k.replace("_", " ")))));
+    for (const r of data.rows) {
+      t.append(el("tr", {}, el("td", {}, r[by]), el("td", {}, r.table_id || "all tables"),
+        ...FIG.concat(["incidents"]).map(k => el("td", { class: "n" },
+          k === "hold_pct" ? (r[k] == null ? "-" : r[k] + " %") : r[k]))));
+    }
+  }).catch(() => {});
+}
+document.getElementById("by").onchange = renderGrouped;
+setInterval(renderGrouped, 5000);
+renderGrouped();
 
 fetch("/api/floor").then(r => r.json()).then(render).finally(connect);
