@@ -118,3 +118,18 @@ def test_dealers_sign_in_and_the_figures_follow_them(shift_table, nats_server, t
         assert out["shifts"] == {"starts": ["06:00", "14:00", "22:00"], "utc_offset": "+08:00"}
     text = tablesim("studio", "report", "--nats", nats_server.url, "--by", "dealer").stdout
     assert "the floor by dealer" in text and "Ana" in text and "Bo" in text
+
+
+def test_named_operators_are_kept_in_the_token_file(tmp_path):
+    from tablesim.server.auth import load_or_create, read_token_file, with_operators
+
+    path = tmp_path / "W.tokens.json"
+    store, _ = load_or_create(path, prefix="mock")
+    store, added = with_operators(store, [Operator("Ana", "dealer"), Operator("Li", "supervisor")], path)
+    assert added == ["dealer:Ana", "supervisor:Li"]
+    again = read_token_file(path)  # a restarted table keeps them, with their tokens
+    tokens = {op.actor: t for t, op in again.entries}
+    assert {"dealer:Ana", "supervisor:Li", "dealer:mock-dealer"} <= set(tokens)
+    same, added = with_operators(again, [Operator("Ana", "dealer")], path)
+    assert added == [] and {op.actor: t for t, op in same.entries}["dealer:Ana"] == tokens["dealer:Ana"]
+    assert (path.stat().st_mode & 0o777) == 0o600
