@@ -86,7 +86,10 @@ def hold_at_start(url: str, journal_path: str, table_id: str, chain_key: str | P
     Nothing is written before."""
     key_path = signing_key_path(table_id, chain_key)
     pub = signing.load_signing_key(key_path).public_key() if key_path.exists() else None
-    db = wire.open_reader(journal_path) if Path(journal_path).is_file() else None
+    try:
+        db = wire.open_reader(journal_path) if Path(journal_path).is_file() else None
+    except InputError:  # a file with no records table yet (a table killed as it first started): holds nothing
+        db = None
 
     def bodies(first: int, last: int) -> dict[int, bytes]:
         if db is None:

@@ -110,3 +110,13 @@ def test_two_links_started_at_once_one_publishes_nothing(nats_server, tmp_path):
         a.stop()
         if b is not None:
             b.stop()
+
+
+def test_a_journal_file_killed_before_its_first_record_still_starts(nats_server, tmp_path):
+    """A table killed as it first started leaves a journal file with no
+    records table: holding it against the stream finds nothing to refuse."""
+    journal = tmp_path / "WHEEL-MOCK.journal.sqlite"
+    journal.touch()
+    done = tablesim("run", "--game", "wheel", "--mock", "--rounds", "1", "--quiet", "--journal", str(journal),
+                    "--studio", nats_server.url)
+    assert done.returncode == 0 and "every record published" in done.stdout, done.stderr
