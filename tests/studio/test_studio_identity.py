@@ -5,7 +5,6 @@ in one line naming the other; ``--table-id`` gives a mock table another id."""
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
 
@@ -17,7 +16,6 @@ from tablesim.cli.main import cli
 from tablesim.studio import presence
 from tablesim.studio.outbox import StudioLink
 from test_studio_floor import wait_for
-from test_studio_publish import tablesim
 
 
 def one_error(done: subprocess.CompletedProcess) -> str:
@@ -54,7 +52,7 @@ def live(url: str, table_id: str) -> dict | None:
     return asyncio.run(ask())
 
 
-def test_a_table_id_live_on_the_bus_or_another_chain_is_refused(nats_server, tmp_path):
+def test_a_table_id_live_on_the_bus_or_another_chain_is_refused(nats_server, tmp_path, monkeypatch):
     url = nats_server.url
     first = subprocess.Popen([sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "wheel", "--mock",
                               "--port", "0", "--journal", str(tmp_path / "a.journal.sqlite"), "--studio", url],
@@ -63,27 +61,25 @@ def test_a_table_id_live_on_the_bus_or_another_chain_is_refused(nats_server, tmp
         other = wait_for(lambda: live(url, "WHEEL-MOCK"), proc=first)
         assert other["pid"] == first.pid and other["journal"].endswith("a.journal.sqlite")
         second = tmp_path / "b.journal.sqlite"
-        line = one_error(tablesim("run", "--game", "wheel", "--mock", "--rounds", "2", "--quiet", "--journal",
-                                  str(second), "--studio", url))
+        line = one_error(invoke("run", "--game", "wheel", "--mock", "--rounds", "2", "--quiet", "--journal",
+                                str(second), "--studio", url))
         assert "table WHEEL-MOCK is already live on the bus" in line and f"pid {first.pid}" in line
         assert "a.journal.sqlite" in line and "--table-id" in line
         assert not second.exists()  # refused before anything was written
         # the same game under another id, beside it: a laptop's two tables
-        done = tablesim("run", "--game", "wheel", "--mock", "--rounds", "2", "--quiet", "--table-id", "WHEEL-2",
-                        "--studio", url)
+        done = invoke("run", "--game", "wheel", "--mock", "--rounds", "2", "--quiet", "--table-id", "WHEEL-2",
+                      "--studio", url)
         assert done.returncode == 0 and "every record published" in done.stdout, done.stderr
         assert "WHEEL-2" in done.stdout
     finally:
         first.terminate()
         first.wait(30)
     # Gone from the bus, its chain stays in the stream: a new journal under its id is refused
-    line = one_error(tablesim("run", "--game", "wheel", "--mock", "--rounds", "1", "--journal", str(second),
-                              "--studio", url))
+    line = one_error(invoke("run", "--game", "wheel", "--mock", "--rounds", "1", "--journal", str(second),
+                            "--studio", url))
     assert "signed by this table" in line and "the journal is empty" in line
-    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "another-pc")}  # another PC's keys, the same id
-    done = subprocess.run([sys.executable, "-m", "tablesim.cli.main", "run", "--game", "wheel", "--mock",
-                           "--rounds", "1", "--studio", url], capture_output=True, text=True, timeout=120, env=env)
-    line = one_error(done)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "another-pc"))  # another PC's keys, the same id
+    line = one_error(invoke("run", "--game", "wheel", "--mock", "--rounds", "1", "--studio", url))
     assert "holds another journal's chain as table WHEEL-MOCK" in line and "signed by another key" in line
 
 
@@ -94,7 +90,7 @@ def test_two_links_started_at_once_one_publishes_nothing(nats_server, tmp_path):
     journals = []
     for name in ("a", "b"):
         journal = tmp_path / f"{name}.journal.sqlite"
-        done = tablesim("run", "--game", "wheel", "--mock", "--rounds", "1", "--quiet", "--journal", str(journal))
+        done = invoke("run", "--game", "wheel", "--mock", "--rounds", "1", "--quiet", "--journal", str(journal))
         assert done.returncode == 0, done.stderr
         journals.append(journal)
     a = StudioLink(nats_server.url, str(journals[0]), "WHEEL-MOCK").start()
@@ -117,6 +113,6 @@ def test_a_journal_file_killed_before_its_first_record_still_starts(nats_server,
     records table: holding it against the stream finds nothing to refuse."""
     journal = tmp_path / "WHEEL-MOCK.journal.sqlite"
     journal.touch()
-    done = tablesim("run", "--game", "wheel", "--mock", "--rounds", "1", "--quiet", "--journal", str(journal),
+    done = invoke("run", "--game", "wheel", "--mock", "--rounds", "1", "--quiet", "--journal", str(journal),
                     "--studio", nats_server.url)
     assert done.returncode == 0 and "every record published" in done.stdout, done.stderr

@@ -11,7 +11,8 @@ import threading
 from tablesim.studio.consumer import StudioConsumer
 from tablesim.studio.outbox import StudioLink
 from test_studio_floor import forge, make_full_stream, wait_for
-from test_studio_publish import register_all, run_table, tablesim
+from test_studio_identity import invoke as tablesim
+from test_studio_publish import register_all
 
 
 def incidents(journal) -> list[str]:

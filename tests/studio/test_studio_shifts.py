@@ -24,7 +24,13 @@ from tablesim.server.auth import Operator, TokenStore, parse_operator
 from tablesim.server.mock import build_mock
 from tablesim.server.runner import TableRunner
 from test_studio_floor import wait_for
-from test_studio_publish import register_all, tablesim
+from test_studio_publish import register_all
+
+
+def tablesim(*args: str) -> subprocess.CompletedProcess:
+    """In-process: reading the journal and the stream needs no process of its own."""
+    res = CliRunner().invoke(cli, list(args))
+    return subprocess.CompletedProcess(args, res.exit_code, res.stdout, res.stderr)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from server_helpers import PACE, Served, ok, play_round  # noqa: E402

@@ -18,7 +18,8 @@ from natsserver import free_port
 from tablesim.studio.consumer import StudioConsumer
 from tablesim.studio.outbox import StudioLink
 from test_studio_floor import wait_for
-from test_studio_publish import register_all, run_table, tablesim
+from test_studio_identity import invoke as tablesim
+from test_studio_publish import register_all
 
 
 class Following:
@@ -39,8 +40,10 @@ class Following:
 
 
 def test_a_stream_reset_is_alerted_and_the_floor_rebuilt(nats_server, tmp_path):
-    done = run_table("wheel", tmp_path / "WHEEL-MOCK.journal.sqlite", nats_server.url, rounds=2)
+    done = tablesim("run", "--game", "wheel", "--mock", "--quiet", "--rounds", "2", "--journal",
+                    str(tmp_path / "WHEEL-MOCK.journal.sqlite"), "--studio", nats_server.url)
     assert done.returncode == 0 and "every record published" in done.stdout, done.stderr
+    register_all()
     with Following(nats_server.url) as consumer:
         before = wait_for(lambda: consumer.connected and consumer.pending == 0 and consumer.floor.records)
         assert consumer.floor.tables["WHEEL-MOCK"].seq == before
@@ -88,7 +91,7 @@ def test_a_table_not_heard_from_is_flagged(nats_server, tmp_path):
 
 def test_an_unreachable_broker_is_said_within_seconds(tmp_path):
     url = f"nats://127.0.0.1:{free_port()}"  # nobody listens there
-    done = tablesim("studio", "report", "--nats", url, timeout=60)
+    done = tablesim("studio", "report", "--nats", url)
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
     assert line.startswith(f"tablesim: error: cannot reach the studio's NATS at {url}")
