@@ -15,7 +15,7 @@ from tablesim.cli.display import make_console, signed
 from tablecore.errors import InputError
 from tablesim.journal.audit import AuditResult, database_problem, first_forged, verify_file
 from tablesim.journal.keys import TABLE_ID, create_key, default_key_path, key_id, load_key
-from tablesim.journal.history import round_summary, select_rounds
+from tablesim.journal.history import round_actions, round_summary, select_rounds
 from tablesim.journal.location import data_dir, default_journal_path
 from tablesim.journal.store import Journal
 
@@ -125,11 +125,20 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per round (the scripted-round result format).")
 @click.option("--key", "key_path", default=None,
               help="The table's key file, to check the rounds shown (default: as `audit verify` finds it).")
-def history(path: str | None, last: int | None, round_id: str | None, as_json: bool, key_path: str | None) -> None:
-    """Recall past rounds: cards, draw or spin, bets, decisions, results, device events, faults.
+@click.option("--table", "table", default=None, help="The journal of this table id (in the data directory).")
+def history(path: str | None, last: int | None, round_id: str | None, as_json: bool, key_path: str | None,
+            table: str | None) -> None:
+    """Recall past rounds: cards, draw or spin, bets, decisions, results, device events, faults,
+    who dealt each round and who did each action.
     Rounds whose records do not verify under the table's key are not shown."""
     if last is not None and round_id is not None:
         raise InputError("use --last or --round, not both")
+    if table is not None:
+        if path is not None:
+            raise InputError("use --journal or --table, not both")
+        if not TABLE_ID.fullmatch(table):
+            raise InputError(f"{table!r} is not a table id (1 to 32 of A-Z a-z 0-9 _ -)", where="--table")
+        path = str(default_journal_path(table))
     key = load_key(key_path) if key_path is not None else None
     journal = open_existing(path)
     try:
@@ -189,9 +198,21 @@ def _history(journal: Journal, last: int | None, round_id: str | None, as_json: 
             console.print(f"  player {escape(player)}: {line}{net}")
         if summary["outcome"]:
             console.print(f"  outcome: {json.dumps(summary['outcome'])}")
+        _print_who(console, journal, rid)
         for ev in summary["events"]:
             detail = {k: v for k, v in ev.items() if k not in ("seq", "ts", "kind", "actor")}
+            # (the actor as journaled, ``supervisor:sam``: the wording scripts read; the lines above say it in words)
             console.print(f"  #{ev['seq']} {ev['kind']} by {ev['actor']}: {json.dumps(detail)}")
+
+
+def _print_who(console, journal: Journal, rid: str) -> None:
+    """Who dealt the round and who did each of its actions."""
+    done = round_actions(journal, rid)
+    console.print(f"  dealt by: {escape(done['dealer'] or 'nobody named (no dealer signed in)')}")
+    if done["actions"]:
+        console.print("  actions: " + escape("; ".join(f"#{a['seq']} {a['name']} by {a['by']}" for a in done["actions"])))
+    if done["bets_by"]:
+        console.print("  bets by: " + escape(", ".join(f"{n} ({k})" for n, k in done["bets_by"].items())))
 
 
 @click.group("journal")

@@ -11,6 +11,7 @@ from tablesim.cli.display import make_console
 from tablesim.cli.devices_run import run_configured, run_emulated, run_mock
 from tablesim.cli.gameopts import game_choice, game_options
 from tablesim.cli.options import RUN_ROUNDS_MAX, FiniteFloat
+from tablesim.cli.tableid import check_table_id, table_id_option
 from tablecore.errors import InputError
 from tablesim.games.registry import check_options
 from tablesim.harness.runopts import RunOptions
@@ -38,11 +39,12 @@ from tablesim.harness.runopts import RunOptions
 )
 @click.option("--studio", default=None, metavar="nats://HOST:PORT[,...]",
               help="Publish every journal record to the studio's NATS JetStream (see docs/studio.md).")
+@table_id_option()
 @click.option("--record", "record", type=click.Path(dir_okay=False), default=None,
               help="--emulated/--config: write every device frame and each round's result to FILE "
                    "(JSON Lines) for `tablesim replay`.")
 def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed, profile, quiet,
-            delay, journal, studio, record, **options) -> None:
+            delay, journal, studio, record, table_id, **options) -> None:
     """Run a table with simulated players and show each round as it happens.
 
     The devices are mocks (--mock), emulators behind the real serial drivers
@@ -58,6 +60,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed,
     if game is None and not config_path:
         raise InputError("--game is required (or --config FILE, which names the game)")
     given = check_options(game, options)
+    table_id = check_table_id(table_id, config_path)
     if record:
         if mock:
             raise InputError("--record applies to --emulated and --config (mock devices have no frames)")
@@ -71,7 +74,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed,
         check_url(studio)
         if journal == "none" or journal in ("memory", ":memory:"):
             raise InputError("--studio publishes the table's journal: it needs a journal file")
-    run_options = RunOptions(game, rounds, seed, profile, given, quiet, delay, journal, studio)
+    run_options = RunOptions(game, rounds, seed, profile, given, quiet, delay, journal, studio, table_id=table_id)
     console = make_console(highlight=False, soft_wrap=True)
     if config_path:  # with --emulated: every device of the configuration on its emulator
         sys.exit(run_configured(config_path, run_options, console, record=record,

@@ -15,6 +15,7 @@ from tablesim.cli.display import make_console
 
 from tablesim.cli.gameopts import game_choice, game_options
 from tablesim.cli.options import FiniteFloat
+from tablesim.cli.tableid import check_table_id, rename, table_id_option
 from tablecore.errors import InputError
 
 
@@ -91,11 +92,15 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 @click.option("--studio", default=None, metavar="nats://HOST:PORT[,...]",
               help="Publish the journal to the studio's NATS JetStream and take bets over the bus "
                    "(tablesim.<table_id>.bets; see docs/studio.md).")
+@table_id_option()
+@click.option("--operator", "operators", multiple=True, metavar="ROLE:NAME",
+              help="A named operator (dealer:Ana, supervisor:Li; repeatable): a token of their own, kept in the "
+                   "table's token file beside the journal. Not with --tokens or a configuration's [operators].")
 @click.option("--show-tokens", is_flag=True,
               help="Print the operator tokens and the console's address with the dealer's token "
                    "(by default only where the token file is).")
 def command(game, mock, emulated, config_path, time_scale, faults, host, port, journal, seed, bet_seconds, pace,
-            profile, tokens_path, studio, show_tokens, **options) -> None:
+            profile, tokens_path, studio, show_tokens, table_id, operators, **options) -> None:
     """Run one table with its dealer console (/), results board (/board),
     HTTP API (/api/...) and WebSocket event stream (/ws).
 
@@ -116,6 +121,12 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
             raise InputError("--studio publishes the table's journal: it needs a journal file")
     if faults and not emulated:
         raise InputError("--fault applies to --emulated")
+    table_id = check_table_id(table_id, config_path)
+    from tablesim.server.auth import parse_operator
+
+    named = [parse_operator(spec) for spec in operators]
+    if named and tokens_path is not None:
+        raise InputError("--operator does not apply to --tokens: the token file names its operators")
     if config_path:
         given = [(f"--{k}", v) for k, v in options.items()]
         for name, value in (("--profile", profile), *given, ("--seed", seed)):
@@ -133,6 +144,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
 
             rig = build_mock(game, seed=seed, profile=profile, **options)
             table = rig.table
+            rename(table, table_id)
             devices_line = f"mock devices, seed {rig.seed}"
         elif emulated:
             from tablesim.server.devices import emulated_table
@@ -140,6 +152,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
             built = emulated_table(stack, game, seed=seed, time_scale=time_scale, faults=faults, profile=profile,
                                    **options)
             table = built.table
+            rename(table, table_id)
             devices_line = built.description + (f", seed {seed}" if seed is not None else "")
         else:
             from tablesim.server.devices import configured_table
@@ -172,6 +185,15 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
         else:
             prefix = "mock" if mock else ("emulated" if emulated else "")
             tokens, created, where = _generated_tokens(table.table_id, journal, prefix)
+        if named:
+            if config is not None and config.operators is not None:
+                raise InputError("--operator does not apply: the configuration names its operators ([operators])",
+                                 where=config.path)
+            from tablesim.server.auth import with_operators
+
+            tokens, added = with_operators(tokens, named, Path(where) if where else None)
+            if added:
+                console.print(f"operators added: {', '.join(added)}")
 
         sock = bind(host, port)  # before recovery: a busy port changes nothing
         stack.callback(sock.close)
@@ -203,6 +225,9 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
                 found = tokens.first(role)
                 if found is not None:
                     console.print(f"  {role:<10} {found[0]}")
+            for token, op in tokens.entries:
+                if op in named:
+                    console.print(f"  {op.actor:<20} {token}", markup=False)
         else:
             console.print("  (sign in with a token from that file; --show-tokens prints them)")
         dealer = tokens.first("dealer")

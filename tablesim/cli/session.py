@@ -49,6 +49,8 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan,
     """``simulated_floor``: the devices are software, so the game's simulated
     floor acts between rounds (``plan.simulated_floor``); on real devices only
     a person may, and a round the floor must allow first is refused."""
+    if options.table_id is not None:  # (--table-id: before anything is opened under the game's default id)
+        table.table_id = options.table_id
     if options.studio:
         from tablesim.studio.natsio import check_url
 
@@ -58,6 +60,7 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan,
         hold_at_start(options.studio, _journal_file(table, options.journal), table.table_id, options.key_file)
     attach_journal(console, table, options.journal, key_file=options.key_file, banner=plan.banner)
     link = None
+    said: set[str] = set()
     if options.studio:
         from tablesim.studio.attach import start_link
         from tablesim.studio.natsio import shown
@@ -73,6 +76,8 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan,
                     plan.simulated_floor()
                 plan.play_round()
                 plan.stats.add(table.result, fold_into=plan.fold_into)
+                if link is not None:
+                    _loud(console, table, link, said)
                 if plan.after_round is not None:
                     plan.after_round()
                 if not options.quiet:
@@ -85,10 +90,25 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan,
         if link is not None:
             from tablesim.studio.attach import stop_link
 
-            console.print(stop_link(link))
+            line = stop_link(link)
+            if link.diverged and "diverged" not in said:  # (it diverged after the last round: journaled still)
+                from tablesim.studio.attach import diverged_incident
+
+                diverged_incident(table, link)
+            console.print(line, style="bold red" if link.diverged else None, markup=False)
         if table.journal is not None:
             table.journal.close()  # (in-process runs: tests, embedding)
     print_summary(console, plan.summary_title, plan.stats)
     if plan.footer is not None:
         console.print(plan.footer())
-    return 0
+    return 1 if link is not None and link.diverged else 0  # (the studio's copy is not the journal: not a clean run)
+
+
+def _loud(console: Console, table, link, said: set[str]) -> None:
+    """Between rounds: a link that diverged or stopped publishing is an
+    incident in the table's journal and a line at once, not only at exit."""
+    from tablesim.studio.attach import loud
+
+    line = loud(table, link, said)
+    if line is not None:
+        console.print(line, style="bold red", markup=False)

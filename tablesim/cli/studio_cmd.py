@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from tablecore.errors import InputError
+from tablesim.cli.options import FiniteFloat
 
 
 def _unreachable(url: str, exc: Exception) -> InputError:
@@ -90,6 +91,17 @@ def studio() -> None:
 
 
 NATS_HELP = "The studio's NATS server, or several (a cluster's nodes), comma-separated."
+
+
+def shift_options():
+    def wrap(fn):
+        fn = click.option("--utc-offset", "utc_offset", default=None, metavar="+HH:MM",
+                          help="The floor's time zone for shifts and days (default: this machine's).")(fn)
+        return click.option("--shifts", "shifts", default=None, metavar="HH:MM,...",
+                            help="Shift start times (default 06:00,14:00,22:00: three of eight hours).")(fn)
+    return wrap
+
+
 KEYS_HELP = "The tables' registered public keys (default: <data dir>/studio-keys.json; tablesim studio register-key)."
 
 
@@ -166,7 +178,11 @@ def studio_register_key(public_key_file: str, keys_path: str | None, url: str | 
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8090, show_default=True)
 @click.option("--keys", "keys_path", default=None, metavar="FILE", help=KEYS_HELP)
-def studio_serve(url: str, host: str, port: int, keys_path: str | None) -> None:
+@click.option("--silent-after", type=FiniteFloat(1, 86400), default=30.0, show_default=True, metavar="SECONDS",
+              help="Flag a table (and alert) when no status message came from it for this long.")
+@shift_options()
+def studio_serve(url: str, host: str, port: int, keys_path: str | None, silent_after: float, shifts: str | None,
+                 utc_offset: str | None) -> None:
     """Follow every table's records and serve the floor page (/), its API
     (/api/floor) and a WebSocket (/ws)."""
     from tablesim.server.app import bind
@@ -175,13 +191,16 @@ def studio_serve(url: str, host: str, port: int, keys_path: str | None) -> None:
 
     from tablesim.studio.trust import load_trust
 
+    from tablesim.journal.shifts import Shifts
+
     check_url(url, where="--nats")
     load_trust(keys_path)  # a bad keys file is one line, before anything starts
+    bounds = Shifts.parse(shifts, utc_offset)
     sock = bind(host, port)  # a busy port is one line, before anything starts
     listen = f"[{host}]" if ":" in host else host
     click.echo(f"studio: following {shown(url)}; floor page http://{listen}:{sock.getsockname()[1]}/ (stop with Ctrl-C)")
     try:
-        serve(url, sock, keys_path)
+        serve(url, sock, keys_path, silent_after, bounds)
     except KeyboardInterrupt:
         pass
     finally:
@@ -192,7 +211,11 @@ def studio_serve(url: str, host: str, port: int, keys_path: str | None) -> None:
 @click.option("--nats", "url", required=True, metavar="nats://HOST:PORT[,...]", help=NATS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="The figures as one JSON object (as /api/floor).")
 @click.option("--keys", "keys_path", default=None, metavar="FILE", help=KEYS_HELP)
-def studio_report(url: str, as_json: bool, keys_path: str | None) -> None:
+@click.option("--by", "by", type=click.Choice(["shift", "day", "dealer"]), default=None,
+              help="The figures per table for each shift, gaming day or dealer (with each one's total).")
+@shift_options()
+def studio_report(url: str, as_json: bool, keys_path: str | None, by: str | None, shifts: str | None,
+                  utc_offset: str | None) -> None:
     """The floor's figures from every record in the stream, once."""
     import asyncio
     import json
@@ -201,16 +224,26 @@ def studio_report(url: str, as_json: bool, keys_path: str | None) -> None:
     from tablesim.studio.natsio import check_url, retrying
     from tablesim.studio.trust import load_trust
 
+    from tablesim.journal.shifts import Shifts
+
     check_url(url, where="--nats")
     keys = load_trust(keys_path)
+    bounds = Shifts.parse(shifts, utc_offset)
     try:
-        floor = asyncio.run(retrying(lambda: _read_floor(url, keys, read_floor)))
+        floor = asyncio.run(retrying(lambda: _read_floor(url, keys, read_floor, bounds)))
     except (OSError, TimeoutError) as exc:
         raise _unreachable(url, exc) from None
     except Exception as exc:
         if type(exc).__module__.startswith("nats"):
             raise _unreachable(url, exc) from None
         raise
+    if by is not None:
+        rows = floor.grouped(by)
+        if as_json:
+            click.echo(json.dumps({"by": by, "shifts": shifts_json(bounds), "rows": rows}, indent=1))
+        else:
+            _print_grouped(by, rows)
+        return
     summary = floor.summary()
     if as_json:
         click.echo(json.dumps(summary, indent=1))
@@ -218,14 +251,36 @@ def studio_report(url: str, as_json: bool, keys_path: str | None) -> None:
     _print_report(summary)
 
 
-async def _read_floor(url: str, file_keys, read_floor):
+async def _read_floor(url: str, file_keys, read_floor, bounds=None):
     """The floor under the keys file's keys and the bucket's (tablesim studio register-key --nats)."""
     from tablesim.studio import keyring
 
     keys, conflicts = keyring.merged(file_keys, await keyring.keys_at(url))
     for text in conflicts:
         click.echo(f"tablesim: warning: {text}", err=True)
-    return await read_floor(url, keys)
+    return await read_floor(url, keys, bounds)
+
+
+def shifts_json(bounds) -> dict:
+    minutes = int(bounds.offset.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    return {"starts": [f"{m // 60:02d}:{m % 60:02d}" for m in bounds.starts],
+            "utc_offset": f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"}
+
+
+def _print_grouped(by: str, rows: list[dict]) -> None:
+    from rich.table import Table
+
+    from tablesim.cli.display import make_console
+
+    cols = ("rounds", "void", "bets", "wagered", "paid", "house_result", "hold_pct", "incidents")
+    grid = Table(title=f"the floor by {by}")
+    for name in (by, "table", *cols):
+        grid.add_column(name.replace("_", " "), justify="left" if name in (by, "table") else "right")
+    for r in rows:
+        grid.add_row(str(r[by]), r["table_id"] or "all tables",
+                     *("-" if r[c] is None else str(r[c]) + (" %" if c == "hold_pct" else "") for c in cols))
+    make_console(highlight=False, soft_wrap=True).print(grid)
 
 
 def _print_report(s: dict) -> None:

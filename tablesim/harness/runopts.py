@@ -18,4 +18,5 @@ class RunOptions:
     delay: float = 0.0  # seconds between rounds, for a watchable demo
     journal: str | None = None  # path | "none" | "memory" | None = the table's default
     studio: str | None = None  # nats://HOST:PORT: publish the journal to the studio (tablesim.studio)
+    table_id: str | None = None  # --table-id: a mock or emulated table under an id of its own
     key_file: Any = None  # the journal chain's key (a table configuration's [table] key_file); None: the default

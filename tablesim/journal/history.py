@@ -72,3 +72,39 @@ def select_rounds(journal: Journal, last: int | None, round_id: str | None) -> l
     if round_id is not None:
         return [round_id] if round_id in ids else []
     return ids[-last:] if last else ids
+
+
+#: how history names who did something (an operator's ``role:name`` names the person)
+WHO = {"table": "the table", "device": "a device", "timer": "the bet timer", "bus": "the platform (bus)",
+       "platform": "the platform", "recovery": "recovery", "player": "a player", "dealer": "the dealer",
+       "unattended": "the unattended table", "": "nobody named"}
+
+
+def who(actor: str | None) -> str:
+    """``dealer:Ana`` -> ``dealer Ana``; ``timer`` -> ``the bet timer``."""
+    actor = actor or ""
+    role, sep, name = actor.partition(":")
+    if sep and name:
+        return f"{role} {name}"
+    return WHO.get(actor, actor)
+
+
+def round_actions(journal: Journal, round_id: str) -> dict[str, Any]:
+    """Who did what in a round: its actions (inputs and operator records, bets
+    counted per actor) and who dealt it (its ``round_dealer`` record, else the
+    dealer whose token opened it; journals before named nobody)."""
+    from tablesim.journal.shifts import ROUND_DEALER, dealer_of_actor
+
+    actions: list[dict[str, Any]] = []
+    bets: dict[str, int] = {}
+    dealer = None
+    for rec in journal.records(round_id):
+        if rec.kind == "operator" and rec.name == ROUND_DEALER:
+            dealer = rec.data.get("dealer") or dealer
+        elif rec.kind == "input" and rec.name in ("bet", "withdraw_bet", "place_bet"):
+            bets[who(rec.actor)] = bets.get(who(rec.actor), 0) + 1
+        elif rec.kind in ("input", "operator") and rec.name != "handle":  # (a device's report: its events show it)
+            if rec.kind == "input" and rec.name == "open_round" and dealer is None:
+                dealer = dealer_of_actor(rec.actor)
+            actions.append({"seq": rec.seq, "name": rec.name, "by": who(rec.actor)})
+    return {"dealer": dealer, "actions": actions, "bets_by": bets}

@@ -257,6 +257,10 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     async def whoami(op: Operator = Depends(dealer)) -> dict:
         return {"name": op.name, "role": op.role, "actor": op.actor}
 
+    from tablesim.server.shift import add_routes as shift_routes
+
+    shift_routes(app, runner, dealer)  # /api/shift/sign-in, /api/shift/sign-out
+
     @app.get("/api/incident")
     async def open_incident(op: Operator = Depends(dealer)) -> dict:
         # the open view hides an incident's card (it may be face down): the console

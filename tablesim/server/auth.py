@@ -19,6 +19,7 @@ from __future__ import annotations
 import hmac
 import json
 import os
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,6 +152,44 @@ def load_or_create(path: Path, prefix: str = "mock") -> tuple[TokenStore, bool]:
         raise ConfigError(f"cannot write the token file: {exc.strerror}", where=str(path)) from None
     store.source = str(path)
     return store, True
+
+
+#: an operator's name: the person (a dealer's, a supervisor's), as reports and history show it
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._'-]{0,39}$")
+
+
+def parse_operator(spec: str) -> Operator:
+    """``dealer:Ana`` (``--operator``) -> the operator; a bad one is one line."""
+    role, _, name = spec.partition(":")
+    if role not in ROLES or not NAME.match(name):
+        raise ConfigError(f"{spec!r} is not ROLE:NAME (role {' or '.join(ROLES)}; a name of 1 to 40 letters, digits, "
+                          "spaces, . _ ' -)", where="--operator")
+    return Operator(name, role)
+
+
+def with_operators(store: TokenStore, named: list[Operator], path: Path | None) -> tuple[TokenStore, list[str]]:
+    """The table's tokens with the named operators added: one already there
+    keeps its token, a new one gets a fresh token, and the token file (if
+    any) is written again (0600) so a restart keeps them. Returns the store
+    and the new operators' names."""
+    have = {(op.role, op.name) for _, op in store.entries}
+    new = [op for op in dict.fromkeys(named) if (op.role, op.name) not in have]
+    if not new:
+        return store, []
+    entries = store.entries + [(secrets.token_urlsafe(24), op) for op in new]
+    out = TokenStore(entries, store.source)
+    if path is not None:
+        tmp = path.with_name(path.name + ".tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(out.as_config(), fh, indent=2)
+                fh.write("\n")
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise ConfigError(f"cannot write the token file: {exc.strerror}", where=str(path)) from None
+    return out, [op.actor for op in new]
 
 
 def bearer(header: str | None) -> str | None:

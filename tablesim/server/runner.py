@@ -119,6 +119,10 @@ class TableRunner:
         #: nats://HOST:PORT: the journal goes to the studio and bets come in over the bus (tablesim.studio)
         self.studio_url = studio
         self.studio = None
+        self._studio_said: set[str] = set()  # the studio link's incidents opened (diverged, stalled)
+        from tablesim.server.shift import Shift
+
+        self.shift = Shift()  # the dealer on duty (signed in at the console)
         #: systemd's notify socket (READY, WATCHDOG from the pump loop), or nothing outside systemd
         self.notifier = notifier if notifier is not None else Notifier.from_env()
         self.rig = rig
@@ -289,6 +293,7 @@ class TableRunner:
                     self.results.append(self._board_entry(rid, summary))
         if t.state is t.BETTING and self.bet_seconds:
             self.timer_remaining = self.bet_seconds
+        self.shift.recover(self.journal, t.table_id)
         self.intake.load_refs()
         self._refresh_snapshot(True)
 
@@ -401,6 +406,7 @@ class TableRunner:
             "mock": self.rig is not None,
             "journal": Path(self.journal.path).name if self.journal is not None else None,  # (not where it is)
             "studio": self.studio.status() if self.studio is not None else None,
+            "on_duty": self.shift.on_duty,
             "stream_id": self.stream.stream_id,
             "seq": self.stream.last_seq,
         })
@@ -440,11 +446,10 @@ class TableRunner:
             task = asyncio.ensure_future(self.call(self._refresh_snapshot, True, publish=False))
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
             link = self.studio
-            if link is not None and link.state == "diverged" and not getattr(self, "_studio_incident", False):
-                from tablesim.studio.attach import diverged_incident
+            if link is not None and (link.state == "diverged" or link.stalled or "stalled" in self._studio_said):
+                from tablesim.studio.attach import loud
 
-                self._studio_incident = True
-                task = asyncio.ensure_future(self.call(diverged_incident, self.table, link))
+                task = asyncio.ensure_future(self.call(loud, self.table, link, self._studio_said))
                 task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     async def _bus_bets(self, bets: list[dict]) -> list[dict]:
@@ -477,6 +482,8 @@ class TableRunner:
             out = act.run(body)
             if not act.journaled and self.journal is not None:
                 self.journal.append(t.table_id, t.round_id, "operator", name, {"state": t.state.value}, actor)
+            if name == "open_round":  # (who deals the round, in the round's own records)
+                self.shift.round_opened(t, self.journal, actor)
             return jsonable(out) if isinstance(out, (dict, list)) else None
 
         return await self.call(do, actor=actor)

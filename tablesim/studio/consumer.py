@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from typing import Callable
 
 import nats
@@ -41,8 +42,21 @@ FETCH = 1000
 BUCKET_EVERY = 2.0
 
 
+#: seconds without a status message from a table before the floor flags it (``studio serve --silent-after``)
+SILENT_AFTER = 30.0
+#: seconds the first connection attempt may take before the studio says the broker cannot be reached
+CONNECT_WAIT = 3.0
+#: seconds between two looks at the stream's own state (reset, lost records, how far behind)
+CHECK_EVERY = 2.0
+
+
 class _Rebuild(Exception):
-    """The registered keys changed: the picture is made again from the stream."""
+    """The registered keys changed, or the stream was reset or lost records:
+    the picture is made again from what the stream holds."""
+
+    def __init__(self, alert: str | None = None) -> None:
+        super().__init__(alert or "keys changed")
+        self.alert = alert
 
 
 def _stamp(path: Path) -> tuple | None:
@@ -55,21 +69,34 @@ def _stamp(path: Path) -> tuple | None:
 
 class StudioConsumer:
     def __init__(self, url: str, *, durable: str = DURABLE, on_change: Callable[[], None] | None = None,
-                 keys: str | Path | None = None) -> None:
+                 keys: str | Path | None = None, silent_after: float = SILENT_AFTER, shifts=None) -> None:
         self.url = natsio.check_url(url, where="--nats")
         self.durable = durable
         self.keys_path = Path(keys) if keys is not None else trust.default_keys_path()
         self._keys_stamp = _stamp(self.keys_path)
-        self.gate = Gate(trust.load_trust(self.keys_path))
+        self.shifts = shifts
+        self.gate = Gate(trust.load_trust(self.keys_path), Floor(shifts))
         self.floor = self.gate.floor
         self._fresh = True
         self.on_change = on_change
-        self.connected = False
+        self.silent_after = silent_after
+        self.nc = None
+        self._following = False  # subscribed to the stream and reading it (not between connections)
+        self._stream_created = None  # the stream's creation time when the picture began: another means a reset
+        self._checked_at = 0.0
+        self._resets: deque = deque(maxlen=20)  # the stream's resets seen, alerted on every picture since
         self.error: str | None = None
         self.pending = 0  # records in the stream the studio has not read yet
         self.rate = 0.0  # records/s over the last second of work
         self.caught_up = asyncio.Event()
         self._stop = False
+
+    @property
+    def connected(self) -> bool:
+        """True only while the connection is up and the stream is being read
+        (asked of the connection itself, never a flag left from earlier)."""
+        nc = self.nc
+        return bool(self._following and nc is not None and nc.is_connected)
 
     def status(self) -> dict:
         return {"url": natsio.shown(self.url), "connected": self.connected, "error": self.error, "pending": self.pending,
@@ -81,46 +108,76 @@ class StudioConsumer:
 
     async def run(self) -> None:
         """Follow the stream until stopped; the broker may come and go."""
-        nc = None
+        down_said = False
         while not self._stop:
             try:
-                nc = await natsio.connect_following(self.url, "tablesim-studio", disconnected_cb=self._down,
-                                                    reconnected_cb=self._up)
-                await nc.subscribe("tablesim.*.status", cb=self._status)
-                js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
+                self.nc = await self._connect()
+                await self.nc.subscribe("tablesim.*.status", cb=self._status)
+                js = self.nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
                 await natsio.ensure_stream(js)
                 await self._take_bucket(js)
                 sub = await self._subscribe(js)
-                self.connected, self.error = True, None
-                await self._follow(sub)
+                self._following, self.error = True, None
+                if down_said:
+                    log.warning("studio: following %s again", natsio.shown(self.url))
+                    down_said = False
+                await self._follow(js, sub)
             except asyncio.CancelledError:
                 break
-            except _Rebuild:
-                self._reload()
+            except _Rebuild as rebuild:
+                self._reload(rebuild.alert)
             except Exception as exc:
-                self.connected, self.error = False, f"{type(exc).__name__}: {exc}".rstrip(": ")
-                log.info("studio consumer: %s", self.error)
+                self._following, self.error = False, f"{type(exc).__name__}: {exc}".rstrip(": ")
+                if not down_said:  # (once per outage: the floor page shows it meanwhile)
+                    log.warning("studio: cannot reach the studio's NATS at %s (%s): the floor says so, and the "
+                                "studio keeps trying", natsio.shown(self.url), self.error)
+                    down_said = True
                 self._changed()
                 await asyncio.sleep(1.0)
             finally:
+                self._following = False
+                nc, self.nc = self.nc, None
                 if nc is not None:
                     try:
                         await asyncio.wait_for(nc.close(), 2)
                     except Exception:
                         pass
-                    nc = None
 
-    def _reload(self) -> None:
-        """A fresh picture under the keys file as it is now (a bad file keeps the keys it had)."""
+    async def _connect(self):
+        """A connection that reconnects by itself once made; the first attempt
+        is bounded (nats-py would try for ever, silently) and says why it failed."""
+        last: list[str] = []
+
+        async def seen(exc: Exception) -> None:
+            last[:] = [f"{type(exc).__name__}: {exc}".rstrip(": ")]
+
+        try:
+            return await asyncio.wait_for(
+                nats.connect(natsio.servers(self.url), name="tablesim-studio", max_reconnect_attempts=-1,
+                             reconnect_time_wait=0.5, connect_timeout=2, error_cb=seen, disconnected_cb=self._down, reconnected_cb=self._up),
+                CONNECT_WAIT)
+        except asyncio.TimeoutError:
+            raise ConnectionError(f"no broker answered within {CONNECT_WAIT:g} s"
+                                  + (f" ({last[0]})" if last else "")) from None
+
+    def _reload(self, alert: str | None = None) -> None:
+        """A fresh picture under the keys file as it is now (a bad file keeps
+        the keys it had), from the stream's first record; ``alert``: why (a
+        reset stream), kept on the new picture."""
         self._keys_stamp = _stamp(self.keys_path)
         try:
             keys = trust.load_trust(self.keys_path)
         except InputError as exc:
             log.error("studio: %s: the keys registered before stay", exc)
             keys = self.gate.trust
-        self.gate = Gate(keys)
+        self.gate = Gate(keys, Floor(self.shifts))
         self.floor = self.gate.floor
         self._fresh = True
+        self._stream_created = None
+        if alert is not None:
+            log.error("studio: %s", alert)
+            self._resets.append({"table_id": "*", "seq": None, "text": alert, "at": time.time()})
+        self.floor.alerts.extend(self._resets)  # (a rebuild for a key registered later keeps them)
         self._changed()
 
     async def _take_bucket(self, js) -> None:
@@ -139,7 +196,7 @@ class StudioConsumer:
         for text in conflicts:
             log.error("studio: %s", text)
         if keys.hexes != self.gate.trust.hexes:
-            self.gate = Gate(keys)
+            self.gate = Gate(keys, Floor(self.shifts))
             self.floor = self.gate.floor
             self._fresh = True
             self._changed()
@@ -153,11 +210,11 @@ class StudioConsumer:
         return await keyring.bucket_stamp(self._js) != self._bucket_stamp
 
     async def _down(self) -> None:
-        self.connected = False
+        self.error = "connection to the broker lost"
         self._changed()
 
     async def _up(self) -> None:
-        self.connected, self.error = True, None
+        self.error = None
         self._changed()
 
     async def _subscribe(self, js):
@@ -169,20 +226,26 @@ class StudioConsumer:
                 await js.delete_consumer(wire.STREAM, self.durable)
             except NotFoundError:
                 pass
+        info = await js.stream_info(wire.STREAM)
+        if self._stream_created is None:
+            self._stream_created = info.created
+        else:
+            self._check_reset(info)  # (a broker back on an empty store: the durable consumer went with it)
         config = api.ConsumerConfig(durable_name=self.durable, ack_policy=api.AckPolicy.ALL,
                                     deliver_policy=api.DeliverPolicy.ALL, max_ack_pending=-1)
         return await js.pull_subscribe("", durable=self.durable, stream=wire.STREAM, config=config)
 
-    async def _follow(self, sub) -> None:
+    async def _follow(self, js, sub) -> None:
         window_start, window_count = time.monotonic(), 0
         while not self._stop:
             if _stamp(self.keys_path) != self._keys_stamp or await self._bucket_changed():
                 raise _Rebuild()  # a key registered: the picture made again
+            if time.monotonic() - self._checked_at >= CHECK_EVERY:
+                await self._check(js, sub)
             try:
                 msgs = await sub.fetch(FETCH, timeout=1.0)
             except (asyncio.TimeoutError, nats.errors.TimeoutError):
-                self.pending = 0
-                self.caught_up.set()
+                await self._check(js, sub)  # (nothing came: is that because nothing is there?)
                 self._changed()
                 continue
             for msg in msgs:
@@ -198,6 +261,55 @@ class StudioConsumer:
             if now - window_start >= 1.0:
                 self.rate = window_count / (now - window_start)
                 window_start, window_count = now, 0
+            self._changed()
+
+    async def _check(self, js, sub) -> None:
+        """The stream's word on where the floor stands: a stream reset, or
+        one that lost records, rebuilds the picture (with an alert); the
+        count behind is the consumer's own; tables gone silent are flagged."""
+        self._checked_at = time.monotonic()
+        self._silent()
+        try:
+            info = await js.stream_info(wire.STREAM)
+        except NotFoundError:
+            raise _Rebuild("the studio's stream is gone (the broker lost its store, or the stream was deleted): "
+                           "the floor is rebuilt from what the stream holds now") from None
+        self._check_reset(info)
+        try:
+            ci = await sub.consumer_info()
+        except NotFoundError:
+            raise _Rebuild("the studio's durable consumer is gone (the broker lost its store): the floor is rebuilt "
+                           "from what the stream holds now") from None
+        self.pending = ci.num_pending + ci.num_ack_pending
+        if self.pending == 0:
+            self.caught_up.set()
+
+    def _check_reset(self, info) -> None:
+        state = info.state
+        if info.created is not None and self._stream_created is not None and info.created != self._stream_created:
+            raise _Rebuild(f"the studio's stream was reset (created again at {info.created}; the floor had read "
+                           f"{self.floor.records} records of the old one): the floor is rebuilt from what it holds now")
+        if state.last_seq < self.floor.stream_seq:
+            raise _Rebuild(f"the studio's stream lost records (it ends at message {state.last_seq}, the floor had read "
+                           f"up to {self.floor.stream_seq}): the floor is rebuilt from what it holds now")
+        lost = getattr(state, "lost", None)
+        if lost and not getattr(self, "_lost_said", False):
+            self._lost_said = True
+            self.floor.alerts.append({"table_id": "*", "seq": None, "text": f"the broker reports lost messages in "
+                                      f"the studio's stream: {str(lost)[:300]}"})
+
+    def _silent(self) -> None:
+        """Flag (once, with an alert) each table whose last status message is older than ``silent_after``."""
+        now = time.time()
+        for view in self.floor.tables.values():
+            link = view.link
+            if link is None or link.get("silent") or now - float(link.get("seen") or now) < self.silent_after:
+                continue
+            link["silent"] = True
+            view.alerts += 1
+            self.floor.alerts.append({"table_id": view.table_id, "seq": None,
+                                      "text": f"not heard from for {self.silent_after:g} s (its studio link was "
+                                              f"{link.get('state')}, {link.get('pending')} to publish)"})
             self._changed()
 
     async def _status(self, msg) -> None:
@@ -218,7 +330,13 @@ class StudioConsumer:
             view.alerts += 1  # (loud: the stream holds something of this table that its journal does not)
             self.floor.alerts.append({"table_id": table_id, "seq": None,
                                       "text": f"studio link diverged: {str(data.get('error'))[:300]}"})
-        view.link = {**{k: data.get(k) for k in ("state", "pending", "published", "error")}, "seen": time.time()}
+        if data.get("stalled") is True and not (view.link or {}).get("stalled"):
+            view.alerts += 1  # (loud: records wait at the table, none reach the stream)
+            self.floor.alerts.append({"table_id": table_id, "seq": None,
+                                      "text": f"studio link stopped publishing: {data.get('pending')} records not "
+                                              f"published ({str(data.get('error') or data.get('state'))[:300]})"})
+        view.link = {**{k: data.get(k) for k in ("state", "pending", "published", "error", "stalled")},
+                     "seen": time.time()}
         self._changed()
 
     def _changed(self) -> None:
@@ -226,9 +344,10 @@ class StudioConsumer:
             self.on_change()
 
 
-async def read_floor(url: str, keys: trust.Trust | None = None) -> Floor:
-    """The floor as the stream holds it now (``tablesim studio report``)."""
-    gate = Gate(keys if keys is not None else trust.Trust())
+async def read_floor(url: str, keys: trust.Trust | None = None, shifts=None) -> Floor:
+    """The floor as the stream holds it now (``tablesim studio report``;
+    ``shifts``: the shift boundaries its figures by shift and day use)."""
+    gate = Gate(keys if keys is not None else trust.Trust(), Floor(shifts))
     floor = gate.floor
     nc = await natsio.connect(url, "tablesim-studio-report")
     try:

@@ -52,6 +52,7 @@ from typing import Any
 
 from tablecore.money import ZERO, fmt
 from tablesim.journal.invariants import SETTLED_BY
+from tablesim.journal.shifts import DUTY_RECORDS, NOBODY, ROUND_DEALER, SIGN_IN, Shifts, dealer_of_actor
 from tablesim.studio.wire import WireRecord
 
 #: results kept per table for the floor page
@@ -102,6 +103,9 @@ class TableView:
     book: dict[tuple[str, str], Decimal] = field(default_factory=dict)
     alerts: int = 0
     link: dict | None = None  # the table's last studio-link status message (live, not from the stream)
+    dealer: str | None = None  # the dealer signed in (sign_in / sign_out records)
+    round_dealer: str | None = None  # who deals the open round (its round_dealer record, else who opened it)
+    round_incidents: int = 0  # incidents raised since the round opened
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -111,12 +115,34 @@ class TableView:
                         "ok": all(self.links.values()) and not self.faults},
             "studio_link": self.link, "last_results": list(self.results)[::-1],
             "figures": self.figures.as_json(), "by_bet": {b: f.as_json() for b, f in sorted(self.by_bet.items())},
-            "alerts": self.alerts,
+            "alerts": self.alerts, "on_duty": self.dealer,
         }
 
 
+#: what the figures are grouped by (``studio report --by``)
+GROUPINGS = ("shift", "day", "dealer")
+
+
+@dataclass
+class Grouped:
+    """One group's figures at one table (a shift, a day, a dealer), incidents too."""
+
+    figures: Figures = field(default_factory=Figures)
+    incidents: int = 0
+
+    def add(self, other: "Grouped") -> None:
+        self.figures.add(other.figures)
+        self.incidents += other.incidents
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.figures.as_json(), "incidents": self.incidents}
+
+
 class Floor:
-    def __init__(self) -> None:
+    def __init__(self, shifts: Shifts | None = None) -> None:
+        self.shifts = shifts if shifts is not None else Shifts.parse()
+        #: (grouping, group, table id) -> that group's figures at that table
+        self.groups: dict[tuple[str, str, str], Grouped] = {}
         self.tables: dict[str, TableView] = {}
         self.alerts: deque = deque(maxlen=ALERTS_KEPT)
         self.records = 0
@@ -137,9 +163,20 @@ class Floor:
         if rec.kind == "input" and rec.name == "open_round":
             t.book = {}
             t.incidents = {}
+            t.round_incidents = 0
+            t.round_dealer = t.dealer or dealer_of_actor(rec.actor)
+        if rec.kind == "operator":
+            self._operator(t, rec)
         if rec.kind == "event":
             self._event(t, rec)
 
+    def _operator(self, t: TableView, rec: WireRecord) -> None:
+        dealer = rec.data.get("dealer")
+        dealer = dealer if isinstance(dealer, str) and dealer else None
+        if rec.name in DUTY_RECORDS:
+            t.dealer = dealer if rec.name == SIGN_IN else None
+        elif rec.name == ROUND_DEALER:
+            t.round_dealer = dealer
     def heard(self, table_id: str) -> TableView:
         """The table a status message names, on the floor from now on."""
         t = self.tables.get(table_id)
@@ -188,6 +225,7 @@ class Floor:
         elif name == "bet_withdrawn":
             t.book.pop((str(d.get("position")), str(d.get("bet"))), None)
         elif name == "incident":
+            t.round_incidents += 1
             t.incidents[str(d.get("id"))] = {k: d.get(k) for k in ("id", "code", "text", "blocking")}
         elif name == "incident_resolved":
             t.incidents.pop(str(d.get("id")), None)
@@ -206,19 +244,24 @@ class Floor:
         status = d.get("status")
         t.results.append({"round_id": rec.round_id, "status": status, "void_reason": d.get("void_reason"),
                           "outcome": d.get("outcome"), "net": d.get("net"), "ts": None})
-        fig = t.figures
+        one = Figures()  # this round's figures
         if status != "settled":
-            fig.void += 1
-            t.book = {}
-            return
-        fig.rounds += 1
+            one.void += 1
+        else:
+            one.rounds += 1
+            self._settled(t, d, one)
+        t.figures.add(one)
+        self._group(t, rec, one)
+        t.book = {}
+
+    def _settled(self, t: TableView, d: dict, one: Figures) -> None:
         stakes = _stakes(d.get("stakes"), t.book)
         for (_, bet), amount in stakes.items():
             per = t.by_bet.setdefault(bet, Figures())
             per.bets += 1
             per.wagered += amount
-            fig.bets += 1
-            fig.wagered += amount
+            one.bets += 1
+            one.wagered += amount
         bet_rounds = set()
         for position, per_position in (d.get("results") or {}).items():
             for key, value in per_position.items():
@@ -227,13 +270,33 @@ class Floor:
                 per = t.by_bet.setdefault(bet, Figures())
                 if amount > 0:
                     per.paid += amount
-                    fig.paid += amount
+                    one.paid += amount
                 per.house -= amount
-                fig.house -= amount
+                one.house -= amount
                 bet_rounds.add(bet)
         for bet in bet_rounds:
             t.by_bet[bet].rounds += 1
-        t.book = {}
+
+    def _group(self, t: TableView, rec: WireRecord, one: Figures) -> None:
+        """The round's figures under its shift, its (gaming) day and its dealer."""
+        round_ = Grouped(one, t.round_incidents)
+        keys = (("shift", self.shifts.shift(rec.ts)), ("day", self.shifts.day(rec.ts)),
+                ("dealer", t.round_dealer or NOBODY))
+        for by, group in keys:
+            self.groups.setdefault((by, group, t.table_id), Grouped()).add(round_)
+        t.round_incidents = 0
+
+    def grouped(self, by: str) -> list[dict[str, Any]]:
+        """``by`` (shift, day, dealer): each group's figures per table, then the group's total."""
+        out: list[dict[str, Any]] = []
+        totals: dict[str, Grouped] = {}
+        for (kind, group, table_id), g in sorted(self.groups.items()):
+            if kind != by:
+                continue
+            out.append({by: group, "table_id": table_id, **g.as_json()})
+            totals.setdefault(group, Grouped()).add(g)
+        out.extend({by: group, "table_id": None, **g.as_json()} for group, g in sorted(totals.items()))
+        return out
 
     # --- the figures --------------------------------------------------------------
 

@@ -50,7 +50,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from tablesim.studio import holding, natsio, signing, wire
+from tablesim.studio import holding, natsio, presence, signing, wire
 
 log = logging.getLogger("tablesim.studio")
 
@@ -65,6 +65,8 @@ MAX_BACKOFF = 0.5
 STATUS_EVERY = 2.0
 #: how long the outbox sleeps with nothing to publish when nobody wakes it
 IDLE_WAIT = 0.25
+#: seconds with records to publish and none published before the link counts as stalled (loud: an incident)
+STALL_AFTER = 30.0
 
 Hook = Callable[[Any], Awaitable[None]]
 
@@ -113,6 +115,10 @@ class StudioLink:
         self._acked_stream_seq = 0
         self._step = "connecting"  # what the link was doing (said with a failure)
         self._stored = 0  # how many of the table's messages the stream held then, plus those acked since
+        self.presence = presence.Presence(self.table_id, journal_path)
+        self.stall_after = STALL_AFTER
+        self.stalled = False  # records to publish and none published for stall_after seconds
+        self._progress_at = time.monotonic()  # when a record was last published, or none was left to publish
         for hook in self.hooks:  # (the bus bet intake signs its receipts with this link's key and journal)
             bind = getattr(getattr(hook, "__self__", None), "bind_link", None)
             if bind is not None:
@@ -143,7 +149,7 @@ class StudioLink:
 
     def status(self) -> dict[str, Any]:
         return {"url": natsio.shown(self.url), "state": self.state, "error": self.error, "published": self.published,
-                "journal_seq": self.journal_seq, "pending": self.pending(),
+                "journal_seq": self.journal_seq, "pending": self.pending(), "stalled": self.stalled,
                 "since": datetime.fromtimestamp(self.since, timezone.utc).isoformat(timespec="seconds")}
 
     def stop(self, drain: float = 0.0) -> int:
@@ -191,6 +197,7 @@ class StudioLink:
             if self._stopping:
                 break
             self.journal_seq = max(self.journal_seq, self._journal_seq())
+            self._check_stall()
             await self._sleep(backoff)
             backoff = min(backoff * 2, MAX_BACKOFF)
 
@@ -216,6 +223,12 @@ class StudioLink:
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
         self._step = "asking for the stream"
         kinds = natsio.stream_kinds(await natsio.ensure_stream(js))
+        await self.presence.answer(nc)  # (subscribed before asking: of two started at once, one hears the other)
+        other = await presence.ask(nc, self.table_id, self.presence.nonce)
+        if other is not None:
+            return await self._diverged(nc, f"another process is live on the bus as table {self.table_id} "
+                                            f"({presence.describe(other)}): this one publishes nothing; give one of "
+                                            "them another table id", status=False)
         try:
             self._step = "holding the stream against the journal"
             self.published = await self._hold(js, kinds)
@@ -275,15 +288,19 @@ class StudioLink:
             self._stored = stored
             self._checked = max(self._checked, self._acked_stream_seq)
 
-    async def _diverged(self, nc, why: str) -> None:
-        """Publish nothing more; say why, on the console and on the bus, until stopped."""
+    async def _diverged(self, nc, why: str, status: bool = True) -> None:
+        """Publish nothing more; say why, on the console and on the bus, until
+        stopped. ``status=False`` (another process is live as this table): one
+        status message only, so the floor alerts without the other's link
+        being shown as this one's from then on."""
         self._set("diverged", why)
         log.error("studio link: %s", why)
         next_status = 0.0
+        await self._status(nc)
         while not self._stopping:  # published nothing more; the operator must look
             if nc.is_closed or not nc.is_connected:
                 raise ConnectionError("connection to the broker lost")
-            if time.monotonic() >= next_status:  # (the floor shows the table as diverged, in red)
+            if status and time.monotonic() >= next_status:  # (the floor shows the table as diverged, in red)
                 await self._status(nc)
                 next_status = time.monotonic() + STATUS_EVERY
             await self._sleep(STATUS_EVERY)
@@ -330,12 +347,35 @@ class StudioLink:
                 self._acked_stream_seq = max(self._acked_stream_seq, ack.seq)
                 self._highest = max(self._highest, seq)
                 self.published = seq
+                self._progress_at = time.monotonic()
         finally:
             for _, _, fut in futures:
                 fut.cancel()
             self._save_cursor()
 
+    def _check_stall(self) -> None:
+        """Whether the link stopped publishing: records to go, none published
+        for ``stall_after`` seconds (the broker away, a full stream, a link
+        that gave up). The console opens an incident, the floor an alert."""
+        if self.pending() == 0:
+            self._progress_at = time.monotonic()
+        stalled = self.state != "diverged" and self.pending() > 0 and time.monotonic() - self._progress_at >= self.stall_after
+        if stalled != self.stalled:
+            self.stalled = stalled
+            if stalled:
+                log.warning("studio link: %d records not published for %.0f s (%s)", self.pending(),
+                            self.stall_after, self.error or self.state)
+            self._notify()
+
+    def _notify(self) -> None:
+        if self.on_change is not None:
+            try:
+                self.on_change()
+            except Exception:  # the table's side must never break the link
+                log.exception("studio link: on_change failed")
+
     async def _status(self, nc) -> None:
+        self._check_stall()
         try:
             body = wire.canonical({"table_id": self.table_id, "game": self.game, **self.status()})
             await nc.publish(wire.status_subject(self.table_id), body,
@@ -348,11 +388,8 @@ class StudioLink:
         if changed:
             self.since = time.time()
         self.state, self.error = state, error
-        if changed and self.on_change is not None:
-            try:
-                self.on_change()
-            except Exception:  # the table's side must never break the link
-                log.exception("studio link: on_change failed")
+        if changed:
+            self._notify()
 
     def _rows(self, after: int, limit: int) -> list[tuple[int, str, str, bytes]]:
         with self._db_lock:

@@ -4,6 +4,7 @@ that pushes the floor's picture as it changes.
     GET /              the floor page
     GET /api/floor     every table, per-game / per-bet / floor figures, alerts, the consumer's state
     GET /api/tables/ID one table
+    GET /api/report?by=shift|day|dealer  the figures per table for each shift, gaming day or dealer
 
 Only what the tables signed is shown (``tablesim.studio.gate``).
     WS  /ws            {"type": "floor", ...} whenever the picture changed (at most 4 a second)
@@ -23,6 +24,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from tablesim.studio.consumer import StudioConsumer
+from tablesim.studio.floor import GROUPINGS
 
 STATIC = Path(str(resources.files("tablesim.studio") / "static"))
 #: seconds between two pushes of the picture to a WebSocket client
@@ -33,13 +35,15 @@ def floor_json(consumer: StudioConsumer) -> dict:
     return {**consumer.floor.summary(), "consumer": consumer.status()}
 
 
-def create_app(url: str, keys: str | Path | None = None) -> FastAPI:
+def create_app(url: str, keys: str | Path | None = None, silent_after: float | None = None,
+               shifts=None) -> FastAPI:
     version = {"n": 0}
 
     def changed() -> None:
         version["n"] += 1
 
-    consumer = StudioConsumer(url, on_change=changed, keys=keys)
+    consumer = StudioConsumer(url, on_change=changed, keys=keys, shifts=shifts,
+                              **({"silent_after": silent_after} if silent_after is not None else {}))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -75,6 +79,13 @@ def create_app(url: str, keys: str | Path | None = None) -> FastAPI:
     async def floor() -> dict:
         return floor_json(consumer)
 
+    @app.get("/api/report")
+    async def report(by: str = "shift") -> dict:
+        # the figures per table for each shift, gaming day or dealer (as `studio report --by`)
+        if by not in GROUPINGS:
+            raise HTTPException(422, f"by must be one of {', '.join(GROUPINGS)}")
+        return {"by": by, "rows": consumer.floor.grouped(by)}
+
     @app.get("/api/tables/{table_id}")
     async def table(table_id: str) -> dict:
         view = consumer.floor.tables.get(table_id)
@@ -98,11 +109,11 @@ def create_app(url: str, keys: str | Path | None = None) -> FastAPI:
     return app
 
 
-def serve(url: str, sock, keys: str | Path | None = None) -> None:
+def serve(url: str, sock, keys: str | Path | None = None, silent_after: float | None = None, shifts=None) -> None:
     """Serve on an already bound socket (the CLI binds it: a busy port is one line) until interrupted."""
     import uvicorn
 
     # ws_max_size: a floor client sends nothing; a big message closes its connection instead of being held
-    config = uvicorn.Config(create_app(url, keys), log_level="warning", access_log=False, lifespan="on",
+    config = uvicorn.Config(create_app(url, keys, silent_after, shifts), log_level="warning", access_log=False, lifespan="on",
                             log_config=None, timeout_graceful_shutdown=2, ws_max_size=4096)
     uvicorn.Server(config).run(sockets=[sock])

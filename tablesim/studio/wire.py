@@ -101,6 +101,8 @@ class WireRecord:
     prev_hash: str
     hash: str
     raw: bytes
+    ts: str = ""  # when the table journaled it (ISO 8601, UTC)
+    actor: str = ""  # who did it (``dealer:Ana``, ``table``, ``timer``...)
 
 
 def decode(payload: bytes) -> WireRecord:
@@ -116,7 +118,8 @@ def decode(payload: bytes) -> WireRecord:
         data = json.loads(rec["data"])
         return WireRecord(int(rec["seq"]), str(rec["table_id"]), str(rec["round_id"]), str(rec["kind"]),
                           str(rec["name"]), data if isinstance(data, dict) else {}, str(rec["prev_hash"]),
-                          str(rec["hash"]), payload)
+                          str(rec["hash"]), payload, str(rec.get("ts") or ""),
+                          str(rec.get("actor") or ""))
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"record without {exc}") from None
 

@@ -58,6 +58,19 @@ async function signIn() {
   await whoami();
 }
 
+// the dealer on duty signs in and out of the shift (journaled: who dealt each round)
+async function shift() {
+  if (!me) { await signIn(); if (!me) return; }
+  const duty = table && table.on_duty;
+  const out = duty && (duty.dealer === me.name || me.role === "supervisor");
+  const v = await ask({ title: out ? "Sign out of the shift" : "Sign in to the shift",
+    text: out ? `${duty.dealer} signs out: no dealer on duty until the next sign-in.`
+      : `${me.name} signs in as the dealer on duty` + (duty ? ` (${duty.dealer} is signed out).` : "."),
+    fields: [], ok: out ? "Sign out" : "Sign in" });
+  if (!v) return;
+  await call("POST", out ? "/api/shift/sign-out" : "/api/shift/sign-in", {});
+}
+
 // --- calling the API ----------------------------------------------------------------
 
 async function call(method, path, body, { supervisorOnly = false } = {}) {
@@ -239,6 +252,9 @@ function render() {
   document.body.dataset.paused = t.paused ? "1" : "";
   $("game-title").textContent = t.title;
   $("table-id").textContent = t.table_id + (t.mock ? " · mock" : "");
+  const duty = t.on_duty;
+  $("duty").textContent = duty ? `dealer on duty: ${duty.dealer}` : "no dealer on duty";
+  $("duty").title = duty ? `signed in at ${duty.since}: press to sign out` : "press to sign in as the dealer on duty";
   $("round-id").textContent = t.round_id || "no round yet";
   $("state-badge").textContent = t.state.replace(/_/g, " ");
   $("paused-badge").hidden = !t.paused;
@@ -254,7 +270,7 @@ function render() {
       dataset: { device: d.name } }, `${d.name}${d.link_up ? "" : " (link down)"}${codes.length ? " ⚠ " + codes.join(",") : ""}`);
   }).concat(t.studio ? [h("span", { class: "device" + (t.studio.state === "up" ? "" : " bad"),
     title: t.studio.error || t.studio.url, dataset: { device: "studio" } },
-    `studio ${t.studio.state}${t.studio.pending ? ", " + t.studio.pending + " to publish" : ""}`)] : []));
+    `studio ${t.studio.state}${t.studio.stalled ? " (stalled)" : ""}${t.studio.pending ? ", " + t.studio.pending + " to publish" : ""}`)] : []));
   $("recovery").hidden = !t.recovery;
   $("recovery").textContent = t.recovery || "";
   $("incident").hidden = !t.incident;
@@ -449,6 +465,7 @@ function init() {
   renderChips();
   showSelection();
   $("operator").onclick = signIn;
+  $("duty").onclick = shift;
   $("toast").onclick = () => { $("toast").hidden = true; };
   $("incident-resolve").onclick = resolveIncident;
   $("mode-bet").onclick = () => { mode = "bet"; $("mode-bet").classList.add("on"); $("mode-withdraw").classList.remove("on"); showSelection(); };

@@ -28,8 +28,10 @@ function renderFigures(data) {
 function linkText(link) {
   if (!link) return el("span", { class: "muted" }, "not heard from (table stopped?)");
   const age = Math.round(Date.now() / 1000 - link.seen);
-  const cls = link.state === "up" && age < 10 ? "ok" : (link.state === "diverged" ? "bad" : "warn");
-  return el("span", { class: cls }, `${link.state}, ${link.pending} to publish` + (age >= 10 ? `, silent ${age} s` : ""));
+  const cls = link.state === "up" && age < 10 && !link.stalled ? "ok"
+    : (link.state === "diverged" || link.stalled || link.silent ? "bad" : "warn");
+  return el("span", { class: cls }, `${link.state}${link.stalled ? " (stopped publishing)" : ""}, ${link.pending} to publish`
+    + (link.silent ? `, not heard from for ${age} s` : (age >= 10 ? `, silent ${age} s` : "")));
 }
 
 function renderTable(t) {
@@ -45,6 +47,7 @@ function renderTable(t) {
       ? el("span", { class: "warn" }, t.open_incidents.map(i => `#${i.id} ${i.text}`).join("; ")) : "none"),
     el("div", {}, "devices: ", devices),
     el("div", {}, "studio link: ", linkText(t.studio_link)),
+    el("div", {}, "dealer on duty: ", t.on_duty || el("span", { class: "muted" }, "none signed in")),
     el("div", {}, "last result: ", last ? `${last.round_id} ${last.status}` : "-"),
     el("div", { class: "muted" }, `rounds ${t.figures.rounds} · wagered ${t.figures.wagered} · house ${t.figures.house_result}`
       + (t.figures.hold_pct == null ? "" : ` · hold ${t.figures.hold_pct} %`)),
@@ -70,5 +73,23 @@ function connect() {
   ws.onmessage = (ev) => render(JSON.parse(ev.data));
   ws.onclose = () => { conn.textContent = "reconnecting..."; conn.className = "warn"; setTimeout(connect, 1000); };
 }
+
+// the figures per table for each shift, gaming day or dealer (as `studio report --by`), every few seconds
+function renderGrouped() {
+  const by = document.getElementById("by").value;
+  fetch(`/api/report?by=${by}`).then(r => r.json()).then(data => {
+    const t = document.getElementById("grouped");
+    t.replaceChildren(el("tr", {}, el("th", {}, by), el("th", {}, "table"),
+      ...FIG.concat(["incidents"]).map(k => el("th", {}, k.replace("_", " ")))));
+    for (const r of data.rows) {
+      t.append(el("tr", {}, el("td", {}, r[by]), el("td", {}, r.table_id || "all tables"),
+        ...FIG.concat(["incidents"]).map(k => el("td", { class: "n" },
+          k === "hold_pct" ? (r[k] == null ? "-" : r[k] + " %") : r[k]))));
+    }
+  }).catch(() => {});
+}
+document.getElementById("by").onchange = renderGrouped;
+setInterval(renderGrouped, 5000);
+renderGrouped();
 
 fetch("/api/floor").then(r => r.json()).then(render).finally(connect);
