@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS tx (
     debits TEXT, debit TEXT, status TEXT NOT NULL, effect INTEGER NOT NULL,
     digest BLOB NOT NULL, answer BLOB NOT NULL, at TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS tx_player ON tx (player, effect);
-CREATE INDEX IF NOT EXISTS tx_round ON tx (tbl, round);
+CREATE INDEX IF NOT EXISTS tx_round_player ON tx (tbl, round, player);
 CREATE INDEX IF NOT EXISTS tx_debit ON tx (debit) WHERE debit IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tx_at ON tx (at);
 CREATE TABLE IF NOT EXISTS settled (debit TEXT PRIMARY KEY, credit TEXT NOT NULL);
@@ -64,6 +64,7 @@ class Ledger:
             raise InputError(f"cannot open the wallet's database: {exc}", where=str(path)) from None
         self.lock = threading.Lock()
         self._units: dict[str, Decimal] = {}
+        self._currency_of: dict[str, str] = {}  # a player's currency is written once, never changed
 
     def close(self) -> None:
         self.db.close()
@@ -130,6 +131,7 @@ class Ledger:
                               (player,)).fetchone()
         if row is None:
             raise Answer(p.Status.UNKNOWN_PLAYER, f"no player {player!r}")
+        self._currency_of[player] = row[0]
         if currency is not None and currency != row[0]:
             raise Answer(p.Status.WRONG_CURRENCY, f"player {player!r} plays in {row[0]}, not {currency}",
                          self._balance(player, row[1]))
@@ -204,16 +206,36 @@ class Ledger:
         each in a savepoint; each one's (status, answer), or the ``Refused``
         that refused it. Nothing is answered before the commit: on a storage
         error every one of them raises it (none was kept)."""
-        results: list = []
         with self._write():
-            for req in reqs:
-                self.db.execute("SAVEPOINT one")
-                try:
-                    results.append(self.write_in(req))
-                except p.Refused as refusal:
-                    self.db.execute("ROLLBACK TO one")
-                    results.append(refusal)
-                self.db.execute("RELEASE one")
+            return self.write_group(reqs)
+
+    def begin(self) -> None:
+        """Open a write transaction (waits for the write lock up to the timeout)."""
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+
+    def write_group(self, reqs: list) -> list:
+        """``write_many``'s writes inside a transaction opened by ``begin``.
+
+        A write is refused (``Refused``) before its first statement that
+        changes anything, so a refusal leaves nothing to roll back (no
+        savepoint per write: two statements less each); should one ever
+        come after a change, the whole group is rolled back, unanswered."""
+        results: list = []
+        for req in reqs:
+            changes = self.db.total_changes
+            try:
+                results.append(self.write_in(req))
+            except p.Refused as refusal:
+                if self.db.total_changes != changes:
+                    raise RuntimeError(f"a write was refused after changing the ledger: {refusal}") from None
+                results.append(refusal)
         return results
 
     def write_in(self, req) -> tuple[p.Status, bytes]:
@@ -241,7 +263,7 @@ class Ledger:
         if kind == "cancel":
             answer["cancelled"] = row["amount"] if status is p.Status.OK else None
         if balance is not None:
-            answer["balance"] = self.text(balance, self._player(req.player)[0])
+            answer["balance"] = self.text(balance, self._currency_of[req.player])
         body = p.encode(answer)
         self._insert(req.transaction_id, row, status, digest, body)
         if status is p.Status.OK and kind == "credit":
