@@ -18,7 +18,7 @@ import time
 
 import structlog
 
-from tablecore.errors import InputError
+from tablecore.listen import listening_socket
 from tablesim.wallet import protocol as p
 from tablesim.wallet import signing
 from tablesim.wallet.ledger import Ledger
@@ -232,17 +232,7 @@ async def _answer(wallet: Wallet, scope, receive, headers: dict) -> tuple[p.Stat
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket (port 0: a free one); a busy port is one line."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    sock.listen(512)
-    sock.setblocking(False)
-    return sock
+    return listening_socket(host, port, backlog=512)  # (many platform connections at once)
 
 
 def serve(wallet: Wallet, sock: socket.socket, log_level: str = "warning") -> None:
