@@ -57,8 +57,9 @@ class GroupWriter:
     the same as its writes one by one in their order, and no answer leaves
     before the group's commit returned. The statements run on the event
     loop's thread, one group after the other; only what waits on the disk
-    or on another process (``BEGIN IMMEDIATE`` for the write lock, the
-    ``COMMIT`` with its fsync) runs on a thread of its own. Running the
+    or on another process (the ``COMMIT`` with its fsync, and ``BEGIN
+    IMMEDIATE`` when another process holds the write lock) runs on a
+    thread of its own. Running the
     statements on another thread would hand the GIL back and forth at each
     of a write's dozen statements, each handover waiting for the loop's
     thread to let go: measured, that made the wallet four times slower.
@@ -101,7 +102,8 @@ class GroupWriter:
 
     async def _commit(self, loop, records: list) -> list:
         try:
-            await loop.run_in_executor(self.disk, self.ledger.begin)
+            if not self.ledger.begin_at_once():  # (the lock is nearly always free: no thread hop then)
+                await loop.run_in_executor(self.disk, self.ledger.begin)
             try:
                 results = self.ledger.write_group(records)
                 await loop.run_in_executor(self.disk, self.ledger.commit)
