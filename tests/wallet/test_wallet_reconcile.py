@@ -14,7 +14,6 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
-import nats
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
