@@ -1,4 +1,4 @@
-"""``tablesim wallet serve|token|secret|check``: the reference operator wallet
+"""``tablesim wallet serve|token|secret|check|reconcile``: the reference operator wallet
 and the protocol's conformance kit (docs/wallet.md)."""
 
 from __future__ import annotations
@@ -121,3 +121,73 @@ def check(url: str, secret_file: str, token: str) -> None:
     failed = sum(not r.ok for r in results)
     click.echo(f"{len(results) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+@wallet.command("reconcile")
+@click.option("--nats", "nats_url", required=True, metavar="URL", help="The studio's broker (nats://HOST:PORT).")
+@click.option("--wallet", "wallet_url", required=True, metavar="URL", help="The wallet's base URL (.../wallet/v1).")
+@click.option("--secret", "secret_file", required=True, metavar="FILE", help="The shared secret (mode 0600).")
+@click.option("--keys", "keys_file", metavar="FILE",
+              help="The tables' registered public keys (default: the studio's, tablesim studio register-key).")
+@click.option("--since", metavar="TIME", help="Only rounds with a record or a transaction since TIME "
+              "(UTC, e.g. 2026-12-01T18:00:00Z).")
+@click.option("--grace", type=click.FloatRange(0, 86400), default=60.0, show_default=True,
+              help="Seconds a debit of a round the tables never had may wait for its round.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object instead of lines.")
+def reconcile(nats_url: str, wallet_url: str, secret_file: str, keys_file: str | None, since: str | None,
+              grace: float, as_json: bool) -> None:
+    """Hold every round in the studio stream against the wallet's
+    transactions: a credit missing, paid twice or of the wrong amount, a
+    debit with no accepted bet, a void round's debit not cancelled. One
+    line each and exit 1; exit 0 when clean."""
+    import asyncio
+    import json
+    import sys
+
+    import nats.errors
+
+    from tablecore.errors import InputError
+    from tablesim.studio import natsio, trust
+    from tablesim.studio.reconcile import run
+    from tablesim.wallet.client import WalletError
+    from tablesim.wallet.signing import load_secret
+
+    natsio.check_url(nats_url, where="--nats")
+    if not wallet_url.startswith(("http://", "https://")):
+        raise InputError(f"{wallet_url!r} is not an http:// or https:// URL", where="--wallet")
+    moment = _since(since)
+    secret = load_secret(secret_file)
+    keys = trust.load_trust(keys_file, missing_ok=keys_file is None)
+    try:
+        report, rounds = asyncio.run(run(nats_url, wallet_url, secret, keys, since=moment, grace=grace))
+    except WalletError as exc:
+        raise InputError(f"the wallet: {exc}", where="--wallet") from None
+    except (OSError, asyncio.TimeoutError, nats.errors.Error) as exc:
+        raise InputError(f"cannot read the stream: {type(exc).__name__} {exc}".strip(), where="--nats") from None
+    if as_json:
+        click.echo(json.dumps({**report.as_json(), "left_out": rounds.left_out}))
+    else:
+        for finding in report.findings:
+            click.echo(finding.line())
+        click.echo(f"{report.rounds} rounds ({report.settled} settled, {report.void} void, {report.open} open), "
+                   f"{report.transactions} transactions: "
+                   f"{'clean' if report.clean else f'{len(report.findings)} discrepancies'}"
+                   + (f"; {rounds.left_out} stream messages not signed by their table, left out"
+                      if rounds.left_out else ""))
+    sys.exit(0 if report.clean else 1)
+
+
+def _since(text: str | None):
+    from datetime import datetime, timezone
+
+    from tablecore.errors import InputError
+
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"{text!r} is not a time (e.g. 2026-12-01T18:00:00Z)", where="--since") from None
+    if moment.tzinfo is None:
+        raise InputError(f"{text!r} has no time zone: give it in UTC (…Z)", where="--since")
+    return moment.astimezone(timezone.utc)

@@ -14,10 +14,10 @@ import hashlib
 import os
 import re
 import secrets
-import stat
 from pathlib import Path
 
 from tablecore.errors import InputError
+from tablecore.secretfile import read_owner_only
 from tablesim.journal.location import data_dir
 
 TABLE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -36,19 +36,7 @@ def key_id(key: bytes) -> str:
 def load_key(path: str | Path) -> bytes:
     """Read a key file; refused (one line) if missing, unreadable, readable
     by others or not a key."""
-    path = Path(path)
-    try:
-        st = path.stat()
-        text = path.read_text(encoding="ascii").strip()
-    except FileNotFoundError:
-        raise InputError("no such key file", where=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the key file: {getattr(exc, 'strerror', None) or exc}", where=str(path)) from None
-    if not stat.S_ISREG(st.st_mode):
-        raise InputError("the key file is not a regular file", where=str(path))
-    if st.st_mode & 0o077:
-        raise InputError(f"the key file is open to others (mode {stat.S_IMODE(st.st_mode):04o}): chmod 600 it",
-                         where=str(path))
+    text = read_owner_only(path, "the key file", encoding="ascii").strip()
     if not re.fullmatch(r"[0-9a-f]{64}", text):
         raise InputError("not a tablesim key (64 hex digits)", where=str(path))
     return bytes.fromhex(text)

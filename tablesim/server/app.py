@@ -52,6 +52,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import Field, StrictStr, ValidationError
 
 from tablecore.errors import IllegalAction, InputError
+from tablecore.listen import listening_socket
 from tablecore.money import parse_amount
 from tablesim.games import registry
 from tablesim.server import public
@@ -504,17 +505,7 @@ async def _read(ws: WebSocket, sub) -> None:
 
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket (port 0: a free one)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    sock.listen(128)
-    sock.setblocking(False)
-    return sock
+    return listening_socket(host, port, backlog=128)
 
 
 #: the signals that stop a served table (see _unblocking_stop_signals)

@@ -6,8 +6,10 @@ A write's body is built once and sent again, byte for byte, on every retry
 committed a debit and lost its answer gives the first answer to the retry,
 never a second debit. What is retried: a temporary error, and an answer
 that never came or cannot be trusted (no connection, a timeout, a body
-without a valid signature, e.g. a proxy's error page). What is never
-retried: any answer the wallet signed with another status.
+without a valid signature, e.g. a proxy's error page), and a request
+refused as stale while the wallet's clock agrees with ours (it waited in a
+queue past the replay window: nothing was done). What is never retried:
+any answer the wallet signed with another status.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ from tablesim.wallet.protocol import Status
 #: the wallet's answers that say the request itself is wrong: raised, never retried
 _REFUSED = {Status.INVALID_REQUEST, Status.ID_REUSED, Status.BAD_SIGNATURE, Status.STALE_REQUEST,
             Status.REPLAYED_REQUEST}
+
+
+#: seconds within which the wallet's answer time and ours count as one clock (below any replay window)
+CLOCKS_AGREE = 2.5
 
 
 class WalletError(TablesimError):
@@ -220,6 +226,11 @@ class WalletClient:
             raise WalletProtocolError(f"a signed answer that is not the protocol's: {response.content[:80]!r}")
         if status is Status.TEMPORARY_ERROR:
             raise _Lost(f"temporary error: {answer.get('message')}")
+        if status is Status.STALE_REQUEST and abs(int(ts) - time.time()) <= CLOCKS_AGREE:
+            # The wallet's clock agrees with ours, so the request itself waited (in a queue of
+            # the client's or the network's) past the window: refused before anything was done,
+            # it is sent again, signed afresh. Clocks that disagree are refused (WalletRefused).
+            raise _Lost(f"the request reached the wallet too late: {answer.get('message')}")
         if status in _REFUSED:
             raise WalletRefused(status, str(answer.get("message")))
         return answer

@@ -2,8 +2,9 @@
 
 Every transaction is a row (refusals too); a balance is never stored, it is
 the opening balance plus the sum of the rows' effects, kept as whole numbers
-of the currency's unit so SQLite sums them exactly. A write takes the
-database's write lock first (``BEGIN IMMEDIATE``), so two debits of one
+of the currency's unit so SQLite sums them exactly (the sum is kept per
+player by a trigger, in the transaction of each row: ``ACCOUNTS``). A write
+takes the database's write lock first (``BEGIN IMMEDIATE``), so two debits of one
 player, from any thread or process, are checked and written one after the
 other. An answer is written in the same transaction as its effect: a repeat
 of the transaction id finds it and gets it byte for byte, whenever and
@@ -39,11 +40,23 @@ CREATE TABLE IF NOT EXISTS tx (
     debits TEXT, debit TEXT, status TEXT NOT NULL, effect INTEGER NOT NULL,
     digest BLOB NOT NULL, answer BLOB NOT NULL, at TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS tx_player ON tx (player, effect);
-CREATE INDEX IF NOT EXISTS tx_round ON tx (tbl, round);
+CREATE INDEX IF NOT EXISTS tx_round_player ON tx (tbl, round, player);
 CREATE INDEX IF NOT EXISTS tx_debit ON tx (debit) WHERE debit IS NOT NULL;
 CREATE INDEX IF NOT EXISTS tx_at ON tx (at);
 CREATE TABLE IF NOT EXISTS settled (debit TEXT PRIMARY KEY, credit TEXT NOT NULL);
 """
+
+#: each player's movements summed, kept by the database itself in the
+#: transaction of every row written (rows are never changed or deleted),
+#: so a balance is read in one lookup instead of summing a player's rows;
+#: a ledger written before it gets it filled from its rows once
+ACCOUNTS = (
+    "CREATE TABLE account (player TEXT PRIMARY KEY, moved INTEGER NOT NULL)",
+    "INSERT INTO account SELECT player, SUM(effect) FROM tx GROUP BY player",
+    "CREATE TRIGGER tx_moves AFTER INSERT ON tx WHEN NEW.effect != 0 BEGIN "
+    "INSERT INTO account VALUES (NEW.player, NEW.effect) "
+    "ON CONFLICT (player) DO UPDATE SET moved = moved + excluded.moved; END",
+)
 
 
 class Answer(Exception):
@@ -60,13 +73,26 @@ class Ledger:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")  # money: a committed answer survives a power cut
             self.db.executescript(SCHEMA)
+            self._accounts()
         except sqlite3.Error as exc:
             raise InputError(f"cannot open the wallet's database: {exc}", where=str(path)) from None
         self.lock = threading.Lock()
         self._units: dict[str, Decimal] = {}
+        self._currency_of: dict[str, str] = {}  # a player's currency is written once, never changed
 
     def close(self) -> None:
         self.db.close()
+
+    def _accounts(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if self.db.execute("SELECT 1 FROM sqlite_master WHERE name='account'").fetchone() is None:
+                for statement in ACCOUNTS:
+                    self.db.execute(statement)
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
 
     @contextmanager
     def _write(self):
@@ -126,18 +152,16 @@ class Ledger:
         return unit
 
     def _player(self, player: str, currency: str | None = None):
-        row = self.db.execute("SELECT currency, opening, max_debit, daily_stake, message FROM player WHERE id=?",
-                              (player,)).fetchone()
+        """(currency, balance in units, max_debit, daily_stake, message) of ``player``."""
+        row = self.db.execute(
+            "SELECT p.currency, p.opening + COALESCE(a.moved, 0), p.max_debit, p.daily_stake, p.message "
+            "FROM player p LEFT JOIN account a ON a.player = p.id WHERE p.id=?", (player,)).fetchone()
         if row is None:
             raise Answer(p.Status.UNKNOWN_PLAYER, f"no player {player!r}")
+        self._currency_of[player] = row[0]
         if currency is not None and currency != row[0]:
-            raise Answer(p.Status.WRONG_CURRENCY, f"player {player!r} plays in {row[0]}, not {currency}",
-                         self._balance(player, row[1]))
+            raise Answer(p.Status.WRONG_CURRENCY, f"player {player!r} plays in {row[0]}, not {currency}", row[1])
         return row
-
-    def _balance(self, player: str, opening: int) -> int:
-        (moved,) = self.db.execute("SELECT COALESCE(SUM(effect), 0) FROM tx WHERE player=?", (player,)).fetchone()
-        return opening + moved
 
     def text(self, units: int, currency: str) -> str:
         return format(MONEY.multiply(Decimal(units), self.unit(currency)), "f")
@@ -171,7 +195,7 @@ class Ledger:
             return answer.status, p.encode(_read_answer(request_id, answer.status, answer.message))
         answer = _read_answer(request_id, p.Status.OK, None)
         answer.update(player=player, currency=row[0], unit=fmt(self.unit(row[0])),
-                      balance=self.text(self._balance(player, row[1]), row[0]))
+                      balance=self.text(row[1], row[0]))
         return p.Status.OK, p.encode(answer)
 
     def transactions(self, req: p.Transactions) -> tuple[p.Status, bytes]:
@@ -204,16 +228,48 @@ class Ledger:
         each in a savepoint; each one's (status, answer), or the ``Refused``
         that refused it. Nothing is answered before the commit: on a storage
         error every one of them raises it (none was kept)."""
-        results: list = []
         with self._write():
-            for req in reqs:
-                self.db.execute("SAVEPOINT one")
-                try:
-                    results.append(self.write_in(req))
-                except p.Refused as refusal:
-                    self.db.execute("ROLLBACK TO one")
-                    results.append(refusal)
-                self.db.execute("RELEASE one")
+            return self.write_group(reqs)
+
+    def begin(self) -> None:
+        """Open a write transaction (waits for the write lock up to the timeout)."""
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def begin_at_once(self) -> bool:
+        """Open a write transaction if no other connection holds the write
+        lock now (False if one does: then ``begin``, which waits)."""
+        self.db.execute("PRAGMA busy_timeout=0")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            return True
+        except sqlite3.OperationalError:
+            return False
+        finally:
+            self.db.execute("PRAGMA busy_timeout=2000")
+
+    def commit(self) -> None:
+        self.db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+
+    def write_group(self, reqs: list) -> list:
+        """``write_many``'s writes inside a transaction opened by ``begin``.
+
+        A write is refused (``Refused``) before its first statement that
+        changes anything, so a refusal leaves nothing to roll back (no
+        savepoint per write: two statements less each); should one ever
+        come after a change, the whole group is rolled back, unanswered."""
+        results: list = []
+        for req in reqs:
+            changes = self.db.total_changes
+            try:
+                results.append(self.write_in(req))
+            except p.Refused as refusal:
+                if self.db.total_changes != changes:
+                    raise RuntimeError(f"a write was refused after changing the ledger: {refusal}") from None
+                results.append(refusal)
         return results
 
     def write_in(self, req) -> tuple[p.Status, bytes]:
@@ -241,7 +297,7 @@ class Ledger:
         if kind == "cancel":
             answer["cancelled"] = row["amount"] if status is p.Status.OK else None
         if balance is not None:
-            answer["balance"] = self.text(balance, self._player(req.player)[0])
+            answer["balance"] = self.text(balance, self._currency_of[req.player])
         body = p.encode(answer)
         self._insert(req.transaction_id, row, status, digest, body)
         if status is p.Status.OK and kind == "credit":
@@ -260,10 +316,9 @@ class Ledger:
              row["debits"], row["debit"], status.value, row["effect"], digest, body, p.now_text()))
 
     def _debit(self, req: p.Debit, row: dict) -> None:
-        currency, opening, max_debit, daily_stake, message = self._player(req.player, req.currency)
+        currency, balance, max_debit, daily_stake, message = self._player(req.player, req.currency)
         units = self.to_units(req.amount, currency)
         row["amount"] = self.text(units, currency)
-        balance = self._balance(req.player, opening)
         if self._round_settled(req.player, req.table, req.round):
             raise Answer(p.Status.ALREADY_SETTLED, f"round {req.round} of {req.table} is settled for this player",
                          balance)
@@ -283,11 +338,10 @@ class Ledger:
         row["balance"] = balance - units
 
     def _credit(self, req: p.Credit, row: dict) -> None:
-        currency, opening, *_ = self._player(req.player, req.currency)
+        currency, balance, *_ = self._player(req.player, req.currency)
         units = self.to_units(req.amount, currency)
         row["amount"] = self.text(units, currency)
         row["debits"] = json.dumps(list(req.debits))
-        balance = self._balance(req.player, opening)
         for debit in req.debits:
             self._creditable(debit, req, balance)
         if self._round_settled(req.player, req.table, req.round):
@@ -314,9 +368,8 @@ class Ledger:
             raise Answer(p.Status.ALREADY_SETTLED, f"debit {debit!r} is credited already", balance)
 
     def _cancel(self, req: p.Cancel, row: dict) -> None:
-        currency, opening, *_ = self._player(req.player)
+        currency, balance, *_ = self._player(req.player)
         row["currency"], row["debit"] = currency, req.debit
-        balance = self._balance(req.player, opening)
         row["balance"] = balance
         if self._cancelled(req.debit):
             raise Answer(p.Status.ALREADY_CANCELLED, f"debit {req.debit!r} is cancelled already", balance)

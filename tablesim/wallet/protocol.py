@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -80,8 +81,17 @@ CURRENCY = re.compile(r"[A-Z]{3}", re.ASCII)
 TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z", re.ASCII)
 
 
+_second: list = [None, ""]
+
+
 def now_text() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    """Now in UTC to the millisecond (every row is stamped: the second's
+    text is formatted once a second, not once a write)."""
+    now = time.time()
+    second = int(now)
+    if second != _second[0]:
+        _second[:] = [second, datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")]
+    return f"{_second[1]}.{int((now - second) * 1000):03d}Z"
 
 
 def _refuse_float(text: str):

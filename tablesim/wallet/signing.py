@@ -16,10 +16,10 @@ import hmac
 import os
 import re
 import secrets
-import stat
 from pathlib import Path
 
 from tablecore.errors import InputError
+from tablecore.secretfile import read_owner_only
 
 TIMESTAMP = "X-Wallet-Timestamp"
 NONCE = "X-Wallet-Nonce"
@@ -63,23 +63,8 @@ def request_headers(secret: bytes, path: str, body: bytes, *, timestamp: int, no
 def load_secret(path: str | Path) -> bytes:
     """The shared secret from its file; refused (one line, never showing the
     secret) if missing, unreadable, open to others or malformed."""
-    path = Path(path)
-    try:
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError("the secret file is not a regular file", where=str(path))
-        if st.st_mode & 0o077:
-            raise InputError(f"the secret file is open to others (mode {stat.S_IMODE(st.st_mode):04o}): chmod 600 it",
-                             where=str(path))
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such secret file", where=str(path)) from None
-    except OSError as exc:
-        raise InputError(f"cannot read the secret file: {exc.strerror or exc}", where=str(path)) from None
-    try:
-        text = raw.decode("ascii").strip()
-    except UnicodeDecodeError:
-        text = ""
+    # (latin-1 decodes any byte: a secret that is not ASCII is then refused as no secret, not shown)
+    text = read_owner_only(path, "the secret file", encoding="latin-1").strip()
     if not SECRET_FORMAT.fullmatch(text):
         raise InputError("not a wallet secret (one line of 32 to 256 printable ASCII characters, no spaces)",
                          where=str(path))

@@ -1,11 +1,12 @@
 """A lossy network in front of a wallet, as its own process, for the client's
-tests: ``python lossy_proxy.py TARGET_PORT [--drop N] [--fail N] [--only CALL]``.
+tests: ``python lossy_proxy.py TARGET_PORT [--drop N] [--fail N] [--hold S] [--only CALL]``.
 
 ``--drop N``: every Nth request (the 1st, the N+1th, ...) is forwarded and
 its answer thrown away, the connection closed: the wallet committed, the
 answer was lost. ``--fail N``: every Nth request is not forwarded; an
 unsigned 503 comes back instead (a load balancer with no wallet behind
-it). ``--only CALL``: only requests to that call count. Prints ``proxy:
+it). ``--hold S``: the first request is held S seconds before it is
+forwarded (a request queued behind others on a loaded machine). ``--only CALL``: only requests to that call count. Prints ``proxy:
 http://127.0.0.1:PORT`` when it listens.
 """
 
@@ -35,8 +36,8 @@ async def read_message(reader: asyncio.StreamReader) -> bytes | None:
 
 
 class Proxy:
-    def __init__(self, target: int, drop: int, fail: int, only: str | None) -> None:
-        self.target, self.drop, self.fail, self.only = target, drop, fail, only
+    def __init__(self, target: int, drop: int, fail: int, only: str | None, hold: float = 0.0) -> None:
+        self.target, self.drop, self.fail, self.only, self.hold = target, drop, fail, only, hold
         self.count = 0
 
     def fault(self, request: bytes) -> str | None:
@@ -48,6 +49,8 @@ class Proxy:
             return "fail"
         if self.drop and self.count % self.drop == 1 % self.drop:
             return "drop"
+        if self.hold and self.count == 1:
+            return "hold"
         return None
 
     async def handle(self, reader, writer) -> None:
@@ -59,6 +62,8 @@ class Proxy:
                     writer.write(FAIL)
                     await writer.drain()
                     return
+                if fault == "hold":
+                    await asyncio.sleep(self.hold)
                 if upstream is None:
                     upstream = await asyncio.open_connection("127.0.0.1", self.target)
                 upstream[1].write(request)
@@ -79,9 +84,10 @@ async def main() -> None:
     parser.add_argument("target", type=int)
     parser.add_argument("--drop", type=int, default=0)
     parser.add_argument("--fail", type=int, default=0)
+    parser.add_argument("--hold", type=float, default=0.0)
     parser.add_argument("--only")
     args = parser.parse_args()
-    proxy = Proxy(args.target, args.drop, args.fail, args.only)
+    proxy = Proxy(args.target, args.drop, args.fail, args.only, args.hold)
     server = await asyncio.start_server(proxy.handle, "127.0.0.1", 0)
     print(f"proxy: http://127.0.0.1:{server.sockets[0].getsockname()[1]}/wallet/v1", flush=True)
     async with server:

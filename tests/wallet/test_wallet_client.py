@@ -161,3 +161,24 @@ def test_the_bench_script_runs_small():
     assert out.returncode == 0, out.stderr
     figures = json.loads(out.stdout)
     assert figures["debits"] == 20 and figures["debits_per_second"] > 0 and figures["p99_ms"] >= figures["p50_ms"]
+
+
+def test_a_request_that_waited_past_the_window_is_signed_again(files):
+    """A request held (queued) longer than the replay window is refused as
+    stale; the wallet's clock agrees with ours, so the client sends it again,
+    signed afresh, and it is debited once."""
+    argv = walletproc.reference_argv(files["db"], files["secret"], files["players"])
+    wallet = walletproc.Process([*argv, "--window", "5"], "wallet")
+    wallet.secret = files["secret"]
+    held = walletproc.proxy(wallet.url, "--hold", "7", "--only", "debit")
+    try:
+        async def go():
+            async with client(held.url, wallet, timeout=20) as w:  # (the answer is waited for)
+                out = await w.debit("late1", player="amy", currency="MOP", amount=D("5"), table="T1", round="RL")
+                return out, w.attempts_made
+
+        out, attempts = run(go())
+        assert (out.status, out.balance, attempts) == (Status.OK, D("995.00"), 2)
+    finally:
+        held.stop()
+        wallet.stop()

@@ -96,6 +96,10 @@ def test_balance_is_opening_minus_debits_plus_credits_plus_cancelled(ops):
         _, answer = run.wallet.call("balance", json.dumps({"request_id": "b", "player": player,
                                                            "currency": "MOP"}).encode())
         assert Decimal(json.loads(answer)["balance"]) == balance
+    db = run.wallet.ledger.db  # the sums the trigger keeps are the rows' sums
+    kept = {pl: moved for pl, moved in db.execute("SELECT player, moved FROM account") if moved}
+    assert kept == {pl: moved for pl, moved in db.execute("SELECT player, SUM(effect) FROM tx GROUP BY player")
+                    if moved}
     for body, answer in run.first.values():  # a cancel returns what its debit took, or nothing
         a = json.loads(answer)
         if body["call"] == "cancel" and a["status"] == "ok":
@@ -179,3 +183,25 @@ def test_a_yaml_players_file(tmp_path):
     assert [(p.id, p.balance, roster.units[p.currency]) for p in roster.players] == [
         ("y1", Decimal("12.3"), Decimal("0.10")), ("y2", Decimal("5"), Decimal("0.01"))]
     assert roster.players[1].limits.max_debit == Decimal(2)
+
+
+def test_a_ledger_written_before_the_kept_sums_gets_them_from_its_rows(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "old.db"
+    ledger = Ledger(db)
+    ledger.load(ROSTER)
+    wallet = Wallet(ledger, b"x" * 32)
+    for i, amount in enumerate(("1.25", "2.50", "0.75")):
+        body = {"transaction_id": f"o{i}", "player": "p1", "currency": "MOP", "amount": amount, "table": "T",
+                "round": "R"}
+        assert json.loads(wallet.call("debit", json.dumps(body).encode())[1])["status"] == "ok"
+    ledger.close()
+    old = sqlite3.connect(db)
+    old.executescript("DROP TRIGGER tx_moves; DROP TABLE account;")  # as a ledger of the release before
+    old.close()
+    again = Wallet(Ledger(db), b"x" * 32)
+    _, answer = again.call("balance", b'{"request_id":"b","player":"p1","currency":"MOP"}')
+    assert json.loads(answer)["balance"] == "95.50"
+    body = {"transaction_id": "o9", "player": "p1", "currency": "MOP", "amount": "0.50", "table": "T", "round": "R"}
+    assert json.loads(again.call("debit", json.dumps(body).encode())[1])["balance"] == "95.00"

@@ -120,3 +120,17 @@ def test_sigterm_stops_it_cleanly(files):
     proc.proc.wait(20)
     rc, err = proc.stop()
     assert rc == 0 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("make", ["directory", "fifo"])
+def test_a_secret_that_is_no_regular_file_is_refused_unread(files, make):
+    """(A FIFO is opened without blocking and refused: never waited on.)"""
+    import os
+
+    files["secret"].unlink()
+    if make == "directory":
+        files["secret"].mkdir(mode=0o700)
+    else:
+        os.mkfifo(files["secret"], 0o600)
+    assert "the secret file is not a regular file" in serve(files)
+    assert not files["db"].exists()

@@ -42,7 +42,7 @@ def analysis_seconds(game: str) -> dict[str, Any]:
 
 
 #: what ``tablesim bench --only`` may pick
-SECTIONS = ("engine", "analysis", "link", "bet_intake", "card_to_console", "ws_fanout")
+SECTIONS = ("engine", "analysis", "link", "bet_intake", "card_to_console", "ws_fanout", "wallet")
 
 
 def run_suite(progress: Callable[[str], None] | None = None, only: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -79,4 +79,10 @@ def run_suite(progress: Callable[[str], None] | None = None, only: tuple[str, ..
     from tablesim.harness.bench.service import measure_service
 
     measure_service(out, want, progress, asked=only)
+    if "wallet" in only:  # only when named: the reference wallet, not the table
+        from tablesim.harness.bench import wallet_bench
+
+        if progress:
+            progress("wallet debits")
+        out["wallet"] = wallet_bench.wallet_debits(**wallet_bench.SIZES)
     return out
