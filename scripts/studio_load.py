@@ -109,8 +109,6 @@ def register_keys(table_ids) -> None:
 
 
 def tablesim(*args: str) -> list[str]:
-    if os.environ.get("DBGRUN"):
-        return [sys.executable, os.environ["DBGRUN"], *args]
     return [sys.executable, "-m", "tablesim.cli.main", *args]
 
 

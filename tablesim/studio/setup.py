@@ -115,7 +115,7 @@ async def _stream(js, wanted: Wanted) -> str:
 
 async def _bucket(js, wanted: Wanted) -> str:
     try:
-        kv = await js.key_value(KEYS_BUCKET)
+        await js.key_value(KEYS_BUCKET)
     except BucketNotFoundError:
         await js.create_key_value(bucket=KEYS_BUCKET, history=KEYS_HISTORY, replicas=wanted.replicas,
                                   storage=api.StorageType.FILE,
@@ -127,5 +127,4 @@ async def _bucket(js, wanted: Wanted) -> str:
     old = info.config.num_replicas or 1
     info.config.num_replicas = wanted.replicas
     await js.update_stream(info.config)
-    del kv
     return f"bucket {KEYS_BUCKET}: updated, replicas {old} -> {wanted.replicas}"
