@@ -16,8 +16,10 @@
     POST /api/pause, /api/resume   {why}                                 dealer
     POST /api/void                 {why, reason?}                        supervisor
     POST /api/incident/resolve     {decision, why, card?}                supervisor
-    WS   /ws?since=SEQ&stream=ID[&batch=1]   every table event, snapshots, the bet timer
-                                   (batch=1: what is due at once in one frame, a JSON array)
+    WS   /ws?since=SEQ&stream=ID[&batch=1][&bets=each]   every table event, snapshots, the bet timer
+                                   (the bets come as one ``bets`` message at most every 0.1 s: how
+                                   many, the totals of the spots they changed; bets=each: every bet
+                                   event instead; batch=1: what is due at once in one frame, a JSON array)
 
 Refusals: 401 no or unknown token (checked before any body is read), 403 a
 role that is not enough, 409 an action the table refuses (with its reason),
@@ -362,7 +364,8 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
             return
         await ws.accept()
         loop = asyncio.get_running_loop()
-        sub, current = runner.stream.subscribe(loop)
+        # consoles and boards get the bets coalesced; a client that needs every bet asks (bets=each)
+        sub, current = runner.stream.subscribe(loop, each=ws.query_params.get("bets") == "each")
         reader: asyncio.Task | None = None
         try:
             since, client_stream = _since(ws.query_params.get("since")), ws.query_params.get("stream")
@@ -392,7 +395,8 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
                     await ws.send_json({"type": "gap", "since": since,
                                         "first": backlog[0]["seq"] if backlog else None})
                 for msg in backlog:
-                    await ws.send_json({**msg, "replay": True})
+                    if sub.wants(msg):
+                        await ws.send_json({**msg, "replay": True})
             reader = asyncio.create_task(_read(ws, sub))
             await _follow(ws, sub, reader, last, current, ws.query_params.get("batch") == "1")
         except (WebSocketDisconnect, RuntimeError, OSError):
@@ -459,9 +463,9 @@ async def _write(ws: WebSocket, sub, last: int, current: int, batch: bool = Fals
     one frame, a JSON array of the messages (a client that asked for it with
     ``batch=1``: thousands of events a second cost it a few frames)."""
     send = ws.send  # (a plain ASGI message: the text is already JSON)
-    stream = sub.stream
+    log = sub.log
     while True:
-        changed = stream.changed
+        changed = log.changed
         items = sub.take()
         if items is None:
             if sub.dropped.is_set():
@@ -470,7 +474,7 @@ async def _write(ws: WebSocket, sub, last: int, current: int, batch: bool = Fals
             continue
         texts = []
         for kind, seq, text in items:
-            if kind == "event":
+            if kind == "event" or kind == "bets":
                 if seq <= last:
                     continue  # (already sent from the backlog)
                 last = seq
@@ -484,6 +488,9 @@ async def _write(ws: WebSocket, sub, last: int, current: int, batch: bool = Fals
             await send({"type": "websocket.send", "text": "[" + ",".join(texts) + "]"})
 
 
+PONG = wire_text({"type": "pong"})
+
+
 async def _read(ws: WebSocket, sub) -> None:
     """Take what the client sends: pings are answered, the rest ignored; returns on disconnect."""
     while True:
@@ -492,7 +499,7 @@ async def _read(ws: WebSocket, sub) -> None:
             return
         text = msg.get("text")
         if text and '"ping"' in text:
-            sub.push({"type": "pong"})
+            sub.push(PONG)
 
 
 # --- running the server -------------------------------------------------------------

@@ -62,6 +62,8 @@ from tablesim.games.console import MockDealer
 from tablesim.server import public
 from tablesim.server.adapters import GameAdapter, adapter_for
 from tablesim.server.mock import MockRig
+from tablecore.money import fmt
+from tablesim.server.fanout import BET_KINDS, SPOTS_MAX
 from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable, now_ts
 
 log = logging.getLogger("tablesim.server")
@@ -100,6 +102,23 @@ def _space_problem(journal) -> str | None:
     if st.f_bavail * st.f_frsize < journal.reserve:
         return f"the journal's disk is full (less than {journal.reserve // 1024} KiB free)"
     return None
+
+
+#: a bet book of more positions than this goes to the clients apart from the snapshot
+BOOK_INLINE = 64
+
+
+def snapshot_messages(table: dict[str, Any], seq: int) -> list[dict[str, Any]]:
+    """The stream's messages for a new snapshot of the table. A big bet book
+    (thousands of players) goes apart, as a ``book`` message paced on its own:
+    the rest of the table (its state, its actions) reaches every console at
+    once, however many bets are on it."""
+    if len(table.get("bets") or ()) <= BOOK_INLINE and len(table.get("players") or ()) <= BOOK_INLINE:
+        return [{"type": "snapshot", "seq": seq, "table": table}]
+    light = {k: v for k, v in table.items() if k not in ("bets", "players")}
+    return [{"type": "snapshot", "seq": seq, "table": light},
+            {"type": "book", "seq": seq, "round_id": table.get("round_id"), "bets": table.get("bets"),
+             "players": table.get("players")}]
 
 
 class TableRunner:
@@ -251,12 +270,29 @@ class TableRunner:
             self.storage_error = None  # a transaction committed again
         pending, self._pending = self._pending, []
         if pending or publish:
-            self.stream.publish_all(pending)
+            self.stream.publish_all(pending, self._bet_spots(pending))
             if lazy_snapshot and time.monotonic() - self._snapshot_at < self._snapshot_every:
                 self._refresh_later()
             else:
                 self._refresh_snapshot(True)
         return result
+
+    def _bet_spots(self, pending: list[dict]) -> dict | None:
+        """(The table's thread) after bets: the totals now on the positions they
+        changed, from the table's book (a position's whole box), and the
+        table's total; what the consoles' coalesced ``bets`` message shows."""
+        book = self.table.book
+        spots: dict[str, dict[str, str]] | None = {}
+        for msg in pending:
+            if msg["kind"] in BET_KINDS:
+                position = str(msg["data"].get("position"))
+                if spots is not None and position not in spots:
+                    spots[position] = {bet: fmt(amount) for bet, amount in book.bets.get(position, {}).items()}
+                    if len(spots) > SPOTS_MAX:
+                        spots = None
+        if spots == {}:
+            return None
+        return {"total_bet": fmt(book.total()), "spots": spots}
 
     def _refresh_later(self) -> None:
         """(The table's thread) rebuild the snapshot once ``SNAPSHOT_EVERY`` is up."""
@@ -345,7 +381,7 @@ class TableRunner:
         # A big table (thousands of bets) takes long to show: show it less often.
         self._snapshot_every = max(SNAPSHOT_EVERY, 20 * (self._snapshot_at - start))
         if announce:
-            self.stream.publish({"type": "snapshot", "seq": self.stream.last_seq, "table": self.snapshot_cache})
+            self.stream.publish_all(snapshot_messages(self.snapshot_cache, self.stream.last_seq))
 
     def _snapshot(self) -> dict[str, Any]:
         t = self.table

@@ -47,7 +47,8 @@ class Stream:
     """A WebSocket client following the table."""
 
     def __init__(self, served: Served) -> None:
-        self.ws = connect(served.url.replace("http", "ws") + "/ws?since=", open_timeout=5).__enter__()
+        # (every bet event, as a recorder of the round: consoles get them coalesced)
+        self.ws = connect(served.url.replace("http", "ws") + "/ws?since=&bets=each", open_timeout=5).__enter__()
         self.messages: list[dict] = []
         self.hello = self.recv()
 

@@ -90,7 +90,8 @@ export function connect(handlers) {
       if (msg.type === "hello") {
         if (msg.reset || lastSeq === null) lastSeq = msg.seq;
         streamId = msg.stream_id;
-      } else if (msg.type === "event") {
+      } else if (msg.type === "event" || msg.type === "bets") {
+        // (a "bets" message stands for the bets up to its seq: a reconnect asks from there)
         if (lastSeq !== null && msg.seq <= lastSeq) return;
         lastSeq = msg.seq;
       }
@@ -137,6 +138,7 @@ function who(to) { return to === "dealer" ? "dealer" : to === "common" ? "common
 
 // One line of text for a table event.
 export function eventText(msg) {
+  if (msg.type === "bets") return betsText(msg);
   const d = msg.data || {};
   switch (msg.kind) {
     case "state": return `${d.previous} → ${d.state}`;
@@ -168,6 +170,40 @@ export function eventText(msg) {
       return `${msg.kind} ${rest}`;
     }
   }
+}
+
+// The bets placed since the last such line (the stream coalesces them for consoles and boards).
+export function betsText(msg) {
+  const parts = [];
+  if (msg.count) parts.push(`${msg.count} bet${msg.count === 1 ? "" : "s"} placed`);
+  if (msg.withdrawn) parts.push(`${msg.withdrawn} withdrawn`);
+  return `${parts.join(", ")}${msg.total_bet !== null && msg.total_bet !== undefined ? `: ${msg.total_bet} on the table` : ""}`;
+}
+
+// A table with the coalesced bets applied: the positions they changed show their
+// boxes as the table's book holds them now (none: the next snapshot shows them).
+export function withBets(table, msg) {
+  if (!table || msg.round_id !== table.round_id) return table;
+  const bets = { ...(table.bets || {}) };
+  for (const [pos, box] of Object.entries(msg.spots || {})) {
+    if (Object.keys(box).length) bets[pos] = box; else delete bets[pos];
+  }
+  const out = { ...table, bets };
+  if (msg.total_bet !== null && msg.total_bet !== undefined) out.total_bet = msg.total_bet;
+  return out;
+}
+
+// A snapshot without its bet book (a big book comes apart, as a "book" message):
+// the bets shown stay those of the round until the book comes.
+export function keepBook(fresh, old) {
+  if (!fresh || fresh.bets !== undefined) return fresh;
+  const same = old && old.round_id === fresh.round_id;
+  return { ...fresh, bets: same ? old.bets || {} : {}, players: same ? old.players || {} : {} };
+}
+
+export function withBook(table, msg) {
+  if (!table || msg.round_id !== table.round_id) return table;
+  return { ...table, bets: msg.bets || {}, players: msg.players || {} };
 }
 
 // The headline of a finished round (board and console).
