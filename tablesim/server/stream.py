@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 from collections import deque
 from typing import Any, Callable, Iterable
 

@@ -17,7 +17,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from tablesim.server.fanout import COALESCE_EVERY, FanOut
-from tablesim.server.runner import BOOK_INLINE, snapshot_messages
+from tablesim.server.snapshot import BOOK_INLINE, snapshot_messages
 from tablesim.server.stream import EventStream, event_message, wire_text
 
 from server_helpers import ok
