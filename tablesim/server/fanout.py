@@ -31,6 +31,8 @@ WAKE_EVERY = 0.02
 COALESCE_EVERY = 0.3
 #: a ``bets`` message names the spots of at most this many positions (more: the snapshot shows them)
 SPOTS_MAX = 64
+#: an event longer than this (bytes) goes to the live clients abridged (``abridged``)
+BIG_EVENT = 64 << 10
 #: the event kinds the live clients get coalesced
 BET_KINDS = frozenset({"bet", "bet_withdrawn"})
 #: the two kinds of client
@@ -101,6 +103,25 @@ class SharedLog:
         changed, self.changed = self.changed, asyncio.Event()
         if changed is not None:
             changed.set()
+
+
+def abridged(msg: dict) -> dict:
+    """A big event (a round's end with thousands of bets: each one returned or
+    paid) as the consoles and boards get it: each mapping or list of more
+    than ``SPOTS_MAX`` entries is left out, its size under ``<field>_count``
+    (``GET /api/events`` and ``bets=each`` have it whole). Sent whole to
+    hundreds of clients, one such event held the table's event loop for
+    seconds at the end of every big round."""
+    data = msg.get("data")
+    if not isinstance(data, dict):
+        return msg
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, (dict, list)) and len(value) > SPOTS_MAX:
+            out[f"{key}_count"] = len(value)
+        else:
+            out[key] = value
+    return {**msg, "data": out, "abridged": True}
 
 
 class Subscription:
@@ -269,7 +290,10 @@ class FanOut:
             item = (m.get("type", ""), m.get("seq", 0), self.wire(m))
             if not snapshot_due(item):  # (a snapshot or a book, paced)
                 continue
-            self._append(item)
+            short = None
+            if item[0] == "event" and len(item[2]) > BIG_EVENT and live.subs:
+                short = (item[0], item[1], self.wire(abridged(m)))
+            self._append(item, short)
         if self.tally.pending and not self._flush_due and self.loop is not None:
             self._flush_due = True
             self.loop.call_later(COALESCE_EVERY, self._flush_later)
@@ -280,14 +304,15 @@ class FanOut:
         self._append(item)
         self.trim_and_poke()
 
-    def _append(self, item: Item) -> None:
+    def _append(self, item: Item, short: Item | None = None) -> None:
         """A message for every client, after the bets placed before it. A
         snapshot carries them (its ``bets``: the ``bets`` message's fields)
         instead of a frame of their own: while bets stream in, a console gets
-        some four frames a second."""
+        some four frames a second. ``short``: what the live clients get instead."""
         each, live = self.logs[EACH], self.logs[LIVE]
         if each.subs:
             each.append(item)
+        item = short or item
         if not live.subs:
             self.tally.message()  # (nobody to tell: started again)
             return

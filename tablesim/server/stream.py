@@ -175,10 +175,10 @@ class EventStream:
             return sub, self.last_seq
 
     def unsubscribe(self, sub: Subscription) -> None:
-        if sub.closed:
-            return
         sub.closed = True
         with self.lock:
+            if sub not in sub.log.subs:
+                return  # (already gone)
             self.fanout.unsubscribe(sub)
             self._clients -= 1
             if sub.dropped.is_set():

@@ -146,3 +146,22 @@ def test_a_big_bet_book_goes_apart_from_the_snapshot_and_every_client_has_a_boun
 
     assert asyncio.run(run()) == (True, False)
     assert fan.logs["live"].bytes <= 2000
+
+
+def test_a_rounds_big_last_event_reaches_the_consoles_abridged_and_the_clients_of_every_bet_whole():
+    returned = {f"p{i:05d}": {"5": "1"} for i in range(5000)}
+    void = event_message(9, "void", "R-1", {"reason": "supervisor", "returned": returned, "actor": "sam"})
+    stream = EventStream("memory:big")
+
+    async def run() -> tuple[list[dict], list[dict]]:
+        loop = asyncio.get_running_loop()
+        live, _ = stream.subscribe(loop)
+        each, _ = stream.subscribe(loop, each=True)
+        stream.publish(void)
+        await asyncio.sleep(0.05)
+        return ([json.loads(t) for _, _, t in live.take()], [json.loads(t) for _, _, t in each.take()])
+
+    live, each = asyncio.run(run())
+    assert live == [{**void, "data": {"reason": "supervisor", "returned_count": 5000, "actor": "sam"},
+                     "abridged": True}]
+    assert each == [void]

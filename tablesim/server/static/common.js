@@ -155,8 +155,8 @@ export function eventText(msg) {
     case "revolution": return `turn ${d.n}`;
     case "spin_result": return `spin: segment ${d.segment} → ${d.symbol} (${d.turns} turns ${d.direction})`;
     case "no_spin": return `NO SPIN (${d.reason}, ${d.turns} turns) #${d.count}`;
-    case "result": return d.status === "void" ? `result: void (${d.void_reason})` : `result: settled, net ${Object.entries(d.net || {}).map(([p, v]) => `${p} ${signed(v)}`).join(", ")}`;
-    case "settlement": return `settled ${Object.keys(d.results || {}).length} position(s)`;
+    case "result": return d.status === "void" ? `result: void (${d.void_reason})` : d.net_count ? `result: settled, ${d.net_count} nets` : `result: settled, net ${Object.entries(d.net || {}).map(([p, v]) => `${p} ${signed(v)}`).join(", ")}`;
+    case "settlement": return `settled ${d.results_count ?? Object.keys(d.results || {}).length} position(s)`;
     case "void": return `VOID ${d.reason}${d.actor ? ` by ${d.actor}` : ""}${d.why ? `: ${d.why}` : ""}`;
     case "fault": return `FAULT ${d.device} ${d.code}: ${d.text}`;
     case "fault_cleared": return `fault cleared ${d.device} ${d.code}`;
