@@ -5,7 +5,6 @@ serial drivers (``--emulated``), or on the devices of a table configuration
 
 from __future__ import annotations
 
-import json
 import signal
 from contextlib import ExitStack
 from pathlib import Path
@@ -107,8 +106,45 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
     The devices are mocks (--mock), emulators behind the real serial drivers
     (--emulated), or those of a table configuration (--config FILE)."""
     from tablesim.cli.display import attach_journal
-    from tablesim.server.app import STOP_SIGNALS, bind, is_loopback, serve_table
+    from tablesim.server.process import bind
 
+    _check_options(game, mock, emulated, config_path, faults, journal, studio, profile, seed, options)
+    table_id = check_table_id(table_id, config_path)
+    named = _named_operators(operators, tokens_path)
+    console = make_console(highlight=False, soft_wrap=True, stderr=False)
+    with ExitStack() as stack:
+        table, rig, config, devices_line = _build_table(
+            stack, game, mock, emulated, config_path, host, tokens_path,
+            dict(seed=seed, time_scale=time_scale, faults=faults, profile=profile, **options))
+        if config is None:
+            rename(table, table_id)  # (a configuration names its table itself)
+        # The journal's one-writer lock first (attaching the journal below
+        # takes it again): a table refused as the second writer writes
+        # nothing, not even a token file beside the journal.
+        held = _hold_journal(journal, table.table_id)
+        if held is not None:
+            stack.callback(held.release)
+        tokens, created, where = _tokens_for(table.table_id, journal, tokens_path, config, mock, emulated)
+        if named:
+            tokens = _add_named(console, tokens, named, config, where)
+        sock = bind(host, port)  # before recovery: a busy port changes nothing
+        stack.callback(sock.close)
+        studio_url = studio or (config.studio_url if config else None)
+        if studio_url is not None:  # the journal held against the stream before anything is recovered
+            _hold_against_studio(studio_url, journal, table.table_id, config)
+        report = attach_journal(console, table, journal, key_file=config.key_file if config is not None else None)
+        if table.journal is not None:
+            stack.callback(table.journal.close)
+        if rig is not None:
+            rig.after_recovery()
+        _announce(console, table, devices_line, host, sock, tokens, created, where, show_tokens, studio_url, named)
+        _serve_until_stopped(console, table, tokens=tokens, rig=rig, host=host, bet_seconds=bet_seconds,
+                             pace=pace, recovery=report, sock=sock, studio=studio_url)
+    console.print(f"{table.table_id}: stopped")
+
+
+def _check_options(game, mock, emulated, config_path, faults, journal, studio, profile, seed, options) -> None:
+    """The options that cannot go together, refused before anything is opened."""
     modes = [name for name, on in (("--mock", mock), ("--emulated", emulated), ("--config", config_path)) if on]
     if len(modes) != 1:
         raise InputError("choose a device mode: --mock, --emulated or --config FILE"
@@ -121,12 +157,6 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
             raise InputError("--studio publishes the table's journal: it needs a journal file")
     if faults and not emulated:
         raise InputError("--fault applies to --emulated")
-    table_id = check_table_id(table_id, config_path)
-    from tablesim.server.auth import parse_operator
-
-    named = [parse_operator(spec) for spec in operators]
-    if named and tokens_path is not None:
-        raise InputError("--operator does not apply to --tokens: the token file names its operators")
     if config_path:
         given = [(f"--{k}", v) for k, v in options.items()]
         for name, value in (("--profile", profile), *given, ("--seed", seed)):
@@ -134,131 +164,140 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
                 raise InputError(f"{name} does not apply to --config: the table configuration sets it")
     elif game is None:
         raise InputError("--game is required (or --config FILE, which names the game)")
-    console = make_console(highlight=False, soft_wrap=True, stderr=False)
 
-    with ExitStack() as stack:
-        rig = None
-        config = None
-        if mock:
-            from tablesim.server.mock import build_mock
 
-            rig = build_mock(game, seed=seed, profile=profile, **options)
-            table = rig.table
-            rename(table, table_id)
-            devices_line = f"mock devices, seed {rig.seed}"
-        elif emulated:
-            from tablesim.server.devices import emulated_table
+def _build_table(stack: ExitStack, game, mock, emulated, config_path, host, tokens_path, opts: dict):
+    """(table, mock rig or None, table configuration or None, a line saying what its devices are)."""
+    options = {k: v for k, v in opts.items() if k not in ("seed", "time_scale", "faults", "profile")}
+    seed = opts["seed"]
+    if mock:
+        from tablesim.server.mock import build_mock
 
-            built = emulated_table(stack, game, seed=seed, time_scale=time_scale, faults=faults, profile=profile,
-                                   **options)
-            table = built.table
-            rename(table, table_id)
-            devices_line = built.description + (f", seed {seed}" if seed is not None else "")
-        else:
-            from tablesim.server.devices import configured_table
-            from tablesim.harness.tableconfig import load_table_config
+        rig = build_mock(game, seed=seed, profile=opts["profile"], **options)
+        return rig.table, rig, None, f"mock devices, seed {rig.seed}"
+    if emulated:
+        from tablesim.server.devices import emulated_table
 
-            # Checked before any device is opened: a refused start opens nothing.
-            config = load_table_config(config_path)
-            if game and game != config.game:
-                raise InputError(f"the table runs {config.game}, not {game}", where=f"{config.path}: table.game")
-            if not is_loopback(host) and tokens_path is None and config.operators is None:
-                raise InputError(
-                    f"listening on {host} needs the operators in the table configuration ([operators] in "
-                    f"{config.path}) or --tokens FILE: generated tokens are for the loopback only")
-            built = configured_table(stack, config)
-            table = built.table
-            devices_line = built.description
+        built = emulated_table(stack, game, seed=seed, time_scale=opts["time_scale"], faults=opts["faults"],
+                               profile=opts["profile"], **options)
+        return built.table, None, None, built.description + (f", seed {seed}" if seed is not None else "")
+    from tablesim.harness.tableconfig import load_table_config
+    from tablesim.server.devices import configured_table
+    from tablesim.server.origins import is_loopback
 
-        # The journal's one-writer lock first (attaching the journal below
-        # takes it again): a table refused as the second writer writes
-        # nothing, not even a token file beside the journal.
-        held = _hold_journal(journal, table.table_id)
-        if held is not None:
-            stack.callback(held.release)
-        if tokens_path is not None:
-            tokens, created, where = _tokens_from_file(tokens_path)
-        elif config is not None and config.operators is not None:
-            from tablesim.server.auth import TokenStore
+    # Checked before any device is opened: a refused start opens nothing.
+    config = load_table_config(config_path)
+    if game and game != config.game:
+        raise InputError(f"the table runs {config.game}, not {game}", where=f"{config.path}: table.game")
+    if not is_loopback(host) and tokens_path is None and config.operators is None:
+        raise InputError(
+            f"listening on {host} needs the operators in the table configuration ([operators] in "
+            f"{config.path}) or --tokens FILE: generated tokens are for the loopback only")
+    built = configured_table(stack, config)
+    return built.table, None, config, built.description
 
-            tokens, created, where = TokenStore.from_operators(config.operators)
-        else:
-            prefix = "mock" if mock else ("emulated" if emulated else "")
-            tokens, created, where = _generated_tokens(table.table_id, journal, prefix)
-        if named:
-            if config is not None and config.operators is not None:
-                raise InputError("--operator does not apply: the configuration names its operators ([operators])",
-                                 where=config.path)
-            from tablesim.server.auth import with_operators
 
-            tokens, added = with_operators(tokens, named, Path(where) if where else None)
-            if added:
-                console.print(f"operators added: {', '.join(added)}")
+def _tokens_for(table_id: str, journal, tokens_path, config, mock: bool, emulated: bool):
+    """(the operator tokens, whether they were made now, the file they are in or None)."""
+    if tokens_path is not None:
+        return _tokens_from_file(tokens_path)
+    if config is not None and config.operators is not None:
+        from tablesim.server.auth import TokenStore
 
-        sock = bind(host, port)  # before recovery: a busy port changes nothing
-        stack.callback(sock.close)
-        studio_url = studio or (config.studio_url if config else None)
-        if studio_url is not None:  # the journal held against the stream before anything is recovered
-            from tablesim.journal.location import default_journal_path
-            from tablesim.studio.attach import hold_at_start, use_signing_key
+        return TokenStore.from_operators(config.operators)
+    prefix = "mock" if mock else ("emulated" if emulated else "")
+    return _generated_tokens(table_id, journal, prefix)
 
-            use_signing_key(table.table_id, config.studio_signing_key if config is not None else None)
-            hold_at_start(studio_url, journal or str(default_journal_path(table.table_id)), table.table_id,
-                          config.key_file if config is not None else None)
-        report = attach_journal(console, table, journal, key_file=config.key_file if config is not None else None)
-        if table.journal is not None:
-            stack.callback(table.journal.close)
-        if rig is not None:
-            rig.after_recovery()
-        shown_host = f"[{host}]" if ":" in host else host
-        url = f"http://{shown_host}:{sock.getsockname()[1]}"
-        console.print(f"{table.table_id}: {table.game}, {devices_line}")
-        if not is_loopback(host):
-            console.print(f"[bold yellow]listening on {host}: the read-only API and the board are open "
-                          "to that network[/]")
-        console.print(f"operator tokens: {where + (' (new)' if created else '') if where else 'this run only'}")
-        # Tokens kept in a file are read there (or shown on request), not left in
-        # every start's output or journald; tokens of this run only have no file.
-        shown = show_tokens or where is None
-        if shown:
-            for role in ("dealer", "supervisor"):
-                found = tokens.first(role)
-                if found is not None:
-                    console.print(f"  {role:<10} {found[0]}")
-            for token, op in tokens.entries:
-                if op in named:
-                    console.print(f"  {op.actor:<20} {token}", markup=False)
-        else:
-            console.print("  (sign in with a token from that file; --show-tokens prints them)")
-        dealer = tokens.first("dealer")
-        console.print(f"console: {url}/" + (f"#token={dealer[0]}" if dealer and shown else ""))
-        console.print(f"board:   {url}/board")
-        if studio_url is not None:  # as run says it: where the journal goes
-            from tablesim.studio.natsio import shown as shown_url
 
-            console.print(f"studio:  publishing to {shown_url(studio_url)}")
-        # uvicorn shuts down gracefully on Ctrl-C or SIGTERM, then raises the
-        # signal again: either is a normal stop here. Both are held back from
-        # before "stop with" says the table can be stopped until uvicorn's
-        # handlers are in place (server/app.py): raised at whatever line it
-        # came, a stop right after that line was a traceback (in the middle
-        # of an import) and exit 1, or was lost in an event loop callback.
-        previous = signal.getsignal(signal.SIGTERM)
-        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+def _named_operators(operators, tokens_path) -> list:
+    """The operators named with --operator ROLE:NAME (refused beside --tokens)."""
+    from tablesim.server.auth import parse_operator
+
+    named = [parse_operator(spec) for spec in operators]
+    if named and tokens_path is not None:
+        raise InputError("--operator does not apply to --tokens: the token file names its operators")
+    return named
+
+
+def _add_named(console, tokens, named: list, config, where):
+    """The tokens with the named operators added (kept in the token file beside the journal)."""
+    if config is not None and config.operators is not None:
+        raise InputError("--operator does not apply: the configuration names its operators ([operators])",
+                         where=config.path)
+    from tablesim.server.auth import with_operators
+
+    tokens, added = with_operators(tokens, named, Path(where) if where else None)
+    if added:
+        console.print(f"operators added: {', '.join(added)}")
+    return tokens
+
+
+def _hold_against_studio(studio_url: str, journal, table_id: str, config) -> None:
+    from tablesim.journal.location import default_journal_path
+    from tablesim.studio.attach import hold_at_start, use_signing_key
+
+    use_signing_key(table_id, config.studio_signing_key if config is not None else None)
+    hold_at_start(studio_url, journal or str(default_journal_path(table_id)), table_id,
+                  config.key_file if config is not None else None)
+
+
+def _announce(console, table, devices_line: str, host: str, sock, tokens, created: bool, where, show_tokens: bool,
+              studio_url, named=()) -> None:
+    """What the start prints: the table, where its tokens are, the console's and board's addresses."""
+    from tablesim.server.origins import is_loopback
+
+    shown_host = f"[{host}]" if ":" in host else host
+    url = f"http://{shown_host}:{sock.getsockname()[1]}"
+    console.print(f"{table.table_id}: {table.game}, {devices_line}")
+    if not is_loopback(host):
+        console.print(f"[bold yellow]listening on {host}: the read-only API and the board are open "
+                      "to that network[/]")
+    console.print(f"operator tokens: {where + (' (new)' if created else '') if where else 'this run only'}")
+    # Tokens kept in a file are read there (or shown on request), not left in
+    # every start's output or journald; tokens of this run only have no file.
+    shown = show_tokens or where is None
+    if shown:
+        for role in ("dealer", "supervisor"):
+            found = tokens.first(role)
+            if found is not None:
+                console.print(f"  {role:<10} {found[0]}")
+        for token, op in tokens.entries:
+            if op in named:
+                console.print(f"  {op.actor:<20} {token}", markup=False)
+    else:
+        console.print("  (sign in with a token from that file; --show-tokens prints them)")
+    dealer = tokens.first("dealer")
+    console.print(f"console: {url}/" + (f"#token={dealer[0]}" if dealer and shown else ""))
+    console.print(f"board:   {url}/board")
+    if studio_url is not None:  # as run says it: where the journal goes
+        from tablesim.studio.natsio import shown as shown_url
+
+        console.print(f"studio:  publishing to {shown_url(studio_url)}")
+
+
+def _serve_until_stopped(console, table, **serve_options) -> None:
+    """Serve until Ctrl-C or SIGTERM. uvicorn shuts down gracefully on either,
+    then raises the signal again: a normal stop here. Both are held back from
+    before "stop with" says the table can be stopped until uvicorn's
+    handlers are in place (server/process.py): raised at whatever line it
+    came, a stop right after that line was a traceback (in the middle of an
+    import) and exit 1, or was lost in an event loop callback."""
+    from tablesim.server.process import STOP_SIGNALS, serve_table
+
+    previous = signal.getsignal(signal.SIGTERM)
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        signal.signal(signal.SIGTERM, _stop)
+        console.print("stop with Ctrl-C")
+        serve_table(table, **serve_options)
+    except (KeyboardInterrupt, _Stopped):
+        pass
+    finally:
         try:
-            signal.signal(signal.SIGTERM, _stop)
-            console.print("stop with Ctrl-C")
-            serve_table(table, tokens=tokens, rig=rig, host=host, bet_seconds=bet_seconds, pace=pace,
-                        recovery=report, sock=sock, studio=studio or (config.studio_url if config else None))
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # a stop held back is delivered here
         except (KeyboardInterrupt, _Stopped):
             pass
-        finally:
-            try:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # a stop held back is delivered here
-            except (KeyboardInterrupt, _Stopped):
-                pass
-            signal.signal(signal.SIGTERM, previous)
-    console.print(f"{table.table_id}: stopped")
+        signal.signal(signal.SIGTERM, previous)
 
 
 class _Stopped(Exception):

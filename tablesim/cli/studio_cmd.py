@@ -185,7 +185,7 @@ def studio_serve(url: str, host: str, port: int, keys_path: str | None, silent_a
                  utc_offset: str | None) -> None:
     """Follow every table's records and serve the floor page (/), its API
     (/api/floor) and a WebSocket (/ws)."""
-    from tablesim.server.app import bind
+    from tablesim.server.process import bind
     from tablesim.studio.natsio import check_url, shown
     from tablesim.studio.service import serve
 

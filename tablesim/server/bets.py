@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse
 
 from tablecore.errors import IllegalAction, InputError
 from tablecore.money import parse_amount
-from tablesim.harness.intake import BetOutcome, BetRequest, bad_input, bet_request, refused
+from tablesim.server.intake import BetOutcome, BetRequest, bad_input, bet_request, refused
 from tablesim.journal.store import StorageError
 from tablesim.server import public
 from tablesim.server.auth import Operator, TokenStore, bearer

@@ -40,47 +40,35 @@ import asyncio
 import functools
 import hashlib
 import logging
-import math
-import os
 import secrets
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from drivers.events import CardRead, HandDispensed
+from tablecore.errors import IllegalAction
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
-from tablecore.errors import IllegalAction
-from tablesim.harness.intake import BetIntake, BetOutcome, BetRequest
+from tablesim.games.console import MockDealer
 from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.audit import first_forged
 from tablesim.journal.history import round_summary, select_rounds
-from tablesim.journal.store import StorageError
-from tablesim.games.console import MockDealer
 from tablesim.server import public
 from tablesim.server.adapters import GameAdapter, adapter_for
+from tablesim.server.bettimer import BetTimer
+from tablesim.server.executor import TableThread
+from tablesim.server.intake import BetIntake, BetOutcome, BetRequest
 from tablesim.server.mock import MockRig
-from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable, now_ts
+from tablesim.server.notices import Notices
+from tablesim.server.pump import DevicePump
+from tablesim.server.snapshot import Snapshots
+from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable
 
 log = logging.getLogger("tablesim.server")
 
-#: how often the pump asks mock devices when none had anything to say
-IDLE_POLL = 0.05
-#: real devices: how long one pump command waits for a report on the table's thread
-DEVICE_WAIT = 0.02
-#: real devices: what waits while the table is paused or a blocking incident holds the round
-HELD_WHILE_BLOCKED = (CardRead, HandDispensed)
-#: real devices: a notice when the device the round waits for was quiet this long (seconds)
-QUIET_NOTICE = 30.0
 #: results the board keeps (and loads from the journal at start)
 RESULTS_KEPT = 50
-#: while bets stream in, the table's snapshot (O(bets on the table) to build
-#: and to send) is rebuilt at most this often; the bet events go out at once
-SNAPSHOT_EVERY = 0.25
-#: how long a look at the journal's free space stands (health, watchdog)
-SPACE_CHECK_EVERY = 0.5
 
 
 def journal_stream_id(path: str) -> str:
@@ -89,20 +77,11 @@ def journal_stream_id(path: str) -> str:
     return "journal:" + hashlib.sha256(where.encode()).hexdigest()[:16]
 
 
-def _space_problem(journal) -> str | None:
-    """A full disk under the journal (where the file really is, through a symlink)."""
-    if journal.path == ":memory:" or journal.reserve <= 0:
-        return None
-    try:
-        st = os.statvfs(Path(journal.path).resolve().parent)
-    except OSError:
-        return None
-    if st.f_bavail * st.f_frsize < journal.reserve:
-        return f"the journal's disk is full (less than {journal.reserve // 1024} KiB free)"
-    return None
+class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
+    """A served table: its thread (``executor``), view (``snapshot``), bet
+    timer (``bettimer``), device pump (``pump``) and notices (``notices``),
+    the commands the routes call, and the stream they publish to."""
 
-
-class TableRunner:
     def __init__(
         self,
         table: GameTable,
@@ -154,14 +133,8 @@ class TableRunner:
         #: real devices: cards read while the table is paused or a blocking incident holds
         #: the round, handed on (in order) once it is resumed or resolved
         self.held: deque = deque()
-        # bet timer (owned by the worker thread)
-        self.timer_remaining: float | None = None
-        self._timer_tick_at = time.monotonic()
-        self._timer_shown: int | None = None
-        self.snapshot_cache: dict[str, Any] = {}
-        self._snapshot_at = 0.0
-        self._snapshot_every = SNAPSHOT_EVERY
-        self._snapshot_due = False  # a lazy refresh is scheduled
+        self._init_timer()
+        self._init_view()
         #: bets go through group commit: many in one journal transaction
         self.intake = BetIntake(table, functools.partial(self.call, lazy_snapshot=True))
         #: faults raised and never cleared ("device:code" -> the fault), kept across restarts by the journal
@@ -171,8 +144,6 @@ class TableRunner:
         self._space_checked = (0.0, None)  # (when, the free-space problem found then)
         self._status_said: str | None = None
         self.started = False
-
-    # --- the worker thread -------------------------------------------------------
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
@@ -217,66 +188,6 @@ class TableRunner:
             self.executor.shutdown(wait=True)
             self.executor = None
         self.notifier.close()
-
-    def _teardown(self) -> None:
-        if self._subscribed and self._on_event in self.table.bus.subscribers:
-            self.table.bus.subscribers.remove(self._on_event)
-        self._subscribed = False
-
-    async def call(self, fn: Callable[..., Any], *args: Any, actor: str | None = None, publish: bool = True,
-                   lazy_snapshot: bool = False, **kwargs: Any) -> Any:
-        """Run ``fn`` on the table's thread; its events go out when it returned.
-        ``lazy_snapshot``: the table's snapshot follows within ``SNAPSHOT_EVERY``
-        (bet groups), not at once."""
-        if self.executor is None or self.loop is None:
-            raise RuntimeError("the table runner is not running")
-        job = functools.partial(self._run, fn, args, kwargs, actor, publish, lazy_snapshot)
-        return await self.loop.run_in_executor(self.executor, job)
-
-    def _run(self, fn, args, kwargs, actor: str | None, publish: bool, lazy_snapshot: bool = False) -> Any:
-        table = self.table
-        self._pending = []
-        if actor is not None:
-            # Journal the game's own actions (bets, close betting, deal...) with
-            # the operator who asked, instead of the generic "dealer"/"player".
-            table.actor_for = lambda action, _a=actor: _a  # type: ignore[method-assign]
-        seq = self.journal.seq if self.journal is not None else 0
-        try:
-            result = fn(*args, **kwargs)
-        except BaseException as exc:
-            self._pending = []  # refused or failed: its journal transaction rolled back
-            if isinstance(exc, StorageError):
-                self.storage_error = exc.reason
-            raise
-        finally:
-            if actor is not None:
-                del table.actor_for
-        if self.storage_error is not None and self.journal is not None and self.journal.seq > seq:
-            self.storage_error = None  # a transaction committed again
-        pending, self._pending = self._pending, []
-        if pending or publish:
-            self.stream.publish_all(pending)
-            if lazy_snapshot and time.monotonic() - self._snapshot_at < self._snapshot_every:
-                self._refresh_later()
-            else:
-                self._refresh_snapshot(True)
-        return result
-
-    def _refresh_later(self) -> None:
-        """(The table's thread) rebuild the snapshot once ``SNAPSHOT_EVERY`` is up."""
-        if self._snapshot_due or self.loop is None:
-            return
-        self._snapshot_due = True
-
-        def due() -> None:
-            if self.executor is not None:
-                asyncio.ensure_future(self.call(self._refresh_due, publish=False))
-
-        self.loop.call_soon_threadsafe(self.loop.call_later, self._snapshot_every, due)
-
-    def _refresh_due(self) -> None:
-        if self._snapshot_due:
-            self._refresh_snapshot(True)
 
     def _setup(self) -> None:
         t = self.table
@@ -340,90 +251,6 @@ class TableRunner:
         if data.get("players"):  # each named player's part (issue 14.1)
             entry["players"] = data["players"]
         return entry
-
-    # --- the view --------------------------------------------------------------
-
-    def _refresh_snapshot(self, announce: bool) -> None:
-        start = time.monotonic()
-        self.snapshot_cache = self._snapshot()
-        self._snapshot_at, self._snapshot_due = time.monotonic(), False
-        # A big table (thousands of bets) takes long to show: show it less often.
-        self._snapshot_every = max(SNAPSHOT_EVERY, 20 * (self._snapshot_at - start))
-        if announce:
-            self.stream.publish({"type": "snapshot", "seq": self.stream.last_seq, "table": self.snapshot_cache})
-
-    def _snapshot(self) -> dict[str, Any]:
-        t = self.table
-        a = self.adapter
-        actions = [x.describe() for x in a.actions().values()]
-        blocking = t.blocked
-        actions += [
-            {"name": "pause", "label": "Pause", "role": "dealer", "enabled": t.can("pause"), "fields": ["why"], "hidden": False},
-            {"name": "resume", "label": "Resume", "role": "dealer", "enabled": t.can("resume"), "fields": ["why"], "hidden": False},
-            {"name": "void", "label": "Void round", "role": "supervisor", "enabled": t.can("void"),
-             "fields": ["why"], "hidden": False},
-            {"name": "resolve_incident", "label": "Resolve incident", "role": "supervisor",
-             "enabled": t.can("resolve_incident"), "fields": ["decision", "why", "card"], "hidden": True},
-        ]
-        if t.paused or blocking:
-            for act in actions:
-                if act["name"] not in ("pause", "resume", "void", "resolve_incident"):
-                    act["enabled"] = False
-        devices = [
-            {"name": d.name, "kind": d.kind, "link_up": d.health.link_up, "ok": d.health.ok,
-             "faults": public.device_faults({str(k): v for k, v in d.health.faults.items()})}
-            for d in t.devices
-        ]
-        result = None
-        if t.result is not None:
-            result = {"round_id": t.result.round_id, **t.result.as_json()}
-        timer = None
-        if self.bet_seconds:
-            timer = {"seconds": self.bet_seconds,
-                     "remaining": None if self.timer_remaining is None else round(max(self.timer_remaining, 0.0), 1),
-                     "running": self.timer_remaining is not None and not t.paused}
-        out = jsonable({
-            "game": t.game,
-            "title": a.title,
-            "table_id": t.table_id,
-            "state": t.state.value,
-            "round_id": t.round_id,
-            "betting_open": t.state is t.BETTING,
-            "paused": t.paused,
-            "incident": public.incident(t.incident.as_dict() if t.incident is not None else None),
-            "total_bet": t.book.total(),
-            "limits": a.limits(),
-            "devices": devices,
-            "active_faults": public.faults(self.active_faults),
-            "bet_timer": timer,
-            "instruction": self.instruction,
-            "layout": a.layout(),
-            "view": a.view(),
-            "actions": actions,
-            "result": result,
-            "recovery": self.recovery,
-            "held_reports": len(self.held),
-            "mock": self.rig is not None,
-            "journal": Path(self.journal.path).name if self.journal is not None else None,  # (not where it is)
-            "studio": self.studio.status() if self.studio is not None else None,
-            "on_duty": self.shift.on_duty,
-            "stream_id": self.stream.stream_id,
-            "seq": self.stream.last_seq,
-        })
-        out["bets"] = t.book.snapshot()  # plain text already: the largest part, not walked again
-        # each position's bets by player (position -> player -> bet -> amount), where bets name players
-        out["players"] = t.book.players_snapshot() if t.book.named else {}
-        return out
-
-    async def snapshot(self) -> dict[str, Any]:
-        return await self.call(self._snapshot, publish=False)
-
-    async def incident_detail(self) -> dict[str, Any] | None:
-        """The open incident whole, its card too: for the authenticated console only."""
-        return await self.call(lambda: jsonable(self.table.incident.as_dict()) if self.table.incident else None,
-                               publish=False)
-
-    # --- commands ----------------------------------------------------------------
 
     async def place_bet(self, actor: str, position: str, bet: str, amount: Any, ref: str | None = None,
                         player: str | None = None) -> dict:
@@ -539,173 +366,3 @@ class TableRunner:
 
     def board(self, last: int) -> list[dict]:
         return list(self.results)[-last:][::-1]
-
-    # --- health ----------------------------------------------------------------------
-
-    def journal_problem(self) -> str | None:
-        """Why the journal cannot commit now, or None: it failed for good, its
-        last transaction failed, or its disk has less free space than an action
-        needs. (Any thread: it reads, and caches the free space for a moment.)"""
-        journal = self.journal
-        if journal is None:
-            return None
-        if journal.failed:
-            return f"the journal cannot commit: {journal.failed}"
-        if self.storage_error is not None:
-            return f"the journal's last commit failed: {self.storage_error}"
-        now = time.monotonic()
-        at, problem = self._space_checked
-        if now - at > SPACE_CHECK_EVERY:
-            problem = _space_problem(journal)
-            self._space_checked = (now, problem)
-        return problem
-
-    def _feed_watchdog(self) -> None:
-        """Ping systemd's watchdog only while the table can do its work: a
-        journal that cannot commit stops the pings (and says why), so systemd
-        sees the table as failed instead of well."""
-        if not self.notifier.enabled:
-            return
-        problem = self.journal_problem()
-        if problem != self._status_said:
-            self._status_said = problem
-            self.notifier.status(problem or f"{self.table.table_id}: {self.table.game}, serving")
-        if problem is None:
-            self.notifier.watchdog()
-
-    # --- background tasks ------------------------------------------------------------
-
-    def _pump_once(self) -> float | None:
-        """Hand the table one device event; returns how long to wait before the
-        next, or None if no device had anything to say."""
-        if self.mock_dealer is None:
-            return self._pump_devices()
-        delay = self.mock_dealer.step(time.monotonic() - self.state_since)
-        return None if delay is None else delay * self.pace
-
-    def _pump_devices(self) -> float | None:
-        """Real or emulated devices: wait up to DEVICE_WAIT for a report and
-        hand it to the table; 0 (already waited) or None (no devices)."""
-        t = self.table
-        if not t.devices:
-            return None
-        blocked = t.paused or (t.blocked)
-        if self.held and not blocked:
-            t.handle(self.held.popleft())  # in the order they were read, before anything newer
-            return 0.0
-        event = self._next_report(DEVICE_WAIT)
-        now = time.monotonic()
-        if event is not None:
-            self.last_report, self._quiet_noticed = now, False
-            if blocked and isinstance(event, HELD_WHILE_BLOCKED):
-                self._hold(event)
-            else:
-                t.handle(event)
-            return 0.0
-        self.adapter.stalled(now - self.state_since)
-        self._notice_quiet(now)
-        return 0.0
-
-    def _hold(self, event: Any) -> None:
-        """A card (or hand) read while the table is paused or a blocking
-        incident holds the round waits until it is resumed or resolved: e.g.
-        the cards the dealer drew after a misread follow the card the
-        supervisor names for it."""
-        t = self.table
-        self.held.append(event)
-        if len(self.held) == 1:
-            why = "the table is paused" if t.paused else f"incident {t.incident.id} holds the round"
-            until = "it is resumed" if t.paused else "the incident is resolved"
-            self.stream.publish({
-                "type": "notice", "level": "warning", "ts": now_ts(), "round_id": t.round_id,
-                "text": f"the {event.device} reported a card while {why}: it waits until {until}",
-            })
-        self._refresh_snapshot(True)
-
-    def _next_report(self, wait: float):
-        """The next report of any device, waiting up to ``wait`` seconds (the
-        table's device pump: no polling, a report is taken as it arrives)."""
-        table = self.table
-        return table.device_pump.next_event(table.devices, wait)
-
-    def _notice_quiet(self, now: float) -> None:
-        """Tell the console once when the device the round waits for stays quiet."""
-        if self._quiet_noticed or self.table.paused:
-            return
-        device = self.adapter.waiting_for()
-        if device is None:
-            return
-        quiet = now - max(self.state_since, self.last_report)
-        if quiet < QUIET_NOTICE:
-            return
-        self._quiet_noticed = True
-        t = self.table
-        self.stream.publish({
-            "type": "notice", "level": "warning", "ts": now_ts(), "round_id": t.round_id,
-            "text": (f"no report from the {device} for {int(quiet)} s while the round is {t.state.value}: "
-                     "check the device; the dealer may call a misdeal, a supervisor may void the round"),
-        })
-
-    async def _pump_loop(self) -> None:
-        while True:
-            try:
-                wait = await self.call(self._pump_once, publish=False)
-            except asyncio.CancelledError:
-                raise
-            except IllegalAction as exc:
-                log.warning("device event refused: %s", exc)
-                wait = None
-            except Exception:
-                log.exception("device event failed")
-                self.stream.publish({"type": "notice", "level": "error", "ts": now_ts(),
-                                     "text": "a device event could not be handled: see the server log"})
-                wait = IDLE_POLL * 10
-            # The table's thread answered: it is alive. A hung thread (or a
-            # journal that cannot commit) stops the pings, and systemd restarts
-            # the table, which recovers its journal.
-            self._feed_watchdog()
-            await asyncio.sleep(IDLE_POLL if wait is None else max(wait, 0.0))
-
-    def _timer_tick(self) -> bool:
-        """Count the bet timer down; True when betting is due to close."""
-        t = self.table
-        now = time.monotonic()
-        elapsed, self._timer_tick_at = now - self._timer_tick_at, now
-        if self.timer_remaining is None or t.state is not t.BETTING:
-            return False
-        if t.paused or (t.blocked):
-            return False  # the timer is frozen
-        self.timer_remaining -= elapsed
-        shown = max(math.ceil(self.timer_remaining), 0)
-        if self.timer_remaining > 0:
-            if shown != self._timer_shown:
-                self._timer_shown = shown
-                self.stream.publish({"type": "timer", "round_id": t.round_id, "remaining": shown,
-                                     "seconds": self.bet_seconds})
-            return False
-        if not t.book.bets:
-            self.timer_remaining = float(self.bet_seconds)
-            self._timer_shown = None
-            self.stream.publish({"type": "notice", "level": "info", "ts": now_ts(), "round_id": t.round_id,
-                                 "text": "bet timer: no bets on the table, betting stays open"})
-            return False
-        return True
-
-    def _timer_close(self) -> None:
-        t = self.table
-        if t.state is t.BETTING and self.timer_remaining is not None and self.timer_remaining <= 0:
-            self.timer_remaining = None
-            t.close_betting()
-
-    async def _timer_loop(self) -> None:
-        while True:
-            try:
-                if await self.call(self._timer_tick, publish=False):
-                    await self.call(self._timer_close, actor="timer")
-            except asyncio.CancelledError:
-                raise
-            except IllegalAction as exc:
-                self.stream.publish({"type": "notice", "level": "warning", "ts": now_ts(), "text": str(exc)})
-            except Exception:
-                log.exception("bet timer failed")
-            await asyncio.sleep(0.1)

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Depends, FastAPI
-
 from tablecore.errors import IllegalAction
 from tablesim.journal.shifts import ROUND_DEALER, SIGN_IN, SIGN_OUT, dealer_of_actor, on_duty
 
@@ -59,17 +57,3 @@ class Shift:
     def _append(table, journal, name: str, duty: dict[str, Any], actor: str):
         return journal.append(table.table_id, table.round_id, "operator", name,
                               {"dealer": duty.get("dealer"), "role": duty.get("role")}, actor)
-
-
-def add_routes(app: FastAPI, runner, dealer) -> None:
-    """The sign-in routes (``dealer``: the dependency that yields the token's operator)."""
-
-    @app.post("/api/shift/sign-in")
-    async def sign_in(op=Depends(dealer)) -> dict:
-        duty = await runner.call(lambda: runner.shift.sign_in(runner.table, runner.journal, op), actor=op.actor)
-        return {"ok": True, "on_duty": duty}
-
-    @app.post("/api/shift/sign-out")
-    async def sign_out(op=Depends(dealer)) -> dict:
-        await runner.call(lambda: runner.shift.sign_out(runner.table, runner.journal, op), actor=op.actor)
-        return {"ok": True, "on_duty": None}

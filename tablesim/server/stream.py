@@ -18,26 +18,32 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 from collections import deque
 from typing import Any, Callable, Iterable
 
 from tablecore.plain import jsonable
 from tablesim.journal.store import now_stamp
+from tablesim.server.fanout import EACH, FanOut, Pacer, Subscription
 
 #: how many events the ring buffer keeps for reconnecting clients
 RING_SIZE = 4000
 #: the most events one reconnect is sent from the journal before a "gap"
 BACKFILL_LIMIT = 5000
-#: a client this many messages behind is dropped (it reconnects with ``since``).
+#: a client of every bet this many messages behind is dropped (it reconnects with ``since``).
 #: (Above the largest group of bets committed at once, ``intake.MAX_GROUP``: one
 #: group's events arrive together.)
 QUEUE_LIMIT = 10_000
-#: what table snapshots may cost the clients together (bytes a second): a table of
-#: thousands of bets is shown less often to hundreds of clients, its events at once
-SNAPSHOT_BYTES_PER_SECOND = 64 << 20
-#: the clients' writers are woken at most this often (seconds) while messages stream in
-WAKE_EVERY = 0.02
+#: a console or board this many messages behind is dropped (its bets come coalesced:
+#: a busy betting window is some fifteen messages a second)
+LIVE_QUEUE_LIMIT = 500
+#: any client this many bytes behind is dropped (a few of the largest table snapshots)
+QUEUE_BYTES = 8 << 20
+#: what table snapshots may cost the clients together (bytes a second); a snapshot
+#: holds the bet book only while it is small
+SNAPSHOT_BYTES_PER_SECOND = 32 << 20
+#: what a big bet book (thousands of bets, sent apart from the snapshot) may cost the
+#: clients together: shown less often to hundreds of clients, its bets' totals at once
+BOOK_BYTES_PER_SECOND = 2 << 20
 
 
 def now_ts() -> str:
@@ -71,56 +77,6 @@ def wire_text(msg: dict) -> str:
     return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
 
 
-class Subscription:
-    """One WebSocket client: where it is in the stream's shared log of
-    messages (serialised once for every client) and what is meant for it
-    alone (a pong). Its queue is the part of the log it has not sent yet,
-    bounded by the stream's ``queue_limit``: a client that falls further
-    behind (it does not read, or not fast enough) is dropped (``dropped``
-    is set) and never waited for."""
-
-    def __init__(self, stream: "EventStream", loop: asyncio.AbstractEventLoop, cursor: int) -> None:
-        self.stream = stream
-        self.loop = loop
-        self.cursor = cursor  # the log's index of the next message to send
-        self.private: deque[str] = deque()
-        self.dropped = asyncio.Event()
-        self.closed = False
-
-    @property
-    def overflowed(self) -> bool:
-        return self.dropped.is_set()
-
-    def take(self) -> list[tuple[str, int, str]] | None:
-        """(The event loop) what is due to this client now, or None when nothing is."""
-        stream = self.stream
-        if self.private:
-            out = [("", 0, text) for text in self.private]
-            self.private.clear()
-            return out
-        if self.cursor < stream.log_start:
-            self.dropped.set()
-            return None
-        if self.cursor >= stream.log_end:
-            return None
-        out = stream.log[self.cursor - stream.log_start:]
-        self.cursor = stream.log_end
-        return out
-
-    def push(self, msg: dict) -> None:
-        """A message for this client alone (e.g. a pong), from any thread."""
-        text = wire_text(msg)
-
-        def put() -> None:
-            self.private.append(text)
-            self.stream.poke()
-
-        try:
-            self.loop.call_soon_threadsafe(put)
-        except RuntimeError:  # the loop is closed: the client is gone
-            self.closed = True
-
-
 class EventStream:
     def __init__(
         self,
@@ -132,38 +88,45 @@ class EventStream:
     ) -> None:
         self.stream_id = stream_id
         self.ring: deque[dict] = deque(maxlen=ring_size)
-        self.subs: set[Subscription] = set()
         self.lock = threading.Lock()
         self.last_seq = start_seq
         #: every event with a larger seq than this is in the ring
         self.floor = start_seq
         self.redact = redact or (lambda m: m)
         self.loop: asyncio.AbstractEventLoop | None = None
-        #: how far (messages) a client may fall behind before it is dropped
-        self.queue_limit = QUEUE_LIMIT
-        #: the messages of the last ``queue_limit`` or more, as sent: ``(type, seq, text)``
-        #: (the event loop's: filled by the fan-out, read by every client's writer)
-        self.log: list[tuple[str, int, str]] = []
-        self.log_start = 0
-        self.changed: asyncio.Event | None = None
-        self._snapshot_next = 0.0
-        self._woken, self._wake_due = 0.0, False
-        self._snapshot_held: tuple[str, int, str] | None = None
+        #: the clients' logs (the event loop's: filled by ``_fan_out``, read by every client's writer)
+        self.fanout = FanOut(wire_text, limit=QUEUE_LIMIT, byte_limit=QUEUE_BYTES, live_limit=LIVE_QUEUE_LIMIT,
+                             live_byte_limit=QUEUE_BYTES)
+        self._clients = 0  # (under the lock: what the table's thread may read)
+        #: the table's whole state for every client, at a pace: snapshots, big bet books
+        self._pacers = {"snapshot": Pacer(SNAPSHOT_BYTES_PER_SECOND), "book": Pacer(BOOK_BYTES_PER_SECOND)}
         #: clients dropped for falling behind (since the start)
         self.dropped = 0
 
     @property
-    def log_end(self) -> int:
-        return self.log_start + len(self.log)
+    def subs(self) -> set[Subscription]:
+        """(The event loop) the clients connected."""
+        return self.fanout.subs
+
+    @property
+    def queue_limit(self) -> int:
+        """How far (messages) a client of every bet may fall behind before it is dropped."""
+        return self.fanout.logs[EACH].limit
+
+    @queue_limit.setter
+    def queue_limit(self, value: int) -> None:
+        self.fanout.logs[EACH].limit = value
 
     def publish(self, msg: dict) -> None:
         """Send a message to every client; events are kept for reconnects."""
         self.publish_all((msg,))
 
-    def publish_all(self, msgs: Iterable[dict]) -> None:
+    def publish_all(self, msgs: Iterable[dict], book: dict | None = None) -> None:
         """Keep the events for reconnects and hand the messages to the clients:
         one call onto the event loop for all of them, whatever the number of
-        clients (the caller, often the table's thread, never waits for one)."""
+        clients (the caller, often the table's thread, never waits for one).
+        ``book``: with bet events, the totals they leave on their spots
+        (``BetTally.add_book``)."""
         out = []
         with self.lock:
             for msg in msgs:
@@ -174,99 +137,52 @@ class EventStream:
                     self.ring.append(msg)
                     self.last_seq = max(self.last_seq, msg["seq"])
                 out.append(msg)
-            loop = self.loop if self.subs else None
+            loop = self.loop if self._clients else None
         if loop is None or not out:
             return
         try:
-            loop.call_soon_threadsafe(self._fan_out, out)
+            loop.call_soon_threadsafe(self._fan_out, out, book)
         except RuntimeError:  # the loop is closed: nobody is listening any more
             pass
 
-    def _fan_out(self, msgs: list[dict]) -> None:
-        """(The event loop) each message serialised once, into the shared log;
-        every client's writer is woken once. The log keeps what the slowest
-        client still may send; a client behind that is dropped."""
-        if not self.subs:
-            return
-        for m in msgs:
-            item = (m.get("type", ""), m.get("seq", 0), wire_text(m))
-            if item[0] != "snapshot" or self._snapshot_due(item):
-                self.log.append(item)
-        self._trim()
-        self.poke()
+    def _fan_out(self, msgs: list[dict], book: dict | None = None) -> None:
+        """(The event loop) each message serialised once, into the logs of the
+        clients that get it; every client's writer is woken once."""
+        if self.fanout.clients:
+            self.fanout.add(msgs, book, self._snapshot_due)
 
     def _snapshot_due(self, item: tuple[str, int, str]) -> bool:
-        """Whether a table snapshot goes out now. A snapshot is the whole table
-        (every bet on it) for every client: sent at most within
-        ``SNAPSHOT_BYTES_PER_SECOND`` for all of them together; one held back
-        follows as soon as that allows, replaced by any newer one meanwhile."""
-        now = time.monotonic()
-        if now >= self._snapshot_next and self._snapshot_held is None:
-            self._snapshot_next = now + len(item[2]) * len(self.subs) / SNAPSHOT_BYTES_PER_SECOND
-            return True
-        if self._snapshot_held is None and self.loop is not None:
-            self.loop.call_later(max(self._snapshot_next - now, 0.0), self._release_snapshot)
-        self._snapshot_held = item
-        return False
+        """Whether a table snapshot (or a bet book) goes out now: each is the
+        table's whole state for every client, paced (``Pacer``) within what
+        its type may cost them together a second."""
+        pacer = self._pacers.get(item[0])
+        return pacer is None or pacer.due(item, self.fanout.clients, self.loop, self._release)
 
-    def _release_snapshot(self) -> None:
-        item, self._snapshot_held = self._snapshot_held, None
-        if item is None or not self.subs:
-            return
-        self._snapshot_next = time.monotonic() + len(item[2]) * len(self.subs) / SNAPSHOT_BYTES_PER_SECOND
-        self.log.append(item)
-        self._trim()
-        self.poke()
+    def _release(self, pacer: Pacer) -> None:
+        clients = self.fanout.clients
+        item = pacer.release(clients)
+        if item is not None and clients:
+            self.fanout.add_item(item)
 
-    def _trim(self) -> None:
-        if len(self.log) > 2 * self.queue_limit:
-            cut = len(self.log) - self.queue_limit
-            del self.log[:cut]
-            self.log_start += cut
-            for sub in list(self.subs):
-                if sub.cursor < self.log_start:
-                    sub.dropped.set()
-
-    def poke(self) -> None:
-        """(The event loop) wake every client's writer: at once when the stream
-        was quiet (a card reaches the consoles without delay), else at most
-        every ``WAKE_EVERY`` (while bets stream in, each writer sends what
-        came meanwhile in one go instead of waking for every group of bets)."""
-        if self._wake_due:
-            return
-        wait = self._woken + WAKE_EVERY - time.monotonic()
-        if wait <= 0 or self.loop is None:
-            self._wake()
-            return
-        self._wake_due = True
-        self.loop.call_later(wait, self._wake)
-
-    def _wake(self) -> None:
-        self._wake_due = False
-        self._woken = time.monotonic()
-        changed, self.changed = self.changed, asyncio.Event()
-        if changed is not None:
-            changed.set()
-
-    def subscribe(self, loop: asyncio.AbstractEventLoop) -> tuple[Subscription, int]:
+    def subscribe(self, loop: asyncio.AbstractEventLoop, each: bool = False) -> tuple[Subscription, int]:
         """Register a client (on the event loop); returns it and the last
-        sequence number already sent to others (what it may ask to be replayed)."""
+        sequence number already sent to others (what it may ask to be replayed).
+        ``each``: it gets every bet event, not the coalesced ``bets`` messages."""
         with self.lock:
             self.loop = loop
-            if self.changed is None:
-                self.changed = asyncio.Event()
-            sub = Subscription(self, loop, self.log_end)
-            self.subs.add(sub)
+            sub = self.fanout.subscribe(loop, each)
+            self._clients += 1
             return sub, self.last_seq
 
     def unsubscribe(self, sub: Subscription) -> None:
         sub.closed = True
         with self.lock:
-            self.subs.discard(sub)
+            if sub not in sub.log.subs:
+                return  # (already gone)
+            self.fanout.unsubscribe(sub)
+            self._clients -= 1
             if sub.dropped.is_set():
                 self.dropped += 1
-            if not self.subs:  # nobody left to send the log to
-                self.log, self.log_start = [], self.log_end
 
     def from_ring(self, since: int, upto: int) -> tuple[list[dict], bool]:
         """Events with since < seq <= upto from the ring: (events, complete).

@@ -11,7 +11,7 @@ the journal::
     {"v": 1, "results": [{"ok": true, "round_id": "...", "ref": "p7-000123"}, ...]}
 
 Each bet goes through the table's own intake (``submit``, handed in by the
-server: ``tablesim.harness.intake``, with group commit, the table's rules
+server: ``tablesim.server.intake``, with group commit, the table's rules
 and refusal texts, exactly as the console's ``POST /api/bets/batch``). ``ref`` is required here: the platform's id for
 the bet, journaled with it, so a retry (a lost reply, a table restarted) is
 answered ``duplicate`` and never placed twice. Bad input is answered per bet

@@ -1,4 +1,4 @@
-"""Group commit of bets (``tablesim.harness.intake``): many bets, one
+"""Group commit of bets (``tablesim.server.intake``): many bets, one
 journal transaction, each bet answered as if it had been placed alone."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tablecore.errors import IllegalAction
-from tablesim.harness.intake import BetIntake, BetRefs, BetRequest, commit_bets
+from tablesim.server.intake import BetIntake, BetRefs, BetRequest, commit_bets
 from tablesim.journal.store import Journal
 from tablesim.server.mock import build_mock
 
@@ -278,7 +278,7 @@ def test_a_bet_refused_after_its_records_were_written_leaves_none_of_them(tmp_pa
 def test_the_quickly_built_request_and_outcome_are_the_dataclasses_themselves():
     from dataclasses import fields
 
-    from tablesim.harness.intake import BetOutcome, _accepted, bet_request
+    from tablesim.server.intake import BetOutcome, _accepted, bet_request
 
     assert bet_request("p1", "1", Decimal("2"), "dealer:ana", "r", None) == BetRequest("p1", "1", Decimal("2"),
                                                                                      "dealer:ana", "r")

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tablesim.journal.attach import attach_and_recover
-from tablesim.server.app import ServerThread
+from tablesim.server.process import ServerThread
 from tablesim.server.auth import TokenStore
 from tablesim.server.devices import emulated_table
 from tablesim.server.mock import build_mock

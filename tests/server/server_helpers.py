@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import httpx
 
-from tablesim.server.app import ServerThread
+from tablesim.server.process import ServerThread
 from tablesim.server.auth import TokenStore
 from tablesim.server.runner import TableRunner
 

@@ -345,3 +345,28 @@ def test_a_misdeal_called_after_the_last_card_on_the_console_needs_the_superviso
     (void,) = [e for e in s.get("/api/history", params={"last": 1}).json()[0]["events"] if e["kind"] == "void"]
     assert void["actor"] == "supervisor:mock-supervisor" and void["returned"] == {"2": {"ante": "10"}}
     assert b.errors.real() == []
+
+
+def test_the_console_shows_the_coalesced_bets_and_a_big_book_sent_apart(serve, browser):
+    """Bets placed by others reach the console coalesced (one log line for
+    many); a book of more positions than a snapshot carries (wheel players)
+    comes apart and the console shows every player and the totals."""
+    from tablesim.server.snapshot import BOOK_INLINE
+
+    s = serve("wheel", pace=0.005, seed=3)
+    b = browser
+    b.goto(f"{s.url}/#token={s.dealer}")
+    wait(b, "document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    ok_post = s.post("/api/actions/open_round")
+    assert ok_post.status_code == 200
+    wait(b, state_is("betting_open"))
+    players = BOOK_INLINE + 6
+    bets = [{"position": f"p{i:03d}", "bet": "1", "amount": "2"} for i in range(players)]
+    assert s.post("/api/bets/batch", {"bets": bets}).json()["accepted"] == players
+    wait(b, f"document.querySelector('#in-play').textContent === 'in play {2 * players}'")
+    wait(b, f"document.querySelector('#layout').textContent.includes('Players: {players}')")
+    wait(b, f"document.querySelector('#layout').textContent.includes('all {2 * players}')")
+    log = b.evaluate("[...document.querySelectorAll('#log li.ev-bets')].map(li => li.textContent)")
+    assert log and all("placed" in line for line in log) and len(log) < players
+    assert not b.evaluate("document.querySelectorAll('#log li.ev-bet').length")
+    assert b.errors.real() == []

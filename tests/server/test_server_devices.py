@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from websockets.sync.client import connect
 
 from tablesim.cli.main import cli
-from tablesim.server.app import ServerThread
+from tablesim.server.process import ServerThread
 from tablesim.server.auth import ROLES, TokenStore
 from tablesim.server.devices import emulated_table
 from tablesim.server.runner import TableRunner
@@ -47,7 +47,8 @@ class Stream:
     """A WebSocket client following the table."""
 
     def __init__(self, served: Served) -> None:
-        self.ws = connect(served.url.replace("http", "ws") + "/ws?since=", open_timeout=5).__enter__()
+        # (every bet event, as a recorder of the round: consoles get them coalesced)
+        self.ws = connect(served.url.replace("http", "ws") + "/ws?since=&bets=each", open_timeout=5).__enter__()
         self.messages: list[dict] = []
         self.hello = self.recv()
 
@@ -235,9 +236,9 @@ def test_a_jammed_shuffler_voids_the_round_and_the_next_is_dealt_once_replaced(e
 
 def test_the_pump_never_holds_the_table_thread_for_long(emulated):
     s = emulated("wheel")
-    from tablesim.server import runner as runner_module
+    from tablesim.server import pump
 
-    assert runner_module.DEVICE_WAIT <= 0.05
+    assert pump.DEVICE_WAIT <= 0.05
     times = []
     for _ in range(20):  # every API call gets the table's thread between two pump waits
         start = time.monotonic()

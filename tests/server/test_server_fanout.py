@@ -29,7 +29,7 @@ def silent_client(url: str) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.connect((host, int(port)))
     key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall((f"GET /ws?since= HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+    sock.sendall((f"GET /ws?since=&bets=each HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
                   f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
     answer = b""
     while b"\r\n\r\n" not in answer:
@@ -42,7 +42,7 @@ class Reader:
     """A client that reads everything, on a thread of its own."""
 
     def __init__(self, url: str) -> None:
-        self.ws = connect(url.replace("http", "ws") + "/ws?since=", open_timeout=5, max_size=None)
+        self.ws = connect(url.replace("http", "ws") + "/ws?since=&bets=each", open_timeout=5, max_size=None)
         self.messages: list[dict] = []
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()

@@ -34,7 +34,7 @@ def test_the_tables_own_origin_no_origin_and_a_configured_one_are_served(serve, 
     for origin in (own, None):
         with connect(ws_url(s), origin=origin, open_timeout=5) as ws:
             assert json.loads(ws.recv(timeout=10))["type"] == "hello"
-    from tablesim.server.app import ServerThread
+    from tablesim.server.process import ServerThread
 
     other = ServerThread(s.runner, s.tokens, allowed_origins=["https://floor.example:8443"]).start()
     try:

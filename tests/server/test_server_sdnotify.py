@@ -149,7 +149,7 @@ def test_systemd_accepts_the_unit(tmp_path):
 
     text = (ROOT / "config" / "systemd" / "tablesim@.service").read_text()
     unit = tmp_path / "tablesim@fortune3-serial.service"
-    unit.write_text(text.replace("/usr/local/bin/tablesim", "/bin/true"))
+    unit.write_text(text.replace("/opt/tablesim/venv/bin/tablesim", "/bin/true"))
     res = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit)], capture_output=True, text=True,
                          timeout=60)
     problems = [line for line in (res.stdout + res.stderr).splitlines() if str(unit.name) in line or "Failed" in line]

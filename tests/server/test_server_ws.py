@@ -13,7 +13,7 @@ from server_helpers import BETS, ok, play_round, stop
 
 
 class Client:
-    def __init__(self, served, query: str = "since=") -> None:
+    def __init__(self, served, query: str = "since=&bets=each") -> None:
         # entered as a context manager (websockets >= 17.1 warns otherwise); closed by close()
         self.ws = connect(served.url.replace("http", "ws") + "/ws?" + query, open_timeout=5).__enter__()
         self.messages: list[dict] = []
@@ -114,7 +114,7 @@ def test_a_client_that_reconnects_gets_what_it_missed(serve):
     play_round_rest(s)
     missed = ok(s.get("/api/events", params={"since": last}))["events"]
     assert kinds(missed)[-1] == "instruction" and "result" in kinds(missed)
-    c2 = Client(s, f"since={last}&stream={hello['stream_id']}")
+    c2 = Client(s, f"since={last}&stream={hello['stream_id']}&bets=each")
     hello2 = c2.recv()
     assert hello2["type"] == "hello" and not hello2["reset"] and hello2["table"]["state"] == "complete"
     got = [c2.recv() for _ in missed]
@@ -140,7 +140,7 @@ def test_since_as_the_first_message(serve):
     seq0 = s.state()["seq"]
     ok(s.post("/api/actions/open_round"))
     ok(s.post("/api/bets", {"position": "dan", "bet": "3", "amount": "4"}))
-    c = Client(s, "")
+    c = Client(s, "bets=each")
     c.ws.send(json.dumps({"since": seq0}))
     hello = c.recv()
     assert hello["type"] == "hello" and hello["stream_id"].startswith("memory:")
@@ -164,7 +164,7 @@ def test_after_a_restart_the_journal_fills_the_gap(serve, tmp_path):
     # a new server on the same journal: its ring buffer is empty
     s2 = serve("fortune3", journal=str(path), seed=8)
     assert s2.state()["stream_id"] == hello["stream_id"]
-    c2 = Client(s2, f"since={hello['seq']}&stream={hello['stream_id']}")
+    c2 = Client(s2, f"since={hello['seq']}&stream={hello['stream_id']}&bets=each")
     assert not c2.recv()["reset"]
     replayed = [c2.recv() for _ in first_round]
     assert [m["seq"] for m in replayed] == [m["seq"] for m in first_round]

@@ -36,14 +36,29 @@ async def _connect(host: str, port: int, reading: bool, batch: bool) -> tuple[as
     return reader, writer
 
 
-async def _read_all(reader: asyncio.StreamReader, counts: dict) -> None:
-    """Read (and discard) until the table closes the connection."""
+async def _read_all(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, counts: dict) -> None:
+    """Read (and discard) until the table closes the connection, answering
+    its pings as a browser does (the table closes a client that does not).
+    (``writer`` is held here: a stream writer garbage-collected closes its
+    connection.)"""
     while True:
-        chunk = await reader.read(1 << 16)
-        if not chunk:
+        try:
+            head = await reader.readexactly(2)
+            size = head[1] & 0x7F
+            if size >= 126:
+                size = int.from_bytes(await reader.readexactly(2 if size == 126 else 8), "big")
+            payload = await reader.readexactly(size)
+        except (asyncio.IncompleteReadError, ConnectionError):
             counts["closed"] += 1
             return
-        counts["bytes"] += len(chunk)
+        counts["bytes"] += 2 + size
+        if head[0] & 0x0F == 0x9:  # a ping: the pong carries its payload, masked (a client's frame)
+            mask = os.urandom(4)
+            writer.write(bytes([0x8A, 0x80 | len(payload)]) + mask
+                         + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+        elif head[0] & 0x0F == 0x8:  # the table closed the connection
+            counts["closed"] += 1
+            return
 
 
 async def _silent_until_closed(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, counts: dict,
@@ -66,7 +81,7 @@ async def main(host: str, port: int, n: int, reading: int, batch: bool = False) 
     tasks = []
     for i in range(n):
         r, w = await _connect(host, port, i < reading, batch)
-        tasks.append(asyncio.create_task(_read_all(r, counts) if i < reading
+        tasks.append(asyncio.create_task(_read_all(r, w, counts) if i < reading
                                          else _silent_until_closed(r, w, counts, stop)))
     print("ready", flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)

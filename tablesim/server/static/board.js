@@ -1,5 +1,5 @@
 // The results board: the last rounds' results, updated live.
-import { h, morph, request, connect, piece, resultSummary, signed } from "./common.js";
+import { h, morph, request, connect, piece, resultSummary, signed, keepBook } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 let table = null;
@@ -64,7 +64,7 @@ request("GET", "/api/table").then((r) => { if (r.ok && !table) { table = r.data;
 
 connect({
   message(msg) {
-    if (msg.type === "hello" || msg.type === "snapshot") { table = msg.table; if (msg.type === "hello") load(); else render(); }
+    if (msg.type === "hello" || msg.type === "snapshot") { table = keepBook(msg.table, table); if (msg.type === "hello") load(); else render(); }
     else if (msg.type === "event" && msg.kind === "result" && !msg.replay) {
       freshId = msg.round_id;
       results = [{ round_id: msg.round_id, ...msg.data }, ...results.filter((x) => x.round_id !== msg.round_id)].slice(0, 20);

@@ -81,21 +81,27 @@ export function connect(handlers) {
   let delay = 250;
   function open() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    let url = `${proto}//${location.host}/ws?since=`;
+    // batch=1: what is due at once comes in one frame (a JSON array): a round's
+    // burst of events costs the table one frame per client, not one per event
+    let url = `${proto}//${location.host}/ws?batch=1&since=`;
     if (lastSeq !== null) url += `${lastSeq}&stream=${encodeURIComponent(streamId || "")}`;
     ws = new WebSocket(url);
     ws.onopen = () => { delay = 250; handlers.status && handlers.status(true); };
     ws.onmessage = (ev) => {
-      const msg = JSON.parse(ev.data);
+      const data = JSON.parse(ev.data);
+      for (const msg of Array.isArray(data) ? data : [data]) take(msg);
+    };
+    function take(msg) {
       if (msg.type === "hello") {
         if (msg.reset || lastSeq === null) lastSeq = msg.seq;
         streamId = msg.stream_id;
-      } else if (msg.type === "event") {
+      } else if (msg.type === "event" || msg.type === "bets") {
+        // (a "bets" message stands for the bets up to its seq: a reconnect asks from there)
         if (lastSeq !== null && msg.seq <= lastSeq) return;
         lastSeq = msg.seq;
       }
       handlers.message(msg);
-    };
+    }
     ws.onclose = () => {
       handlers.status && handlers.status(false);
       setTimeout(open, delay);
@@ -137,6 +143,7 @@ function who(to) { return to === "dealer" ? "dealer" : to === "common" ? "common
 
 // One line of text for a table event.
 export function eventText(msg) {
+  if (msg.type === "bets") return betsText(msg);
   const d = msg.data || {};
   switch (msg.kind) {
     case "state": return `${d.previous} → ${d.state}`;
@@ -153,8 +160,8 @@ export function eventText(msg) {
     case "revolution": return `turn ${d.n}`;
     case "spin_result": return `spin: segment ${d.segment} → ${d.symbol} (${d.turns} turns ${d.direction})`;
     case "no_spin": return `NO SPIN (${d.reason}, ${d.turns} turns) #${d.count}`;
-    case "result": return d.status === "void" ? `result: void (${d.void_reason})` : `result: settled, net ${Object.entries(d.net || {}).map(([p, v]) => `${p} ${signed(v)}`).join(", ")}`;
-    case "settlement": return `settled ${Object.keys(d.results || {}).length} position(s)`;
+    case "result": return d.status === "void" ? `result: void (${d.void_reason})` : d.net_count ? `result: settled, ${d.net_count} nets` : `result: settled, net ${Object.entries(d.net || {}).map(([p, v]) => `${p} ${signed(v)}`).join(", ")}`;
+    case "settlement": return `settled ${d.results_count ?? Object.keys(d.results || {}).length} position(s)`;
     case "void": return `VOID ${d.reason}${d.actor ? ` by ${d.actor}` : ""}${d.why ? `: ${d.why}` : ""}`;
     case "fault": return `FAULT ${d.device} ${d.code}: ${d.text}`;
     case "fault_cleared": return `fault cleared ${d.device} ${d.code}`;
@@ -168,6 +175,40 @@ export function eventText(msg) {
       return `${msg.kind} ${rest}`;
     }
   }
+}
+
+// The bets placed since the last such line (the stream coalesces them for consoles and boards).
+export function betsText(msg) {
+  const parts = [];
+  if (msg.count) parts.push(`${msg.count} bet${msg.count === 1 ? "" : "s"} placed`);
+  if (msg.withdrawn) parts.push(`${msg.withdrawn} withdrawn`);
+  return `${parts.join(", ")}${msg.total_bet !== null && msg.total_bet !== undefined ? `: ${msg.total_bet} on the table` : ""}`;
+}
+
+// A table with the coalesced bets applied: the positions they changed show their
+// boxes as the table's book holds them now (none: the next snapshot shows them).
+export function withBets(table, msg) {
+  if (!table || msg.round_id !== table.round_id) return table;
+  const bets = { ...(table.bets || {}) };
+  for (const [pos, box] of Object.entries(msg.spots || {})) {
+    if (Object.keys(box).length) bets[pos] = box; else delete bets[pos];
+  }
+  const out = { ...table, bets };
+  if (msg.total_bet !== null && msg.total_bet !== undefined) out.total_bet = msg.total_bet;
+  return out;
+}
+
+// A snapshot without its bet book (a big book comes apart, as a "book" message):
+// the bets shown stay those of the round until the book comes.
+export function keepBook(fresh, old) {
+  if (!fresh || fresh.bets !== undefined) return fresh;
+  const same = old && old.round_id === fresh.round_id;
+  return { ...fresh, bets: same ? old.bets || {} : {}, players: same ? old.players || {} : {} };
+}
+
+export function withBook(table, msg) {
+  if (!table || msg.round_id !== table.round_id) return table;
+  return { ...table, bets: msg.bets || {}, players: msg.players || {} };
 }
 
 // The headline of a finished round (board and console).

@@ -1,7 +1,7 @@
 // The dealer console: the table's layout, the round as it happens, and the
 // dealer's and supervisor's buttons. Everything it shows comes from the
 // server (snapshots and events over /ws); everything it does is an API call.
-import { h, morph, request, errorText, connect, cardEl, signed, eventText, resultSummary, piece } from "./common.js";
+import { h, morph, request, errorText, connect, cardEl, signed, eventText, resultSummary, piece, withBets, keepBook, withBook } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const CHIPS = ["1", "5", "10", "25", "100", "500"];
@@ -214,7 +214,7 @@ let loggedSeq = -1;  // the newest event in the panel: nothing older is added on
 let recentLoaded = false;
 
 function eventItem(msg) {
-  return h("li", { class: "ev-" + msg.kind, dataset: { seq: msg.seq } }, h("span", { class: "seq" }, msg.seq), eventText(msg));
+  return h("li", { class: "ev-" + (msg.type === "bets" ? "bets" : msg.kind), dataset: { seq: msg.seq } }, h("span", { class: "seq" }, msg.seq), eventText(msg));
 }
 
 function logEvent(msg) {
@@ -444,12 +444,20 @@ function onMessage(msg) {
       table = msg.table; render();
       loadRecentEvents(msg.seq);
       break;
-    case "snapshot":
-      table = msg.table; render(); break;
+    case "snapshot":  // (with the bets placed since the last such message, if any)
+      table = keepBook(msg.table, table);
+      if (msg.bets) { table = withBets(table, msg.bets); logEvent(msg.bets); }
+      render(); break;
+    case "book":  // a big bet book, apart from the snapshot
+      table = withBook(table, msg); render(); break;
     case "event":
       if (msg.kind === "card" && msg.data.card) fresh.add(msg.data.card);
       logEvent(msg);
       if (!msg.replay && (msg.kind === "fault" || (msg.kind === "incident" && msg.data.blocking))) toast(eventText(msg));
+      break;
+    case "bets":  // the bets since the last such message, coalesced by the stream
+      table = withBets(table, msg); render();
+      logEvent(msg);
       break;
     case "timer":
       renderTimer(msg.remaining); break;

@@ -1,0 +1,61 @@
+"""The table's one thread: every access to the table (it is not thread-safe)
+is a command run there, one at a time, awaited by the asyncio side. Around
+each command the table's events are collected and published to the stream
+once it returned (its journal transaction committed); a command that
+raised publishes nothing."""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import Any, Callable
+
+from tablesim.journal.store import StorageError
+
+
+class TableThread:
+    """(A part of ``TableRunner``.) ``call`` runs a function on the table's thread."""
+
+    async def call(self, fn: Callable[..., Any], *args: Any, actor: str | None = None, publish: bool = True,
+                   lazy_snapshot: bool = False, **kwargs: Any) -> Any:
+        """Run ``fn`` on the table's thread; its events go out when it returned.
+        ``lazy_snapshot``: the table's snapshot follows within ``SNAPSHOT_EVERY``
+        (bet groups), not at once."""
+        if self.executor is None or self.loop is None:
+            raise RuntimeError("the table runner is not running")
+        job = functools.partial(self._run, fn, args, kwargs, actor, publish, lazy_snapshot)
+        return await self.loop.run_in_executor(self.executor, job)
+
+    def _run(self, fn, args, kwargs, actor: str | None, publish: bool, lazy_snapshot: bool = False) -> Any:
+        table = self.table
+        self._pending = []
+        if actor is not None:
+            # Journal the game's own actions (bets, close betting, deal...) with
+            # the operator who asked, instead of the generic "dealer"/"player".
+            table.actor_for = lambda action, _a=actor: _a  # type: ignore[method-assign]
+        seq = self.journal.seq if self.journal is not None else 0
+        try:
+            result = fn(*args, **kwargs)
+        except BaseException as exc:
+            self._pending = []  # refused or failed: its journal transaction rolled back
+            if isinstance(exc, StorageError):
+                self.storage_error = exc.reason
+            raise
+        finally:
+            if actor is not None:
+                del table.actor_for
+        if self.storage_error is not None and self.journal is not None and self.journal.seq > seq:
+            self.storage_error = None  # a transaction committed again
+        pending, self._pending = self._pending, []
+        if pending or publish:
+            self.stream.publish_all(pending, self._bet_spots(pending))
+            if lazy_snapshot and time.monotonic() - self._snapshot_at < self._snapshot_every:
+                self._refresh_later()
+            else:
+                self._refresh_snapshot(True)
+        return result
+
+    def _teardown(self) -> None:
+        if self._subscribed and self._on_event in self.table.bus.subscribers:
+            self.table.bus.subscribers.remove(self._on_event)
+        self._subscribed = False

@@ -1,0 +1,100 @@
+"""The device pump: asks the devices for what they reported and hands it to
+the table (see ``tablesim.server.runner`` for how real and mock devices
+are paced, and what waits while the table is paused)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from drivers.events import CardRead, HandDispensed
+from tablecore.errors import IllegalAction
+from tablesim.server.stream import now_ts
+
+log = logging.getLogger("tablesim.server")
+
+#: how often the pump asks mock devices when none had anything to say
+IDLE_POLL = 0.05
+#: real devices: how long one pump command waits for a report on the table's thread
+DEVICE_WAIT = 0.02
+#: real devices: what waits while the table is paused or a blocking incident holds the round
+HELD_WHILE_BLOCKED = (CardRead, HandDispensed)
+
+
+class DevicePump:
+    """(A part of ``TableRunner``.)"""
+
+    def _pump_once(self) -> float | None:
+        """Hand the table one device event; returns how long to wait before the
+        next, or None if no device had anything to say."""
+        if self.mock_dealer is None:
+            return self._pump_devices()
+        delay = self.mock_dealer.step(time.monotonic() - self.state_since)
+        return None if delay is None else delay * self.pace
+
+    def _pump_devices(self) -> float | None:
+        """Real or emulated devices: wait up to DEVICE_WAIT for a report and
+        hand it to the table; 0 (already waited) or None (no devices)."""
+        t = self.table
+        if not t.devices:
+            return None
+        blocked = t.paused or (t.blocked)
+        if self.held and not blocked:
+            t.handle(self.held.popleft())  # in the order they were read, before anything newer
+            return 0.0
+        event = self._next_report(DEVICE_WAIT)
+        now = time.monotonic()
+        if event is not None:
+            self.last_report, self._quiet_noticed = now, False
+            if blocked and isinstance(event, HELD_WHILE_BLOCKED):
+                self._hold(event)
+            else:
+                t.handle(event)
+            return 0.0
+        self.adapter.stalled(now - self.state_since)
+        self._notice_quiet(now)
+        return 0.0
+
+    def _hold(self, event: Any) -> None:
+        """A card (or hand) read while the table is paused or a blocking
+        incident holds the round waits until it is resumed or resolved: e.g.
+        the cards the dealer drew after a misread follow the card the
+        supervisor names for it."""
+        t = self.table
+        self.held.append(event)
+        if len(self.held) == 1:
+            why = "the table is paused" if t.paused else f"incident {t.incident.id} holds the round"
+            until = "it is resumed" if t.paused else "the incident is resolved"
+            self.stream.publish({
+                "type": "notice", "level": "warning", "ts": now_ts(), "round_id": t.round_id,
+                "text": f"the {event.device} reported a card while {why}: it waits until {until}",
+            })
+        self._refresh_snapshot(True)
+
+    def _next_report(self, wait: float):
+        """The next report of any device, waiting up to ``wait`` seconds (the
+        table's device pump: no polling, a report is taken as it arrives)."""
+        table = self.table
+        return table.device_pump.next_event(table.devices, wait)
+
+    async def _pump_loop(self) -> None:
+        while True:
+            try:
+                wait = await self.call(self._pump_once, publish=False)
+            except asyncio.CancelledError:
+                raise
+            except IllegalAction as exc:
+                log.warning("device event refused: %s", exc)
+                wait = None
+            except Exception:
+                log.exception("device event failed")
+                self.stream.publish({"type": "notice", "level": "error", "ts": now_ts(),
+                                     "text": "a device event could not be handled: see the server log"})
+                wait = IDLE_POLL * 10
+            # The table's thread answered: it is alive. A hung thread (or a
+            # journal that cannot commit) stops the pings, and systemd restarts
+            # the table, which recovers its journal.
+            self._feed_watchdog()
+            await asyncio.sleep(IDLE_POLL if wait is None else max(wait, 0.0))
