@@ -15,6 +15,7 @@ from typing import Any
 
 from drivers.events import DeviceEvent, LinkLost, LinkRestored
 from tablesim.engine.actions import action
+from tablecore.records import IncidentOpened, IncidentResolved, Link
 
 #: the code of the incident a lost device link opens
 LINK_INCIDENT = 100
@@ -59,7 +60,7 @@ class IncidentHandling:
         incident = Incident(self.incident_no, code, text, blocking, card, device)
         if blocking or not self.blocked:
             self.incident = incident
-        self.emit("incident", id=incident.id, code=code, text=text, blocking=blocking, card=card)
+        self.emit(IncidentOpened(id=incident.id, code=code, text=text, blocking=blocking, card=card))
         return incident
 
     def _resolution_refusal(self, decision: str) -> str | None:
@@ -75,7 +76,7 @@ class IncidentHandling:
         incident = self.incident
         self.check_resolution(incident, decision, card)
         self.incident = None
-        self.emit("incident_resolved", id=incident.id, decision=decision, card=card, actor=actor, why=why)
+        self.emit(IncidentResolved(id=incident.id, decision=decision, card=card, actor=actor, why=why))
         if incident.code == LINK_INCIDENT:
             if decision == "reject" and self.machine.allowed("void"):
                 self.void("device_link_lost", actor=actor, why=why)
@@ -93,17 +94,17 @@ class IncidentHandling:
         """A lost link holds the round (a blocking incident) until the link is
         back. Returns False for any other report."""
         if isinstance(event, LinkLost):
-            self.emit("link", device=event.device, up=False, reason=event.reason)
+            self.emit(Link(device=event.device, up=False, reason=event.reason))
             if self.state not in self.FINALS and self.state is not self.INITIAL and self.incident is None:
                 self.open_incident(LINK_INCIDENT, f"link to the {event.device} lost: {event.reason}",
                                    blocking=True, device=event.device)
             return True
         if isinstance(event, LinkRestored):
-            self.emit("link", device=event.device, up=True)
+            self.emit(Link(device=event.device, up=True))
             incident = self.incident
             if incident is not None and incident.code == LINK_INCIDENT and incident.device == event.device:
                 self.incident = None
-                self.emit("incident_resolved", id=incident.id, decision="confirm", card=None,
-                          actor=event.device, why="link restored")
+                self.emit(IncidentResolved(id=incident.id, decision="confirm", card=None,
+                          actor=event.device, why="link restored"))
             return True
         return False

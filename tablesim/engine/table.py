@@ -31,9 +31,12 @@ from tablesim.engine.incidents import Incident, IncidentHandling
 from tablesim.engine.journaling import Journaling
 from tablesim.engine.pump import DevicePump
 from tablesim.engine.machine import Procedure, RoundMachine, mermaid, rule
-from tablecore.records import ActionInput, table_record
+from tablecore.records import ActionInput
 from tablesim.engine.result import RoundResult
 from tablesim.log import bind_round
+from tablecore.records import (
+    BetPlaced, BetWithdrawn, DeviceReport, Paused, Result, Resumed, StateChanged, TableRecord, Voided,
+)
 
 
 def engine_rules(procedure: Procedure, betting: enum.Enum) -> list:
@@ -115,9 +118,9 @@ class GameTable(IncidentHandling, Journaling):
         if not bus.active:  # nobody listens (a simulation): count the events, build nothing
             bus.seq += 2 if after in self.FINALS and self.result is not None else 1
             return
-        self.emit("state", state=after.value, previous=before.value, trigger=trigger)
+        self.emit(StateChanged(state=after.value, previous=before.value, trigger=trigger))
         if after in self.FINALS and self.result is not None:
-            self.emit("result", **self.result.as_json())
+            self.emit(Result(**self.result.as_json()))
 
     def can(self, action: str, *args: Any, **kwargs: Any) -> bool:
         """Whether ``action`` (a public action's name) would be accepted now;
@@ -140,15 +143,27 @@ class GameTable(IncidentHandling, Journaling):
                 return f"incident {self.incident.id} must be resolved first"
         return self.machine.refusal(spec.name, args, kwargs)
 
-    def emit(self, kind: str, **data: Any) -> None:
-        """Publish a table event. The kinds ``result`` (the round's final
-        result), ``bet``, ``bet_withdrawn`` and ``void`` are the engine's own:
-        the journal's checks count them, so a game must not reuse them."""
+    def emit(self, record: TableRecord) -> None:
+        """Publish a table event (a frozen record of ``tablecore/records.py``
+        or of the game's ``records.py``). The kinds ``result``, ``bet``,
+        ``bet_withdrawn`` and ``void`` are the engine's own: the journal's
+        checks count them. A hot path asks ``observed`` before building a
+        record nobody would hear."""
         bus = self.bus
         if bus.active:
-            bus.publish(table_record(kind, data), self.round_id)
+            bus.publish(record, self.round_id)
         else:
             bus.seq += 1
+
+    def heard(self) -> bool:
+        """Whether an event about to be emitted would be heard; if not, it is
+        counted (its sequence number used) and need not be built: the hot
+        paths of a simulation build no record nobody reads."""
+        bus = self.bus
+        if bus.active:
+            return True
+        bus.seq += 1
+        return False
 
     @property
     def observed(self) -> bool:
@@ -226,18 +241,16 @@ class GameTable(IncidentHandling, Journaling):
         # The rule (bet_refusal) checked the position, the bet, the player, the amount and the limits.
         value = amount if type(amount) is Decimal else parse_amount(amount)
         self.book.add(position, bet, value, player)
-        if player is None:
-            self.emit("bet", position=position, bet=bet, amount=str(value))
-        else:
-            self.emit("bet", position=position, bet=bet, amount=str(value), player=player)
+        if self.heard():
+            self.emit(BetPlaced(position, bet, str(value)) if player is None
+                      else BetPlaced(position, bet, str(value), player=player))
 
     @action(actor="player")
     def withdraw_bet(self, position: str, bet: str, player: str | None = None) -> None:
         value = self.book.withdraw(str(position), bet, player)
-        if player is None:
-            self.emit("bet_withdrawn", position=str(position), bet=bet, amount=str(value))
-        else:
-            self.emit("bet_withdrawn", position=str(position), bet=bet, amount=str(value), player=player)
+        if self.heard():
+            self.emit(BetWithdrawn(str(position), bet, str(value)) if player is None
+                      else BetWithdrawn(str(position), bet, str(value), player=player))
 
     # --- settlement ------------------------------------------------------------
 
@@ -280,10 +293,10 @@ class GameTable(IncidentHandling, Journaling):
         the game's ``void`` step, after its devices stopped)."""
         reason, actor, why = self._void_note
         if self.book.named:
-            self.emit("void", reason=reason, returned=self.book.snapshot(), actor=actor, why=why,
-                      returned_by_player=self.book.players_snapshot())
+            self.emit(Voided(reason=reason, returned=self.book.snapshot(), actor=actor, why=why,
+                      returned_by_player=self.book.players_snapshot()))
         else:
-            self.emit("void", reason=reason, returned=self.book.snapshot(), actor=actor, why=why)
+            self.emit(Voided(reason=reason, returned=self.book.snapshot(), actor=actor, why=why))
 
     def _pause_refusal(self) -> str | None:
         return "the table is already paused" if self.paused else None
@@ -294,12 +307,12 @@ class GameTable(IncidentHandling, Journaling):
     @action(always=True)
     def pause(self, *, actor: str, why: str) -> None:
         self.paused = True
-        self.emit("paused", actor=actor, why=why)
+        self.emit(Paused(actor=actor, why=why))
 
     @action(always=True)
     def resume(self, *, actor: str, why: str) -> None:
         self.paused = False
-        self.emit("resumed", actor=actor, why=why)
+        self.emit(Resumed(actor=actor, why=why))
 
     # --- devices ---------------------------------------------------------------
 
@@ -321,7 +334,7 @@ class GameTable(IncidentHandling, Journaling):
         """Device reports every game treats alike: a lost or restored link
         (see ``incidents.py``); the rest is recorded."""
         if not self.on_link_event(event):
-            self.emit("device", device=event.device, report=type(event).__name__)
+            self.emit(DeviceReport(device=event.device, report=type(event).__name__))
 
     def poll(self) -> int:
         """Handle every event the devices have queued now; returns how many."""

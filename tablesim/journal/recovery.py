@@ -18,6 +18,7 @@ from typing import Any
 from tablecore.errors import InputError
 from tablecore.records import ActionInput
 from tablesim.journal.store import Journal
+from tablecore.records import Result, Voided
 
 
 @dataclass
@@ -149,8 +150,8 @@ def recover(table: Any, journal: Journal) -> RecoveryReport | None:
                        {"action": table.result.status, "why": why, "state": table.state.value,
                         "active_faults": faults}, "recovery")
         if table.result.status == "void":
-            table.emit("void", reason=table.result.void_reason, returned=table.book.snapshot(), actor="recovery", why=why)
-        table.emit("result", **table.result.as_json())
+            table.emit(Voided(reason=table.result.void_reason, returned=table.book.snapshot(), actor="recovery", why=why))
+        table.emit(Result(**table.result.as_json()))
         table.log.warning("round_recovered", action=table.result.status, why=why, state=table.state.value)
         return RecoveryReport(rid, table.result.status, why, table.state.value, faults)
     action, why = table.recovery_policy()

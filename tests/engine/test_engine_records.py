@@ -77,3 +77,25 @@ def test_the_codec_round_trips_records():
     for rec in (BetPlaced("3", "ante", "10", change=True), BetPlaced("3", "ante", "10")):
         assert decode(encode(rec)) == rec
     assert encode(BetPlaced("3", "ante", "10")) == {"$record": "BetPlaced", "position": "3", "bet": "ante", "amount": "10"}
+
+
+def test_a_game_declares_its_own_events_in_its_folder_and_cannot_take_the_engines_kinds():
+    from tablecore.records import TableRecord, table_event
+    from tablesim.games.wheel.records import SpinResult
+
+    assert RECORDS["spin_result"] is SpinResult and SpinResult.__module__ == "tablesim.games.wheel.records"
+    assert encode(SpinResult(3, "x2", Decimal("4.5"), "cw"))["$record"] == "SpinResult"
+    with pytest.raises(TypeError, match="'bet'"):
+        @table_event("bet")
+        @dataclasses.dataclass(frozen=True, slots=True)
+        class MyBet(TableRecord):
+            amount: str
+
+
+def test_no_table_emits_an_event_by_its_kind_name():
+    from pathlib import Path
+
+    import tablesim
+
+    root = Path(tablesim.__file__).parent
+    assert [str(p) for p in root.rglob("*.py") if '.emit("' in p.read_text()] == []

@@ -13,6 +13,7 @@ A mixin of ``Fortune3Table``.
 from __future__ import annotations
 
 from tablesim.engine.actions import action
+from tablesim.games.fortune3.records import ShufflerOutOfService, ShufflerReplaced
 
 #: the void reasons that put the shuffler out of service
 SHUFFLER_FAILURE = ("shuffler_fault",)
@@ -37,9 +38,9 @@ class ShufflerService:
     def note_void(self, reason: str) -> None:
         if reason in SHUFFLER_FAILURE and self.dealing == "shuffler":
             self.shuffler_out_of_service = {"round": self.round_id, "reason": reason}
-            self.emit("shuffler_out_of_service", round=self.round_id, reason=reason,
+            self.emit(ShufflerOutOfService(round=self.round_id, reason=reason,
                       text="the shuffler failed while dealing: a supervisor confirms it was replaced "
-                           "or switches the table to the shoe (Art. 11(4))")
+                           "or switches the table to the shoe (Art. 11(4))"))
 
     def shuffler_refusal(self, round_id: str | None = None) -> str | None:
         out = self.shuffler_out_of_service
@@ -62,5 +63,5 @@ class ShufflerService:
         with who and why."""
         failed = self.shuffler_out_of_service
         self.shuffler_out_of_service = None
-        self.emit("shuffler_replaced", failed_in=failed["round"], actor=actor, why=why)
+        self.emit(ShufflerReplaced(failed_in=failed["round"], actor=actor, why=why))
         self.log.info("shuffler_replaced", failed_in=failed["round"], actor=actor)

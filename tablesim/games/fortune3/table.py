@@ -42,6 +42,8 @@ from tablesim.games.fortune3.service import ShufflerService
 from tablesim.games.fortune3.settings import BETS, Fortune3Settings
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box, settle_boxes
+from tablecore.records import CardSetAside, Fault, FaultCleared as FaultClearedRecord, Instruction, Settlement
+from tablesim.games.fortune3.records import DealerHand, DealingMode, Decision, Shuffled
 
 DEALER = "dealer"
 DECISIONS = ("play", "fold")
@@ -178,7 +180,8 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         self.decisions[box] = decision
         seated = self.seated(box)
         # a named player's decision says whose it is; the box's own seat's reads as before
-        self.emit("decision", box=box, decision=decision, **({} if seated in (None, box) else {"player": seated}))
+        if self.heard():
+            self.emit(Decision(box=box, decision=decision, **({} if seated in (None, box) else {"player": seated})))
         if len(self.decisions) == self.deciders and not self.settings.reveal_by_dealer:
             self.trigger["reveal"]()
 
@@ -267,7 +270,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
 
     def _declare_stray(self, index: int) -> None:
         dealt = self.kill(index)
-        self.emit("card_set_aside", card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))")
+        self.emit(CardSetAside(card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))"))
         if not self.targets:
             return  # (an exposed dealer card already set aside: nothing else changes)
         if self.state is S.DECISIONS:
@@ -289,7 +292,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         shuffler failure, Art. 11(4): from the shoe; and back later). Only
         between rounds, to a device the table has; journaled with who and why."""
         previous = self._deal_by(mode)
-        self.emit("dealing_mode", mode=mode, previous=previous, actor=actor, why=why)
+        self.emit(DealingMode(mode=mode, previous=previous, actor=actor, why=why))
         self.log.info("dealing_mode", mode=mode, previous=previous, actor=actor)
 
     def _deal_by(self, mode: str) -> str:
@@ -345,17 +348,17 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         elif isinstance(event, FaultRaised):
             self._on_fault(event)
         elif isinstance(event, ShuffleDone):
-            self.emit("shuffle", shuffle_id=event.shuffle_id, count=event.count, verified=event.verified)
+            self.emit(Shuffled(shuffle_id=event.shuffle_id, count=event.count, verified=event.verified))
             if not event.verified and self.unsettled:
-                self.emit("fault", device=event.device, code=301, text="shuffler card count mismatch")
+                self.emit(Fault(device=event.device, code=301, text="shuffler card count mismatch"))
                 self.void("shuffler_fault")
         elif isinstance(event, FaultCleared):
-            self.emit("fault_cleared", device=event.device, code=event.code)
+            self.emit(FaultClearedRecord(device=event.device, code=event.code))
         else:
             self.on_other_event(event)
 
     def _on_fault(self, event: FaultRaised) -> None:
-        self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
+        self.emit(Fault(device=event.device, code=event.code, severity=event.severity, text=event.text))
         if event.code == DRAWN_WHILE_DISARMED:
             # Reported, flagged, never dealt into a hand; the round goes on. A
             # card read before this round's deck was loaded (handled late) came
@@ -458,8 +461,8 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         if len(event.cards) != self.requested:
             # A hand of the wrong size is a misdeal (Art. 11(1)), whatever the
             # shuffler's own checks said: the round is void.
-            self.emit("fault", device=event.device, code=302, severity="E",
-                      text=f"the shuffler dispensed {len(event.cards)} card(s), the hand needs {self.requested}")
+            self.emit(Fault(device=event.device, code=302, severity="E",
+                      text=f"the shuffler dispensed {len(event.cards)} card(s), the hand needs {self.requested}"))
             self.void("misdeal")
             return
         for card in event.cards:
@@ -472,8 +475,8 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
             self._request_hand()
 
     def _duplicate(self, card: Card) -> None:
-        self.emit("fault", device=self.devices[0].name, code=201, severity="E",
-                  text=f"{card.code} read twice from a single deck (misread)")
+        self.emit(Fault(device=self.devices[0].name, code=201, severity="E",
+                  text=f"{card.code} read twice from a single deck (misread)"))
         self.void("duplicate_card")
 
     def _place(self, dealt: list[DealtCard]) -> None:
@@ -491,7 +494,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
             return  # nobody to instruct (a simulation)
         who = self.targets[0]
         n = len(self.cards[who]) + 1
-        self.emit("instruction", text=f"card {n} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)
+        self.emit(Instruction(text=f"card {n} to {'the dealer' if who == DEALER else 'box ' + who}", to=who))
 
     def _request_hand(self) -> None:
         who = self.targets[0]
@@ -500,7 +503,8 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         self.awaiting = True
         hand_no = self.order.index(who) + 1
         self.shuffler.deal_hand(hand_no, missing)
-        self.emit("instruction", text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)
+        if self.heard():
+            self.emit(Instruction(text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who))
 
     def stop_shoe(self) -> None:
         """The deal is complete: the shoe takes no more cards."""
@@ -515,9 +519,11 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         self.deciders = sum(1 for b in self.order[:-1] if self.book.get(b, "ante") is not None)
         pending = self.pending_decisions()
         if pending:
-            self.emit("instruction", text="players decide: play or fold", boxes=pending)
+            if self.heard():
+                self.emit(Instruction(text="players decide: play or fold", boxes=pending))
         elif self.settings.reveal_by_dealer:
-            self.emit("instruction", text="reveal the dealer's hand")
+            if self.heard():
+                self.emit(Instruction(text="reveal the dealer's hand"))
         else:
             self.trigger["reveal"]()
 
@@ -527,7 +533,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         dealer = self.hands[DEALER]
         self.qualifies = qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
         if self.observed:
-            self.emit("dealer", cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies)
+            self.emit(DealerHand(cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies))
         self.trigger["settle"]()
 
     def settle_boxes(self) -> None:
@@ -549,7 +555,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
                         self.decisions.get(box), self.hands[box], dealer, qualifies)
         self.result = self.settled_result(self._outcome(qualifies), results, players)
         if self.observed:
-            self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})
+            self.emit(Settlement(results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()}))
         self.trigger["complete"]()
 
     def stakes_at_risk(self, bets: dict[str, dict[str, Decimal]]) -> dict[str, dict[str, Decimal]]:
