@@ -7,9 +7,8 @@
   dict (``TableEvent.data``: exactly the fields it carries, so the journal's
   JSON is what it always was). An event with a field its kind does not
   declare is refused: kinds never grow keys silently.
-- ``ActionInput``: one public action as the journal records it (its name,
-  its arguments, whether it was handed back inside another action), with
-  the schema version it was written under.
+- What a table is asked to do (its inputs) are records too, of the
+  engine's (``tablesim/engine/inputs.py``) and each game's.
 Device reports (``drivers/events.py``) are records too; the layers that
 hand them to a table or read them back register them with the codec
 (``register_family``), as the core knows nothing above it.
@@ -18,10 +17,10 @@ hand them to a table or read them back register them with the codec
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from tablecore.codec import OMITTED, SCHEMA_VERSION, decode, encode, register
+from tablecore.codec import OMITTED, register
 
 
 
@@ -242,38 +241,3 @@ def table_record(kind: str, data: dict[str, Any]) -> TableRecord:
     except KeyError:
         raise TypeError(f"no table event of kind {kind!r} (core/records.py, or the game's records.py)") from None
     return cls(**data)
-
-
-# --- journaled inputs ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ActionInput:
-    """One public action of the table as the journal records it."""
-
-    action: str
-    args: tuple = ()
-    kwargs: dict = field(default_factory=dict)
-    #: a device report handed to the table inside another action (a poll)
-    nested: bool = False
-
-    def to_journal(self) -> dict[str, Any]:
-        """The record's ``data``, written under ``SCHEMA_VERSION``."""
-        data: dict[str, Any] = {"args": encode(list(self.args)), "kwargs": encode(self.kwargs)}
-        if self.nested:
-            data["nested"] = True
-        data["schema"] = SCHEMA_VERSION
-        return data
-
-    @classmethod
-    def from_journal(cls, action: str, data: dict[str, Any]) -> "ActionInput":
-        """Read back an input record of any schema version: version 1 (no
-        ``schema`` field) stored the same arguments the same way."""
-        version = data.get("schema", 1)
-        if version > SCHEMA_VERSION:
-            raise ValueError(f"input record of schema {version}: this release reads up to {SCHEMA_VERSION}")
-        return cls(action, tuple(decode(data.get("args", []))), decode(data.get("kwargs", {})),
-                   bool(data.get("nested", False)))
-
-
-register(ActionInput)

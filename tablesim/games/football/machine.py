@@ -49,13 +49,11 @@ STEPS = (
 
 RULES = (
     rule("open_round", "start round", trigger="start_round",
-         refused="the current round is not finished (it is {state})", checks="display_refusal"),
-    rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed (the round is {state})",
-         checks="bets_refusal"),
+         refused="the current round is not finished (it is {state})"),
+    rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed (the round is {state})"),
     rule("start_dealing", "deal", trigger="start_dealing",
          refused="dealing starts after betting closes (the round is {state})"),
-    rule("settle", "settle", trigger="settle", refused="settlement comes after the third cards (the round is {state})",
-         checks="thirds_refusal"),
+    rule("settle", "settle", trigger="settle", refused="settlement comes after the third cards (the round is {state})"),
 )
 
 PROCEDURE = Procedure(S, S.IDLE, (S.COMPLETE, S.VOID), STEPS, RULES)

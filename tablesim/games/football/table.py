@@ -43,6 +43,9 @@ from drivers.events import (
 )
 from tablecore.cards import Card, DealtCard, dealt as dealt_card
 from tablesim.engine.actions import action
+from tablesim.engine.inputs import CloseBetting, OpenRound, StartDealing, Void
+from tablesim.engine.machine import Refused
+from tablesim.games.football.inputs import Settle
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.table import GameTable
@@ -118,7 +121,7 @@ class FootballTable(GameTable):
 
     # --- round flow ------------------------------------------------------------
 
-    @action(opens_round=True)
+    @action(OpenRound, opens_round=True)
     def open_round(self, round_id: str | None = None) -> str:
         """Start a round: make the draw and send it to the display (Art. 6(1)).
 
@@ -126,11 +129,10 @@ class FootballTable(GameTable):
         """
         return self.begin_round(round_id, trigger="start_round")
 
-    def display_refusal(self) -> str | None:
-        if self.display.health.ok:
-            return None
-        codes = ", ".join(f"{c} {t}" for c, t in self.display.health.faults.items()) or "link down"
-        return f"the draw display is faulted ({codes}): repair it first"
+    def check_display(self, round_id: str | None = None) -> None:
+        if not self.display.health.ok:
+            codes = ", ".join(f"{c} {t}" for c, t in self.display.health.faults.items()) or "link down"
+            raise Refused(f"the draw display is faulted ({codes}): repair it first")
 
     def send_draw(self) -> None:
         """Replaying a journaled round makes no new draw: the display's
@@ -160,14 +162,15 @@ class FootballTable(GameTable):
             self.void("display_timeout")
         return self.state is S.BETTING_OPEN
 
-    @action()
+    @action(CloseBetting)
     def close_betting(self) -> None:
         self.trigger["close_betting"]()
 
-    def bets_refusal(self) -> str | None:
-        return None if self.book.bets else "no bets on the table: nothing to deal"
+    def check_bets(self) -> None:
+        if not self.book.bets:
+            raise Refused("no bets on the table: nothing to deal")
 
-    @action()
+    @action(StartDealing)
     def start_dealing(self) -> None:
         self.trigger["start_dealing"]()
 
@@ -188,12 +191,13 @@ class FootballTable(GameTable):
         self.shoe.arm(self.round_id, len(self.targets))
         self._instruct()
 
-    def thirds_refusal(self) -> str | None:
+    def check_thirds(self) -> None:
         if self.targets:
-            return f"a third card is still due to {', '.join(box_name(b) for b in self.targets)}"
-        return None
+            raise Refused(f"a third card is still due to {', '.join(box_name(b) for b in self.targets)}")
 
-    @action()
+    CHECKS = {"open_round": (check_display,), "close_betting": (check_bets,), "settle": (check_thirds,)}
+
+    @action(Settle)
     def settle(self) -> None:
         """Settle the round; the table does this when the last third card is in."""
         self.trigger["settle"]()
@@ -217,7 +221,7 @@ class FootballTable(GameTable):
                   **rounding))
         self.trigger["complete"]()
 
-    def stop_devices(self) -> None:
+    def stop_devices(self, note: Void) -> None:
         """A void stops the shoe and clears the display."""
         self.shoe.disarm()
         self.display.clear()

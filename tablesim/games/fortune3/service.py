@@ -13,6 +13,8 @@ A mixin of ``Fortune3Table``.
 from __future__ import annotations
 
 from tablesim.engine.actions import action
+from tablesim.engine.machine import Refused
+from tablesim.games.fortune3.inputs import ConfirmShuffler
 from tablesim.games.fortune3.records import ShufflerOutOfService, ShufflerReplaced
 
 #: the void reasons that put the shuffler out of service
@@ -42,21 +44,21 @@ class ShufflerService:
                       text="the shuffler failed while dealing: a supervisor confirms it was replaced "
                            "or switches the table to the shoe (Art. 11(4))"))
 
-    def shuffler_refusal(self, round_id: str | None = None) -> str | None:
+    def check_shuffler(self, round_id: str | None = None) -> None:
         out = self.shuffler_out_of_service
-        if out is None or self.dealing != "shuffler":
-            return None
-        return (f"the shuffler failed in round {out['round']}: a supervisor confirms it was replaced "
-                "or switches the table to the shoe before the next round (Art. 11(4))")
+        if out is not None and self.dealing == "shuffler":
+            raise Refused(f"the shuffler failed in round {out['round']}: a supervisor confirms it was replaced "
+                          "or switches the table to the shoe before the next round (Art. 11(4))")
 
-    def confirm_shuffler_refusal(self, why: str = "-") -> str | None:
+    def check_confirmation(self, *, actor: str | None = None, why: str = "-") -> None:
         if self.shuffler_out_of_service is None:
-            return "no shuffler failure waits for a replacement"
+            raise Refused("no shuffler failure waits for a replacement")
         if not why.strip():
-            return "say how the shuffler was replaced"
-        return None
+            raise Refused("say how the shuffler was replaced")
 
-    @action()
+    CHECKS = {"open_round": (check_shuffler,), "confirm_shuffler": (check_confirmation,)}
+
+    @action(ConfirmShuffler)
     def confirm_shuffler(self, *, actor: str, why: str) -> None:
         """A supervisor confirms the failed shuffler was replaced (Art. 11(4)):
         the table deals from the shuffler again. Between rounds; journaled

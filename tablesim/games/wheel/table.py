@@ -36,6 +36,9 @@ from drivers.events import (
 from tablecore.errors import InputError
 from tablecore.money import fmt, parse_amount
 from tablesim.engine.actions import action
+from tablesim.engine.inputs import CloseBetting, OpenRound, Void
+from tablesim.engine.machine import Refused
+from tablesim.games.wheel.inputs import ChangeBet, DeclareNoSpin
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.table import GameTable
@@ -102,7 +105,7 @@ class WheelTable(GameTable):
 
     # --- round flow ------------------------------------------------------------
 
-    @action(opens_round=True)
+    @action(OpenRound, opens_round=True)
     def open_round(self, round_id: str | None = None) -> str:
         return self.begin_round(round_id)
 
@@ -111,29 +114,36 @@ class WheelTable(GameTable):
         if self.heard():
             self.emit(Instruction(text="place your bets"))
 
-    def _spot_refusal(self, spot: str) -> str | None:
-        if spot in self.spots:
-            return None
-        return f"unknown spot {spot!r} (spots: {', '.join(self.spots)})"
+    def _check_spot(self, spot: str) -> None:
+        if spot not in self.spots:
+            raise Refused(f"unknown spot {spot!r} (spots: {', '.join(self.spots)})")
 
-    def bet_spot_refusal(self, bet: str) -> str | None:
+    def check_bet_spot(self, position: str, bet: str, amount: object, player: str | None = None) -> None:
         """A bet of a player (position) on the symbol ``bet``, Art. 3."""
-        return self._spot_refusal(bet)
+        self._check_spot(bet)
 
-    def change_spot_refusal(self, spot: str) -> str | None:
-        return self._spot_refusal(spot)
+    def check_change_spot(self, player: str, spot: str, amount: object) -> None:
+        self._check_spot(spot)
 
-    def change_refusal(self, player: str, spot: str, amount: object) -> str | None:
+    def check_change(self, player: str, spot: str, amount: object) -> None:
         player = str(player)
         if self.book.get(player, spot) is None:
-            return f"{player} has no bet on {spot}"
+            raise Refused(f"{player} has no bet on {spot}")
         try:
             value = parse_amount(amount)
         except InputError as exc:
-            return f"amount {exc.message}"
-        return self.book.limits.check(spot, value) or None
+            raise Refused(f"amount {exc.message}") from None
+        why = self.book.limits.check(spot, value)
+        if why:
+            raise Refused(why)
 
-    @action(actor="player")
+    CHECKS = {
+        # Art. 3: a bet on one of the wheel's symbols (then the book's say)
+        "place_bet": (check_bet_spot, GameTable.check_bet),
+        "change_bet": (check_change_spot, check_change),
+    }
+
+    @action(ChangeBet, actor="player")
     def change_bet(self, player: str, spot: str, amount: object) -> None:
         """Set an existing bet to a new amount (only while betting is open, Art. 2)."""
         player = str(player)
@@ -145,7 +155,7 @@ class WheelTable(GameTable):
         self.emit(BetWithdrawn(position=player, bet=spot, amount=str(old), change=True))
         self.emit(BetPlaced(position=player, bet=spot, amount=str(value), change=True))
 
-    @action()
+    @action(CloseBetting)
     def close_betting(self) -> None:
         """The dealer calls "no more bets" (Art. 2) and the sensor is armed."""
         # Whatever the sensor reported while betting was open belongs to that
@@ -167,16 +177,16 @@ class WheelTable(GameTable):
                 min_turns=self.profile.min_turns,
             ))
 
-    @action()
+    @action(DeclareNoSpin)
     def declare_no_spin(self, reason: str = "dealer") -> None:
         """The dealer calls "no spin" (Art. 4(4)) on a spin the sensor did not
         judge (e.g. a spin interrupted by a power loss): bets stay, spin again."""
         self._no_spin(reason, Decimal(self.revolutions))
 
-    def stop_sensor(self) -> None:
+    def stop_sensor(self, note: Void | None = None) -> None:
         self.sensor.disarm()
 
-    def note_void_outcome(self) -> None:
+    def note_void_outcome(self, note: Void) -> None:
         if self.result is not None:
             self.result.outcome = self._outcome_base()
 
