@@ -75,8 +75,9 @@ class Rule:
     states it is allowed in (empty: any), either listed or as the sources of
     the step ``trigger`` it fires. ``refused``: the reason in any other state
     (``{state}`` is the round's state); ``refused_in`` overrides it for
-    particular states. ``checks``: the table's methods that name a reason to
-    refuse (or return None), asked in order with the action's arguments.
+    particular states. The table's ``CHECKS`` for the action are asked after.
+    ``fires``: the action only fires ``trigger`` (close betting, deal...):
+    its input record; the table's action is made from the rule.
     """
 
     action: str
@@ -85,12 +86,17 @@ class Rule:
     refused: str = "not allowed while the round is {state}"
     refused_in: Mapping[enum.Enum, str] = field(default_factory=dict)
     trigger: str | None = None
+    #: the action does nothing but fire ``trigger``: its input record, and
+    #: the table gets the action from the rule (no method to write)
+    fires: type | None = None
 
 
 def rule(action: str, verb: str, *, states: States | None = None, trigger: str | None = None,
          refused: str = "not allowed while the round is {state}",
-         refused_in: Mapping[enum.Enum, str] | None = None) -> Rule:
-    return Rule(action, verb, _tuple(states), refused, dict(refused_in or {}), trigger)
+         refused_in: Mapping[enum.Enum, str] | None = None, fires: type | None = None) -> Rule:
+    if fires is not None and trigger is None:
+        raise ValueError(f"rule {action!r}: an action that only fires a trigger names the trigger")
+    return Rule(action, verb, _tuple(states), refused, dict(refused_in or {}), trigger, fires)
 
 
 class Refused(Exception):

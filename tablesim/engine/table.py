@@ -80,6 +80,11 @@ class GameTable(IncidentHandling, Journaling):
             cls.States, cls.STEPS = procedure.states, procedure.steps
             cls.INITIAL, cls.FINALS = procedure.initial, procedure.finals
             cls.BETWEEN_ROUNDS = procedure.between_rounds
+        if "PROCEDURE" in cls.__dict__:
+            # An action that only fires its trigger is made from its rule.
+            for r in cls.PROCEDURE.rules:
+                if r.fires is not None and r.action not in cls.__dict__:
+                    setattr(cls, r.action, action(r.fires, name=r.action)(_firing(r.action, r.trigger)))
         if "on_device_event" in cls.__dict__:
             # A device report is a public action (journaled, replayed): the
             # game's handler is the action ``handle`` itself.
@@ -442,6 +447,17 @@ class GameTable(IncidentHandling, Journaling):
     def _next_event(self, timeout: float) -> DeviceEvent | None:
         """The next event of any device, waiting up to ``timeout`` seconds (see ``pump.py``)."""
         return self.device_pump.next_event(self.devices, timeout)
+
+
+def _firing(name: str, trigger: str):
+    """The body of an action that only fires ``trigger`` (a rule's ``fires``)."""
+
+    def fire(self: GameTable) -> None:
+        self.trigger[trigger]()
+
+    fire.__name__ = fire.__qualname__ = name
+    fire.__doc__ = f"Fire the round's ``{trigger}`` step (the procedure's rule for ``{name}``)."
+    return fire
 
 
 def resolve_unattended(table: GameTable) -> bool:

@@ -43,9 +43,8 @@ from drivers.events import (
 )
 from tablecore.cards import Card, DealtCard, dealt as dealt_card
 from tablesim.engine.actions import action
-from tablesim.engine.inputs import CloseBetting, OpenRound, StartDealing, Void
+from tablesim.engine.inputs import OpenRound, Void
 from tablesim.engine.machine import Refused
-from tablesim.games.football.inputs import Settle
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.table import GameTable
@@ -162,17 +161,9 @@ class FootballTable(GameTable):
             self.void("display_timeout")
         return self.state is S.BETTING_OPEN
 
-    @action(CloseBetting)
-    def close_betting(self) -> None:
-        self.trigger["close_betting"]()
-
     def check_bets(self) -> None:
         if not self.book.bets:
             raise Refused("no bets on the table: nothing to deal")
-
-    @action(StartDealing)
-    def start_dealing(self) -> None:
-        self.trigger["start_dealing"]()
 
     def seat_boxes(self) -> None:
         """Art. 6(4): the boxes with bets, left to right, the common box last
@@ -196,11 +187,6 @@ class FootballTable(GameTable):
             raise Refused(f"a third card is still due to {', '.join(box_name(b) for b in self.targets)}")
 
     CHECKS = {"open_round": (check_display,), "close_betting": (check_bets,), "settle": (check_thirds,)}
-
-    @action(Settle)
-    def settle(self) -> None:
-        """Settle the round; the table does this when the last third card is in."""
-        self.trigger["settle"]()
 
     def stop_shoe(self) -> None:
         self.shoe.disarm()

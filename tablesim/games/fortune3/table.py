@@ -29,9 +29,9 @@ from drivers.events import (
 from tablecore.cards import Card, DealtCard, parse_dealt, dealt as dealt_card
 from tablecore.errors import IllegalAction
 from tablesim.engine.actions import action
-from tablesim.engine.inputs import CloseBetting, OpenRound, ResolveIncident, StartDealing, TableInput, Void
+from tablesim.engine.inputs import OpenRound, ResolveIncident, TableInput, Void
 from tablesim.engine.machine import Refused
-from tablesim.games.fortune3.inputs import Decide, Misdeal, Reveal, SetDealing, Stray
+from tablesim.games.fortune3.inputs import Decide, Misdeal, SetDealing, Stray
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident
@@ -147,17 +147,9 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
             self.shuffler.load(1, 52)
             self.shuffler.shuffle(f"{rid}-shuffle")
 
-    @action(CloseBetting)
-    def close_betting(self) -> None:
-        self.trigger["close_betting"]()
-
     def check_bets(self) -> None:
         if not self.book.bets:
             raise Refused("no bets on the table: nothing to deal")
-
-    @action(StartDealing)
-    def start_dealing(self) -> None:
-        self.trigger["start_dealing"]()
 
     def seat_boxes(self) -> None:
         """Art. 7: the boxes with a bet, left to right, then the dealer."""
@@ -188,12 +180,6 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
             self.emit(Decision(box=box, decision=decision, **({} if seated in (None, box) else {"player": seated})))
         if len(self.decisions) == self.deciders and not self.settings.reveal_by_dealer:
             self.trigger["reveal"]()
-
-    @action(Reveal)
-    def reveal(self) -> None:
-        """The dealer reveals the dealer's hand and the round settles (a
-        table that holds for the dealer's reveal, ``reveal_by_dealer``)."""
-        self.trigger["reveal"]()
 
     def check_reveal(self) -> None:
         pending = self.pending_decisions()

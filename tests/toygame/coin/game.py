@@ -46,7 +46,7 @@ PROCEDURE = Procedure(
     ),
     (
         rule("open_round", "open betting", trigger="open_betting", refused="the round is {state}"),
-        rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed"),
+        rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed", fires=CloseBetting),
         rule("toss", "toss", trigger="toss", refused="bets are not closed (the round is {state})"),
     ),
 )
@@ -98,10 +98,6 @@ class CoinTable(GameTable):
     @action(OpenRound, opens_round=True)
     def open_round(self, round_id: str | None = None) -> str:
         return self.begin_round(round_id)
-
-    @action(CloseBetting)
-    def close_betting(self) -> None:
-        self.trigger["close_betting"]()
 
     @action(Toss)
     def toss(self, side: str) -> None:
