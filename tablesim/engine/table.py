@@ -298,7 +298,7 @@ class GameTable(IncidentHandling, Journaling):
     def place_bet(self, position: str, bet: str, amount: object, player: str | None = None) -> None:
         """A bet on ``position``; ``player``: whose it is (None: the position's own seat)."""
         position = str(position)
-        # The rule (bet_refusal) checked the position, the bet, the player, the amount and the limits.
+        # The rule (check_bet) checked the position, the bet, the player, the amount and the limits.
         value = amount if type(amount) is Decimal else parse_amount(amount)
         self.book.add(position, bet, value, player)
         if self.heard():

@@ -123,7 +123,7 @@ class Fortune3ScriptSession:
             table.set_dealing(spec.dealing, actor=ACTOR, why=f"the script deals this round by {spec.dealing}")
         if table.shuffler_out_of_service and spec.dealing == "shuffler":
             if not spec.shuffler_replaced:
-                raise InputError(table.shuffler_refusal(), where="shuffler_replaced")
+                raise InputError(table.refusal("open_round"), where="shuffler_replaced")
             table.confirm_shuffler(actor=ACTOR, why="the script's supervisor replaced the shuffler (Art. 11(4))")
 
     def deal(self, spec: Fortune3Round) -> None:
