@@ -52,11 +52,9 @@ class ActionSpec:
     opens_round: bool = False
     #: allowed while the table is paused or a blocking incident holds it
     always: bool = False
-    #: the method itself (undecorated), the public action (decorated), and
-    #: the action taking its record (``table.act``)
+    #: the method itself (undecorated), and the public action (decorated)
     body: Callable[..., Any] | None = None
     run: Callable[..., Any] | None = None
-    take: Callable[..., Any] | None = None
 
 
 def action(record: type[TableInput], *, actor: str = "dealer", opens_round: bool = False, always: bool = False,
@@ -69,14 +67,17 @@ def action(record: type[TableInput], *, actor: str = "dealer", opens_round: bool
         opens, free = opens_round, always
         verb = aname.replace("_", " ")
 
-        def take(self: "GameTable", args: tuple, kwargs: dict, record: TableInput | None) -> Any:
+        @functools.wraps(fn)
+        def run(self: "GameTable", *args: Any, _record: TableInput | None = None, **kwargs: Any) -> Any:
+            # ``_record``: the input record, when the action was handed one (``table.act``)
+            given = _record
             if self._acting:
-                return _nested(self, spec, fn, args, kwargs, record)
+                return _nested(self, spec, fn, args, kwargs, given)
             if opens and not args and kwargs.get("round_id") is None:
                 # Peek, don't draw: a refused opening must not use up an id.
                 kwargs["round_id"] = self.peek_round_id()
-                if record is not None:
-                    record = replace(record, round_id=kwargs["round_id"])
+                if given is not None:
+                    given = replace(given, round_id=kwargs["round_id"])
             if not free and (self.paused or self.incident is not None and self.incident.blocking) and not self.replaying:
                 raise IllegalAction(verb, self.hold_refusal())
             bound = self.rules.get(aname)
@@ -89,18 +90,13 @@ def action(record: type[TableInput], *, actor: str = "dealer", opens_round: bool
                     return fn(self, *args, **kwargs)
                 with journal.transaction():
                     rid = kwargs["round_id"] if opens else self.round_id
-                    self.journal_input(spec, rid, record if record is not None else record_of(*args, **kwargs),
+                    self.journal_input(spec, rid, given if given is not None else record(*args, **kwargs),
                                        nested=False)
                     return fn(self, *args, **kwargs)
             finally:
                 self._acting = False
 
-        @functools.wraps(fn)
-        def run(self: "GameTable", *args: Any, **kwargs: Any) -> Any:
-            return take(self, args, kwargs, None)
-
-        record_of = record
-        spec = ActionSpec(aname, record, actor, opens_round, always, fn, run, take)
+        spec = ActionSpec(aname, record, actor, opens_round, always, fn, run)
         run.__action__ = spec  # type: ignore[attr-defined]
         return run  # type: ignore[return-value]
 

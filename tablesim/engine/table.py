@@ -199,7 +199,7 @@ class GameTable(IncidentHandling, Journaling):
         if spec is None:
             raise ValueError(f"{type(record).__name__} is not an input of the {self.game} table")
         args, kwargs = record.arguments()
-        return spec.take(self, args, kwargs, record)
+        return spec.run(self, *args, _record=record, **kwargs)
 
     def emit(self, record: TableRecord) -> None:
         """Publish a table event (a frozen record of ``tablecore/records.py``
