@@ -7,9 +7,8 @@
   dict (``TableEvent.data``: exactly the fields it carries, so the journal's
   JSON is what it always was). An event with a field its kind does not
   declare is refused: kinds never grow keys silently.
-- ``ActionInput``: one public action as the journal records it (its name,
-  its arguments, whether it was handed back inside another action), with
-  the schema version it was written under.
+- What a table is asked to do (its inputs) are records too, of the
+  engine's (``tablesim/engine/inputs.py``) and each game's.
 Device reports (``drivers/events.py``) are records too; the layers that
 hand them to a table or read them back register them with the codec
 (``register_family``), as the core knows nothing above it.
@@ -18,11 +17,10 @@ hand them to a table or read them back register them with the codec
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
-from decimal import Decimal
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from tablecore.codec import OMITTED, SCHEMA_VERSION, decode, encode, register
+from tablecore.codec import OMITTED, register
 
 
 
@@ -48,10 +46,21 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 RECORDS: dict[str, type[TableRecord]] = {}
 
 
-def _kind(kind: str):
+def table_event(kind: str):
+    """Declare a frozen record class the table event of ``kind``: it is
+    registered by kind (``table_record``) and with the codec. The engine's
+    records are here; a game declares its own in its folder, and they are
+    registered when the game is imported. A kind names one record: a second
+    class for a kind already taken is refused (a game must not reuse the
+    engine's ``bet``, ``void`` or ``result``, which the journal's checks count)."""
+
     def add(cls: type[TableRecord]) -> type[TableRecord]:
+        taken = RECORDS.get(kind)
+        if taken is not None and (taken.__module__, taken.__qualname__) != (cls.__module__, cls.__qualname__):
+            raise TypeError(f"table event kind {kind!r} is {taken.__qualname__}'s, not {cls.__qualname__}'s")
         cls.KIND = kind
         RECORDS[kind] = cls
+        register(cls)
         return cls
 
     return add
@@ -60,7 +69,7 @@ def _kind(kind: str):
 # --- the round -----------------------------------------------------------------------
 
 
-@_kind("state")
+@table_event("state")
 @dataclass(frozen=True, slots=True)
 class StateChanged(TableRecord):
     state: str
@@ -68,7 +77,7 @@ class StateChanged(TableRecord):
     trigger: str
 
 
-@_kind("instruction")
+@table_event("instruction")
 @dataclass(frozen=True, slots=True)
 class Instruction(TableRecord):
     """What the dealer is to do next."""
@@ -80,7 +89,7 @@ class Instruction(TableRecord):
     min_turns: int = OMITTED
 
 
-@_kind("bet")
+@table_event("bet")
 @dataclass(frozen=True, slots=True)
 class BetPlaced(TableRecord):
     position: str
@@ -90,7 +99,7 @@ class BetPlaced(TableRecord):
     player: str = OMITTED  # whose bet (issue 14.1); omitted: the position's own seat
 
 
-@_kind("bet_withdrawn")
+@table_event("bet_withdrawn")
 @dataclass(frozen=True, slots=True)
 class BetWithdrawn(TableRecord):
     position: str
@@ -100,7 +109,7 @@ class BetWithdrawn(TableRecord):
     player: str = OMITTED
 
 
-@_kind("settlement")
+@table_event("settlement")
 @dataclass(frozen=True, slots=True)
 class Settlement(TableRecord):
     results: dict
@@ -110,7 +119,7 @@ class Settlement(TableRecord):
     commission_rounding: str = OMITTED
 
 
-@_kind("result")
+@table_event("result")
 @dataclass(frozen=True, slots=True)
 class Result(TableRecord):
     """The round's final result (the public result format)."""
@@ -128,7 +137,7 @@ class Result(TableRecord):
     stakes: dict = OMITTED
 
 
-@_kind("void")
+@table_event("void")
 @dataclass(frozen=True, slots=True)
 class Voided(TableRecord):
     reason: str
@@ -138,53 +147,21 @@ class Voided(TableRecord):
     returned_by_player: dict = OMITTED  # position -> player -> bet -> stake, where bets name players
 
 
-@_kind("dealing_mode")
-@dataclass(frozen=True, slots=True)
-class DealingMode(TableRecord):
-    """A supervisor switched how the following rounds are dealt (Art. 11(4))."""
-
-    mode: str
-    previous: str
-    actor: str
-    why: str
-
-
-@_kind("shuffler_out_of_service")
-@dataclass(frozen=True, slots=True)
-class ShufflerOutOfService(TableRecord):
-    """The shuffler failed while dealing: no round is dealt from it until a
-    supervisor confirms it was replaced or deals from the shoe (Art. 11(4))."""
-
-    round: str
-    reason: str
-    text: str
-
-
-@_kind("shuffler_replaced")
-@dataclass(frozen=True, slots=True)
-class ShufflerReplaced(TableRecord):
-    """A supervisor confirmed the failed shuffler was replaced (Art. 11(4))."""
-
-    failed_in: str
-    actor: str
-    why: str
-
-
-@_kind("paused")
+@table_event("paused")
 @dataclass(frozen=True, slots=True)
 class Paused(TableRecord):
     actor: str
     why: str
 
 
-@_kind("resumed")
+@table_event("resumed")
 @dataclass(frozen=True, slots=True)
 class Resumed(TableRecord):
     actor: str
     why: str
 
 
-@_kind("incident")
+@table_event("incident")
 @dataclass(frozen=True, slots=True)
 class IncidentOpened(TableRecord):
     id: int
@@ -194,7 +171,7 @@ class IncidentOpened(TableRecord):
     card: str | None
 
 
-@_kind("incident_resolved")
+@table_event("incident_resolved")
 @dataclass(frozen=True, slots=True)
 class IncidentResolved(TableRecord):
     id: int
@@ -207,7 +184,7 @@ class IncidentResolved(TableRecord):
 # --- devices --------------------------------------------------------------------------
 
 
-@_kind("fault")
+@table_event("fault")
 @dataclass(frozen=True, slots=True)
 class Fault(TableRecord):
     device: str
@@ -216,14 +193,14 @@ class Fault(TableRecord):
     text: str = OMITTED
 
 
-@_kind("fault_cleared")
+@table_event("fault_cleared")
 @dataclass(frozen=True, slots=True)
 class FaultCleared(TableRecord):
     device: str
     code: int
 
 
-@_kind("link")
+@table_event("link")
 @dataclass(frozen=True, slots=True)
 class Link(TableRecord):
     device: str
@@ -231,7 +208,7 @@ class Link(TableRecord):
     reason: str = OMITTED
 
 
-@_kind("device")
+@table_event("device")
 @dataclass(frozen=True, slots=True)
 class DeviceReport(TableRecord):
     """A device report the game has no use for, recorded by its type's name."""
@@ -240,138 +217,21 @@ class DeviceReport(TableRecord):
     report: str
 
 
-# --- cards (Fortune 3, football) ----------------------------------------------------------
+# --- cards (the card games) ----------------------------------------------------------
 
 
-@_kind("card")
+@table_event("card")
 @dataclass(frozen=True, slots=True)
 class CardDealt(TableRecord):
     to: str
     card: str
 
 
-@_kind("card_set_aside")
+@table_event("card_set_aside")
 @dataclass(frozen=True, slots=True)
 class CardSetAside(TableRecord):
     card: str
     reason: str
-
-
-@_kind("exposed_card")
-@dataclass(frozen=True, slots=True)
-class ExposedCard(TableRecord):
-    to: str
-    card: str
-    rule: str
-
-
-@_kind("shuffle")
-@dataclass(frozen=True, slots=True)
-class Shuffled(TableRecord):
-    shuffle_id: str
-    count: int
-    verified: bool
-
-
-@_kind("decision")
-@dataclass(frozen=True, slots=True)
-class Decision(TableRecord):
-    box: str
-    decision: str
-    player: str = OMITTED  # the named player seated at the box (Art. 9(1)); omitted: the box's own seat
-
-
-@_kind("dealer")
-@dataclass(frozen=True, slots=True)
-class DealerHand(TableRecord):
-    cards: list
-    hand: str
-    qualifies: bool
-
-
-# --- football -------------------------------------------------------------------------------
-
-
-@_kind("draw_made")
-@dataclass(frozen=True, slots=True)
-class DrawMade(TableRecord):
-    draw: int
-    draw_id: str
-    source: str
-    seeded: bool
-
-
-@_kind("draw")
-@dataclass(frozen=True, slots=True)
-class DrawAccepted(TableRecord):
-    draw: int
-    upper: list
-    lower: list
-    source: str
-    seeded: bool
-
-
-@_kind("draw_confirmed")
-@dataclass(frozen=True, slots=True)
-class DrawConfirmed(TableRecord):
-    draw: int
-
-
-@_kind("pack_loaded")
-@dataclass(frozen=True, slots=True)
-class PackLoaded(TableRecord):
-    pack_id: str
-    decks: int
-    cards: int
-    reason: str
-
-
-@_kind("shoe_count")
-@dataclass(frozen=True, slots=True)
-class ShoeCounted(TableRecord):
-    pack_id: str
-    dealt: int
-    remaining: int
-
-
-# --- wheel ----------------------------------------------------------------------------------
-
-
-@_kind("spin_started")
-@dataclass(frozen=True, slots=True)
-class SpinStarted(TableRecord):
-    direction: str
-
-
-@_kind("revolution")
-@dataclass(frozen=True, slots=True)
-class Revolution(TableRecord):
-    n: int
-
-
-@_kind("stray_revolution")
-@dataclass(frozen=True, slots=True)
-class StrayRevolution(TableRecord):
-    n: int
-    round: str
-
-
-@_kind("spin_result")
-@dataclass(frozen=True, slots=True)
-class SpinResult(TableRecord):
-    segment: int
-    symbol: str
-    turns: Decimal
-    direction: str
-
-
-@_kind("no_spin")
-@dataclass(frozen=True, slots=True)
-class NoSpin(TableRecord):
-    reason: str
-    turns: Decimal
-    segment: int | None
-    count: int
 
 
 def table_record(kind: str, data: dict[str, Any]) -> TableRecord:
@@ -379,40 +239,5 @@ def table_record(kind: str, data: dict[str, Any]) -> TableRecord:
     try:
         cls = RECORDS[kind]
     except KeyError:
-        raise TypeError(f"no table event of kind {kind!r} (core/records.py)") from None
+        raise TypeError(f"no table event of kind {kind!r} (core/records.py, or the game's records.py)") from None
     return cls(**data)
-
-
-# --- journaled inputs ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ActionInput:
-    """One public action of the table as the journal records it."""
-
-    action: str
-    args: tuple = ()
-    kwargs: dict = field(default_factory=dict)
-    #: a device report handed to the table inside another action (a poll)
-    nested: bool = False
-
-    def to_journal(self) -> dict[str, Any]:
-        """The record's ``data``, written under ``SCHEMA_VERSION``."""
-        data: dict[str, Any] = {"args": encode(list(self.args)), "kwargs": encode(self.kwargs)}
-        if self.nested:
-            data["nested"] = True
-        data["schema"] = SCHEMA_VERSION
-        return data
-
-    @classmethod
-    def from_journal(cls, action: str, data: dict[str, Any]) -> "ActionInput":
-        """Read back an input record of any schema version: version 1 (no
-        ``schema`` field) stored the same arguments the same way."""
-        version = data.get("schema", 1)
-        if version > SCHEMA_VERSION:
-            raise ValueError(f"input record of schema {version}: this release reads up to {SCHEMA_VERSION}")
-        return cls(action, tuple(decode(data.get("args", []))), decode(data.get("kwargs", {})),
-                   bool(data.get("nested", False)))
-
-
-register(*RECORDS.values(), ActionInput)

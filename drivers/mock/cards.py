@@ -33,6 +33,10 @@ class ScriptedCards(CardSource):
     def feed(self, cards: Iterable[DealtCard]) -> None:
         self._cards.extend(cards)
 
+    def clear(self) -> None:
+        """Nothing left to deal (a scripted round starts from its own cards)."""
+        self._cards.clear()
+
     def draw(self) -> DealtCard:
         if not self._cards:
             raise OutOfCards("the script gives no more cards")

@@ -1,16 +1,18 @@
 """The table's public actions: refused by the round's rules, journaled once.
 
-A method decorated with ``@action(...)`` is one of the table's public
-actions. Calling it from outside the table:
+A method decorated with ``@action(Record)`` is one of the table's public
+actions; ``Record`` is its input record (``inputs.py``), whose fields are
+the method's parameters. Calling it from outside the table, or handing the
+table its record (``table.act(record)``):
 
 1. refuses it, before anything changes, while the table is paused or a
    blocking incident holds the round (unless the action is one that must
    stay possible then: pause, resume, void, resolving the incident, device
-   reports), and when the round's rule for it (``engine/machine.py``) names a
-   reason;
+   reports), and when the round's rule for it (``engine/machine.py``: its
+   states, and the table's checks) refuses it;
 2. with a journal attached, runs it as one journal transaction whose first
-   record is the action as an input (``journal_input``), so the action and
-   every outcome commit together or not at all.
+   record is its input record, so the action and every outcome commit
+   together or not at all.
 
 An action called from inside another (a void after a fault, a device report
 taken while an action polls) is the outer action's outcome: it is checked
@@ -23,10 +25,11 @@ depends on an action's name.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from tablecore.errors import IllegalAction
+from tablesim.engine.inputs import TableInput
 
 if TYPE_CHECKING:
     from tablesim.engine.table import GameTable
@@ -39,6 +42,8 @@ class ActionSpec:
     """What the engine needs to know about one public action."""
 
     name: str
+    #: its input record (the method's parameters as fields)
+    record: type[TableInput]
     #: who the journal names as having done it when the caller names nobody:
     #: "dealer", "player", or "device" (the reporting device's name)
     actor: str = "dealer"
@@ -47,33 +52,37 @@ class ActionSpec:
     opens_round: bool = False
     #: allowed while the table is paused or a blocking incident holds it
     always: bool = False
+    #: the method itself (undecorated), and the public action (decorated)
+    body: Callable[..., Any] | None = None
+    run: Callable[..., Any] | None = None
 
 
-def action(*, actor: str = "dealer", opens_round: bool = False, always: bool = False,
+def action(record: type[TableInput], *, actor: str = "dealer", opens_round: bool = False, always: bool = False,
            name: str | None = None) -> Callable[[F], F]:
-    """Declare a method one of the table's public actions (see the module);
-    ``name``: the action's name when it is not the method's."""
+    """Declare a method one of the table's public actions, taking ``record``
+    (see the module); ``name``: the action's name when it is not the method's."""
 
     def decorate(fn: F) -> F:
-        spec = ActionSpec(name or fn.__name__, actor, opens_round, always)
-
-        aname, opens, free = spec.name, spec.opens_round, spec.always
+        aname = name or fn.__name__
+        opens, free = opens_round, always
         verb = aname.replace("_", " ")
 
         @functools.wraps(fn)
-        def run(self: "GameTable", *args: Any, **kwargs: Any) -> Any:
+        def run(self: "GameTable", *args: Any, _record: TableInput | None = None, **kwargs: Any) -> Any:
+            # ``_record``: the input record, when the action was handed one (``table.act``)
+            given = _record
             if self._acting:
-                return _nested(self, spec, fn, args, kwargs)
+                return _nested(self, spec, fn, args, kwargs, given)
             if opens and not args and kwargs.get("round_id") is None:
                 # Peek, don't draw: a refused opening must not use up an id.
                 kwargs["round_id"] = self.peek_round_id()
+                if given is not None:
+                    given = replace(given, round_id=kwargs["round_id"])
             if not free and (self.paused or self.incident is not None and self.incident.blocking) and not self.replaying:
-                raise IllegalAction(verb, self.refusal_for(spec, args, kwargs))
+                raise IllegalAction(verb, self.hold_refusal())
             bound = self.rules.get(aname)
             if bound is not None:
-                why = bound.refusal(self.machine.model.state, args, kwargs)
-                if why is not None:
-                    raise IllegalAction(bound.rule.verb, why)
+                bound.enforce(self, args, kwargs)
             self._acting = True
             try:
                 journal = self.journal
@@ -81,36 +90,38 @@ def action(*, actor: str = "dealer", opens_round: bool = False, always: bool = F
                     return fn(self, *args, **kwargs)
                 with journal.transaction():
                     rid = kwargs["round_id"] if opens else self.round_id
-                    self.journal_input(spec, rid, args, kwargs, nested=False)
+                    self.journal_input(spec, rid, given if given is not None else record(*args, **kwargs),
+                                       nested=False)
                     return fn(self, *args, **kwargs)
             finally:
                 self._acting = False
 
+        spec = ActionSpec(aname, record, actor, opens_round, always, fn, run)
         run.__action__ = spec  # type: ignore[attr-defined]
         return run  # type: ignore[return-value]
 
     return decorate
 
 
-def _nested(table: "GameTable", spec: ActionSpec, fn: Callable, args: tuple, kwargs: dict) -> Any:
+def _nested(table: "GameTable", spec: ActionSpec, fn: Callable, args: tuple, kwargs: dict,
+            record: TableInput | None) -> Any:
     """An action taken inside another: the outer action's transaction holds it."""
     if spec.actor == "device" and table.journal is not None and not table.replaying:
-        table.journal_input(spec, table.round_id, args, kwargs, nested=True)
-    why = table.machine.refusal(spec.name, args, kwargs)
-    if why is not None:
-        raise IllegalAction(table.machine.verb(spec.name), why)
+        table.journal_input(spec, table.round_id, record if record is not None else spec.record(*args, **kwargs),
+                            nested=True)
+    bound = table.rules.get(spec.name)
+    if bound is not None:
+        bound.enforce(table, args, kwargs)
     return fn(table, *args, **kwargs)
 
 
-def spec_of(cls: type, name: str) -> ActionSpec | None:
-    return getattr(getattr(cls, name, None), "__action__", None)
-
-
 def actions_of(cls: type) -> dict[str, ActionSpec]:
-    """Every public action of a table class, by name."""
-    out = {}
-    for name in dir(cls):
-        spec = spec_of(cls, name)
-        if spec is not None:
-            out[name] = spec
+    """Every public action of a table class, by name (a subclass's own
+    definition of an action replacing its base's)."""
+    out: dict[str, ActionSpec] = {}
+    for klass in reversed(cls.__mro__):
+        for value in vars(klass).values():
+            spec = getattr(value, "__action__", None)
+            if isinstance(spec, ActionSpec):
+                out[spec.name] = spec
     return out

@@ -1,6 +1,8 @@
 """What a table tells the world: state changes, instructions to the dealer,
-cards, results, settlements, faults. The CLI display, the journal and the
-live stream all subscribe to the same events."""
+cards, results, settlements, faults. Each is a frozen record of its kind
+(``tablecore/records.py``, and each game's ``records.py``) the table
+publishes here; the CLI display, the journal and the live stream all
+subscribe to the same events."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from tablecore.frozen import built
 @dataclass(frozen=True)
 class TableEvent:
     """One event as the bus hands it out: its sequence number and round,
-    its record (``core/records.py``) and the record's fields as a dict."""
+    its record (``tablecore/records.py`` or a game's ``records.py``) and the
+    record's fields as a dict."""
 
     seq: int
     kind: str
@@ -62,14 +65,6 @@ class EventBus:
         for fn in self.subscribers:
             fn(event)
         return event
-
-    def emit(self, kind: str, round_id: str, **data: Any) -> TableEvent | None:
-        """Hand out an event given as a kind and its fields (a table emits
-        typed records through ``publish``)."""
-        self.seq += 1
-        if not self.subscribers and not self.debug:
-            return None  # a simulation: nobody listens, so build nothing
-        return self._deliver(TableEvent(self.seq, kind, round_id, data))
 
     @property
     def debug(self) -> bool:

@@ -15,6 +15,9 @@ from typing import Any
 
 from drivers.events import DeviceEvent, LinkLost, LinkRestored
 from tablesim.engine.actions import action
+from tablesim.engine.inputs import ResolveIncident
+from tablesim.engine.machine import Refused
+from tablecore.records import IncidentOpened, IncidentResolved, Link
 
 #: the code of the incident a lost device link opens
 LINK_INCIDENT = 100
@@ -59,51 +62,54 @@ class IncidentHandling:
         incident = Incident(self.incident_no, code, text, blocking, card, device)
         if blocking or not self.blocked:
             self.incident = incident
-        self.emit("incident", id=incident.id, code=code, text=text, blocking=blocking, card=card)
+        self.emit(IncidentOpened(id=incident.id, code=code, text=text, blocking=blocking, card=card))
         return incident
 
-    def _resolution_refusal(self, decision: str) -> str | None:
+    def check_resolution_asked(self, decision: str, *, actor: str | None = None, why: str | None = None,
+                               card: str | None = None) -> None:
         if self.incident is None:
-            return "there is no open incident"
+            raise Refused("there is no open incident")
         if decision not in DECISIONS:
-            return f"unknown decision {decision!r} (confirm or reject)"
-        return None
+            raise Refused(f"unknown decision {decision!r} (confirm or reject)")
 
-    @action(always=True)
+    CHECKS = {"resolve_incident": (check_resolution_asked,)}
+
+    @action(ResolveIncident, always=True)
     def resolve_incident(self, decision: str, *, actor: str, why: str, card: str | None = None) -> None:
         """A supervisor confirms (naming the card where one is needed) or rejects."""
         incident = self.incident
-        self.check_resolution(incident, decision, card)
+        resolution = ResolveIncident(decision, actor=actor, why=why, card=card)
+        self.check_resolution(incident, resolution)
         self.incident = None
-        self.emit("incident_resolved", id=incident.id, decision=decision, card=card, actor=actor, why=why)
+        self.emit(IncidentResolved(id=incident.id, decision=decision, card=card, actor=actor, why=why))
         if incident.code == LINK_INCIDENT:
             if decision == "reject" and self.machine.allowed("void"):
                 self.void("device_link_lost", actor=actor, why=why)
             return  # confirm: the supervisor goes on without waiting for the link
-        self.resolved_by = (actor, why)  # who resolved it, for what the game's resolution records
-        self.on_incident_resolved(incident, decision, card)
+        self.on_incident_resolved(incident, resolution)
 
-    def check_resolution(self, incident: Incident, decision: str, card: str | None) -> None:
+    def check_resolution(self, incident: Incident, resolution: ResolveIncident) -> None:
         """Refuse a resolution the game cannot apply (before anything changes)."""
 
-    def on_incident_resolved(self, incident: Incident, decision: str, card: str | None) -> None:
-        """Apply a resolved incident (the game decides what confirm/reject mean)."""
+    def on_incident_resolved(self, incident: Incident, resolution: ResolveIncident) -> None:
+        """Apply a resolved incident (the game decides what confirm/reject
+        mean; the resolution says who resolved it, and why)."""
 
     def on_link_event(self, event: DeviceEvent) -> bool:
         """A lost link holds the round (a blocking incident) until the link is
         back. Returns False for any other report."""
         if isinstance(event, LinkLost):
-            self.emit("link", device=event.device, up=False, reason=event.reason)
+            self.emit(Link(device=event.device, up=False, reason=event.reason))
             if self.state not in self.FINALS and self.state is not self.INITIAL and self.incident is None:
                 self.open_incident(LINK_INCIDENT, f"link to the {event.device} lost: {event.reason}",
                                    blocking=True, device=event.device)
             return True
         if isinstance(event, LinkRestored):
-            self.emit("link", device=event.device, up=True)
+            self.emit(Link(device=event.device, up=True))
             incident = self.incident
             if incident is not None and incident.code == LINK_INCIDENT and incident.device == event.device:
                 self.incident = None
-                self.emit("incident_resolved", id=incident.id, decision="confirm", card=None,
-                          actor=event.device, why="link restored")
+                self.emit(IncidentResolved(id=incident.id, decision="confirm", card=None,
+                          actor=event.device, why="link restored"))
             return True
         return False

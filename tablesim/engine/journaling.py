@@ -1,7 +1,8 @@
 """The table's side of the journal: what it writes, and how it replays.
 
 With a journal attached, every public action is one transaction (see
-``actions.py``): its input record first, then every table event it caused,
+``actions.py``): its input record (``inputs.py``) first, then every table
+event it caused,
 written as it is emitted. Replaying a round's inputs into a table (devices
 muted, nothing written) rebuilds the round exactly: that is how a table
 recovers after a power loss (``tablesim/journal/recovery.py``).
@@ -19,8 +20,8 @@ from drivers.base import Device
 from drivers.events import DeviceEvent
 import drivers.events
 from tablecore.codec import encode, register_family
-from tablecore.records import ActionInput
 from tablesim.engine.actions import ActionSpec
+from tablesim.engine.inputs import Report, TableInput
 from tablesim.engine.events import TableEvent
 
 
@@ -63,20 +64,18 @@ class Journaling:
         if self.journal is not None and not self.replaying:
             self.journal.append(self.table_id, event.round_id, "event", event.kind, encode(event.data), "table")
 
-    def journal_input(self, spec: ActionSpec, round_id: str, args: tuple, kwargs: dict, *, nested: bool) -> None:
-        """The input record of an action about to run (in its transaction)."""
-        data = ActionInput(spec.name, args, kwargs, nested).to_journal()
-        if spec.actor == "device":
-            actor = args[0].device
-        else:
-            actor = kwargs.get("actor") or self.actor_for(spec.name)
-        self.journal.append(self.table_id, round_id, "input", spec.name, data, actor)
-
-    def actor_for(self, action: str) -> str:
-        """Who did ``action`` when the caller names nobody (the server sets the
-        operator here while it runs an operator's command)."""
-        spec = self.action_specs.get(action)
-        return spec.actor if spec is not None else "dealer"
+    def journal_input(self, spec: ActionSpec, round_id: str, record: TableInput, *, nested: bool) -> None:
+        """The input record of an action about to run (in its transaction),
+        under who asked: the record's actor, else the device that reported,
+        else whoever the table acts for now (``acting``), else the action's
+        usual actor."""
+        actor = record.actor
+        if actor is None:
+            if type(record) is Report:
+                actor = record.event.device
+            else:
+                actor = self.acting_as or spec.actor  # (``asked_by``, without a lookup)
+        self.journal.append(self.table_id, round_id, "input", spec.name, record.to_journal(nested=nested), actor)
 
     @contextmanager
     def replay(self) -> Iterator[None]:

@@ -9,10 +9,12 @@ regulation's article:
   methods named in the row. Every state change of a round is one of these
   triggers, fired through the machine.
 - ``Rule`` rows, the table's public actions: in which states each is
-  allowed, what the refusal says elsewhere, and the checks (the table's
-  methods, each returning a reason or None) that must pass. ``refusal`` asks
-  them in order; the table refuses an action with exactly that reason, and
-  the console asks the same rule (``table.can``) instead of repeating it.
+  allowed and what the refusal says elsewhere. The checks that must pass
+  besides are the table's plain methods (its ``CHECKS``: action -> methods,
+  each taking the action's own arguments and raising ``Refused`` with the
+  reason); the rule asks them in order. The table refuses an action with
+  exactly that reason, and ``can``/``refusal`` ask the same rule, catching
+  the refusal, so the console never repeats it.
 
 The machine runs transitions' own triggers with a lean ``Event``: a round's
 machine uses no queue, no ``send_event``, no ``prepare``/``finalize``
@@ -26,11 +28,10 @@ game's machine against the stock library, callback by callback.
 from __future__ import annotations
 
 import enum
-import inspect
-from operator import itemgetter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from tablecore.errors import IllegalAction
 from transitions import Machine, MachineError
 from transitions.core import Event
 
@@ -74,8 +75,9 @@ class Rule:
     states it is allowed in (empty: any), either listed or as the sources of
     the step ``trigger`` it fires. ``refused``: the reason in any other state
     (``{state}`` is the round's state); ``refused_in`` overrides it for
-    particular states. ``checks``: the table's methods that name a reason to
-    refuse (or return None), asked in order with the action's arguments.
+    particular states. The table's ``CHECKS`` for the action are asked after.
+    ``fires``: the action only fires ``trigger`` (close betting, deal...):
+    its input record; the table's action is made from the rule.
     """
 
     action: str
@@ -83,14 +85,30 @@ class Rule:
     states: tuple[enum.Enum, ...] = ()
     refused: str = "not allowed while the round is {state}"
     refused_in: Mapping[enum.Enum, str] = field(default_factory=dict)
-    checks: tuple[str, ...] = ()
     trigger: str | None = None
+    #: the action does nothing but fire ``trigger``: its input record, and
+    #: the table gets the action from the rule (no method to write)
+    fires: type | None = None
 
 
 def rule(action: str, verb: str, *, states: States | None = None, trigger: str | None = None,
-         refused: str = "not allowed while the round is {state}", refused_in: Mapping[enum.Enum, str] | None = None,
-         checks: str | Sequence[str] = ()) -> Rule:
-    return Rule(action, verb, _tuple(states), refused, dict(refused_in or {}), _tuple(checks), trigger)
+         refused: str = "not allowed while the round is {state}",
+         refused_in: Mapping[enum.Enum, str] | None = None, fires: type | None = None) -> Rule:
+    if fires is not None and trigger is None:
+        raise ValueError(f"rule {action!r}: an action that only fires a trigger names the trigger")
+    return Rule(action, verb, _tuple(states), refused, dict(refused_in or {}), trigger, fires)
+
+
+class Refused(Exception):
+    """A check's refusal of an action, with the reason the refusal gives."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+#: a check: a table method taking the action's arguments, raising ``Refused``
+Check = Callable[..., None]
 
 
 @dataclass(frozen=True)
@@ -201,15 +219,20 @@ class RoundMachine:
     methods as callbacks, refusals with reasons."""
 
     def __init__(self, table: Any, procedure: Procedure, on_change: Callable[[str, enum.Enum, enum.Enum], None],
-                 *, lean: bool = True) -> None:
+                 *, checks: Mapping[str, Sequence[Check]] | None = None, records: Mapping[str, type] | None = None,
+                 lean: bool = True) -> None:
         self.procedure = procedure
         self.model = _Model()
         self.machine = build_machine(self.model, procedure, table, on_change, lean=lean)
         #: the triggers, bound once: ``machine.fire["settle"]()``
         self.fire: dict[str, Callable[..., bool]] = {s.trigger: getattr(self.model, s.trigger) for s in procedure.steps}
         self._sources = {s.trigger: s.sources for s in procedure.steps}
-        #: each ruled action's rule, bound to this table
-        self.rules = {r.action: _BoundRule(r, procedure, table) for r in procedure.rules}
+        #: each ruled action's rule, bound to this table with its checks
+        checks, records = checks or {}, records or {}
+        self.rules = {r.action: _BoundRule(r, procedure, table, tuple(checks.get(r.action, ())), records.get(r.action))
+                      for r in procedure.rules}
+        for bound in self.rules.values():
+            bound.model = self.model
 
     @property
     def state(self) -> enum.Enum:
@@ -229,7 +252,7 @@ class RoundMachine:
         bound = self.rules.get(action)
         if bound is None:
             return None
-        return bound.refusal(self.model.state, args, kwargs or {})
+        return bound.refusal(args, kwargs or {})
 
     def verb(self, action: str) -> str:
         bound = self.rules.get(action)
@@ -237,58 +260,62 @@ class RoundMachine:
 
 
 class _BoundRule:
-    """A rule with its checks resolved to one table's methods."""
+    """A rule with its checks, bound to one table."""
 
-    __slots__ = ("rule", "states", "refused", "refused_in", "checks", "params")
+    __slots__ = ("rule", "verb", "states", "refused", "refused_in", "checks", "record", "table", "model")
 
-    def __init__(self, r: Rule, procedure: Procedure, table: Any) -> None:
+    def __init__(self, r: Rule, procedure: Procedure, table: Any, checks: tuple[Check, ...],
+                 record: type | None) -> None:
         self.rule = r
+        self.verb = r.verb
         self.states = procedure.allowed_states(r)
         self.refused = r.refused
         self.refused_in = r.refused_in
-        action = getattr(type(table), r.action, None)
-        target = inspect.unwrap(action) if action is not None else None
-        self.params = tuple(
-            p.name for p in inspect.signature(target).parameters.values()
-            if p.name != "self" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ) if target is not None else ()
-        #: (check, the names it needs, where they are among the action's positional arguments)
-        #: (check, the names it needs, how to pick them from the action's positional arguments, how many it needs)
-        self.checks: list[tuple] = []
-        for name in r.checks:
-            fn = getattr(table, name)
-            required = tuple(p.name for p in inspect.signature(fn).parameters.values()
-                             if p.default is inspect.Parameter.empty
-                             and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
-            # an optional parameter of a check (a bet's player) is passed when the action got it
-            optional = tuple(p.name for p in inspect.signature(fn).parameters.values()
-                             if p.default is not inspect.Parameter.empty
-                             and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
-            where = tuple(self.params.index(n) for n in required) if all(n in self.params for n in required) else None
-            pick = itemgetter(*where) if where else None
-            # the fast path holds while no optional argument was given (a bet without its player)
-            first_optional = min((self.params.index(n) for n in optional if n in self.params), default=None)
-            needs = 1 + max(where) if where else 0
-            upto = first_optional if first_optional is not None else (1 << 30)
-            self.checks.append((fn, required, pick if where and len(where) > 1 else None,
-                                pick if where and len(where) == 1 else None, needs, optional, upto))
+        self.checks = checks
+        #: the action's input record: whether the arguments asked about are complete
+        self.record = record
+        self.table = table
+        self.model: Any = None  # the machine's model, once built (the state lives there)
 
-    def refusal(self, state: enum.Enum, args: tuple, kwargs: Mapping[str, Any]) -> str | None:
+    def _state_refusal(self) -> str | None:
+        state = self.model.state
         if self.states and state not in self.states:
             return self.refused_in.get(state, self.refused).format(state=state.value)
-        for fn, required, pick_many, pick_one, needs, optional, upto in self.checks:
-            if not required and not optional:
-                why = fn()
-            elif needs <= len(args) <= upto and not kwargs and (pick_one or pick_many):
-                # the usual call: every argument given in order
-                why = fn(pick_one(args)) if pick_one else fn(*pick_many(args))
-            else:
-                named = {**dict(zip(self.params, args)), **kwargs}
-                if any(k not in named for k in required):
-                    continue  # asked without the arguments this check needs
-                why = fn(*[named[k] for k in required], **{k: named[k] for k in optional if k in named})
-            if why:
-                return why
+        return None
+
+    def enforce(self, table: Any, args: tuple, kwargs: Mapping[str, Any]) -> None:
+        """Refuse the action now (``IllegalAction``), or let it run."""
+        state = self.model.state
+        if self.states and state not in self.states:
+            raise IllegalAction(self.verb, self.refused_in.get(state, self.refused).format(state=state.value))
+        try:
+            for check in self.checks:
+                check(table, *args, **kwargs)
+        except Refused as exc:
+            raise IllegalAction(self.verb, exc.reason) from None
+
+    def refusal(self, args: tuple, kwargs: Mapping[str, Any]) -> str | None:
+        """Why the action would be refused now (None: allowed). Asked without
+        all its arguments (``can("decide")``: may any decision be taken
+        now?), the checks that need the missing ones are left out."""
+        why = self._state_refusal()
+        if why is not None or not self.checks:
+            return why
+        complete = True
+        if self.record is not None:
+            try:
+                self.record(*args, **kwargs)
+            except TypeError:
+                complete = False
+        for check in self.checks:
+            try:
+                check(self.table, *args, **kwargs)
+            except Refused as exc:
+                return exc.reason
+            except TypeError:
+                if complete:
+                    raise
+                # (asked without the arguments this check needs)
         return None
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import enum
 from decimal import Decimal
-from typing import Any, ClassVar, Iterable, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
 import structlog
 
@@ -30,22 +31,25 @@ from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident, IncidentHandling
 from tablesim.engine.journaling import Journaling
 from tablesim.engine.pump import DevicePump
-from tablesim.engine.machine import Procedure, RoundMachine, mermaid, rule
-from tablecore.records import ActionInput, table_record
+from tablesim.engine.inputs import PlaceBet, Pause, Report, Resume, TableInput, Void, WithdrawBet
+from tablesim.engine.machine import Check, Procedure, Refused, RoundMachine, mermaid, rule
 from tablesim.engine.result import RoundResult
 from tablesim.log import bind_round
+from tablecore.records import (
+    BetPlaced, BetWithdrawn, DeviceReport, Paused, Result, Resumed, StateChanged, TableRecord, Voided,
+)
 
 
 def engine_rules(procedure: Procedure, betting: enum.Enum) -> list:
     """The rules of the engine's own actions (a game may replace one)."""
     closed = "betting is closed (the round is {state})"
     return [
-        rule("place_bet", "bet", states=betting, refused=closed, checks="bet_refusal"),
-        rule("withdraw_bet", "withdraw", states=betting, refused=closed, checks="withdraw_refusal"),
+        rule("place_bet", "bet", states=betting, refused=closed),
+        rule("withdraw_bet", "withdraw", states=betting, refused=closed),
         rule("void", "void", trigger="void", refused="a round that is {state} cannot be voided"),
-        rule("pause", "pause", checks="_pause_refusal"),
-        rule("resume", "resume", checks="_resume_refusal"),
-        rule("resolve_incident", "resolve incident", checks="_resolution_refusal"),
+        rule("pause", "pause"),
+        rule("resume", "resume"),
+        rule("resolve_incident", "resolve incident"),
     ]
 
 
@@ -58,8 +62,15 @@ class GameTable(IncidentHandling, Journaling):
     INITIAL: ClassVar[enum.Enum]
     FINALS: ClassVar[tuple[enum.Enum, ...]]
     BETWEEN_ROUNDS: ClassVar[tuple[enum.Enum, ...]]  # the initial state and the finals: no round under way
-    #: the public actions of the class, by name (filled in per class)
+    #: the public actions of the class, by name, and by input record (filled in per class)
     action_specs: ClassVar[dict[str, ActionSpec]] = {}
+    input_specs: ClassVar[dict[type, ActionSpec]] = {}
+    #: each action's checks beyond its rule's states, in order: plain methods
+    #: taking the action's arguments and raising ``Refused`` (a class's own
+    #: entry for an action replaces its bases')
+    CHECKS: ClassVar[dict[str, tuple[Check, ...]]] = {}
+    #: the checks of every action, the class's and its bases' (filled in per class)
+    all_checks: ClassVar[dict[str, tuple[Check, ...]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -69,11 +80,21 @@ class GameTable(IncidentHandling, Journaling):
             cls.States, cls.STEPS = procedure.states, procedure.steps
             cls.INITIAL, cls.FINALS = procedure.initial, procedure.finals
             cls.BETWEEN_ROUNDS = procedure.between_rounds
+        if "PROCEDURE" in cls.__dict__:
+            # An action that only fires its trigger is made from its rule.
+            for r in cls.PROCEDURE.rules:
+                if r.fires is not None and r.action not in cls.__dict__:
+                    setattr(cls, r.action, action(r.fires, name=r.action)(_firing(r.action, r.trigger)))
         if "on_device_event" in cls.__dict__:
             # A device report is a public action (journaled, replayed): the
             # game's handler is the action ``handle`` itself.
-            cls.handle = action(actor="device", always=True, name="handle")(cls.__dict__["on_device_event"])
+            cls.handle = action(Report, actor="device", always=True, name="handle")(cls.__dict__["on_device_event"])
         cls.action_specs = actions_of(cls)
+        cls.input_specs = {spec.record: spec for spec in cls.action_specs.values()}
+        checks: dict[str, tuple[Check, ...]] = {}
+        for klass in reversed(cls.__mro__):
+            checks.update(vars(klass).get("CHECKS", {}))
+        cls.all_checks = checks
 
     def __init__(self, *, table_id: str, book: BetBook, devices: Sequence[Device], bus: EventBus | None = None) -> None:
         self.table_id = table_id
@@ -93,7 +114,10 @@ class GameTable(IncidentHandling, Journaling):
         self.incident: Incident | None = None
         self.incident_no = 0
         self._acting = False
-        self.machine = RoundMachine(self, self.PROCEDURE, self._announce)
+        #: who asks for the actions taken now, when the caller names nobody (``acting``)
+        self.acting_as: str | None = None
+        self.machine = RoundMachine(self, self.PROCEDURE, self._announce, checks=self.all_checks,
+                                    records={name: spec.record for name, spec in self.action_specs.items()})
         self.rules = self.machine.rules
         #: the machine's triggers, bound once (the only way a round changes state)
         self.trigger = self.machine.fire
@@ -115,9 +139,9 @@ class GameTable(IncidentHandling, Journaling):
         if not bus.active:  # nobody listens (a simulation): count the events, build nothing
             bus.seq += 2 if after in self.FINALS and self.result is not None else 1
             return
-        self.emit("state", state=after.value, previous=before.value, trigger=trigger)
+        self.emit(StateChanged(state=after.value, previous=before.value, trigger=trigger))
         if after in self.FINALS and self.result is not None:
-            self.emit("result", **self.result.as_json())
+            self.emit(Result(**self.result.as_json()))
 
     def can(self, action: str, *args: Any, **kwargs: Any) -> bool:
         """Whether ``action`` (a public action's name) would be accepted now;
@@ -134,21 +158,70 @@ class GameTable(IncidentHandling, Journaling):
 
     def refusal_for(self, spec: ActionSpec, args: tuple, kwargs: dict) -> str | None:
         if not spec.always and not self.replaying:  # journaled inputs were accepted
-            if self.paused:
-                return "the table is paused"
-            if self.blocked:
-                return f"incident {self.incident.id} must be resolved first"
+            why = self.hold_refusal()
+            if why is not None:
+                return why
         return self.machine.refusal(spec.name, args, kwargs)
 
-    def emit(self, kind: str, **data: Any) -> None:
-        """Publish a table event. The kinds ``result`` (the round's final
-        result), ``bet``, ``bet_withdrawn`` and ``void`` are the engine's own:
-        the journal's checks count them, so a game must not reuse them."""
+    def hold_refusal(self) -> str | None:
+        """Why no action but those that must stay possible is taken now: the
+        table is paused, or a blocking incident holds the round (None: neither)."""
+        if self.paused:
+            return "the table is paused"
+        if self.blocked:
+            return f"incident {self.incident.id} must be resolved first"
+        return None
+
+    @contextmanager
+    def acting(self, actor: str | None) -> Iterator[None]:
+        """Take the actions asked meanwhile for ``actor`` (an operator whose
+        command the server runs; the bet intake's player): the journal names
+        them where the caller names nobody. None: as before (the actions'
+        usual actors, unless an outer ``acting`` names someone)."""
+        if actor is None:
+            yield
+            return
+        before, self.acting_as = self.acting_as, actor
+        try:
+            yield
+        finally:
+            self.acting_as = before
+
+    def asked_by(self, action: str) -> str:
+        """Who asks for ``action`` now when its caller names nobody: whoever
+        the table acts for (``acting``), else the action's usual actor."""
+        return self.acting_as or self.action_specs[action].actor
+
+    def act(self, record: TableInput) -> Any:
+        """Take the action ``record`` asks for (``table.act(PlaceBet("3", "ante", amount, actor="ann"))``):
+        the same as calling the action with the record's fields."""
+        spec = self.input_specs.get(type(record))
+        if spec is None:
+            raise ValueError(f"{type(record).__name__} is not an input of the {self.game} table")
+        args, kwargs = record.arguments()
+        return spec.run(self, *args, _record=record, **kwargs)
+
+    def emit(self, record: TableRecord) -> None:
+        """Publish a table event (a frozen record of ``tablecore/records.py``
+        or of the game's ``records.py``). The kinds ``result``, ``bet``,
+        ``bet_withdrawn`` and ``void`` are the engine's own: the journal's
+        checks count them. A hot path asks ``observed`` before building a
+        record nobody would hear."""
         bus = self.bus
         if bus.active:
-            bus.publish(table_record(kind, data), self.round_id)
+            bus.publish(record, self.round_id)
         else:
             bus.seq += 1
+
+    def heard(self) -> bool:
+        """Whether an event about to be emitted would be heard; if not, it is
+        counted (its sequence number used) and need not be built: the hot
+        paths of a simulation build no record nobody reads."""
+        bus = self.bus
+        if bus.active:
+            return True
+        bus.seq += 1
+        return False
 
     @property
     def observed(self) -> bool:
@@ -169,12 +242,16 @@ class GameTable(IncidentHandling, Journaling):
     def in_state(self, *states: enum.Enum) -> bool:
         return self.state in states
 
-    def apply(self, record: ActionInput) -> Any:
+    def apply(self, record: TableInput) -> Any:
         """Take a journaled input again (a replay): the same action, the same arguments."""
-        spec = self.action_specs.get(record.action)
+        return self.act(record)
+
+    def input_from_journal(self, action: str, data: dict[str, Any], actor: str | None = None) -> TableInput:
+        """The input record of a journaled ``action`` (any schema version)."""
+        spec = self.action_specs.get(action)
         if spec is None:
-            raise ValueError(f"{record.action!r} is not an action of the {self.game} table")
-        return getattr(self, record.action)(*record.args, **record.kwargs)
+            raise ValueError(f"{action!r} is not an action of the {self.game} table")
+        return spec.record.from_journal(data, actor)
 
     # --- rounds --------------------------------------------------------------
 
@@ -204,40 +281,36 @@ class GameTable(IncidentHandling, Journaling):
 
     # --- bets ----------------------------------------------------------------
 
-    def bet_refusal(self, position: str, bet: str, amount: object, player: str | None = None) -> str | None:
+    def check_bet(self, position: str, bet: str, amount: object, player: str | None = None) -> None:
         """The book's say on a bet: the position, the bet's name, the player,
         the amount, the limits."""
         try:
             self.book.check(str(position), bet, amount, player)
         except IllegalAction as exc:
-            return exc.reason
-        return None
+            raise Refused(exc.reason) from None
 
-    def withdraw_refusal(self, position: str, bet: str, player: str | None = None) -> str | None:
+    def check_withdrawal(self, position: str, bet: str, player: str | None = None) -> None:
         position = str(position)
         if self.book.get(position, bet, self.book.owner(position, player)) is None:
-            return f"no {bet} bet{'' if player is None else ' of ' + str(player)} on {position}"
-        return None
+            raise Refused(f"no {bet} bet{'' if player is None else ' of ' + str(player)} on {position}")
 
-    @action(actor="player")
+    @action(PlaceBet, actor="player")
     def place_bet(self, position: str, bet: str, amount: object, player: str | None = None) -> None:
         """A bet on ``position``; ``player``: whose it is (None: the position's own seat)."""
         position = str(position)
-        # The rule (bet_refusal) checked the position, the bet, the player, the amount and the limits.
+        # The rule (check_bet) checked the position, the bet, the player, the amount and the limits.
         value = amount if type(amount) is Decimal else parse_amount(amount)
         self.book.add(position, bet, value, player)
-        if player is None:
-            self.emit("bet", position=position, bet=bet, amount=str(value))
-        else:
-            self.emit("bet", position=position, bet=bet, amount=str(value), player=player)
+        if self.heard():
+            self.emit(BetPlaced(position, bet, str(value)) if player is None
+                      else BetPlaced(position, bet, str(value), player=player))
 
-    @action(actor="player")
+    @action(WithdrawBet, actor="player")
     def withdraw_bet(self, position: str, bet: str, player: str | None = None) -> None:
         value = self.book.withdraw(str(position), bet, player)
-        if player is None:
-            self.emit("bet_withdrawn", position=str(position), bet=bet, amount=str(value))
-        else:
-            self.emit("bet_withdrawn", position=str(position), bet=bet, amount=str(value), player=player)
+        if self.heard():
+            self.emit(BetWithdrawn(str(position), bet, str(value)) if player is None
+                      else BetWithdrawn(str(position), bet, str(value), player=player))
 
     # --- settlement ------------------------------------------------------------
 
@@ -263,47 +336,56 @@ class GameTable(IncidentHandling, Journaling):
 
     # --- void, pause -----------------------------------------------------------
 
-    @action(always=True)
+    @action(Void, always=True)
     def void(self, reason: str, *, actor: str | None = None, why: str | None = None) -> RoundResult:
         """Void the round: every bet is returned. Allowed before settlement
-        (the game's ``void`` step says what stops, see ``announce_void``)."""
+        (the game's ``void`` step says what stops, see ``announce_void``:
+        its callbacks are handed the void as asked)."""
         self.result = RoundResult(self.game, self.round_id, "void", void_reason=reason, bets=dict(self.book.bets),
                                   players=self.book.by_player_first() if self.book.named else {})
         self.incident = None
-        self._void_note = (reason, actor, why)
-        self.trigger["void"]()
+        self.trigger["void"](Void(reason, actor=actor, why=why))
         self.log.info("round_void", reason=reason)
         return self.result
 
-    def announce_void(self) -> None:
+    def announce_void(self, note: Void) -> None:
         """The ``void`` event: why, who, and every bet returned (a callback of
         the game's ``void`` step, after its devices stopped)."""
-        reason, actor, why = self._void_note
+        reason, actor, why = note.reason, note.actor, note.why
         if self.book.named:
-            self.emit("void", reason=reason, returned=self.book.snapshot(), actor=actor, why=why,
-                      returned_by_player=self.book.players_snapshot())
+            self.emit(Voided(reason=reason, returned=self.book.snapshot(), actor=actor, why=why,
+                      returned_by_player=self.book.players_snapshot()))
         else:
-            self.emit("void", reason=reason, returned=self.book.snapshot(), actor=actor, why=why)
+            self.emit(Voided(reason=reason, returned=self.book.snapshot(), actor=actor, why=why))
 
-    def _pause_refusal(self) -> str | None:
-        return "the table is already paused" if self.paused else None
+    def check_pause(self, *, actor: str | None = None, why: str | None = None) -> None:
+        if self.paused:
+            raise Refused("the table is already paused")
 
-    def _resume_refusal(self) -> str | None:
-        return None if self.paused else "the table is not paused"
+    def check_resume(self, *, actor: str | None = None, why: str | None = None) -> None:
+        if not self.paused:
+            raise Refused("the table is not paused")
 
-    @action(always=True)
+    CHECKS = {
+        "place_bet": (check_bet,),
+        "withdraw_bet": (check_withdrawal,),
+        "pause": (check_pause,),
+        "resume": (check_resume,),
+    }
+
+    @action(Pause, always=True)
     def pause(self, *, actor: str, why: str) -> None:
         self.paused = True
-        self.emit("paused", actor=actor, why=why)
+        self.emit(Paused(actor=actor, why=why))
 
-    @action(always=True)
+    @action(Resume, always=True)
     def resume(self, *, actor: str, why: str) -> None:
         self.paused = False
-        self.emit("resumed", actor=actor, why=why)
+        self.emit(Resumed(actor=actor, why=why))
 
     # --- devices ---------------------------------------------------------------
 
-    @action(actor="device", always=True)
+    @action(Report, actor="device", always=True)
     def handle(self, event: DeviceEvent) -> None:
         """A device's report, handed to the game."""
         self.on_device_event(event)
@@ -321,7 +403,7 @@ class GameTable(IncidentHandling, Journaling):
         """Device reports every game treats alike: a lost or restored link
         (see ``incidents.py``); the rest is recorded."""
         if not self.on_link_event(event):
-            self.emit("device", device=event.device, report=type(event).__name__)
+            self.emit(DeviceReport(device=event.device, report=type(event).__name__))
 
     def poll(self) -> int:
         """Handle every event the devices have queued now; returns how many."""
@@ -365,6 +447,17 @@ class GameTable(IncidentHandling, Journaling):
     def _next_event(self, timeout: float) -> DeviceEvent | None:
         """The next event of any device, waiting up to ``timeout`` seconds (see ``pump.py``)."""
         return self.device_pump.next_event(self.devices, timeout)
+
+
+def _firing(name: str, trigger: str):
+    """The body of an action that only fires ``trigger`` (a rule's ``fires``)."""
+
+    def fire(self: GameTable) -> None:
+        self.trigger[trigger]()
+
+    fire.__name__ = fire.__qualname__ = name
+    fire.__doc__ = f"Fire the round's ``{trigger}`` step (the procedure's rule for ``{name}``)."
+    return fire
 
 
 def resolve_unattended(table: GameTable) -> bool:

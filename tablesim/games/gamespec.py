@@ -23,7 +23,7 @@ PARTS = (
     "profile",  # load_profile(name | None) -> profile
     "settings",  # settings(profile, options) -> the table settings of a mock or emulated table
     "config_settings",  # config_settings(profile, settings: Reader, limits: Reader | None) -> settings
-    "devices",  # devices(settings) -> the device kinds the table needs
+    "devices",  # devices(settings) -> the device kinds the table needs (default: all of ``device_kinds``)
     "table",  # table(devices, settings, *, profile, table_id, seed=None) -> table on those devices
     "mock",  # mock(options, *, profile, seed, seeded) -> MockRig: the table on mock devices
     "session",  # session(table, rng, devices: str) -> SessionPlan of `tablesim run`
@@ -34,8 +34,22 @@ PARTS = (
     "render_analysis",  # render_analysis(dict) -> str (plain text)
     "console",  # the console adapter class: console(table, rig) -> GameAdapter
     "dealer",  # dealer(table, players: Players, hands: Hands): the round goes on from the table's state
-    "diagram",  # diagram() -> the round machine as mermaid
+    "diagram",  # diagram() -> the round machine as mermaid (default: the ``procedure``'s)
 )
+
+#: the parts a game may leave out where it is like the others: each one's stand-in, given the spec
+DEFAULTS: dict[str, Callable[["GameSpec"], Callable[..., Any]]] = {
+    # a table that always has every kind of device it can have
+    "devices": lambda spec: lambda settings: spec.device_kinds,
+    # the diagram of the game's round procedure ("procedure": its "module:attribute")
+    "diagram": lambda spec: lambda: _mermaid(load(spec.parts["procedure"])),
+}
+
+
+def _mermaid(procedure: Any) -> str:
+    from tablesim.engine.machine import mermaid
+
+    return mermaid(procedure)
 
 
 @dataclass(frozen=True)
@@ -119,11 +133,17 @@ class GameSpec:
     console_piece: str = ""
 
     def __post_init__(self) -> None:
-        missing = [p for p in PARTS if p not in self.parts]
+        missing = [p for p in PARTS if p not in self.parts and not self._defaulted(p)]
         if missing:
             raise ValueError(f"game {self.name!r} lacks {', '.join(missing)}")
 
+    def _defaulted(self, name: str) -> bool:
+        return name in DEFAULTS and (name != "diagram" or "procedure" in self.parts)
+
     def part(self, name: str) -> Callable[..., Any]:
+        target = self.parts.get(name)
+        if target is None and self._defaulted(name):
+            return DEFAULTS[name](self)
         return load(self.parts[name])
 
     def option(self, name: str) -> GameOption | None:
@@ -153,19 +173,21 @@ class GameSpec:
         return importlib.resources.files(package).joinpath(path)
 
 
-def folder_parts(package: str, console: str) -> dict[str, str]:
+def folder_parts(package: str, console: str, *, devices: bool = False) -> dict[str, str]:
     """Every part where a game folder laid out like the built-in ones keeps it
-    (``profile.py``, ``game.py``, ``mockrun.py``, ``script.py``,
-    ``simulation.py``, ``analysis.py``, ``console.py``, ``dealer.py``);
-    ``console``: the name of its console adapter class. A game laid out
+    (``profile.py``, ``game.py``, ``machine.py``, ``mockrun.py``,
+    ``script.py``, ``simulation.py``, ``analysis.py``, ``console.py``,
+    ``dealer.py``); ``console``: the name of its console adapter class;
+    ``devices``: the game says which devices a table needs
+    (``game:devices``), not always all its ``device_kinds``. A game laid out
     otherwise names its parts itself."""
     return {
         "profile": f"{package}.profile:load_profile",
         "settings": f"{package}.game:settings",
         "config_settings": f"{package}.game:config_settings",
-        "devices": f"{package}.game:devices",
+        **({"devices": f"{package}.game:devices"} if devices else {}),
         "table": f"{package}.game:table",
-        "diagram": f"{package}.game:diagram",
+        "procedure": f"{package}.machine:PROCEDURE",
         "mock": f"{package}.mockrun:mock",
         "session": f"{package}.mockrun:session",
         "script": f"{package}.script:script_session",

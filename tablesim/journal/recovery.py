@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablecore.errors import InputError
-from tablecore.records import ActionInput
 from tablesim.journal.store import Journal
+from tablecore.records import Result, Voided
 
 
 @dataclass
@@ -65,15 +65,16 @@ def restore_standing(table: Any, journal: Journal) -> None:
     """Give the table back the settings an action changed for the following
     rounds (``table.STANDING``: e.g. a supervisor's switch of the dealing
     mode): the last accepted input of each, whichever round it was taken in,
-    goes to the table's ``restore_standing`` (which re-journals nothing)."""
+    goes to the table's ``restore_standing`` as its input record (which
+    re-journals nothing)."""
     for name in getattr(table, "STANDING", ()):
         row = journal.db.execute(
-            "SELECT data FROM records WHERE kind = 'input' AND name = ? AND table_id = ? ORDER BY seq DESC LIMIT 1",
+            "SELECT data, actor FROM records WHERE kind = 'input' AND name = ? AND table_id = ?"
+            " ORDER BY seq DESC LIMIT 1",
             (name, table.table_id),
         ).fetchone()
         if row is not None:
-            given = ActionInput.from_journal(name, json.loads(row[0]))
-            table.restore_standing(name, list(given.args), given.kwargs)
+            table.restore_standing(table.input_from_journal(name, json.loads(row[0]), row[1]))
 
 
 def restore_standing_events(table: Any, journal: Journal) -> None:
@@ -137,8 +138,8 @@ def recover(table: Any, journal: Journal) -> RecoveryReport | None:
             for later in inputs[i + 1:]:
                 if not later.data.get("nested"):
                     break
-                table.replay_pending.extend(ActionInput.from_journal(later.name, later.data).args)
-            table.apply(ActionInput.from_journal(rec.name, rec.data))
+                table.replay_pending.append(table.input_from_journal(later.name, later.data, later.actor).event)
+            table.apply(table.input_from_journal(rec.name, rec.data, rec.actor))
     faults = active_faults(journal)
     if table.result is not None:
         # The replay ended the round although the journal holds no result for
@@ -149,8 +150,8 @@ def recover(table: Any, journal: Journal) -> RecoveryReport | None:
                        {"action": table.result.status, "why": why, "state": table.state.value,
                         "active_faults": faults}, "recovery")
         if table.result.status == "void":
-            table.emit("void", reason=table.result.void_reason, returned=table.book.snapshot(), actor="recovery", why=why)
-        table.emit("result", **table.result.as_json())
+            table.emit(Voided(reason=table.result.void_reason, returned=table.book.snapshot(), actor="recovery", why=why))
+        table.emit(Result(**table.result.as_json()))
         table.log.warning("round_recovered", action=table.result.status, why=why, state=table.state.value)
         return RecoveryReport(rid, table.result.status, why, table.state.value, faults)
     action, why = table.recovery_policy()

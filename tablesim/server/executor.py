@@ -29,21 +29,17 @@ class TableThread:
     def _run(self, fn, args, kwargs, actor: str | None, publish: bool, lazy_snapshot: bool = False) -> Any:
         table = self.table
         self._pending = []
-        if actor is not None:
-            # Journal the game's own actions (bets, close betting, deal...) with
-            # the operator who asked, instead of the generic "dealer"/"player".
-            table.actor_for = lambda action, _a=actor: _a  # type: ignore[method-assign]
         seq = self.journal.seq if self.journal is not None else 0
         try:
-            result = fn(*args, **kwargs)
+            # Journal the game's own actions (bets, close betting, deal...) with
+            # the operator who asked, instead of the generic "dealer"/"player".
+            with table.acting(actor):
+                result = fn(*args, **kwargs)
         except BaseException as exc:
             self._pending = []  # refused or failed: its journal transaction rolled back
             if isinstance(exc, StorageError):
                 self.storage_error = exc.reason
             raise
-        finally:
-            if actor is not None:
-                del table.actor_for
         if self.storage_error is not None and self.journal is not None and self.journal.seq > seq:
             self.storage_error = None  # a transaction committed again
         pending, self._pending = self._pending, []

@@ -41,6 +41,7 @@ from typing import Any, Awaitable, Callable, Iterable, Sequence
 from tablecore.errors import IllegalAction, InputError
 from tablecore.frozen import built
 from tablecore.money import parse_amount
+from tablesim.engine.inputs import PlaceBet
 from tablesim.engine.table import GameTable
 from tablesim.journal.refs import ANY_PLAYER, SEAT, ensure_index, index, placed_many
 
@@ -170,16 +171,14 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
     book = table.book
     undo: list[tuple] = []  # what each accepted bet replaced (``BetBook.mark``), to put back
     added: list[tuple[str | None, str]] = []  # (player, ref) this group placed, to forget if it fails
-    who = _Actor(table)
     try:
-        with journal.transaction(group=True), who:
+        with journal.transaction(group=True):
             if refs is not None:
                 refs.prefetch(journal, table.table_id, requests)
             for req in requests:
                 # Noted before the bet: a journal failure half-way through
                 # it has already changed the book.
                 undo.append(book.mark(str(req.position), req.bet, req.player))
-                who.name = req.actor
                 outcome = _place(table, req, refs, journal)
                 if not outcome.ok or outcome.duplicate:
                     undo.pop()  # a refused bet changed nothing
@@ -217,15 +216,13 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
                            table.round_id)
     # A bet of the position's own seat is placed (and journaled) as
     # ``place_bet(position, bet, amount)``, as a script or a dealer places it.
-    args = (req.position, req.bet, req.amount) if req.player is None else (req.position, req.bet, req.amount,
-                                                                            req.player)
+    bet = PlaceBet(req.position, req.bet, req.amount, req.player, actor=req.actor)
     try:
         if journal is None:
-            with _Actor(table, req.actor):
-                table.place_bet(*args)
+            table.act(bet)
         else:
             with journal.savepoint():
-                table.place_bet(*args)
+                table.act(bet)
     except IllegalAction as exc:
         return refused(exc, req.ref, table.round_id)
     except InputError as exc:
@@ -234,26 +231,6 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
         amount = req.amount if type(req.amount) is Decimal else parse_amount(req.amount)  # (the table took it)
         refs.by_ref[(req.player, req.ref)] = (table.round_id, (str(req.position), req.bet, str(amount)))
     return _accepted(table.round_id, req.ref)
-
-
-class _Actor:
-    """Who the journal names for the bets being placed (the table's
-    ``actor_for``), set once for a whole group: ``name`` is the bet's."""
-
-    __slots__ = ("table", "name")
-
-    def __init__(self, table: GameTable, name: str = "player") -> None:
-        self.table, self.name = table, name
-
-    def __call__(self, action: str) -> str:
-        return self.name
-
-    def __enter__(self) -> None:
-        self.table.actor_for = self  # type: ignore[method-assign]
-
-    def __exit__(self, *exc: Any) -> bool:
-        del self.table.actor_for
-        return False
 
 
 def _same_amount(placed: str, asked: Any) -> bool:

@@ -302,10 +302,9 @@ class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
                 # A mock-only action (e.g. a spin button standing in for the dealer) is no table action: it
                 # still respects a pause and a blocking incident, and the
                 # journal records it as an operator record.
-                if t.paused:
-                    raise IllegalAction(name.replace("_", " "), "the table is paused")
-                if t.blocked:
-                    raise IllegalAction(name.replace("_", " "), f"incident {t.incident.id} must be resolved first")
+                held = t.hold_refusal()
+                if held is not None:
+                    raise IllegalAction(name.replace("_", " "), held)
             out = act.run(body)
             if not act.journaled and self.journal is not None:
                 self.journal.append(t.table_id, t.round_id, "operator", name, {"state": t.state.value}, actor)

@@ -15,6 +15,8 @@ from tablesim.engine.result import RoundResult
 from tablesim.engine.stats import SessionStats
 from tablecore.errors import ConfigError, IllegalAction, InputError
 from tablecore.validate import Reader
+from tablecore.records import Instruction
+from tablesim.games.wheel.records import Revolution
 
 # --- BetBook ------------------------------------------------------------------------
 
@@ -228,10 +230,11 @@ def test_event_bus_numbers_events_and_feeds_subscribers():
     bus = EventBus()
     got = []
     bus.subscribe(got.append)
-    bus.emit("a", "R-1", x=1)
-    bus.emit("b", "R-1")
-    assert [(e.seq, e.kind, e.round_id, e.data) for e in got] == [(1, "a", "R-1", {"x": 1}), (2, "b", "R-1", {})]
-    assert got[0].as_dict() == {"seq": 1, "kind": "a", "round_id": "R-1", "x": 1}
+    bus.publish(Revolution(1), "R-1")
+    bus.publish(Instruction("spin"), "R-1")
+    assert [(e.seq, e.kind, e.round_id, e.data) for e in got] == [(1, "revolution", "R-1", {"n": 1}),
+                                                                  (2, "instruction", "R-1", {"text": "spin"})]
+    assert got[0].as_dict() == {"seq": 1, "kind": "revolution", "round_id": "R-1", "n": 1}
 
 
 def test_a_published_event_is_the_table_event_its_fields_say():

@@ -1,6 +1,6 @@
 """The football card game's table: its settings and the table on given
-devices (the ``settings``, ``config_settings``, ``devices``, ``table`` and
-``diagram`` parts of its spec)."""
+devices (the ``settings``, ``config_settings`` and ``table`` parts of its spec;
+its devices are all its ``device_kinds``, its diagram its procedure's)."""
 
 from __future__ import annotations
 
@@ -25,10 +25,6 @@ def config_settings(profile: FootballProfile, reader: Reader, limits: Reader | N
     return FootballSettings(decks=decks, limits=Limits.parse(limits, BETS) if limits is not None else default_limits())
 
 
-def devices(settings: FootballSettings) -> tuple[str, ...]:
-    return ("shoe", "display")
-
-
 def table(devices: dict, settings: FootballSettings, *, profile: str | None, table_id: str,
           seed: int | None = None) -> FootballTable:
     """A table on real (serial) or emulated devices. The draw comes from
@@ -39,6 +35,3 @@ def table(devices: dict, settings: FootballSettings, *, profile: str | None, tab
     return FootballTable(load_profile(profile), settings, display=devices["display"], shoe=devices["shoe"],
                          draws=draws, mode="mock" if seeded else "live", table_id=table_id)
 
-
-def diagram() -> str:
-    return FootballTable.diagram()

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import enum
 
+from tablesim.engine.inputs import CloseBetting, StartDealing
 from tablesim.engine.machine import Procedure, rule, step
+from tablesim.games.football.inputs import Settle
 
 
 class S(enum.Enum):
@@ -49,13 +51,14 @@ STEPS = (
 
 RULES = (
     rule("open_round", "start round", trigger="start_round",
-         refused="the current round is not finished (it is {state})", checks="display_refusal"),
+         refused="the current round is not finished (it is {state})"),
     rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed (the round is {state})",
-         checks="bets_refusal"),
+         fires=CloseBetting),
     rule("start_dealing", "deal", trigger="start_dealing",
-         refused="dealing starts after betting closes (the round is {state})"),
+         refused="dealing starts after betting closes (the round is {state})", fires=StartDealing),
+    # The table settles when the last third card is in (or the dealer does, for a recovered round).
     rule("settle", "settle", trigger="settle", refused="settlement comes after the third cards (the round is {state})",
-         checks="thirds_refusal"),
+         fires=Settle),
 )
 
 PROCEDURE = Procedure(S, S.IDLE, (S.COMPLETE, S.VOID), STEPS, RULES)

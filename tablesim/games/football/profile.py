@@ -118,12 +118,8 @@ def _draws(reader: Reader, middle: frozenset[int]) -> dict[int, Draw]:
     return out
 
 
-def parse_profile(data: dict, source: str) -> FootballProfile:
-    r = Reader(data, file=source)
-    name, description = profile_header(r)
-    boxes = r.int("boxes", lo=1, hi=20)
-    values = _card_values(r)
-
+def _number_sets(r: Reader) -> tuple[frozenset, frozenset, frozenset]:
+    """The middle, even and odd numbers; no number in two of them."""
     nums = r.sub("numbers")
     middle = frozenset(_numbers(nums, "middle"))
     even = frozenset(_numbers(nums, "even"))
@@ -133,9 +129,10 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
         clash = sorted(numbers & others)
         if clash:
             raise nums.fail(key, f"{clash[0]} is already {'middle' if clash[0] in middle else 'even'}")
+    return middle, even, odd
 
-    draws = _draws(r, middle)
 
+def _pays(r: Reader) -> dict:
     pays_r = r.sub("pays")
     pays = {bet: pays_r.decimal(bet) for bet in BETS}
     pays_r.reject_unknown()
@@ -143,7 +140,11 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
         if pay <= 0:
             raise pays_r.fail(bet, "a winning bet must pay more than 0")
         sane_pay(pays_r, bet)
+    return pays
 
+
+def _commission(r: Reader) -> tuple[dict, str]:
+    """Each bet's commission rate, and in whose favour it rounds."""
     com_r = r.sub("commission", {})
     commission = {}
     if com_r.data and com_r.raw("rounding", None) in ROUNDING_ALIASES:
@@ -160,6 +161,18 @@ def parse_profile(data: dict, source: str) -> FootballProfile:
             raise com_r.fail(bet, f"{rate} would keep the whole win: a commission is a fraction below 1")
         sane_rate(com_r, bet)
         commission[bet] = rate
+    return commission, rounding
+
+
+def parse_profile(data: dict, source: str) -> FootballProfile:
+    r = Reader(data, file=source)
+    name, description = profile_header(r)
+    boxes = r.int("boxes", lo=1, hi=20)
+    values = _card_values(r)
+    middle, even, odd = _number_sets(r)
+    draws = _draws(r, middle)
+    pays = _pays(r)
+    commission, rounding = _commission(r)
 
     mid_r = r.sub("on_middle")
     on_middle = {bet: mid_r.str(bet, choices=MIDDLE_OUTCOMES) for bet in BETS}

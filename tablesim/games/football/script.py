@@ -27,7 +27,6 @@ from drivers.mock import MockFault, MockShoe, ScriptedCards
 from drivers.mock.display import DISPLAY_FAULTS, DisplayFault, MockDisplay
 from drivers.mock.faults import FAULT_KINDS
 from tablecore.cards import DealtCard
-from tablesim.engine.result import RoundResult
 from tablecore.errors import IllegalAction, InputError
 from tablesim.games.dealer import Hands, Players
 from tablesim.games.football import dealer
@@ -40,6 +39,7 @@ from tablesim.games.football.spec import DECKS
 from tablesim.games.football.table import FootballTable, box_name
 from tablesim.games.scriptparse import (ScriptBet, parse_box_bets, parse_card_field, parse_card_list,
                                        place_script_bets, script_limits)
+from tablesim.games.scripted import ScriptedSession
 from tablesim.profiles import script_profile
 from tablecore.validate import Reader
 
@@ -80,7 +80,9 @@ class ScriptFeed(Hands):
         return True
 
 
-class FootballScriptSession:
+class FootballScriptSession(ScriptedSession):
+    dealer = staticmethod(dealer.play_round)
+
     def __init__(self, table: Reader) -> None:
         self.profile: FootballProfile = script_profile(table, load_profile)
         decks = DECKS.read(table)
@@ -158,10 +160,7 @@ class FootballScriptSession:
 
     # --- playing -------------------------------------------------------------
 
-    def play(self, spec: FootballRound) -> RoundResult:
-        table = self.table
-        self.source._cards.clear()
-        self.source.feed(spec.cards)
+    def arm_devices(self, spec: FootballRound) -> None:
         self.shoe.faults = list(spec.shoe_faults)
         self.shoe.clear_faults()
         self.shoe.queue.clear()
@@ -169,13 +168,12 @@ class FootballScriptSession:
         self.display.health.faults.clear()
         self.display.queue.clear()
         self.draws.next = spec.draw
-        dealer.play_round(table, ScriptedPlayers(spec), ScriptFeed(self, spec))
-        if table.result is None:
-            raise InputError(f"the round did not finish (it is {table.state.value})", where="cards")
-        if table.result.status == "settled" and self.source.remaining():
-            left = " ".join(d.code for d in self.source.left())
-            raise InputError(f"{self.source.remaining()} card(s) left unused: {left}", where="cards")
-        return table.result
+
+    def players(self, spec: FootballRound) -> Players:
+        return ScriptedPlayers(spec)
+
+    def hands(self, spec: FootballRound) -> Hands:
+        return ScriptFeed(self, spec)
 
     def deal(self, spec: FootballRound) -> None:
         """Feed the script's cards to the table, one device report at a time;

@@ -43,6 +43,8 @@ from drivers.events import (
 )
 from tablecore.cards import Card, DealtCard, dealt as dealt_card
 from tablesim.engine.actions import action
+from tablesim.engine.inputs import OpenRound, Void
+from tablesim.engine.machine import Refused
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.table import GameTable
@@ -52,6 +54,10 @@ from tablesim.games.football.profile import BETS, COMMON, Draw, FootballProfile
 from tablesim.games.football.rules import needs_third_card, total
 from tablesim.games.football.settings import FootballSettings
 from tablesim.games.football.settle import settle_round
+from tablecore.records import CardDealt, Fault, FaultCleared as FaultClearedRecord, Instruction, Settlement
+from tablesim.games.football.records import (
+    DrawAccepted, DrawConfirmed, DrawMade, ExposedCard, PackLoaded, ShoeCounted,
+)
 
 DECK_SIZE = 52
 
@@ -114,7 +120,7 @@ class FootballTable(GameTable):
 
     # --- round flow ------------------------------------------------------------
 
-    @action(opens_round=True)
+    @action(OpenRound, opens_round=True)
     def open_round(self, round_id: str | None = None) -> str:
         """Start a round: make the draw and send it to the display (Art. 6(1)).
 
@@ -122,11 +128,10 @@ class FootballTable(GameTable):
         """
         return self.begin_round(round_id, trigger="start_round")
 
-    def display_refusal(self) -> str | None:
-        if self.display.health.ok:
-            return None
-        codes = ", ".join(f"{c} {t}" for c, t in self.display.health.faults.items()) or "link down"
-        return f"the draw display is faulted ({codes}): repair it first"
+    def check_display(self, round_id: str | None = None) -> None:
+        if not self.display.health.ok:
+            codes = ", ".join(f"{c} {t}" for c, t in self.display.health.faults.items()) or "link down"
+            raise Refused(f"the draw display is faulted ({codes}): repair it first")
 
     def send_draw(self) -> None:
         """Replaying a journaled round makes no new draw: the display's
@@ -139,7 +144,7 @@ class FootballTable(GameTable):
         number = self.draws.draw(tuple(self.profile.draws))
         self.pending_draw = self.profile.draws[number]
         seeded = not self.draws.secure
-        self.emit("draw_made", draw=number, draw_id=self.draw_id, source=self.draws.kind, seeded=seeded)
+        self.emit(DrawMade(draw=number, draw_id=self.draw_id, source=self.draws.kind, seeded=seeded))
         if seeded:
             self.log.info("draw_not_secure", source=self.draws.kind, mode=self.mode, draw=number)
         self.display.show(
@@ -151,21 +156,14 @@ class FootballTable(GameTable):
         if self.state is S.DRAWING:
             self.pump((S.DRAWING,), timeout)
         if self.state is S.DRAWING:
-            self.emit("fault", device=self.display.name, code=DISPLAY_READBACK, severity="E",
-                      text="the draw display did not read back the draw")
+            self.emit(Fault(device=self.display.name, code=DISPLAY_READBACK, severity="E",
+                      text="the draw display did not read back the draw"))
             self.void("display_timeout")
         return self.state is S.BETTING_OPEN
 
-    @action()
-    def close_betting(self) -> None:
-        self.trigger["close_betting"]()
-
-    def bets_refusal(self) -> str | None:
-        return None if self.book.bets else "no bets on the table: nothing to deal"
-
-    @action()
-    def start_dealing(self) -> None:
-        self.trigger["start_dealing"]()
+    def check_bets(self) -> None:
+        if not self.book.bets:
+            raise Refused("no bets on the table: nothing to deal")
 
     def seat_boxes(self) -> None:
         """Art. 6(4): the boxes with bets, left to right, the common box last
@@ -184,15 +182,11 @@ class FootballTable(GameTable):
         self.shoe.arm(self.round_id, len(self.targets))
         self._instruct()
 
-    def thirds_refusal(self) -> str | None:
+    def check_thirds(self) -> None:
         if self.targets:
-            return f"a third card is still due to {', '.join(box_name(b) for b in self.targets)}"
-        return None
+            raise Refused(f"a third card is still due to {', '.join(box_name(b) for b in self.targets)}")
 
-    @action()
-    def settle(self) -> None:
-        """Settle the round; the table does this when the last third card is in."""
-        self.trigger["settle"]()
+    CHECKS = {"open_round": (check_display,), "close_betting": (check_bets,), "settle": (check_thirds,)}
 
     def stop_shoe(self) -> None:
         self.shoe.disarm()
@@ -209,11 +203,11 @@ class FootballTable(GameTable):
                     "commission_rounding": self.profile.commission_rounding} if rounded_off else {}
         outcome.update(rounding)
         self.result = self.settled_result(outcome, results, players if self.book.named else {})
-        self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()},
-                  **rounding)
+        self.emit(Settlement(results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()},
+                  **rounding))
         self.trigger["complete"]()
 
-    def stop_devices(self) -> None:
+    def stop_devices(self, note: Void) -> None:
         """A void stops the shoe and clears the display."""
         self.shoe.disarm()
         self.display.clear()
@@ -243,17 +237,17 @@ class FootballTable(GameTable):
         self.from_pack = 0
         self.reads = 0
         self.shoe.load_shoe(self.pack_id, self.settings.decks)
-        self.emit("pack_loaded", pack_id=self.pack_id, decks=self.settings.decks,
-                  cards=DECK_SIZE * self.settings.decks, reason=why)
+        self.emit(PackLoaded(pack_id=self.pack_id, decks=self.settings.decks,
+                  cards=DECK_SIZE * self.settings.decks, reason=why))
 
     def _ensure_pack(self, most: int) -> None:
         if self.pack_id is None:
             self._load_pack("first pack")
         elif self.settings.decks == 1 and self.from_pack + most > DECK_SIZE:
             left = DECK_SIZE - self.from_pack
-            self.emit("instruction", text=(
+            self.emit(Instruction(text=(
                 f"deck used up ({left} card(s) left, the round may need {most}): set the used cards aside "
-                "and load a fresh pre-shuffled deck (Art. 8(1))"))
+                "and load a fresh pre-shuffled deck (Art. 8(1))")))
             self._load_pack("deck used up (Art. 8(1))")
 
     def used_cards(self) -> None:
@@ -263,7 +257,8 @@ class FootballTable(GameTable):
             text = "set the used cards aside (Art. 8(1))"
         else:
             text = "put the used cards into the shuffler (Art. 8(2))"
-        self.emit("instruction", text=text, cards=len(self.round_cards))
+        if self.heard():
+            self.emit(Instruction(text=text, cards=len(self.round_cards)))
 
     # --- device events -------------------------------------------------------
 
@@ -277,7 +272,7 @@ class FootballTable(GameTable):
         elif isinstance(event, ShoeCount):
             self._on_count(event)
         elif isinstance(event, FaultCleared):
-            self.emit("fault_cleared", device=event.device, code=event.code)
+            self.emit(FaultClearedRecord(device=event.device, code=event.code))
         else:
             self.on_other_event(event)
 
@@ -295,24 +290,25 @@ class FootballTable(GameTable):
             expected = self.pending_draw
         if expected is None or event.shown != expected.index:
             drawn = expected.index if expected is not None else "unknown"
-            self.emit("fault", device=event.device, code=DISPLAY_READBACK, severity="E",
-                      text=f"the display reads back {event.shown}, the draw is {drawn}")
+            self.emit(Fault(device=event.device, code=DISPLAY_READBACK, severity="E",
+                      text=f"the display reads back {event.shown}, the draw is {drawn}"))
             self.void("display_fault")
             return
         if self.state is not S.DRAWING:
-            self.emit("draw_confirmed", draw=expected.index)
+            self.emit(DrawConfirmed(draw=expected.index))
             return
         self.draw = expected
         self.trigger["draw_shown"]()
 
     def announce_draw(self) -> None:
         draw = self.draw
-        self.emit("draw", draw=draw.index, upper=list(draw.upper), lower=list(draw.lower),
-                  source=self.draws.kind, seeded=not self.draws.secure)
-        self.emit("instruction", text="place your bets")
+        self.emit(DrawAccepted(draw=draw.index, upper=list(draw.upper), lower=list(draw.lower),
+                  source=self.draws.kind, seeded=not self.draws.secure))
+        if self.heard():
+            self.emit(Instruction(text="place your bets"))
 
     def _on_fault(self, event: FaultRaised) -> None:
-        self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
+        self.emit(Fault(device=event.device, code=event.code, severity=event.severity, text=event.text))
         serious = event.severity in ("E", "C")
         if event.device == self.display.name:
             if serious and self.unsettled:
@@ -336,11 +332,11 @@ class FootballTable(GameTable):
             self.void("misread" if event.code == MISREAD else "shoe_fault")
 
     def _on_count(self, event: ShoeCount) -> None:
-        self.emit("shoe_count", pack_id=event.shoe_id, dealt=event.dealt, remaining=event.remaining)
+        self.emit(ShoeCounted(pack_id=event.shoe_id, dealt=event.dealt, remaining=event.remaining))
         if self.replaying or event.shoe_id != self.pack_id or event.dealt == self.reads:
             return  # (replaying: the live round checked this count; the pack's earlier reads are not replayed)
         text = f"the reader counts {event.dealt} card(s) from {event.shoe_id}, the table received {self.reads}"
-        self.emit("fault", device=event.device, code=MISREAD, severity="E", text=text)
+        self.emit(Fault(device=event.device, code=MISREAD, severity="E", text=text))
         if self.state in CARD_STATES:
             self.void("shoe_count_mismatch")
         else:
@@ -355,8 +351,8 @@ class FootballTable(GameTable):
         if self.copies[card] <= self.settings.decks:
             return True
         decks = self.settings.decks
-        self.emit("fault", device=self.shoe.name, code=MISREAD, severity="E",
-                  text=f"{card.code} read {self.copies[card]} times in one round from {decks} deck(s)")
+        self.emit(Fault(device=self.shoe.name, code=MISREAD, severity="E",
+                  text=f"{card.code} read {self.copies[card]} times in one round from {decks} deck(s)"))
         if self.unsettled:
             self.void("duplicate_card")
         return False
@@ -375,9 +371,10 @@ class FootballTable(GameTable):
         who = self.targets.pop(0)
         dealt = dealt_card(card, exposed)
         self.cards[who].append(dealt)
-        self.emit("card", to=who, card=dealt.code)
+        if self.heard():
+            self.emit(CardDealt(to=who, card=dealt.code))
         if exposed:
-            self.emit("exposed_card", to=who, card=dealt.code, rule="Art. 7: an exposed card stays valid")
+            self.emit(ExposedCard(to=who, card=dealt.code, rule="Art. 7: an exposed card stays valid"))
         if self.targets:
             if self.targets[0] != who or self.state is S.THIRD_CARDS:
                 self._instruct()
@@ -389,7 +386,8 @@ class FootballTable(GameTable):
     def _instruct(self) -> None:
         who = self.targets[0]
         what = "third card" if self.state is S.THIRD_CARDS else "two cards"
-        self.emit("instruction", text=f"{what} to {box_name(who)}", to=who)
+        if self.heard():
+            self.emit(Instruction(text=f"{what} to {box_name(who)}", to=who))
 
     def find_thirds(self) -> None:
         self.thirds = [who for who in self.order if needs_third_card(self.profile, [d.card for d in self.cards[who]])]

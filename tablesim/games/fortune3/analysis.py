@@ -102,24 +102,15 @@ def _classes():
 def analyze_profile(profile: Fortune3Profile) -> dict:
     evaluator = Evaluator(profile.ranking)
     scored = _score_all(evaluator)
-    total_hands = comb(52, 3)
-    dealer_hands = comb(49, 3)
+    total_hands, dealer_hands = comb(52, 3), comb(49, 3)
     ranks_count = len(scored.scores)
     q_score = evaluator.score(profile.qualifier_category, (profile.qualifier_high_card, 0, 0))
     q = bisect_left(scored.scores, q_score)  # ranks >= q qualify
 
     counts = {c: 0 for c in CATEGORIES}
-    # Integer arithmetic in units of 1/(dealer_hands * scale): pays are
-    # decimals, so scaling by a power of ten makes every term whole and the
-    # per-class work free of Fraction objects; the totals become Fractions once.
-    pays = [profile.ante_pays, profile.play_pays, *profile.ante_bonus.values(), *profile.pair_plus.values()]
-    scale = 10 ** max((-p.as_tuple().exponent for p in pays if p.as_tuple().exponent < 0), default=0)
-    ante, play = int(profile.ante_pays * scale), int(profile.play_pays * scale)
-    bonus = {k: int(v * scale) * dealer_hands for k, v in profile.ante_bonus.items()}
-    pp_pays = {k: int(v * scale) for k, v in profile.pair_plus.items()}
+    scale, ante, play, bonus, pp_pays = _scaled_pays(profile, dealer_hands)
     fold = -scale * dealer_hands
-    best_total = named_total = 0
-    plays_best = plays_named = 0
+    best_total = named_total = plays_best = plays_named = 0
     # Pair Plus on a box that also has an Ante and follows the named strategy:
     # a fold forfeits it (Art. 9(2)) unless the profile forbids such a fold.
     pp_with_ante = 0
@@ -166,6 +157,27 @@ def analyze_profile(profile: Fortune3Profile) -> dict:
 
     pp_return = Fraction(sum(n * pp_pays.get(c, -scale) for c, n in counts.items()), scale * total_hands)
     qualifies = Fraction(scored.prefix_all[ranks_count] - scored.prefix_all[q], total_hands)
+    return _report(profile, counts, total_hands, qualifies, pp_return, (best_total, plays_best),
+                   (named_total, plays_named), pp_with_ante)
+
+
+def _scaled_pays(profile: Fortune3Profile, dealer_hands: int) -> tuple:
+    """The pays as whole numbers: arithmetic in units of 1/(dealer_hands *
+    scale). Pays are decimals, so scaling by a power of ten makes every term
+    whole and the per-class work free of Fraction objects; the totals become
+    Fractions once."""
+    pays = [profile.ante_pays, profile.play_pays, *profile.ante_bonus.values(), *profile.pair_plus.values()]
+    scale = 10 ** max((-p.as_tuple().exponent for p in pays if p.as_tuple().exponent < 0), default=0)
+    ante, play = int(profile.ante_pays * scale), int(profile.play_pays * scale)
+    bonus = {k: int(v * scale) * dealer_hands for k, v in profile.ante_bonus.items()}
+    pp_pays = {k: int(v * scale) for k, v in profile.pair_plus.items()}
+    return scale, ante, play, bonus, pp_pays
+
+
+def _report(profile: Fortune3Profile, counts: dict, total_hands: int, qualifies: Fraction, pp_return: Fraction,
+            best: tuple[Fraction, int], named: tuple[Fraction, int], pp_with_ante: Fraction) -> dict:
+    """The analysis as ``tablesim analyze`` reports it."""
+    (best_total, plays_best), (named_total, plays_named) = best, named
     threshold = "-".join("..23456789TJQKA"[r] for r in profile.play_at_least)
     return {
         "game": "fortune3",

@@ -55,13 +55,13 @@ class Fortune3Console(GameAdapter):
                    lambda: t.settings.reveal_by_dealer and t.can("reveal")),
             # Art. 11(4): after a shuffler failure, deal the following rounds from the shoe (and back).
             Action("set_dealing", "Dealing mode", "supervisor",
-                   lambda b: t.set_dealing(b.mode, actor=t.actor_for("set_dealing"), why=b.why),
+                   lambda b: t.set_dealing(b.mode, actor=t.asked_by("set_dealing"), why=b.why),
                    lambda: t.shoe is not None and t.shuffler is not None
                    and t.can("set_dealing", "shuffler" if t.dealing == "shoe" else "shoe", why="-"),
                    DealingBody, ("mode", "why")),
             # Art. 11(4): the shuffler that failed was replaced: the table deals from it again.
             Action("confirm_shuffler", "Shuffler replaced", "supervisor",
-                   lambda b: t.confirm_shuffler(actor=t.actor_for("confirm_shuffler"), why=b.why),
+                   lambda b: t.confirm_shuffler(actor=t.asked_by("confirm_shuffler"), why=b.why),
                    lambda: t.can("confirm_shuffler", why="-"), ReplacedBody, ("why",)),
         ]
 

@@ -20,6 +20,7 @@ dealing mode.
 from __future__ import annotations
 
 from tablecore.cards import DealtCard
+from tablecore.records import CardDealt, CardSetAside
 
 DEALER = "dealer"
 #: a delivery's kind: dealt by the device, or drawn while the shoe was disarmed
@@ -60,14 +61,14 @@ class DealLog:
                 # from the shuffler) takes the exposed card's place.
                 self.set_aside.append(d)
                 if live:
-                    self.emit("card_set_aside", card=d.code, reason="exposed dealer card (Art. 11(2))")
+                    self.emit(CardSetAside(card=d.code, reason="exposed dealer card (Art. 11(2))"))
                 continue
             hand = self.cards[who]
             hand.append(d)
             if live:
                 self._note_placed(who, d)
                 if self.observed:
-                    self.emit("card", to=who, card=d.code)
+                    self.emit(CardDealt(to=who, card=d.code))
             if self.by_card or len(hand) == 3:
                 self.targets.pop(0)
 

@@ -1,6 +1,6 @@
 """Fortune 3 Card Poker's table: its settings and the table on given devices
-(the ``settings``, ``config_settings``, ``devices``, ``table`` and
-``diagram`` parts of its spec)."""
+(the ``settings``, ``config_settings``, ``devices`` and ``table`` parts
+of its spec; its diagram is its procedure's)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,3 @@ def table(devices: dict, settings: Fortune3Settings, *, profile: str | None, tab
     return Fortune3Table(load_profile(profile), settings, shoe=devices.get("shoe"),
                          shuffler=devices.get("shuffler"), table_id=table_id)
 
-
-def diagram() -> str:
-    return Fortune3Table.diagram()

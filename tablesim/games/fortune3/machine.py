@@ -2,7 +2,7 @@
 
 ``STEPS`` are the round's state changes, each with what the table does
 around it; ``RULES`` say when each of the dealer's and players' actions is
-allowed, and why not otherwise. The methods named are the table's
+allowed, and why not otherwise (the table's ``CHECKS`` refuse more). The methods named are the table's
 (``table.py``).
 """
 
@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import enum
 
+from tablesim.engine.inputs import CloseBetting, StartDealing
 from tablesim.engine.machine import Procedure, rule, step
+from tablesim.games.fortune3.inputs import Reveal
 
 
 class S(enum.Enum):
@@ -54,29 +56,29 @@ BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
 
 RULES = (
     rule("open_round", "open betting", trigger="open_betting",
-         refused="the current round is not finished (it is {state})", checks="shuffler_refusal"),
+         refused="the current round is not finished (it is {state})"),
     rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed (the round is {state})",
-         checks="bets_refusal"),
+         fires=CloseBetting),
     rule("start_dealing", "deal", trigger="start_dealing",
-         refused="dealing starts after betting closes (the round is {state})"),
+         refused="dealing starts after betting closes (the round is {state})", fires=StartDealing),
     rule("decide", "decision", states=S.DECISIONS,
-         refused="decisions are taken once all hands are dealt (the round is {state})",
-         checks=("decision_word_refusal", "box_decision_refusal", "fold_refusal", "decider_refusal")),
+         refused="decisions are taken once all hands are dealt (the round is {state})"),
     # Art. 11(1): a misdeal can be called while the cards are out, until settlement starts
     # (after the last card too, while the players decide).
     rule("misdeal", "misdeal", states=(S.DEALING, S.DECISIONS), refused="no cards are being dealt (the round is {state})"),
     # Art. 11(3): a card dealt to a box with no bet is set aside, while dealing goes on
     # and after the deal's last card, until settlement (the article sets no time limit).
-    rule("stray", "stray card", states=(S.DEALING, S.DECISIONS), refused=STRAY, checks="stray_refusal"),
-    # A table that holds for the dealer's reveal (settings.reveal_by_dealer).
-    rule("reveal", "reveal", states=S.DECISIONS,
-         refused="the dealer reveals once all hands are dealt (the round is {state})", checks="reveal_refusal"),
+    rule("stray", "stray card", states=(S.DEALING, S.DECISIONS), refused=STRAY),
+    # A table that holds for the dealer's reveal (settings.reveal_by_dealer): the
+    # dealer reveals the dealer's hand and the round settles.
+    rule("reveal", "reveal", states=S.DECISIONS, trigger="reveal",
+         refused="the dealer reveals once all hands are dealt (the round is {state})", fires=Reveal),
     # Art. 11(4): after a shuffler failure a supervisor deals the following rounds from the shoe.
     rule("set_dealing", "set dealing", states=BETWEEN_ROUNDS,
-         refused="the dealing mode changes between rounds (the round is {state})", checks="dealing_refusal"),
+         refused="the dealing mode changes between rounds (the round is {state})"),
     # Art. 11(4): or a supervisor confirms the failed shuffler was replaced.
     rule("confirm_shuffler", "confirm shuffler", states=BETWEEN_ROUNDS,
-         refused="a shuffler is replaced between rounds (the round is {state})", checks="confirm_shuffler_refusal"),
+         refused="a shuffler is replaced between rounds (the round is {state})"),
 )
 
 PROCEDURE = Procedure(S, S.IDLE, (S.COMPLETE, S.VOID), STEPS, RULES)

@@ -13,7 +13,6 @@ from __future__ import annotations
 from drivers.mock import MockShoe, MockShuffler, ScriptedCards
 from tablecore.errors import IllegalAction, InputError
 from tablecore.validate import Reader
-from tablesim.engine.result import RoundResult
 from tablesim.engine.table import resolve_unattended
 from tablesim.games.dealer import Hands, Players
 from tablesim.games.fortune3 import dealer
@@ -24,6 +23,7 @@ from tablesim.games.fortune3.settings import Fortune3Settings, default_limits
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.games.scriptparse import place_script_bets, script_limits
+from tablesim.games.scripted import ScriptedSession
 from tablesim.profiles import script_profile
 
 ACTOR = "script"
@@ -65,7 +65,10 @@ class ScriptFeed(Hands):
         return True
 
 
-class Fortune3ScriptSession:
+class Fortune3ScriptSession(ScriptedSession):
+    dealer = staticmethod(dealer.play_round)
+    REFUSALS_LOCATED = True
+
     def __init__(self, table: Reader) -> None:
         self.profile: Fortune3Profile = script_profile(table, load_profile)
         self.dealing = DEALING.read(table)
@@ -87,35 +90,30 @@ class Fortune3ScriptSession:
         self._parsed_dealing = spec.dealing
         return spec
 
-    def play(self, spec: Fortune3Round) -> RoundResult:
-        table = self.table
-        self._prepare_table(spec)
-        self.source._cards.clear()
-        self.source.feed(spec.cards)
-        device = table.devices[0]
+    def arm_devices(self, spec: Fortune3Round) -> None:
+        device = self.table.devices[0]
         device.faults = list(spec.faults)
         device.clear_faults()
         device.queue.clear()
         self.delivered = 0
         self.fired: set[tuple] = set()
-        try:
-            dealer.play_round(table, ScriptedPlayers(self, spec), ScriptFeed(self, spec))
-        except IllegalAction as exc:
-            raise InputError(exc.reason, where="cards") from None
-        if table.result is None:
-            raise InputError(f"the round did not finish (it is {table.state.value})", where="cards")
-        if table.result.status == "settled" and device.faults:
+
+    def players(self, spec: Fortune3Round) -> Players:
+        return ScriptedPlayers(self, spec)
+
+    def hands(self, spec: Fortune3Round) -> Hands:
+        return ScriptFeed(self, spec)
+
+    def check_played(self, spec: Fortune3Round) -> None:
+        device = self.table.devices[0]
+        if device.faults:
             index = spec.faults.index(device.faults[0])
             raise InputError(
                 f"fault {device.faults[0].kind!r} never happened in this round (after {device.faults[0].after})",
                 where=f"faults[{index}]",
             )
-        if table.result.status == "settled" and self.source.remaining():
-            left = " ".join(d.code for d in self.source.left())
-            raise InputError(f"{self.source.remaining()} card(s) left unused: {left}", where="cards")
-        return table.result
 
-    def _prepare_table(self, spec: Fortune3Round) -> None:
+    def prepare(self, spec: Fortune3Round) -> None:
         """Between rounds, as a supervisor: deal this round as the script says,
         and confirm a failed shuffler was replaced unless told otherwise."""
         table = self.table
@@ -123,7 +121,7 @@ class Fortune3ScriptSession:
             table.set_dealing(spec.dealing, actor=ACTOR, why=f"the script deals this round by {spec.dealing}")
         if table.shuffler_out_of_service and spec.dealing == "shuffler":
             if not spec.shuffler_replaced:
-                raise InputError(table.shuffler_refusal(), where="shuffler_replaced")
+                raise InputError(table.refusal("open_round"), where="shuffler_replaced")
             table.confirm_shuffler(actor=ACTOR, why="the script's supervisor replaced the shuffler (Art. 11(4))")
 
     def deal(self, spec: Fortune3Round) -> None:

@@ -13,6 +13,9 @@ A mixin of ``Fortune3Table``.
 from __future__ import annotations
 
 from tablesim.engine.actions import action
+from tablesim.engine.machine import Refused
+from tablesim.games.fortune3.inputs import ConfirmShuffler
+from tablesim.games.fortune3.records import ShufflerOutOfService, ShufflerReplaced
 
 #: the void reasons that put the shuffler out of service
 SHUFFLER_FAILURE = ("shuffler_fault",)
@@ -37,30 +40,30 @@ class ShufflerService:
     def note_void(self, reason: str) -> None:
         if reason in SHUFFLER_FAILURE and self.dealing == "shuffler":
             self.shuffler_out_of_service = {"round": self.round_id, "reason": reason}
-            self.emit("shuffler_out_of_service", round=self.round_id, reason=reason,
+            self.emit(ShufflerOutOfService(round=self.round_id, reason=reason,
                       text="the shuffler failed while dealing: a supervisor confirms it was replaced "
-                           "or switches the table to the shoe (Art. 11(4))")
+                           "or switches the table to the shoe (Art. 11(4))"))
 
-    def shuffler_refusal(self, round_id: str | None = None) -> str | None:
+    def check_shuffler(self, round_id: str | None = None) -> None:
         out = self.shuffler_out_of_service
-        if out is None or self.dealing != "shuffler":
-            return None
-        return (f"the shuffler failed in round {out['round']}: a supervisor confirms it was replaced "
-                "or switches the table to the shoe before the next round (Art. 11(4))")
+        if out is not None and self.dealing == "shuffler":
+            raise Refused(f"the shuffler failed in round {out['round']}: a supervisor confirms it was replaced "
+                          "or switches the table to the shoe before the next round (Art. 11(4))")
 
-    def confirm_shuffler_refusal(self, why: str = "-") -> str | None:
+    def check_confirmation(self, *, actor: str | None = None, why: str = "-") -> None:
         if self.shuffler_out_of_service is None:
-            return "no shuffler failure waits for a replacement"
+            raise Refused("no shuffler failure waits for a replacement")
         if not why.strip():
-            return "say how the shuffler was replaced"
-        return None
+            raise Refused("say how the shuffler was replaced")
 
-    @action()
+    CHECKS = {"open_round": (check_shuffler,), "confirm_shuffler": (check_confirmation,)}
+
+    @action(ConfirmShuffler)
     def confirm_shuffler(self, *, actor: str, why: str) -> None:
         """A supervisor confirms the failed shuffler was replaced (Art. 11(4)):
         the table deals from the shuffler again. Between rounds; journaled
         with who and why."""
         failed = self.shuffler_out_of_service
         self.shuffler_out_of_service = None
-        self.emit("shuffler_replaced", failed_in=failed["round"], actor=actor, why=why)
+        self.emit(ShufflerReplaced(failed_in=failed["round"], actor=actor, why=why))
         self.log.info("shuffler_replaced", failed_in=failed["round"], actor=actor)

@@ -19,5 +19,5 @@ SPEC = GameSpec(
     benchmarks={"fortune3_hands": f"{_HERE}.bench:hands"},
     service_benches={"card_to_console": f"{_HERE}.bench:CARDS"},
     console_piece=f"{_HERE}:static/fortune3.js",
-    parts=folder_parts(_HERE, console="Fortune3Console"),
+    parts=folder_parts(_HERE, console="Fortune3Console", devices=True),  # the shoe or the shuffler
 )

@@ -29,6 +29,9 @@ from drivers.events import (
 from tablecore.cards import Card, DealtCard, parse_dealt, dealt as dealt_card
 from tablecore.errors import IllegalAction
 from tablesim.engine.actions import action
+from tablesim.engine.inputs import OpenRound, ResolveIncident, TableInput, Void
+from tablesim.engine.machine import Refused
+from tablesim.games.fortune3.inputs import Decide, Misdeal, SetDealing, Stray
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident
@@ -42,6 +45,8 @@ from tablesim.games.fortune3.service import ShufflerService
 from tablesim.games.fortune3.settings import BETS, Fortune3Settings
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box, settle_boxes
+from tablecore.records import CardSetAside, Fault, FaultCleared as FaultClearedRecord, Instruction, Settlement
+from tablesim.games.fortune3.records import DealerHand, DealingMode, Decision, Shuffled
 
 DEALER = "dealer"
 DECISIONS = ("play", "fold")
@@ -128,7 +133,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
 
     # --- round flow ------------------------------------------------------------
 
-    @action(opens_round=True)
+    @action(OpenRound, opens_round=True)
     def open_round(self, round_id: str | None = None) -> str:
         return self.begin_round(round_id)
 
@@ -142,16 +147,9 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
             self.shuffler.load(1, 52)
             self.shuffler.shuffle(f"{rid}-shuffle")
 
-    @action()
-    def close_betting(self) -> None:
-        self.trigger["close_betting"]()
-
-    def bets_refusal(self) -> str | None:
-        return None if self.book.bets else "no bets on the table: nothing to deal"
-
-    @action()
-    def start_dealing(self) -> None:
-        self.trigger["start_dealing"]()
+    def check_bets(self) -> None:
+        if not self.book.bets:
+            raise Refused("no bets on the table: nothing to deal")
 
     def seat_boxes(self) -> None:
         """Art. 7: the boxes with a bet, left to right, then the dealer."""
@@ -170,7 +168,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
             self.targets = list(self.order)
             self._request_hand()
 
-    @action()
+    @action(Decide)
     def decide(self, box: str, decision: str, player: str | None = None) -> None:
         """The box's play or fold (Art. 9(1)); ``player``, when given, must be
         the player seated there: the decision is theirs."""
@@ -178,38 +176,33 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         self.decisions[box] = decision
         seated = self.seated(box)
         # a named player's decision says whose it is; the box's own seat's reads as before
-        self.emit("decision", box=box, decision=decision, **({} if seated in (None, box) else {"player": seated}))
+        if self.heard():
+            self.emit(Decision(box=box, decision=decision, **({} if seated in (None, box) else {"player": seated})))
         if len(self.decisions) == self.deciders and not self.settings.reveal_by_dealer:
             self.trigger["reveal"]()
 
-    @action()
-    def reveal(self) -> None:
-        """The dealer reveals the dealer's hand and the round settles (a
-        table that holds for the dealer's reveal, ``reveal_by_dealer``)."""
-        self.trigger["reveal"]()
-
-    def reveal_refusal(self) -> str | None:
+    def check_reveal(self) -> None:
         pending = self.pending_decisions()
-        return f"box(es) {', '.join(pending)} still decide: play or fold" if pending else None
+        if pending:
+            raise Refused(f"box(es) {', '.join(pending)} still decide: play or fold")
 
-    def decider_refusal(self, box: str, player: str | None = None) -> str | None:
+    def check_decider(self, box: str, decision: str, player: str | None = None) -> None:
         seated = self.seated(str(box))
-        if player is None or player == seated:
-            return None
-        return f"box {box}'s decision belongs to {seated}, who sits there, not {player}"
+        if player is not None and player != seated:
+            raise Refused(f"box {box}'s decision belongs to {seated}, who sits there, not {player}")
 
-    def decision_word_refusal(self, decision: str) -> str | None:
-        return None if decision in DECISIONS else f"unknown decision {decision!r} (play or fold)"
+    def check_decision_word(self, box: str, decision: str, player: str | None = None) -> None:
+        if decision not in DECISIONS:
+            raise Refused(f"unknown decision {decision!r} (play or fold)")
 
-    def box_decision_refusal(self, box: str) -> str | None:
+    def check_box_decision(self, box: str, decision: str, player: str | None = None) -> None:
         box = str(box)
         if self.book.get(box, "ante") is None:
-            return f"box {box} has no Ante: it has no decision to make"
+            raise Refused(f"box {box} has no Ante: it has no decision to make")
         if box in self.decisions:
-            return f"box {box} already chose {self.decisions[box]}"
-        return None
+            raise Refused(f"box {box} already chose {self.decisions[box]}")
 
-    def fold_refusal(self, box: str, decision: str) -> str | None:
+    def check_fold(self, box: str, decision: str, player: str | None = None) -> None:
         """Art. 9(3), when the profile forbids the fold with Pair Plus."""
         box = str(box)
         if (
@@ -217,14 +210,13 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
             and self.profile.fold_with_pair_plus == "forbid"
             and self.book.get(box, "pair_plus") is not None
         ):
-            return f"box {box} has Ante and Pair Plus and must play (Art. 9(3))"
-        return None
+            raise Refused(f"box {box} has Ante and Pair Plus and must play (Art. 9(3))")
 
     def pending_decisions(self) -> list[str]:
         return [b for b in self.order[:-1] if self.book.get(b, "ante") is not None and b not in self.decisions]
 
-    @action()
-    def misdeal(self) -> RoundResult | None:
+    @action(Misdeal)
+    def misdeal(self, *, actor: str | None = None) -> RoundResult | None:
         """The dealer calls a misdeal (Art. 11(1)), at any point before
         settlement: while dealing, after the last card and while players
         decide. Before any card is out the round is void at once; after, it
@@ -233,7 +225,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         table lets the dealer void alone (``misdeal_confirmation =
         "dealer"``). Returns the void result, or None while the call waits."""
         if not self._cards_out() or self.settings.misdeal_confirmation == "dealer":
-            return self.void("misdeal", actor=self.actor_for("misdeal"))
+            return self.void("misdeal", actor=actor or self.asked_by("misdeal"))
         self.open_incident(self.MISDEAL_INCIDENT, "the dealer calls a misdeal (Art. 11(1)): a supervisor "
                            "confirms (the round is void) or rejects (play goes on)", blocking=True)
         return None
@@ -241,12 +233,14 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
     def _cards_out(self) -> bool:
         return bool(self.seen) or any(self.cards.values()) or bool(self.set_aside)
 
-    def stray_refusal(self, card: str | None = None) -> str | None:
+    def check_stray(self, card: str | None = None) -> None:
         if card is not None:
-            return None if self.delivery_of(card) is not None else f"{card} is not a card of this round's hands"
-        return STRAY if self.latest_delivery() is None else None
+            if self.delivery_of(card) is None:
+                raise Refused(f"{card} is not a card of this round's hands")
+        elif self.latest_delivery() is None:
+            raise Refused(STRAY)
 
-    @action()
+    @action(Stray)
     def stray(self, card: str | None = None) -> None:
         """Art. 11(3): a card (shoe) or hand (shuffler) went to a box with no
         bet. It is void and set aside; the box that was due it still is, and
@@ -267,7 +261,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
 
     def _declare_stray(self, index: int) -> None:
         dealt = self.kill(index)
-        self.emit("card_set_aside", card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))")
+        self.emit(CardSetAside(card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))"))
         if not self.targets:
             return  # (an exposed dealer card already set aside: nothing else changes)
         if self.state is S.DECISIONS:
@@ -283,13 +277,13 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         """The deal goes on after a stray last card: no hand is complete yet."""
         self.hands = {}
 
-    @action()
+    @action(SetDealing)
     def set_dealing(self, mode: str, *, actor: str, why: str) -> None:
         """A supervisor switches how the following rounds are dealt (after a
         shuffler failure, Art. 11(4): from the shoe; and back later). Only
         between rounds, to a device the table has; journaled with who and why."""
         previous = self._deal_by(mode)
-        self.emit("dealing_mode", mode=mode, previous=previous, actor=actor, why=why)
+        self.emit(DealingMode(mode=mode, previous=previous, actor=actor, why=why))
         self.log.info("dealing_mode", mode=mode, previous=previous, actor=actor)
 
     def _deal_by(self, mode: str) -> str:
@@ -298,36 +292,43 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         self.devices = [self.shoe if mode == "shoe" else self.shuffler]
         return previous
 
-    def restore_standing(self, name: str, args: list, kwargs: dict) -> None:
+    def restore_standing(self, record: TableInput) -> None:
         """After a restart, the dealing mode a supervisor last chose (journaled
         ``set_dealing``) holds again, if the table still has that device."""
-        mode = args[0] if args else kwargs.get("mode")
-        if name == "set_dealing" and mode in DEALING.choices and mode != self.dealing \
+        mode = getattr(record, "mode", None)
+        if isinstance(record, SetDealing) and mode in DEALING.choices and mode != self.dealing \
                 and (self.shoe if mode == "shoe" else self.shuffler) is not None:
             self._deal_by(mode)
             self.log.info("dealing_mode_restored", mode=mode)
 
-    def dealing_refusal(self, mode: str, why: str) -> str | None:
+    def check_dealing(self, mode: str, *, actor: str | None = None, why: str) -> None:
         if mode not in DEALING.choices:
-            return f"unknown dealing mode {mode!r} (modes: {', '.join(DEALING.choices)})"
+            raise Refused(f"unknown dealing mode {mode!r} (modes: {', '.join(DEALING.choices)})")
         if mode == self.dealing:
-            return f"the table already deals by {mode}"
+            raise Refused(f"the table already deals by {mode}")
         if (self.shoe if mode == "shoe" else self.shuffler) is None:
-            return f"this table has no {mode}"
+            raise Refused(f"this table has no {mode}")
         if not why.strip():
-            return "say why the dealing mode changes"
-        return None
+            raise Refused("say why the dealing mode changes")
+
+    CHECKS = {
+        "close_betting": (check_bets,),
+        "decide": (check_decision_word, check_box_decision, check_fold, check_decider),
+        "stray": (check_stray,),
+        "reveal": (check_reveal,),
+        "set_dealing": (check_dealing,),
+    }
 
     def _arm_shoe(self) -> None:
         """Arm the shoe for exactly the cards still due, so a card drawn past
         the deal is refused by the reader (fault 204), never dealt."""
         self.shoe.arm(self.round_id, len(self.targets))
 
-    def announce_void(self) -> None:
-        super().announce_void()
-        self.note_void(self._void_note[0])
+    def announce_void(self, note: Void) -> None:
+        super().announce_void(note)
+        self.note_void(note.reason)
 
-    def stop_devices(self) -> None:
+    def stop_devices(self, note: Void) -> None:
         """A void stops the devices: the shoe is disarmed, the shuffler aborts."""
         if self.shoe is not None:
             self.shoe.disarm()
@@ -345,17 +346,17 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         elif isinstance(event, FaultRaised):
             self._on_fault(event)
         elif isinstance(event, ShuffleDone):
-            self.emit("shuffle", shuffle_id=event.shuffle_id, count=event.count, verified=event.verified)
+            self.emit(Shuffled(shuffle_id=event.shuffle_id, count=event.count, verified=event.verified))
             if not event.verified and self.unsettled:
-                self.emit("fault", device=event.device, code=301, text="shuffler card count mismatch")
+                self.emit(Fault(device=event.device, code=301, text="shuffler card count mismatch"))
                 self.void("shuffler_fault")
         elif isinstance(event, FaultCleared):
-            self.emit("fault_cleared", device=event.device, code=event.code)
+            self.emit(FaultClearedRecord(device=event.device, code=event.code))
         else:
             self.on_other_event(event)
 
     def _on_fault(self, event: FaultRaised) -> None:
-        self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
+        self.emit(Fault(device=event.device, code=event.code, severity=event.severity, text=event.text))
         if event.code == DRAWN_WHILE_DISARMED:
             # Reported, flagged, never dealt into a hand; the round goes on. A
             # card read before this round's deck was loaded (handled late) came
@@ -382,7 +383,8 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         # Art. 11(4): the shuffler failing while dealing voids the round.
         self.void("shuffler_fault" if self.dealing == "shuffler" else "device_fault")
 
-    def check_resolution(self, incident: Incident, decision: str, card: str | None) -> None:
+    def check_resolution(self, incident: Incident, resolution: ResolveIncident) -> None:
+        decision, card = resolution.decision, resolution.card
         if incident.code == self.STRAY_INCIDENT and decision == "confirm":
             named = card or incident.card
             if named is None or self.delivery_of(named) is None:
@@ -393,11 +395,11 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
                 raise IllegalAction("resolve incident", "confirming a misread needs the card's code")
             parse_dealt(card)
 
-    def on_incident_resolved(self, incident: Incident, decision: str, card: str | None) -> None:
+    def on_incident_resolved(self, incident: Incident, resolution: ResolveIncident) -> None:
+        decision, card = resolution.decision, resolution.card
         if incident.code == self.MISDEAL_INCIDENT:
             if decision == "confirm":
-                actor, why = self.resolved_by
-                self.void("misdeal", actor=actor, why=why)
+                self.void("misdeal", actor=resolution.actor, why=resolution.why)
             return  # rejected: the round goes on where it was
         if incident.code == self.STRAY_INCIDENT:
             if decision == "confirm":
@@ -458,8 +460,8 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         if len(event.cards) != self.requested:
             # A hand of the wrong size is a misdeal (Art. 11(1)), whatever the
             # shuffler's own checks said: the round is void.
-            self.emit("fault", device=event.device, code=302, severity="E",
-                      text=f"the shuffler dispensed {len(event.cards)} card(s), the hand needs {self.requested}")
+            self.emit(Fault(device=event.device, code=302, severity="E",
+                      text=f"the shuffler dispensed {len(event.cards)} card(s), the hand needs {self.requested}"))
             self.void("misdeal")
             return
         for card in event.cards:
@@ -472,8 +474,8 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
             self._request_hand()
 
     def _duplicate(self, card: Card) -> None:
-        self.emit("fault", device=self.devices[0].name, code=201, severity="E",
-                  text=f"{card.code} read twice from a single deck (misread)")
+        self.emit(Fault(device=self.devices[0].name, code=201, severity="E",
+                  text=f"{card.code} read twice from a single deck (misread)"))
         self.void("duplicate_card")
 
     def _place(self, dealt: list[DealtCard]) -> None:
@@ -491,7 +493,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
             return  # nobody to instruct (a simulation)
         who = self.targets[0]
         n = len(self.cards[who]) + 1
-        self.emit("instruction", text=f"card {n} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)
+        self.emit(Instruction(text=f"card {n} to {'the dealer' if who == DEALER else 'box ' + who}", to=who))
 
     def _request_hand(self) -> None:
         who = self.targets[0]
@@ -500,7 +502,8 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         self.awaiting = True
         hand_no = self.order.index(who) + 1
         self.shuffler.deal_hand(hand_no, missing)
-        self.emit("instruction", text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who)
+        if self.heard():
+            self.emit(Instruction(text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who))
 
     def stop_shoe(self) -> None:
         """The deal is complete: the shoe takes no more cards."""
@@ -515,9 +518,11 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         self.deciders = sum(1 for b in self.order[:-1] if self.book.get(b, "ante") is not None)
         pending = self.pending_decisions()
         if pending:
-            self.emit("instruction", text="players decide: play or fold", boxes=pending)
+            if self.heard():
+                self.emit(Instruction(text="players decide: play or fold", boxes=pending))
         elif self.settings.reveal_by_dealer:
-            self.emit("instruction", text="reveal the dealer's hand")
+            if self.heard():
+                self.emit(Instruction(text="reveal the dealer's hand"))
         else:
             self.trigger["reveal"]()
 
@@ -527,7 +532,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         dealer = self.hands[DEALER]
         self.qualifies = qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
         if self.observed:
-            self.emit("dealer", cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies)
+            self.emit(DealerHand(cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies))
         self.trigger["settle"]()
 
     def settle_boxes(self) -> None:
@@ -549,7 +554,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
                         self.decisions.get(box), self.hands[box], dealer, qualifies)
         self.result = self.settled_result(self._outcome(qualifies), results, players)
         if self.observed:
-            self.emit("settlement", results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()})
+            self.emit(Settlement(results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()}))
         self.trigger["complete"]()
 
     def stakes_at_risk(self, bets: dict[str, dict[str, Decimal]]) -> dict[str, dict[str, Decimal]]:

@@ -1,6 +1,7 @@
 """The Wheel of Fortune's table: its settings and the table on a given
-indicator sensor (the ``settings``, ``config_settings``, ``devices``,
-``table`` and ``diagram`` parts of its spec)."""
+indicator sensor (the ``settings``, ``config_settings`` and ``table``
+parts of its spec; its device is its ``device_kinds``, its diagram its
+procedure's)."""
 
 from __future__ import annotations
 
@@ -34,15 +35,8 @@ def config_settings(profile: WheelProfile, reader: Reader, limits: Reader | None
     return WheelSettings(layout=layout, limits=by_spot, spin_seconds=float(spin))
 
 
-def devices(settings: WheelSettings) -> tuple[str, ...]:
-    return ("wheel",)
-
-
 def table(devices: dict, settings: WheelSettings, *, profile: str | None, table_id: str,
           seed: int | None = None) -> WheelTable:
     """A table on a real (serial), emulated or mock wheel indicator sensor."""
     return WheelTable(load_profile(profile), settings, sensor=devices["wheel"], table_id=table_id)
 
-
-def diagram() -> str:
-    return WheelTable.diagram()

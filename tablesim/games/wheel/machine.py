@@ -55,9 +55,8 @@ RULES = (
     rule("open_round", "open betting", trigger="open_betting",
          refused="the current round is not finished (it is {state})"),
     # Art. 3: a bet on one of the wheel's symbols, while betting is open (Art. 2).
-    rule("place_bet", "bet", states=S.BETTING_OPEN, refused=CLOSED, checks=("bet_spot_refusal", "bet_refusal")),
-    rule("change_bet", "change", states=S.BETTING_OPEN, refused=CLOSED,
-         checks=("change_spot_refusal", "change_refusal")),
+    rule("place_bet", "bet", states=S.BETTING_OPEN, refused=CLOSED),
+    rule("change_bet", "change", states=S.BETTING_OPEN, refused=CLOSED),
     rule("close_betting", "close betting", trigger="close_betting", refused=CLOSED),
     rule("declare_no_spin", "no spin", states=AWAITING_SPIN,
          refused="there is no spin to call off (the round is {state})"),

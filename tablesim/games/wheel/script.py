@@ -26,7 +26,6 @@ from drivers.mock.wheel import (
     Spin,
     WheelFault,
 )
-from tablesim.engine.result import RoundResult
 from tablecore.errors import IllegalAction, InputError
 from tablesim.games.dealer import Hands, Players
 from tablesim.games.wheel import dealer
@@ -37,6 +36,7 @@ from tablesim.games.wheel.table import WheelTable
 from tablesim.profiles import script_profile
 from tablecore.validate import Reader
 from tablesim.games.scriptparse import script_limits
+from tablesim.games.scripted import ScriptedSession
 
 BET_KEYS = ("player", "spot", "amount")
 SPIN_KEYS = ("segment", "turns", "direction", "invalid")
@@ -114,7 +114,10 @@ class ScriptSpins(Hands):
         return True
 
 
-class WheelScriptSession:
+class WheelScriptSession(ScriptedSession):
+    dealer = staticmethod(dealer.play_round)
+    FEED, ITEM = "spins", "spin"
+
     def __init__(self, table: Reader) -> None:
         self.profile: WheelProfile = script_profile(table, load_profile)
         layout = read_layout_override(table, self.profile)
@@ -231,20 +234,22 @@ class WheelScriptSession:
 
     # --- playing ---------------------------------------------------------------
 
-    def play(self, spec: WheelRound) -> RoundResult:
-        table = self.table
+    def feed_of(self, spec: WheelRound) -> list:
+        return list(spec.spins)
+
+    def arm_devices(self, spec: WheelRound) -> None:
         self.sensor.reset()
-        self.source.clear()
-        self.source.feed(spec.spins)
         for fault in spec.faults:
             self.sensor.inject(fault)
-        dealer.play_round(table, ScriptedPlayers(spec), ScriptSpins(self.sensor, len(spec.spins)))
-        if table.result is None:
-            raise InputError(f"the round did not finish (it is {table.state.value})", where="spins")
-        if table.result.status == "settled" and self.source.remaining():
-            left = ", ".join(f"{s.turns:g} turns" for s in self.source.left())
-            raise InputError(f"{self.source.remaining()} spin(s) left unused: {left}", where="spins")
-        return table.result
+
+    def players(self, spec: WheelRound) -> Players:
+        return ScriptedPlayers(spec)
+
+    def hands(self, spec: WheelRound) -> Hands:
+        return ScriptSpins(self.sensor, len(spec.spins))
+
+    def left_text(self) -> str:
+        return ", ".join(f"{s.turns:g} turns" for s in self.source.left())
 
 
 def script_session(table: Reader) -> WheelScriptSession:

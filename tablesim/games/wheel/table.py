@@ -36,6 +36,9 @@ from drivers.events import (
 from tablecore.errors import InputError
 from tablecore.money import fmt, parse_amount
 from tablesim.engine.actions import action
+from tablesim.engine.inputs import CloseBetting, OpenRound, Void
+from tablesim.engine.machine import Refused
+from tablesim.games.wheel.inputs import ChangeBet, DeclareNoSpin
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.table import GameTable
@@ -43,6 +46,13 @@ from tablesim.games.wheel.machine import AWAITING_SPIN, PROCEDURE, S
 from tablesim.games.wheel.profile import WheelProfile
 from tablesim.games.wheel.settings import WheelSettings
 from tablesim.games.wheel.settle import exact_count, settle, spin_counts, symbol_at
+from tablecore.records import (
+    BetPlaced, BetWithdrawn, Fault, FaultCleared as FaultClearedRecord, Instruction, Settlement,
+)
+from tablesim.games.wheel.records import (
+    NoSpin, Revolution as RevolutionRecord, SpinResult as SpinResultRecord, SpinStarted as SpinStartedRecord,
+    StrayRevolution,
+)
 
 SENSOR_FAULT = "sensor_fault"
 
@@ -95,37 +105,45 @@ class WheelTable(GameTable):
 
     # --- round flow ------------------------------------------------------------
 
-    @action(opens_round=True)
+    @action(OpenRound, opens_round=True)
     def open_round(self, round_id: str | None = None) -> str:
         return self.begin_round(round_id)
 
     def invite_bets(self) -> None:
         self.sensor.disarm()
-        self.emit("instruction", text="place your bets")
+        if self.heard():
+            self.emit(Instruction(text="place your bets"))
 
-    def _spot_refusal(self, spot: str) -> str | None:
-        if spot in self.spots:
-            return None
-        return f"unknown spot {spot!r} (spots: {', '.join(self.spots)})"
+    def _check_spot(self, spot: str) -> None:
+        if spot not in self.spots:
+            raise Refused(f"unknown spot {spot!r} (spots: {', '.join(self.spots)})")
 
-    def bet_spot_refusal(self, bet: str) -> str | None:
+    def check_bet_spot(self, position: str, bet: str, amount: object, player: str | None = None) -> None:
         """A bet of a player (position) on the symbol ``bet``, Art. 3."""
-        return self._spot_refusal(bet)
+        self._check_spot(bet)
 
-    def change_spot_refusal(self, spot: str) -> str | None:
-        return self._spot_refusal(spot)
+    def check_change_spot(self, player: str, spot: str, amount: object) -> None:
+        self._check_spot(spot)
 
-    def change_refusal(self, player: str, spot: str, amount: object) -> str | None:
+    def check_change(self, player: str, spot: str, amount: object) -> None:
         player = str(player)
         if self.book.get(player, spot) is None:
-            return f"{player} has no bet on {spot}"
+            raise Refused(f"{player} has no bet on {spot}")
         try:
             value = parse_amount(amount)
         except InputError as exc:
-            return f"amount {exc.message}"
-        return self.book.limits.check(spot, value) or None
+            raise Refused(f"amount {exc.message}") from None
+        why = self.book.limits.check(spot, value)
+        if why:
+            raise Refused(why)
 
-    @action(actor="player")
+    CHECKS = {
+        # Art. 3: a bet on one of the wheel's symbols (then the book's say)
+        "place_bet": (check_bet_spot, GameTable.check_bet),
+        "change_bet": (check_change_spot, check_change),
+    }
+
+    @action(ChangeBet, actor="player")
     def change_bet(self, player: str, spot: str, amount: object) -> None:
         """Set an existing bet to a new amount (only while betting is open, Art. 2)."""
         player = str(player)
@@ -134,10 +152,10 @@ class WheelTable(GameTable):
         self.book.set_amount(player, spot, value)
         # Recorded as the old bet taken back and the new one placed, so every
         # reader of the event stream (journal, audit) keeps exact totals.
-        self.emit("bet_withdrawn", position=player, bet=spot, amount=str(old), change=True)
-        self.emit("bet", position=player, bet=spot, amount=str(value), change=True)
+        self.emit(BetWithdrawn(position=player, bet=spot, amount=str(old), change=True))
+        self.emit(BetPlaced(position=player, bet=spot, amount=str(value), change=True))
 
-    @action()
+    @action(CloseBetting)
     def close_betting(self) -> None:
         """The dealer calls "no more bets" (Art. 2) and the sensor is armed."""
         # Whatever the sensor reported while betting was open belongs to that
@@ -147,27 +165,28 @@ class WheelTable(GameTable):
             self.trigger["close_betting"]()
 
     def arm_sensor(self) -> None:
-        self.emit("instruction", text="no more bets")
+        if self.heard():
+            self.emit(Instruction(text="no more bets"))
         self._arm()
 
     def _arm(self) -> None:
         self.sensor.arm(self.round_id, self.profile.min_turns, self.settings.spin_seconds)
-        self.emit(
-            "instruction",
-            text=f"spin the wheel, at least {self.profile.min_turns} full turns",
-            min_turns=self.profile.min_turns,
-        )
+        if self.heard():
+            self.emit(
+                Instruction(text=f"spin the wheel, at least {self.profile.min_turns} full turns",
+                min_turns=self.profile.min_turns,
+            ))
 
-    @action()
+    @action(DeclareNoSpin)
     def declare_no_spin(self, reason: str = "dealer") -> None:
         """The dealer calls "no spin" (Art. 4(4)) on a spin the sensor did not
         judge (e.g. a spin interrupted by a power loss): bets stay, spin again."""
         self._no_spin(reason, Decimal(self.revolutions))
 
-    def stop_sensor(self) -> None:
+    def stop_sensor(self, note: Void | None = None) -> None:
         self.sensor.disarm()
 
-    def note_void_outcome(self) -> None:
+    def note_void_outcome(self, note: Void) -> None:
         if self.result is not None:
             self.result.outcome = self._outcome_base()
 
@@ -202,7 +221,7 @@ class WheelTable(GameTable):
         elif isinstance(event, FaultRaised):
             self._on_fault(event)
         elif isinstance(event, FaultCleared):
-            self.emit("fault_cleared", device=event.device, code=event.code)
+            self.emit(FaultClearedRecord(device=event.device, code=event.code))
         else:
             self.on_other_event(event)
 
@@ -237,15 +256,18 @@ class WheelTable(GameTable):
         self.trigger["spin_started"]()
         self.revolutions = 0
         self.direction = event.direction
-        self.emit("spin_started", direction=event.direction)
+        if self.heard():
+            self.emit(SpinStartedRecord(direction=event.direction))
 
     def _on_revolution(self, event: Revolution) -> None:
         if self.state is S.SPINNING and event.round_id == self.round_id:
             self.revolutions = max(self.revolutions, event.n)
-            self.emit("revolution", n=event.n)
+            if self.heard():
+                self.emit(RevolutionRecord(n=event.n))
         else:
             # Part of a stray spin, already recorded by its start or result.
-            self.emit("stray_revolution", n=event.n, round=event.round_id)
+            if self.heard():
+                self.emit(StrayRevolution(n=event.n, round=event.round_id))
 
     def _on_result(self, event: SpinResult) -> None:
         if not self._ours(event.round_id):
@@ -254,9 +276,9 @@ class WheelTable(GameTable):
         turns = exact_count(event.turns)
         if not (0 <= event.segment < len(self.layout)) or turns is None:
             self.emit(
-                "fault", device=event.device, code=WHEEL_SENSORS_DISAGREE, severity="E",
+                Fault(device=event.device, code=WHEEL_SENSORS_DISAGREE, severity="E",
                 text=f"impossible spin report: segment {event.segment}, turns {event.turns}",
-            )
+            ))
             self.void(SENSOR_FAULT)
             return
         if not spin_counts(self.profile, turns):
@@ -273,7 +295,8 @@ class WheelTable(GameTable):
 
     def announce_result(self) -> None:
         spin = self.spins[-1]
-        self.emit("spin_result", segment=self.segment, symbol=self.symbol, turns=spin["turns"], direction=self.direction)
+        if self.heard():
+            self.emit(SpinResultRecord(segment=self.segment, symbol=self.symbol, turns=spin["turns"], direction=self.direction))
         self.trigger["settle"]()
 
     def _on_invalid(self, event: InvalidSpin) -> None:
@@ -292,12 +315,12 @@ class WheelTable(GameTable):
 
     def spin_again(self) -> None:
         spin = self.spins[-1]
-        self.emit("no_spin", reason=spin["reason"], turns=spin["turns"], segment=spin["segment"], count=self.no_spins)
-        self.emit("instruction", text="no spin: spin again (bets stay)")
+        self.emit(NoSpin(reason=spin["reason"], turns=spin["turns"], segment=spin["segment"], count=self.no_spins))
+        self.emit(Instruction(text="no spin: spin again (bets stay)"))
         self._arm()
 
     def _on_fault(self, event: FaultRaised) -> None:
-        self.emit("fault", device=event.device, code=event.code, severity=event.severity, text=event.text)
+        self.emit(Fault(device=event.device, code=event.code, severity=event.severity, text=event.text))
         if event.code == WHEEL_MOTION_IDLE:
             self._incident("wheel moved while the sensor was idle", event.code)
             return
@@ -309,7 +332,7 @@ class WheelTable(GameTable):
     def settle_bets(self) -> None:
         results: dict[str, dict[str, Decimal]] = settle(self.profile, self.book.items(), self.symbol)
         self.result = self.settled_result(self._outcome(), results)
-        self.emit("settlement", results={p: {k: fmt(v) for k, v in r.items()} for p, r in results.items()})
+        self.emit(Settlement(results={p: {k: fmt(v) for k, v in r.items()} for p, r in results.items()}))
         self.trigger["complete"]()
 
     def _outcome_base(self) -> dict:

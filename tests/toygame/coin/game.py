@@ -12,6 +12,7 @@ from typing import Any
 from tablecore.money import parse_amount
 from tablecore.validate import Reader
 from tablesim.engine.actions import action
+from tablesim.engine.inputs import CloseBetting, OpenRound, TableInput
 from tablesim.engine.bets import BetBook
 from tablesim.engine.limits import Limit, Limits
 from tablesim.engine.machine import Procedure, rule, step
@@ -45,7 +46,7 @@ PROCEDURE = Procedure(
     ),
     (
         rule("open_round", "open betting", trigger="open_betting", refused="the round is {state}"),
-        rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed"),
+        rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed", fires=CloseBetting),
         rule("toss", "toss", trigger="toss", refused="bets are not closed (the round is {state})"),
     ),
 )
@@ -77,6 +78,13 @@ def devices(settings: Settings) -> tuple[str, ...]:
     return ()
 
 
+@dataclass(frozen=True, slots=True)
+class Toss(TableInput):
+    """The coin lands on ``side``."""
+
+    side: str
+
+
 class CoinTable(GameTable):
     game = "coin"
     PROCEDURE = PROCEDURE
@@ -87,15 +95,11 @@ class CoinTable(GameTable):
         book = BetBook(SIDES, settings.limits, lambda box: None if box in BOXES else f"no box {box}")
         super().__init__(table_id=table_id, book=book, devices=[])
 
-    @action(opens_round=True)
+    @action(OpenRound, opens_round=True)
     def open_round(self, round_id: str | None = None) -> str:
         return self.begin_round(round_id)
 
-    @action()
-    def close_betting(self) -> None:
-        self.trigger["close_betting"]()
-
-    @action()
+    @action(Toss)
     def toss(self, side: str) -> None:
         self.side = side
         self.trigger["toss"]()
