@@ -42,7 +42,7 @@ def analysis_seconds(game: str) -> dict[str, Any]:
 
 
 #: what ``tablesim bench --only`` may pick
-SECTIONS = ("engine", "analysis", "link", "bet_intake", "card_to_console", "ws_fanout")
+SECTIONS = ("engine", "analysis", "link", "bet_intake", "card_to_console", "ws_fanout", "platform")
 
 
 def run_suite(progress: Callable[[str], None] | None = None, only: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -79,4 +79,17 @@ def run_suite(progress: Callable[[str], None] | None = None, only: tuple[str, ..
     from tablesim.harness.bench.service import measure_service
 
     measure_service(out, want, progress, asked=only)
+    if "platform" in only:  # (only when named: five processes and thousands of bets)
+        from tablesim.harness.bench.platform_bench import platform_money
+
+        if progress:
+            progress("platform: bets through the wallet and the bus, then the round's credits")
+        try:
+            out["platform"] = {"money_path": platform_money(**PLATFORM_SIZES)}
+        except (ImportError, OSError, RuntimeError) as exc:
+            out["platform"] = {"money_path": {"error": f"{type(exc).__name__}: {exc}"}}
     return out
+
+
+#: the platform bench's arguments (a test makes them small)
+PLATFORM_SIZES: dict[str, Any] = {}
