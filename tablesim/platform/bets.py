@@ -41,6 +41,10 @@ log = logging.getLogger("tablesim.platform")
 
 #: how often a bet with no answer from the table is sent again (same ref)
 BUS_TRIES = 3
+#: bet requests in flight to one table at once; the bets that come meanwhile go together in the next
+IN_FLIGHT = 4
+#: the most bets in one request (the table takes up to 1,000)
+BATCH = 500
 
 
 @dataclass
@@ -57,7 +61,7 @@ def refused(http: int, status: str, message: str, **more: Any) -> Answer:
 
 class Desk:
     def __init__(self, *, wallet: WalletClient, patient: WalletClient, nc_source, rounds: Rounds, intents: Intents,
-                 offers: dict[str, Offer], bus_timeout: float = 5.0) -> None:
+                 offers: dict[str, Offer], bus_timeout: float = 10.0) -> None:
         self.wallet = wallet  # the player waits on this one: a few attempts
         self.patient = patient  # cancels: retried until the wallet answers
         self.nc_source = nc_source
@@ -66,6 +70,7 @@ class Desk:
         self.offers = offers
         self.bus_timeout = bus_timeout
         self.cancelling: set[asyncio.Task] = set()
+        self.batchers: dict[str, Batcher] = {}
         self.counts = {"placed": 0, "refused_by_wallet": 0, "refused_by_table": 0, "cancelled": 0, "unknown": 0}
 
     def check(self, session: Session, body: dict) -> tuple[Offer, str, str, Decimal] | Answer:
@@ -125,12 +130,15 @@ class Desk:
         item = {"ref": it.debit, "position": it.position, "bet": it.bet, "amount": fmt(it.amount), "round": it.round}
         if offer.position != "player":
             item["player"] = session.player
-        reply = await self._send(it.table, {"v": 1, "bets": [item]})
+        batcher = self.batchers.get(it.table)
+        if batcher is None:
+            batcher = self.batchers[it.table] = Batcher(it.table, self._send)
+        reply = await batcher.submit(item)
         if reply is None:  # the table may or may not hold it: the stream decides once the round closes
             self.counts["unknown"] += 1
             return refused(503, "table_unavailable", f"table {it.table} did not answer: if the bet does not stand, "
                            "its stake is returned when the round closes", bet_id=it.debit)
-        result = (reply.get("results") or [{}])[0] if isinstance(reply.get("results"), list) else {}
+        result = reply
         if result.get("ok"):
             self.counts["placed"] += 1
             # (not awaited: a bet left open in the log is found placed in the stream by the sweep)
@@ -140,7 +148,7 @@ class Desk:
                                 "round": result.get("round_id") or it.round, "amount": fmt(it.amount),
                                 "balance": _text(balance), "receipt": result.get("receipt")})
         self.counts["refused_by_table"] += 1
-        reason = result.get("reason") or result.get("detail") or reply.get("detail") or "refused by the table"
+        reason = result.get("reason") or result.get("detail") or "refused by the table"
         cancelled = await self.cancel(it, why=f"refused by the table: {reason}")
         answer = refused(409, "refused_by_table", str(reason))
         if cancelled is not None:
@@ -180,6 +188,50 @@ class Desk:
         if not out.ok:
             log.error("platform: cancel of %s answered %s: %s", it.debit, out.status.value, out.message)
         return out
+
+
+class Batcher:
+    """The bets for one table that come while its requests are in flight,
+    sent together in the next request: the table commits them in one group
+    and answers each, in order; a bet's own result is handed to its sender."""
+
+    def __init__(self, table: str, send) -> None:
+        self.table = table
+        self.send = send
+        self.waiting: list[tuple[dict, asyncio.Future]] = []
+        self.in_flight = 0
+
+    async def submit(self, item: dict) -> dict | None:
+        """The table's result for this bet (or its answer to the whole
+        request, if it refused the request), None if it never answered."""
+        future = asyncio.get_running_loop().create_future()
+        self.waiting.append((item, future))
+        self._next()
+        return await future
+
+    def _next(self) -> None:
+        while self.waiting and self.in_flight < IN_FLIGHT:
+            batch, self.waiting = self.waiting[:BATCH], self.waiting[BATCH:]
+            self.in_flight += 1
+            asyncio.ensure_future(self._go(batch))
+
+    async def _go(self, batch: list[tuple[dict, asyncio.Future]]) -> None:
+        try:
+            reply = await self.send(self.table, {"v": 1, "bets": [item for item, _ in batch]})
+            results = reply.get("results") if isinstance(reply, dict) else None
+            if not isinstance(results, list) or len(results) != len(batch):
+                results = [reply if isinstance(reply, dict) and "error" in reply else None] * len(batch)
+            for (_, future), result in zip(batch, results):
+                if not future.done():
+                    future.set_result(result if isinstance(result, dict) else None)
+        except Exception as exc:  # (never leave a sender waiting)
+            log.error("platform: bets to %s: %s", self.table, f"{type(exc).__name__}: {exc}")
+            for _, future in batch:
+                if not future.done():
+                    future.set_result(None)
+        finally:
+            self.in_flight -= 1
+            self._next()
 
 
 def _text(amount: Decimal | None) -> str | None:

@@ -25,14 +25,27 @@ def _private_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
 
 
-@pytest.fixture
-def rig(tmp_path):
+@pytest.fixture(scope="module")
+def _rig(tmp_path_factory):
+    """One broker, wallet and table for a module's tests (starting a table is what takes time)."""
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (Debian package nats-server)")
-    broker = NatsServer(tmp_path / "nats-store").start()
-    r = rigs.Rig(tmp_path, broker)
+    folder = tmp_path_factory.mktemp("platform")
+    broker = NatsServer(folder / "nats-store").start()
+    try:
+        r = rigs.Rig(folder, broker)
+    except BaseException:
+        broker.stop()
+        raise
     try:
         yield r
     finally:
         r.close()
         broker.stop()
+
+
+@pytest.fixture
+def rig(_rig):
+    """The module's rig; the platforms a test starts are stopped after it."""
+    yield _rig
+    _rig.stop_platforms()

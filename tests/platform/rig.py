@@ -104,14 +104,17 @@ class Rig:
         self.tables = folder / "tables.toml"
         self.tables.write_text(TABLES)
         self.wallet_db = folder / "wallet.db"
-        self.wallet = walletproc.reference(self.wallet_db, self.secret, folder / "players.toml")
+        self.wallet = walletproc.reference(self.wallet_db, self.secret, folder / "players.toml", reaped=False)
         self.journal = folder / f"{TABLE}.journal.sqlite"
         self.table_port = free_port()
         self.base = f"http://127.0.0.1:{self.table_port}"
-        self.table = reaper.track(subprocess.Popen(
-            [sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "wheel", "--mock", "--seed", "3",
-             "--port", str(self.table_port), "--journal", str(self.journal), "--studio", broker.url],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT))
+        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(folder / "xdg")}
+        self.env.pop("TABLESIM_PLATFORM_FAULT", None)
+        with open(folder / "table.log", "a") as err:
+            self.table = subprocess.Popen(
+                [sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "wheel", "--mock", "--seed", "3",
+                 "--port", str(self.table_port), "--journal", str(self.journal), "--studio", broker.url],
+                stdout=subprocess.DEVNULL, stderr=err, text=True, cwd=ROOT, env=self.env)
         self._wait_table()
         self._register_key()
         self.platforms: list[Platform] = []
@@ -124,24 +127,24 @@ class Rig:
                     return
             except httpx.HTTPError:
                 pass
-            assert self.table.poll() is None, self.table.stderr.read()
+            assert self.table.poll() is None, (self.folder / "table.log").read_text()
             time.sleep(0.1)
         raise AssertionError("the table did not come up")
 
     def _register_key(self) -> None:
         from tablesim.studio import signing, trust
 
-        key = signing.load_signing_key(signing.default_signing_key_path(TABLE))
-        trust.register(None, TABLE, signing.public_hex(key))
+        key = signing.load_signing_key(next((self.folder / "xdg").rglob(f"{TABLE}.sign.key")))
+        self.keys = self.folder / "keys.json"
+        trust.register(self.keys, TABLE, signing.public_hex(key))
 
     def platform(self, fault: str | None = None, ack_wait: float = 2.0, db: str = "platform.db") -> Platform:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        env.pop("TABLESIM_PLATFORM_FAULT", None)
+        env = dict(self.env)
         if fault:
             env["TABLESIM_PLATFORM_FAULT"] = fault
         argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", "--nats", self.broker.url,
                 "--wallet", self.wallet.url, "--secret", str(self.secret), "--tables", str(self.tables),
-                "--db", str(self.folder / db), "--port", "0", "--ack-wait", str(ack_wait)]
+                "--db", str(self.folder / db), "--keys", str(self.keys), "--port", "0", "--ack-wait", str(ack_wait)]
         p = Platform(argv, env, self.folder / f"platform-{len(self.platforms)}.log")
         self.platforms.append(p)
         return p
@@ -182,6 +185,7 @@ class Rig:
         return json.loads(data)["outcome"]["symbol"]
 
     def transactions(self, round_id: str) -> list:
+        """The wallet's rows of a round: (id, kind, player, amount, status, debits, debit)."""
         import sqlite3
 
         with sqlite3.connect(f"file:{self.wallet_db}?mode=ro", uri=True) as db:
@@ -207,7 +211,16 @@ class Rig:
                   for p in self.platforms]
         raise AssertionError(f"never happened: {what}; platforms: {states}")
 
-    def close(self) -> None:
+    def open_round(self) -> str:
+        """A new round open for bets, seen so by every running platform: its id."""
+        self.act("open_round")
+        round_id = self.table_state()["round_id"]
+        for p in self.platforms:
+            if p.proc.poll() is None:
+                p.wait_table(lambda t: t["betting"] and t["round"] == round_id)
+        return round_id
+
+    def stop_platforms(self) -> None:
         for p in self.platforms:
             if p.proc.poll() is None:
                 p.proc.send_signal(signal.SIGINT)
@@ -215,6 +228,10 @@ class Rig:
                     p.proc.wait(15)
                 except subprocess.TimeoutExpired:
                     p.proc.kill()
+        self.platforms = []
+
+    def close(self) -> None:
+        self.stop_platforms()
         if self.table.poll() is None:
             self.table.terminate()
             try:

@@ -16,8 +16,7 @@ def test_a_won_and_a_lost_round_settle_to_the_unit(rig):
     platform = rig.platform()
     ann, amy = platform.session(rig.token("ann")), platform.session(rig.token("amy"))
     assert (ann["player"], ann["currency"], Decimal(ann["balance"])) == ("ann", "MOP", OPENING)
-    rig.act("open_round")
-    platform.wait_table(lambda t: t["betting"])
+    round_id = rig.open_round()
     ann_bets = {s: "2" for s in PAYS}  # one of them wins whatever the wheel says
     amy_bets = {"joker": "7", "logo": "3"}
     for session, bets in ((ann, ann_bets), (amy, amy_bets)):
@@ -29,7 +28,7 @@ def test_a_won_and_a_lost_round_settle_to_the_unit(rig):
     assert symbol not in amy_bets  # (the seeded wheel: amy loses this round)
     want = {"ann": OPENING - 14 + returned(ann_bets, symbol), "amy": OPENING - 10}
     rig.wait_for(lambda: all(rig.wallet_balance(p) == b for p, b in want.items()), what=f"balances {want}")
-    rows = rig.transactions(f"{TABLE}-000001")
+    rows = rig.transactions(round_id)
     credits = [r for r in rows if r[1] == "credit"]
     assert sorted((r[2], r[3], r[4]) for r in credits) == sorted(
         [("ann", f"{returned(ann_bets, symbol):.2f}", "ok"), ("amy", "0.00", "ok")])  # one each, 0 for the loss
@@ -37,27 +36,25 @@ def test_a_won_and_a_lost_round_settle_to_the_unit(rig):
 
 
 def test_a_void_round_cancels_every_debit(rig):
-    platform = rig.platform()
+    platform = rig.platform(db="void.db")
     ada = platform.session(rig.token("ada"))
-    rig.act("open_round")
-    platform.wait_table(lambda t: t["betting"])
+    round_id = rig.open_round()
     for spot, amount in (("1", "20"), ("5", "30")):
         assert platform.bet(ada, {"table": TABLE, "bet": spot, "amount": amount}).status_code == 200
     assert platform.balance(ada) == OPENING - 50
     rig.act("void", {"why": "wheel jammed", "reason": "device"}, role="supervisor")
     rig.wait_for(lambda: rig.wallet_balance("ada") == OPENING, what="ada's stakes returned")
-    rows = rig.transactions(f"{TABLE}-000001")
+    rows = rig.transactions(round_id)
     assert sorted(r[1] for r in rows) == ["cancel", "cancel", "debit", "debit"]
     assert not [r for r in rows if r[1] == "credit"]
 
 
 def test_a_refusal_by_the_table_is_cancelled_and_bad_input_debits_nothing(rig):
-    platform = rig.platform()
+    platform = rig.platform(db="refusals.db")
     abe, hk = platform.session(rig.token("abe")), platform.session(rig.token("hk"))
     closed = platform.bet(abe, {"table": TABLE, "bet": "1", "amount": "10"})
     assert closed.status_code == 409 and "not taking bets" in closed.json()["message"]
-    rig.act("open_round")
-    platform.wait_table(lambda t: t["betting"])
+    round_id = rig.open_round()
     refused = platform.bet(abe, {"table": TABLE, "bet": "7", "amount": "10"})  # no such spot: the table says so
     assert refused.status_code == 409, refused.text
     body = refused.json()
@@ -78,7 +75,7 @@ def test_a_refusal_by_the_table_is_cancelled_and_bad_input_debits_nothing(rig):
     assert other.status_code == 400 and "plays in MOP, your account is in HKD" in other.json()["message"]
     forged = platform.bet({"session": abe["session"][:-2] + "00"}, {"table": TABLE, "bet": "1", "amount": "10"})
     assert forged.status_code == 401
-    rows = rig.transactions(f"{TABLE}-000001")
+    rows = rig.transactions(round_id)
     assert sorted((r[1], r[3], r[4]) for r in rows) == [
         ("cancel", "10.00", "ok"), ("debit", "10.00", "ok"), ("debit", "1500.00", "insufficient_funds")]
     assert rig.wallet_balance("abe") == OPENING

@@ -33,6 +33,15 @@ TABLE = "WHEEL-MOCK"
 SPOTS = ("1", "3", "5", "10", "20", "joker", "logo")
 
 
+def _cpu(pid: int) -> float:
+    """CPU seconds a process used so far (user + system; Linux), or -1."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return -1.0
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -63,16 +72,21 @@ class Rig:
         self._spawn([nats_server, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(self.dir / "nats")],
                     quiet=True)
         self._wallet_files(players)
-        self.wallet = _ready_line(self._spawn(self._cli("wallet", "serve", "--db", self.dir / "wallet.db", "--secret",
-                                                        self.secret, "--players", self.dir / "players.toml",
-                                                        "--port", "0")), "wallet")
+        self.wallet_proc = self._spawn(self._cli("wallet", "serve", "--db", self.dir / "wallet.db", "--secret",
+                                                 self.secret, "--players", self.dir / "players.toml", "--port", "0"))
+        self.wallet = _ready_line(self.wallet_proc, "wallet")
         self.table = ServedTable("--game", "wheel", "--mock", "--studio", self.nats, data_dir=str(self.dir),
                                  journal_path=self.dir / f"{TABLE}.journal.sqlite")
         self._register_key()
         (self.dir / "tables.toml").write_text(f'[tables.{TABLE}]\ncurrency = "MOP"\nunit = "1"\nposition = "player"\n')
-        self.platform = _ready_line(self._spawn(self._cli(
+        self.platform_proc = self._spawn(self._cli(
             "platform", "serve", "--nats", self.nats, "--wallet", self.wallet, "--secret", self.secret, "--tables",
-            self.dir / "tables.toml", "--db", self.dir / "platform.db", "--keys", self.keys, "--port", "0")), "platform")
+            self.dir / "tables.toml", "--db", self.dir / "platform.db", "--keys", self.keys, "--port", "0"))
+        self.platform = _ready_line(self.platform_proc, "platform")
+
+    def cpu(self) -> dict[str, float]:
+        return {"platform": _cpu(self.platform_proc.pid), "wallet": _cpu(self.wallet_proc.pid),
+                "table": _cpu(self.table.proc.pid), "broker": _cpu(self.procs[0].pid)}
 
     def _cli(self, *args: Any) -> list[str]:
         return [sys.executable, "-m", "tablesim.cli.main", *map(str, args)]
@@ -223,7 +237,9 @@ def platform_money(players: int = 1000, bets: int = 5000, clients: int = 64) -> 
         round_id = call(rig.table, "POST", "/api/actions/open_round") and \
             call(rig.table, "GET", "/api/table")["round_id"]
         _wait(lambda: _platform_sees_betting(host, port), 30, "the platform to see betting open")
+        before = rig.cpu()
         latencies, wall = asyncio.run(_bets(host, port, sessions, bets, clients))
+        after = rig.cpu()
         call(rig.table, "POST", "/api/actions/close_betting")
         call(rig.table, "POST", "/api/actions/spin")
         result_at = _wait(lambda: _result_time(rig, round_id), 120, "the round's result")
@@ -233,6 +249,8 @@ def platform_money(players: int = 1000, bets: int = 5000, clients: int = 64) -> 
                 "bets_per_second": round(bets / wall, 1), "p50_ms": round(percentile(ordered, 0.5), 1),
                 "p99_ms": round(percentile(ordered, 0.99), 1), "credits": credits,
                 "result_to_last_credit_s": round(last_credit - result_at, 3),
+                "cpu_ms_per_bet": {k: round((after[k] - before[k]) * 1000 / bets, 2) for k in after},
+                "load_average": round(os.getloadavg()[0], 1),
                 "goals": "2,000 bets/s with p99 < 100 ms; the last credit < 2 s after the result"}
     finally:
         rig.close()
