@@ -8,6 +8,7 @@ import asyncio
 import logging
 from pathlib import Path
 
+import httpx
 import nats
 
 from tablesim.platform.bets import Desk
@@ -25,6 +26,17 @@ from tablesim.wallet.client import WalletClient
 log = logging.getLogger("tablesim.platform")
 
 
+#: requests of one client at the wallet at once (the rest wait in the platform, unsigned)
+IN_FLIGHT = 32
+
+
+def _pool() -> httpx.AsyncHTTPTransport:
+    """Connections enough for every request in flight: a request waiting for
+    a pooled connection past its timeout would count as a lost attempt
+    (httpx keeps 100 by default; settlement alone has 64 in flight)."""
+    return httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=IN_FLIGHT * 2, max_keepalive_connections=IN_FLIGHT))
+
+
 class Platform:
     def __init__(self, *, nats_url: str, wallet_url: str, secret: bytes, offers: dict[str, Offer], db: str | Path,
                  trust: Trust, alert_after: float = 30.0, session_hours: float = 12.0, sweep_every: float = 2.0,
@@ -35,9 +47,12 @@ class Platform:
         self.intents = Intents(db)
         self.rounds = Rounds()
         # the player waits on the first; cancels wait for ever; credits alert after alert_after, then go on
-        self.wallet = WalletClient(wallet_url, secret, attempts=4, give_up_after=5.0)
-        self.patient = WalletClient(wallet_url, secret, attempts=None, give_up_after=None)
-        self.settling = WalletClient(wallet_url, secret, attempts=None, give_up_after=alert_after)
+        self.wallet = WalletClient(wallet_url, secret, attempts=4, give_up_after=10.0, transport=_pool(),
+                                   max_in_flight=IN_FLIGHT)
+        self.patient = WalletClient(wallet_url, secret, attempts=None, give_up_after=None, transport=_pool(),
+                                    max_in_flight=IN_FLIGHT // 2)
+        self.settling = WalletClient(wallet_url, secret, attempts=None, give_up_after=alert_after, transport=_pool(),
+                                     max_in_flight=IN_FLIGHT)
         self.nc: nats.NATS | None = None
         self.follower = Follower(self._js, trust, self.rounds)
         self.desk = Desk(wallet=self.wallet, patient=self.patient, nc_source=lambda: self.nc, rounds=self.rounds,

@@ -233,7 +233,7 @@ def platform_money(players: int = 1000, bets: int = 5000, clients: int = 64) -> 
     try:
         host, port = rig.platform.removeprefix("http://").split(":")
         port = int(port)
-        sessions = asyncio.run(_sessions(host, port, rig.tokens(players), min(clients, players)))
+        sessions = asyncio.run(_sessions(host, port, rig.tokens(players), min(16, players)))
         round_id = call(rig.table, "POST", "/api/actions/open_round") and \
             call(rig.table, "GET", "/api/table")["round_id"]
         _wait(lambda: _platform_sees_betting(host, port), 30, "the platform to see betting open")
