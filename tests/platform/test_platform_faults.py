@@ -52,7 +52,7 @@ def test_two_processes_share_settlement_without_a_double_credit(rig):
     players = ("kim", "lea", "ann", "amy")
     opening = {name: rig.wallet_balance(name) for name in players}
     rounds = []
-    for _ in range(3):
+    for _ in range(2):
         rounds.append(rig.open_round())
         for i, name in enumerate(players):
             via = (first, second)[i % 2]
@@ -73,3 +73,40 @@ def test_two_processes_share_settlement_without_a_double_credit(rig):
             symbol = rig.result_symbol(round_id)
             expected += -15 + (20 if symbol == "1" else 0) + (20 if symbol == "3" else 0)
         assert rig.wallet_balance(name) == expected
+
+
+def test_a_forged_result_pays_nothing(rig):
+    """Last in this module: a forged record on the table's subject makes the
+    table's own link diverge (as it should), so no round follows it here."""
+    import asyncio
+
+    import nats
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from tablesim.studio import signing, wire
+
+    platform = rig.platform(db="forged.db")
+    lea = platform.session(rig.token("lea"))
+    before = rig.wallet_balance("lea")
+    round_id = rig.open_round()
+    assert platform.bet(lea, {"table": TABLE, "bet": "joker", "amount": "10"}).status_code == 200
+    data = json.dumps({"game": "wheel", "status": "settled", "results": {"lea": {"joker": "9000"}},
+                       "stakes": {"lea": {"joker": "10"}}, "net": {"lea": "9000"}, "outcome": {"symbol": "joker"}})
+    record = {"seq": 10**6, "table_id": TABLE, "round_id": round_id, "kind": "event", "name": "result",
+              "data": data, "prev_hash": "0" * 64, "hash": "1" * 64, "actor": "table", "ts": "2026-12-01T00:00:00Z"}
+    body = wire.encode_row(record)
+
+    async def forge() -> None:
+        nc = await nats.connect(rig.broker.url)
+        try:
+            headers = {wire.MSG_ID: wire.msg_id(TABLE, 10**6),
+                       wire.SIG_HEADER: signing.sign(Ed25519PrivateKey.generate(), body)}  # not the table's key
+            await nc.jetstream().publish(wire.record_subject(TABLE, "event"), body, headers=headers)
+        finally:
+            await nc.close()
+
+    asyncio.run(forge())
+    rig.wait_for(lambda: platform.health()["settlement"]["not_signed"] >= 1, what="the forged result left out")
+    assert platform.health()["stream"]["rejected"] >= 1
+    assert not [r for r in rig.transactions(round_id) if r[1] == "credit"]
+    assert rig.wallet_balance("lea") == before - 10
