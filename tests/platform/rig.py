@@ -138,12 +138,13 @@ class Rig:
         self.keys = self.folder / "keys.json"
         trust.register(self.keys, TABLE, signing.public_hex(key))
 
-    def platform(self, fault: str | None = None, ack_wait: float = 2.0, db: str = "platform.db") -> Platform:
+    def platform(self, fault: str | None = None, ack_wait: float = 2.0, db: str = "platform.db",
+                 wallet: str | None = None) -> Platform:
         env = dict(self.env)
         if fault:
             env["TABLESIM_PLATFORM_FAULT"] = fault
         argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", "--nats", self.broker.url,
-                "--wallet", self.wallet.url, "--secret", str(self.secret), "--tables", str(self.tables),
+                "--wallet", wallet or self.wallet.url, "--secret", str(self.secret), "--tables", str(self.tables),
                 "--db", str(self.folder / db), "--keys", str(self.keys), "--port", "0", "--ack-wait", str(ack_wait)]
         p = Platform(argv, env, self.folder / f"platform-{len(self.platforms)}.log")
         self.platforms.append(p)
@@ -212,8 +213,10 @@ class Rig:
         raise AssertionError(f"never happened: {what}; platforms: {states}")
 
     def open_round(self) -> str:
-        """A new round open for bets, seen so by every running platform: its id."""
-        self.act("open_round")
+        """A round open for bets (a new one, unless an earlier test left one
+        open), seen so by every running platform: its id."""
+        if self.table_state()["state"] != "betting_open":
+            self.act("open_round")
         round_id = self.table_state()["round_id"]
         for p in self.platforms:
             if p.proc.poll() is None:

@@ -44,7 +44,7 @@ def test_a_void_round_cancels_every_debit(rig):
     assert platform.balance(ada) == OPENING - 50
     rig.act("void", {"why": "wheel jammed", "reason": "device"}, role="supervisor")
     rig.wait_for(lambda: rig.wallet_balance("ada") == OPENING, what="ada's stakes returned")
-    rows = rig.transactions(round_id)
+    rows = [r for r in rig.transactions(round_id) if r[2] == "ada"]
     assert sorted(r[1] for r in rows) == ["cancel", "cancel", "debit", "debit"]
     assert not [r for r in rows if r[1] == "credit"]
 
@@ -75,8 +75,29 @@ def test_a_refusal_by_the_table_is_cancelled_and_bad_input_debits_nothing(rig):
     assert other.status_code == 400 and "plays in MOP, your account is in HKD" in other.json()["message"]
     forged = platform.bet({"session": abe["session"][:-2] + "00"}, {"table": TABLE, "bet": "1", "amount": "10"})
     assert forged.status_code == 401
-    rows = rig.transactions(round_id)
+    rows = [r for r in rig.transactions(round_id) if r[2] == "abe"]
     assert sorted((r[1], r[3], r[4]) for r in rows) == [
         ("cancel", "10.00", "ok"), ("debit", "10.00", "ok"), ("debit", "1500.00", "insufficient_funds")]
     assert rig.wallet_balance("abe") == OPENING
     assert rig.wallet_balance("hk") == Decimal("500")
+
+
+def test_a_debit_whose_answer_is_lost_is_cancelled(rig):
+    """Every answer to a debit is lost after the wallet committed it (a
+    proxy drops it): the platform gives up, cancels with the same debit id,
+    and the player is told nothing was taken."""
+    import walletproc
+
+    lossy = walletproc.proxy(rig.wallet.url, "--drop", "1", "--only", "debit")
+    try:
+        platform = rig.platform(db="lossy.db", wallet=lossy.url)
+        kim = platform.session(rig.token("kim"))
+        round_id = rig.open_round()
+        r = platform.bet(kim, {"table": TABLE, "bet": "1", "amount": "25"})
+        assert r.status_code == 503 and r.json()["status"] == "wallet_unavailable", r.text
+        assert "not taken" in r.json()["message"]
+        rig.wait_for(lambda: rig.wallet_balance("kim") == OPENING, what="kim's lost debit cancelled")
+        rows = [r for r in rig.transactions(round_id) if r[2] == "kim"]
+        assert sorted((r[1], r[3], r[4]) for r in rows) == [("cancel", "25.00", "ok"), ("debit", "25.00", "ok")]
+    finally:
+        lossy.stop()
