@@ -101,3 +101,30 @@ def test_a_debit_whose_answer_is_lost_is_cancelled(rig):
         assert sorted((r[1], r[3], r[4]) for r in rows) == [("cancel", "25.00", "ok"), ("debit", "25.00", "ok")]
     finally:
         lossy.stop()
+
+
+def test_a_bus_bet_paid_for_another_round_is_refused_by_the_table(rig):
+    """The platform names the round it debited a bet for; the table takes
+    the bet only in that round (a stake paid for one round never plays in
+    the next)."""
+    import asyncio
+    import json
+
+    import nats
+
+    round_id = rig.open_round()
+
+    async def ask(body: dict) -> dict:
+        nc = await nats.connect(rig.broker.url)
+        try:
+            return json.loads((await nc.request(f"tablesim.{TABLE}.bets", json.dumps(body).encode(), timeout=20)).data)
+        finally:
+            await nc.close()
+
+    other = asyncio.run(ask({"v": 1, "bets": [
+        {"ref": "r-other", "position": "zoe", "bet": "1", "amount": "5", "round": "WHEEL-MOCK-999999"},
+        {"ref": "r-this", "position": "zoe", "bet": "3", "amount": "5", "round": round_id}]}))
+    late, now = other["results"]
+    assert late["error"] == "refused" and late["reason"] == (
+        f"the bet is for round WHEEL-MOCK-999999, the table's round is {round_id}")
+    assert now["ok"] and now["round_id"] == round_id
