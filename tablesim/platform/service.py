@@ -66,10 +66,21 @@ class Platform:
         return self.nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
 
     async def start(self) -> None:
-        self.nc = await nats.connect(self.nats_url, name="tablesim-platform", max_reconnect_attempts=-1,
-                                     reconnect_time_wait=0.5, connect_timeout=2, error_cb=natsio.quiet,
-                                     allow_reconnect=True)
-        self.tasks = [asyncio.ensure_future(c) for c in (self.follower.run(), self.sweep.run(), self.settler.run())]
+        """Serve at once; the bus is connected in the background (until it is,
+        no table is heard from, so no bet is taken and nothing debited)."""
+        self.tasks = [asyncio.ensure_future(self._connect())]
+
+    async def _connect(self) -> None:
+        while self.nc is None:
+            try:
+                self.nc = await nats.connect(self.nats_url, name="tablesim-platform", max_reconnect_attempts=-1,
+                                             reconnect_time_wait=0.5, connect_timeout=2, error_cb=natsio.quiet,
+                                             allow_reconnect=True)
+            except Exception as exc:
+                log.warning("platform: the bus %s cannot be reached: %s", natsio.shown(self.nats_url),
+                            f"{type(exc).__name__}: {exc}")
+                await asyncio.sleep(1.0)
+        self.tasks += [asyncio.ensure_future(c) for c in (self.follower.run(), self.sweep.run(), self.settler.run())]
 
     async def stop(self) -> None:
         for task in self.tasks:
