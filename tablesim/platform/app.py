@@ -66,9 +66,23 @@ def create_app(platform: Platform) -> FastAPI:
     async def _stop() -> None:
         await platform.stop()
 
-    def session_of(request: Request):
-        auth = request.headers.get("authorization", "")
-        return platform.sessions.read(auth[7:] if auth.lower().startswith("bearer ") else None)
+    _account_routes(app, platform)
+    _bet_routes(app, platform)
+
+    @app.get("/api/health")
+    async def health() -> JSONResponse:
+        return JSONResponse(platform.health())
+
+    return app
+
+
+def _session_of(platform: Platform, request: Request):
+    auth = request.headers.get("authorization", "")
+    return platform.sessions.read(auth[7:] if auth.lower().startswith("bearer ") else None)
+
+
+def _account_routes(app: FastAPI, platform: Platform) -> None:
+    session_of = lambda request: _session_of(platform, request)  # noqa: E731
 
     @app.post("/api/session")
     async def open_session(request: Request) -> JSONResponse:
@@ -102,6 +116,11 @@ def create_app(platform: Platform) -> FastAPI:
         return JSONResponse({"ok": True, "player": me.player, "currency": account.currency,
                              "balance": format(account.balance, "f")})
 
+
+
+def _bet_routes(app: FastAPI, platform: Platform) -> None:
+    session_of = lambda request: _session_of(platform, request)  # noqa: E731
+
     @app.get("/api/tables")
     async def tables() -> JSONResponse:
         out = []
@@ -131,9 +150,3 @@ def create_app(platform: Platform) -> FastAPI:
             return _reply(refused(401, "no_session", str(exc)))
         return _reply(refused(409, "not_offered", "withdrawing a bet is not offered: the tables take bets over "
                               "the bus, not withdrawals; a bet stands once placed"))
-
-    @app.get("/api/health")
-    async def health() -> JSONResponse:
-        return JSONResponse(platform.health())
-
-    return app
