@@ -1,15 +1,14 @@
 """The platform's own durable log of the bets it debits (SQLite, ``--db``).
 
 Each bet is written here before its debit is sent (``debiting``), and moves
-on as it goes: ``sent`` (debited, on its way to the table), ``placed`` (the
-table accepted it), ``refused`` (the wallet refused the debit: nothing
-taken), ``cancelling`` and ``cancelled``. A bet left in ``debiting``,
-``sent`` or ``cancelling`` (the platform died in between, or the wallet
-was away) is an orphan candidate: once its round is closed, the stream
-says whether the table accepted its ref; if not, its debit is cancelled
-(a cancel of a debit the wallet never saw leaves a tombstone: safe either
-way). The log is what lets a platform find its own orphans; the stream is
-what decides them.
+on as it goes: ``placed`` (the table accepted it), ``refused`` (the wallet
+refused the debit: nothing taken), ``cancelling`` and ``cancelled``. A bet
+left in ``debiting`` or ``cancelling`` (the platform died in between, the
+table or the wallet did not answer) is an orphan candidate: once its round
+is closed, the stream says whether the table accepted its ref; if not, its
+debit is cancelled (a cancel of a debit the wallet never saw leaves a
+tombstone: safe either way). The log is what lets a platform find its own
+orphans; the stream is what decides them.
 
 A round's later debits (a Fortune 3 Play decided during the round) are
 rows of their own with ``kind`` saying what they stake; the settlement
@@ -37,7 +36,7 @@ CREATE TABLE IF NOT EXISTS intent (
 CREATE INDEX IF NOT EXISTS intent_open ON intent (state) WHERE state IN ('debiting', 'sent', 'cancelling');
 """
 
-OPEN = ("debiting", "sent", "cancelling")
+OPEN = ("debiting", "sent", "cancelling")  # ("sent": kept for logs written before it was dropped)
 
 
 @dataclass(frozen=True, slots=True)
