@@ -33,10 +33,10 @@ CREATE TABLE IF NOT EXISTS intent (
     debit TEXT PRIMARY KEY, kind TEXT NOT NULL, player TEXT NOT NULL, currency TEXT NOT NULL,
     amount TEXT NOT NULL, tbl TEXT NOT NULL, round TEXT NOT NULL, position TEXT NOT NULL, bet TEXT NOT NULL,
     state TEXT NOT NULL, note TEXT, at REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS intent_open ON intent (state) WHERE state IN ('debiting', 'sent', 'cancelling');
+CREATE INDEX IF NOT EXISTS intent_open ON intent (state) WHERE state IN ('debiting', 'cancelling');
 """
 
-OPEN = ("debiting", "sent", "cancelling")  # ("sent": kept for logs written before it was dropped)
+OPEN = ("debiting", "cancelling")
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +125,7 @@ class Intents:
     def open(self) -> list[Intent]:
         """Every bet whose outcome is not settled yet in this log (orphan candidates)."""
         with self.lock:
-            rows = self.db.execute(f"SELECT {_COLUMNS} FROM intent WHERE state IN (?, ?, ?) ORDER BY at",
+            rows = self.db.execute(f"SELECT {_COLUMNS} FROM intent WHERE state IN (?, ?) ORDER BY at",
                                    OPEN).fetchall()
         return [_intent(r) for r in rows]
 
