@@ -44,7 +44,7 @@ def command(as_json: bool, only: tuple[str, ...]) -> None:
     for key in ("bet_intake", "card_to_console", "ws_fanout"):
         if key in results:
             results.setdefault("service", {})[key] = results[key]
-    for section in ("engine", "analysis", "link", "service", "wallet"):
+    for section in ("engine", "analysis", "link", "service", "wallet", "platform"):
         items = results.get(section, {})
         if "skipped" in items:
             table.add_row(section, "skipped", items["skipped"])

@@ -103,6 +103,9 @@ def _register() -> None:
     from tablesim.cli import wallet_cmd
 
     cli.add_command(wallet_cmd.wallet)
+    from tablesim.cli import platform_cmd
+
+    cli.add_command(platform_cmd.platform)
     from tablesim.cli import trust_cmds
 
     cli.add_command(trust_cmds.keys)

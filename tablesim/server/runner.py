@@ -281,10 +281,11 @@ class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
 
     async def _bus_bets(self, bets: list[dict]) -> list[dict]:
         """Bets from the studio's bus (``tablesim.studio.bus_bets``), through the same intake."""
-        outcomes = await self.place_bets([BetRequest(b["position"], b["bet"], b["amount"], b["actor"], b["ref"],
-                                                                     b.get("player"))
-                                          for b in bets])
-        return [o.as_json() for o in outcomes]
+        now = self.table.round_id  # (a bet paid for another round is refused: tablesim.studio.bus_bets)
+        taken = [b for b in bets if b.get("round") in (None, now)]
+        outcomes = iter(await self.place_bets([BetRequest(b["position"], b["bet"], b["amount"], b["actor"], b["ref"],
+                                                          b.get("player")) for b in taken]) if taken else [])
+        return [next(outcomes).as_json() if b.get("round") in (None, now) else _other_round(b, now) for b in bets]
 
     async def withdraw_bet(self, actor: str, position: str, bet: str, player: str | None = None) -> dict:
         def do():
@@ -365,3 +366,10 @@ class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
 
     def board(self, last: int) -> list[dict]:
         return list(self.results)[-last:][::-1]
+
+
+def _other_round(bet: dict, now: str) -> dict:
+    """A bus bet paid for another round than the table's (refused, nothing placed)."""
+    reason = f"the bet is for round {bet['round']}, the table's round is {now or 'not open'}"
+    return {"ok": False, "round_id": now, "ref": bet["ref"], "error": "refused", "action": "bet", "reason": reason,
+            "detail": f"bet refused: {reason}"}

@@ -5,6 +5,10 @@ A live-dealer platform sends one bet or a batch per request::
     {"v": 1, "bets": [{"ref": "p7-000123", "position": "3", "bet": "ante", "amount": "25"}, ...]}
     (or one bet object alone)
 
+A bet may name the ``round`` it is for (the round a platform debited its
+stake for): it is refused in any other round, so a stake paid for one
+round never plays in the next.
+
 and gets one result per bet, in order, only once the bets are committed to
 the journal::
 
@@ -93,7 +97,7 @@ def _bet(item: Any, index: int) -> dict[str, Any]:
         return bad_input(f"{where}: a bet is an object (ref, position, bet, amount)")
     ref = item.get("ref")
     ref = ref if isinstance(ref, str) else None
-    unknown = sorted(set(item) - {"ref", "position", "bet", "amount", "player", "v"})
+    unknown = sorted(set(item) - {"ref", "position", "bet", "amount", "player", "round", "v"})
     if unknown:
         return bad_input(f"{where}.{unknown[0]}: unknown field", ref)
     if ref is None or not 1 <= len(ref) <= 80 or not ref.isprintable():
@@ -112,9 +116,14 @@ def _bet(item: Any, index: int) -> dict[str, Any]:
         value = parse_amount(amount)  # plain digits, bounded, before any arithmetic (issue 14.3)
     except InputError as exc:
         return bad_input(f"{where}.{exc}", ref)
+    round_id = item.get("round")
+    if round_id is not None and (not isinstance(round_id, str) or not 1 <= len(round_id) <= 100):
+        return bad_input(f"{where}.round: the round id the bet is for (1 to 100 characters)", ref)
     out = {"position": str(position).strip(), "bet": bet, "amount": value, "ref": ref, "actor": ACTOR}
     if player is not None:
         out["player"] = player  # whose bet it is (issue 14.1)
+    if round_id is not None:
+        out["round"] = round_id  # the round it was paid for: refused in any other (the platform debited it for this one)
     return out
 
 

@@ -14,6 +14,7 @@ any answer the wallet signed with another status.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass
@@ -127,7 +128,8 @@ class WalletClient:
     """
 
     def __init__(self, url: str, secret: bytes, *, timeout: float = 5.0, attempts: int | None = 8,
-                 give_up_after: float | None = 30.0, max_wait: float = 2.0, transport=None) -> None:
+                 give_up_after: float | None = 30.0, max_wait: float = 2.0, transport=None,
+                 max_in_flight: int | None = None) -> None:
         self.url = url.rstrip("/")
         self._secret = secret
         self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
@@ -136,6 +138,10 @@ class WalletClient:
         self._stop = tenacity.stop_any(*stops) if stops else tenacity.stop_never
         self._wait = tenacity.wait_random_exponential(multiplier=0.05, max=max_wait)  # full jitter
         self.attempts_made = 0  # every attempt, for tests and the platform's metrics
+        # At most this many requests at the wallet at once (None: no bound): the
+        # others wait here, unsigned, so a busy wallet never finds a request
+        # that waited in its queue past the replay window.
+        self._in_flight = asyncio.Semaphore(max_in_flight) if max_in_flight else None
 
     async def __aenter__(self) -> "WalletClient":
         return self
@@ -208,6 +214,12 @@ class WalletClient:
         return answer
 
     async def _attempt(self, path: str, body: bytes) -> dict:
+        if self._in_flight is None:
+            return await self._signed_attempt(path, body)
+        async with self._in_flight:
+            return await self._signed_attempt(path, body)
+
+    async def _signed_attempt(self, path: str, body: bytes) -> dict:
         self.attempts_made += 1
         nonce = signing.new_nonce()
         headers = signing.request_headers(self._secret, path, body, timestamp=int(time.time()), nonce=nonce)

@@ -42,7 +42,7 @@ def analysis_seconds(game: str) -> dict[str, Any]:
 
 
 #: what ``tablesim bench --only`` may pick
-SECTIONS = ("engine", "analysis", "link", "bet_intake", "card_to_console", "ws_fanout", "wallet")
+SECTIONS = ("engine", "analysis", "link", "bet_intake", "card_to_console", "ws_fanout", "wallet", "platform")
 
 
 def run_suite(progress: Callable[[str], None] | None = None, only: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -85,4 +85,17 @@ def run_suite(progress: Callable[[str], None] | None = None, only: tuple[str, ..
         if progress:
             progress("wallet debits")
         out["wallet"] = wallet_bench.wallet_debits(**wallet_bench.SIZES)
+    if "platform" in only:  # (only when named: five processes and thousands of bets)
+        from tablesim.harness.bench.platform_bench import platform_money
+
+        if progress:
+            progress("platform: bets through the wallet and the bus, then the round's credits")
+        try:
+            out["platform"] = {"money_path": platform_money(**PLATFORM_SIZES)}
+        except (ImportError, OSError, RuntimeError) as exc:
+            out["platform"] = {"money_path": {"error": f"{type(exc).__name__}: {exc}"}}
     return out
+
+
+#: the platform bench's arguments (a test makes them small)
+PLATFORM_SIZES: dict[str, Any] = {}

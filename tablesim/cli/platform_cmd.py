@@ -1,0 +1,67 @@
+"""``tablesim platform serve``: the live-dealer platform between players, the
+operator's wallet and the tables (docs/platform.md)."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group("platform")
+def platform() -> None:
+    """The live-dealer platform: players' bets against the operator's wallet, settled exactly once (docs/platform.md)."""
+
+
+@platform.command("serve")
+@click.option("--nats", "nats_url", required=True, metavar="URL", help="The studio's NATS (nats://HOST:PORT).")
+@click.option("--wallet", "wallet_url", required=True, metavar="URL",
+              help="The operator's wallet (its base, e.g. http://host:8070/wallet/v1).")
+@click.option("--secret", "secret_file", required=True, metavar="FILE", help="The wallet's shared secret (mode 0600).")
+@click.option("--tables", "tables_file", required=True, metavar="FILE",
+              help="The tables offered: currency, unit, position (TOML).")
+@click.option("--db", "db", required=True, metavar="FILE", help="This process's intent log (SQLite; created).")
+@click.option("--keys", "keys_file", metavar="FILE",
+              help="The tables' registered public keys (default: the studio's keys file).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8060, show_default=True)
+@click.option("--alert-after", type=click.FloatRange(1, 86400), default=30.0, show_default=True,
+              help="Seconds a result may stay unpaid before it is alerted (the retries go on).")
+@click.option("--ack-wait", type=click.FloatRange(1, 3600), default=30.0, show_default=True,
+              help="Seconds before a result being settled by a process that went silent goes to another.")
+def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db: str, keys_file: str | None,
+          host: str, port: int, alert_after: float, ack_wait: float) -> None:
+    """Serve the players' API (/api/...) and settle the tables' results until Ctrl-C."""
+    import signal
+
+    import uvicorn
+
+    from tablecore.errors import InputError
+    from tablesim.platform.app import create_app
+    from tablesim.platform.service import Platform
+    from tablesim.platform.tables import load_tables
+    from tablesim.studio import natsio
+    from tablesim.studio.trust import load_trust
+    from tablesim.wallet.app import bind
+    from tablesim.wallet.signing import load_secret
+
+    natsio.check_url(nats_url, where="--nats")
+    if not wallet_url.startswith(("http://", "https://")):
+        raise InputError(f"{wallet_url!r} is not an http:// or https:// URL", where="--wallet")
+    secret = load_secret(secret_file)
+    offers = load_tables(tables_file)
+    trust = load_trust(keys_file, missing_ok=keys_file is None)
+    sock = bind(host, port)
+    platform_ = Platform(nats_url=nats_url, wallet_url=wallet_url, secret=secret, offers=offers, db=db, trust=trust,
+                         alert_after=alert_after, ack_wait=ack_wait)
+    listen = f"[{host}]" if ":" in host else host
+    click.echo(f"platform: http://{listen}:{sock.getsockname()[1]} ({len(offers)} tables; stop with Ctrl-C)",
+               nl=True)
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    config = uvicorn.Config(create_app(platform_), log_level="warning", access_log=False, log_config=None,
+                            timeout_graceful_shutdown=2)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    click.echo("platform: stopped")

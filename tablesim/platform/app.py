@@ -1,0 +1,152 @@
+"""The platform's HTTP API for players (JSON):
+
+- ``POST /api/session`` ``{"token": LAUNCH_TOKEN}``: the wallet authenticates
+  the operator's launch token; the answer holds the player's session token
+  (``Authorization: Bearer <session>`` on every other call), their id,
+  currency, unit and balance;
+- ``GET /api/balance``; ``GET /api/tables`` (what is offered, and whether
+  each table takes bets now);
+- ``POST /api/bets`` ``{"table", "bet", "amount": "10", "position"}``:
+  debited, sent to the table; the answer says exactly what happened;
+- ``POST /api/bets/withdraw``: refused (the tables' bus takes no withdrawals);
+- ``GET /api/health``: the process's state and settlement counters.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from tablesim.platform.bets import Answer, refused
+from tablesim.platform.service import Platform
+from tablesim.platform.sessions import BadSession
+from tablesim.wallet.client import WalletError
+
+MAX_BODY = 16 * 1024
+
+
+def _reply(answer: Answer) -> JSONResponse:
+    return JSONResponse(answer.body, status_code=answer.http)
+
+
+async def _json(request: Request) -> dict | Answer:
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        return refused(400, "bad_input", f"the body is over {MAX_BODY} bytes")
+    try:
+        doc = json.loads(body, parse_float=lambda t: _Float(t))
+    except ValueError:
+        return refused(400, "bad_input", "the body is not JSON")
+    if not isinstance(doc, dict):
+        return refused(400, "bad_input", "the body is a JSON object")
+    return doc
+
+
+class _Float:
+    """A JSON number with a point: kept apart, so an amount given as one is refused, never read as a float."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def create_app(platform: Platform) -> FastAPI:
+    app = FastAPI(title="tablesim platform", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.on_event("startup")
+    async def _start() -> None:
+        await platform.start()
+
+    @app.on_event("shutdown")
+    async def _stop() -> None:
+        await platform.stop()
+
+    _account_routes(app, platform)
+    _bet_routes(app, platform)
+
+    @app.get("/api/health")
+    async def health() -> JSONResponse:
+        return JSONResponse(platform.health())
+
+    return app
+
+
+def _session_of(platform: Platform, request: Request):
+    auth = request.headers.get("authorization", "")
+    return platform.sessions.read(auth[7:] if auth.lower().startswith("bearer ") else None)
+
+
+def _account_routes(app: FastAPI, platform: Platform) -> None:
+    session_of = lambda request: _session_of(platform, request)  # noqa: E731
+
+    @app.post("/api/session")
+    async def open_session(request: Request) -> JSONResponse:
+        doc = await _json(request)
+        if isinstance(doc, Answer):
+            return _reply(doc)
+        token = doc.get("token")
+        if not isinstance(token, str) or not 16 <= len(token) <= 128 or set(doc) != {"token"}:
+            return _reply(refused(400, "bad_input", "a session is opened with {\"token\": LAUNCH_TOKEN}"))
+        try:
+            me = await platform.wallet.authenticate(token, request_id="s-" + uuid.uuid4().hex)
+        except WalletError as exc:
+            return _reply(refused(503, "wallet_unavailable", str(exc)))
+        if not me.ok:
+            return _reply(refused(401, me.status.value, me.message or "the launch token is not valid"))
+        return JSONResponse({"ok": True, "session": platform.sessions.issue(me.player, me.currency, me.unit),
+                             "player": me.player, "currency": me.currency, "unit": format(me.unit, "f"),
+                             "balance": format(me.balance, "f")})
+
+    @app.get("/api/balance")
+    async def balance(request: Request) -> JSONResponse:
+        try:
+            me = session_of(request)
+            account = await platform.wallet.balance(me.player, me.currency, request_id="b-" + uuid.uuid4().hex)
+        except BadSession as exc:
+            return _reply(refused(401, "no_session", str(exc)))
+        except WalletError as exc:
+            return _reply(refused(503, "wallet_unavailable", str(exc)))
+        if not account.ok:
+            return _reply(refused(409, account.status.value, account.message or ""))
+        return JSONResponse({"ok": True, "player": me.player, "currency": account.currency,
+                             "balance": format(account.balance, "f")})
+
+
+
+def _bet_routes(app: FastAPI, platform: Platform) -> None:
+    session_of = lambda request: _session_of(platform, request)  # noqa: E731
+
+    @app.get("/api/tables")
+    async def tables() -> JSONResponse:
+        out = []
+        for offer in platform.offers.values():
+            t = platform.rounds.tables.get(offer.table)
+            out.append({"table": offer.table, "currency": offer.currency, "unit": format(offer.unit, "f"),
+                        "position": offer.position, "round": t.round_id if t else None,
+                        "state": t.state if t else None, "betting": bool(t and t.betting)})
+        return JSONResponse({"tables": out})
+
+    @app.post("/api/bets")
+    async def bet(request: Request) -> JSONResponse:
+        try:
+            me = session_of(request)
+        except BadSession as exc:
+            return _reply(refused(401, "no_session", str(exc)))
+        doc = await _json(request)
+        if isinstance(doc, Answer):
+            return _reply(doc)
+        return _reply(await platform.desk.place(me, doc))
+
+    @app.post("/api/bets/withdraw")
+    async def withdraw(request: Request) -> JSONResponse:
+        try:
+            session_of(request)
+        except BadSession as exc:
+            return _reply(refused(401, "no_session", str(exc)))
+        return _reply(refused(409, "not_offered", "withdrawing a bet is not offered: the tables take bets over "
+                              "the bus, not withdrawals; a bet stands once placed"))

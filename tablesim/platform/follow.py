@@ -1,0 +1,111 @@
+"""Each platform process reads the whole stream, in order, into its own
+picture of the tables and rounds (``Rounds``): an ephemeral pull consumer
+without acks, made again from the next stream seq whenever the connection
+or the consumer is lost.
+
+Only what a table signed counts: a message whose subject, message id and
+record disagree, of a table with no registered key, unsigned or badly
+signed is left out and counted (``rejected``), so a forged result never
+pays and a forged bet record never stands for a bet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import nats
+from nats.js import api
+
+from tablesim.platform.rounds import Rounds
+from tablesim.studio import signing, wire
+from tablesim.studio.trust import Trust
+
+log = logging.getLogger("tablesim.platform")
+
+FETCH = 1000
+#: the record kinds the picture takes nothing from
+SKIPPED = (".input",)
+
+
+def signed_record(trust: Trust, subject: str, headers: dict | None, data: bytes) -> wire.WireRecord | str:
+    """The record if its table signed it, else why not."""
+    parts = subject.split(".")
+    table = parts[1] if len(parts) == 3 else "?"
+    try:
+        rec = wire.decode(data)
+    except ValueError as exc:
+        return f"no record: {exc}"
+    headers = headers or {}
+    if (rec.table_id, rec.kind) != (table, parts[-1]) or headers.get(wire.MSG_ID) != wire.msg_id(table, rec.seq):
+        return f"{subject} does not match the record it holds (table {rec.table_id}, record {rec.seq})"
+    pub = trust.key(table)
+    if pub is None:
+        return f"table {table} has no registered key"
+    why = signing.verify(pub, data, headers.get(wire.SIG_HEADER), signing.RECORD)
+    return rec if why is None else f"record {rec.seq} of {table} is {why}"
+
+
+class Follower:
+    def __init__(self, js_source, trust: Trust, rounds: Rounds) -> None:
+        self.js_source = js_source  # () -> the JetStream context of the current connection
+        self.trust = trust
+        self.rounds = rounds
+        self.rejected = 0
+        self.caught_up = asyncio.Event()
+        self._moved = asyncio.Condition()
+
+    async def wait_past(self, stream_seq: int) -> None:
+        """Until the picture holds every message up to ``stream_seq``."""
+        async with self._moved:
+            await self._moved.wait_for(lambda: self.rounds.stream_seq >= stream_seq)
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self._follow(self.js_source())
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the broker away, the consumer lost: made again from where it was
+                log.info("platform: reading the stream: %s", f"{type(exc).__name__}: {exc}")
+                await asyncio.sleep(0.5)
+
+    async def _follow(self, js) -> None:
+        start = self.rounds.stream_seq + 1
+        config = api.ConsumerConfig(ack_policy=api.AckPolicy.NONE, inactive_threshold=60.0,
+                                    deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=start)
+        sub = await js.pull_subscribe("", stream=wire.STREAM, config=config)
+        try:
+            while True:
+                try:
+                    msgs = await sub.fetch(FETCH, timeout=1.0)
+                except (asyncio.TimeoutError, nats.errors.TimeoutError):
+                    self.caught_up.set()
+                    continue
+                for msg in msgs:
+                    self._take(msg)
+                async with self._moved:
+                    self._moved.notify_all()
+                if msgs and msgs[-1].metadata.num_pending == 0:
+                    self.caught_up.set()
+                self.rounds.forget_old()
+        finally:
+            try:
+                await sub.unsubscribe()
+            except Exception:
+                pass
+
+    def _take(self, msg) -> None:
+        seq = msg.metadata.sequence.stream
+        if seq <= self.rounds.stream_seq:
+            return  # (read again after a reconnection)
+        if msg.subject.endswith(SKIPPED):  # (the tables' inputs: nothing here acts on them, none is checked)
+            self.rounds.stream_seq = seq
+            return
+        got = signed_record(self.trust, msg.subject, msg.headers, msg.data)
+        if isinstance(got, str):
+            self.rejected += 1
+            log.warning("platform: left out stream message %s: %s", seq, got)
+        else:
+            self.rounds.apply(got, seq)
+        self.rounds.stream_seq = seq

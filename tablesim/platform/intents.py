@@ -1,0 +1,150 @@
+"""The platform's own durable log of the bets it debits (SQLite, ``--db``).
+
+Each bet is written here before its debit is sent (``debiting``), and moves
+on as it goes: ``placed`` (the table accepted it), ``refused`` (the wallet
+refused the debit: nothing taken), ``cancelling`` and ``cancelled``. A bet
+left in ``debiting`` or ``cancelling`` (the platform died in between, the
+table or the wallet did not answer) is an orphan candidate: once its round
+is closed, the stream says whether the table accepted its ref; if not, its
+debit is cancelled (a cancel of a debit the wallet never saw leaves a
+tombstone: safe either way). The log is what lets a platform find its own
+orphans; the stream is what decides them.
+
+A round's later debits (a Fortune 3 Play decided during the round) are
+rows of their own with ``kind`` saying what they stake; the settlement
+names every debit of the player's round whatever its kind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+from tablecore.errors import InputError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS intent (
+    debit TEXT PRIMARY KEY, kind TEXT NOT NULL, player TEXT NOT NULL, currency TEXT NOT NULL,
+    amount TEXT NOT NULL, tbl TEXT NOT NULL, round TEXT NOT NULL, position TEXT NOT NULL, bet TEXT NOT NULL,
+    state TEXT NOT NULL, note TEXT, at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS intent_open ON intent (state) WHERE state IN ('debiting', 'cancelling');
+"""
+
+OPEN = ("debiting", "cancelling")
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    debit: str
+    kind: str
+    player: str
+    currency: str
+    amount: Decimal
+    table: str
+    round: str
+    position: str
+    bet: str
+    state: str
+
+
+class Intents:
+    def __init__(self, path: str | Path) -> None:
+        try:
+            self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=5.0)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")  # an intent must be on disk before its debit is sent
+            self.db.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            raise InputError(f"cannot open the platform's database: {exc}", where=str(path)) from None
+        self.lock = threading.Lock()
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._writer, name="platform-intents", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join(10)
+        self.db.close()
+
+    async def add(self, it: Intent) -> None:
+        """Written and on disk (with the others waiting: one commit for them all)."""
+        await self._write(("INSERT INTO intent (debit, kind, player, currency, amount, tbl, round, position, bet, "
+                           "state, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           (it.debit, it.kind, it.player, it.currency, format(it.amount, "f"), it.table, it.round,
+                            it.position, it.bet, it.state, time.time())))
+
+    async def move(self, debit: str, state: str, note: str | None = None) -> None:
+        await self._write(("UPDATE intent SET state=?, note=COALESCE(?, note) WHERE debit=?", (state, note, debit)))
+
+    async def _write(self, statement: tuple) -> None:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._queue.put((statement, loop, future))
+        await future
+
+    def _writer(self) -> None:
+        """One thread commits every write waiting, in one transaction (one fsync)."""
+        while (item := self._queue.get()) is not None:
+            group = [item]
+            while len(group) < 1000:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self._queue.put(None)
+                    break
+                group.append(nxt)
+            error = None
+            try:
+                with self.lock:
+                    self.db.execute("BEGIN IMMEDIATE")
+                    try:
+                        for (sql, args), _, _ in group:
+                            self.db.execute(sql, args)
+                    except BaseException:
+                        self.db.execute("ROLLBACK")
+                        raise
+                    self.db.execute("COMMIT")
+            except Exception as exc:
+                error = exc
+            for _, loop, future in group:
+                loop.call_soon_threadsafe(_deliver, future, error)
+
+    def get(self, debit: str) -> Intent | None:
+        with self.lock:
+            row = self.db.execute(f"SELECT {_COLUMNS} FROM intent WHERE debit=?", (debit,)).fetchone()
+        return None if row is None else _intent(row)
+
+    def open(self) -> list[Intent]:
+        """Every bet whose outcome is not settled yet in this log (orphan candidates)."""
+        with self.lock:
+            rows = self.db.execute(f"SELECT {_COLUMNS} FROM intent WHERE state IN (?, ?) ORDER BY at",
+                                   OPEN).fetchall()
+        return [_intent(r) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        with self.lock:
+            return dict(self.db.execute("SELECT state, COUNT(*) FROM intent GROUP BY state").fetchall())
+
+
+def _deliver(future: asyncio.Future, error: Exception | None) -> None:
+    if future.done():
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)
+
+
+_COLUMNS = "debit, kind, player, currency, amount, tbl, round, position, bet, state"
+
+
+def _intent(row) -> Intent:
+    return Intent(row[0], row[1], row[2], row[3], Decimal(row[4]), row[5], row[6], row[7], row[8], row[9])

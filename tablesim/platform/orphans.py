@@ -1,0 +1,57 @@
+"""Finding the debits whose bet never stood: at start and every few seconds,
+every bet of the intent log still open (debited, or being debited, with no
+accepted answer from the table; or a cancel not yet answered) is held
+against the stream once its round is closed: a ref the table journaled is
+the round's (settled with it), any other is cancelled in the wallet."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from tablesim.platform.bets import Desk
+from tablesim.platform.follow import Follower
+
+log = logging.getLogger("tablesim.platform")
+
+
+class Sweep:
+    def __init__(self, desk: Desk, follower: Follower, every: float = 2.0) -> None:
+        self.desk = desk
+        self.follower = follower
+        self.every = every
+        self.orphans_cancelled = 0
+        self.runs = 0
+
+    async def once(self) -> int:
+        """Decide every open bet whose round is closed; how many were cancelled."""
+        rounds, cancelled = self.desk.rounds, 0
+        # (a bet still in flight in this process is decided the same way: its
+        # round closed, so the table refused it or journaled its ref before the
+        # result; a cancel of both is the same id, answered once)
+        for it in self.desk.intents.open():
+            if not rounds.is_closed(it.table, it.round):
+                continue
+            rnd = rounds.rounds.get((it.table, it.round))
+            if rnd is not None and it.debit in rnd.refs and it.state != "cancelling":
+                await self.desk.intents.move(it.debit, "placed", "found in the stream")
+                continue
+            log.warning("platform: debit %s of %s in round %s of %s has no bet at the table: cancelled",
+                        it.debit, it.player, it.round, it.table)
+            await self.desk._cancel(it, "an orphan: no accepted bet in the stream once the round closed")
+            cancelled += 1
+        self.orphans_cancelled += cancelled
+        self.runs += 1
+        return cancelled
+
+    async def run(self) -> None:
+        await self.follower.caught_up.wait()
+        while True:
+            try:
+                await self.once()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.error("platform: the orphan sweep failed: %s", f"{type(exc).__name__}: {exc}")
+            await asyncio.sleep(self.every)
+

@@ -1,0 +1,126 @@
+"""What the stream says of each table and round, folded from the records a
+table signed: the table's current round and whether betting is open, each
+round's accepted bets by ref (``bet_refs``), the bets withdrawn, and its
+result (settled or void).
+
+Pure: the records come in stream order (``Rounds.apply``), from whoever
+reads the stream (``tablesim.platform.follow``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from tablecore.money import read_amount
+from tablesim.studio.wire import WireRecord
+
+#: the state in which every game takes bets
+BETTING = "betting_open"
+
+
+@dataclass
+class Ref:
+    ref: str
+    position: str
+    bet: str
+    amount: Decimal
+    owner: str  # whose bet: the player named, else the position's own seat
+    seq: int  # the journal record that holds it
+    withdrawn: bool = False
+
+
+@dataclass
+class Round:
+    table: str
+    round_id: str
+    refs: dict[str, Ref] = field(default_factory=dict)
+    result: dict | None = None  # the ``result`` record's data
+    result_stream_seq: int = 0
+    closed_at: float | None = None  # when the result was read (monotonic)
+
+    @property
+    def closed(self) -> bool:
+        return self.result is not None
+
+
+@dataclass
+class TableState:
+    table: str
+    round_id: str = ""
+    state: str = ""
+
+    @property
+    def betting(self) -> bool:
+        return self.state == BETTING
+
+
+class Rounds:
+    """Every table's picture; rounds closed more than ``keep`` seconds ago are forgotten."""
+
+    def __init__(self, keep: float = 3600.0) -> None:
+        self.keep = keep
+        self.tables: dict[str, TableState] = {}
+        self.rounds: dict[tuple[str, str], Round] = {}
+        self.by_stream_seq: dict[int, Round] = {}  # result records, by their stream seq
+        self.stream_seq = 0  # the last stream message read (signed or not)
+
+    def round(self, table: str, round_id: str) -> Round:
+        key = (table, round_id)
+        found = self.rounds.get(key)
+        if found is None:
+            found = self.rounds[key] = Round(table, round_id)
+        return found
+
+    def apply(self, rec: WireRecord, stream_seq: int) -> None:
+        """One record a table signed."""
+        name, data = rec.name, rec.data
+        if name == "bet_refs":
+            rnd = self.round(rec.table_id, rec.round_id)
+            for entry in data.get("refs") or []:
+                if isinstance(entry, list) and len(entry) >= 4:
+                    ref = _ref(entry, rec.seq)
+                    if ref is not None:
+                        rnd.refs.setdefault(ref.ref, ref)
+        elif name == "state":
+            t = self.tables.setdefault(rec.table_id, TableState(rec.table_id))
+            t.round_id, t.state = rec.round_id, str(data.get("state"))
+        elif name == "bet_withdrawn":
+            rnd = self.round(rec.table_id, rec.round_id)
+            owner = data.get("player") or data.get("position")
+            for ref in rnd.refs.values():
+                if (ref.position, ref.bet, ref.owner) == (str(data.get("position")), data.get("bet"), owner) \
+                        and ref.seq < rec.seq:
+                    ref.withdrawn = True
+        elif name == "result" and data.get("status") in ("settled", "void"):
+            rnd = self.round(rec.table_id, rec.round_id)
+            if rnd.result is None:
+                rnd.result, rnd.result_stream_seq, rnd.closed_at = data, stream_seq, time.monotonic()
+                self.by_stream_seq[stream_seq] = rnd
+
+    def forget_old(self) -> None:
+        now = time.monotonic()
+        for key, rnd in list(self.rounds.items()):
+            if rnd.closed_at is not None and now - rnd.closed_at > self.keep:
+                del self.rounds[key]
+                self.by_stream_seq.pop(rnd.result_stream_seq, None)
+
+    def is_closed(self, table: str, round_id: str) -> bool:
+        """Whether the round can take no more bets: its result is in, or
+        its table has moved on to another round."""
+        rnd = self.rounds.get((table, round_id))
+        if rnd is not None and rnd.closed:
+            return True
+        t = self.tables.get(table)
+        return t is not None and t.round_id != round_id and t.round_id > round_id
+
+
+def _ref(entry: list, seq: int) -> Ref | None:
+    ref, position, bet, amount = entry[:4]
+    player = entry[4] if len(entry) > 4 else None
+    try:
+        value = read_amount(str(amount))
+    except ValueError:
+        return None
+    return Ref(str(ref), str(position), str(bet), value, str(player or position), seq)

@@ -1,0 +1,105 @@
+"""One platform process: its bus connection, its picture of the stream,
+its two wallet clients, the bet desk, the orphan sweep and its share of
+settlement."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import httpx
+import nats
+
+from tablesim.platform.bets import Desk
+from tablesim.platform.follow import Follower
+from tablesim.platform.intents import Intents
+from tablesim.platform.orphans import Sweep
+from tablesim.platform.rounds import Rounds
+from tablesim.platform.sessions import Sessions
+from tablesim.platform.settle import ACK_WAIT, DURABLE, Settler
+from tablesim.platform.tables import Offer
+from tablesim.studio import natsio
+from tablesim.studio.trust import Trust
+from tablesim.wallet.client import WalletClient
+
+log = logging.getLogger("tablesim.platform")
+
+
+#: requests of one client at the wallet at once (the rest wait in the platform, unsigned)
+IN_FLIGHT = 32
+
+
+def _pool() -> httpx.AsyncHTTPTransport:
+    """Connections enough for every request in flight: a request waiting for
+    a pooled connection past its timeout would count as a lost attempt
+    (httpx keeps 100 by default; settlement alone has 64 in flight)."""
+    return httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=IN_FLIGHT * 2, max_keepalive_connections=IN_FLIGHT))
+
+
+class Platform:
+    def __init__(self, *, nats_url: str, wallet_url: str, secret: bytes, offers: dict[str, Offer], db: str | Path,
+                 trust: Trust, alert_after: float = 30.0, session_hours: float = 12.0, sweep_every: float = 2.0,
+                 durable: str = DURABLE, ack_wait: float = ACK_WAIT) -> None:
+        self.nats_url = nats_url
+        self.offers = offers
+        self.sessions = Sessions(secret, session_hours)
+        self.intents = Intents(db)
+        self.rounds = Rounds()
+        # the player waits on the first; cancels wait for ever; credits alert after alert_after, then go on
+        self.wallet = WalletClient(wallet_url, secret, attempts=4, give_up_after=10.0, transport=_pool(),
+                                   max_in_flight=IN_FLIGHT)
+        self.patient = WalletClient(wallet_url, secret, attempts=None, give_up_after=None, transport=_pool(),
+                                    max_in_flight=IN_FLIGHT // 2)
+        self.settling = WalletClient(wallet_url, secret, attempts=None, give_up_after=alert_after, transport=_pool(),
+                                     max_in_flight=IN_FLIGHT)
+        self.nc: nats.NATS | None = None
+        self.follower = Follower(self._js, trust, self.rounds)
+        self.desk = Desk(wallet=self.wallet, patient=self.patient, nc_source=lambda: self.nc, rounds=self.rounds,
+                         intents=self.intents, offers=offers)
+        self.sweep = Sweep(self.desk, self.follower, every=sweep_every)
+        self.settler = Settler(js_source=self._js, wallet=self.settling, follower=self.follower, offers=offers,
+                               alert_after=alert_after, durable=durable, ack_wait=ack_wait)
+        self.tasks: list[asyncio.Task] = []
+
+    def _js(self):
+        return self.nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
+
+    async def start(self) -> None:
+        """Serve at once; the bus is connected in the background (until it is,
+        no table is heard from, so no bet is taken and nothing debited)."""
+        self.tasks = [asyncio.ensure_future(self._connect())]
+
+    async def _connect(self) -> None:
+        while self.nc is None:
+            try:
+                self.nc = await nats.connect(self.nats_url, name="tablesim-platform", max_reconnect_attempts=-1,
+                                             reconnect_time_wait=0.5, connect_timeout=2, error_cb=natsio.quiet,
+                                             allow_reconnect=True)
+            except Exception as exc:
+                log.warning("platform: the bus %s cannot be reached: %s", natsio.shown(self.nats_url),
+                            f"{type(exc).__name__}: {exc}")
+                await asyncio.sleep(1.0)
+        self.tasks += [asyncio.ensure_future(c) for c in (self.follower.run(), self.sweep.run(), self.settler.run())]
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        for client in (self.wallet, self.patient, self.settling):
+            await client.aclose()
+        if self.nc is not None:
+            try:
+                await asyncio.wait_for(self.nc.close(), 2)
+            except Exception:
+                pass
+        self.intents.close()
+
+    def health(self) -> dict:
+        return {"ok": self.nc is not None and self.nc.is_connected and self.settler.stats["alerts"] == 0,
+                "bus": {"url": natsio.shown(self.nats_url), "connected": bool(self.nc and self.nc.is_connected)},
+                "stream": {"seq": self.rounds.stream_seq, "caught_up": self.follower.caught_up.is_set(),
+                           "rejected": self.follower.rejected},
+                "bets": dict(self.desk.counts), "intents": self.intents.counts(),
+                "orphans_cancelled": self.sweep.orphans_cancelled, "settlement": dict(self.settler.stats),
+                "last_alert": self.settler.last_alert}

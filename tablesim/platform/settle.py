@@ -1,0 +1,194 @@
+"""Settlement exactly once: the tables' results through one durable
+JetStream pull consumer (``tablesim-platform``), shared by every platform
+process, each result acknowledged only once the wallet confirmed all of it.
+
+For a settled round, each player gets ONE credit naming all their standing
+debits of the round and paying the whole return (0 for a lost round); a
+void round cancels every debit; a withdrawn bet's debit is cancelled. The
+ids are derived from the round and the player (``ids``), so a result read
+twice (a process killed before its ack, the result redelivered to another
+process) sends the same requests, and the wallet answers them as the first
+time: nothing is paid twice.
+
+A wallet that does not answer is asked again with backoff without limit
+(tenacity); a round that is still unpaid after ``alert_after`` seconds is
+logged at error and counted (``/api/health``) while the retries go on.
+Only a result the table signed is acted on (the follower's picture holds
+nothing else): a forged result is acknowledged, counted, and pays nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+import nats
+import tenacity
+from nats.js import api
+
+from tablesim.platform import ids
+from tablesim.platform.faults import die_at
+from tablesim.platform.follow import Follower
+from tablesim.platform.returns import PlayerPart, parts
+from tablesim.platform.rounds import Round
+from tablesim.platform.tables import Offer
+from tablesim.studio import wire
+from tablesim.wallet.client import WalletClient, WalletUnavailable
+
+log = logging.getLogger("tablesim.platform")
+
+DURABLE = "tablesim-platform"
+#: how long the broker waits for an ack before giving the result to another process
+ACK_WAIT = 30.0
+#: requests to the wallet in flight at once, per process
+CONCURRENCY = 64
+FETCH = 500
+
+
+class Settler:
+    def __init__(self, *, js_source, wallet: WalletClient, follower: Follower, offers: dict[str, Offer],
+                 alert_after: float = 30.0, durable: str = DURABLE,
+                 ack_wait: float = ACK_WAIT) -> None:
+        self.js_source = js_source
+        self.wallet = wallet  # gives up after ``alert_after``: the retry below never does
+        self.follower = follower
+        self.offers = offers
+        self.alert_after = alert_after
+        self.durable = durable
+        self.ack_wait = ack_wait
+        self.gate = asyncio.Semaphore(CONCURRENCY)
+        self.stats = {"rounds_settled": 0, "rounds_void": 0, "credits": 0, "cancels": 0, "alerts": 0,
+                      "not_signed": 0, "refused": 0, "mismatches": 0}
+        self.last_alert: str | None = None
+
+    async def run(self) -> None:
+        while True:
+            try:
+                await self._consume(self.js_source())
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.info("platform: settlement consumer: %s", f"{type(exc).__name__}: {exc}")
+                await asyncio.sleep(0.5)
+
+    async def _consume(self, js) -> None:
+        config = api.ConsumerConfig(durable_name=self.durable, ack_policy=api.AckPolicy.EXPLICIT,
+                                    deliver_policy=api.DeliverPolicy.ALL, ack_wait=self.ack_wait, max_deliver=-1,
+                                    max_ack_pending=-1, filter_subject="tablesim.*.event")
+        sub = await js.pull_subscribe("tablesim.*.event", durable=self.durable, stream=wire.STREAM, config=config)
+        working: set[asyncio.Task] = set()
+        while True:
+            try:
+                msgs = await sub.fetch(FETCH, timeout=1.0)
+            except (asyncio.TimeoutError, nats.errors.TimeoutError):
+                continue
+            for msg in msgs:
+                if b'"name":"result"' not in msg.data:  # (canonical JSON: any other event needs nothing)
+                    await msg.ack()
+                    continue
+                task = asyncio.ensure_future(self._result(msg))
+                working.add(task)
+                task.add_done_callback(self._done)
+                task.add_done_callback(working.discard)
+
+    def _done(self, task: asyncio.Task) -> None:
+        if not task.cancelled() and task.exception() is not None:  # a bug: the result is redelivered after ack_wait
+            exc = task.exception()
+            self.stats["failures"] = self.stats.get("failures", 0) + 1
+            log.error("platform: settling a result failed: %s", f"{type(exc).__name__}: {exc}")
+
+    async def _result(self, msg) -> None:
+        seq = msg.metadata.sequence.stream
+        await self.follower.wait_past(seq)
+        rnd = self.follower.rounds.by_stream_seq.get(seq)
+        if rnd is None:  # not signed by its table (or no round result): acted on never
+            self.stats["not_signed"] += 1
+            await msg.ack()
+            return
+        beat = asyncio.ensure_future(_keep_alive(msg, self.ack_wait))
+        try:
+            await self.settle(rnd)
+        finally:
+            beat.cancel()
+        die_at("exit_before_ack")
+        await msg.ack()
+
+    async def settle(self, rnd: Round) -> None:
+        """Every player's part of a closed round, confirmed by the wallet."""
+        offer = self.offers.get(rnd.table)
+        if offer is None:
+            log.error("platform: round %s of table %s: the table is not in the tables file: not settled",
+                      rnd.round_id, rnd.table)
+            self.stats["refused"] += 1
+            return
+        void = rnd.result.get("status") == "void"
+        await asyncio.gather(*(self._player(rnd, offer, part, void) for part in parts(rnd).values()))
+        self.stats["rounds_void" if void else "rounds_settled"] += 1
+
+    async def _player(self, rnd: Round, offer: Offer, part: PlayerPart, void: bool) -> None:
+        for debit in part.cancels + (part.debits if void else []):
+            await self._retried(self._cancel, rnd, part.player, debit)
+        if void or not part.debits:
+            return
+        why = part.mismatch
+        if why is not None:
+            self.stats["mismatches"] += 1
+            log.error("platform: round %s of %s: %s", rnd.round_id, rnd.table, why)
+            if part.credit < 0:
+                return  # (never a negative credit: an operator must look)
+        await self._retried(self._credit, rnd, offer, part)
+
+    async def _retried(self, call, *args) -> None:
+        """``call`` until the wallet answers, however long; alerted after ``alert_after``."""
+        started = time.monotonic()
+        retrying = tenacity.AsyncRetrying(stop=tenacity.stop_never, reraise=True,
+                                          wait=tenacity.wait_random_exponential(multiplier=0.2, max=5.0),
+                                          retry=tenacity.retry_if_exception_type(WalletUnavailable))
+        async for attempt in retrying:
+            with attempt:
+                try:
+                    async with self.gate:
+                        return await call(*args)
+                except WalletUnavailable as exc:
+                    self._alert(started, args[0], exc)
+                    raise
+
+    def _alert(self, started: float, rnd: Round, exc: Exception) -> None:
+        if time.monotonic() - started < self.alert_after:
+            return
+        self.stats["alerts"] += 1
+        self.last_alert = (f"round {rnd.round_id} of {rnd.table} unpaid for {time.monotonic() - started:.0f} s: "
+                           f"{exc}")
+        log.error("platform: %s (retrying)", self.last_alert)
+
+    async def _credit(self, rnd: Round, offer: Offer, part: PlayerPart) -> None:
+        out = await self.wallet.credit(ids.credit_of(rnd.table, rnd.round_id, part.player), player=part.player,
+                                       currency=offer.currency, amount=part.credit, table=rnd.table,
+                                       round=rnd.round_id, debits=part.debits)
+        self.stats["credits"] += 1
+        if not out.ok:
+            self.stats["refused"] += 1
+            log.error("platform: the credit of %s in round %s of %s was answered %s: %s", part.player,
+                      rnd.round_id, rnd.table, out.status.value, out.message)
+
+    async def _cancel(self, rnd: Round, player: str, debit: str) -> None:
+        out = await self.wallet.cancel(ids.cancel_of(debit), player=player, table=rnd.table, round=rnd.round_id,
+                                       debit=debit)
+        self.stats["cancels"] += 1
+        if not out.ok and out.status.value != "already_cancelled":
+            self.stats["refused"] += 1
+            log.error("platform: the cancel of %s (%s, round %s of %s) was answered %s: %s", debit, player,
+                      rnd.round_id, rnd.table, out.status.value, out.message)
+
+
+async def _keep_alive(msg, ack_wait: float) -> None:
+    """Tell the broker the result is being worked on (a long wallet outage
+    must not hand it to another process mid-way: that would be safe, only
+    double work)."""
+    while True:
+        await asyncio.sleep(ack_wait / 3)
+        try:
+            await msg.in_progress()
+        except Exception:
+            pass

@@ -1,0 +1,89 @@
+"""The platform's pure parts, over many inputs: a stake is taken only as a
+plain decimal at the table's unit; a session token is its player's alone;
+a settled wheel round's credits are each player's stakes plus their net,
+exactly as the wheel's own settlement pays them."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, strategies as st
+
+from tablesim.platform.amounts import BadBet, stake
+from tablesim.platform.returns import parts
+from tablesim.platform.rounds import Ref, Round
+from tablesim.platform.sessions import BadSession, Sessions
+from tablesim.platform.tables import Offer
+
+OFFER = Offer("WHEEL-01", "MOP", Decimal("0.5"), "player", Decimal("10000"))
+PAYS = {"1": 1, "3": 3, "5": 5, "10": 10, "20": 20, "joker": 45, "logo": 45}
+
+
+@given(st.decimals(min_value=0, max_value=20000, places=3, allow_nan=False, allow_infinity=False))
+def test_a_stake_is_a_whole_multiple_of_the_unit_within_the_largest(amount):
+    text = format(amount, "f")
+    if 0 < amount <= OFFER.max and amount % OFFER.unit == 0:
+        assert stake(text, OFFER, "MOP") == amount
+    else:
+        with pytest.raises(BadBet):
+            stake(text, OFFER, "MOP")
+
+
+@pytest.mark.parametrize("value", ["-1", "+1", "1e2", " 1", "1.", ".5", "0", "0.0", "NaN", "Infinity", "1,5",
+                                   "1" * 13, 10, 1.5, None, True, ["1"]])
+def test_anything_but_a_plain_positive_decimal_is_refused(value):
+    with pytest.raises(BadBet) as refusal:
+        stake(value, OFFER, "MOP")
+    assert "\n" not in str(refusal.value)
+
+
+def test_another_currency_is_refused():
+    with pytest.raises(BadBet, match="plays in MOP, your account is in HKD"):
+        stake("1", OFFER, "HKD")
+
+
+@given(st.data())
+def test_a_session_token_changed_anywhere_is_refused(data):
+    sessions = Sessions(b"x" * 40)
+    token = sessions.issue("ann", "MOP", Decimal("0.01"))
+    assert sessions.read(token).player == "ann"
+    i = data.draw(st.integers(min_value=0, max_value=len(token) - 1))
+    c = data.draw(st.sampled_from("AZaz09-_.="))
+    changed = token[:i] + c + token[i + 1:]
+    if changed != token:
+        with pytest.raises(BadSession):
+            sessions.read(changed)
+    with pytest.raises(BadSession):
+        Sessions(b"y" * 40).read(token)  # another secret: another platform's
+
+
+bets = st.lists(st.tuples(st.sampled_from(["ann", "bob", "cy"]), st.sampled_from(sorted(PAYS)),
+                          st.integers(min_value=1, max_value=500), st.booleans()), min_size=1, max_size=30)
+
+
+@given(bets, st.sampled_from(sorted(PAYS)))
+def test_a_wheel_rounds_credits_are_stakes_plus_net(placed, symbol):
+    from tablesim.games.wheel.profile import load_profile
+    from tablesim.games.wheel.settle import settle
+
+    profile = load_profile()
+    rnd = Round("WHEEL-01", "WHEEL-01-000001")
+    standing = []
+    for i, (player, spot, amount, withdrawn) in enumerate(placed):
+        rnd.refs[f"d-{i:03d}"] = Ref(f"d-{i:03d}", player, spot, Decimal(amount), player, i, withdrawn)
+        if not withdrawn:
+            standing.append((player, spot, Decimal(amount)))
+    nets = settle(profile, standing, symbol)
+    stakes: dict = {}
+    for player, spot, amount in standing:
+        stakes.setdefault(player, {}).setdefault(spot, Decimal(0))
+        stakes[player][spot] += amount
+    rnd.result = {"status": "settled", "results": {p: {s: str(v) for s, v in r.items()} for p, r in nets.items()},
+                  "stakes": {p: {s: str(v) for s, v in r.items()} for p, r in stakes.items()}}
+    for player, part in parts(rnd).items():
+        mine = [(s, a) for p, s, a in standing if p == player]
+        assert part.credit == sum((a * (1 + PAYS[s]) for s, a in mine if s == symbol), Decimal(0))
+        assert part.mismatch is None
+        assert sorted(part.debits + part.cancels) == sorted(r.ref for r in rnd.refs.values() if r.owner == player)
+        assert all(rnd.refs[d].withdrawn for d in part.cancels)
