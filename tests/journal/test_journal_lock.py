@@ -25,6 +25,8 @@ from tablesim.journal.store import Journal
 
 from processes import ROOT, Served, tablesim
 
+pytestmark = pytest.mark.slow  # real processes each test (started first: see tests/conftest.py)
+
 
 def snapshot(path: Path) -> tuple[int, str]:
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)

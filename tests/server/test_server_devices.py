@@ -344,6 +344,7 @@ def play_fortune3(s: Serve, bets=(("3", "ante", "10"),)) -> dict:
     return s.wait_state("complete", "void")["result"]
 
 
+@pytest.mark.slow
 def test_serve_config_with_the_mock_table_configuration(env, tmp_path):
     journal = tmp_path / "f3.journal.sqlite"
     s = Serve(env, "--config", str(F3_MOCK), "--port", "0", "--journal", str(journal))
@@ -383,6 +384,7 @@ def config_with_operators(tmp_path: Path, operators: str, name: str = "f3.toml")
     return path
 
 
+@pytest.mark.slow
 def test_serve_config_with_its_operators(env, tmp_path):
     listed = config_with_operators(tmp_path, """
 [[operators.list]]

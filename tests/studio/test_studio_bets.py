@@ -18,6 +18,8 @@ import pytest
 import webclient
 from natsserver import free_port
 
+pytestmark = pytest.mark.slow  # real processes each test (started first: see tests/conftest.py)
+
 TABLE = "F3-MOCK"
 
 

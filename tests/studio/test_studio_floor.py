@@ -23,6 +23,8 @@ from browser import HAVE_CHROMIUM
 from natsserver import free_port
 from test_studio_publish import register_all, run_table, tablesim
 
+pytestmark = pytest.mark.slow  # real processes each test (started first: see tests/conftest.py)
+
 GAMES = ("fortune3", "football", "wheel")
 
 

@@ -78,6 +78,7 @@ def test_bad_studio_url_is_one_line(tmp_path):
     assert not (tmp_path / "j.sqlite").exists()
 
 
+@pytest.mark.slow
 def test_a_password_in_the_studio_url_is_never_shown_or_sent(tmp_path):
     """`--studio nats://user:password@host:port` (a broker with users): the
     password is not printed, not in the link's status messages on the bus
