@@ -37,7 +37,7 @@ from server_process import Serve
 ROOT = Path(__file__).resolve().parents[2]
 F3_MOCK = ROOT / "config" / "tables" / "fortune3-mock.toml"
 #: a device report takes at most this long (emulators at time scale 0)
-WAIT = 10.0
+WAIT = 60.0  # pure waiting: generous on a loaded machine
 
 
 # --- an emulated table served in this process --------------------------------------------------
@@ -238,12 +238,16 @@ def test_the_pump_never_holds_the_table_thread_for_long(emulated):
     from tablesim.server import runner as runner_module
 
     assert runner_module.DEVICE_WAIT <= 0.05
+    # A pump that waited for the table's device timeout would hold the thread
+    # for 30 s (what `tablesim run` gives real devices): set it, so a hold is
+    # told from a busy machine's slowness by far more than any load makes.
+    s.table.device_timeout = 30.0
     times = []
-    for _ in range(20):  # every API call gets the table's thread between two pump waits
+    for _ in range(9):  # every API call gets the table's thread between two pump waits
         start = time.monotonic()
         s.state()
         times.append(time.monotonic() - start)
-    assert sorted(times)[len(times) // 2] < 0.15, times  # a wait of device_timeout would be seconds
+    assert sorted(times)[len(times) // 2] < 5, times
 
 
 def test_paused_table_holds_the_cards_until_resumed(emulated):
