@@ -30,31 +30,6 @@ def _quiet_logs():
         root.removeHandler(handler)
 
 
-def pytest_configure(config) -> None:
-    """Compiled modules for the processes the tests start, where the
-    environment forbids writing them (``PYTHONDONTWRITEBYTECODE``): without
-    them every ``tablesim`` process the tests start (a few hundred) compiles
-    the project from its source again, about 0.2 s of CPU for a command and
-    0.45 s for ``serve``. They go to a cache of their own outside the tree
-    (``PYTHONPYCACHEPREFIX``, which every process the run starts inherits);
-    Python checks each against its source, so a changed file is compiled
-    afresh. Done once, by the process that starts the workers."""
-    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX") \
-            or os.environ.get("PYTEST_XDIST_WORKER"):
-        return
-    import compileall
-    import sys
-    import tempfile
-    from pathlib import Path
-
-    prefix = Path(tempfile.gettempdir()) / f"tablesim-tests-pycache-{os.getuid()}"
-    sys.pycache_prefix = str(prefix)
-    root = Path(__file__).resolve().parents[1]
-    for package in ("tablecore", "drivers", "tablesim"):
-        compileall.compile_dir(root / package, quiet=2, workers=1)
-    os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
-
-
 def pytest_collection_modifyitems(config, items) -> None:
     """The tests marked ``slow`` (real processes, brokers, browsers: tens of
     seconds each on a busy machine) run first, the rest in their order. xdist
