@@ -30,6 +30,16 @@ def _quiet_logs():
         root.removeHandler(handler)
 
 
+def pytest_collection_modifyitems(config, items) -> None:
+    """The tests marked ``slow`` (real processes, brokers, browsers: tens of
+    seconds each on a busy machine) run first, the rest in their order. xdist
+    hands each worker a share and lets an idle one take over what another
+    has not started: with the long tests first, what is left at the end is
+    short tests, and the workers finish together instead of one idling while
+    the other runs a long test it met last."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # (a stable sort)
+
+
 def pytest_xdist_auto_num_workers(config) -> int:
     """``-n auto``: two workers a core. Many tests spend their time waiting on
     a served table, an emulator or a broker in another process, so a core

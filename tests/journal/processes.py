@@ -10,12 +10,20 @@ from pathlib import Path
 
 import httpx
 
+import clirun
 import reaper
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def tablesim(env, *args, **kw) -> subprocess.CompletedProcess:
+def tablesim(env, *args, process: bool = False, **kw) -> subprocess.CompletedProcess:
+    """``tablesim ARGS`` with the environment ``env``: a command that ends by
+    itself runs in this process (``clirun``: what it does to the journal and
+    says is the test; the table it meets is a process of its own, ``Served``)
+    unless ``process``; ``serve`` is always a process, since one that failed
+    to refuse would not end."""
+    if args[0] != "serve" and not process:
+        return clirun.tablesim(*args, env=env, cwd=ROOT, input=kw.get("input"))
     return subprocess.run([sys.executable, "-m", "tablesim.cli.main", *map(str, args)], env=env, cwd=ROOT,
                           capture_output=True, text=True, timeout=180, **kw)  # pure waiting: a loaded machine
 

@@ -25,6 +25,8 @@ from tablesim.journal.store import Journal
 
 from processes import ROOT, Served, tablesim
 
+pytestmark = pytest.mark.slow  # real processes each test (started first: see tests/conftest.py)
+
 
 def snapshot(path: Path) -> tuple[int, str]:
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -53,10 +55,10 @@ def test_a_second_table_process_refuses_at_once_and_the_first_goes_on(tmp_path, 
             # nothing to wait for (a reader), run just before on the same
             # machine: a start took 42 s on a CI machine at load 19.
             started = time.monotonic()
-            assert tablesim(env, "history", "--journal", journal, "--json").returncode == 0
+            assert tablesim(env, "history", "--journal", journal, "--json", process=True).returncode == 0
             control = time.monotonic() - started
             started = time.monotonic()
-            res = tablesim(env, *args)
+            res = tablesim(env, *args, process=True)
             refused_in = time.monotonic() - started
             assert res.returncode == 2, (res.stdout, res.stderr)
             lines = [line for line in res.stderr.splitlines() if line.strip()]

@@ -85,6 +85,7 @@ def test_an_older_copy_of_the_journal_put_back_refuses_to_start(tmp_path, env):
     refused(env, journal, "committed", "older")
 
 
+@pytest.mark.slow
 def test_a_table_goes_on_after_a_kill_and_a_new_journal_elsewhere_begins(tmp_path, env):
     """What the mark must not stop: a restart after a kill (the journal whole),
     and another journal file for the same table."""

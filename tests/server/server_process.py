@@ -14,7 +14,10 @@ import httpx
 import reaper
 
 ROOT = Path(__file__).resolve().parents[2]
-WAIT = 10.0
+# Pure waiting, so generous: a `tablesim serve` start took over 30 s while
+# the machine ran other suites at a load of 25 on its 2 cores.
+START = 180.0
+WAIT = 60.0
 
 
 class Serve:
@@ -27,7 +30,7 @@ class Serve:
         )
         reaper.track(self.proc)
         self.lines: list[str] = []
-        end = time.monotonic() + 30
+        end = time.monotonic() + START
         while not any(line.startswith("stop with") for line in self.lines):
             line = self.proc.stdout.readline()
             if not line:
@@ -37,8 +40,8 @@ class Serve:
         console = next(line for line in self.lines if line.startswith("console: "))
         self.url, _, self.dealer = console.removeprefix("console: ").partition("/#token=")
         self.supervisor = next(line.split()[1] for line in self.lines if line.strip().startswith("supervisor "))
-        self.client = httpx.Client(base_url=self.url, timeout=10)
-        end = time.monotonic() + 10
+        self.client = httpx.Client(base_url=self.url, timeout=WAIT)
+        end = time.monotonic() + WAIT
         while True:
             try:
                 if self.client.get("/api/health").json()["ok"]:
@@ -65,7 +68,7 @@ class Serve:
         self.client.close()
         self.proc.send_signal(sig)
         try:
-            return self.proc.wait(10)
+            return self.proc.wait(WAIT)
         finally:
             self.proc.stdout.close()
             self.proc.stderr.close()

@@ -35,6 +35,7 @@ def state_is(*states: str) -> str:
     return " || ".join(f"document.body.dataset.state === {json.dumps(s)}" for s in states)
 
 
+@pytest.mark.slow
 def test_a_dealer_plays_a_round_on_the_console(serve, browser):
     s = serve("fortune3", pace=0.02, seed=11)
     b = browser

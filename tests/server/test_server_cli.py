@@ -20,6 +20,7 @@ from server_process import Serve
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_serve_runs_a_table_and_stops_cleanly(env, tmp_path):
     journal = tmp_path / "wheel.sqlite"
     s = Serve(env, "--game", "wheel", "--mock", "--port", "0", "--journal", str(journal), "--seed", "3", "--pace", "0.01")
@@ -45,6 +46,7 @@ def test_serve_runs_a_table_and_stops_cleanly(env, tmp_path):
         assert s2.stop() == 0
 
 
+@pytest.mark.slow
 def test_serve_after_a_kill_recovers_the_round_it_was_dealing(env, tmp_path):
     journal = tmp_path / "f3.sqlite"
     s = Serve(env, "--game", "fortune3", "--mock", "--port", "0", "--journal", str(journal), "--pace", "0.01")

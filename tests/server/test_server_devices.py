@@ -37,7 +37,7 @@ from server_process import Serve
 ROOT = Path(__file__).resolve().parents[2]
 F3_MOCK = ROOT / "config" / "tables" / "fortune3-mock.toml"
 #: a device report takes at most this long (emulators at time scale 0)
-WAIT = 10.0
+WAIT = 60.0  # pure waiting: generous on a loaded machine
 
 
 # --- an emulated table served in this process --------------------------------------------------
@@ -239,12 +239,16 @@ def test_the_pump_never_holds_the_table_thread_for_long(emulated):
     from tablesim.server import pump
 
     assert pump.DEVICE_WAIT <= 0.05
+    # A pump that waited for the table's device timeout would hold the thread
+    # for 30 s (what `tablesim run` gives real devices): set it, so a hold is
+    # told from a busy machine's slowness by far more than any load makes.
+    s.table.device_timeout = 30.0
     times = []
-    for _ in range(20):  # every API call gets the table's thread between two pump waits
+    for _ in range(9):  # every API call gets the table's thread between two pump waits
         start = time.monotonic()
         s.state()
         times.append(time.monotonic() - start)
-    assert sorted(times)[len(times) // 2] < 0.15, times  # a wait of device_timeout would be seconds
+    assert sorted(times)[len(times) // 2] < 5, times
 
 
 def test_paused_table_holds_the_cards_until_resumed(emulated):
@@ -345,6 +349,7 @@ def play_fortune3(s: Serve, bets=(("3", "ante", "10"),)) -> dict:
     return s.wait_state("complete", "void")["result"]
 
 
+@pytest.mark.slow
 def test_serve_config_with_the_mock_table_configuration(env, tmp_path):
     journal = tmp_path / "f3.journal.sqlite"
     s = Serve(env, "--config", str(F3_MOCK), "--port", "0", "--journal", str(journal))
@@ -384,6 +389,7 @@ def config_with_operators(tmp_path: Path, operators: str, name: str = "f3.toml")
     return path
 
 
+@pytest.mark.slow
 def test_serve_config_with_its_operators(env, tmp_path):
     listed = config_with_operators(tmp_path, """
 [[operators.list]]

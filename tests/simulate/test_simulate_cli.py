@@ -96,6 +96,7 @@ def test_analyze_json_for_every_game(game, key):
     assert json.loads(res.stdout)[key]
 
 
+@pytest.mark.slow
 def test_bench_json_measures_every_part(monkeypatch):
     import tablesim.harness.bench.suite as suite
 

@@ -74,6 +74,7 @@ def on_cluster(*args: str):
     return CliRunner().invoke(cli, ["simulate", *args])
 
 
+@pytest.mark.slow
 def test_a_cluster_run_is_the_local_run(scheduler, tmp_path):
     assert scheduler.startswith("tcp://127.0.0.1:")
     common = ["fortune3", "--rounds", "600", "--seed", "11", "--workers", "3", "--json"]

@@ -258,6 +258,7 @@ def test_a_journal_gone_or_unreadable_is_still_held_against_the_stream(how, publ
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_a_start_over_a_journal_that_lacks_published_records_is_refused(own, tmp_path):
     """A new journal under a table id the stream already holds, the key
     still there (a journal deleted, a PC replaced): the start holds the

@@ -15,7 +15,10 @@ import httpx
 import nats
 import pytest
 
+import webclient
 from natsserver import free_port
+
+pytestmark = pytest.mark.slow  # real processes each test (started first: see tests/conftest.py)
 
 TABLE = "F3-MOCK"
 
@@ -31,7 +34,7 @@ def wait_table(base: str, want=lambda t: True, timeout: float = 120.0) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            t = httpx.get(f"{base}/api/table", timeout=2).json()
+            t = webclient.get(f"{base}/api/table", timeout=2).json()
             if want(t):
                 return t
         except httpx.HTTPError:
@@ -79,7 +82,7 @@ def table(nats_server, tmp_path):
             return self.up()
 
         def act(self, name: str, body: dict | None = None) -> dict:
-            r = httpx.post(f"{base}/api/actions/{name}", json=body or {},
+            r = webclient.post(f"{base}/api/actions/{name}", json=body or {},
                            headers={"Authorization": f"Bearer {dealer_token(journal)}"})
             assert r.status_code == 200, r.text
             return r.json()
@@ -109,7 +112,7 @@ def test_bets_over_the_bus_by_the_consoles_rules(table):
     ok, bad_box, flt, over = reply["results"]
     assert ok["ok"] and ok["ref"] == "a1" and ok["round_id"] == f"{TABLE}-000001"
     # the same answer the console's batch route gives for the same bets
-    console = httpx.post(f"{table.base}/api/bets/batch", json={"bets": [
+    console = webclient.post(f"{table.base}/api/bets/batch", json={"bets": [
         {"position": "9", "bet": "ante", "amount": "10"}, {"position": "2", "bet": "ante", "amount": "999999999"}]},
         headers={"Authorization": f"Bearer {dealer_token(table.journal)}"}).json()
     c_box, c_over = console["results"]
@@ -149,7 +152,7 @@ def test_closed_betting_is_refused_with_the_consoles_text(table):
     assert ask(table.url, {"ref": "x", "position": "1", "bet": "ante", "amount": "10"})["results"][0]["ok"]
     table.act("close_betting")
     late = ask(table.url, {"ref": "y", "position": "2", "bet": "ante", "amount": "10"})["results"][0]
-    r = httpx.post(f"{table.base}/api/bets", json={"position": "2", "bet": "ante", "amount": "10"},
+    r = webclient.post(f"{table.base}/api/bets", json={"position": "2", "bet": "ante", "amount": "10"},
                    headers={"Authorization": f"Bearer {dealer_token(table.journal)}"})
     assert r.status_code == 409
     assert late["error"] == "refused" and late["reason"] == r.json()["reason"]
@@ -162,7 +165,7 @@ def test_the_console_shows_the_link_through_a_broker_restart(table):
     table.broker.kill()
     down = wait_table(table.base, lambda t: t["studio"]["state"] == "down", timeout=20)
     assert down["studio"]["error"]
-    r = httpx.post(f"{table.base}/api/bets", json={"position": "1", "bet": "ante", "amount": "10"},
+    r = webclient.post(f"{table.base}/api/bets", json={"position": "1", "bet": "ante", "amount": "10"},
                    headers={"Authorization": f"Bearer {dealer_token(table.journal)}"})
     assert r.status_code == 200, r.text  # the table goes on without the broker
     table.act("close_betting")

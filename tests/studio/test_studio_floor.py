@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+import webclient
 from tablesim.studio import wire
 from tablesim.studio.floor import Floor
 
@@ -21,6 +22,8 @@ from journal_figures import add, as_numbers, journal_figures  # noqa: E402  (the
 from browser import HAVE_CHROMIUM
 from natsserver import free_port
 from test_studio_publish import register_all, run_table, tablesim
+
+pytestmark = pytest.mark.slow  # real processes each test (started first: see tests/conftest.py)
 
 GAMES = ("fortune3", "football", "wheel")
 
@@ -79,7 +82,7 @@ def studio_serve(url: str, port: int) -> subprocess.Popen:
 
 def caught_up(base: str, records: int):
     def check():
-        floor = httpx.get(f"{base}/api/floor", timeout=10).json()
+        floor = webclient.get(f"{base}/api/floor", timeout=10).json()
         return floor if floor["records"] == records and floor["consumer"]["pending"] == 0 else None
     return check
 
@@ -92,10 +95,10 @@ def test_serve_shows_the_same_figures_and_again_after_a_restart(three_tables, na
     try:
         floor = wait_for(caught_up(base, report["records"]), proc=proc)
         assert floor["floor"] == report["floor"] and floor["games"] == report["games"]
-        assert "The floor" in httpx.get(base + "/", timeout=30).text
-        one = httpx.get(f"{base}/api/tables/{floor['tables'][0]['table_id']}", timeout=30).json()
+        assert "The floor" in webclient.get(base + "/", timeout=30).text
+        one = webclient.get(f"{base}/api/tables/{floor['tables'][0]['table_id']}", timeout=30).json()
         assert one["figures"] == floor["tables"][0]["figures"]
-        assert httpx.get(f"{base}/api/tables/NOPE", timeout=30).status_code == 404
+        assert webclient.get(f"{base}/api/tables/NOPE", timeout=30).status_code == 404
         from websockets.sync.client import connect
 
         with connect(f"ws://127.0.0.1:{port}/ws") as ws:
@@ -223,7 +226,7 @@ def test_a_table_whose_records_cannot_reach_the_stream_is_on_the_floor(nats_serv
         register_all()  # (the studio takes a key registered while it runs)
 
         def heard():
-            floor = httpx.get(f"{base}/api/floor", timeout=10).json()
+            floor = webclient.get(f"{base}/api/floor", timeout=10).json()
             tables = {t["table_id"]: t for t in floor["tables"]}
             t = tables.get("WHEEL-MOCK")
             return (floor, t) if t and t["studio_link"] and t["studio_link"]["pending"] else None

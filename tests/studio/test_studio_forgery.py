@@ -16,6 +16,7 @@ from pathlib import Path
 import nats
 import pytest
 
+import webclient
 from tablesim.studio import outbox, trust, wire
 from tablesim.studio.anchor import verify_anchor
 from tablesim.studio.consumer import StudioConsumer, read_floor
@@ -218,8 +219,7 @@ def test_a_served_table_whose_link_diverges_says_so_loudly(nats_server, tmp_path
     naming the divergence, and the floor raises an alert for the table."""
     import subprocess
 
-    import httpx
-
+    
     from natsserver import free_port
     from test_studio_bets import wait_table
     from test_studio_publish import register_all
@@ -254,7 +254,7 @@ def test_a_served_table_whose_link_diverges_says_so_loudly(nats_server, tmp_path
         table = wait_table(base, lambda t: t.get("incident") is not None, timeout=60)
         assert table["studio"]["state"] == "diverged"
         assert "studio link diverged" in table["incident"]["text"] and not table["incident"]["blocking"]
-        assert httpx.get(f"{base}/api/health", timeout=10).status_code == 200
+        assert webclient.get(f"{base}/api/health", timeout=10).status_code == 200
     finally:
         proc.terminate()
         proc.wait(30)

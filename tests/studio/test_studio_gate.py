@@ -12,6 +12,7 @@ import subprocess
 import sys
 from functools import lru_cache
 
+import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -109,6 +110,7 @@ def honest_figures(tmp: str) -> str:
     return json.dumps(figures(honest), sort_keys=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_forged_replayed_and_unsigned_messages_never_change_the_figures(data, tmp_path_factory):

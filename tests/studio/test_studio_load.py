@@ -1,4 +1,4 @@
-"""Load and faults (issue 13.5): 12 tables of the three games as separate
+"""Load and faults (issue 13.5): tables of the three games as separate
 processes against one nats-server, the broker killed mid-run and restarted
 on its store, some tables killed and restarted; every table's stream equals
 its journal, the anchor holds, and the studio's totals equal the journals'.
@@ -19,19 +19,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_six_tables_broker_killed_and_tables_killed(tmp_path):
-    # six tables are what two cores carry beside the rest of the suite; the
-    # load script itself runs any number (docs/studio.md: twelve and more)
+def test_four_tables_broker_killed_and_a_table_killed(tmp_path):
+    # four tables (the three games, one of them killed with the broker) show
+    # every property the load run checks; two cores carry them beside the rest
+    # of the suite. The load script itself runs any number (docs/studio.md:
+    # twelve and more)
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (Debian package nats-server): the studio needs a broker")
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "studio_load.py"), "--tables", "6",
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "studio_load.py"), "--tables", "4",
                            "--rounds", "5", "--workdir", str(tmp_path / "load"), "--json"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
     assert out["ok"] and out["report_equals_journals"]
-    assert len(out["tables_killed"]) == 2  # every fourth table
+    assert len(out["tables_killed"]) == 1  # every fourth table
     kill = out["broker_kill"]
-    assert kill["records_published"] > 6 * 5 * 20
+    assert kill["records_published"] > 4 * 5 * 20
     assert kill["lost"] == kill["duplicated"] == kill["out_of_order"] == 0
-    assert out["floor"]["tables"] == 6
+    assert out["floor"]["tables"] == 4

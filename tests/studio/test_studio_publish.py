@@ -9,12 +9,15 @@ import sys
 
 import pytest
 
+import clirun
 from tablesim.studio.anchor import verify_anchor
 
 
 def tablesim(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tablesim.cli.main", *args], capture_output=True, text=True,
-                          timeout=timeout)
+    """``tablesim ARGS`` in this process (``clirun``): what these tests check is
+    what the commands do with the broker and the journals; the processes' own
+    part (a table killed, a broker killed) is in the tests that start them."""
+    return clirun.tablesim(*args)
 
 
 def run_table(game: str, journal, url: str, rounds: int = 3, seed: int = 1) -> subprocess.CompletedProcess:
@@ -75,6 +78,7 @@ def test_bad_studio_url_is_one_line(tmp_path):
     assert not (tmp_path / "j.sqlite").exists()
 
 
+@pytest.mark.slow
 def test_a_password_in_the_studio_url_is_never_shown_or_sent(tmp_path):
     """`--studio nats://user:password@host:port` (a broker with users): the
     password is not printed, not in the link's status messages on the bus

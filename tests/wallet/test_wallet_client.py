@@ -149,6 +149,7 @@ def test_a_wallet_away_is_unavailable_not_an_answer(tmp_path):
     run(go())
 
 
+@pytest.mark.slow
 def test_the_bench_script_runs_small():
     """``scripts/wallet_bench.py`` (a figure, not a timed test) runs and says what it measured."""
     import json

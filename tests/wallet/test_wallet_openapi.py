@@ -12,9 +12,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import httpx
 import yaml
 
+import webclient
 import walletproc
 from tablesim.wallet import signing
 from tablesim.wallet.app import CALLS
@@ -84,7 +84,7 @@ class Caller:
             validate(json.loads(raw), op["requestBody"]["content"]["application/json"]["schema"], call)
         headers = headers or signing.request_headers(secret or self.secret, f"{PREFIX}/{call}", raw,
                                                      timestamp=int(time.time()) + skew)
-        r = httpx.post(f"{self.url}/{call}", content=raw, headers=headers, timeout=20)
+        r = webclient.post(f"{self.url}/{call}", content=raw, headers=headers, timeout=20)
         response = deref(op["responses"][str(r.status_code)])
         for name, header in response["headers"].items():
             validate(r.headers[name], deref(header)["schema"], name)

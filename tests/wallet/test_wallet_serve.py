@@ -9,6 +9,7 @@ import time
 import httpx
 import pytest
 
+import webclient
 import walletproc
 from tablesim.wallet import signing
 from tablesim.wallet.protocol import MAX_BODY
@@ -86,7 +87,7 @@ def test_token_and_secret_commands(files, tmp_path):
 def _post(url: str, secret: bytes, call: str, body: bytes) -> httpx.Response:
     path = "/wallet/v1/" + call
     headers = signing.request_headers(secret, path, body, timestamp=int(time.time()))
-    return httpx.post(url + "/" + call, content=body, headers=headers, timeout=10)
+    return webclient.post(url + "/" + call, content=body, headers=headers, timeout=10)
 
 
 def test_the_secret_is_never_logged_and_hostile_bodies_are_refused(files):
