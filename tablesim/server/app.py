@@ -61,6 +61,7 @@ from tablesim.server.guard import BodyGuard
 from tablesim.server.reasons import NOT_JSON, TOO_DEEP, TooDeep, loads, readable
 from tablesim.server.runner import TableRunner
 from tablesim.server.stream import wire_text
+from tablesim.server.words import words_router
 
 STATIC = Path(str(resources.files("tablesim.server") / "static"))
 #: how long a new WebSocket client may take to send ``{"since": N}`` first
@@ -235,6 +236,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
             return Response("// this game draws only the generic parts\n", media_type="text/javascript")
         return FileResponse(Path(str(piece)), media_type="text/javascript")
 
+    app.include_router(words_router(runner.table.game))  # the pages' words: /i18n/{lang}.json
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     # --- reading ----------------------------------------------------------------

@@ -22,6 +22,8 @@ from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
+from tablesim.games import registry
+from tablesim.i18n.web import router as words_router
 from tablesim.studio.consumer import StudioConsumer
 
 STATIC = Path(str(resources.files("tablesim.studio") / "static"))
@@ -69,6 +71,8 @@ def create_app(url: str, keys: str | Path | None = None) -> FastAPI:
     async def page():
         return FileResponse(STATIC / "floor.html")
 
+    # the floor's words: the core's and every game's (a game's ids are its own: they never clash)
+    app.include_router(words_router([d for d in map(_catalog_dir, registry.names()) if d is not None]))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/api/floor")
@@ -106,3 +110,7 @@ def serve(url: str, sock, keys: str | Path | None = None) -> None:
     config = uvicorn.Config(create_app(url, keys), log_level="warning", access_log=False, lifespan="on",
                             log_config=None, timeout_graceful_shutdown=2, ws_max_size=4096)
     uvicorn.Server(config).run(sockets=[sock])
+
+
+def _catalog_dir(game: str):
+    return registry.spec(game).catalog_dir()
