@@ -23,10 +23,19 @@ class CatalogError(ValueError):
     """A catalog that cannot be read, or two folders giving the same id."""
 
 
-@lru_cache(maxsize=64)
 def read_catalog(path: Path) -> dict[str, str]:
     """Every translated message of one ``.po`` file: id -> text (a message
-    without a translation is left out, so a test sees it missing)."""
+    without a translation is left out, so a test sees it missing). Read once
+    per version of the file (a catalog edited on disk is read again)."""
+    try:
+        st = Path(path).stat()
+    except OSError as exc:
+        raise CatalogError(f"{path}: {exc.strerror}") from None
+    return dict(_read(Path(path), st.st_mtime_ns, st.st_size))
+
+
+@lru_cache(maxsize=64)
+def _read(path: Path, mtime_ns: int, size: int) -> dict[str, str]:
     try:
         with open(path, "rb") as f:
             cat = read_po(f, abort_invalid=True)
