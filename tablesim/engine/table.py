@@ -32,6 +32,7 @@ from tablesim.engine.journaling import Journaling
 from tablesim.engine.pump import DevicePump
 from tablesim.engine.machine import Procedure, RoundMachine, mermaid, rule
 from tablecore.records import ActionInput, table_record
+from tablecore.said import Said
 from tablesim.engine.result import RoundResult
 from tablesim.log import bind_round
 
@@ -216,7 +217,10 @@ class GameTable(IncidentHandling, Journaling):
     def withdraw_refusal(self, position: str, bet: str, player: str | None = None) -> str | None:
         position = str(position)
         if self.book.get(position, bet, self.book.owner(position, player)) is None:
-            return f"no {bet} bet{'' if player is None else ' of ' + str(player)} on {position}"
+            text = f"no {bet} bet{'' if player is None else ' of ' + str(player)} on {position}"
+            if player is None:
+                return Said(text, "refusal.no_bet", bet=bet, position=position)
+            return Said(text, "refusal.no_bet_of", bet=bet, position=position, player=player)
         return None
 
     @action(actor="player")
