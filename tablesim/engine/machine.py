@@ -34,6 +34,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from transitions import Machine, MachineError
 from transitions.core import Event
 
+from tablecore.said import Said
+
 States = Sequence[enum.Enum] | enum.Enum
 
 
@@ -275,7 +277,10 @@ class _BoundRule:
 
     def refusal(self, state: enum.Enum, args: tuple, kwargs: Mapping[str, Any]) -> str | None:
         if self.states and state not in self.states:
-            return self.refused_in.get(state, self.refused).format(state=state.value)
+            words = self.refused_in.get(state, self.refused)
+            text = words.format(state=state.value)
+            # a refusal worded with a message id keeps it (a page shows it in its language)
+            return Said(text, words.msg_id, state=state.value) if isinstance(words, Said) else text
         for fn, required, pick_many, pick_one, needs, optional, upto in self.checks:
             if not required and not optional:
                 why = fn()

@@ -39,7 +39,7 @@ from tablesim.log import bind_round
 
 def engine_rules(procedure: Procedure, betting: enum.Enum) -> list:
     """The rules of the engine's own actions (a game may replace one)."""
-    closed = "betting is closed (the round is {state})"
+    closed = Said("betting is closed (the round is {state})", "refusal.betting_closed")
     return [
         rule("place_bet", "bet", states=betting, refused=closed, checks="bet_refusal"),
         rule("withdraw_bet", "withdraw", states=betting, refused=closed, checks="withdraw_refusal"),

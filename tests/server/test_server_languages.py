@@ -106,3 +106,10 @@ def test_the_browsers_language_picks_the_pages_language(serve, chromium):
         assert text(b, "#headline") == "À espera da primeira ronda" and text(b, "#state-badge") == "em espera"
     finally:
         context.close()
+
+
+def test_a_bet_refused_while_betting_is_closed_says_so_by_id(serve):
+    s = serve("wheel", pace=0.02)
+    body = s.post("/api/bets", {"position": "P1", "bet": "1", "amount": "10"}).json()
+    assert body["reason"] == "betting is closed (the round is idle)"
+    assert body["say"] == {"id": "refusal.betting_closed", "params": {"state": "idle"}}

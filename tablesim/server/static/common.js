@@ -82,7 +82,11 @@ export async function request(method, path, body, token) {
 export function errorText(r) {
   const d = r.data || {};
   // a refusal the table words with an id (its values filled in) reads in the page's language
-  if (r.status === 409 && d.reason) return say("page.refused", { action: say(`verb.${d.action}`, null, d.action), reason: d.say ? say(d.say.id, d.say.params, d.reason) : d.reason });
+  if (r.status === 409 && d.reason) {
+    // a refusal worded with an id reads in the page's language (a round's state as a word too)
+    const params = d.say ? { ...d.say.params, ...(d.say.params.state ? { state: stateText(d.say.params.state) } : {}) } : null;
+    return say("page.refused", { action: say(`verb.${d.action}`, null, d.action), reason: d.say ? say(d.say.id, params, d.reason) : d.reason });
+  }
   if (Array.isArray(d.detail)) return d.detail.map((e) => `${(e.loc || []).slice(1).join(".") || "body"}: ${e.msg}`).join("; ");
   return d.detail || d.error || `HTTP ${r.status}`;
 }
