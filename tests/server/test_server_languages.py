@@ -9,7 +9,7 @@ import httpx
 
 from browser import needs_chromium
 from tablesim.i18n import LANGUAGES
-from test_server_browser import state_is, wait
+from test_server_browser import ARTIFACTS, state_is, wait
 
 
 def test_the_served_catalogs_and_a_refusal_in_words(serve):
@@ -52,7 +52,7 @@ def test_the_console_switches_to_chinese_and_portuguese_and_keeps_the_choice(ser
     assert [o for o in b.evaluate("[...document.querySelectorAll('#lang option')].map(o => o.value)")] == list(LANGUAGES)
 
     switch(b, "zh-Hant", "新一局")
-    assert text(b, "#operator") == "荷官：mock-dealer"
+    assert text(b, "#operator") == "荷官：mock-dealer" and text(b, "#game-title") == "幸運三張牌撲克"
     assert text(b, "#state-badge") == "閒置" and text(b, "#instruction-text") == "請按「新一局」"
     assert text(b, "#mode-bet") == "下注" and text(b, "#modal-cancel") == "取消"
     b.click("#act-open_round")
@@ -70,6 +70,7 @@ def test_the_console_switches_to_chinese_and_portuguese_and_keeps_the_choice(ser
     b.click('[data-pos="2"][data-bet="ante"]')
     wait(b, "document.querySelector('[data-pos=\"2\"][data-bet=\"ante\"] .amt').textContent === '25'")
     wait(b, "document.querySelector('#log').textContent.includes('投注 2 底注 25')")
+    b.screenshot(path=ARTIFACTS / "console-zh-Hant.png")
 
     switch(b, "pt", "Nova ronda")
     assert text(b, "#state-badge") == "apostas abertas" and text(b, "#selection") == "Toque numa casa para apostar 25."
@@ -81,6 +82,7 @@ def test_the_console_switches_to_chinese_and_portuguese_and_keeps_the_choice(ser
     # the instruction the game makes, in the game's words
     wait(b, "document.querySelector('#instruction-text').textContent === 'os jogadores decidem: jogar ou desistir (caixa 2)'")
     assert text(b, '[data-box="2"][data-decision="play"]') == "JOGAR"
+    b.screenshot(path=ARTIFACTS / "console-pt.png")
     # a reload keeps the language chosen
     b.reload()
     wait(b, "document.body.dataset.live === '1' && document.documentElement.lang === 'pt'")

@@ -38,7 +38,7 @@ function pill(game, r) {
 function render() {
   if (!table) return;
   document.body.dataset.state = table.state;
-  $("game-title").textContent = table.title;
+  $("game-title").textContent = say([`${table.game}.title`], null, table.title);
   $("table-id").textContent = table.table_id;
   $("round-id").textContent = table.round_id || "";
   $("state-badge").textContent = stateText(table.state, table.game);

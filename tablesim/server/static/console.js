@@ -238,7 +238,7 @@ function render() {
   document.body.dataset.game = t.game;
   document.body.dataset.round = t.round_id || "";
   document.body.dataset.paused = t.paused ? "1" : "";
-  $("game-title").textContent = t.title;
+  $("game-title").textContent = say([`${t.game}.title`], null, t.title);
   $("table-id").textContent = t.table_id + (t.mock ? " · " + say("console.mock") : "");
   $("round-id").textContent = t.round_id || say("console.no_round");
   $("state-badge").textContent = stateText(t.state, t.game);
