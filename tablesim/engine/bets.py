@@ -20,6 +20,7 @@ from tablesim.engine.limits import Limits
 from tablecore.errors import IllegalAction
 from tablecore.money import ZERO, add, exact, fmt, parse_amount, subtract
 from tablecore.errors import InputError
+from tablecore.said import Said
 
 #: what a missing position or player reads as (never written to)
 _NONE: dict = {}
@@ -207,7 +208,9 @@ class BetBook:
         mine = self.by_player.get(position, {}).get(who, {})
         if bet not in mine:
             owner = "" if who == position else f" of {who}"
-            raise IllegalAction("withdraw", f"no {bet} bet{owner} on {position}")
+            why = Said(f"no {bet} bet{owner} on {position}", "refusal.no_bet" if who == position else "refusal.no_bet_of",
+                       bet=bet, position=position, **({} if who == position else {"player": who}))
+            raise IllegalAction("withdraw", why)
         value = mine.pop(bet)
         if not mine:
             del self.by_player[position][who]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from tablecore.money import ONE, fmt, is_multiple
+from tablecore.said import Said
 from tablecore.validate import Reader
 
 
@@ -57,9 +58,11 @@ class Limits:
         limit = self.by_bet.get(bet)
         if limit is not None:
             if amount < limit.minimum:
-                return f"{fmt(amount)} is under the table minimum {fmt(limit.minimum)} for {bet}"
+                return Said(f"{fmt(amount)} is under the table minimum {fmt(limit.minimum)} for {bet}",
+                            "refusal.under_minimum", amount=fmt(amount), minimum=fmt(limit.minimum), bet=bet)
             if amount > limit.maximum:
-                return f"{fmt(amount)} is over the table limit {fmt(limit.maximum)} for {bet}"
+                return Said(f"{fmt(amount)} is over the table limit {fmt(limit.maximum)} for {bet}",
+                            "refusal.over_maximum", amount=fmt(amount), maximum=fmt(limit.maximum), bet=bet)
         return self.unit_refusal(amount)
 
     @staticmethod

@@ -35,6 +35,8 @@ from tablecore.errors import IllegalAction
 from transitions import Machine, MachineError
 from transitions.core import Event
 
+from tablecore.said import Said
+
 States = Sequence[enum.Enum] | enum.Enum
 
 
@@ -280,14 +282,17 @@ class _BoundRule:
     def _state_refusal(self) -> str | None:
         state = self.model.state
         if self.states and state not in self.states:
-            return self.refused_in.get(state, self.refused).format(state=state.value)
+            words = self.refused_in.get(state, self.refused)
+            text = words.format(state=state.value)
+            # a refusal worded with a message id keeps it (a page shows it in its language)
+            return Said(text, words.msg_id, state=state.value) if isinstance(words, Said) else text
         return None
 
     def enforce(self, table: Any, args: tuple, kwargs: Mapping[str, Any]) -> None:
         """Refuse the action now (``IllegalAction``), or let it run."""
         state = self.model.state
         if self.states and state not in self.states:
-            raise IllegalAction(self.verb, self.refused_in.get(state, self.refused).format(state=state.value))
+            raise IllegalAction(self.verb, self._state_refusal())
         try:
             for check in self.checks:
                 check(table, *args, **kwargs)

@@ -33,6 +33,7 @@ from tablesim.engine.journaling import Journaling
 from tablesim.engine.pump import DevicePump
 from tablesim.engine.inputs import PlaceBet, Pause, Report, Resume, TableInput, Void, WithdrawBet
 from tablesim.engine.machine import Check, Procedure, Refused, RoundMachine, mermaid, rule
+from tablecore.said import Said
 from tablesim.engine.result import RoundResult
 from tablesim.log import bind_round
 from tablecore.records import (
@@ -42,7 +43,7 @@ from tablecore.records import (
 
 def engine_rules(procedure: Procedure, betting: enum.Enum) -> list:
     """The rules of the engine's own actions (a game may replace one)."""
-    closed = "betting is closed (the round is {state})"
+    closed = Said("betting is closed (the round is {state})", "refusal.betting_closed")
     return [
         rule("place_bet", "bet", states=betting, refused=closed),
         rule("withdraw_bet", "withdraw", states=betting, refused=closed),
@@ -292,7 +293,10 @@ class GameTable(IncidentHandling, Journaling):
     def check_withdrawal(self, position: str, bet: str, player: str | None = None) -> None:
         position = str(position)
         if self.book.get(position, bet, self.book.owner(position, player)) is None:
-            raise Refused(f"no {bet} bet{'' if player is None else ' of ' + str(player)} on {position}")
+            text = f"no {bet} bet{'' if player is None else ' of ' + str(player)} on {position}"
+            if player is None:
+                raise Refused(Said(text, "refusal.no_bet", bet=bet, position=position))
+            raise Refused(Said(text, "refusal.no_bet_of", bet=bet, position=position, player=player))
 
     @action(PlaceBet, actor="player")
     def place_bet(self, position: str, bet: str, amount: object, player: str | None = None) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.resources
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from tablecore.errors import InputError
@@ -171,6 +172,17 @@ class GameSpec:
             return None
         package, _, path = self.console_piece.partition(":")
         return importlib.resources.files(package).joinpath(path)
+
+
+    def catalog_dir(self) -> Path | None:
+        """The folder of the game's own message catalogs (``i18n/`` beside its
+        console part: ``en.po``, ``pt.po``, ``zh-Hant.po``), or None without one."""
+        package = self.parts["console"].partition(":")[0].rpartition(".")[0]
+        try:
+            folder = Path(str(importlib.resources.files(package) / "i18n"))
+        except ModuleNotFoundError:
+            return None
+        return folder if folder.is_dir() else None
 
 
 def folder_parts(package: str, console: str, *, devices: bool = False) -> dict[str, str]:

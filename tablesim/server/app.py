@@ -52,6 +52,7 @@ from tablesim.server.reasons import NOT_JSON, readable
 from tablesim.server.routes import actions, bets, health, operator, pages, read, shift, stream
 from tablesim.server.routes.pages import STATIC
 from tablesim.server.runner import TableRunner
+from tablesim.server.words import words_router
 
 #: headers every answer carries (unless it sets its own)
 HEADERS = [
@@ -117,6 +118,7 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     app.add_middleware(_Headers)
     for router in ROUTERS:
         app.include_router(router)
+    app.include_router(words_router(runner.table.game))  # the pages' words: /i18n/{lang}.json
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 

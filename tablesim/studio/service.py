@@ -23,6 +23,8 @@ from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
+from tablesim.games import registry
+from tablesim.i18n.web import router as words_router
 from tablesim.studio.consumer import StudioConsumer
 from tablesim.studio.floor import GROUPINGS
 
@@ -73,6 +75,8 @@ def create_app(url: str, keys: str | Path | None = None, silent_after: float | N
     async def page():
         return FileResponse(STATIC / "floor.html")
 
+    # the floor's words: the core's and every game's (a game's ids are its own: they never clash)
+    app.include_router(words_router([d for d in map(_catalog_dir, registry.names()) if d is not None]))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/api/floor")
@@ -117,3 +121,7 @@ def serve(url: str, sock, keys: str | Path | None = None, silent_after: float | 
     config = uvicorn.Config(create_app(url, keys, silent_after, shifts), log_level="warning", access_log=False, lifespan="on",
                             log_config=None, timeout_graceful_shutdown=2, ws_max_size=4096)
     uvicorn.Server(config).run(sockets=[sock])
+
+
+def _catalog_dir(game: str):
+    return registry.spec(game).catalog_dir()

@@ -59,6 +59,8 @@ class FootballConsole(GameAdapter):
             "pack_id": getattr(t, "pack_id", None),
             "set_aside": [d.code for d in getattr(t, "set_aside", [])],
             "next": self._next(),
+            # the same in the pages' words: a message id of the game's catalogs and its values
+            "next_say": self._next_say(),
         }
 
     def _next(self) -> str | None:
@@ -70,6 +72,17 @@ class FootballConsole(GameAdapter):
             return None
         who = "the common box" if targets[0] == COMMON else f"box {targets[0]}"
         return f"{'third card' if t.state is S.THIRD_CARDS else 'two cards'} to {who}"
+
+    def _next_say(self) -> dict[str, Any] | None:
+        """:meth:`_next` as a message id and its values (``box``: the box dealt to)."""
+        t = self.table
+        targets = getattr(t, "targets", None) or []
+        if t.state not in CARD_STATES or not targets:
+            return None
+        what = "third" if t.state is S.THIRD_CARDS else "two"
+        if targets[0] == COMMON:
+            return {"id": f"football.next.{what}_to_common", "params": {"box": COMMON}}
+        return {"id": f"football.next.{what}_to_box", "params": {"box": targets[0]}}
 
     def on_event(self, kind: str, data: dict) -> None:
         if kind in ("result",) and self.rig is not None:

@@ -122,6 +122,8 @@ class Fortune3Console(GameAdapter):
             # every stake on the table: the bets and the Play stakes made
             "in_play": jsonable(_total(t.book.total(), plays.values())),
             "next": self._next(),
+            # the same in the pages' words: a message id of the game's catalogs and its values
+            "next_say": self._next_say(),
         }
 
     def _next(self) -> str | None:
@@ -139,6 +141,25 @@ class Fortune3Console(GameAdapter):
             return "players decide: play or fold" + (f" (box {', '.join(pending)})" if pending else "")
         if t.state is S.DEALER_REVEAL:
             return "reveal the dealer's hand"
+        return None
+
+    def _next_say(self) -> dict[str, Any] | None:
+        """:meth:`_next` as a message id and its values (``box``: the box dealt to)."""
+        t = self.table
+        if t.state is S.DEALING and t.targets:
+            who = t.targets[0]
+            what = "hand" if t.dealing == "shuffler" else "card"
+            n = t.order.index(who) + 1 if t.dealing == "shuffler" else len(t.cards.get(who, [])) + 1
+            if who == DEALER:
+                return {"id": f"fortune3.next.{what}_to_dealer", "params": {"n": n}}
+            return {"id": f"fortune3.next.{what}_to_box", "params": {"n": n, "box": who}}
+        if t.state.value == "decisions":
+            pending = t.pending_decisions()
+            if pending:
+                return {"id": "fortune3.next.decide_boxes", "params": {"boxes": ", ".join(pending)}}
+            return {"id": "fortune3.next.decide", "params": {}}
+        if t.state is S.DEALER_REVEAL:
+            return {"id": "fortune3.next.reveal", "params": {}}
         return None
 
     def _plays(self) -> dict[str, Decimal]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 
+from tablecore.said import Said
 from tablesim.engine.machine import Procedure, rule, step
 
 
@@ -49,7 +50,7 @@ STEPS = (
     step("void", BEFORE_SETTLEMENT, S.VOID, before=("stop_sensor", "note_void_outcome", "announce_void")),
 )
 
-CLOSED = "betting is closed (the round is {state})"
+CLOSED = Said("betting is closed (the round is {state})", "refusal.betting_closed")
 
 RULES = (
     rule("open_round", "open betting", trigger="open_betting",

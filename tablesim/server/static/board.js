@@ -1,5 +1,5 @@
 // The results board: the last rounds' results, updated live.
-import { h, morph, request, connect, piece, resultSummary, signed, keepBook } from "./common.js";
+import { h, morph, request, connect, piece, resultSummary, signed, keepBook, say, loadWords, languageSwitch, stateText } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 let table = null;
@@ -8,10 +8,10 @@ let freshId = null;
 
 function roundCard(game, r) {
   const el = h("div", { class: "round" + (r.round_id === freshId ? " fresh" : ""), dataset: { round: r.round_id } });
-  el.append(h("div", { class: "rid" }, h("span", {}, r.round_id), h("span", {}, r.status)));
+  el.append(h("div", { class: "rid" }, h("span", {}, r.round_id), h("span", {}, say(`result.${r.status}`, null, r.status))));
   const o = r.outcome || {};
   if (r.status === "void") {
-    el.append(h("div", { class: "main" }, `VOID — ${r.void_reason}`), h("div", { class: "detail" }, "every bet returned"));
+    el.append(h("div", { class: "main" }, say("board.void", { reason: r.void_reason })), h("div", { class: "detail" }, say("board.bets_returned")));
     return el;
   }
   const detail = piece.roundDetail ? piece.roundDetail(o) : null;
@@ -20,7 +20,7 @@ function roundCard(game, r) {
   // each player's result: the named players', else each box's (its seat's) or, at the wheel, each player's
   const wheel = table && table.layout && table.layout.kind === "wheel";
   const nets = r.players ? Object.entries(r.players).map(([pl, x]) => [pl, pl, x.net])
-    : Object.entries(r.net || {}).map(([p, n]) => [p, wheel ? p : p === "common" ? "common" : `box ${p}`, n]);
+    : Object.entries(r.net || {}).map(([p, n]) => [p, wheel ? p : p === "common" ? say("board.common") : say("board.box", { box: p }), n]);
   if (nets.length) {
     el.append(h("div", { class: "totals players" }, nets.map(([pl, label, net]) =>
       h("span", { class: String(net).startsWith("-") ? "lose" : net === "0" ? "" : "win", dataset: { player: pl } }, `${label} ${signed(net)}`))));
@@ -29,7 +29,7 @@ function roundCard(game, r) {
 }
 
 function pill(game, r) {
-  if (r.status === "void") return h("span", { class: "pill void" }, "void");
+  if (r.status === "void") return h("span", { class: "pill void" }, say("result.void_pill"));
   const o = r.outcome || {};
   if (piece.pill) return piece.pill(o);
   return h("span", { class: "pill" }, "•");
@@ -38,13 +38,13 @@ function pill(game, r) {
 function render() {
   if (!table) return;
   document.body.dataset.state = table.state;
-  $("game-title").textContent = table.title;
+  $("game-title").textContent = say([`${table.game}.title`], null, table.title);
   $("table-id").textContent = table.table_id;
   $("round-id").textContent = table.round_id || "";
-  $("state-badge").textContent = table.state.replace(/_/g, " ");
+  $("state-badge").textContent = stateText(table.state, table.game);
   const cur = $("current");
-  const headline = table.betting_open ? "Place your bets" : table.result ? `${table.result.round_id}: ${resultSummary(table.game, table.result)}`
-    : table.state === "idle" ? "Waiting for the first round" : table.state.replace(/_/g, " ");
+  const headline = table.betting_open ? say("board.place_bets") : table.result ? `${table.result.round_id}: ${resultSummary(table.game, table.result)}`
+    : table.state === "idle" ? say("board.waiting") : stateText(table.state, table.game);
   const bits = [h("span", { id: "headline" }, headline)];
   const live = piece.boardLive ? piece.boardLive(table) : null;
   if (live) bits.unshift(live);
@@ -59,7 +59,10 @@ async function load() {
   render();
 }
 
-// The board as it is, before (and whether or not) the live stream is up.
+// Every word from the catalog first; then the board as it is, before (and
+// whether or not) the live stream is up.
+await loadWords();
+$("lang-switch").replaceChildren(languageSwitch(render));
 request("GET", "/api/table").then((r) => { if (r.ok && !table) { table = r.data; load(); } });
 
 connect({
@@ -70,7 +73,7 @@ connect({
       results = [{ round_id: msg.round_id, ...msg.data }, ...results.filter((x) => x.round_id !== msg.round_id)].slice(0, 20);
       render();
     } else if (msg.type === "timer") {
-      const el = $("timer"); el.hidden = false; el.textContent = `${msg.remaining}s`;
+      const el = $("timer"); el.hidden = false; el.textContent = say("page.seconds", { n: msg.remaining });
       if (msg.remaining <= 0) el.hidden = true;
     }
   },

@@ -6,8 +6,21 @@
 // boardLive(table) for the board; header, boxClass, boxFoot, layout and
 // betsByPlayer for the console. A game without one shows the generic parts.
 import * as piece from "./game.js";
+import { t as say, amount, loadWords, languageSwitch } from "/i18n/words.js";
 
-export { piece };
+// ``say(id, params, fallback)``: a message of the page's catalog (``t`` in words.js;
+// the pages call their table ``t``).
+export { piece, say, amount, loadWords, languageSwitch };
+
+// A round's state as a word: the game's own (its states), else the core's.
+export function stateText(state, game) {
+  return say([`${game}.state.${state}`, `state.${state}`], null, String(state || "").replace(/_/g, " "));
+}
+
+// A bet's name: the game's own word for it, else what the server calls it.
+export function betLabel(game, bet, fallback) {
+  return say([`${game}.bet.${bet}`], null, fallback || bet);
+}
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -59,7 +72,7 @@ export async function request(method, path, body, token) {
   try {
     res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (e) {
-    return { ok: false, status: 0, data: { detail: "the table server cannot be reached" } };
+    return { ok: false, status: 0, data: { detail: say("page.unreachable") } };
   }
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
@@ -68,7 +81,12 @@ export async function request(method, path, body, token) {
 
 export function errorText(r) {
   const d = r.data || {};
-  if (r.status === 409 && d.reason) return `${d.action}: ${d.reason}`;
+  // a refusal the table words with an id (its values filled in) reads in the page's language
+  if (r.status === 409 && d.reason) {
+    // a refusal worded with an id reads in the page's language (a round's state as a word too)
+    const params = d.say ? { ...d.say.params, ...(d.say.params.state ? { state: stateText(d.say.params.state) } : {}) } : null;
+    return say("page.refused", { action: say(`verb.${d.action}`, null, d.action), reason: d.say ? say(d.say.id, params, d.reason) : d.reason });
+  }
   if (Array.isArray(d.detail)) return d.detail.map((e) => `${(e.loc || []).slice(1).join(".") || "body"}: ${e.msg}`).join("; ");
   return d.detail || d.error || `HTTP ${r.status}`;
 }
@@ -115,7 +133,7 @@ export function connect(handlers) {
 const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 
 export function cardEl(code, opts = {}) {
-  if (!code || code === "??") return h("span", { class: "card back" + (opts.big ? " big" : ""), title: "face down" });
+  if (!code || code === "??") return h("span", { class: "card back" + (opts.big ? " big" : ""), title: say("card.face_down") });
   const exposed = code.endsWith("^");
   const c = exposed ? code.slice(0, -1) : code;
   const rank = c.slice(0, -1) === "T" ? "10" : c.slice(0, -1);
@@ -128,48 +146,40 @@ export function cardEl(code, opts = {}) {
   return h("span", { class: cls.join(" "), title: code, dataset: { card: code } }, h("span", {}, rank), h("span", { class: "suit" }, SUITS[suit] || suit));
 }
 
-export const HANDS = {
-  straight_flush: "Straight flush", three_of_a_kind: "Three of a kind", straight: "Straight",
-  flush: "Flush", pair: "Pair", high_card: "High card",
-};
-
-export function signed(v) {
+// An amount with its sign (what the dealer pays is +), grouped by thousands; with ``currency``, the table's.
+export function signed(v, currency = false) {
   if (v === undefined || v === null) return "";
   const s = String(v);
-  return s.startsWith("-") || s === "0" ? s : "+" + s;
+  return s.startsWith("-") || s === "0" ? amount(s, currency) : "+" + amount(s, currency);
 }
 
-function who(to) { return to === "dealer" ? "dealer" : to === "common" ? "common box" : `box ${to}`; }
+function who(to) { return to === "dealer" ? say("event.to_dealer") : to === "common" ? say("event.to_common") : say("event.to_box", { box: to }); }
 
-// One line of text for a table event.
-export function eventText(msg) {
+// One line of text for a table event: the game's own kinds from its module, the others here.
+export function eventText(msg, game) {
   if (msg.type === "bets") return betsText(msg);
+  const own = piece.eventText ? piece.eventText(msg) : null;
+  if (own !== null && own !== undefined) return own;
   const d = msg.data || {};
+  const nets = () => Object.entries(d.net || {}).map(([p, v]) => `${p} ${signed(v)}`).join(", ");
   switch (msg.kind) {
-    case "state": return `${d.previous} → ${d.state}`;
-    case "bet": return `bet ${d.position} ${d.bet} ${d.amount}`;
-    case "bet_withdrawn": return `withdrawn ${d.position} ${d.bet} ${d.amount}`;
+    case "state": return say("event.state", { previous: stateText(d.previous, game), state: stateText(d.state, game) });
+    case "bet": return say("event.bet", { position: d.position, bet: betLabel(game, d.bet), amount: amount(d.amount) });
+    case "bet_withdrawn": return say("event.bet_withdrawn", { position: d.position, bet: betLabel(game, d.bet), amount: amount(d.amount) });
     case "instruction": return d.text;
-    case "card": return `card ${d.card} → ${who(d.to)}`;
-    case "card_set_aside": return `set aside ${d.card}: ${d.reason}`;
-    case "decision": return `box ${d.box}: ${d.decision}`;
-    case "dealer": return `dealer ${d.cards.join(" ")} (${HANDS[d.hand] || d.hand}), ${d.qualifies ? "qualifies" : "does not qualify"}`;
-    case "draw_made": return `draw ${d.draw} sent to the display (${d.source})`;
-    case "draw": return `draw ${d.draw} shown: upper ${d.upper.join(" ")} | lower ${d.lower.join(" ")}`;
-    case "spin_started": return `spin started ${d.direction}`;
-    case "revolution": return `turn ${d.n}`;
-    case "spin_result": return `spin: segment ${d.segment} → ${d.symbol} (${d.turns} turns ${d.direction})`;
-    case "no_spin": return `NO SPIN (${d.reason}, ${d.turns} turns) #${d.count}`;
-    case "result": return d.status === "void" ? `result: void (${d.void_reason})` : d.net_count ? `result: settled, ${d.net_count} nets` : `result: settled, net ${Object.entries(d.net || {}).map(([p, v]) => `${p} ${signed(v)}`).join(", ")}`;
-    case "settlement": return `settled ${d.results_count ?? Object.keys(d.results || {}).length} position(s)`;
-    case "void": return `VOID ${d.reason}${d.actor ? ` by ${d.actor}` : ""}${d.why ? `: ${d.why}` : ""}`;
-    case "fault": return `FAULT ${d.device} ${d.code}: ${d.text}`;
-    case "fault_cleared": return `fault cleared ${d.device} ${d.code}`;
-    case "incident": return `INCIDENT ${d.id ?? ""} ${d.text || d.what || ""}`;
-    case "incident_resolved": return `incident ${d.id} ${d.decision} by ${d.actor}: ${d.why}`;
-    case "paused": return `paused by ${d.actor}: ${d.why}`;
-    case "resumed": return `resumed by ${d.actor}: ${d.why}`;
-    case "device": return `device ${d.device}: ${d.report}`;
+    case "card": return say("event.card", { card: d.card, to: who(d.to) });
+    case "card_set_aside": return say("event.card_set_aside", { card: d.card, reason: d.reason });
+    case "decision": return say("event.decision", { box: d.box, decision: say(`decision.${d.decision}`, null, d.decision) });
+    case "result": return d.status === "void" ? say("event.result_void", { reason: d.void_reason }) : say("event.result_settled", { nets: nets() });
+    case "settlement": return say("event.settlement", { n: Object.keys(d.results || {}).length });
+    case "void": return say("event.void", { reason: d.reason }) + (d.actor ? say("event.by", { actor: d.actor }) : "") + (d.why ? `: ${d.why}` : "");
+    case "fault": return say("event.fault", { device: d.device, code: d.code, text: d.text });
+    case "fault_cleared": return say("event.fault_cleared", { device: d.device, code: d.code });
+    case "incident": return say("event.incident", { id: d.id ?? "", text: d.text || d.what || "" });
+    case "incident_resolved": return say("event.incident_resolved", { id: d.id, decision: say(`console.${d.decision}`, null, d.decision), actor: d.actor, why: d.why });
+    case "paused": return say("event.paused", { actor: d.actor, why: d.why });
+    case "resumed": return say("event.resumed", { actor: d.actor, why: d.why });
+    case "device": return say("event.device", { device: d.device, report: d.report });
     default: {
       const rest = Object.entries(d).map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`).join(" ");
       return `${msg.kind} ${rest}`;
@@ -214,7 +224,7 @@ export function withBook(table, msg) {
 // The headline of a finished round (board and console).
 export function resultSummary(game, r) {
   if (!r) return "";
-  if (r.status === "void") return `void (${r.void_reason})`;
+  if (r.status === "void") return say("result.void", { reason: r.void_reason });
   const text = piece.summary ? piece.summary(r.outcome || {}) : null;
   return text === null || text === undefined ? r.status : text;
 }

@@ -1,16 +1,16 @@
 // The dealer console: the table's layout, the round as it happens, and the
 // dealer's and supervisor's buttons. Everything it shows comes from the
 // server (snapshots and events over /ws); everything it does is an API call.
-import { h, morph, request, errorText, connect, cardEl, signed, eventText, resultSummary, piece, withBets, keepBook, withBook } from "./common.js";
+import { h, morph, request, errorText, connect, cardEl, signed, eventText, resultSummary, piece, withBets, keepBook, withBook, say, amount, loadWords, languageSwitch, stateText, betLabel } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const CHIPS = ["1", "5", "10", "25", "100", "500"];
 const OPERATOR_ACTIONS = { pause: "/api/pause", resume: "/api/resume", void: "/api/void" };
 const REASONS = {
-  pause: ["dealer change", "device check", "customer dispute", "break"],
-  resume: ["checked, all in order", "dealer back", "device repaired"],
-  void: ["dealing error", "device fault", "table dispute"],
-  confirm_shuffler: ["spare shuffler fitted (Art. 11(4))", "shuffler repaired by technician (Art. 11(4))"],
+  pause: ["reason.dealer_change", "reason.device_check", "reason.customer_dispute", "reason.break"],
+  resume: ["reason.all_in_order", "reason.dealer_back", "reason.device_repaired"],
+  void: ["reason.dealing_error", "reason.device_fault", "reason.table_dispute"],
+  confirm_shuffler: ["reason.spare_shuffler", "reason.shuffler_repaired"],
 };
 
 let table = null;
@@ -36,21 +36,21 @@ async function whoami() {
   if (!token) { me = null; renderOperator(); return; }
   const r = await request("GET", "/api/whoami", undefined, token);
   me = r.ok ? r.data : null;
-  if (!r.ok) { toast("the stored operator token was not accepted: sign in again"); }
+  if (!r.ok) { toast(say("console.token_refused")); }
   renderOperator();
 }
 
 function renderOperator() {
   const b = $("operator");
-  b.textContent = me ? `${me.role}: ${me.name}` : "Sign in";
+  b.textContent = me ? say("console.operator", { role: say(`role.${me.role}`, null, me.role), name: me.name }) : say("console.sign_in");
   b.dataset.role = me ? me.role : "";
   document.body.dataset.signedIn = me ? "1" : "";
   render();  // what an operator may press depends on who is signed in
 }
 
 async function signIn() {
-  const v = await ask({ title: "Operator sign-in", text: "Enter your operator token.",
-    fields: [{ name: "token", label: "Token", type: "password", value: "" }], ok: "Sign in" });
+  const v = await ask({ title: say("console.signin_title"), text: say("console.signin_text"),
+    fields: [{ name: "token", label: say("console.token"), type: "password", value: "" }], ok: say("console.sign_in") });
   if (!v) return;
   if (!v.token) { sessionStorage.removeItem("tablesim.token"); token = null; me = null; renderOperator(); return; }
   token = v.token.trim();
@@ -96,8 +96,8 @@ async function call(method, path, body, { supervisorOnly = false } = {}) {
 }
 
 async function supervisorToken(why) {
-  const v = await ask({ title: "Supervisor needed", text: why || "This needs a supervisor's token (used once, not kept).",
-    fields: [{ name: "token", label: "Supervisor token", type: "password", value: "" }], ok: "Authorize" });
+  const v = await ask({ title: say("console.supervisor_needed"), text: why || say("console.supervisor_text"),
+    fields: [{ name: "token", label: say("console.supervisor_token"), type: "password", value: "" }], ok: say("console.authorize") });
   return v && v.token ? v.token.trim() : null;
 }
 
@@ -111,8 +111,8 @@ async function bet(position, betName) {
 
 async function runAction(act) {
   if (OPERATOR_ACTIONS[act.name]) {
-    const fields = [{ name: "why", label: "Why", value: "", quick: REASONS[act.name] }];
-    const v = await ask({ title: act.label, text: act.name === "void" ? "Every bet of the round is returned." : "", fields, ok: act.label });
+    const fields = [{ name: "why", label: say("console.why"), value: "", quick: REASONS[act.name] }];
+    const v = await ask({ title: actionLabel(act), text: act.name === "void" ? say("console.void_text") : "", fields, ok: actionLabel(act) });
     if (!v || !v.why) return;
     await call("POST", OPERATOR_ACTIONS[act.name], { why: v.why }, { supervisorOnly: act.role === "supervisor" });
     return;
@@ -120,17 +120,17 @@ async function runAction(act) {
   if (act.name === "set_dealing") {
     // Art. 11(4): after a shuffler failure the supervisor deals the following rounds from the shoe (and back).
     const now = table && table.view ? table.view.dealing : "";
-    const v = await ask({ title: act.label, text: `The table deals by ${now}.`, fields: [
-      { name: "mode", label: "Deal by", choices: ["shoe", "shuffler"], value: now === "shoe" ? "shuffler" : "shoe" },
-      { name: "why", label: "Why", value: "", quick: ["shuffler failure (Art. 11(4))", "shuffler repaired"] },
-    ], ok: "Switch" });
+    const v = await ask({ title: actionLabel(act), text: say("console.deals_by", { mode: say(`dealing.${now}`, null, now) }), fields: [
+      { name: "mode", label: say("console.deal_by"), choices: ["shoe", "shuffler"], choiceText: (c) => say(`dealing.${c}`, null, c), value: now === "shoe" ? "shuffler" : "shoe" },
+      { name: "why", label: say("console.why"), value: "", quick: ["reason.shuffler_failure", "reason.shuffler_back"] },
+    ], ok: say("console.switch") });
     if (!v || !v.why) return;
     await call("POST", "/api/actions/set_dealing", { mode: v.mode, why: v.why }, { supervisorOnly: true });
     return;
   }
   if (act.fields && act.fields.length === 1 && act.fields[0] === "why") {
     // an action that says why (e.g. the supervisor's confirmation that a failed shuffler was replaced)
-    const v = await ask({ title: act.label, text: "", fields: [{ name: "why", label: "Why", value: "", quick: REASONS[act.name] }], ok: act.label });
+    const v = await ask({ title: actionLabel(act), text: "", fields: [{ name: "why", label: say("console.why"), value: "", quick: REASONS[act.name] }], ok: actionLabel(act) });
     if (!v || !v.why) return;
     await call("POST", `/api/actions/${act.name}`, { why: v.why }, { supervisorOnly: act.role === "supervisor" });
     return;
@@ -154,11 +154,11 @@ async function resolveIncident() {
   // The table's own incidents (codes under 200: a lost link, a dealer's misdeal call) ask no card;
   // a device's card fault (a misread) is confirmed by naming the card.
   const cardFault = inc.code >= 200;
-  const fields = [{ name: "decision", label: "Decision", choices: ["confirm", "reject"], value: "reject" }];
-  if (cardFault) fields.push({ name: "card", label: "Card (to confirm a misread, e.g. QH)", value: inc.card && inc.card !== "??" ? inc.card : "" });
-  fields.push({ name: "why", label: "Why", value: "", quick: cardFault
-    ? ["card checked by supervisor", "card cannot be identified"] : ["checked at the table by the supervisor"] });
-  const v = await ask({ title: `Incident ${inc.id}`, text: inc.text || "", fields, ok: "Resolve" });
+  const fields = [{ name: "decision", label: say("console.decision"), choices: ["confirm", "reject"], choiceText: (c) => say(`console.${c}`), value: "reject" }];
+  if (cardFault) fields.push({ name: "card", label: say("console.card_to_confirm"), value: inc.card && inc.card !== "??" ? inc.card : "" });
+  fields.push({ name: "why", label: say("console.why"), value: "", quick: cardFault
+    ? ["reason.card_checked", "reason.card_unknown"] : ["reason.checked_at_table"] });
+  const v = await ask({ title: say("console.incident_title", { id: inc.id }), text: inc.text || "", fields, ok: say("console.resolve") });
   if (!v || !v.why) return;
   await call("POST", "/api/incident/resolve", { decision: v.decision, why: v.why, card: v.card || null }, { supervisorOnly: true });
 }
@@ -178,14 +178,14 @@ function ask({ title, text, fields, ok }) {
   const dlg = $("modal");
   $("modal-title").textContent = title;
   $("modal-text").textContent = text || "";
-  $("modal-ok").textContent = ok || "OK";
+  $("modal-ok").textContent = ok || say("page.ok");
   const box = $("modal-fields");
   box.replaceChildren();
   const inputs = {};
   for (const f of fields) {
     if (f.choices) {
       const sel = h("select", { name: f.name, class: "input" });
-      for (const c of f.choices) sel.append(h("option", { value: c, selected: c === f.value }, c));
+      for (const c of f.choices) sel.append(h("option", { value: c, selected: c === f.value }, f.choiceText ? f.choiceText(c) : c));
       inputs[f.name] = sel;
       box.append(h("label", {}, f.label), sel);
       continue;
@@ -193,7 +193,8 @@ function ask({ title, text, fields, ok }) {
     const inp = h("input", { name: f.name, type: f.type || "text", value: f.value || "", autocomplete: "off" });
     inputs[f.name] = inp;
     box.append(h("label", {}, f.label), inp);
-    if (f.quick) box.append(h("div", { class: "quick" }, f.quick.map((q) => h("button", { type: "button", onclick: () => { inp.value = q; } }, q))));
+    // a quick reason is a message id: what is recorded is its text in the console's language
+    if (f.quick) box.append(h("div", { class: "quick" }, f.quick.map((q) => h("button", { type: "button", onclick: () => { inp.value = say(q); } }, say(q)))));
   }
   return new Promise((resolve) => {
     dlg.onclose = () => {
@@ -214,7 +215,7 @@ let loggedSeq = -1;  // the newest event in the panel: nothing older is added on
 let recentLoaded = false;
 
 function eventItem(msg) {
-  return h("li", { class: "ev-" + (msg.type === "bets" ? "bets" : msg.kind), dataset: { seq: msg.seq } }, h("span", { class: "seq" }, msg.seq), eventText(msg));
+  return h("li", { class: "ev-" + (msg.type === "bets" ? "bets" : msg.kind), dataset: { seq: msg.seq } }, h("span", { class: "seq" }, msg.seq), eventText(msg, table && table.game));
 }
 
 function logEvent(msg) {
@@ -250,32 +251,32 @@ function render() {
   document.body.dataset.game = t.game;
   document.body.dataset.round = t.round_id || "";
   document.body.dataset.paused = t.paused ? "1" : "";
-  $("game-title").textContent = t.title;
-  $("table-id").textContent = t.table_id + (t.mock ? " · mock" : "");
+  $("game-title").textContent = say([`${t.game}.title`], null, t.title);
+  $("table-id").textContent = t.table_id + (t.mock ? " · " + say("console.mock") : "");
   const duty = t.on_duty;
   $("duty").textContent = duty ? `dealer on duty: ${duty.dealer}` : "no dealer on duty";
   $("duty").title = duty ? `signed in at ${duty.since}: press to sign out` : "press to sign in as the dealer on duty";
-  $("round-id").textContent = t.round_id || "no round yet";
-  $("state-badge").textContent = t.state.replace(/_/g, " ");
+  $("round-id").textContent = t.round_id || say("console.no_round");
+  $("state-badge").textContent = stateText(t.state, t.game);
   $("paused-badge").hidden = !t.paused;
   $("instruction-text").textContent = nextLine(t);
-  $("in-play").textContent = `in play ${(t.view && t.view.in_play) || t.total_bet || "0"}`;
+  $("in-play").textContent = say("console.in_play", { amount: amount((t.view && t.view.in_play) || t.total_bet || "0") });
   renderTimer(t.bet_timer && t.bet_timer.remaining !== null ? Math.ceil(t.bet_timer.remaining) : null);
   morph($("devices"), t.devices.map((d) => {
     // A device's own health, and the faults the journal holds as never cleared (also from before a restart).
     const faults = { ...d.faults };
     for (const f of Object.values(t.active_faults || {})) if (f.device === d.name) faults[f.code] = f.text;
     const codes = Object.keys(faults);
-    return h("span", { class: "device" + (d.ok && !codes.length ? "" : " bad"), title: Object.values(faults).join("; ") || "ok",
-      dataset: { device: d.name } }, `${d.name}${d.link_up ? "" : " (link down)"}${codes.length ? " ⚠ " + codes.join(",") : ""}`);
+    return h("span", { class: "device" + (d.ok && !codes.length ? "" : " bad"), title: Object.values(faults).join("; ") || say("console.device_ok"),
+      dataset: { device: d.name } }, `${d.name}${d.link_up ? "" : " " + say("console.link_down")}${codes.length ? " ⚠ " + codes.join(",") : ""}`);
   }).concat(t.studio ? [h("span", { class: "device" + (t.studio.state === "up" ? "" : " bad"),
     title: t.studio.error || t.studio.url, dataset: { device: "studio" } },
-    `studio ${t.studio.state}${t.studio.stalled ? " (stalled)" : ""}${t.studio.pending ? ", " + t.studio.pending + " to publish" : ""}`)] : []));
+    say("console.studio", { state: say(`link.${t.studio.state}`, null, t.studio.state) }) + (t.studio.stalled ? " (stalled)" : "") + (t.studio.pending ? say("console.to_publish", { n: t.studio.pending }) : ""))] : []));
   $("recovery").hidden = !t.recovery;
   $("recovery").textContent = t.recovery || "";
   $("incident").hidden = !t.incident;
-  if (t.incident) $("incident-text").textContent = `Incident ${t.incident.id}: ${t.incident.text}${t.incident.card ? " (" + t.incident.card + ")" : ""}${t.incident.blocking ? " — the round waits for a supervisor" : ""}`;
-  $("betting-note").textContent = t.betting_open ? "open" : "closed";
+  if (t.incident) $("incident-text").textContent = say("console.incident_line", { id: t.incident.id, text: t.incident.text }) + (t.incident.card ? " (" + t.incident.card + ")" : "") + (t.incident.blocking ? say("console.incident_blocking") : "");
+  $("betting-note").textContent = t.betting_open ? say("console.betting_open") : say("console.betting_closed");
   // Chips and Place/Withdraw only mean something while bets can be taken.
   const betting = t.betting_open && !t.paused && !!me;
   for (const el of [$("mode-bet"), $("mode-withdraw"), ...$("chips").children]) el.disabled = !betting;
@@ -295,22 +296,36 @@ function render() {
 // was announced before; the game's own view of the round (right also after a
 // recovery, when nothing was announced); else the last instruction.
 function nextLine(t) {
-  if (t.paused) return "table paused";
-  if (t.incident && t.incident.blocking) return `wait: the supervisor resolves incident ${t.incident.id} (${t.incident.text})`;
+  if (t.paused) return say("console.table_paused");
+  if (t.incident && t.incident.blocking) return say("console.wait_incident", { id: t.incident.id, text: t.incident.text });
+  const said = t.view && t.view.next_say;  // the game's words for it: an id and its values
+  if (said) return say(said.id, said.params, t.view.next);
   return (t.view && t.view.next) || t.instruction || idleHint(t);
 }
 
 function idleHint(t) {
-  if (t.state === "betting_open") return "place your bets";
-  if (["idle", "complete", "void"].includes(t.state)) return "press New round";
+  if (t.state === "betting_open") return say("console.place_bets");
+  if (["idle", "complete", "void"].includes(t.state)) return say("console.press_new_round");
   return "—";
+}
+
+// The box the dealer deals to next (none while the table waits for a supervisor).
+function nextBox(t) {
+  if (t.paused || (t.incident && t.incident.blocking)) return null;
+  const said = t.view && t.view.next_say;
+  return said && said.params ? said.params.box || null : null;
+}
+
+// A button's label: the game's own word for its action, else the core's, else the server's.
+function actionLabel(act) {
+  return say([`${table && table.game}.action.${act.name}`, `action.${act.name}`], null, act.label);
 }
 
 function renderTimer(remaining) {
   const el = $("timer");
   el.hidden = remaining === null || remaining === undefined;
   if (!el.hidden) {
-    el.textContent = `${remaining}s`;
+    el.textContent = say("page.seconds", { n: remaining });
     el.classList.toggle("low", remaining <= 5);
   }
 }
@@ -323,10 +338,10 @@ function renderActions(t) {
     const cls = act.name === "void" || act.name === "misdeal" ? "danger" : act.name === "pause" || act.name === "resume" ? "warn" : "";
     // Signed out, nothing can be pressed: every action needs an operator's token.
     const b = h("button", { type: "button", id: `act-${act.name}`, class: cls, disabled: !act.enabled || !t || !me,
-      onclick: () => runAction(act) }, act.label);
+      onclick: () => runAction(act) }, actionLabel(act));
     (act.role === "supervisor" ? sup : dealer).push(b);
   }
-  sup.push(h("button", { type: "button", id: "act-resolve_incident", disabled: !t.incident || !me, onclick: resolveIncident }, "Resolve incident"));
+  sup.push(h("button", { type: "button", id: "act-resolve_incident", disabled: !t.incident || !me, onclick: resolveIncident }, say("console.resolve_incident")));
   $("incident-resolve").disabled = !me;
   morph($("dealer-actions"), dealer);
   morph($("supervisor-actions"), sup);
@@ -345,15 +360,15 @@ function resultEl(value, key) {
   return h("span", { class: "res " + cls, dataset: { result: key } }, signed(value));
 }
 
-function spot(t, position, betName, label, { amount, fixed = false } = {}) {
-  const amt = amount !== undefined ? amount : (t.bets[position] || {})[betName];
+function spot(t, position, betName, label, { amount: given, fixed = false } = {}) {
+  const amt = given !== undefined ? given : (t.bets[position] || {})[betName];
   const r = settled(t);
   const res = r ? ((r.results || {})[position] || {})[betName] : undefined;
   return h("button", {
     type: "button", class: "spot" + (amt ? " placed" : "") + (fixed ? " fixed" : ""),
     disabled: fixed || !t.betting_open || t.paused || !me,
     dataset: { pos: position, bet: betName }, onclick: fixed ? null : () => bet(position, betName),
-  }, h("span", {}, label), h("span", { class: "amt" }, amt || ""), resultEl(res, `${position}:${betName}`));
+  }, h("span", {}, label), h("span", { class: "amt" }, amount(amt)), resultEl(res, `${position}:${betName}`));
 }
 
 // Each player's bets on a box and, once settled, each bet's result and the player's net there.
@@ -362,9 +377,9 @@ function playerLines(t, pos, labels) {
   const r = settled(t);
   return Object.entries(who).map(([pl, bs]) => {
     const res = r && r.players && r.players[pl] ? (r.players[pl].results || {})[pos] || {} : null;
-    const parts = Object.entries(bs).map(([k, v]) => [`${labels[k] || k} ${v}`, res ? resultEl(res[k], `${pos}:${pl}:${k}`) : ""]);
+    const parts = Object.entries(bs).map(([k, v]) => [`${labels[k] || k} ${amount(v)}`, res ? resultEl(res[k], `${pos}:${pl}:${k}`) : ""]);
     if (res) for (const [k, v] of Object.entries(res)) if (!(k in bs)) parts.push([labels[k] || k, resultEl(v, `${pos}:${pl}:${k}`)]);
-    return h("div", { dataset: { player: pl } }, `${pl === pos ? "seat" : pl}: `, parts.map(([txt, el], i) => [i ? ", " : "", txt, el ? [" ", el] : ""]));
+    return h("div", { dataset: { player: pl } }, `${pl === pos ? say("console.seat") : pl}: `, parts.map(([txt, el], i) => [i ? ", " : "", txt, el ? [" ", el] : ""]));
   });
 }
 
@@ -383,22 +398,22 @@ function renderBoxes(t, ui) {
   const lay = t.layout;
   const v = t.view;
   const out = piece.header ? [...piece.header(t, ui)] : [];
-  const next = nextLine(t);
+  const next = nextBox(t);
   const grid = h("div", { class: "boxes" + (piece.boxClass ? " " + piece.boxClass : "") });
   for (const pos of lay.positions) {
     const b = v.boxes[pos] || { cards: [] };
     const bets = t.bets[pos] || {};
-    const active = next.endsWith(pos === lay.common ? "the common box" : `box ${pos}`);
+    const active = next === pos;
     const box = h("div", { class: "box" + (Object.keys(bets).length ? " has-bets" : "") + (active ? " active" : ""), dataset: { box: pos } },
-      h("div", { class: "head" }, h("span", {}, pos === lay.common ? "Common" : `Box ${pos}`),
-        h("span", { class: "dim" }, b.decision ? b.decision.toUpperCase() : "")));
+      h("div", { class: "head" }, h("span", {}, pos === lay.common ? say("console.common") : say("console.box", { box: pos })),
+        h("span", { class: "dim" }, b.decision ? say(`decision.${b.decision}`, null, b.decision).toLocaleUpperCase() : "")));
     // a game's own spots (Fortune 3's Play) go after the bet they belong to
     const extra = piece.extraSpots ? piece.extraSpots(t, pos, b, ui) : {};
-    box.append(h("div", { class: "spots" }, lay.bets.map((name) => [spot(t, pos, name, lay.bet_labels[name] || name), extra[name] || []])));
+    box.append(h("div", { class: "spots" }, lay.bets.map((name) => [spot(t, pos, name, betLabel(t.game, name, lay.bet_labels[name])), extra[name] || []])));
     const who = (t.players || {})[pos];
     if (who && Object.keys(who).some((pl) => pl !== pos)) {
       // each player's bets on the box and their results: a box shared by players is paid player by player
-      box.append(h("div", { class: "players", dataset: { players: pos } }, playerLines(t, pos, { ...lay.bet_labels, play: "Play", ante_bonus: "Bonus" })));
+      box.append(h("div", { class: "players", dataset: { players: pos } }, playerLines(t, pos, Object.fromEntries([...lay.bets, "play", "ante_bonus"].map((k) => [k, betLabel(t.game, k, lay.bet_labels[k])])))));
     }
     box.append(cardsRow(b.cards, false));
     if (piece.boxFoot) box.append(...piece.boxFoot(t, pos, b, ui));
@@ -428,11 +443,11 @@ function renderResult(t) {
 function renderChips() {
   const betting = !!(table && table.betting_open && !table.paused && me);
   $("chips").replaceChildren(...CHIPS.map((c) => h("button", { type: "button", class: "chip" + (c === chip ? " on" : ""), disabled: !betting,
-    dataset: { chip: c }, onclick: () => { chip = c; renderChips(); showSelection(); } }, c)));
+    dataset: { chip: c }, onclick: () => { chip = c; renderChips(); showSelection(); } }, amount(c))));
 }
 
 function showSelection() {
-  $("selection").textContent = mode === "bet" ? `Tap a spot to bet ${chip}.` : "Tap a spot to withdraw its bet.";
+  $("selection").textContent = mode === "bet" ? say("console.tap_to_bet", { amount: amount(chip) }) : say("console.tap_to_withdraw");
 }
 
 // --- the stream -------------------------------------------------------------------------
@@ -453,7 +468,7 @@ function onMessage(msg) {
     case "event":
       if (msg.kind === "card" && msg.data.card) fresh.add(msg.data.card);
       logEvent(msg);
-      if (!msg.replay && (msg.kind === "fault" || (msg.kind === "incident" && msg.data.blocking))) toast(eventText(msg));
+      if (!msg.replay && (msg.kind === "fault" || (msg.kind === "incident" && msg.data.blocking))) toast(eventText(msg, table && table.game));
       break;
     case "bets":  // the bets since the last such message, coalesced by the stream
       table = withBets(table, msg); render();
@@ -464,11 +479,20 @@ function onMessage(msg) {
     case "notice":
       toast(msg.text, msg.level === "error" ? "error" : "info"); break;
     case "gap":
-      toast("some older events are not shown (the log was too long)", "info"); break;
+      toast(say("console.gap"), "info"); break;
   }
 }
 
-function init() {
+// The texts in another language: everything drawn again in it.
+function relabel() {
+  renderChips();
+  showSelection();
+  renderOperator();
+}
+
+async function init() {
+  await loadWords();  // every word of the page comes from the catalog
+  $("lang-switch").replaceChildren(languageSwitch(relabel));
   takeTokenFromUrl();
   renderChips();
   showSelection();

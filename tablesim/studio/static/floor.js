@@ -1,5 +1,6 @@
 // The floor page: renders /api/floor, then every picture the WebSocket pushes.
-"use strict";
+// Every word comes from the catalog (/i18n/words.js).
+import { t, amount, loadWords, languageSwitch } from "/i18n/words.js";
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -12,66 +13,71 @@ const FIG = ["rounds", "void", "bets", "wagered", "paid", "house_result", "hold_
 
 function figureRow(label, f, extra) {
   return el("tr", {}, el("td", {}, label), ...(extra || []).map(x => el("td", { class: "n" }, x)),
-    ...FIG.map(k => el("td", { class: "n" }, k === "hold_pct" ? (f[k] == null ? "-" : f[k] + " %") : f[k])));
+    ...FIG.map(k => el("td", { class: "n" }, k === "hold_pct" ? (f[k] == null ? "-" : amount(f[k]) + " %") : amount(f[k]))));
 }
 
 function renderFigures(data) {
-  const t = document.getElementById("figures");
-  t.replaceChildren(el("tr", {}, el("th", {}, ""), el("th", {}, "tables"), ...FIG.map(k => el("th", {}, k.replace("_", " ")))));
-  t.append(figureRow("floor", data.floor, [data.floor.tables]));
+  const table = document.getElementById("figures");
+  table.replaceChildren(el("tr", {}, el("th", {}, ""), el("th", {}, t("floor.col.tables")), ...FIG.map(k => el("th", {}, t(`floor.col.${k}`)))));
+  table.append(figureRow(t("floor.floor"), data.floor, [data.floor.tables]));
   for (const [game, g] of Object.entries(data.games)) {
-    t.append(figureRow(game, g, [g.tables]));
-    for (const [bet, f] of Object.entries(g.by_bet)) t.append(figureRow(`  ${game} / ${bet}`, f, [""]));
+    table.append(figureRow(gameName(game), g, [g.tables]));
+    for (const [bet, f] of Object.entries(g.by_bet)) table.append(figureRow(`  ${gameName(game)} / ${t([`${game}.bet.${bet}`], null, bet)}`, f, [""]));
   }
 }
 
 function linkText(link) {
-  if (!link) return el("span", { class: "muted" }, "not heard from (table stopped?)");
+  if (!link) return el("span", { class: "muted" }, t("floor.not_heard"));
   const age = Math.round(Date.now() / 1000 - link.seen);
   const cls = link.state === "up" && age < 10 && !link.stalled ? "ok"
     : (link.state === "diverged" || link.stalled || link.silent ? "bad" : "warn");
-  return el("span", { class: cls }, `${link.state}${link.stalled ? " (stopped publishing)" : ""}, ${link.pending} to publish`
-    + (link.silent ? `, not heard from for ${age} s` : (age >= 10 ? `, silent ${age} s` : "")));
+  return el("span", { class: cls }, t("floor.link", { state: t(`link.${link.state}`, null, link.state), n: link.pending })
+    + (link.stalled ? " (stopped publishing)" : "") + (age >= 10 ? t("floor.silent", { s: age }) : ""));
 }
 
-function renderTable(t) {
-  const devices = t.devices.ok ? el("span", { class: "ok" }, "ok")
-    : el("span", { class: "bad" }, Object.entries(t.devices.links).filter(([, up]) => !up).map(([d]) => `${d} link down`)
-        .concat(t.devices.faults.map(f => `${f.device} fault ${f.code}`)).join(", "));
-  const last = t.last_results[0];
+function gameName(game) { return t([`game.${game}`], null, game || ""); }
+
+function stateName(game, state) { return t([`${game}.state.${state}`, `state.${state}`], null, state || "-"); }
+
+function renderTable(x) {
+  const devices = x.devices.ok ? el("span", { class: "ok" }, t("floor.ok"))
+    : el("span", { class: "bad" }, Object.entries(x.devices.links).filter(([, up]) => !up).map(([d]) => t("floor.link_down", { device: d }))
+        .concat(x.devices.faults.map(f => t("floor.fault", { device: f.device, code: f.code }))).join(", "));
+  const last = x.last_results[0];
+  const f = x.figures;
   return el("div", { class: "card" },
-    el("h2", {}, `${t.table_id} `, el("span", { class: "muted" }, t.game || "")),
-    t.seq ? el("div", {}, t.round_id ? `${t.state || "-"} · ${t.round_id}` : "no round yet")
-      : el("div", { class: "warn" }, "no record in the stream yet"),
-    el("div", {}, "incidents: ", t.open_incidents.length
-      ? el("span", { class: "warn" }, t.open_incidents.map(i => `#${i.id} ${i.text}`).join("; ")) : "none"),
-    el("div", {}, "devices: ", devices),
-    el("div", {}, "studio link: ", linkText(t.studio_link)),
-    el("div", {}, "dealer on duty: ", t.on_duty || el("span", { class: "muted" }, "none signed in")),
-    el("div", {}, "last result: ", last ? `${last.round_id} ${last.status}` : "-"),
-    el("div", { class: "muted" }, `rounds ${t.figures.rounds} · wagered ${t.figures.wagered} · house ${t.figures.house_result}`
-      + (t.figures.hold_pct == null ? "" : ` · hold ${t.figures.hold_pct} %`)),
-    t.alerts ? el("div", { class: "bad" }, `${t.alerts} alert(s)`) : "");
+    el("h2", {}, `${x.table_id} `, el("span", { class: "muted" }, gameName(x.game))),
+    x.seq ? el("div", {}, x.round_id ? `${stateName(x.game, x.state)} · ${x.round_id}` : t("floor.no_round"))
+      : el("div", { class: "warn" }, t("floor.no_record")),
+    el("div", {}, t("floor.incidents") + " ", x.open_incidents.length
+      ? el("span", { class: "warn" }, x.open_incidents.map(i => `#${i.id} ${i.text}`).join("; ")) : t("floor.none")),
+    el("div", {}, t("floor.devices") + " ", devices),
+    el("div", {}, t("floor.studio_link") + " ", linkText(x.studio_link)),
+    el("div", {}, "dealer on duty: ", x.on_duty || el("span", { class: "muted" }, "none signed in")),
+    el("div", {}, t("floor.last_result") + " ", last ? `${last.round_id} ${t(`result.${last.status}`, null, last.status)}` : "-"),
+    el("div", { class: "muted" }, t("floor.table_figures", { rounds: amount(f.rounds), wagered: amount(f.wagered), house: amount(f.house_result) })
+      + (f.hold_pct == null ? "" : t("floor.hold", { pct: amount(f.hold_pct) }))),
+    x.alerts ? el("div", { class: "bad" }, t("floor.alerts_n", { n: x.alerts })) : "");
 }
 
 function render(data) {
   const c = data.consumer;
   document.getElementById("consumer").textContent =
-    `${c.url} · ${c.connected ? "connected" : "broker unreachable" + (c.error ? ": " + c.error : "")} · ` +
-    `${c.records} records · ${c.pending} behind · ${c.records_per_second} records/s`;
+    `${c.url} · ${c.connected ? t("floor.connected") : t("floor.unreachable") + (c.error ? ": " + c.error : "")} · ` +
+    t("floor.consumer", { records: amount(c.records), pending: amount(c.pending), rate: amount(c.records_per_second) });
   renderFigures(data);
   const alerts = document.getElementById("alerts");
-  alerts.replaceChildren(...(data.alerts.length ? data.alerts.slice(0, 20).map(a => el("li", {}, `${a.table_id} record ${a.seq}: ${a.text}`))
-    : [el("li", { class: "muted" }, "none")]));
+  alerts.replaceChildren(...(data.alerts.length ? data.alerts.slice(0, 20).map(a => el("li", {}, t("floor.alert", { table: a.table_id, seq: a.seq, text: a.text })))
+    : [el("li", { class: "muted" }, t("floor.none"))]));
   document.getElementById("tables").replaceChildren(...data.tables.map(renderTable));
 }
 
 function connect() {
   const conn = document.getElementById("conn");
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
-  ws.onopen = () => { conn.textContent = "live"; conn.className = "ok"; };
-  ws.onmessage = (ev) => render(JSON.parse(ev.data));
-  ws.onclose = () => { conn.textContent = "reconnecting..."; conn.className = "warn"; setTimeout(connect, 1000); };
+  ws.onopen = () => { connKey = "floor.live"; conn.textContent = t(connKey); conn.className = "ok"; };
+  ws.onmessage = (ev) => { last = JSON.parse(ev.data); render(last); };
+  ws.onclose = () => { connKey = "floor.reconnecting"; conn.textContent = t(connKey); conn.className = "warn"; setTimeout(connect, 1000); };
 }
 
 // the figures per table for each shift, gaming day or dealer (as `studio report --by`), every few seconds
@@ -92,4 +98,12 @@ document.getElementById("by").onchange = renderGrouped;
 setInterval(renderGrouped, 5000);
 renderGrouped();
 
-fetch("/api/floor").then(r => r.json()).then(render).finally(connect);
+let last = null;  // the latest picture: drawn again in another language
+let connKey = "page.connecting";
+await loadWords();
+document.getElementById("conn").textContent = t(connKey);
+document.getElementById("lang-switch").replaceChildren(languageSwitch(() => {
+  document.getElementById("conn").textContent = t(connKey);
+  if (last) render(last);
+}));
+fetch("/api/floor").then(r => r.json()).then((d) => { last = d; render(d); }).finally(connect);

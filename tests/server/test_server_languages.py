@@ -1,0 +1,117 @@
+"""The pages in three languages: the served catalogs, a refusal with its
+message id, and the console in a real browser (Debian's Chromium) switched
+to Traditional Chinese and Portuguese, and opened in a browser whose
+language is Portuguese."""
+
+from __future__ import annotations
+
+import httpx
+
+from browser import needs_chromium
+from tablesim.i18n import LANGUAGES
+from test_server_browser import ARTIFACTS, state_is, wait
+
+
+def test_the_served_catalogs_and_a_refusal_in_words(serve):
+    s = serve("fortune3", pace=0.02)
+    zh = s.get("/i18n/zh-Hant.json").json()
+    assert zh["lang"] == "zh-Hant" and [l["code"] for l in zh["languages"]] == list(LANGUAGES)
+    assert zh["messages"]["console.sign_in"] == "登入" and zh["messages"]["fortune3.bet.ante"] == "底注"
+    assert "football.upper" not in zh["messages"]  # only the table's own game
+    assert s.get("/i18n/auto.json", headers={"Accept-Language": "pt-PT,pt;q=0.9"}).json()["lang"] == "pt"
+    assert s.get("/i18n/pt.json").json()["numbers"]["decimal"] == ","
+    bad = s.get("/i18n/xx.json")
+    assert bad.status_code == 404 and "languages: zh-Hant, en, pt" in bad.json()["detail"]
+    assert s.get("/i18n/words.js").headers["content-type"].startswith("text/javascript")
+    assert s.post("/api/actions/open_round").status_code == 200
+    refused = httpx.delete(f"{s.url}/api/bets/4/ante", headers=s.auth(), timeout=30)
+    body = refused.json()
+    assert refused.status_code == 409 and body["reason"] == "no ante bet on 4"
+    assert body["say"] == {"id": "refusal.no_bet", "params": {"bet": "ante", "position": "4"}}
+    low = s.post("/api/bets", {"position": "1", "bet": "ante", "amount": "0.5"}).json()
+    assert low["say"]["id"] == "refusal.under_minimum" and low["say"]["params"]["amount"] == "0.5"
+
+
+def text(page, selector: str) -> str:
+    return page.evaluate(f"document.querySelector({selector!r}).textContent")
+
+
+def switch(page, lang: str, sign_word: str) -> None:
+    page.select_option("#lang", lang)
+    wait(page, f"document.documentElement.lang === {lang!r} && document.querySelector('#act-open_round').textContent === {sign_word!r}")
+
+
+@needs_chromium
+def test_the_console_switches_to_chinese_and_portuguese_and_keeps_the_choice(serve, page):
+    s = serve("fortune3", pace=0.02, seed=11)
+    b = page
+    b.goto(f"{s.url}/#token={s.dealer}")
+    wait(b, "document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    wait(b, "document.querySelector('#operator').textContent === 'dealer: mock-dealer'")
+    assert b.evaluate("document.documentElement.lang") == "en"  # the browser's language (en-US)
+    assert [o for o in b.evaluate("[...document.querySelectorAll('#lang option')].map(o => o.value)")] == list(LANGUAGES)
+
+    switch(b, "zh-Hant", "新一局")
+    assert text(b, "#operator") == "荷官：mock-dealer" and text(b, "#game-title") == "幸運三張牌撲克"
+    assert text(b, "#state-badge") == "閒置" and text(b, "#instruction-text") == "請按「新一局」"
+    assert text(b, "#mode-bet") == "下注" and text(b, "#modal-cancel") == "取消"
+    b.click("#act-open_round")
+    wait(b, state_is("betting_open"))
+    assert text(b, "#state-badge") == "接受投注"
+    assert text(b, '[data-box="2"] .head span') == "投注區 2"
+    assert text(b, '[data-pos="2"][data-bet="ante"] span') == "底注"
+    b.click("#mode-withdraw")
+    b.click('[data-pos="4"][data-bet="ante"]')  # refused: the table's reason in Chinese
+    wait(b, "!document.querySelector('#toast').hidden")
+    assert text(b, "#toast") == "撤回：4 沒有 ante 投注"
+    b.click("#toast")
+    b.click("#mode-bet")
+    b.click('[data-chip="25"]')
+    b.click('[data-pos="2"][data-bet="ante"]')
+    wait(b, "document.querySelector('[data-pos=\"2\"][data-bet=\"ante\"] .amt').textContent === '25'")
+    wait(b, "document.querySelector('#log').textContent.includes('投注 2 底注 25')")
+    b.screenshot(path=ARTIFACTS / "console-zh-Hant.png")
+
+    switch(b, "pt", "Nova ronda")
+    assert text(b, "#state-badge") == "apostas abertas" and text(b, "#selection") == "Toque numa casa para apostar 25."
+    assert text(b, '[data-box="2"] .head span') == "Caixa 2" and text(b, "#operator") == "croupier: mock-dealer"
+    b.click("#act-close_betting")
+    wait(b, state_is("bets_closed"))
+    b.click("#act-deal")
+    wait(b, state_is("decisions"))
+    # the instruction the game makes, in the game's words
+    wait(b, "document.querySelector('#instruction-text').textContent === 'os jogadores decidem: jogar ou desistir (caixa 2)'")
+    assert text(b, '[data-box="2"][data-decision="play"]') == "JOGAR"
+    b.screenshot(path=ARTIFACTS / "console-pt.png")
+    # a reload keeps the language chosen
+    b.reload()
+    wait(b, "document.body.dataset.live === '1' && document.documentElement.lang === 'pt'")
+    wait(b, "document.querySelector('#act-deal').textContent === 'Distribuir'")
+    assert b.errors.real() == []
+
+
+@needs_chromium
+def test_the_browsers_language_picks_the_pages_language(serve, chromium):
+    s = serve("football", pace=0.02)
+    context = chromium.new_context(locale="pt-PT", viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(60_000)
+    try:
+        b = context.new_page()
+        b.goto(s.url + "/")
+        wait(b, "document.body.dataset.live === '1' && document.documentElement.lang === 'pt'")
+        assert b.evaluate("navigator.languages[0]") == "pt-PT"
+        wait(b, "document.querySelector('#operator').textContent === 'Iniciar sessão'")
+        assert text(b, "#state-badge") == "em espera" and text(b, "#act-open_round") == "Nova ronda"
+        assert text(b, '[data-pos="common"][data-bet="middle"] span') == "Meio"
+        b.goto(s.url + "/board")
+        wait(b, "document.documentElement.lang === 'pt' && document.querySelector('#headline') !== null")
+        assert text(b, "#headline") == "À espera da primeira ronda" and text(b, "#state-badge") == "em espera"
+    finally:
+        context.close()
+
+
+def test_a_bet_refused_while_betting_is_closed_says_so_by_id(serve):
+    s = serve("wheel", pace=0.02)
+    body = s.post("/api/bets", {"position": "P1", "bet": "1", "amount": "10"}).json()
+    assert body["reason"] == "betting is closed (the round is idle)"
+    assert body["say"] == {"id": "refusal.betting_closed", "params": {"state": "idle"}}
