@@ -229,6 +229,7 @@ def faults(cluster: NatsCluster, mon: Monitor, tables: dict, procs: list, goal: 
     before = journal_rows([j for _, j in tables.values()])
     time.sleep(2.0)  # the tables go on journaling; nothing can be stored
     out["second_kill"]["journaled_without_quorum"] = journal_rows([j for _, j in tables.values()]) - before
+    out["second_kill"]["tables_playing"] = sum(1 for p in procs if p.poll() is None)
     restarted_at = time.monotonic()
     cluster.start(leader)
     cluster.start(second)

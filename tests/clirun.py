@@ -17,6 +17,7 @@ test that says "no traceback" still proves it.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import traceback
 from pathlib import Path
@@ -41,10 +42,18 @@ def tablesim(*args, env: Mapping[str, str] | None = None, cwd: str | Path | None
     old_cwd = os.getcwd()
     if cwd is not None:
         os.chdir(cwd)
+    # A command may install its own stop handlers (a served process's): they
+    # must not outlive it here, where a later fork (a simulation's pool)
+    # would inherit a handler that never lets its workers be terminated.
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
     try:
         result = CliRunner().invoke(cli, argv, input=input, env=changes, prog_name="tablesim")
     finally:
         os.chdir(old_cwd)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     stderr, code = result.stderr, result.exit_code
     exc = result.exception
     if exc is not None and not isinstance(exc, SystemExit):

@@ -112,7 +112,7 @@ def run_configured(path: str, options: RunOptions, console: Console, *, record: 
     table_id = check_table_id(config.table_id) if checking else config.table_id
     run_options = RunOptions(config.game, options.rounds, options.seed, config.profile, {},
                              options.quiet, options.delay, options.journal, options.studio or config.studio_url,
-                             None if checking else config.key_file)
+                             key_file=None if checking else config.key_file)
     with ExitStack() as stack:
         recorder = _recorder(stack, record, _header("config", run_options, config=str(config.path), time_scale=None,
                                                     faults=[], devices=list(config.devices), table_id=table_id,

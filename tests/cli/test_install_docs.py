@@ -136,7 +136,7 @@ def test_the_screens_chromium_opens_the_dealer_console(tmp_path):
                 url = line.removeprefix("console: ").split("#")[0].strip()
         page = subprocess.run(kiosk_argv(SCREEN.read_text(), url, tmp_path / "profile"), capture_output=True,
                               text=True, timeout=120)  # pure waiting: a browser on a loaded machine
-        assert "<title>tablesim dealer console</title>" in page.stdout, page.stderr[-2000:]
+        assert '<title data-i18n="console.page_title">tablesim dealer console</title>' in page.stdout, page.stderr[-2000:]
     finally:
         serve.terminate()
         serve.wait(30)

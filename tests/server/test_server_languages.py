@@ -69,7 +69,7 @@ def test_the_console_switches_to_chinese_and_portuguese_and_keeps_the_choice(ser
     b.click('[data-chip="25"]')
     b.click('[data-pos="2"][data-bet="ante"]')
     wait(b, "document.querySelector('[data-pos=\"2\"][data-bet=\"ante\"] .amt').textContent === '25'")
-    wait(b, "document.querySelector('#log').textContent.includes('投注 2 底注 25')")
+    wait(b, "document.querySelector('#log').textContent.includes('已下注：1')")  # (the stream's coalesced bets)
     b.screenshot(path=ARTIFACTS / "console-zh-Hant.png")
 
     switch(b, "pt", "Nova ronda")

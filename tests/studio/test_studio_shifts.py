@@ -19,7 +19,7 @@ from tablecore.errors import InputError
 from tablesim.cli.main import cli
 from tablesim.journal.attach import attach_and_recover
 from tablesim.journal.shifts import Shifts
-from tablesim.server.app import ServerThread
+from tablesim.server.process import ServerThread
 from tablesim.server.auth import Operator, TokenStore, parse_operator
 from tablesim.server.mock import build_mock
 from tablesim.server.runner import TableRunner

@@ -47,6 +47,16 @@ def play_share(game: str, seed: str, rounds: int, options: dict[str, Any], progr
     return tally
 
 
+def _worker_signals() -> None:
+    """A pool worker dies on the pool's SIGTERM whatever handler the parent had
+    (a forked worker inherits it: a Python handler waits for the worker's
+    main thread, which may be blocked on the pool's task queue, so the
+    pool's terminate would wait for ever)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _worker(args: tuple) -> Tally:
     game, seed, rounds, options, queue = args
     return play_share(game, seed, rounds, options, queue)
@@ -104,7 +114,7 @@ def simulate(
         ctx = mp.get_context("spawn" if os.name == "nt" else "fork")
         with ctx.Manager() as manager:
             queue = manager.Queue()
-            with ctx.Pool(workers) as pool:
+            with ctx.Pool(workers, initializer=_worker_signals) as pool:
                 pending = pool.map_async(_worker, [(game, seeds[k], shares[k], options, queue) for k in range(workers)])
                 remaining = rounds
                 while remaining > 0:

@@ -190,9 +190,10 @@ export function eventText(msg, game) {
 // The bets placed since the last such line (the stream coalesces them for consoles and boards).
 export function betsText(msg) {
   const parts = [];
-  if (msg.count) parts.push(`${msg.count} bet${msg.count === 1 ? "" : "s"} placed`);
-  if (msg.withdrawn) parts.push(`${msg.withdrawn} withdrawn`);
-  return `${parts.join(", ")}${msg.total_bet !== null && msg.total_bet !== undefined ? `: ${msg.total_bet} on the table` : ""}`;
+  if (msg.count) parts.push(say("event.bets_placed", { n: msg.count }));
+  if (msg.withdrawn) parts.push(say("event.bets_withdrawn", { n: msg.withdrawn }));
+  const total = msg.total_bet !== null && msg.total_bet !== undefined ? say("event.bets_on_table", { amount: amount(msg.total_bet) }) : "";
+  return [parts.join(", "), total].filter(Boolean).join(" · ");
 }
 
 // A table with the coalesced bets applied: the positions they changed show their
