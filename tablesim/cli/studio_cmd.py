@@ -217,11 +217,10 @@ def studio_serve(url: str, host: str, port: int, keys_path: str | None, silent_a
 def studio_report(url: str, as_json: bool, keys_path: str | None, by: str | None, shifts: str | None,
                   utc_offset: str | None) -> None:
     """The floor's figures from every record in the stream, once."""
-    import asyncio
     import json
 
     from tablesim.studio.consumer import read_floor
-    from tablesim.studio.natsio import check_url, retrying
+    from tablesim.studio.natsio import check_url
     from tablesim.studio.trust import load_trust
 
     from tablesim.journal.shifts import Shifts
@@ -229,14 +228,7 @@ def studio_report(url: str, as_json: bool, keys_path: str | None, by: str | None
     check_url(url, where="--nats")
     keys = load_trust(keys_path)
     bounds = Shifts.parse(shifts, utc_offset)
-    try:
-        floor = asyncio.run(retrying(lambda: _read_floor(url, keys, read_floor, bounds)))
-    except (OSError, TimeoutError) as exc:
-        raise _unreachable(url, exc) from None
-    except Exception as exc:
-        if type(exc).__module__.startswith("nats"):
-            raise _unreachable(url, exc) from None
-        raise
+    floor = _run_on_bus(url, lambda: _read_floor(url, keys, read_floor, bounds))
     if by is not None:
         rows = floor.grouped(by)
         if as_json:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -85,16 +86,7 @@ class ServedTable:
         return out
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
+        stop_process(self.proc, signal.SIGTERM, 10)
         self.tmp.cleanup()
 
     def __enter__(self) -> "ServedTable":
@@ -162,3 +154,18 @@ def call(served: ServedTable, method: str, path: str, body: Any = None, token: s
 
 def percentile(ordered: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def stop_process(proc: subprocess.Popen, sig: int, wait: float) -> None:
+    """Stop a bench's server process (``sig``, then a kill after ``wait``
+    seconds) and close its pipes."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(wait)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()

@@ -67,16 +67,9 @@ class Wallet:
             return -1.0
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
+        from tablesim.harness.bench.served import stop_process
+
+        stop_process(self.proc, signal.SIGINT, 15)
         self.tmp.cleanup()
 
 
