@@ -95,11 +95,18 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 @click.option("--operator", "operators", multiple=True, metavar="ROLE:NAME",
               help="A named operator (dealer:Ana, supervisor:Li; repeatable): a token of their own, kept in the "
                    "table's token file beside the journal. Not with --tokens or a configuration's [operators].")
+@click.option("--autoplay", is_flag=True,
+              help="--mock, --emulated: the table plays rounds by itself (opens betting, closes it on the bet "
+                   "timer, deals, decides, settles); an incident stops it for the console.")
+@click.option("--players", "autoplay_players", type=click.Choice(["simulated", "none"]), default=None,
+              help="--autoplay: the table's simulated players bet each round (default) or nobody but "
+                   "the console and remote players.")
 @click.option("--show-tokens", is_flag=True,
               help="Print the operator tokens and the console's address with the dealer's token "
                    "(by default only where the token file is).")
 def command(game, mock, emulated, config_path, time_scale, faults, host, port, journal, seed, bet_seconds, pace,
-            profile, tokens_path, studio, show_tokens, table_id, operators, **options) -> None:
+            profile, tokens_path, studio, show_tokens, table_id, operators, autoplay, autoplay_players,
+            **options) -> None:
     """Run one table with its dealer console (/), results board (/board),
     HTTP API (/api/...) and WebSocket event stream (/ws).
 
@@ -109,6 +116,7 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
     from tablesim.server.process import bind
 
     _check_options(game, mock, emulated, config_path, faults, journal, studio, profile, seed, options)
+    auto, bet_seconds = _autoplay(autoplay, autoplay_players, config_path, bet_seconds, seed)
     table_id = check_table_id(table_id, config_path)
     named = _named_operators(operators, tokens_path)
     console = make_console(highlight=False, soft_wrap=True, stderr=False)
@@ -138,8 +146,10 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
         if rig is not None:
             rig.after_recovery()
         _announce(console, table, devices_line, host, sock, tokens, created, where, show_tokens, studio_url, named)
+        if auto is not None:
+            console.print(f"autoplay: the table plays rounds by itself (bet timer {bet_seconds:g} s)")
         _serve_until_stopped(console, table, tokens=tokens, rig=rig, host=host, bet_seconds=bet_seconds,
-                             pace=pace, recovery=report, sock=sock, studio=studio_url)
+                             pace=pace, recovery=report, sock=sock, studio=studio_url, autoplay=auto)
     console.print(f"{table.table_id}: stopped")
 
 
@@ -164,6 +174,19 @@ def _check_options(game, mock, emulated, config_path, faults, journal, studio, p
                 raise InputError(f"{name} does not apply to --config: the table configuration sets it")
     elif game is None:
         raise InputError("--game is required (or --config FILE, which names the game)")
+
+
+def _autoplay(on: bool, players: str | None, config_path, bet_seconds, seed):
+    """(the autoplay settings or None, the bet timer's seconds): --autoplay needs a bet timer."""
+    if not on:
+        if players is not None:
+            raise InputError("--players applies to --autoplay")
+        return None, bet_seconds
+    if config_path:
+        raise InputError("--autoplay is for --mock and --emulated tables: a configured table has a dealer")
+    from tablesim.server.autoplay import BET_SECONDS, Autoplay
+
+    return Autoplay(players=players != "none", seed=seed), bet_seconds or BET_SECONDS
 
 
 def _build_table(stack: ExitStack, game, mock, emulated, config_path, host, tokens_path, opts: dict):

@@ -85,14 +85,17 @@ def serve_table(
     sock: socket.socket | None = None,
     log_level: str = "warning",
     studio: str | None = None,
+    autoplay=None,
 ) -> None:
     """Serve an already built (and recovered) table until interrupted.
 
     The table's devices are in ``table.devices``; ``rig`` is the mock dealer
     of a mock table (None for real or emulated devices: they are polled as
-    fast as they report).
+    fast as they report); ``autoplay``: the table plays rounds by itself
+    (``tablesim.server.autoplay.Autoplay``).
     """
-    runner = TableRunner(table, rig=rig, pace=pace, bet_seconds=bet_seconds, recovery=recovery, studio=studio)
+    runner = TableRunner(table, rig=rig, pace=pace, bet_seconds=bet_seconds, recovery=recovery, studio=studio,
+                         autoplay=autoplay)
     app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
     sock = sock or bind(host, port)
     server = _server(app, log_level)

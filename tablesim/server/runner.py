@@ -31,7 +31,10 @@ Background tasks on the event loop:
   round through the game's own dealer (``tablesim.games.console.MockDealer``);
 - the bet timer (``bet_seconds``): closes betting that many seconds after it
   opened (frozen while the table is paused). With no bet on the table it
-  keeps betting open and starts again.
+  keeps betting open and starts again;
+- the autoplay dealer (``autoplay``, ``tablesim serve --autoplay``): the
+  dealer's moves made by the table itself, one step at a time on the
+  table's thread (``tablesim.server.autoplay``).
 """
 
 from __future__ import annotations
@@ -93,8 +96,11 @@ class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
         recovery: Any = None,
         notifier: Notifier | None = None,
         studio: str | None = None,
+        autoplay: Any = None,
     ) -> None:
         self.table = table
+        #: the table plays rounds by itself (``tablesim.server.autoplay``), or None: people deal
+        self.autoplay = autoplay
         #: nats://HOST:PORT: the journal goes to the studio and bets come in over the bus (tablesim.studio)
         self.studio_url = studio
         self.studio = None
@@ -152,6 +158,10 @@ class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
         self.tasks = [asyncio.create_task(self._pump_loop(), name="pump")]
         if self.bet_seconds:
             self.tasks.append(asyncio.create_task(self._timer_loop(), name="bet-timer"))
+        if self.autoplay is not None:
+            from tablesim.server.autoplay import AutoDealer
+
+            self.tasks.append(asyncio.create_task(AutoDealer(self, self.autoplay).run(), name="autoplay"))
         if self.studio_url and self.journal is not None:
             from tablesim.studio.attach import start_link
             from tablesim.studio.bus_bets import BusBets
@@ -295,25 +305,25 @@ class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
         return await self.call(do, actor=actor)
 
     async def action(self, actor: str, name: str, body: Any) -> Any:
+        return await self.call(self.run_action, actor, name, body, actor=actor)
+
+    def run_action(self, actor: str, name: str, body: Any) -> Any:
+        """A dealer's action on the table's thread (the API's, or the autoplay dealer's)."""
         act = self.adapter.actions()[name]
-
-        def do():
-            t = self.table
-            if not act.journaled:
-                # A mock-only action (e.g. a spin button standing in for the dealer) is no table action: it
-                # still respects a pause and a blocking incident, and the
-                # journal records it as an operator record.
-                held = t.hold_refusal()
-                if held is not None:
-                    raise IllegalAction(name.replace("_", " "), held)
-            out = act.run(body)
-            if not act.journaled and self.journal is not None:
-                self.journal.append(t.table_id, t.round_id, "operator", name, {"state": t.state.value}, actor)
-            if name == "open_round":  # (who deals the round, in the round's own records)
-                self.shift.round_opened(t, self.journal, actor)
-            return jsonable(out) if isinstance(out, (dict, list)) else None
-
-        return await self.call(do, actor=actor)
+        t = self.table
+        if not act.journaled:
+            # A mock-only action (e.g. a spin button standing in for the dealer) is no table action: it
+            # still respects a pause and a blocking incident, and the
+            # journal records it as an operator record.
+            held = t.hold_refusal()
+            if held is not None:
+                raise IllegalAction(name.replace("_", " "), held)
+        out = act.run(body)
+        if not act.journaled and self.journal is not None:
+            self.journal.append(t.table_id, t.round_id, "operator", name, {"state": t.state.value}, actor)
+        if name == "open_round":  # (who deals the round, in the round's own records)
+            self.shift.round_opened(t, self.journal, actor)
+        return jsonable(out) if isinstance(out, (dict, list)) else None
 
     async def pause(self, actor: str, why: str) -> None:
         await self.call(lambda: self.table.pause(actor=actor, why=why), actor=actor)
