@@ -100,6 +100,9 @@ def _register() -> None:
     from tablesim.cli import studio_cmd
 
     cli.add_command(studio_cmd.studio)
+    from tablesim.cli import demo_cmd
+
+    studio_cmd.studio.add_command(demo_cmd.command)
     from tablesim.cli import wallet_cmd
 
     cli.add_command(wallet_cmd.wallet)

@@ -1,0 +1,41 @@
+"""The processes of ``tablesim studio demo``: what each one runs, where it
+logs, and how the demo knows it is ready."""
+
+from __future__ import annotations
+
+import sys
+
+from tablesim.cli.children import Child, answers_http, says, speaks_nats
+from tablesim.cli.demo_files import TABLES, DemoFiles
+
+
+def _tablesim(*args: object) -> list[str]:
+    return [sys.executable, "-m", "tablesim.cli.main", *map(str, args)]
+
+
+def nats_child(nats: str, files: DemoFiles, port: int) -> Child:
+    argv = [nats, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(files.dir / "nats")]
+    return Child("nats-server", argv, files.dir / "nats-server.log", speaks_nats(port))
+
+
+def others(files: DemoFiles, ports: dict[str, int], bet_seconds: float, pace: float) -> list[Child]:
+    """The tables, the wallet, the platform and the floor (all at once: each waits for what it needs)."""
+    nats = f"nats://127.0.0.1:{ports['nats']}"
+    local = "http://127.0.0.1"
+    out = []
+    for game, tid, _ in TABLES:
+        argv = _tablesim("serve", "--game", game, "--mock", "--autoplay", "--table-id", tid, "--studio", nats,
+                         "--tokens", files.tokens[tid][0], "--port", ports[tid], "--bet-seconds", f"{bet_seconds:g}",
+                         "--pace", f"{pace:g}")
+        out.append(Child(tid, argv, files.dir / f"{tid}.log", answers_http(f"{local}:{ports[tid]}/api/health")))
+    wallet = _tablesim("wallet", "serve", "--db", files.ledger, "--secret", files.secret, "--players", files.players,
+                       "--port", ports["wallet"])
+    out.append(Child("wallet", wallet, files.dir / "wallet.log", says("wallet: ")))
+    platform = _tablesim("platform", "serve", "--nats", nats, "--wallet", f"{local}:{ports['wallet']}/wallet/v1",
+                         "--secret", files.secret, "--tables", files.tables, "--db", files.dir / "platform.db",
+                         "--keys", files.keys, "--port", ports["platform"])
+    out.append(Child("platform", platform, files.dir / "platform.log",
+                     answers_http(f"{local}:{ports['platform']}/api/health")))
+    floor = _tablesim("studio", "serve", "--nats", nats, "--keys", files.keys, "--port", ports["floor"])
+    out.append(Child("floor", floor, files.dir / "floor.log", answers_http(f"{local}:{ports['floor']}/")))
+    return out

@@ -1,0 +1,121 @@
+"""What ``tablesim studio demo`` writes before it starts anything, all in its
+folder: the ports, the wallet's secret, players and ledger (with a launch
+token of a demo player), each table's operator tokens and signing key, the
+keys file that registers them, and the platform's tables file."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from tablecore.errors import InputError
+
+#: the demo's tables: (game, table id, what a remote bet's position is at the platform)
+TABLES = (("fortune3", "F3-DEMO", "box"), ("football", "FB-DEMO", "box"), ("wheel", "WHEEL-DEMO", "player"))
+#: the demo's players in the reference wallet, each with this opening balance
+PLAYERS = ("demo1", "demo2", "demo3", "demo4")
+BALANCE = "10000.00"
+CURRENCY = "MOP"
+#: the services, in the order of their ports from --port-base (the tables after them)
+SERVICES = ("nats", "wallet", "platform", "floor")
+
+
+def ports(base: int | None) -> dict[str, int]:
+    """A port for each service and table: from ``base`` on (each checked
+    free, else one line), or free ones the system gives."""
+    names = [*SERVICES, *(tid for _, tid, _ in TABLES)]
+    held: list[socket.socket] = []
+    out: dict[str, int] = {}
+    try:
+        for i, name in enumerate(names):
+            s = socket.socket()
+            held.append(s)
+            try:
+                s.bind(("127.0.0.1", 0 if base is None else base + i))
+            except OSError as exc:
+                raise InputError(f"port {base + i} (for {name}) is not free: {exc.strerror}",
+                                 where="--port-base") from None
+            out[name] = s.getsockname()[1]
+    finally:  # (held until every port is chosen, so no two are the same)
+        for s in held:
+            s.close()
+    return out
+
+
+@dataclass(frozen=True)
+class DemoFiles:
+    dir: Path
+    data: Path  # the children's data directory (XDG_DATA_HOME): journals, keys
+    secret: Path
+    players: Path
+    ledger: Path
+    keys: Path
+    tables: Path
+    tokens: dict[str, tuple[Path, str]]  # table id -> (its operator tokens file, its dealer's token)
+    launch: str  # a launch token of PLAYERS[0]
+
+
+def prepare(folder: Path) -> DemoFiles:
+    """Every file the children need (those of an earlier run in the folder are kept)."""
+    data = folder / "data"
+    home = data / "tablesim"
+    home.mkdir(parents=True, exist_ok=True)
+    secret = folder / "wallet.secret"
+    if not secret.exists():
+        from tablesim.wallet.signing import create_secret
+
+        create_secret(secret)
+    players = _write(folder / "players.toml", f'[currencies]\n{CURRENCY} = "0.01"\n' + "".join(
+        f'\n[[players]]\nid = "{p}"\ncurrency = "{CURRENCY}"\nbalance = "{BALANCE}"\n' for p in PLAYERS))
+    tables = _write(folder / "tables.toml", "".join(
+        f'[tables.{tid}]\ncurrency = "{CURRENCY}"\nunit = "1"\nposition = "{position}"\n\n'
+        for _, tid, position in TABLES))
+    keys = home / "studio-keys.json"
+    tokens = {tid: _operator_tokens(home / f"{tid}.demo-tokens.json") for _, tid, _ in TABLES}
+    for _, tid, _ in TABLES:
+        _register_key(home / f"{tid}.sign.key", tid, keys)
+    ledger = folder / "wallet.db"
+    return DemoFiles(folder, data, secret, players, ledger, keys, tables, tokens, _launch(ledger, players))
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _operator_tokens(path: Path) -> tuple[Path, str]:
+    """The table's dealer and supervisor (a file of their tokens, mode 0600, kept across runs)."""
+    if not path.exists():
+        doc = {"operators": [{"name": "demo-dealer", "role": "dealer", "token": secrets.token_urlsafe(24)},
+                             {"name": "demo-supervisor", "role": "supervisor", "token": secrets.token_urlsafe(24)}]}
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            json.dump(doc, fh)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    dealer = next(op["token"] for op in doc["operators"] if op["role"] == "dealer")
+    return path, dealer
+
+
+def _register_key(key_path: Path, table_id: str, keys: Path) -> None:
+    """The table's signing key (made now, where the table looks for it) registered in the keys file."""
+    from tablesim.studio.signing import create_signing_key, public_hex
+    from tablesim.studio.trust import register
+
+    register(keys, table_id, public_hex(create_signing_key(key_path)))
+
+
+def _launch(ledger_path: Path, players: Path) -> str:
+    """The demo players in the wallet's ledger, and a launch token of the first."""
+    from tablesim.wallet.ledger import Ledger
+    from tablesim.wallet.players import load_players
+
+    ledger = Ledger(ledger_path)
+    try:
+        ledger.load(load_players(players), where=str(players))
+        return ledger.issue_token(PLAYERS[0])
+    finally:
+        ledger.close()
