@@ -59,8 +59,8 @@ def command(port_base: int | None, folder: str | None, bet_seconds: float, pace:
     nats = shutil.which("nats-server")
     if nats is None:
         raise InputError("nats-server is not on PATH: install it (e.g. `apt install nats-server`) and run again")
+    ports = demo_files.ports(port_base)  # (a busy port is one line before anything is made)
     where, temporary = _folder(folder)
-    ports = demo_files.ports(port_base)
     files = demo_files.prepare(where)
     children = Children(_env(files))
     code = _run(children, nats, files, ports, bet_seconds, pace)
@@ -92,6 +92,7 @@ def _run(children, nats: str, files, ports: dict[str, int], bet_seconds: float, 
     from tablesim.cli.children import ChildDied
 
     previous = signal.signal(signal.SIGTERM, _stop)
+    previous_int = signal.getsignal(signal.SIGINT)
     code = 0
     try:
         _start(children, nats, files, ports, bet_seconds, pace)
@@ -116,7 +117,7 @@ def _run(children, nats: str, files, ports: dict[str, int], bet_seconds: float, 
         try:
             children.stop(STAGES)
         finally:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGINT, previous_int)
             signal.signal(signal.SIGTERM, previous)
     click.echo("studio demo: stopped" + (f" (the logs are in {files.dir})" if code else ""))
     return code

@@ -148,6 +148,21 @@ def test_bad_input_is_one_line(tmp_path):
         assert res.stderr.count("\n") == 1, res.stderr
 
 
+@pytest.mark.skipif(NATS_SERVER is None, reason="nats-server is not installed (Debian package nats-server)")
+def test_a_busy_port_is_one_line_and_nothing_is_made(tmp_path):
+    import socket
+
+    env = {**os.environ, "PATH": f"{Path(NATS_SERVER or '/usr/sbin/x').parent}{os.pathsep}{os.environ['PATH']}"}
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        res = tablesim("studio", "demo", "--port-base", port, "--dir", tmp_path / "d", env=env)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+    assert f"port {port} (for nats) is not free" in res.stderr, res.stderr
+    assert not (tmp_path / "d").exists()
+
+
 def test_a_child_that_stops_is_named_and_the_others_are_stopped(tmp_path):
     children = Children(dict(os.environ))
     sleepers = [Child(f"s{i}", ["sleep", "60"], tmp_path / f"s{i}.log", says("never")) for i in range(2)]
