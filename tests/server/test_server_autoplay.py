@@ -33,14 +33,14 @@ def autoplayed(tmp_path: Path):
     """``autoplayed(game, emulated=(), **autoplay) -> Served``: a table that plays by itself."""
     stack = ExitStack()
 
-    def start(game: str, *, faults=None, bet_seconds: float = 1.0, **settings) -> Served:
+    def start(game: str, *, faults=None, bet_seconds: float = 1.0, name: str = "", **settings) -> Served:
         rig = None
         if faults is None:
             rig = build_mock(game, seed=5)
             table = rig.table
         else:
             table = emulated_table(stack, game, seed=11, time_scale=0.0, faults=faults).table
-        path = tmp_path / f"{game}.journal.sqlite"
+        path = tmp_path / f"{game}{name}.journal.sqlite"
         report = attach_and_recover(table, str(path))
         stack.callback(table.journal.close)
         if rig is not None:
@@ -83,8 +83,8 @@ def test_rounds_play_by_themselves_and_are_journaled(autoplayed, game):
     s = autoplayed(game)
     results = _results(s, 2)
     assert all(r["status"] == "settled" for r in results), results
-    history = s.get("/api/history", params={"last": 2}).json()
-    assert [h["status"] for h in history] == ["settled", "settled"]
+    for r in results:  # each in the journal's history as settled
+        assert s.get("/api/history", params={"round": r["round_id"]}).json()[0]["status"] == "settled"
     opened = _actors(s.journal_path, "open_round")
     assert len(opened) >= 2 and set(opened) == {ACTOR}
     assert set(_actors(s.journal_path, "close_betting")) == {"timer"}  # the bet timer closes betting
@@ -96,24 +96,22 @@ def test_rounds_play_by_themselves_and_are_journaled(autoplayed, game):
 
 
 def test_a_players_own_decision_is_waited_for_and_no_decision_folds(autoplayed):
-    s = autoplayed("fortune3", players=False, bet_seconds=1.0, decision_seconds=1.0)
-    s.wait_state("betting_open", timeout=WAIT)
-    assert s.post("/api/bets", {"position": "2", "bet": "ante", "amount": "10", "player": "ana"}).status_code == 200
-    s.wait_state("decisions", timeout=WAIT)
-    time.sleep(0.3)
-    assert s.state()["view"]["pending_decisions"] == ["2"]  # ana's to make: autoplay does not decide it
-    assert s.post("/api/actions/decide", {"box": "2", "decision": "play", "player": "ana"}).status_code == 200
-    first = _results(s, 1)[0]
-    assert first["status"] == "settled"
-    # the next round: nobody decides within the decision timer, so box 2 folds
-    s.wait_state("betting_open", timeout=WAIT)
-    assert s.post("/api/bets", {"position": "2", "bet": "ante", "amount": "10", "player": "ana"}).status_code == 200
-    second = _wait(lambda: (r := s.get("/api/results").json()) and r[0]["round_id"] != first["round_id"]
-                   and r[0], "the second round")
-    assert second["status"] == "settled" and second["net"]["2"] == "-10"
-    with sqlite3.connect(s.journal_path) as db:
-        decided = db.execute("SELECT actor FROM records WHERE name = 'decide' ORDER BY seq").fetchall()
-    assert [a for (a,) in decided] == [f"dealer:{s.tokens.first('dealer')[1].name}", "timer"]
+    waits = autoplayed("fortune3", players=False, decision_seconds=3600.0, name="-waits")
+    folds = autoplayed("fortune3", players=False, decision_seconds=0.5, name="-folds")
+    for s in (waits, folds):  # nobody else bets: betting stays open until ana does
+        s.wait_state("betting_open", timeout=WAIT)
+        assert s.post("/api/bets", {"position": "2", "bet": "ante", "amount": "10", "player": "ana"}).status_code == 200
+    waits.wait_state("decisions", timeout=WAIT)
+    time.sleep(0.5)
+    assert waits.state()["view"]["pending_decisions"] == ["2"]  # ana's to make: autoplay does not make it
+    res = waits.post("/api/actions/decide", {"box": "2", "decision": "play", "player": "ana"})
+    assert res.status_code == 200, res.text
+    assert _results(waits, 1)[0]["status"] == "settled"
+    assert _actors(waits.journal_path, "decide") == [f"dealer:{waits.tokens.first('dealer')[1].name}"]
+    # nobody decides within the decision timer: box 2 folds (the Ante lost)
+    folded = _results(folds, 1)[0]
+    assert folded["status"] == "settled" and folded["net"]["2"] == "-10", folded
+    assert _actors(folds.journal_path, "decide") == ["timer"]
 
 
 def test_an_incident_stops_it_until_the_supervisor_resolves_it(autoplayed):
