@@ -18,7 +18,7 @@ import walletproc
 from natsserver import free_port
 from rig import PLAYERS, ROOT, Platform
 
-WHEEL, FOOTBALL = "WHEEL-P1", "FB-P1"
+WHEEL, FOOTBALL, FORTUNE3 = "WHEEL-P1", "FB-P1", "F3-P1"
 TABLES = f"""\
 [tables.{WHEEL}]
 currency = "MOP"
@@ -31,6 +31,11 @@ currency = "MOP"
 unit = "1"
 position = "box"
 bet_seconds = 600
+
+[tables.{FORTUNE3}]
+currency = "MOP"
+unit = "1"
+position = "box"
 """
 
 
@@ -116,7 +121,8 @@ class PlayerRig:
         self.env.pop("TABLESIM_PLATFORM_FAULT", None)
         self.wheel = Table(folder, broker, "wheel", WHEEL, self.env)
         self.football = Table(folder, broker, "football", FOOTBALL, self.env)
-        for t in (self.wheel, self.football):
+        self.fortune3 = Table(folder, broker, "fortune3", FORTUNE3, self.env)
+        for t in self.tables():
             t.wait_up()
         self._register_keys()
         argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", "--nats", broker.url,
@@ -128,9 +134,12 @@ class PlayerRig:
         from tablesim.studio import signing, trust
 
         self.keys = self.folder / "keys.json"
-        for t in (self.wheel, self.football):
+        for t in self.tables():
             key = signing.load_signing_key(next((self.folder / "xdg").rglob(f"{t.id}.sign.key")))
             trust.register(self.keys, t.id, signing.public_hex(key))
+
+    def tables(self) -> tuple[Table, ...]:
+        return self.wheel, self.football, self.fortune3
 
     def token(self, player: str) -> str:
         return walletproc.token(self.wallet_db, player)
@@ -147,6 +156,6 @@ class PlayerRig:
 
     def close(self) -> None:
         self.platform.kill()
-        for t in (self.wheel, self.football):
+        for t in self.tables():
             t.stop()
         self.wallet.stop()

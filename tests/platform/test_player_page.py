@@ -17,7 +17,7 @@ import pytest
 import reaper
 from browser import WAIT_MS, needs_chromium
 from natsserver import NATS_SERVER, NatsServer
-from playerrig import FOOTBALL, WHEEL, PlayerRig
+from playerrig import FOOTBALL, FORTUNE3, WHEEL, PlayerRig
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / ("docs/player" if os.environ.get("TABLESIM_PLAYER_SHOTS") == "docs" else "artifacts/player")
@@ -170,7 +170,7 @@ def test_the_lobby_and_the_table_views_fit_a_phone(chromium, setup):
         width = lambda: kim.evaluate("document.documentElement.scrollWidth")  # noqa: E731
         assert width() <= PHONE["width"]
         shot(kim, "lobby-phone")
-        for table, name in ((WHEEL, "wheel-phone"), (FOOTBALL, "football-phone")):
+        for table, name in ((WHEEL, "wheel-phone"), (FOOTBALL, "football-phone"), (FORTUNE3, "fortune3-phone")):
             open_table(kim, table)
             assert width() <= PHONE["width"], table
             assert kim.locator("#place").is_visible() and kim.locator("#clock").is_visible()
@@ -179,5 +179,18 @@ def test_the_lobby_and_the_table_views_fit_a_phone(chromium, setup):
         kim.select_option("#lang", "pt")
         kim.wait_for_function("document.documentElement.lang === 'pt'")
         assert "Saldo" in text(kim, "header")
+    finally:
+        context.close()
+
+
+def test_the_fortune3_view_shows_the_remote_hand_ante_and_pair_plus_and_says_no_decision_is_a_fold(chromium, setup):
+    context, abe = player(chromium, setup, "abe", "en-US")
+    try:
+        open_table(abe, FORTUNE3)
+        assert [abe.get_attribute(f".spot >> nth={i}", "data-bet") for i in range(2)] == ["ante", "pair_plus"]
+        assert "Pair Plus" in text(abe, ".spot[data-bet='pair_plus']") and "Remote hand" in text(abe, "#scene")
+        assert "no decision is a fold" in text(abe, "#fold-notice")
+        assert not abe.locator("#decide").is_visible()  # Play / Fold once the hands are dealt
+        shot(abe, "fortune3-desktop")
     finally:
         context.close()

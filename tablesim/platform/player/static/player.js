@@ -198,7 +198,7 @@ function newRound(tb) {
 function lastText(game, r) {
   if (r.status !== "settled") return t("state.void");
   if (game === "wheel") return betName("wheel", r.symbol);
-  if (game === "football") return `${r.draw}·${r.total}`;
+  if (game === "football") return `${t("player.draw", { draw: r.draw })} · ${t("player.total", { total: r.total })}`;
   return r.hand ? t(`fortune3.hand.${r.hand}`, null, r.hand) : "—";
 }
 
