@@ -1,7 +1,8 @@
 """The processes of the player's page tests: the broker, the reference
 wallet, a wheel and a football table on mock devices publishing to the
-bus (``tablesim serve --mock --studio``), and platform processes; each
-table's rounds driven through its dealer API."""
+bus (``tablesim serve --mock --studio``), and a platform process; each
+table's rounds driven through its dealer API. A Fortune 3 table is offered
+but not started (its view needs no round)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ unit = "1"
 position = "box"
 bet_seconds = 600
 
+# (offered, not started: its view is drawn from the game's layout; no round is played there)
 [tables.{FORTUNE3}]
 currency = "MOP"
 unit = "1"
@@ -121,7 +123,6 @@ class PlayerRig:
         self.env.pop("TABLESIM_PLATFORM_FAULT", None)
         self.wheel = Table(folder, broker, "wheel", WHEEL, self.env)
         self.football = Table(folder, broker, "football", FOOTBALL, self.env)
-        self.fortune3 = Table(folder, broker, "fortune3", FORTUNE3, self.env)
         for t in self.tables():
             t.wait_up()
         self._register_keys()
@@ -139,7 +140,7 @@ class PlayerRig:
             trust.register(self.keys, t.id, signing.public_hex(key))
 
     def tables(self) -> tuple[Table, ...]:
-        return self.wheel, self.football, self.fortune3
+        return self.wheel, self.football
 
     def token(self, player: str) -> str:
         return walletproc.token(self.wallet_db, player)

@@ -31,15 +31,14 @@ CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[SHDC](?![A-Za-z0-9])")
 @pytest.fixture(scope="module")
 def journals(tmp_path_factory):
     folder = tmp_path_factory.mktemp("journals")
-    out = {}
-    for name, (_, extra) in GAMES.items():
-        game = name.split("-")[0]
-        path = folder / f"{name}.sqlite"
-        subprocess.run([sys.executable, "-m", "tablesim.cli.main", "run", "--game", game, "--mock", "--rounds", "6",
-                        "--seed", "5", "--quiet", "--journal", str(path), *extra], check=True, cwd=ROOT,
-                       env={"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(folder / "xdg"), "PYTHONPATH": str(ROOT)},
-                       stdout=subprocess.DEVNULL)
-        out[name] = path
+    out, runs = {}, []
+    for name, (_, extra) in GAMES.items():  # (side by side: each is a process of its own)
+        path = out[name] = folder / f"{name}.sqlite"
+        runs.append(subprocess.Popen(
+            [sys.executable, "-m", "tablesim.cli.main", "run", "--game", name.split("-")[0], "--mock", "--rounds",
+             "4", "--seed", "5", "--quiet", "--journal", str(path), *extra], cwd=ROOT, stdout=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(folder / "xdg"), "PYTHONPATH": str(ROOT)}))
+    assert [r.wait(120) for r in runs] == [0] * len(runs)
     return out
 
 
