@@ -15,6 +15,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tablesim.platform.player.hub import Client, Hub, tap
 from tablesim.platform.player.public import SHOWN, PublicTable
@@ -157,3 +159,19 @@ def test_a_tables_file_names_a_tables_game_and_bet_timer_or_is_refused_in_one_li
         path.write_text(f'[tables.T1]\ncurrency = "MOP"\nunit = "1"\n{bad}\n')
         with pytest.raises(InputError, match=why):
             load_tables(path)
+
+
+@given(st.one_of(st.text(max_size=1500), st.text(min_size=4097, max_size=4200), st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+                                                       lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids),
+                                                       max_leaves=20).map(json.dumps)))
+@settings(max_examples=80, deadline=None)
+def test_any_message_a_socket_sends_is_read_or_refused_in_one_line(text):
+    from tablesim.platform.bets import Answer
+    from tablesim.platform.player.socket import MAX_MESSAGE, read
+
+    got = read(text)
+    if isinstance(got, Answer):
+        assert got.body["ok"] is False and "\n" not in got.body["message"]
+        assert got.body["status"] in ("too_large", "bad_input")
+    else:
+        assert isinstance(got["type"], str) and len(text.encode()) <= MAX_MESSAGE
