@@ -21,6 +21,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from tablesim.platform.bets import Answer, refused
+from tablesim.platform.player.routes import player_routes
 from tablesim.platform.service import Platform
 from tablesim.platform.sessions import BadSession
 from tablesim.wallet.client import WalletError
@@ -68,6 +69,7 @@ def create_app(platform: Platform) -> FastAPI:
 
     _account_routes(app, platform)
     _bet_routes(app, platform)
+    player_routes(app, platform)
 
     @app.get("/api/health")
     async def health() -> JSONResponse:

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import nats
 
-from tablesim.platform.bets import Desk
+from tablesim.platform.bets import Answer, Desk, refused
 from tablesim.platform.follow import Follower
 from tablesim.platform.intents import Intents
 from tablesim.platform.orphans import Sweep
@@ -94,6 +94,10 @@ class Platform:
             except Exception:
                 pass
         self.intents.close()
+
+    async def decide(self, session, doc: dict) -> Answer:
+        """A player's Fortune 3 decision ``{"table", "round", "decision"}`` (not offered yet)."""
+        return refused(409, "not_offered", "decisions on a remote hand are not offered by this platform yet")
 
     def health(self) -> dict:
         return {"ok": self.nc is not None and self.nc.is_connected and self.settler.stats["alerts"] == 0,

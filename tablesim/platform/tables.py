@@ -7,6 +7,8 @@ tables file (TOML)::
     unit = "1"              # the table's betting unit: a stake is a whole multiple of it
     position = "player"     # the wheel: a bet's position is its player ("box": the player names a box)
     max = "10000"           # optional: the largest stake (the table's own limits still apply)
+    game = "wheel"          # optional: its game (default: from the id's prefix, e.g. WHEEL-, FB-, F3-)
+    bet_seconds = 15        # optional: the table's bet timer, shown to the players counting down
 
 A table not in the file is not offered: a bet on it is refused before any debit.
 """
@@ -23,6 +25,7 @@ from tablecore.money import read_amount
 from tablesim.studio.wire import check_token
 
 POSITIONS = ("player", "box")
+GAMES = ("wheel", "football", "fortune3")
 #: a stake above this is refused whatever the file says (12 digits before the point, as the wallet)
 HUGE = Decimal("999999999999")
 
@@ -34,6 +37,8 @@ class Offer:
     unit: Decimal
     position: str
     max: Decimal
+    game: str | None = None
+    bet_seconds: int | None = None
 
 
 def _amount(value: object, where: str) -> Decimal:
@@ -55,9 +60,10 @@ def _offer(table: str, entry: object, where: str) -> Offer:
         raise InputError(exc.message, where=where) from None
     if not isinstance(entry, dict):
         raise InputError("expected a table of currency, unit, position", where=where)
-    unknown = sorted(set(entry) - {"currency", "unit", "position", "max"})
+    unknown = sorted(set(entry) - {"currency", "unit", "position", "max", "game", "bet_seconds"})
     if unknown:
-        raise InputError(f"{unknown[0]}: not a field of a table (currency, unit, position, max)", where=where)
+        raise InputError(f"{unknown[0]}: not a field of a table (currency, unit, position, max, game, "
+                         "bet_seconds)", where=where)
     currency = entry.get("currency")
     if not isinstance(currency, str) or len(currency) != 3 or not currency.isascii() or not currency.isupper():
         raise InputError(f"currency: {currency!r} is not a currency code (three capitals, e.g. MOP)", where=where)
@@ -68,7 +74,12 @@ def _offer(table: str, entry: object, where: str) -> Offer:
     if position not in POSITIONS:
         raise InputError(f"position: {position!r} is not one of {', '.join(POSITIONS)}", where=where)
     top = _amount(entry["max"], f"{where}.max") if "max" in entry else HUGE
-    return Offer(table, currency, unit, position, min(top, HUGE))
+    game, seconds = entry.get("game"), entry.get("bet_seconds")
+    if game is not None and game not in GAMES:
+        raise InputError(f"game: {game!r} is not one of {', '.join(GAMES)}", where=where)
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int) or not 1 <= seconds <= 600):
+        raise InputError(f"bet_seconds: {seconds!r} is not a whole number of seconds from 1 to 600", where=where)
+    return Offer(table, currency, unit, position, min(top, HUGE), game, seconds)
 
 
 def load_tables(path: str | Path) -> dict[str, Offer]:

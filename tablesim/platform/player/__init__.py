@@ -1,0 +1,1 @@
+"""The remote player: the page, its WebSocket, the fan-out and the recall."""

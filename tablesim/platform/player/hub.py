@@ -1,0 +1,216 @@
+"""The fan-out of one platform process: every record the process's follower
+reads (it reads the whole stream once, for all its players) goes through
+each table's public view once; a message shown is serialised once and the
+same text handed to each player watching that table, into a bounded queue
+per player. A player whose queue is full is dropped (their page reconnects
+and is given the table again), never waited for: one slow phone never
+holds the others back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import deque
+from datetime import datetime
+
+from tablesim.platform.player.layouts import game_of, table_layout
+from tablesim.platform.player.public import PublicTable, outcome, short
+from tablesim.platform.player.recall import Recall, entry
+from tablesim.platform.rounds import BETTING
+from tablesim.platform.tables import Offer
+from tablesim.studio.wire import WireRecord
+
+log = logging.getLogger("tablesim.platform")
+
+#: messages waiting for one player before they are dropped as too slow
+QUEUE = 512
+#: a round's public events kept for a player who comes in mid-round
+ROUND_EVENTS = 1000
+#: results kept per table for the lobby
+LAST_RESULTS = 10
+
+
+def dumps(msg: dict) -> str:
+    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+
+
+class Client:
+    """One socket's sending side: texts already serialised, in a bounded queue."""
+
+    def __init__(self, player: str, limit: int = QUEUE) -> None:
+        self.player = player
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(limit)
+        self.table: str | None = None
+        self.gone: str | None = None  # why the hub let it go
+
+    def put(self, text: str) -> bool:
+        if self.gone:
+            return False
+        try:
+            self.queue.put_nowait(text)
+            return True
+        except asyncio.QueueFull:
+            self.drop("too_slow")
+            return False
+
+    def drop(self, why: str) -> None:
+        """Stop sending: what waits is thrown away and the writer told to close."""
+        self.gone = why
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(None)
+
+
+class LiveTable:
+    """A table as its players see it now."""
+
+    def __init__(self, offer: Offer, game: str) -> None:
+        self.offer = offer
+        self.view = PublicTable(offer.table, game)
+        self.events: deque[dict] = deque(maxlen=ROUND_EVENTS)  # the current round's, shown
+        self.results: deque[dict] = deque(maxlen=LAST_RESULTS)
+        self.timer: dict | None = None
+        self.watchers: set[Client] = set()
+
+    def summary(self) -> dict:
+        v = self.view
+        return {**table_layout(self.offer), "state": v.state, "round_id": v.round_id, "betting": v.state == BETTING,
+                "players": len(self.watchers), "last": list(self.results), "timer": self.timer}
+
+
+class Hub:
+    def __init__(self, offers: dict[str, Offer], rounds) -> None:
+        self.rounds = rounds
+        self.recall = Recall(rounds)
+        self.tables = {t: LiveTable(o, g) for t, o in offers.items() if (g := game_of(o)) is not None}
+        self.clients: set[Client] = set()
+        self.by_player: dict[str, set[Client]] = {}
+        self.counts = {"shown": 0, "sent": 0, "dropped": 0}
+
+    # --- players ---------------------------------------------------------------
+
+    def join(self, player: str) -> Client:
+        client = Client(player)
+        self.clients.add(client)
+        self.by_player.setdefault(player, set()).add(client)
+        return client
+
+    def leave(self, client: Client) -> None:
+        self.clients.discard(client)
+        self.by_player.get(client.player, set()).discard(client)
+        if not self.by_player.get(client.player):
+            self.by_player.pop(client.player, None)
+        self.watch(client, None)
+
+    def watch(self, client: Client, table: str | None) -> dict | None:
+        """``client`` watches ``table`` (None: the lobby only): the table's snapshot."""
+        if client.table in self.tables:
+            self.tables[client.table].watchers.discard(client)
+        client.table = table if table in self.tables else None
+        if client.table is None:
+            return None
+        live = self.tables[client.table]
+        live.watchers.add(client)
+        return {"type": "table", **live.summary(), "events": list(live.events),
+                "mine": self.recall.open_bets(client.player, live.offer.table, live.view.round_id)}
+
+    def lobby(self) -> dict:
+        return {"type": "lobby", "tables": [t.summary() for t in self.tables.values()]}
+
+    # --- the stream ------------------------------------------------------------
+
+    def take(self, rec: WireRecord, stream_seq: int) -> None:
+        """A record the follower read, signed by its table (after the picture took it)."""
+        live = self.tables.get(rec.table_id)
+        if live is None:
+            return
+        if rec.name == "bet_refs":
+            for ref in self.rounds.round(rec.table_id, rec.round_id).refs.values():
+                self.recall.note(ref.owner, rec.table_id, rec.round_id)
+            return
+        if rec.kind == "event" and rec.name == "result":
+            self._result(live, rec)
+            return
+        msg = live.view.shown(rec)
+        if msg is None:
+            return
+        if rec.name == "state":
+            self._state(live, rec)
+        live.events.append(msg)
+        self.publish(live, msg)
+        if rec.name == "state":
+            self.broadcast(self.lobby())
+
+    def _state(self, live: LiveTable, rec: WireRecord) -> None:
+        if rec.data.get("state") == BETTING:
+            live.events.clear()
+            live.timer = _timer(live.offer, rec)
+        elif rec.data.get("previous") == BETTING:
+            live.timer = None
+
+    def _result(self, live: LiveTable, rec: WireRecord) -> None:
+        rnd = self.rounds.rounds.get((rec.table_id, rec.round_id))
+        if rnd is None or rnd.result is None:
+            return
+        shown = {"type": "outcome", "table": live.offer.table, "round_id": rec.round_id, "seq": rec.seq,
+                 **outcome(rnd.result)}
+        live.results.appendleft({"round_id": rec.round_id, **short(live.view.game, rnd.result)})
+        live.events.append(shown)
+        self.publish(live, shown)
+        owners = {ref.owner for ref in rnd.refs.values()}
+        for player in owners & set(self.by_player):
+            mine = dumps({"type": "result", **entry(rnd, player)})
+            for client in list(self.by_player.get(player, ())):
+                self._send(client, mine)
+        self.broadcast(self.lobby())
+
+    def publish(self, live: LiveTable, msg: dict) -> None:
+        text = dumps(msg)  # once, whoever watches
+        self.counts["shown"] += 1
+        for client in list(live.watchers):
+            self._send(client, text)
+
+    def broadcast(self, msg: dict) -> None:
+        if not self.clients:
+            return
+        text = dumps(msg)
+        for client in list(self.clients):
+            self._send(client, text)
+
+    def _send(self, client: Client, text: str) -> None:
+        if client.put(text):
+            self.counts["sent"] += 1
+        elif client.gone == "too_slow" and client in self.clients:
+            self.counts["dropped"] += 1
+            log.info("platform: a player's socket was dropped: %d messages behind", client.queue.maxsize)
+            self.leave(client)
+
+
+def _timer(offer: Offer, rec: WireRecord) -> dict | None:
+    """When betting closes by the table's timer (epoch ms), from when the table opened it."""
+    if not offer.bet_seconds:
+        return None
+    try:
+        opened = datetime.fromisoformat(rec.ts).timestamp()
+    except ValueError:
+        opened = time.time()
+    return {"round_id": rec.round_id, "seconds": offer.bet_seconds,
+            "closes_at": int((opened + offer.bet_seconds) * 1000)}
+
+
+def tap(rounds, hub: Hub) -> None:
+    """Hand every record the picture takes to the hub too (after it): the
+    follower and the picture stay as they are, the hub is one more reader."""
+    apply = rounds.apply
+
+    def apply_and_show(rec: WireRecord, stream_seq: int) -> None:
+        apply(rec, stream_seq)
+        try:
+            hub.take(rec, stream_seq)
+        except Exception:  # the players' view must never stop the money's picture
+            log.exception("platform: showing record %s of %s", rec.seq, rec.table_id)
+
+    rounds.apply = apply_and_show

@@ -1,0 +1,50 @@
+"""Each table's game and layout as the player's page draws it: the spots,
+their names and limits, what they pay, from the game's own console (its
+``layout`` and ``limits`` of a table with the game's default profile and
+settings, made once per game and process).
+
+The platform never asks a table PC: a table whose rules differ from its
+game's defaults shows the defaults here, and the table's own limits still
+decide (a bet over them is refused by the table, the stake returned).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from tablecore.plain import jsonable
+from tablesim.games import registry
+from tablesim.games.rig import mock_rig
+from tablesim.platform.tables import GAMES, Offer
+
+#: where the remote players bet at a table whose bets name a box
+REMOTE_BOX = {"football": "common", "fortune3": "remote"}
+
+
+def game_of(offer: Offer) -> str | None:
+    """The offer's game: as the tables file names it, else from the id's prefix."""
+    if offer.game:
+        return offer.game
+    for game in GAMES:
+        if offer.table.upper().startswith(registry.spec(game).id_prefix + "-"):
+            return game
+    return None
+
+
+@lru_cache(maxsize=None)
+def game_layout(game: str) -> dict:
+    rig = mock_rig(game, seed=0)
+    adapter = registry.spec(game).part("console")(rig.table, rig)
+    return jsonable({"game": game, "layout": adapter.layout(), "limits": adapter.limits()})
+
+
+def table_layout(offer: Offer) -> dict:
+    """What the page needs of a table to draw it and take bets."""
+    game = game_of(offer)
+    out = {"table": offer.table, "game": game, "currency": offer.currency, "unit": format(offer.unit, "f"),
+           "max": format(offer.max, "f"), "position": offer.position, "bet_seconds": offer.bet_seconds}
+    if game is not None:
+        drawn = game_layout(game)
+        out["layout"], out["limits"] = drawn["layout"], drawn["limits"]
+        out["box"] = REMOTE_BOX.get(game) if offer.position == "box" else None
+    return out

@@ -1,0 +1,202 @@
+"""The player's WebSocket (``/ws``): see docs/player.md for the protocol.
+
+The session goes in the first message (``{"type": "hello", "session":
+TOKEN}``), never in the URL (URLs end up in logs). Then the player watches a
+table, bets, decides, pings, asks their recall and balance; the hub pushes
+the table's events. Every request is the session's player's own; a message
+too large, not JSON, of an unknown type or over the socket's rate is
+refused in one line and nothing is placed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+
+from fastapi import WebSocket, WebSocketDisconnect
+
+from tablesim.platform.bets import Answer, refused
+from tablesim.platform.player.hub import Client, Hub, dumps
+from tablesim.platform.sessions import BadSession, Session
+from tablesim.wallet.client import WalletError
+
+#: the largest message a player may send (bytes)
+MAX_MESSAGE = 4096
+#: messages a socket may send: a burst of BURST, then RATE a second
+RATE, BURST = 10.0, 30
+#: requests of one socket waiting for an answer at once (bets, decisions)
+IN_FLIGHT = 8
+#: seconds to say hello before the socket is closed
+HELLO_WAIT = 10.0
+
+
+class Bucket:
+    """A token bucket: a burst, then a steady rate."""
+
+    def __init__(self, rate: float = RATE, burst: int = BURST) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens, self.at = float(burst), time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+def answer(request_id, body: dict) -> dict:
+    return {"type": "answer", "id": request_id, **body}
+
+
+def read(text: str) -> dict | Answer:
+    """A player's message, or why it is refused."""
+    if len(text.encode()) > MAX_MESSAGE:
+        return refused(400, "too_large", f"a message is at most {MAX_MESSAGE} bytes")
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return refused(400, "bad_input", "a message is a JSON object")
+    if not isinstance(doc, dict) or not isinstance(doc.get("type"), str):
+        return refused(400, "bad_input", "a message is a JSON object with a \"type\"")
+    rid = doc.get("id")
+    if rid is not None and (isinstance(rid, bool) or not isinstance(rid, (int, str)) or len(str(rid)) > 40):
+        return refused(400, "bad_input", "id: a number or a text of up to 40 characters")
+    return doc
+
+
+class PlayerSocket:
+    def __init__(self, ws: WebSocket, platform, hub: Hub) -> None:
+        self.ws, self.platform, self.hub = ws, platform, hub
+        self.bucket = Bucket()
+        self.pending: set[asyncio.Task] = set()
+        self.client: Client | None = None
+        self.session: Session | None = None
+
+    async def run(self) -> None:
+        await self.ws.accept()
+        try:
+            hello = await self._hello()
+            if hello is None:
+                return
+            self.client = self.hub.join(self.session.player)
+            writer = asyncio.ensure_future(self._write())
+            try:
+                self.client.put(dumps(await self._welcome(hello)))
+                await self._read()
+            finally:
+                self.hub.leave(self.client)
+                writer.cancel()
+                for task in self.pending:
+                    task.cancel()
+        except WebSocketDisconnect:
+            pass
+
+    async def _hello(self) -> dict | None:
+        try:
+            text = await asyncio.wait_for(self.ws.receive_text(), HELLO_WAIT)
+        except (asyncio.TimeoutError, KeyError):
+            await self.ws.close(4401)
+            return None
+        doc = read(text)
+        why = None
+        if isinstance(doc, Answer) or doc.get("type") != "hello":
+            why = refused(401, "no_session", "the first message is {\"type\": \"hello\", \"session\": SESSION}")
+        else:
+            try:
+                self.session = self.platform.sessions.read(doc.get("session") if isinstance(doc.get("session"), str)
+                                                           else None)
+            except BadSession as exc:
+                why = refused(401, "no_session", str(exc))
+        if why is not None:
+            await self.ws.send_text(dumps(answer(None, why.body)))
+            await self.ws.close(4401)
+            return None
+        return doc
+
+    async def _welcome(self, hello: dict) -> dict:
+        player = self.session.player
+        seen = hello.get("seen") if isinstance(hello.get("seen"), int) else None
+        recall = self.hub.recall.closed(player)
+        missed = [r["round_id"] for r in recall if seen is not None and r["seq"] > seen]
+        return {"type": "welcome", "player": player, "currency": self.session.currency,
+                "unit": format(self.session.unit, "f"), "balance": await self._balance(), "now": int(time.time() * 1000),
+                "recall": recall, "missed": missed, "max_message": MAX_MESSAGE, "rate": RATE,
+                **{"tables": self.hub.lobby()["tables"]}}
+
+    async def _balance(self) -> str | None:
+        me = self.session
+        try:
+            account = await self.platform.wallet.balance(me.player, me.currency, request_id="b-" + uuid.uuid4().hex)
+        except WalletError:
+            return None
+        return format(account.balance, "f") if account.ok else None
+
+    async def _write(self) -> None:
+        try:
+            while (text := await self.client.queue.get()) is not None:
+                await self.ws.send_text(text)
+            await self.ws.close(4008 if self.client.gone == "too_slow" else 1000)
+        except Exception:  # (the socket went away: the reader sees it too)
+            pass
+
+    async def _read(self) -> None:
+        while not self.client.gone:
+            message = await self.ws.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            text = message.get("text")
+            if not self.bucket.take():
+                self._say(None, refused(429, "rate_limited", f"more than {RATE:g} messages a second: "
+                                        "this one was not taken").body)
+                continue
+            doc = read(text) if text is not None else refused(400, "bad_input", "messages are text (JSON)")
+            if isinstance(doc, Answer):
+                self._say(None, doc.body)
+                continue
+            await self._handle(doc)
+
+    def _say(self, request_id, body: dict) -> None:
+        self.hub._send(self.client, dumps(answer(request_id, body)))
+
+    async def _handle(self, doc: dict) -> None:
+        kind, rid = doc["type"], doc.get("id")
+        rest = {k: v for k, v in doc.items() if k not in ("type", "id")}
+        if kind == "ping":
+            self.client.put(dumps({"type": "pong", "t": rest.get("t") if isinstance(rest.get("t"), (int, float))
+                                   else None, "now": int(time.time() * 1000)}))
+        elif kind == "watch":
+            table = rest.get("table")
+            snap = self.hub.watch(self.client, table if isinstance(table, str) else None)
+            self.client.put(dumps(snap if snap is not None else self.hub.lobby()))
+        elif kind == "recall":
+            self.client.put(dumps({"type": "recall", "rounds": self.hub.recall.closed(self.session.player)}))
+        elif kind in ("bet", "decide", "balance"):
+            self._request(kind, rid, rest)
+        else:
+            self._say(rid, refused(400, "bad_input", f"type: {kind[:40]!r} is not a message of this socket "
+                                   "(ping, watch, bet, decide, recall, balance)").body)
+
+    def _request(self, kind: str, rid, rest: dict) -> None:
+        if len(self.pending) >= IN_FLIGHT:
+            self._say(rid, refused(429, "busy", f"{IN_FLIGHT} requests of this socket are waiting for their "
+                                   "answers: this one was not taken").body)
+            return
+        task = asyncio.ensure_future(self._answer(kind, rid, rest))
+        self.pending.add(task)
+        task.add_done_callback(self.pending.discard)
+
+    async def _answer(self, kind: str, rid, rest: dict) -> None:
+        if kind == "bet":
+            got = await self.platform.desk.place(self.session, rest)
+        elif kind == "decide":
+            got = await self.platform.decide(self.session, rest)
+        else:
+            balance = await self._balance()
+            got = Answer(200, {"ok": True, "balance": balance, "currency": self.session.currency}) \
+                if balance is not None else refused(503, "wallet_unavailable", "the wallet did not answer")
+        self._say(rid, {"kind": kind, **got.body})

@@ -1,0 +1,177 @@
+"""Nothing face down reaches a player before its reveal, and nothing of
+another player at all: real journals of each game (mock tables played by
+``tablesim run``) walked record by record through the platform's hub, as
+its follower hands them over, every message a watching player is sent
+checked against what the table held at that moment."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tablesim.platform.player.hub import Client, Hub, tap
+from tablesim.platform.player.public import SHOWN, PublicTable
+from tablesim.platform.rounds import Rounds
+from tablesim.platform.tables import Offer
+from tablesim.studio import wire
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES = {"wheel": ("WHEEL-MOCK", []), "football": ("FB-MOCK", []), "fortune3": ("F3-MOCK", []),
+         "fortune3-shuffler": ("F3-MOCK", ["--dealing", "shuffler"])}
+CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[SHDC](?![A-Za-z0-9])")
+
+
+@pytest.fixture(scope="module")
+def journals(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("journals")
+    out, runs = {}, []
+    for name, (_, extra) in GAMES.items():  # (side by side: each is a process of its own)
+        path = out[name] = folder / f"{name}.sqlite"
+        runs.append(subprocess.Popen(
+            [sys.executable, "-m", "tablesim.cli.main", "run", "--game", name.split("-")[0], "--mock", "--rounds",
+             "4", "--seed", "5", "--quiet", "--journal", str(path), *extra], cwd=ROOT, stdout=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(folder / "xdg"), "PYTHONPATH": str(ROOT)}))
+    assert [r.wait(120) for r in runs] == [0] * len(runs)
+    return out
+
+
+def records(path: Path) -> list[wire.WireRecord]:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [wire.decode(body) for _, _, _, body in wire.read_rows(db, 0, 1_000_000)]
+    finally:
+        db.close()
+
+
+def offer(table: str) -> Offer:
+    return Offer(table, "MOP", Decimal(1), "player" if table.startswith("WHEEL") else "box", Decimal(10000),
+                 bet_seconds=15)
+
+
+def walk(recs: list[wire.WireRecord], table: str):
+    """Each record through the picture and the hub: (record, the messages a watcher got for it)."""
+    rounds = Rounds()
+    hub = Hub({table: offer(table)}, rounds)
+    tap(rounds, hub)
+    watcher = Client("nobody", limit=100_000)
+    hub.clients.add(watcher)
+    hub.watch(watcher, table)
+    for i, rec in enumerate(recs):
+        rounds.apply(rec, i + 1)
+        got = []
+        while not watcher.queue.empty():
+            got.append(json.loads(watcher.queue.get_nowait()))
+        yield rec, got
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_player_sees_no_card_before_its_reveal_and_no_other_player(journals, name):
+    table = GAMES[name][0]
+    recs = records(journals[name])
+    players = {str(r.data.get("position")) for r in recs if r.name == "bet"} if table.startswith("WHEEL") else set()
+    face_down: set[str] = set()  # the round's dealer cards, until the dealer's reveal
+    states, shown_kinds = set(), set()
+    for rec, got in walk(recs, table):
+        if rec.name == "card" and rec.data.get("to") == "dealer":
+            face_down.add(str(rec.data["card"]))
+        if rec.name == "dealer":  # the reveal: from now on they are the table's to show
+            face_down.clear()
+        for msg in got:
+            text = json.dumps(msg)
+            assert not set(CARD.findall(text)) & face_down, (rec.seq, msg, face_down)
+            assert not any(f'"{p}"' in text for p in players), (rec.seq, msg)
+            if msg["type"] == "event":
+                assert msg["kind"] in SHOWN and rec.kind == "event" and msg["seq"] == rec.seq
+                shown_kinds.add(msg["kind"])
+        if rec.name == "state":
+            states.add(rec.data["state"])
+        if rec.kind != "event":
+            assert not [m for m in got if m["type"] == "event"], rec
+    assert {"betting_open", "settlement", "complete"} <= states
+    assert "state" in shown_kinds and len(states) >= 5, states
+    if name.startswith("fortune3"):
+        assert "dealer" in shown_kinds and "card" in shown_kinds
+
+
+def test_the_dealers_cards_are_hidden_in_every_state_before_the_reveal(journals):
+    """The Fortune 3 rule on its own: a dealer's card event shows ``??``,
+    whatever state the view is in, until the reveal's own event."""
+    recs = records(journals["fortune3"])
+    view = PublicTable("F3-MOCK", "fortune3")
+    dealer_cards = [view.shown(r) for r in recs if r.name in ("card", "state") and r.kind == "event"]
+    hidden = [m for m in dealer_cards if m and m["kind"] == "card" and m["data"].get("to") == "dealer"]
+    assert hidden and all(m["data"]["card"] == "??" for m in hidden)
+    reveal = next(view.shown(r) for r in recs if r.name == "dealer")
+    assert all(CARD.fullmatch(c) for c in reveal["data"]["cards"])
+
+
+def test_an_incidents_card_and_card_codes_in_texts_are_hidden():
+    view = PublicTable("F3-MOCK", "fortune3")
+    rec = wire.WireRecord(9, "F3-MOCK", "R1", "event", "incident", {"card": "AS", "text": "misread KH at the shoe",
+                          "player": "ann"}, "", "", b"")
+    msg = view.shown(rec)
+    assert msg["data"]["card"] == "??" and "KH" not in msg["data"]["text"] and "player" not in msg["data"]
+    for kind in ("input", "operator", "meta"):
+        assert view.shown(wire.WireRecord(10, "F3-MOCK", "R1", kind, "handle", {"card": "AS"}, "", "", b"")) is None
+    assert view.shown(wire.WireRecord(11, "F3-MOCK", "R1", "event", "bet", {"position": "ann"}, "", "", b"")) is None
+
+
+def test_the_hub_serialises_once_and_drops_a_slow_player_without_waiting(journals):
+    recs = [r for r in records(journals["wheel"]) if r.kind == "event"][:40]
+    rounds = Rounds()
+    hub = Hub({"WHEEL-MOCK": offer("WHEEL-MOCK")}, rounds)
+    tap(rounds, hub)
+    quick, other, slow = (hub.join(p) for p in ("ann", "amy", "abe"))
+    slow.queue = type(slow.queue)(3)
+    for c in (quick, other, slow):
+        hub.watch(c, "WHEEL-MOCK")
+    for i, rec in enumerate(recs):
+        rounds.apply(rec, i + 1)
+    assert slow.gone == "too_slow" and slow not in hub.clients and hub.counts["dropped"] == 1
+    a = [quick.queue.get_nowait() for _ in range(quick.queue.qsize())]
+    b = [other.queue.get_nowait() for _ in range(other.queue.qsize())]
+    assert len(a) == len(b) > 5 and all(x is y for x, y in zip(a, b))  # one text for all
+    assert slow.queue.get_nowait() is None  # its writer is told to close
+
+
+def test_a_tables_file_names_a_tables_game_and_bet_timer_or_is_refused_in_one_line(tmp_path):
+    from tablecore.errors import InputError
+    from tablesim.platform.player.layouts import game_of
+    from tablesim.platform.tables import load_tables
+
+    path = tmp_path / "tables.toml"
+    path.write_text('[tables.ROULETTE-9]\ncurrency = "MOP"\nunit = "1"\ngame = "football"\nbet_seconds = 12\n'
+                    '[tables.F3-01]\ncurrency = "MOP"\nunit = "1"\n')
+    offers = load_tables(path)
+    assert (game_of(offers["ROULETTE-9"]), offers["ROULETTE-9"].bet_seconds) == ("football", 12)
+    assert (game_of(offers["F3-01"]), offers["F3-01"].bet_seconds) == ("fortune3", None)
+    for bad, why in (('game = "poker"', "game: 'poker'"), ("bet_seconds = 0", "bet_seconds: 0"),
+                     ('bet_seconds = "9"', "bet_seconds: '9'")):
+        path.write_text(f'[tables.T1]\ncurrency = "MOP"\nunit = "1"\n{bad}\n')
+        with pytest.raises(InputError, match=why):
+            load_tables(path)
+
+
+@given(st.one_of(st.text(max_size=1500), st.text(min_size=4097, max_size=4200), st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+                                                       lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids),
+                                                       max_leaves=20).map(json.dumps)))
+@settings(max_examples=80, deadline=None)
+def test_any_message_a_socket_sends_is_read_or_refused_in_one_line(text):
+    from tablesim.platform.bets import Answer
+    from tablesim.platform.player.socket import MAX_MESSAGE, read
+
+    got = read(text)
+    if isinstance(got, Answer):
+        assert got.body["ok"] is False and "\n" not in got.body["message"]
+        assert got.body["status"] in ("too_large", "bad_input")
+    else:
+        assert isinstance(got["type"], str) and len(text.encode()) <= MAX_MESSAGE

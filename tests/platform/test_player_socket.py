@@ -1,0 +1,131 @@
+"""The player's WebSocket on a real platform process, a real wheel table on
+the bus and the reference wallet: the session in the first message, the
+table pushed as it plays, bets over the socket, a player's own result and
+recall; bad input, floods and oversized messages refused with nothing
+placed; a bet acknowledged before a disconnect stands, is settled, and the
+player back (on another process) is shown the round they missed."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+from decimal import Decimal
+
+import pytest
+
+import reaper
+
+from rig import OPENING, PAYS, TABLE
+from wsclient import Player
+
+
+@pytest.fixture(scope="module")
+def two(_rig):
+    """Two platform processes for the module's tests (starting one is what takes time);
+    stopped by the module, not reaped after each test (as the rig's wallet)."""
+    pair = _rig.platform(db="ws-a.db"), _rig.platform(db="ws-b.db")
+    for p in pair:
+        reaper._STARTED.remove(p.proc)
+    yield pair
+    _rig.stop_platforms()
+
+
+def event(kind: str, **data):
+    return lambda m: m["type"] == "event" and m["kind"] == kind and all(m["data"].get(k) == v for k, v in data.items())
+
+
+def test_the_session_is_the_first_message_and_nothing_else_opens_the_socket(_rig, two):
+    rig, platform = _rig, two[0]
+    nobody = Player(platform.url, None, hello=False)
+    nobody.send({"type": "watch", "table": TABLE})
+    refusal = nobody.wait(lambda m: m["type"] == "answer")
+    assert refusal["ok"] is False and refusal["status"] == "no_session"
+    forged = Player(platform.url, platform.session(rig.token("kim"))["session"][:-2] + "00")
+    assert forged.wait(lambda m: m["type"] == "answer")["status"] == "no_session"
+    kim = Player(platform.url, platform.session(rig.token("kim"))["session"])
+    welcome = kim.wait(lambda m: m["type"] == "welcome")
+    assert (welcome["player"], welcome["currency"], Decimal(welcome["balance"])) == ("kim", "MOP", OPENING)
+    [table] = welcome["tables"]
+    assert table["table"] == TABLE and table["game"] == "wheel" and "joker" in table["layout"]["bets"]
+    assert table["limits"]["joker"] == {"min": "1", "max": "10000"}
+    pong = kim.send({"type": "ping", "t": 1234}) or kim.wait(lambda m: m["type"] == "pong")
+    assert pong["t"] == 1234 and pong["now"] > 0
+
+
+def test_a_round_over_the_socket_with_own_results_and_bad_input_placing_nothing(_rig, two):
+    rig, platform = _rig, two[1]
+    lea, amy = (Player(platform.url, platform.session(rig.token(p))["session"]) for p in ("lea", "amy"))
+    for p in (lea, amy):
+        p.wait(lambda m: m["type"] == "welcome")
+        p.send({"type": "watch", "table": TABLE})
+        p.wait(lambda m: m["type"] == "table")
+    round_id = rig.open_round()
+    for p in (lea, amy):
+        p.wait(event("state", state="betting_open"))
+    placed = lea.ask("bet", table=TABLE, bet="5", amount="20")
+    assert placed["ok"] and placed["status"] == "placed" and Decimal(placed["balance"]) == OPENING - 20, placed
+    assert amy.ask("bet", table=TABLE, bet="joker", amount="1")["ok"]
+    for bad, status in ((dict(bet="5", amount=20.0), "bad_input"), (dict(bet="5", amount="-1"), "bad_input"),
+                        (dict(bet="5", amount="10", player="amy"), "bad_input"),
+                        (dict(bet="5", amount="5000000"), "bad_input"), (dict(bet="7", amount="10"), "refused_by_table")):
+        got = lea.ask("bet", table=TABLE, **bad)
+        assert got["ok"] is False and got["status"] == status and "\n" not in got["message"], (bad, got)
+    assert lea.ask("decide", table=TABLE, round=round_id, decision="play")["status"] == "not_offered"
+    lea.send("x" * 5000)
+    assert lea.wait(lambda m: m["type"] == "answer" and m["id"] is None)["status"] == "too_large"
+    lea.send("{not json")
+    assert lea.wait(lambda m: m["type"] == "answer" and m["id"] is None)["status"] == "bad_input"
+    for _ in range(60):  # a flood: over the socket's rate, refused, nothing placed for those
+        lea.send({"type": "bet", "table": TABLE, "bet": "1", "amount": "1"})
+    flood = [lea.wait(lambda m: m["type"] == "answer" and m["id"] is None) for _ in range(60)]
+    limited = [m for m in flood if m["status"] == "rate_limited"]
+    busy = [m for m in flood if m["status"] == "busy"]  # (more than a socket may have waiting at once)
+    ones = len([m for m in flood if m["status"] == "placed"])
+    assert limited and ones + len(limited) + len(busy) == 60 and "\n" not in limited[0]["message"]
+    symbol = rig.spin()
+    for p in (lea, amy):
+        out = p.wait(lambda m: m["type"] == "outcome")
+        assert out["outcome"]["symbol"] == symbol and out["round_id"] == round_id
+    mine = lea.wait(lambda m: m["type"] == "result")
+    returned = Decimal(120 if symbol == "5" else 0) + Decimal(2 * ones if symbol == "1" else 0)
+    five = next(b for b in mine["bets"] if b["bet"] == "5")
+    assert five["amount"] == "20" and five["net"] == ("100" if symbol == "5" else "-20")
+    assert Decimal(mine["returned"]) == returned and "amy" not in json.dumps(mine)
+    lea.send({"type": "recall"})
+    recall = lea.wait(lambda m: m["type"] == "recall")["rounds"]
+    assert recall[0]["round_id"] == round_id and recall[0]["outcome"]["symbol"] == symbol
+    # what was refused placed nothing: lea's debits are the bet of 20, the refused spot's (cancelled), the placed ones
+    rows = [r for r in rig.transactions(round_id) if r[2] == "lea"]
+    assert sorted(r[3] for r in rows if r[1] == "debit") == sorted(["20.00", "10.00"] + ["1.00"] * ones)
+    assert [r[3] for r in rows if r[1] == "cancel"] == ["10.00"]
+    want = OPENING - 20 - ones + returned
+    rig.wait_for(lambda: rig.wallet_balance("lea") == want, what=f"lea's balance {want}")
+
+
+def test_a_bet_acknowledged_before_a_disconnect_stands_and_the_missed_round_is_shown(_rig, two):
+    rig, (first, second) = _rig, two
+    session = first.session(rig.token("ada"))["session"]
+    ada = Player(first.url, session)
+    welcome = ada.wait(lambda m: m["type"] == "welcome")
+    seen = max([r["seq"] for r in welcome["recall"]], default=0)
+    before = Decimal(welcome["balance"])
+    round_id = rig.open_round()
+    stakes = {s: "2" for s in PAYS}  # one of them wins whatever the wheel says
+    for spot, amount in stakes.items():
+        assert ada.ask("bet", table=TABLE, bet=spot, amount=amount)["status"] == "placed"
+    ada.close()  # gone mid-round, before the spin
+    symbol = rig.spin()
+    rig.wait_for(lambda: round_id in [r["round_id"] for r in httpx.get(
+        f"{second.url}/api/recall", headers={"Authorization": f"Bearer {session}"}, timeout=5).json()["rounds"]],
+        what="the other process read the result")
+    back = Player(second.url, session, seen=seen)  # to another process, the same session
+    again = back.wait(lambda m: m["type"] == "welcome")
+    assert round_id in again["missed"]
+    missed = next(r for r in again["recall"] if r["round_id"] == round_id)
+    assert missed["outcome"]["symbol"] == symbol and len(missed["bets"]) == len(PAYS)
+    returned = Decimal(stakes[symbol]) * (1 + PAYS[symbol])
+    assert Decimal(missed["returned"]) == returned
+    want = before - 14 + returned
+    rig.wait_for(lambda: rig.wallet_balance("ada") == want, what="ada settled")
+    assert Decimal(back.ask("balance")["balance"]) == want
