@@ -55,8 +55,10 @@ function say(text, bad = false) {
 // --- the connection ------------------------------------------------------------
 
 async function openSession() {
+  // the operator's launch link carries the token in the fragment (never sent to a server's log) or the query
   const url = new URL(location.href);
-  const token = url.searchParams.get("token");
+  const fragment = new URLSearchParams(url.hash.slice(1));
+  const token = fragment.get("token") || url.searchParams.get("token");
   if (token) {
     url.searchParams.delete("token");
     history.replaceState(null, "", url.pathname + url.search);
