@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from decimal import Decimal
 
 import nats
 import pytest
@@ -101,3 +102,55 @@ def test_decisions_over_the_bus(f3):
     assert result["players"]["ann"]["stakes"]["remote"] == {"ante": "10", "play": "10"}
     again = ask(f3.broker.url, [{**d, "ref": "b-1", "player": "ann"}])[0]
     assert again["duplicate"] is True  # a retry after the round closed still finds it taken
+
+
+def test_the_play_is_a_second_debit_at_the_decision(f3):
+    p = f3.platform()
+    s = {name: p.session(f3.token(name)) for name in ("ann", "amy", "ada", "abe", "kim")}
+    rid = f3.open_round()
+    stakes = {"ann": [("ante", "10"), ("pair_plus", "5")], "amy": [("ante", "20")], "ada": [("ante", "5")],
+              "abe": [("ante", "995")]}
+    for name, bets in stakes.items():
+        for bet, amount in bets:
+            r = p.bet(s[name], {"table": TABLE, "bet": bet, "amount": amount, "position": "remote"})
+            assert r.status_code == 200, r.text
+    early = p.decide(s["ann"], {"table": TABLE, "round": rid, "decision": "play"})
+    assert early.status_code == 409 and early.json()["status"] == "not_deciding"
+    f3.deal()
+    p.wait_table(lambda t: t["state"] == "decisions" and t["round"] == rid)
+    d = {"table": TABLE, "round": rid}
+    played = p.decide(s["ann"], {**d, "decision": "play"})
+    assert played.status_code == 200, played.text
+    body = played.json()
+    assert body["status"] == "played" and body["stake"] == "10" and body["balance"] == "975.00"  # 1000 - 10 - 5 - 10
+    twice = p.decide(s["ann"], {**d, "decision": "fold"})
+    assert twice.status_code == 409 and "ann already chose play" in twice.json()["message"]
+    again = p.decide(s["ann"], {**d, "decision": "play"})  # a second Play: debited, refused by the table, cancelled
+    assert again.status_code == 409 and again.json()["status"] == "refused_by_table"
+    assert again.json()["balance"] == "975.00"
+    folded = p.decide(s["amy"], {**d, "decision": "fold"})
+    assert folded.status_code == 200 and folded.json()["status"] == "folded"
+    poor = p.decide(s["abe"], {**d, "decision": "play"})  # 5 left: the wallet refuses the Play, abe folds
+    assert poor.status_code == 409 and poor.json()["decision"] == "fold", poor.text
+    assert "you fold" in poor.json()["message"] and poor.json()["status"] != "refused_by_table"
+    nobet = p.decide(s["kim"], {**d, "decision": "play"})
+    assert nobet.status_code == 409 and nobet.json()["status"] == "no_bet"
+    bad = p.decide(s["kim"], {**d, "decision": "play", "box": "1"})
+    assert bad.status_code == 400 and bad.json()["message"].startswith("box: not a field")
+    f3.wait_state(("complete",), "the decision timer never ran out")  # ada folds on the timer
+    result = f3.result(rid)
+    assert result["outcome"]["remote"]["decisions"] == {"abe": "fold", "ada": "fold", "amy": "fold", "ann": "play"}
+    assert result["outcome"]["remote"]["timed_out"] == ["ada"]
+    f3.wait_for(lambda: p.health()["settlement"]["rounds_settled"] >= 1, what="the round settled")
+    rows = f3.transactions(rid)
+    cancelled = {r[6] for r in rows if r[1] == "cancel"}
+    ann_debits = sorted(r[0] for r in rows if r[2] == "ann" and r[1] == "debit" and r[0] not in cancelled)
+    assert len(ann_debits) == 3, rows  # Ante, Pair Plus, and the Play at the decision (the second Play: cancelled)
+    credits = [r for r in rows if r[1] == "credit" and r[2] == "ann"]
+    assert len(credits) == 1 and sorted(json.loads(credits[0][5])) == ann_debits
+    net = sum(Decimal(v) for v in result["players"]["ann"]["results"]["remote"].values())
+    assert f3.wallet_balance("ann") == Decimal("1000.00") + net
+    for name in ("amy", "ada", "abe"):  # folded: the Ante lost, nothing else taken
+        assert f3.wallet_balance(name) == Decimal("1000.00") - Decimal(stakes[name][0][1])
+    # (the bus test's round, whose bets were no platform's, is the only one the platform finds amiss)
+    assert f"round {rid} of" not in p.log.read_text()
