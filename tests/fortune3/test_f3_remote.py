@@ -6,17 +6,20 @@ fold), each settled exactly as a box; journaled so recovery replays it."""
 from __future__ import annotations
 
 import io
+from decimal import Decimal as D
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 from rich.console import Console
 
 from drivers.mock import MockShoe, MockShuffler, ScriptedCards
-from tablecore.cards import parse_dealt
+from tablecore.cards import DECK, parse_dealt
 from tablecore.errors import IllegalAction, InputError
 from tablesim.cli.display import attach_journal
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.profile import REMOTE, load_profile, parse_profile
 from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.settle import BoxBets, settle_box
 from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.profiles import config_root, read_toml
 
@@ -191,3 +194,43 @@ def test_recovery_replays_the_remote_decisions(remote_profile, tmp_path):
     again.decide("1", "play")
     assert again.state is S.COMPLETE
     assert again.result.as_json()["players"]["dan"]["results"] == {REMOTE: {"ante": "-5"}}
+
+
+# --- each remote player is settled exactly as a box (an invariant) -------------------------
+
+PLAYER_BETS = st.fixed_dictionaries({}, optional={"ante": st.integers(1, 500), "pair_plus": st.integers(1, 500)}) \
+    .filter(bool)
+DECISION = st.sampled_from(["play", "fold", None])  # None: the timer folds them
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(players=st.lists(st.tuples(PLAYER_BETS, DECISION), min_size=1, max_size=6),
+       deck=st.permutations(range(52)))
+def test_every_remote_player_is_settled_as_a_box(remote_profile, players, deck):
+    cards = [DECK[i].code for i in deck[:6]]  # remote hand and dealer, three passes
+    t, _ = table(remote_profile, cards=" ".join(cards))
+    t.open_round()
+    names = [f"p{i}" for i in range(len(players))]
+    for name, (bets, _) in zip(names, players):
+        for bet, amount in bets.items():
+            t.place_bet(REMOTE, bet, amount, name)
+    dealt_or_done = [t.close_betting(), t.start_dealing(), t.pump((S.DEALING,))]
+    assert dealt_or_done and t.state in (S.DECISIONS, S.COMPLETE)
+    for name, (bets, decision) in zip(names, players):
+        if "ante" in bets and decision is not None:
+            t.decide(REMOTE, decision, name)
+    if t.state is S.DECISIONS:
+        t.close_decisions()
+    assert t.state is S.COMPLETE
+    result = t.result
+    total: dict[str, D] = {}
+    for name, (bets, decision) in zip(names, players):
+        decision = (decision or "fold") if "ante" in bets else None
+        box = settle_box(remote_profile, BoxBets(*(None if bets.get(k) is None else D(bets[k])
+                                                   for k in ("ante", "pair_plus"))),
+                         decision, t.hands[REMOTE], t.hands["dealer"], t.qualifies)
+        assert result.players[name][REMOTE] == box
+        assert ("play" in result.player_stakes[name][REMOTE]) == (decision == "play")
+        for bet, value in box.items():
+            total[bet] = total.get(bet, D(0)) + value
+    assert result.results[REMOTE] == total

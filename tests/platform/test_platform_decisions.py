@@ -141,7 +141,9 @@ def test_the_play_is_a_second_debit_at_the_decision(f3):
     result = f3.result(rid)
     assert result["outcome"]["remote"]["decisions"] == {"abe": "fold", "ada": "fold", "amy": "fold", "ann": "play"}
     assert result["outcome"]["remote"]["timed_out"] == ["ada"]
-    f3.wait_for(lambda: p.health()["settlement"]["rounds_settled"] >= 1, what="the round settled")
+    # (the bus test's round settles too: wait for this round's last credit)
+    f3.wait_for(lambda: {r[2] for r in f3.transactions(rid) if r[1] == "credit"} >= {"ann", "amy", "ada", "abe"},
+                what="the round settled")
     rows = f3.transactions(rid)
     cancelled = {r[6] for r in rows if r[1] == "cancel"}
     ann_debits = sorted(r[0] for r in rows if r[2] == "ann" and r[1] == "debit" and r[0] not in cancelled)
