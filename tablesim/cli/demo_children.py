@@ -18,6 +18,10 @@ def nats_child(nats: str, files: DemoFiles, port: int) -> Child:
     return Child("nats-server", argv, files.dir / "nats-server.log", speaks_nats(port))
 
 
+#: the remote players play Fortune 3 on the shared remote hand: its profile of its own name
+PROFILES = {"fortune3": ("--profile", "macau-2008-remote")}
+
+
 def others(files: DemoFiles, ports: dict[str, int], bet_seconds: float, pace: float) -> list[Child]:
     """The tables, the wallet, the platform and the floor (all at once: each waits for what it needs)."""
     nats = f"nats://127.0.0.1:{ports['nats']}"
@@ -26,7 +30,7 @@ def others(files: DemoFiles, ports: dict[str, int], bet_seconds: float, pace: fl
     for game, tid, _ in TABLES:
         argv = _tablesim("serve", "--game", game, "--mock", "--autoplay", "--table-id", tid, "--studio", nats,
                          "--tokens", files.tokens[tid][0], "--port", ports[tid], "--bet-seconds", f"{bet_seconds:g}",
-                         "--pace", f"{pace:g}")
+                         "--pace", f"{pace:g}", *PROFILES.get(game, ()))
         out.append(Child(tid, argv, files.dir / f"{tid}.log", answers_http(f"{local}:{ports[tid]}/api/health")))
     wallet = _tablesim("wallet", "serve", "--db", files.ledger, "--secret", files.secret, "--players", files.players,
                        "--port", ports["wallet"])

@@ -61,7 +61,7 @@ def command(port_base: int | None, folder: str | None, bet_seconds: float, pace:
         raise InputError("nats-server is not on PATH: install it (e.g. `apt install nats-server`) and run again")
     ports = demo_files.ports(port_base)  # (a busy port is one line before anything is made)
     where, temporary = _folder(folder)
-    files = demo_files.prepare(where)
+    files = demo_files.prepare(where, bet_seconds)
     children = Children(_env(files))
     code = _run(children, nats, files, ports, bet_seconds, pace)
     if temporary and code == 0:

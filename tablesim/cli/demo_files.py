@@ -59,8 +59,9 @@ class DemoFiles:
     launch: str  # a launch token of PLAYERS[0]
 
 
-def prepare(folder: Path) -> DemoFiles:
-    """Every file the children need (those of an earlier run in the folder are kept)."""
+def prepare(folder: Path, bet_seconds: float) -> DemoFiles:
+    """Every file the children need (those of an earlier run in the folder are kept);
+    the tables file tells the players' page the bet timer the tables run."""
     data = folder / "data"
     home = data / "tablesim"
     home.mkdir(parents=True, exist_ok=True)
@@ -72,8 +73,9 @@ def prepare(folder: Path) -> DemoFiles:
     players = _write(folder / "players.toml", f'[currencies]\n{CURRENCY} = "0.01"\n' + "".join(
         f'\n[[players]]\nid = "{p}"\ncurrency = "{CURRENCY}"\nbalance = "{BALANCE}"\n' for p in PLAYERS))
     tables = _write(folder / "tables.toml", "".join(
-        f'[tables.{tid}]\ncurrency = "{CURRENCY}"\nunit = "1"\nposition = "{position}"\n\n'
-        for _, tid, position in TABLES))
+        f'[tables.{tid}]\ncurrency = "{CURRENCY}"\nunit = "1"\nposition = "{position}"\ngame = "{game}"\n'
+        f'bet_seconds = {min(600, max(1, round(bet_seconds)))}\n\n'
+        for game, tid, position in TABLES))
     keys = home / "studio-keys.json"
     tokens = {tid: _operator_tokens(home / f"{tid}.demo-tokens.json") for _, tid, _ in TABLES}
     for _, tid, _ in TABLES:

@@ -113,7 +113,7 @@ def parse_box_bets(r: Reader, book, bet_names: tuple[str, ...]) -> list[ScriptBe
                     raise box_r.fail(str(bet), f"unknown bet (bets: {', '.join(bet_names)})")
                 amount = box_r.raw(bet)
                 try:
-                    book.check(str(box), bet, amount)
+                    book.check(str(box), bet, amount, player)  # (whose: a position may take named players only)
                 except IllegalAction as exc:
                     raise box_r.fail(str(bet), exc.reason) from None
                 bets.append(ScriptBet(str(box), bet, amount, player, box_r.at(str(bet))))

@@ -8,6 +8,8 @@
   each table takes bets now);
 - ``POST /api/bets`` ``{"table", "bet", "amount": "10", "position"}``:
   debited, sent to the table; the answer says exactly what happened;
+- ``POST /api/decisions`` ``{"table", "round", "decision"}``: a Fortune 3
+  remote player's play (a second debit) or fold (``decisions``);
 - ``POST /api/bets/withdraw``: refused (the tables' bus takes no withdrawals);
 - ``GET /api/health``: the process's state and settlement counters.
 """
@@ -22,6 +24,7 @@ from fastapi.responses import JSONResponse
 
 from tablesim.platform.bets import Answer, refused
 from tablesim.platform.player.routes import player_routes
+from tablesim.platform.decision_routes import decision_routes
 from tablesim.platform.service import Platform
 from tablesim.platform.sessions import BadSession
 from tablesim.wallet.client import WalletError
@@ -70,6 +73,7 @@ def create_app(platform: Platform) -> FastAPI:
     _account_routes(app, platform)
     _bet_routes(app, platform)
     player_routes(app, platform)
+    decision_routes(app, platform)  # Fortune 3's remote decisions (decision_routes.py)
 
     @app.get("/api/health")
     async def health() -> JSONResponse:

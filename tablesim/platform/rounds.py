@@ -1,6 +1,7 @@
 """What the stream says of each table and round, folded from the records a
 table signed: the table's current round and whether betting is open, each
-round's accepted bets by ref (``bet_refs``), the bets withdrawn, and its
+round's accepted bets by ref (``bet_refs``) and Fortune 3 remote Plays
+(``decision`` records with a ref and a stake), the bets withdrawn, and its
 result (settled or void).
 
 Pure: the records come in stream order (``Rounds.apply``), from whoever
@@ -83,6 +84,12 @@ class Rounds:
                     ref = _ref(entry, rec.seq)
                     if ref is not None:
                         rnd.refs.setdefault(ref.ref, ref)
+        elif name == "decision" and isinstance(data.get("ref"), str) and data.get("stake") is not None:
+            # a remote player's Play (Fortune 3's remote hand): its debit is the decision's ref
+            rnd = self.round(rec.table_id, rec.round_id)
+            ref = _ref([data["ref"], data.get("box"), "play", data["stake"], data.get("player")], rec.seq)
+            if ref is not None:
+                rnd.refs.setdefault(ref.ref, ref)
         elif name == "state":
             t = self.tables.setdefault(rec.table_id, TableState(rec.table_id))
             t.round_id, t.state = rec.round_id, str(data.get("state"))

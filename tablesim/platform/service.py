@@ -11,12 +11,13 @@ from pathlib import Path
 import httpx
 import nats
 
-from tablesim.platform.bets import Answer, Desk, refused
+from tablesim.platform.bets import Answer, Desk
+from tablesim.platform.decisions import Decisions
 from tablesim.platform.follow import Follower
 from tablesim.platform.intents import Intents
 from tablesim.platform.orphans import Sweep
 from tablesim.platform.rounds import Rounds
-from tablesim.platform.sessions import Sessions
+from tablesim.platform.sessions import Session, Sessions
 from tablesim.platform.settle import ACK_WAIT, DURABLE, Settler
 from tablesim.platform.tables import Offer
 from tablesim.studio import natsio
@@ -57,6 +58,7 @@ class Platform:
         self.follower = Follower(self._js, trust, self.rounds)
         self.desk = Desk(wallet=self.wallet, patient=self.patient, nc_source=lambda: self.nc, rounds=self.rounds,
                          intents=self.intents, offers=offers)
+        self.decisions = Decisions(self.desk)
         self.sweep = Sweep(self.desk, self.follower, every=sweep_every)
         self.settler = Settler(js_source=self._js, wallet=self.settling, follower=self.follower, offers=offers,
                                alert_after=alert_after, durable=durable, ack_wait=ack_wait)
@@ -95,15 +97,15 @@ class Platform:
                 pass
         self.intents.close()
 
-    async def decide(self, session, doc: dict) -> Answer:
-        """A player's Fortune 3 decision ``{"table", "round", "decision"}`` (not offered yet)."""
-        return refused(409, "not_offered", "decisions on a remote hand are not offered by this platform yet")
+    async def decide(self, session: Session, doc: dict) -> Answer:
+        """A player's Fortune 3 decision on the shared remote hand (``decisions``)."""
+        return await self.decisions.decide(session, doc)
 
     def health(self) -> dict:
         return {"ok": self.nc is not None and self.nc.is_connected and self.settler.stats["alerts"] == 0,
                 "bus": {"url": natsio.shown(self.nats_url), "connected": bool(self.nc and self.nc.is_connected)},
                 "stream": {"seq": self.rounds.stream_seq, "caught_up": self.follower.caught_up.is_set(),
                            "rejected": self.follower.rejected},
-                "bets": dict(self.desk.counts), "intents": self.intents.counts(),
+                "bets": dict(self.desk.counts), "decisions": dict(self.decisions.counts), "intents": self.intents.counts(),
                 "orphans_cancelled": self.sweep.orphans_cancelled, "settlement": dict(self.settler.stats),
                 "last_alert": self.settler.last_alert}

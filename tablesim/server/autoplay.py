@@ -40,6 +40,7 @@ from tablecore.errors import IllegalAction
 from tablesim.games import registry
 from tablesim.games.console import DecideBody
 from tablesim.server.intake import BetRequest, commit_bets
+from tablesim.server.remotehand import REMOTE
 from tablesim.server.stream import now_ts
 
 log = logging.getLogger("tablesim.server")
@@ -130,7 +131,7 @@ class AutoDealer:
         if waited < MOVE_PAUSE * pace:
             return None
         if t.state.value == "decisions" and t.pending_decisions():
-            return self._decide(waited)
+            return self._decide(waited)  # (None while only the remote hand is deciding)
         for name in MOVES:
             if self._enabled(name):
                 return self._move(name)
@@ -159,7 +160,10 @@ class AutoDealer:
         """Fortune 3: the next box of the simulated players plays or folds by
         their strategy; the others' boxes wait for their players (below)."""
         t = self.table
-        pending = t.pending_decisions()
+        # the remote hand's players decide on the platform, within the table's own timer (remotehand.py)
+        pending = [box for box in t.pending_decisions() if box != REMOTE]
+        if not pending:
+            return None
         ours = [box for box in pending if self._ours(box)]
         if ours:
             box = ours[0]

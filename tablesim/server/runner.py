@@ -65,6 +65,7 @@ from tablesim.server.intake import BetIntake, BetOutcome, BetRequest
 from tablesim.server.mock import MockRig
 from tablesim.server.notices import Notices
 from tablesim.server.pump import DevicePump
+from tablesim.server.remotehand import RemoteHandRunner, has_remote
 from tablesim.server.snapshot import Snapshots
 from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable
 
@@ -80,7 +81,7 @@ def journal_stream_id(path: str) -> str:
     return "journal:" + hashlib.sha256(where.encode()).hexdigest()[:16]
 
 
-class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
+class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump, Notices):
     """A served table: its thread (``executor``), view (``snapshot``), bet
     timer (``bettimer``), device pump (``pump``) and notices (``notices``),
     the commands the routes call, and the stream they publish to."""
@@ -140,6 +141,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
         #: the round, handed on (in order) once it is resumed or resolved
         self.held: deque = deque()
         self._init_timer()
+        self._init_remote()
         self._init_view()
         #: bets go through group commit: many in one journal transaction
         self.intake = BetIntake(table, functools.partial(self.call, lazy_snapshot=True))
@@ -162,13 +164,20 @@ class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
             from tablesim.server.autoplay import AutoDealer
 
             self.tasks.append(asyncio.create_task(AutoDealer(self, self.autoplay).run(), name="autoplay"))
+        if has_remote(self.table):  # a Fortune 3 remote hand: its decision timer (remotehand.py)
+            self.tasks.append(asyncio.create_task(self._decision_loop(), name="decision-timer"))
         if self.studio_url and self.journal is not None:
             from tablesim.studio.attach import start_link
             from tablesim.studio.bus_bets import BusBets
 
             bets = BusBets(self.table.table_id, self._bus_bets, self.loop)
+            hooks = [bets.attach]
+            if has_remote(self.table):
+                from tablesim.studio.bus_decisions import BusDecisions
+
+                hooks.append(BusDecisions(self.table.table_id, self._bus_decision, self.loop).attach)
             loop = self.loop
-            self.studio = start_link(self.table, self.studio_url, hooks=[bets.attach],
+            self.studio = start_link(self.table, self.studio_url, hooks=hooks,
                                      on_change=lambda: loop.call_soon_threadsafe(self._studio_changed))
         self.started = True
         self.notifier.ready(f"{self.table.table_id}: {self.table.game}, serving")
@@ -216,6 +225,8 @@ class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
             self.timer_remaining = self.bet_seconds
         self.shift.recover(self.journal, t.table_id)
         self.intake.load_refs()
+        if has_remote(t):
+            self._load_decision_refs()
         self._refresh_snapshot(True)
 
     def _on_event(self, event: TableEvent) -> None:

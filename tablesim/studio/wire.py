@@ -60,6 +60,11 @@ def bets_subject(table_id: str) -> str:
     return f"tablesim.{table_id}.bets"
 
 
+def decisions_subject(table_id: str) -> str:
+    """A remote player's Fortune 3 decision (``tablesim.studio.bus_decisions``)."""
+    return f"tablesim.{table_id}.decisions"
+
+
 def status_subject(table_id: str) -> str:
     return f"tablesim.{table_id}.status"
 

@@ -173,7 +173,10 @@ def test_json_lines_one_object_per_round_and_nothing_else(path):
                 assert set(per_bet) <= {"ante", "play", "ante_bonus", "pair_plus"}
                 # a box's stakes: its bets, and its Play where it played
                 assert set(obj["stakes"][box]) <= {"ante", "play", "pair_plus"}
-                assert ("play" in obj["stakes"][box]) == (obj["outcome"]["boxes"][box]["decision"] == "play")
+                played = obj["outcome"]["boxes"][box]["decision"] == "play"
+                if box == "remote":  # the shared remote hand: each remote player's own decision
+                    played = "play" in obj["outcome"]["remote"]["decisions"].values()
+                assert ("play" in obj["stakes"][box]) == played
                 for v in per_bet.values():
                     assert isinstance(v, str) and "e" not in v.lower()
                     Decimal(v)
@@ -306,6 +309,10 @@ INVALID = {
     "shuffler-not-replaced.yaml": ["round 2", "shuffler_replaced", "Art. 11(4)"],
     "over-script-limit.yaml": ["round 1", "bets.1.ante", "over the table limit 50"],
     "decision-by-another-player.yaml": ["round 1", "decisions.1", "belongs to ann"],
+    # the shared remote hand (profile macau-2008-remote)
+    "remote-decision-without-ante.yaml": ["round 1", "decisions.remote.cat", "no Ante on the remote hand"],
+    "remote-bet-without-player.yaml": ["round 1", "bets.remote.ante", "name the player"],
+    "remote-hand-on-the-regulation.yaml": ["round 1", "bets.remote", "does not exist"],
 }
 
 

@@ -157,8 +157,11 @@ def analyze_profile(profile: Fortune3Profile) -> dict:
 
     pp_return = Fraction(sum(n * pp_pays.get(c, -scale) for c, n in counts.items()), scale * total_hands)
     qualifies = Fraction(scored.prefix_all[ranks_count] - scored.prefix_all[q], total_hands)
-    return _report(profile, counts, total_hands, qualifies, pp_return, (best_total, plays_best),
-                   (named_total, plays_named), pp_with_ante)
+    report = _report(profile, counts, total_hands, qualifies, pp_return, (best_total, plays_best),
+                     (named_total, plays_named), pp_with_ante)
+    if profile.remote is not None:
+        remote_figures(profile, report)
+    return report
 
 
 def _scaled_pays(profile: Fortune3Profile, dealer_hands: int) -> tuple:
@@ -212,6 +215,20 @@ def _report(profile: Fortune3Profile, counts: dict, total_hands: int, qualifies:
             },
         },
     }
+
+
+def remote_figures(profile: Fortune3Profile, data: dict) -> None:
+    """A profile with the shared remote hand: each remote player is settled
+    exactly as a box and (simulated) decides with the same strategy, so
+    their returns are a box's; one who never decides folds on the timer."""
+    bets = data["bets"]
+    named = next(k for k in bets if k.startswith("ante_play_"))
+    bets[f"remote_{named}"] = {**bets[named], "strategy": "a remote player, settled as a box: "
+                               + bets[named]["strategy"]}
+    bets["remote_pair_plus"] = {**bets["pair_plus"], "strategy": "a remote player's Pair Plus, settled as a box's"}
+    bets["remote_no_decision"] = {"strategy": "no decision before the decision timer runs out: a fold, "
+                                  "the Ante lost (and any Pair Plus)", "return": -1.0, "exact": "-1", "per": "ante"}
+    data["remote"] = {"decision_seconds": profile.remote.decision_seconds, "changes": list(profile.remote.changes)}
 
 
 def analyze(profile: str | None = None) -> dict:

@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from tablesim.games.fortune3.profile import REMOTE
 from tablesim.games.console import HIDDEN, Action, Body, DecideBody, GameAdapter
 
 
@@ -121,6 +122,8 @@ class Fortune3Console(GameAdapter):
             "shuffler_out_of_service": t.shuffler_out_of_service,
             # every stake on the table: the bets and the Play stakes made
             "in_play": jsonable(_total(t.book.total(), plays.values())),
+            # the shared remote hand (a profile with one): its cards, its players, who still decides
+            "remote": self._remote() if t.has_remote else None,
             "next": self._next(),
             # the same in the pages' words: a message id of the game's catalogs and its values
             "next_say": self._next_say(),
@@ -161,6 +164,26 @@ class Fortune3Console(GameAdapter):
         if t.state is S.DEALER_REVEAL:
             return {"id": "fortune3.next.reveal", "params": {}}
         return None
+
+    def _remote(self) -> dict[str, Any]:
+        """The remote hand on the console: its cards and hand, how many remote
+        players are in, how many played and folded, how many still decide and
+        within how many seconds (the served table's timer counts them down
+        on the stream: ``decision_timer``)."""
+        t = self.table
+        hand = t.hands.get(REMOTE)
+        decided = list(t.remote_decisions.values())
+        deciding = t.state.value == "decisions"
+        return {
+            "cards": [d.code for d in t.cards.get(REMOTE, [])],
+            "hand": hand.category if hand is not None else None,
+            "players": len(t.book.players_at(REMOTE)),
+            "played": decided.count("play"),
+            "folded": decided.count("fold"),
+            "timed_out": len(t.remote_timed_out),
+            "pending": len(t.pending_remote()) if deciding else 0,
+            "seconds": t.profile.remote.decision_seconds,
+        }
 
     def _plays(self) -> dict[str, Decimal]:
         """Each box that played and its Play stake (equal to its Ante)."""

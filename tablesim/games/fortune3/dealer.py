@@ -14,6 +14,7 @@ from __future__ import annotations
 from tablecore.errors import IllegalAction
 from tablesim.games.dealer import UNATTENDED, Hands, Players, devices_only, place_bets
 from tablesim.games.fortune3.machine import S
+from tablesim.games.fortune3.profile import REMOTE
 from tablesim.games.fortune3.table import Fortune3Table
 
 
@@ -31,6 +32,9 @@ def play_round(table: Fortune3Table, players: Players, hands: Hands = UNATTENDED
         hands.take(table, (S.DEALING,))
     if table.state is S.DECISIONS:
         for box in table.pending_decisions():
+            if box == REMOTE:
+                decide_remote(table, players)
+                continue
             try:
                 table.decide(box, players.decision(table, box), players.decider(table, box))
             except IllegalAction as exc:
@@ -44,3 +48,20 @@ def play_round(table: Fortune3Table, players: Players, hands: Hands = UNATTENDED
         table.reveal()
     if table.state is S.DEALING:  # the devices went quiet: the round cannot go on
         table.void("device_timeout")
+
+
+def decide_remote(table: Fortune3Table, players: Players) -> None:
+    """Each remote player on the shared remote hand plays or folds (the
+    players' ``remote_decision(table, player)``: a decision, or None for
+    none); then the decision timer runs out and the rest fold."""
+    choose = getattr(players, "remote_decision", None)
+    for player in table.pending_remote():
+        decision = choose(table, player) if choose is not None else None
+        if decision is None:
+            continue
+        try:
+            table.decide(REMOTE, decision, player)
+        except IllegalAction as exc:
+            players.refused("decide", REMOTE, "decision", exc)
+    if table.state is S.DECISIONS and table.pending_remote():
+        table.close_decisions()

@@ -11,11 +11,21 @@ from tablesim.engine.inputs import OperatorAction, TableInput
 
 @dataclass(frozen=True, slots=True)
 class Decide(TableInput):
-    """The box's play or fold (Art. 9(1)); ``player``: who decides, when named."""
+    """The box's play or fold (Art. 9(1)); ``player``: who decides, when named
+    (on the shared remote hand: which remote player); ``ref``: a remote
+    player's decision as the platform sent it (its Play debit's id), so a
+    retry is known and never taken twice."""
 
     box: str
     decision: str
     player: str | None = None
+    ref: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CloseDecisions(TableInput):
+    """The remote hand's decision timer ran out: every remote player who has
+    not decided folds (a profile with a remote hand)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,10 @@ RULES = (
          refused="dealing starts after betting closes (the round is {state})", fires=StartDealing),
     rule("decide", "decision", states=S.DECISIONS,
          refused="decisions are taken once all hands are dealt (the round is {state})"),
+    # The remote hand's decision timer runs out while the players decide
+    # (a profile with a remote hand): every remote player not decided folds.
+    rule("close_decisions", "close decisions", states=S.DECISIONS,
+         refused="the decision timer runs while the players decide (the round is {state})"),
     # Art. 11(1): a misdeal can be called while the cards are out, until settlement starts
     # (after the last card too, while the players decide).
     rule("misdeal", "misdeal", states=(S.DEALING, S.DECISIONS), refused="no cards are being dealt (the round is {state})"),

@@ -12,6 +12,19 @@ from tablecore.validate import Reader
 
 CATEGORIES = ("straight_flush", "three_of_a_kind", "straight", "flush", "pair", "high_card")
 FOLD_OPTIONS = ("forfeit", "forbid")
+#: the shared remote hand's position (a profile with ``[remote]``): dealt
+#: after the last box, before the dealer
+REMOTE = "remote"
+
+
+@dataclass(frozen=True)
+class RemoteHand:
+    """A profile's shared remote hand: any number of remote players bet on
+    it, each deciding on their own within ``decision_seconds``; ``changes``:
+    what the profile departs from, with the articles (recorded with each round)."""
+
+    decision_seconds: int
+    changes: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -30,6 +43,7 @@ class Fortune3Profile:
     back_betting: bool  # False: Art. 6(2), one player per box, betting only where they sit
     play_at_least: tuple[int, int, int]
     source: str = ""
+    remote: RemoteHand | None = None  # None: the regulation's seven boxes only
 
     def strength(self, category: str) -> int:
         """Higher is better: 0 for the lowest category of the ranking."""
@@ -75,6 +89,7 @@ def parse_profile(data: dict, source: str) -> Fortune3Profile:
         raise strategy.fail("play_at_least", "must name three ranks, e.g. [\"Q\", \"6\", \"4\"]")
     ranks = tuple(sorted((_rank(strategy, "play_at_least", v) for v in threshold), reverse=True))
     strategy.reject_unknown()
+    remote = _remote(r, fold) if r.has("remote") else None
     profile = Fortune3Profile(
         name=name,
         description=description,
@@ -90,9 +105,24 @@ def parse_profile(data: dict, source: str) -> Fortune3Profile:
         back_betting=back_betting,
         play_at_least=ranks,  # type: ignore[arg-type]
         source=source,
+        remote=remote,
     )
     r.reject_unknown()
     return profile
+
+
+def _remote(r: Reader, fold: str) -> RemoteHand:
+    sub = r.sub("remote")
+    seconds = sub.int("decision_seconds", lo=1, hi=600)
+    changes = sub.list("changes")
+    if not changes or not all(isinstance(c, str) and c.strip() for c in changes):
+        raise sub.fail("changes", "must list what the remote hand changes, one text per article departed from")
+    sub.reject_unknown()
+    if fold == "forbid":
+        # no decision by the timer's end is a fold: a profile that forbids the fold cannot have one
+        raise r.fail("options.fold_with_pair_plus", "\"forbid\" cannot go with a [remote] hand, "
+                     "whose players fold when their decision timer runs out")
+    return RemoteHand(seconds, tuple(c.strip() for c in changes))
 
 
 def load_profile(name: str | None = None) -> Fortune3Profile:

@@ -16,6 +16,12 @@ class Decision(TableRecord):
     box: str
     decision: str
     player: str = OMITTED  # the named player seated at the box (Art. 9(1)); omitted: the box's own seat
+    #: a remote player's decision on the shared remote hand: the platform's ref
+    #: for it (its Play debit), the Play staked (the player's Ante), and
+    #: whether the decision timer made it (a fold)
+    ref: str = OMITTED
+    stake: str = OMITTED
+    timed_out: bool = OMITTED
 
 
 @table_event("dealer")
@@ -64,3 +70,14 @@ class Shuffled(TableRecord):
     shuffle_id: str
     count: int
     verified: bool
+
+
+@table_event("remote_decisions")
+@dataclass(frozen=True, slots=True)
+class RemoteDecisions(TableRecord):
+    """The remote hand's players decide: how many, within how many seconds
+    (the decision timer starts; a profile with a remote hand)."""
+
+    players: int
+    pending: int
+    seconds: int

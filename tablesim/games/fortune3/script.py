@@ -45,6 +45,10 @@ class ScriptedPlayers(Players):
     def decider(self, table: Fortune3Table, box: str) -> str | None:
         return self.spec.deciders.get(box)
 
+    def remote_decision(self, table: Fortune3Table, player: str) -> str | None:
+        """A remote player's own decision; None: the timer folds them."""
+        return self.spec.remote_decisions.get(player)
+
     def after_decisions(self, table: Fortune3Table) -> None:
         self.session.at_point(self.spec, AFTER_DECISIONS)
 

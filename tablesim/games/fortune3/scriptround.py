@@ -17,6 +17,7 @@ from drivers.mock import MockFault
 from tablecore.cards import DealtCard, parse_dealt
 from tablecore.errors import InputError
 from tablecore.validate import Reader
+from tablesim.games.fortune3.profile import REMOTE
 from tablesim.games.fortune3.settings import BETS
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.table import DECISIONS
@@ -44,6 +45,9 @@ class Fortune3Round:
     dealing: str = "shoe"
     supervisor: str = "confirms"
     shuffler_replaced: bool = True
+    #: each remote player's decision on the shared remote hand; one not listed
+    #: does not decide, and the decision timer folds them
+    remote_decisions: dict[str, str] = field(default_factory=dict)
 
 
 def point(r: Reader, key: str, value: object, cards: int, lo: int = 0) -> Point:
@@ -58,12 +62,29 @@ def point(r: Reader, key: str, value: object, cards: int, lo: int = 0) -> Point:
     return value
 
 
+def parse_remote_decisions(r: Reader, bets: list[ScriptBet]) -> dict[str, str]:
+    """``decisions: {remote: {ann: play, bob: fold}}``: each remote player's
+    own decision; one with no Ante on the remote hand has none to make."""
+    with_ante = {b.player for b in bets if b.box == REMOTE and b.bet == "ante"}
+    if not r.has("decisions") or REMOTE not in r.sub("decisions").data:
+        return {}
+    remote_r = r.sub("decisions").sub(REMOTE)
+    out = {}
+    for player in remote_r.data:
+        out[str(player)] = remote_r.str(player, choices=DECISIONS)
+        if str(player) not in with_ante:
+            raise remote_r.fail(str(player), f"{player} has no Ante on the remote hand: no decision to make")
+    return out
+
+
 def parse_decisions(r: Reader, bets: list[ScriptBet]) -> tuple[dict[str, str], dict[str, str]]:
     """``decisions: {6: fold}`` or ``{6: {decision: fold, player: ann}}``."""
     boxes_with_ante = {b.box for b in bets if b.bet == "ante"}
     decisions_r = r.sub("decisions", {})
     decisions, deciders = {}, {}
     for box in decisions_r.data:
+        if str(box) == REMOTE:
+            continue  # each remote player's own (parse_remote_decisions)
         if isinstance(decisions_r.raw(box), dict):
             one = decisions_r.sub(box)
             decision = one.str("decision", choices=DECISIONS)
@@ -100,4 +121,4 @@ def parse_round(r: Reader, book, dealing: str) -> Fortune3Round:
     supervisor = r.str("supervisor", "confirms", choices=SUPERVISOR)
     replaced = r.bool("shuffler_replaced", True)
     return Fortune3Round(r.file or "", bets, decisions, cards, faults, misdeal, stray, tuple(named),
-                         deciders, dealing, supervisor, replaced)
+                         deciders, dealing, supervisor, replaced, parse_remote_decisions(r, bets))

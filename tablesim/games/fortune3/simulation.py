@@ -1,7 +1,10 @@
 """Fortune 3 Card Poker under simulation: every bet type, unit stakes.
 
 Boxes 1-3 bet Ante only, boxes 4-5 Pair Plus only, boxes 6-7 both; every
-box with an Ante decides by the profile's strategy (Q-6-4). Each round is
+box with an Ante decides by the profile's strategy (Q-6-4). On a profile
+with the shared remote hand, three remote players bet on it too (Ante only,
+Pair Plus only, both) and each decides with the same strategy as a box
+(settled as a box, so their exact returns are a box's). Each round is
 dealt from a freshly shuffled deck (Art. 3), so each box's hand and the
 dealer's are uniformly distributed as the exact analysis assumes.
 """
@@ -17,11 +20,13 @@ from tablecore.errors import IllegalAction
 from tablesim.games.dealer import PUMP, Players
 from tablesim.games.fortune3 import dealer
 from tablesim.games.fortune3.players import decide
-from tablesim.games.fortune3.profile import load_profile
+from tablesim.games.fortune3.profile import REMOTE, load_profile
 from tablesim.games.fortune3.settings import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table
 
 ONE = Decimal(1)
+#: the remote players on the shared remote hand (a profile with one): their bets
+REMOTE_PLAYERS = {"R1": ("ante",), "R2": ("pair_plus",), "R3": ("ante", "pair_plus")}
 LAYOUT = {"1": ("ante",), "2": ("ante",), "3": ("ante",), "4": ("pair_plus",), "5": ("pair_plus",),
           "6": ("ante", "pair_plus"), "7": ("ante", "pair_plus")}
 
@@ -33,6 +38,17 @@ class LayoutPlayers(Players):
 
     def bets(self, table: Fortune3Table):
         return self.BETS
+
+    def place(self, table: Fortune3Table) -> None:
+        super().place(table)
+        if table.has_remote:
+            for player, bets in REMOTE_PLAYERS.items():
+                for bet in bets:
+                    table.place_bet(REMOTE, bet, ONE, player)
+
+    def remote_decision(self, table: Fortune3Table, player: str) -> str:
+        """A remote player decides with the same strategy as a box."""
+        return decide(table.profile, table.evaluator, table.hands[REMOTE], len(REMOTE_PLAYERS[player]) == 2)
 
     def decision(self, table: Fortune3Table, box: str) -> str:
         return decide(table.profile, table.evaluator, table.hands[box], len(LAYOUT[box]) == 2)
@@ -60,11 +76,17 @@ class Fortune3Simulator:
         res = t.result.results
         ante_boxes = ("1", "2", "3", "6", "7") if self.forfeit else ("1", "2", "3")
         ante_net = sum((sum(res[b].get(k, Decimal(0)) for k in ("ante", "play", "ante_bonus")) for b in ante_boxes), Decimal(0))
-        return {
+        out = {
             "ante_play": (Decimal(len(ante_boxes)), ante_net),
             "pair_plus": (Decimal(2), res["4"]["pair_plus"] + res["5"]["pair_plus"]),
             "pair_plus_with_ante": (Decimal(2), res["6"]["pair_plus"] + res["7"]["pair_plus"]),
         }
+        if t.has_remote:
+            remote = {p: per[REMOTE] for p, per in t.result.players.items() if REMOTE in per}
+            out["remote_ante_play"] = (ONE, sum((remote["R1"].get(k, Decimal(0))
+                                                 for k in ("ante", "play", "ante_bonus")), Decimal(0)))
+            out["remote_pair_plus"] = (ONE, remote["R2"]["pair_plus"])
+        return out
 
 
 def simulator(seed: str, profile: str | None = None, dealing: str | None = None) -> Fortune3Simulator:
@@ -72,10 +94,17 @@ def simulator(seed: str, profile: str | None = None, dealing: str | None = None)
 
 
 def simulation_exact(profile: str | None = None, dealing: str | None = None) -> dict[str, dict]:
-    data = analyze_profile(load_profile(profile))["bets"]
+    loaded = load_profile(profile)
+    data = analyze_profile(loaded)["bets"]
     named = next(k for k in data if k.startswith("ante_play_"))
-    return {
+    out = {
         "ante_play": {"return": data[named]["return"], "basis": data[named]["strategy"] + ", per Ante"},
         "pair_plus": {"return": data["pair_plus"]["return"], "basis": "Pair Plus alone"},
         "pair_plus_with_ante": {"return": data["pair_plus_with_ante"]["return"], "basis": data["pair_plus_with_ante"]["strategy"]},
     }
+    if loaded.remote is not None:  # a remote player is settled as a box and decides as one
+        out["remote_ante_play"] = {"return": data[named]["return"],
+                                   "basis": "a remote player on the remote hand, " + data[named]["strategy"]}
+        out["remote_pair_plus"] = {"return": data["pair_plus"]["return"],
+                                   "basis": "a remote player's Pair Plus alone"}
+    return out

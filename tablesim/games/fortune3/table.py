@@ -31,7 +31,7 @@ from tablecore.errors import IllegalAction
 from tablesim.engine.actions import action
 from tablesim.engine.inputs import OpenRound, ResolveIncident, TableInput, Void
 from tablesim.engine.machine import Refused
-from tablesim.games.fortune3.inputs import Decide, Misdeal, SetDealing, Stray
+from tablesim.games.fortune3.inputs import CloseDecisions, Decide, Misdeal, SetDealing, Stray
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident
@@ -40,19 +40,20 @@ from tablesim.engine.table import GameTable
 from tablesim.games.fortune3.deallog import DealLog
 from tablesim.games.fortune3.hands import Evaluator, Hand
 from tablesim.games.fortune3.machine import PROCEDURE, STRAY, S
-from tablesim.games.fortune3.profile import Fortune3Profile
+from tablesim.games.fortune3.profile import REMOTE, Fortune3Profile
+from tablesim.games.fortune3.remote import RemoteHandMixin, summed
 from tablesim.games.fortune3.service import ShufflerService
 from tablesim.games.fortune3.settings import BETS, Fortune3Settings
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box, settle_boxes
 from tablecore.records import CardSetAside, Fault, FaultCleared as FaultClearedRecord, Instruction, Settlement
-from tablesim.games.fortune3.records import DealerHand, DealingMode, Decision, Shuffled
+from tablesim.games.fortune3.records import DealerHand, DealingMode, Decision, RemoteDecisions, Shuffled
 
 DEALER = "dealer"
 DECISIONS = ("play", "fold")
 
 
-class Fortune3Table(DealLog, ShufflerService, GameTable):
+class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     game = "fortune3"
     PROCEDURE = PROCEDURE
     BETTING = S.BETTING_OPEN
@@ -87,6 +88,8 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         #: the shoe deals card by card (Art. 7); the shuffler a hand at a time
         self.by_card = settings.dealing == "shoe"
         self.box_names = frozenset(str(n) for n in range(1, profile.boxes + 1))  # one spelling per box: not "01"
+        if profile.remote is not None:
+            self.box_names |= {REMOTE}  # the shared remote hand (remote.py)
         book = BetBook(BETS, settings.limits, self._box_ok, self._seat_ok)
         device = shoe if settings.dealing == "shoe" else shuffler
         super().__init__(table_id=table_id, book=book, devices=[device], bus=bus)
@@ -95,11 +98,15 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
     def _box_ok(self, box: str) -> str | None:
         if box in self.box_names:
             return None
-        return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes})"
+        remote = f", and the remote hand {REMOTE!r}" if self.has_remote else ""
+        return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes}{remote})"
 
     def _seat_ok(self, box: str, player: str) -> str | None:
         """Art. 6(2): a player bets only on the box where they sit, and a box
-        has one seated player (unless the profile allows back-betting)."""
+        has one seated player (unless the profile allows back-betting).
+        The remote hand takes any number of remote players (remote.py)."""
+        if box == REMOTE:
+            return self.remote_seat_refusal(player)
         if self.profile.back_betting:
             return None
         here = self.book.players_at(box)
@@ -108,6 +115,8 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
                     "and a box has one seated player (Art. 6(2))")
         for other, per in self.book.by_player.items():
             if other != box and player in per:
+                if other == REMOTE:
+                    return f"{player} bets on the remote hand: a remote player bets on no box"
                 return f"{player} sits at box {other}: a player bets only on the box where they sit (Art. 6(2))"
         return None
 
@@ -130,6 +139,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         self.qualifies: bool | None = None
         self.requested = 0  # cards in the hand last asked of the shuffler
         self.deciders = 0  # boxes with an Ante: each plays or folds (Art. 9(1))
+        self.reset_remote()
 
     # --- round flow ------------------------------------------------------------
 
@@ -153,7 +163,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
 
     def seat_boxes(self) -> None:
         """Art. 7: the boxes with a bet, left to right, then the dealer."""
-        boxes = sorted(self.book.bets, key=int)
+        boxes = sorted(self.book.bets, key=lambda b: (b == REMOTE, int(b) if b != REMOTE else 0))
         self.order = boxes + [DEALER]
         self.cards = {who: [] for who in self.order}
 
@@ -169,40 +179,67 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
             self._request_hand()
 
     @action(Decide)
-    def decide(self, box: str, decision: str, player: str | None = None) -> None:
+    def decide(self, box: str, decision: str, player: str | None = None, ref: str | None = None) -> None:
         """The box's play or fold (Art. 9(1)); ``player``, when given, must be
-        the player seated there: the decision is theirs."""
+        the player seated there: the decision is theirs. On the remote hand:
+        the remote player's own (``ref``: the platform's id for it)."""
         box = str(box)
+        if box == REMOTE:
+            self.decide_remote(decision, player, ref)
+            self._decided()
+            return
         self.decisions[box] = decision
         seated = self.seated(box)
         # a named player's decision says whose it is; the box's own seat's reads as before
         if self.heard():
             self.emit(Decision(box=box, decision=decision, **({} if seated in (None, box) else {"player": seated})))
-        if len(self.decisions) == self.deciders and not self.settings.reveal_by_dealer:
+        self._decided()
+
+    def _decided(self) -> None:
+        if not self.pending_decisions() and not self.settings.reveal_by_dealer:
             self.trigger["reveal"]()
+
+    @action(CloseDecisions)
+    def close_decisions(self) -> list[str]:
+        """The remote hand's decision timer ran out: every remote player who
+        has not decided folds; the remote players it folded."""
+        late = self.fold_undecided()
+        self._decided()
+        return late
+
+    def check_close_decisions(self) -> None:
+        if not self.has_remote or REMOTE not in self.order:
+            raise Refused("no remote hand in this round: no decision timer to close")
+        if self.remote_closed:
+            raise Refused("the remote hand's decision timer already ran out")
 
     def check_reveal(self) -> None:
         pending = self.pending_decisions()
         if pending:
             raise Refused(f"box(es) {', '.join(pending)} still decide: play or fold")
 
-    def check_decider(self, box: str, decision: str, player: str | None = None) -> None:
+    def check_decider(self, box: str, decision: str, player: str | None = None, ref: str | None = None) -> None:
+        if str(box) == REMOTE:
+            return  # each remote player decides on their own (check_box_decision)
         seated = self.seated(str(box))
         if player is not None and player != seated:
             raise Refused(f"box {box}'s decision belongs to {seated}, who sits there, not {player}")
 
-    def check_decision_word(self, box: str, decision: str, player: str | None = None) -> None:
+    def check_decision_word(self, box: str, decision: str, player: str | None = None, ref: str | None = None) -> None:
         if decision not in DECISIONS:
             raise Refused(f"unknown decision {decision!r} (play or fold)")
 
-    def check_box_decision(self, box: str, decision: str, player: str | None = None) -> None:
+    def check_box_decision(self, box: str, decision: str, player: str | None = None, ref: str | None = None) -> None:
         box = str(box)
+        if box == REMOTE:
+            self.check_remote_decision(decision, player, ref)
+            return
         if self.book.get(box, "ante") is None:
             raise Refused(f"box {box} has no Ante: it has no decision to make")
         if box in self.decisions:
             raise Refused(f"box {box} already chose {self.decisions[box]}")
 
-    def check_fold(self, box: str, decision: str, player: str | None = None) -> None:
+    def check_fold(self, box: str, decision: str, player: str | None = None, ref: str | None = None) -> None:
         """Art. 9(3), when the profile forbids the fold with Pair Plus."""
         box = str(box)
         if (
@@ -213,7 +250,9 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
             raise Refused(f"box {box} has Ante and Pair Plus and must play (Art. 9(3))")
 
     def pending_decisions(self) -> list[str]:
-        return [b for b in self.order[:-1] if self.book.get(b, "ante") is not None and b not in self.decisions]
+        """The boxes still to decide, and the remote hand while a remote player is."""
+        return [b for b in self.order[:-1] if self.book.get(b, "ante") is not None and b not in self.decisions
+                and (b != REMOTE or self.pending_remote())]
 
     @action(Misdeal)
     def misdeal(self, *, actor: str | None = None) -> RoundResult | None:
@@ -316,6 +355,7 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         "decide": (check_decision_word, check_box_decision, check_fold, check_decider),
         "stray": (check_stray,),
         "reveal": (check_reveal,),
+        "close_decisions": (check_close_decisions,),
         "set_dealing": (check_dealing,),
     }
 
@@ -520,6 +560,10 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         if pending:
             if self.heard():
                 self.emit(Instruction(text="players decide: play or fold", boxes=pending))
+                if REMOTE in pending:  # the remote players' count and their timer (the console shows both)
+                    self.emit(RemoteDecisions(players=len(self.book.players_at(REMOTE)),
+                                              pending=len(self.pending_remote()),
+                                              seconds=self.profile.remote.decision_seconds))
         elif self.settings.reveal_by_dealer:
             if self.heard():
                 self.emit(Instruction(text="reveal the dealer's hand"))
@@ -541,28 +585,46 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         book, decisions, hands = self.book, self.decisions, self.hands
         results = settle_boxes(self.profile, [
             (box, BoxBets(book.get(box, "ante"), book.get(box, "pair_plus")), decisions.get(box), hands[box])
-            for box in self.order[:-1]
+            for box in self.order[:-1] if box != REMOTE
         ], dealer, qualifies)
         players: dict[str, dict[str, dict[str, Decimal]]] = {}
         if self.book.named:
             # Each player's own bets on the box follow the box's hand and the
-            # seated player's decision (back-betting, where the profile allows it).
+            # seated player's decision (back-betting, where the profile allows
+            # it); on the remote hand, each remote player's own decision.
             for box in self.order[:-1]:
                 for player, stakes in self.book.player_bets(box).items():
+                    decision = self.remote_decisions.get(player) if box == REMOTE else self.decisions.get(box)
                     players.setdefault(player, {})[box] = settle_box(
                         self.profile, BoxBets(stakes.get("ante"), stakes.get("pair_plus")),
-                        self.decisions.get(box), self.hands[box], dealer, qualifies)
+                        decision, self.hands[box], dealer, qualifies)
+        if REMOTE in self.order:  # the remote hand as a position: its players' results together
+            results[REMOTE] = summed({p: per[REMOTE] for p, per in players.items() if REMOTE in per})
         self.result = self.settled_result(self._outcome(qualifies), results, players)
         if self.observed:
             self.emit(Settlement(results={b: {k: str(v) for k, v in r.items()} for b, r in results.items()}))
         self.trigger["complete"]()
 
-    def stakes_at_risk(self, bets: dict[str, dict[str, Decimal]]) -> dict[str, dict[str, Decimal]]:
+    def settled_result(self, outcome: dict, results: dict[str, dict[str, Decimal]],
+                       players: dict[str, dict[str, dict[str, Decimal]]] | None = None) -> RoundResult:
+        """As the engine's, each remote player's stakes by their own decision."""
+        result = super().settled_result(outcome, results, players)
+        if REMOTE in self.order and result.player_stakes:
+            named = self.book.by_player_first()
+            result.player_stakes = {pl: self.stakes_at_risk(named[pl], pl) for pl in result.player_stakes}
+        return result
+
+    def stakes_at_risk(self, bets: dict[str, dict[str, Decimal]],
+                       player: str | None = None) -> dict[str, dict[str, Decimal]]:
         """The bets, and a Play stake equal to the Ante on each box that
         played (Art. 9(1)): the play is staked by the decision, not placed
-        as a bet, yet it is as much at risk as the Ante."""
+        as a bet, yet it is as much at risk as the Ante. ``player``: whose
+        bets they are (on the remote hand, their own decision counts)."""
         out: dict[str, dict[str, Decimal]] = {}
         for box, placed in bets.items():
+            if box == REMOTE:
+                out[box] = self.remote_stakes(placed, player)
+                continue
             ante = placed.get("ante")
             if ante is None or self.decisions.get(box) != "play":
                 out[box] = dict(placed)
@@ -593,4 +655,6 @@ class Fortune3Table(DealLog, ShufflerService, GameTable):
         }
         if self.set_aside:
             outcome["set_aside"] = [d.code for d in self.set_aside]
+        if REMOTE in self.order:  # what the profile changes, with each round that deals the remote hand
+            outcome["remote"] = self.remote_outcome()
         return outcome

@@ -453,6 +453,7 @@ function showSelection() {
 // --- the stream -------------------------------------------------------------------------
 
 function onMessage(msg) {
+  if (piece && piece.onMessage && piece.onMessage(msg)) return;  // a game's own messages (e.g. a decision timer)
   switch (msg.type) {
     case "hello":
       if (msg.reset) { $("log").replaceChildren(); loggedSeq = -1; recentLoaded = false; }

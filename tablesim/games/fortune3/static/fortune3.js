@@ -71,7 +71,34 @@ export function header(t, ui) {
     // Art. 11(4): the failed shuffler deals no round until a supervisor confirms it was replaced
     v.shuffler_out_of_service ? h("span", { class: "warn", id: "shuffler-out" },
       say("fortune3.shuffler_out", { round: v.shuffler_out_of_service.round })) : null,
-  )];
+  ), v.remote ? remoteRow(t, v.remote, ui) : null].filter(Boolean);
+}
+
+// The shared remote hand: its cards, how many remote players are in, and
+// while they decide how many still do and the decision timer.
+let decisionTimer = null;  // the last decision_timer message: {round_id, remaining, pending}
+function remoteRow(t, r, ui) {
+  const timer = decisionTimer && decisionTimer.round_id === t.round_id && r.pending ? decisionTimer.remaining : null;
+  return h("div", { class: "dealer-row", id: "remote-hand" },
+    h("span", { class: "who" }, say("fortune3.remote.hand")), ui.cardsRow(r.cards, false),
+    h("span", { id: "remote-hand-name" }, r.hand ? handName(r.hand, r.cards) : ""),
+    h("span", { id: "remote-players" }, say("fortune3.remote.players", { n: r.players })),
+    r.played || r.folded ? h("span", { class: "dim", id: "remote-decided" },
+      say("fortune3.remote.decided", { played: r.played, folded: r.folded })) : null,
+    r.pending ? h("span", { class: "warn", id: "remote-pending" }, say("fortune3.remote.pending", { n: r.pending })) : null,
+    r.pending ? h("span", { class: "timer", id: "remote-timer" },
+      say("fortune3.remote.timer", { n: timer === null ? r.seconds : timer })) : null);
+}
+
+// The stream's messages of this game (the console hands it every one).
+export function onMessage(msg) {
+  if (msg.type !== "decision_timer") return false;
+  decisionTimer = msg;
+  const el = document.getElementById("remote-timer");
+  if (el) el.textContent = say("fortune3.remote.timer", { n: msg.remaining });
+  const pending = document.getElementById("remote-pending");
+  if (pending) pending.textContent = say("fortune3.remote.pending", { n: msg.pending });
+  return true;
 }
 
 // The Play: a spot of its own once made (its stake equals the Ante), with its

@@ -1,0 +1,131 @@
+"""The shared remote hand of a Fortune 3 profile with ``[remote]``
+(``macau-2008-remote``): one more position, dealt like a box after the
+last box and before the dealer, on which any number of remote players bet,
+each with their own Ante and Pair Plus. Each remote player plays or folds
+alone within the decision timer; when it runs out (``close_decisions``,
+asked by whoever runs the timer) every remote player who has not decided
+folds. Each is settled exactly as a box (Art. 8-10) with the remote hand's
+cards and their own decision.
+
+A mixin of ``Fortune3Table``: it reads the table's book, hands and
+profile. A remote player's decision may carry the platform's ``ref`` (the
+id of its Play debit): a decision sent again with the same ref is known
+(``remote_refs``) and never taken twice.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from tablecore.money import ZERO, add, fmt
+from tablesim.engine.machine import Refused
+from tablesim.games.fortune3.profile import REMOTE
+from tablesim.games.fortune3.records import Decision
+
+
+class RemoteHandMixin:
+    def reset_remote(self) -> None:
+        self.remote_decisions: dict[str, str] = {}  # remote player -> play | fold
+        self.remote_refs: dict[str, tuple[str, str]] = {}  # ref -> (player, decision)
+        self.remote_timed_out: list[str] = []
+        self.remote_closed = False  # the decision timer ran out
+
+    @property
+    def has_remote(self) -> bool:
+        return self.profile.remote is not None
+
+    def remote_seat_refusal(self, player: str) -> str | None:
+        """Who may bet on the remote hand: named players, who bet on no box."""
+        if player == REMOTE:
+            return "the remote hand takes the bets of named remote players: name the player"
+        for box, per in self.book.by_player.items():
+            if box != REMOTE and player in per:
+                return f"{player} sits at box {box}: a remote player bets on the remote hand only"
+        return None
+
+    def remote_players(self) -> list[str]:
+        """The remote players with an Ante: each has a decision to make."""
+        return [p for p, bets in self.book.player_bets(REMOTE).items() if "ante" in bets]
+
+    def pending_remote(self) -> list[str]:
+        if self.remote_closed:
+            return []
+        return [p for p in self.remote_players() if p not in self.remote_decisions]
+
+    def check_remote_decision(self, decision: str, player: str | None, ref: str | None) -> None:
+        if player is None:
+            raise Refused("a decision on the remote hand names its remote player")
+        if self.book.get(REMOTE, "ante", player) is None:
+            raise Refused(f"{player} has no Ante on the remote hand: no decision to make")
+        if player in self.remote_decisions:
+            how = " when the decision timer ran out" if player in self.remote_timed_out else ""
+            raise Refused(f"{player} already chose {self.remote_decisions[player]}{how}")
+        if self.remote_closed:
+            raise Refused(f"the decision timer ran out: {player} folded")
+        if ref is not None and ref in self.remote_refs:
+            raise Refused(f"decision {ref} was already taken")
+
+    def decide_remote(self, decision: str, player: str, ref: str | None) -> None:
+        self.remote_decisions[player] = decision
+        if ref is not None:
+            self.remote_refs[ref] = (player, decision)
+        if self.heard():
+            extra: dict = {"ref": ref} if ref is not None else {}
+            if decision == "play":
+                extra["stake"] = fmt(self.book.get(REMOTE, "ante", player))
+            self.emit(Decision(box=REMOTE, decision=decision, player=player, **extra))
+
+    def fold_undecided(self) -> list[str]:
+        """The timer ran out: every remote player not decided folds."""
+        late = self.pending_remote()
+        for player in late:
+            self.remote_decisions[player] = "fold"
+            self.remote_timed_out.append(player)
+            if self.heard():
+                self.emit(Decision(box=REMOTE, decision="fold", player=player, timed_out=True))
+        self.remote_closed = True
+        return late
+
+    def remote_stakes(self, placed: dict[str, Decimal], player: str | None) -> dict[str, Decimal]:
+        """The remote hand's stakes at risk: a player's bets and their Play if
+        they played; for the hand as a whole, the Play of every player who played."""
+        out = dict(placed)
+        if player is not None:
+            if "ante" in placed and self.remote_decisions.get(player) == "play":
+                out = _with_play(placed, placed["ante"])
+            return out
+        play = ZERO
+        for who, bets in self.book.player_bets(REMOTE).items():
+            if "ante" in bets and self.remote_decisions.get(who) == "play":
+                play = add(play, bets["ante"])
+        return _with_play(placed, play) if play else out
+
+    def remote_outcome(self) -> dict:
+        """What the round records of the remote hand: who decided what, who
+        the timer folded, and what the profile changes (with the articles)."""
+        return {
+            "profile": self.profile.name,
+            "players": len(self.book.players_at(REMOTE)),
+            "decisions": dict(sorted(self.remote_decisions.items())),
+            "timed_out": sorted(self.remote_timed_out),
+            "decision_seconds": self.profile.remote.decision_seconds,
+            "changes": list(self.profile.remote.changes),
+        }
+
+
+def _with_play(placed: dict[str, Decimal], play: Decimal) -> dict[str, Decimal]:
+    out: dict[str, Decimal] = {}
+    for bet, amount in placed.items():
+        out[bet] = amount
+        if bet == "ante":
+            out["play"] = play
+    return out
+
+
+def summed(per_player: dict[str, dict[str, Decimal]]) -> dict[str, Decimal]:
+    """The remote hand's result as a position: every remote player's, per bet."""
+    out: dict[str, Decimal] = {}
+    for results in per_player.values():
+        for bet, value in results.items():
+            out[bet] = add(out.get(bet, ZERO), value)
+    return out

@@ -1,0 +1,137 @@
+"""A served Fortune 3 table's shared remote hand (a profile with
+``[remote]``, ``tablesim.games.fortune3.remote``): the decision timer and
+the remote players' decisions that come over the bus.
+
+- The decision timer: once the hands are dealt and a remote player has a
+  decision to make, ``decision_seconds`` count down (frozen while the table
+  is paused or an incident holds the round, shown on the stream as
+  ``decision_timer``); at zero the table is asked ``close_decisions`` (the
+  journal names the ``timer``) and every remote player who has not decided
+  folds.
+- A decision from the bus (``tablesim.studio.bus_decisions``) is taken on the
+  table's thread for the round it names only, answered once committed. Its
+  ``ref`` is kept (and read back from the journal at start), so a decision
+  sent again is answered ``duplicate``, also once the round is over.
+
+A part of ``TableRunner``, for tables that have a remote hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from collections import OrderedDict
+from typing import Any
+
+from tablecore.errors import IllegalAction
+from tablecore.money import fmt
+from tablesim.server.stream import now_ts
+
+log = logging.getLogger("tablesim.server")
+
+#: decision refs remembered (the oldest forgotten first)
+REFS_KEPT = 200_000
+#: rounds whose decisions are read back from the journal at start
+ROUNDS_READ = 20
+REMOTE = "remote"  # (the remote hand's position: tablesim.games.fortune3.profile.REMOTE)
+
+
+def has_remote(table: Any) -> bool:
+    return getattr(getattr(table, "profile", None), "remote", None) is not None
+
+
+class RemoteHandRunner:
+    """(A part of ``TableRunner``.) Its state is the table thread's."""
+
+    def _init_remote(self) -> None:
+        self.decision_remaining: float | None = None
+        self._decision_tick_at = time.monotonic()
+        self._decision_shown: int | None = None
+        #: ref -> (round, player, decision, stake)
+        self.decision_refs: OrderedDict[str, tuple[str, str, str, str | None]] = OrderedDict()
+
+    def _load_decision_refs(self) -> None:
+        if self.journal is None:
+            return
+        for rid in self.journal.round_ids()[-ROUNDS_READ:]:
+            for rec in self.journal.records(rid):
+                if rec.kind == "event" and rec.name == "decision":
+                    self._note_decision(rid, rec.data)
+
+    def _note_decision(self, round_id: str, data: dict) -> None:
+        ref = data.get("ref")
+        if isinstance(ref, str):
+            self.decision_refs[ref] = (round_id, data.get("player"), data.get("decision"), data.get("stake"))
+            while len(self.decision_refs) > REFS_KEPT:
+                self.decision_refs.popitem(last=False)
+
+    # --- the decision timer ------------------------------------------------------
+
+    def _decision_tick(self) -> bool:
+        """Count the decision timer down; True when it ran out."""
+        t = self.table
+        now = time.monotonic()
+        elapsed, self._decision_tick_at = now - self._decision_tick_at, now
+        if t.state.value != "decisions" or not t.pending_remote():
+            self.decision_remaining = self._decision_shown = None
+            return False
+        if self.decision_remaining is None:
+            self.decision_remaining = float(t.profile.remote.decision_seconds)
+            elapsed = 0.0
+        if t.paused or t.blocked:
+            return False  # frozen
+        self.decision_remaining -= elapsed
+        shown = max(math.ceil(self.decision_remaining), 0)
+        if shown != self._decision_shown:
+            self._decision_shown = shown
+            self.stream.publish({"type": "decision_timer", "round_id": t.round_id, "remaining": shown,
+                                 "seconds": t.profile.remote.decision_seconds, "pending": len(t.pending_remote())})
+        return self.decision_remaining <= 0
+
+    def _decision_close(self) -> None:
+        t = self.table
+        if t.state.value == "decisions" and t.pending_remote() and self.decision_remaining is not None \
+                and self.decision_remaining <= 0:
+            self.decision_remaining = None
+            t.close_decisions()
+
+    async def _decision_loop(self) -> None:
+        while True:
+            try:
+                if await self.call(self._decision_tick, publish=False):
+                    await self.call(self._decision_close, actor="timer")
+            except asyncio.CancelledError:
+                raise
+            except IllegalAction as exc:
+                self.stream.publish({"type": "notice", "level": "warning", "ts": now_ts(), "text": str(exc)})
+            except Exception:
+                log.exception("decision timer failed")
+            await asyncio.sleep(0.1)
+
+    # --- decisions over the bus ----------------------------------------------------
+
+    async def _bus_decision(self, doc: dict) -> dict:
+        return await self.call(self._take_decision, doc, actor="bus")
+
+    def _take_decision(self, doc: dict) -> dict:
+        t = self.table
+        ref, player, decision = doc["ref"], doc["player"], doc["decision"]
+        base = {"ref": ref, "round_id": doc["round"]}
+        known = self.decision_refs.get(ref)
+        if known is not None:
+            if known[:3] != (doc["round"], player, decision):
+                return {**base, "ok": False, "error": "refused",
+                        "reason": f"decision {ref} was already taken for another round, player or decision"}
+            return {**base, "ok": True, "duplicate": True, "decision": decision, "stake": known[3]}
+        if doc["round"] != t.round_id:
+            return {**base, "ok": False, "error": "refused",
+                    "reason": f"round {doc['round']} is not the table's round ({t.round_id or 'none'})"}
+        try:
+            t.decide(REMOTE, decision, player, ref)
+        except IllegalAction as exc:
+            return {**base, "ok": False, "error": "refused", "reason": exc.reason}
+        stake = t.book.get(REMOTE, "ante", player) if decision == "play" else None
+        self.decision_refs[ref] = (doc["round"], player, decision, None if stake is None else fmt(stake))
+        return {**base, "ok": True, "decision": decision, "stake": None if stake is None else fmt(stake)}
