@@ -115,29 +115,36 @@ def sessions(wallet: Wallet, platforms: list[PlatformProc], ids: list[str]) -> l
 
 
 def play_table(table: Table, n: int, bets: Bets, players: list[Player], platforms, rng: random.Random,
-               void_at: int | None, out: dict) -> None:
-    """Round ``n`` of one table: opened, bet on, closed and played (or voided)."""
+               to_void: bool, out: dict) -> bool:
+    """Round ``n`` of one table: opened, bet on, closed and played, or
+    voided by a supervisor if ``to_void`` and it holds bets; whether it was voided."""
     round_id = open_round(table)
     wait_betting(platforms, table.table_id, round_id)
     share = 1.0 if n == 0 else 0.5
     bets.all(choose_bets(table.game, table.table_id, players, rng, share))
-    if void_at == n:
+    voided = False
+    if to_void and table.state().get("bets"):
         void(table, round_id)
+        voided = True
     status = finish(table, round_id)
     out.setdefault(table.game, []).append(status)
+    return voided and status == "void"
 
 
 def play(args, tables: list[Table], platforms, players: list[Player], killer: Killer, bets: Bets) -> dict:
-    """``--rounds`` rounds of each table (the three at once), more while kills are still due."""
+    """``--rounds`` rounds of each table (the three at once), more while
+    kills are still due or no round with bets was voided yet."""
     rng = random.Random(args.seed)
-    void_table = rng.randrange(len(tables))
+    void_table = tables[rng.randrange(len(tables))]
     played: dict = {}
+    voided: list[bool] = []
     n = 0
-    while n < args.rounds or (killer.is_alive() and n < args.rounds + 30):
+    while n < args.rounds or ((killer.is_alive() or not any(voided)) and n < args.rounds + 30):
         seeds = [random.Random(rng.random()) for _ in tables]
-        in_parallel([lambda t=t, r=r, i=i: play_table(t, n, bets, players, platforms, r,
-                                                      0 if i == void_table else None, played)
-                     for i, (t, r) in enumerate(zip(tables, seeds))])
+        to_void = not any(voided)
+        in_parallel([lambda t=t, r=r: voided.append(play_table(t, n, bets, players, platforms, r,
+                                                               to_void and t is void_table, played))
+                     for t, r in zip(tables, seeds)])
         n += 1
     return played
 
