@@ -47,7 +47,7 @@ sys.path.insert(0, str(HERE))
 import httpx  # noqa: E402
 
 from fault_checks import check, journal_rounds, read_wallet  # noqa: E402
-from fault_play import Bets, Killer, Player, choose_bets, finish, open_round, void, wait_betting  # noqa: E402
+from fault_play import Bets, Killer, Player, choose_bets, finish, open_round, state, void, wait_betting  # noqa: E402
 from fault_procs import TABLESIM, Broker, PlatformProc, Table, Wallet, environment, wait_until  # noqa: E402
 
 GAMES = (("fortune3", "F3-FAULT", "box"), ("football", "FB-FAULT", "box"), ("wheel", "WH-FAULT", "player"))
@@ -123,7 +123,7 @@ def play_table(table: Table, n: int, bets: Bets, players: list[Player], platform
     share = 1.0 if n == 0 else 0.5
     bets.all(choose_bets(table.game, table.table_id, players, rng, share))
     voided = False
-    if to_void and table.state().get("bets"):
+    if to_void and state(table).get("bets"):
         void(table, round_id)
         voided = True
     status = finish(table, round_id)
