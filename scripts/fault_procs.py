@@ -147,9 +147,10 @@ class Table(Child):
 
     prints_url = False
 
-    def __init__(self, work: Path, env: dict, game: str, table_id: str, broker_url: str, seed: int) -> None:
+    def __init__(self, work: Path, env: dict, game: str, table_id: str, broker_url: str, seed: int,
+                 pace: float = 0.5) -> None:
         super().__init__(work, env)
-        self.game, self.table_id, self.broker_url, self.seed = game, table_id, broker_url, seed
+        self.game, self.table_id, self.broker_url, self.seed, self.pace = game, table_id, broker_url, seed, pace
         self.name = table_id
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -158,7 +159,7 @@ class Table(Child):
     def argv(self) -> list[str]:
         return [*TABLESIM, "serve", "--game", self.game, "--mock", "--seed", str(self.seed), "--port",
                 str(self.port), "--journal", str(self.journal), "--studio", self.broker_url,
-                "--table-id", self.table_id]
+                "--table-id", self.table_id, "--pace", str(self.pace)]
 
     def ready(self) -> bool:
         return httpx.get(f"{self.base}/api/table", timeout=2).status_code == 200

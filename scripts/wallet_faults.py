@@ -185,7 +185,7 @@ def start(args, work: Path, env: dict, ids: list[str]):
     if init.returncode != 0:
         raise RuntimeError(f"studio init: {init.stderr.strip()}")
     wallet = Wallet(work, env, list(args.fault or FAULTS), args.seed)
-    tables = [Table(work, env, game, tid, broker.url, args.seed + i) for i, (game, tid, _) in enumerate(GAMES)]
+    tables = [Table(work, env, game, tid, broker.url, args.seed + i, args.pace) for i, (game, tid, _) in enumerate(GAMES)]
     in_parallel([wallet.start] + [t.start for t in tables])
     wait_until(lambda: all((t.state().get("studio") or {}).get("state") == "up" for t in tables), 180,
                "the tables' studio links up")
@@ -203,8 +203,6 @@ def final_checks(args, work: Path, env: dict, wallet: Wallet, tables, ids, since
     wallet.faults = []
     wallet.start()
     figures = wait_settled(work, wallet, tables, ids, since, 30.0)
-    rec = tablesim("wallet", "reconcile", "--nats", broker.url, "--wallet", wallet.url, "--secret",
-                   str(wallet.secret), "--keys", str(keys), "--json", env=env)
     from tablesim.wallet.ledger import Ledger
 
     ledger = Ledger(wallet.db)
@@ -212,7 +210,13 @@ def final_checks(args, work: Path, env: dict, wallet: Wallet, tables, ids, since
         kit_token = ledger.issue_token("kit")
     finally:
         ledger.close()
-    kit = tablesim("wallet", "check", wallet.url, "--secret", str(wallet.secret), "--token", kit_token, env=env)
+    done: dict = {}
+    in_parallel([  # (the kit plays on table "kit", which reconcile does not look at)
+        lambda: done.update(rec=tablesim("wallet", "reconcile", "--nats", broker.url, "--wallet", wallet.url,
+                                         "--secret", str(wallet.secret), "--keys", str(keys), "--json", env=env)),
+        lambda: done.update(kit=tablesim("wallet", "check", wallet.url, "--secret", str(wallet.secret), "--token",
+                                         kit_token, env=env))])
+    rec, kit = done["rec"], done["kit"]
     figures["reconcile_rc"], figures["conformance_rc"] = rec.returncode, kit.returncode
     figures["_reconcile"], figures["_kit"] = rec.stdout + rec.stderr, kit.stdout + kit.stderr
     return figures
@@ -291,6 +295,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--platforms", type=int, default=2)
     ap.add_argument("--gap", type=float, default=4.0, help="the longest pause between two kills, seconds")
+    ap.add_argument("--pace", type=float, default=0.1, help="the mock dealer's seconds between two cards")
     ap.add_argument("--fault", action="append", metavar="MODE:VALUE",
                     help=f"the wallet's faults (default: {' '.join(FAULTS)})")
     ap.add_argument("--settle-budget", type=float, default=240.0, help="seconds to wait for everything settled")
