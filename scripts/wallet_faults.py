@@ -263,6 +263,7 @@ def report(args, work, figures, played, killer, bets, health, seconds) -> dict:
            "rounds": {game: len(statuses) for game, statuses in played.items()},
            "void_rounds": sum(1 for rnd in rounds if rnd.status == "void" and rnd.refs),
            "kills": len(killer.done), "killed": [k["target"] for k in killer.done],
+           "killed_at_s": [k["at_s"] for k in killer.done],  # (seconds after the play began)
            **{k: len(v) for k, v in lists.items()},
            "reconcile_rc": figures.get("reconcile_rc"), "conformance_rc": figures.get("conformance_rc"),
            "platform_alerts": sum(h["settlement"]["alerts"] for h in health),
