@@ -151,7 +151,8 @@ def finish(table: Table, round_id: str) -> str:
 
 def pending(t: dict) -> list[str]:
     boxes = (t.get("view") or {}).get("boxes") or {}
-    return [b for b, bets in (t.get("bets") or {}).items() if "ante" in bets and not (boxes.get(b) or {}).get("decision")]
+    return [b for b, bets in (t.get("bets") or {}).items()
+            if "ante" in bets and not (boxes.get(b) or {}).get("decision")]
 
 
 def void(table: Table, round_id: str) -> None:

@@ -57,7 +57,8 @@ class Child:
 
     def start(self, budget: float = 120.0) -> "Child":
         log = open(self.work / f"{self.name}.log", "ab")
-        self.proc = subprocess.Popen(self.argv(), stdout=subprocess.PIPE if self.prints_url else subprocess.DEVNULL, stderr=log, cwd=ROOT, env=self.env)
+        out = subprocess.PIPE if self.prints_url else subprocess.DEVNULL
+        self.proc = subprocess.Popen(self.argv(), stdout=out, stderr=log, cwd=ROOT, env=self.env)
         log.close()
         self.starts += 1
         self.after_start()

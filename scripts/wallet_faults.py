@@ -177,20 +177,26 @@ def tablesim(*args: str, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run([*TABLESIM, *args], capture_output=True, text=True, env=env, timeout=600)
 
 
-def start(args, work: Path, env: dict, ids: list[str]):
-    """Every process up: (broker, wallet, tables, platforms)."""
+def start(args, work: Path, env: dict, ids: list[str], children: list):
+    """Every process up: (broker, wallet, tables, platforms), each put in
+    ``children`` before it starts (to be stopped whatever happens)."""
     tables_file = write_files(work, ids)
-    broker = Broker(work, env).start()
+    broker = Broker(work, env)
+    children.append(broker)
+    broker.start()
     init = tablesim("studio", "init", "--nats", broker.url, env=env)
     if init.returncode != 0:
         raise RuntimeError(f"studio init: {init.stderr.strip()}")
     wallet = Wallet(work, env, list(args.fault or FAULTS), args.seed)
-    tables = [Table(work, env, game, tid, broker.url, args.seed + i, args.pace) for i, (game, tid, _) in enumerate(GAMES)]
+    tables = [Table(work, env, game, tid, broker.url, args.seed + i, args.pace)
+              for i, (game, tid, _) in enumerate(GAMES)]
+    children += [wallet, *tables]
     in_parallel([wallet.start] + [t.start for t in tables])
     wait_until(lambda: all((t.state().get("studio") or {}).get("state") == "up" for t in tables), 180,
                "the tables' studio links up")
     keys = register_keys(work, tables)
     platforms = [PlatformProc(work, env, i, broker.url, wallet, tables_file, keys) for i in range(args.platforms)]
+    children += platforms
     in_parallel([p.start for p in platforms])
     return broker, wallet, tables, platforms, keys
 
@@ -227,10 +233,11 @@ def run(args, work: Path) -> dict:
     ids = [f"p{i:03d}" for i in range(1, args.players + 1)]
     since = datetime.now(timezone.utc) - timedelta(minutes=1)
     began = time.monotonic()
-    broker, wallet, tables, platforms, keys = start(args, work, env, ids)
-    phases = {"start": round(time.monotonic() - began, 1)}
-    children = [broker, wallet, *tables, *platforms]
+    children: list = []
+    killer = None
     try:
+        broker, wallet, tables, platforms, keys = start(args, work, env, ids, children)
+        phases = {"start": round(time.monotonic() - began, 1)}
         players = sessions(wallet, platforms, ids)
         rng = random.Random(args.seed)
         killer = Killer(random.Random(rng.random()), args.kills,
@@ -246,6 +253,9 @@ def run(args, work: Path) -> dict:
         phases["checks"] = round(time.monotonic() - began - phases["start"] - phases["play"], 1)
         health = [httpx.get(f"{p.url}/api/health", timeout=10).json() for p in platforms]
     finally:
+        if killer is not None:  # (no restart after the stops below)
+            killer.stopping.set()
+            killer.join(300)
         for child in reversed(children):
             child.stop()
     out = report(args, work, figures, played, killer, bets, health, time.monotonic() - began)
