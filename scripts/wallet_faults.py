@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import json
 import random
 import secrets
@@ -110,7 +111,7 @@ def sessions(wallet: Wallet, platforms: list[PlatformProc], ids: list[str]) -> l
         r = wait_until(lambda: (r := httpx.post(f"{via.url}/api/session", json={"token": tokens[p]}, timeout=60))
                        .status_code == 200 and r, 120, f"a session of {p}")
         return Player(p, r.json()["session"])
-    with __import__("concurrent.futures").futures.ThreadPoolExecutor(8) as pool:
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
         return list(pool.map(lambda a: session(*a), enumerate(ids)))
 
 
