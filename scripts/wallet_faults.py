@@ -314,12 +314,17 @@ def main() -> int:
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    if args.players < 7 or args.kills < 0 or args.rounds < 1 or args.platforms < 1:
-        print("wallet_faults: error: --players at least 7, --rounds and --platforms at least 1", file=sys.stderr)
+    if args.players < 7 or args.kills < 0 or args.rounds < 1 or args.platforms < 1 or args.pace < 0:
+        print("wallet_faults: error: --players at least 7, --rounds and --platforms at least 1, --kills and "
+              "--pace not negative", file=sys.stderr)
         return 2
     work = args.workdir or Path(tempfile.mkdtemp(prefix="wallet-faults-"))
     work.mkdir(parents=True, exist_ok=True)
-    out = run(args, work)
+    try:
+        out = run(args, work)
+    except RuntimeError as exc:  # a process that did not start or never got there (its log is in the workdir)
+        print(f"wallet_faults: error: {str(exc).splitlines()[0]} (logs in {work})", file=sys.stderr)
+        return 2
     print(json.dumps(out, indent=1) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
     return 0 if out["ok"] else 1
 
