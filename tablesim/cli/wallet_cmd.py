@@ -27,8 +27,13 @@ def _stop(signum, frame):
 @click.option("--port", type=click.IntRange(0, 65535), default=8070, show_default=True)
 @click.option("--window", type=click.IntRange(5, 600), default=30, show_default=True,
               help="Replay window: seconds a request's timestamp may be off.")
-def serve(db: str, secret_file: str, players_file: str, host: str, port: int, window: int) -> None:
+@click.option("--fault", "fault_specs", multiple=True, metavar="MODE:VALUE",
+              help="For fault runs: slow:SECONDS, error:P, drop-after-commit:P (repeatable).")
+@click.option("--fault-seed", type=int, default=0, show_default=True, help="Seed of the faults' draws.")
+def serve(db: str, secret_file: str, players_file: str, host: str, port: int, window: int,
+          fault_specs: tuple[str, ...], fault_seed: int) -> None:
     """Serve the reference wallet's protocol (POST /wallet/v1/<call>) until Ctrl-C."""
+    from tablesim.wallet import faults as faulting
     from tablesim.wallet.app import GroupWriter, Wallet, bind
     from tablesim.wallet.app import serve as run
     from tablesim.wallet.ledger import Ledger
@@ -38,6 +43,7 @@ def serve(db: str, secret_file: str, players_file: str, host: str, port: int, wi
 
     import signal
 
+    faults = faulting.parse(fault_specs, fault_seed)
     secret = load_secret(secret_file)
     roster = load_players(players_file)
     signal.signal(signal.SIGTERM, _stop)
@@ -48,8 +54,9 @@ def serve(db: str, secret_file: str, players_file: str, host: str, port: int, wi
         count = ledger.load(roster, where=players_file)
         writer = GroupWriter(Ledger(db))  # the writes', on a thread of their own
         listen = f"[{host}]" if ":" in host else host
-        click.echo(f"wallet: http://{listen}:{sock.getsockname()[1]}{PREFIX} ({count} players; stop with Ctrl-C)")
-        run(Wallet(ledger, secret, window=window, writer=writer), sock)
+        click.echo(f"wallet: http://{listen}:{sock.getsockname()[1]}{PREFIX} ({count} players; stop with Ctrl-C)"
+                   + (f" faults: {faults.shown()}" if faults.any else ""))
+        run(Wallet(ledger, secret, window=window, writer=writer), sock, faults=faults)
     except (KeyboardInterrupt, _Stopped):  # uvicorn stopped gracefully, then raised the signal again
         pass
     finally:

@@ -237,10 +237,16 @@ def bind(host: str, port: int) -> socket.socket:
     return listening_socket(host, port, backlog=512)  # (many platform connections at once)
 
 
-def serve(wallet: Wallet, sock: socket.socket, log_level: str = "warning") -> None:
+def serve(wallet: Wallet, sock: socket.socket, log_level: str = "warning", faults=None) -> None:
+    """``faults``: the fault modes of a fault run (tablesim/wallet/faults.py), else none."""
     import uvicorn
 
-    config = uvicorn.Config(create_app(wallet), log_level=log_level, access_log=False, log_config=None,
+    app = create_app(wallet)
+    if faults is not None and faults.any:
+        from tablesim.wallet.faults import wrap
+
+        app = wrap(app, wallet, faults)
+    config = uvicorn.Config(app, log_level=log_level, access_log=False, log_config=None,
                             timeout_graceful_shutdown=2, lifespan="off", interface="asgi3",
                             proxy_headers=False, server_header=False, date_header=False)
     uvicorn.Server(config).run(sockets=[sock])

@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""Players' money under faults, on real processes.
+
+A real ``nats-server`` (``tablesim studio init``), the reference wallet
+(``tablesim wallet serve``) answering slowly, failing with temporary errors
+and dropping answers after committing (``--fault``), a table of each game
+(``tablesim serve --mock --studio --table-id``) whose rounds this script
+drives through the dealer's API (one round of them voided by a
+supervisor), and platform processes side by side (``tablesim platform
+serve``). The players bet through the platforms' HTTP API over a few
+rounds of each game while, at random moments (``--seed``), the platforms,
+the wallet, the broker and the tables are SIGKILLed and started again.
+Once everything is back and settled:
+
+- every player's balance in the wallet equals the opening balance minus
+  the stakes plus the returns the tables' journals say, to the unit;
+- no credit doubled or missing, every void round's debits cancelled, no
+  debit left standing that no table accepted;
+- ``tablesim wallet reconcile`` exits 0 and ``tablesim wallet check`` (the
+  conformance kit) passes on the reference wallet (started again without
+  faults).
+
+    python scripts/wallet_faults.py [--players 100] [--rounds 3] [--kills 10] [--seed 1] [--json]
+
+Exit 0 when every check holds, 1 otherwise. Needs nats-server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import json
+import random
+import secrets
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from decimal import Decimal
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import httpx  # noqa: E402
+
+from fault_checks import check, journal_rounds, read_wallet  # noqa: E402
+from fault_play import Bets, Killer, Player, choose_bets, finish, open_round, state, void, wait_betting  # noqa: E402
+from fault_procs import TABLESIM, Broker, PlatformProc, Table, Wallet, environment, wait_until  # noqa: E402
+
+GAMES = (("fortune3", "F3-FAULT", "box"), ("football", "FB-FAULT", "box"), ("wheel", "WH-FAULT", "player"))
+OPENING = Decimal("10000.00")
+FAULTS = ("slow:0.3", "error:0.05", "drop-after-commit:0.05")
+
+
+def write_files(work: Path, players: list[str]) -> Path:
+    secret = work / "wallet.secret"
+    secret.write_text(secrets.token_hex(32) + "\n")
+    secret.chmod(0o600)
+    roster = "[currencies]\nMOP = \"0.01\"\n" + "".join(
+        f'\n[[players]]\nid = "{p}"\ncurrency = "MOP"\nbalance = "{OPENING}"\n' for p in players)
+    (work / "players.toml").write_text(roster + '\n[[players]]\nid = "kit"\ncurrency = "MOP"\nbalance = "100000.00"\n')
+    tables = work / "tables.toml"
+    tables.write_text("".join(f'[tables.{tid}]\ncurrency = "MOP"\nunit = "1"\nposition = "{pos}"\n\n'
+                              for _, tid, pos in GAMES))
+    return tables
+
+
+def register_keys(work: Path, tables: list[Table]) -> Path:
+    from tablesim.studio import signing, trust
+
+    keys = work / "keys.json"
+    for t in tables:
+        key = signing.load_signing_key(next((work / "xdg").rglob(f"{t.table_id}.sign.key")))
+        trust.register(keys, t.table_id, signing.public_hex(key))
+    return keys
+
+
+def in_parallel(calls) -> None:
+    errors: list[BaseException] = []
+
+    def run(call) -> None:
+        try:
+            call()
+        except BaseException as exc:
+            errors.append(exc)
+    threads = [threading.Thread(target=run, args=(c,)) for c in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+
+
+def sessions(wallet: Wallet, platforms: list[PlatformProc], ids: list[str]) -> list[Player]:
+    """A launch token of each player (as ``tablesim wallet token`` writes it), then a session on a platform."""
+    from tablesim.wallet.ledger import Ledger
+
+    ledger = Ledger(wallet.db)
+    try:
+        tokens = {p: ledger.issue_token(p) for p in ids}
+    finally:
+        ledger.close()
+
+    def session(i: int, p: str) -> Player:
+        via = platforms[i % len(platforms)]
+        r = wait_until(lambda: (r := httpx.post(f"{via.url}/api/session", json={"token": tokens[p]}, timeout=60))
+                       .status_code == 200 and r, 120, f"a session of {p}")
+        return Player(p, r.json()["session"])
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        return list(pool.map(lambda a: session(*a), enumerate(ids)))
+
+
+def play_table(table: Table, n: int, bets: Bets, players: list[Player], platforms, rng: random.Random,
+               to_void: bool, out: dict) -> bool:
+    """Round ``n`` of one table: opened, bet on, closed and played, or
+    voided by a supervisor if ``to_void`` and it holds bets; whether it was voided."""
+    round_id = open_round(table)
+    wait_betting(platforms, table.table_id, round_id)
+    share = 1.0 if n == 0 else 0.5
+    bets.all(choose_bets(table.game, table.table_id, players, rng, share))
+    voided = False
+    if to_void and state(table).get("bets"):
+        void(table, round_id)
+        voided = True
+    status = finish(table, round_id)
+    out.setdefault(table.game, []).append(status)
+    return voided and status == "void"
+
+
+def play(args, tables: list[Table], platforms, players: list[Player], killer: Killer, bets: Bets) -> dict:
+    """``--rounds`` rounds of each table (the three at once), more while
+    kills are still due or no round with bets was voided yet."""
+    rng = random.Random(args.seed)
+    void_table = tables[rng.randrange(len(tables))]
+    played: dict = {}
+    voided: list[bool] = []
+    n = 0
+    while n < args.rounds or ((killer.is_alive() or not any(voided)) and n < args.rounds + 30):
+        seeds = [random.Random(rng.random()) for _ in tables]
+        to_void = not any(voided)
+        in_parallel([lambda t=t, r=r: voided.append(play_table(t, n, bets, players, platforms, r,
+                                                               to_void and t is void_table, played))
+                     for t, r in zip(tables, seeds)])
+        n += 1
+    return played
+
+
+def settle_checks(work: Path, wallet: Wallet, tables: list[Table], ids: list[str], since: datetime) -> dict:
+    rounds = [rnd for t in tables for rnd in journal_rounds(t.table_id, t.journal).values()]
+    from tablesim.wallet.signing import load_secret
+
+    secret = load_secret(wallet.secret)
+    transactions, balances = asyncio.run(read_wallet(wallet.url, secret, ids, "MOP", since))
+    figures = check(rounds, transactions, balances, {p: OPENING for p in ids})
+    figures["_rounds"] = rounds
+    return figures
+
+
+def wait_settled(work, wallet, tables, ids, since, budget: float) -> dict:
+    """The checks, again and again until they hold or ``budget`` seconds passed (results settle meanwhile)."""
+    deadline = time.monotonic() + budget
+    while True:
+        try:
+            figures = settle_checks(work, wallet, tables, ids, since)
+        except Exception as exc:  # the wallet not answering yet: try again
+            figures = {"error": [f"{type(exc).__name__}: {exc}"]}
+        if not any(v for k, v in figures.items() if not k.startswith("_")) or time.monotonic() > deadline:
+            return figures
+        time.sleep(2.0)
+
+
+def tablesim(*args: str, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([*TABLESIM, *args], capture_output=True, text=True, env=env, timeout=600)
+
+
+def start(args, work: Path, env: dict, ids: list[str], children: list):
+    """Every process up: (broker, wallet, tables, platforms), each put in
+    ``children`` before it starts (to be stopped whatever happens)."""
+    tables_file = write_files(work, ids)
+    broker = Broker(work, env)
+    children.append(broker)
+    broker.start()
+    init = tablesim("studio", "init", "--nats", broker.url, env=env)
+    if init.returncode != 0:
+        raise RuntimeError(f"studio init: {init.stderr.strip()}")
+    wallet = Wallet(work, env, list(args.fault or FAULTS), args.seed)
+    tables = [Table(work, env, game, tid, broker.url, args.seed + i, args.pace)
+              for i, (game, tid, _) in enumerate(GAMES)]
+    children += [wallet, *tables]
+    in_parallel([wallet.start] + [t.start for t in tables])
+    wait_until(lambda: all((t.state().get("studio") or {}).get("state") == "up" for t in tables), 180,
+               "the tables' studio links up")
+    keys = register_keys(work, tables)
+    platforms = [PlatformProc(work, env, i, broker.url, wallet, tables_file, keys) for i in range(args.platforms)]
+    children += platforms
+    in_parallel([p.start for p in platforms])
+    return broker, wallet, tables, platforms, keys
+
+
+def final_checks(args, work: Path, env: dict, wallet: Wallet, tables, ids, since, keys: Path, broker) -> dict:
+    """Settled (with the faults still on), then the wallet again without
+    faults for the last look, the reconciliation and the kit."""
+    wait_settled(work, wallet, tables, ids, since, args.settle_budget)
+    wallet.stop()
+    wallet.faults = []
+    wallet.start()
+    figures = wait_settled(work, wallet, tables, ids, since, 30.0)
+    from tablesim.wallet.ledger import Ledger
+
+    ledger = Ledger(wallet.db)
+    try:
+        kit_token = ledger.issue_token("kit")
+    finally:
+        ledger.close()
+    done: dict = {}
+    in_parallel([  # (the kit plays on table "kit", which reconcile does not look at)
+        lambda: done.update(rec=tablesim("wallet", "reconcile", "--nats", broker.url, "--wallet", wallet.url,
+                                         "--secret", str(wallet.secret), "--keys", str(keys), "--json", env=env)),
+        lambda: done.update(kit=tablesim("wallet", "check", wallet.url, "--secret", str(wallet.secret), "--token",
+                                         kit_token, env=env))])
+    rec, kit = done["rec"], done["kit"]
+    figures["reconcile_rc"], figures["conformance_rc"] = rec.returncode, kit.returncode
+    figures["_reconcile"], figures["_kit"] = rec.stdout + rec.stderr, kit.stdout + kit.stderr
+    return figures
+
+
+def run(args, work: Path) -> dict:
+    env = environment(work)
+    ids = [f"p{i:03d}" for i in range(1, args.players + 1)]
+    since = datetime.now(timezone.utc) - timedelta(minutes=1)
+    began = time.monotonic()
+    children: list = []
+    killer = None
+    try:
+        broker, wallet, tables, platforms, keys = start(args, work, env, ids, children)
+        phases = {"start": round(time.monotonic() - began, 1)}
+        players = sessions(wallet, platforms, ids)
+        rng = random.Random(args.seed)
+        killer = Killer(random.Random(rng.random()), args.kills,
+                        {"platform": platforms, "wallet": [wallet], "broker": [broker], "table": tables},
+                        gap=(args.gap / 4, args.gap))
+        bets = Bets(platforms, random.Random(rng.random()))
+        killer.start()
+        played = play(args, tables, platforms, players, killer, bets)
+        killer.stopping.set()
+        killer.join()
+        phases["play"] = round(time.monotonic() - began - phases["start"], 1)
+        figures = final_checks(args, work, env, wallet, tables, ids, since, keys, broker)
+        phases["checks"] = round(time.monotonic() - began - phases["start"] - phases["play"], 1)
+        health = [httpx.get(f"{p.url}/api/health", timeout=10).json() for p in platforms]
+    finally:
+        if killer is not None:  # (no restart after the stops below)
+            killer.stopping.set()
+            killer.join(300)
+        for child in reversed(children):
+            child.stop()
+    out = report(args, work, figures, played, killer, bets, health, time.monotonic() - began)
+    out["seconds_by_phase"] = phases
+    return out
+
+
+def report(args, work, figures, played, killer, bets, health, seconds) -> dict:
+    rounds = figures.pop("_rounds", [])
+    lists = {k: v for k, v in figures.items() if not k.startswith("_") and isinstance(v, list)}
+    refs = [who for rnd in rounds for who, _ in rnd.refs.values()]
+    out = {"players": len(bets.players), "players_with_standing_bets": len(set(refs)),
+           "bets": sum(bets.answers.values()), "bets_standing": len(refs), "bets_answered": dict(bets.answers),
+           "bets_refused_samples": bets.samples,
+           "rounds": {game: len(statuses) for game, statuses in played.items()},
+           "void_rounds": sum(1 for rnd in rounds if rnd.status == "void" and rnd.refs),
+           "kills": len(killer.done), "killed": [k["target"] for k in killer.done],
+           "killed_at_s": [k["at_s"] for k in killer.done],  # (seconds after the play began)
+           **{k: len(v) for k, v in lists.items()},
+           "reconcile_rc": figures.get("reconcile_rc"), "conformance_rc": figures.get("conformance_rc"),
+           "platform_alerts": sum(h["settlement"]["alerts"] for h in health),
+           "platform_mismatches": sum(h["settlement"]["mismatches"] for h in health),
+           "orphans_cancelled": sum(h["orphans_cancelled"] for h in health),
+           "faults": list(args.fault or FAULTS), "seed": args.seed, "seconds": round(seconds, 1),
+           "workdir": str(work)}
+    problems = [line for v in lists.values() for line in v]
+    if killer.error:
+        problems.append(f"a kill or restart failed: {killer.error}")
+    if len(killer.done) < args.kills:
+        problems.append(f"only {len(killer.done)} of {args.kills} kills were done")
+    if out["reconcile_rc"] != 0:
+        problems.append("reconcile: " + figures.get("_reconcile", "")[-2000:])
+    if out["conformance_rc"] != 0:
+        problems.append("conformance kit: " + figures.get("_kit", "")[-2000:])
+    if out["void_rounds"] < 1:
+        problems.append("no void round with bets: the void cancels were not exercised")
+    out["ok"] = not problems
+    for line in problems[:50]:
+        print(line, file=sys.stderr)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int, default=100)
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of each game (more while kills are due)")
+    ap.add_argument("--kills", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--platforms", type=int, default=2)
+    ap.add_argument("--gap", type=float, default=4.0, help="the longest pause between two kills, seconds")
+    ap.add_argument("--pace", type=float, default=0.1, help="the mock dealer's seconds between two cards")
+    ap.add_argument("--fault", action="append", metavar="MODE:VALUE",
+                    help=f"the wallet's faults (default: {' '.join(FAULTS)})")
+    ap.add_argument("--settle-budget", type=float, default=240.0, help="seconds to wait for everything settled")
+    ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    if args.players < 7 or args.kills < 0 or args.rounds < 1 or args.platforms < 1 or args.pace < 0:
+        print("wallet_faults: error: --players at least 7, --rounds and --platforms at least 1, --kills and "
+              "--pace not negative", file=sys.stderr)
+        return 2
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="wallet-faults-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        out = run(args, work)
+    except RuntimeError as exc:  # a process that did not start or never got there (its log is in the workdir)
+        print(f"wallet_faults: error: {str(exc).splitlines()[0]} (logs in {work})", file=sys.stderr)
+        return 2
+    print(json.dumps(out, indent=1) if args.json else "\n".join(f"{k}: {v}" for k, v in out.items()))
+    return 0 if out["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""scripts/wallet_faults.py, small: the broker, the reference wallet with
+its faults, a table of each game and two platforms as real processes,
+players betting through the platforms while four of them are SIGKILLed
+and started again; afterwards every balance, credit, cancel and debit
+agrees with the journals, reconcile is clean and the kit passes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from natsserver import NATS_SERVER
+
+pytestmark = pytest.mark.slow  # real processes (started first: see tests/conftest.py)
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "wallet_faults.py"
+
+
+def test_a_small_fault_run_holds_every_promise(tmp_path):
+    if NATS_SERVER is None:
+        pytest.skip("nats-server is not installed (Debian package nats-server)")
+    done = subprocess.run([sys.executable, str(SCRIPT), "--players", "20", "--kills", "4", "--rounds", "1",
+                           "--gap", "1.5", "--seed", "2", "--workdir", str(tmp_path / "run"), "--json"],
+                          capture_output=True, text=True, timeout=900)
+    out = json.loads(done.stdout)
+    assert done.returncode == 0 and out["ok"], (out, done.stderr[-3000:])
+    assert out["kills"] == 4 and {"broker", "wallet"} <= set(out["killed"])
+    assert any(k.startswith("platform-") for k in out["killed"]) and any(k.endswith("-FAULT") for k in out["killed"])
+    for figure in ("balance_mismatches", "credits_doubled", "credits_missing", "debits_orphaned",
+                   "void_debits_not_cancelled", "bets_without_debit", "rounds_open"):
+        assert out[figure] == 0, figure
+    assert out["reconcile_rc"] == 0 and out["conformance_rc"] == 0
+    assert out["players"] == 20 and out["void_rounds"] >= 1 and out["bets_standing"] > 0
+    assert set(out["rounds"]) == {"fortune3", "football", "wheel"}
