@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecore.errors import IllegalAction
+from tablecore.said import CORE_WORDS as W
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
 from tablesim.games.console import MockDealer
@@ -339,8 +340,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
             ids = select_rounds(self.journal, last if last else (None if round_id else 10), round_id)
             forged = first_forged(self.journal, ids, self.journal.key(self.table.table_id))
             if forged is not None:  # (edited behind the table's back, before its last start's check)
-                raise IllegalAction("history", f"record {forged} of the journal was altered or forged (its keyed "
-                                    "link does not verify): nothing is shown; run `tablesim audit verify`")
+                raise IllegalAction("history", W("refusal.journal_forged", seq=forged))
             out = []
             for rid in ids:
                 summary = round_summary(self.journal, rid)

@@ -27,9 +27,9 @@ def test_the_served_catalogs_and_a_refusal_in_words(serve):
     refused = httpx.delete(f"{s.url}/api/bets/4/ante", headers=s.auth(), timeout=30)
     body = refused.json()
     assert refused.status_code == 409 and body["reason"] == "no ante bet on 4"
-    assert body["say"] == {"id": "refusal.no_bet", "params": {"bet": "ante", "position": "4"}}
+    assert body["say"] == {"id": "refusal.no_bet", "args": {"bet": "ante", "position": "4"}}
     low = s.post("/api/bets", {"position": "1", "bet": "ante", "amount": "0.5"}).json()
-    assert low["say"]["id"] == "refusal.under_minimum" and low["say"]["params"]["amount"] == "0.5"
+    assert low["say"]["id"] == "refusal.under_minimum" and low["say"]["args"]["amount"] == "0.5"
 
 
 def text(page, selector: str) -> str:
@@ -114,4 +114,4 @@ def test_a_bet_refused_while_betting_is_closed_says_so_by_id(serve):
     s = serve("wheel", pace=0.02)
     body = s.post("/api/bets", {"position": "P1", "bet": "1", "amount": "10"}).json()
     assert body["reason"] == "betting is closed (the round is idle)"
-    assert body["say"] == {"id": "refusal.betting_closed", "params": {"state": "idle"}}
+    assert body["say"] == {"id": "refusal.betting_closed", "args": {"state": "idle"}}
