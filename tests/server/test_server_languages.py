@@ -115,3 +115,28 @@ def test_a_bet_refused_while_betting_is_closed_says_so_by_id(serve):
     body = s.post("/api/bets", {"position": "P1", "bet": "1", "amount": "10"}).json()
     assert body["reason"] == "betting is closed (the round is idle)"
     assert body["say"] == {"id": "refusal.betting_closed", "args": {"state": "idle"}}
+
+
+@needs_chromium
+def test_an_incident_and_the_dealer_on_duty_read_in_the_consoles_language(serve, page):
+    s = serve("fortune3", pace=0.02, seed=11)
+    b = page
+    b.goto(f"{s.url}/#token={s.dealer}")
+    wait(b, "document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    switch(b, "zh-Hant", "新一局")
+    assert text(b, "#duty") == "沒有當值荷官"
+    assert s.post("/api/actions/open_round").status_code == 200
+    assert s.post("/api/bets", {"position": "2", "bet": "ante", "amount": "10"}).status_code == 200
+    assert s.post("/api/actions/close_betting").status_code == 200
+    assert s.post("/api/actions/deal").status_code == 200
+    s.wait_state("decisions", timeout=60)
+    assert s.post("/api/actions/misdeal").status_code == 200  # the cards are out: a supervisor's call
+    incident = s.state()["incident"]
+    assert incident["text"].startswith("the dealer calls a misdeal (Art. 11(1))")
+    assert incident["say"] == {"id": "fortune3.incident.misdeal", "args": {}}
+    wait(b, "document.querySelector('#incident-text').textContent.includes('荷官宣佈發牌失誤（第十一條第一款）')")
+    switch(b, "pt", "Nova ronda")
+    wait(b, "document.querySelector('#incident-text').textContent.includes('o croupier declara má distribuição')")
+    refused = s.post("/api/actions/deal")  # held by the incident: the reason by its id
+    assert refused.status_code == 409 and refused.json()["say"]["id"] == "refusal.incident_first"
+    assert b.errors.real() == []

@@ -63,10 +63,10 @@ async function shift() {
   if (!me) { await signIn(); if (!me) return; }
   const duty = table && table.on_duty;
   const out = duty && (duty.dealer === me.name || me.role === "supervisor");
-  const v = await ask({ title: out ? "Sign out of the shift" : "Sign in to the shift",
-    text: out ? `${duty.dealer} signs out: no dealer on duty until the next sign-in.`
-      : `${me.name} signs in as the dealer on duty` + (duty ? ` (${duty.dealer} is signed out).` : "."),
-    fields: [], ok: out ? "Sign out" : "Sign in" });
+  const v = await ask({ title: say(out ? "console.shift_out_title" : "console.shift_in_title"),
+    text: out ? say("console.shift_out_text", { dealer: duty.dealer })
+      : duty ? say("console.shift_in_after", { name: me.name, dealer: duty.dealer }) : say("console.shift_in_text", { name: me.name }),
+    fields: [], ok: say(out ? "console.shift_out" : "console.shift_in") });
   if (!v) return;
   await call("POST", out ? "/api/shift/sign-out" : "/api/shift/sign-in", {});
 }
@@ -254,8 +254,8 @@ function render() {
   $("game-title").textContent = say([`${t.game}.title`], null, t.title);
   $("table-id").textContent = t.table_id + (t.mock ? " · " + say("console.mock") : "");
   const duty = t.on_duty;
-  $("duty").textContent = duty ? `dealer on duty: ${duty.dealer}` : "no dealer on duty";
-  $("duty").title = duty ? `signed in at ${duty.since}: press to sign out` : "press to sign in as the dealer on duty";
+  $("duty").textContent = duty ? say("console.on_duty", { dealer: duty.dealer }) : say("console.no_duty");
+  $("duty").title = duty ? say("console.duty_since", { since: duty.since }) : say("console.duty_press");
   $("round-id").textContent = t.round_id || say("console.no_round");
   $("state-badge").textContent = stateText(t.state, t.game);
   $("paused-badge").hidden = !t.paused;
@@ -272,7 +272,7 @@ function render() {
       dataset: { device: d.name } }, `${d.name}${d.link_up ? "" : " " + say("console.link_down")}${codes.length ? " ⚠ " + codes.join(",") : ""}`);
   }).concat(t.studio ? [h("span", { class: "device" + (t.studio.state === "up" ? "" : " bad"),
     title: t.studio.error || t.studio.url, dataset: { device: "studio" } },
-    say("console.studio", { state: say(`link.${t.studio.state}`, null, t.studio.state) }) + (t.studio.stalled ? " (stalled)" : "") + (t.studio.pending ? say("console.to_publish", { n: t.studio.pending }) : ""))] : []));
+    say("console.studio", { state: say(`link.${t.studio.state}`, null, t.studio.state) }) + (t.studio.stalled ? say("console.stalled") : "") + (t.studio.pending ? say("console.to_publish", { n: t.studio.pending }) : ""))] : []));
   $("recovery").hidden = !t.recovery;
   $("recovery").textContent = t.recovery || "";
   $("incident").hidden = !t.incident;
