@@ -7,6 +7,7 @@ values filling every language's placeholders), and the device fault codes."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from tablesim.games.wheel.profile import load_profile as load_wheel
 from tablesim.games.wheel.settings import WheelSettings
 from tablesim.games.wheel.table import WheelTable
 from tablesim.i18n import CORE_FOLDERS, LANGUAGES, merged, placeholders
+from tablesim.studio import bus_bets
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = [*CORE_FOLDERS] + [registry.spec(g).catalog_dir() for g in registry.names()]
@@ -267,3 +269,21 @@ def test_any_bet_refused_is_worded_from_the_catalogs(position, bet, amount, play
         t.place_bet(position, bet, amount, player)
     except IllegalAction as exc:
         check_worded(exc.reason, f"bet {position} {bet} {amount!r} {player!r}")
+
+
+@settings(max_examples=80, deadline=None)
+@given(doc=st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+                        lambda inner: st.lists(inner, max_size=3)
+                        | st.dictionaries(st.sampled_from(["v", "bets", "ref", "position", "bet", "amount", "player",
+                                                           "round", "x"]), inner, max_size=6), max_leaves=12))
+def test_a_bad_bet_over_the_bus_is_worded_from_the_catalogs(doc):
+    body = json.dumps(doc).encode()
+    try:
+        parsed = bus_bets.parse_request(body)
+    except InputError as exc:
+        check_worded(exc.message, f"request {doc!r}")
+        return
+    for result in parsed:
+        if "error" in result:
+            said = result["say"]
+            assert result["detail"] == fill(CATALOGS["en"][said["id"]], said["args"]), result
