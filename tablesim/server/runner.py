@@ -370,6 +370,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, DevicePump, Notices):
 
 def _other_round(bet: dict, now: str) -> dict:
     """A bus bet paid for another round than the table's (refused, nothing placed)."""
-    reason = f"the bet is for round {bet['round']}, the table's round is {now or 'not open'}"
-    return {"ok": False, "round_id": now, "ref": bet["ref"], "error": "refused", "action": "bet", "reason": reason,
-            "detail": f"bet refused: {reason}"}
+    reason = (W("refusal.other_round", round=bet["round"], now=now) if now
+              else W("refusal.other_round_none", round=bet["round"]))
+    return {"ok": False, "round_id": now, "ref": bet["ref"], "error": "refused", "action": "bet", "reason": str(reason),
+            "say": reason.message(), "detail": f"bet refused: {reason}"}

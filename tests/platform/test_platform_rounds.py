@@ -129,4 +129,5 @@ def test_a_bus_bet_paid_for_another_round_is_refused_by_the_table(rig):
     late, now = other["results"]
     assert late["error"] == "refused" and late["reason"] == (
         f"the bet is for round WHEEL-MOCK-999999, the table's round is {round_id}")
+    assert late["say"] == {"id": "refusal.other_round", "args": {"round": "WHEEL-MOCK-999999", "now": round_id}}
     assert now["ok"] and now["round_id"] == round_id
