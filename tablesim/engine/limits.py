@@ -40,11 +40,13 @@ class Limits:
     unit: Decimal = DEFAULT_UNIT
     payout_unit: Decimal = DEFAULT_PAYOUT_UNIT
 
-    def unit_refusal(self, amount: Decimal) -> str | None:
+    def unit_refusal(self, amount: Decimal, player: str | None = None) -> str | None:
         """Why ``amount`` is not a bet at this table's unit, or None."""
         if is_multiple(amount, self.unit):
             return None
-        return W("refusal.off_unit", amount=fmt(amount), unit=fmt(self.unit))
+        if player is None:
+            return W("refusal.off_unit", amount=fmt(amount), unit=fmt(self.unit))
+        return W("refusal.off_unit_of", amount=fmt(amount), unit=fmt(self.unit), player=player)
 
     def position_check(self, bet: str, total: Decimal) -> str | None:
         """Why every player's ``total`` on ``bet`` at one position is too much, or None."""
@@ -65,9 +67,7 @@ class Limits:
                 return W(f"refusal.under_minimum{of}", amount=fmt(amount), minimum=fmt(limit.minimum), bet=bet, **who)
             if amount > limit.maximum:
                 return W(f"refusal.over_maximum{of}", amount=fmt(amount), maximum=fmt(limit.maximum), bet=bet, **who)
-        if is_multiple(amount, self.unit):
-            return None
-        return W(f"refusal.off_unit{of}", amount=fmt(amount), unit=fmt(self.unit), **who)
+        return self.unit_refusal(amount, player)
 
     @staticmethod
     def parse(reader: Reader, bets: tuple[str, ...]) -> "Limits":
