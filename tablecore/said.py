@@ -71,8 +71,21 @@ def message_of(text: Any) -> dict[str, Any] | None:
 
 def fill(text: str, args: dict[str, Any]) -> str:
     """``text`` with its ``{name}`` placeholders filled (one not given stays as written)."""
-    values = {k: str(v) for k, v in args.items()}
-    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+    parts = _parts(text)
+    if len(parts) == 1:
+        return text
+    out = [parts[0]]
+    for i in range(1, len(parts), 2):
+        name = parts[i]
+        out.append(str(args[name]) if name in args else "{" + name + "}")
+        out.append(parts[i + 1])
+    return "".join(out)
+
+
+@lru_cache(maxsize=1024)
+def _parts(text: str) -> tuple[str, ...]:
+    """A text split at its placeholders: literal, name, literal, ... (once per text)."""
+    return tuple(_PLACEHOLDER.split(text))
 
 
 @lru_cache(maxsize=16)
@@ -103,9 +116,13 @@ class Words:
 
     def __init__(self, folder: Path | str) -> None:
         self.folder = Path(folder).resolve()
+        self._texts: dict[str, str] | None = None  # (read at the first word: a refusal on the bet path is one lookup)
 
     def __call__(self, msg_id: str, /, **args: Any) -> Said:
-        text = english(self.folder).get(msg_id)
+        texts = self._texts
+        if texts is None:
+            texts = self._texts = english(self.folder)
+        text = texts.get(msg_id)
         if text is None:  # a bug (the catalog tests walk every id the code uses); never a crash at the table
             log.error("no English text for message id %r in %s", msg_id, self.folder)
             text = msg_id + "".join(f" {k}={v}" for k, v in args.items())
@@ -113,7 +130,7 @@ class Words:
 
     def text(self, msg_id: str) -> str:
         """The English text of ``msg_id`` as written (its placeholders unfilled)."""
-        return english(self.folder)[msg_id]
+        return english(self.folder)[msg_id]  # (as the catalog says it)
 
 
 #: the core's words (the engine's, the server's, the drivers' texts)
