@@ -20,7 +20,7 @@ from tablesim.engine.limits import Limits
 from tablecore.errors import IllegalAction
 from tablecore.money import ZERO, add, exact, fmt, parse_amount, subtract
 from tablecore.errors import InputError
-from tablecore.said import Said
+from tablecore.said import CORE_WORDS as W
 
 #: what a missing position or player reads as (never written to)
 _NONE: dict = {}
@@ -34,7 +34,7 @@ def player_refusal(player: object) -> str | None:
     # no spaces around it: " ann" and "ann" would be two players on the results
     if not isinstance(player, str) or not player.strip() or len(player) > MAX_PLAYER or not player.isprintable() \
             or player != player.strip():
-        return f"a player is 1 to {MAX_PLAYER} printable characters (no spaces around them), not {player!r}"
+        return W("refusal.bad_player", most=MAX_PLAYER, player=repr(player))
     return None
 
 
@@ -109,7 +109,7 @@ class BetBook:
         if why:
             raise IllegalAction("bet", why)
         if bet not in self.bet_names:
-            raise IllegalAction("bet", f"unknown bet {bet!r} (bets: {', '.join(self.bet_names)})")
+            raise IllegalAction("bet", W("refusal.unknown_bet", bet=repr(bet), bets=", ".join(self.bet_names)))
         if player is not None:
             why = player_refusal(player)
             if why:
@@ -117,7 +117,7 @@ class BetBook:
         try:
             value = parse_amount(amount)
         except InputError as exc:
-            raise IllegalAction("bet", f"amount {exc.message}") from None
+            raise IllegalAction("bet", W("refusal.bad_amount", problem=exc.message)) from None
         who = self.owner(position, player)
         if self.seat_ok is not None:
             why = self.seat_ok(position, who)
@@ -125,12 +125,12 @@ class BetBook:
                 raise IllegalAction("bet", why)
         if who != position and self.position_ok(who) is None:
             # a bet naming no player is its position's seat's, whose id is the position
-            raise IllegalAction("bet", f"{who!r} is the name of a position (its own seat): name the player otherwise")
+            raise IllegalAction("bet", W("refusal.player_is_position", player=repr(who)))
         mine = add(self.by_player.get(position, _NONE).get(who, _NONE).get(bet, ZERO), value)
         total = add(self.bets.get(position, _NONE).get(bet, ZERO), value)
-        why = self.limits.check(bet, mine)
+        why = self.limits.check(bet, mine, None if who == position else who)
         if why:
-            raise IllegalAction("bet", why if who == position else f"{who}: {why}")
+            raise IllegalAction("bet", why)
         why = self.limits.position_check(bet, total)
         if why:
             raise IllegalAction("bet", why)
@@ -207,9 +207,8 @@ class BetBook:
         who = self.owner(position, player)
         mine = self.by_player.get(position, {}).get(who, {})
         if bet not in mine:
-            owner = "" if who == position else f" of {who}"
-            why = Said(f"no {bet} bet{owner} on {position}", "refusal.no_bet" if who == position else "refusal.no_bet_of",
-                       bet=bet, position=position, **({} if who == position else {"player": who}))
+            why = W("refusal.no_bet" if who == position else "refusal.no_bet_of",
+                    bet=bet, position=position, **({} if who == position else {"player": who}))
             raise IllegalAction("withdraw", why)
         value = mine.pop(bet)
         if not mine:

@@ -16,6 +16,7 @@ from typing import Any
 from drivers.events import DeviceEvent, LinkLost, LinkRestored
 from tablesim.engine.actions import action
 from tablesim.engine.inputs import ResolveIncident
+from tablecore.said import CORE_WORDS as W, device_text
 from tablesim.engine.machine import Refused
 from tablecore.records import IncidentOpened, IncidentResolved, Link
 
@@ -37,8 +38,12 @@ class Incident:
     def as_dict(self) -> dict[str, Any]:
         """The incident as the console and the journal show it."""
         out = asdict(self)
+        out["text"] = str(self.text)
         if out["device"] is None:
             del out["device"]
+        said = device_text(self.code, self.text)
+        if said is not None:
+            out["say"] = said  # its message id and values: the console words it in its language
         return out
 
 
@@ -68,9 +73,9 @@ class IncidentHandling:
     def check_resolution_asked(self, decision: str, *, actor: str | None = None, why: str | None = None,
                                card: str | None = None) -> None:
         if self.incident is None:
-            raise Refused("there is no open incident")
+            raise Refused(W("refusal.no_incident"))
         if decision not in DECISIONS:
-            raise Refused(f"unknown decision {decision!r} (confirm or reject)")
+            raise Refused(W("refusal.unknown_resolution", decision=repr(decision)))
 
     CHECKS = {"resolve_incident": (check_resolution_asked,)}
 
@@ -101,7 +106,7 @@ class IncidentHandling:
         if isinstance(event, LinkLost):
             self.emit(Link(device=event.device, up=False, reason=event.reason))
             if self.state not in self.FINALS and self.state is not self.INITIAL and self.incident is None:
-                self.open_incident(LINK_INCIDENT, f"link to the {event.device} lost: {event.reason}",
+                self.open_incident(LINK_INCIDENT, W("incident.link_lost", device=event.device, reason=event.reason),
                                    blocking=True, device=event.device)
             return True
         if isinstance(event, LinkRestored):

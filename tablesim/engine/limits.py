@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from tablecore.money import ONE, fmt, is_multiple
-from tablecore.said import Said
+from tablecore.said import CORE_WORDS as W
 from tablecore.validate import Reader
 
 
@@ -40,30 +40,34 @@ class Limits:
     unit: Decimal = DEFAULT_UNIT
     payout_unit: Decimal = DEFAULT_PAYOUT_UNIT
 
-    def unit_refusal(self, amount: Decimal) -> str | None:
+    def unit_refusal(self, amount: Decimal, player: str | None = None) -> str | None:
         """Why ``amount`` is not a bet at this table's unit, or None."""
         if is_multiple(amount, self.unit):
             return None
-        return f"{fmt(amount)} is not a whole multiple of the table's betting unit {fmt(self.unit)}"
+        if player is None:
+            return W("refusal.off_unit", amount=fmt(amount), unit=fmt(self.unit))
+        return W("refusal.off_unit_of", amount=fmt(amount), unit=fmt(self.unit), player=player)
 
     def position_check(self, bet: str, total: Decimal) -> str | None:
         """Why every player's ``total`` on ``bet`` at one position is too much, or None."""
         limit = self.by_bet.get(bet)
         if limit is None or limit.position_max is None or total <= limit.position_max:
             return None
-        return f"{fmt(total)} in all on {bet} is over the position's limit {fmt(limit.position_max)}"
+        return W("refusal.over_position_max", total=fmt(total), bet=bet, maximum=fmt(limit.position_max))
 
-    def check(self, bet: str, amount: Decimal) -> str | None:
-        """Why one player's ``amount`` is refused for ``bet``, or None if it is within limits."""
+    def check(self, bet: str, amount: Decimal, player: str | None = None) -> str | None:
+        """Why one player's ``amount`` is refused for ``bet``, or None if it is
+        within limits; ``player``: the player named (not the position's seat),
+        said first ("ann: ...")."""
         limit = self.by_bet.get(bet)
+        of = "" if player is None else "_of"
+        who = {} if player is None else {"player": player}
         if limit is not None:
             if amount < limit.minimum:
-                return Said(f"{fmt(amount)} is under the table minimum {fmt(limit.minimum)} for {bet}",
-                            "refusal.under_minimum", amount=fmt(amount), minimum=fmt(limit.minimum), bet=bet)
+                return W(f"refusal.under_minimum{of}", amount=fmt(amount), minimum=fmt(limit.minimum), bet=bet, **who)
             if amount > limit.maximum:
-                return Said(f"{fmt(amount)} is over the table limit {fmt(limit.maximum)} for {bet}",
-                            "refusal.over_maximum", amount=fmt(amount), maximum=fmt(limit.maximum), bet=bet)
-        return self.unit_refusal(amount)
+                return W(f"refusal.over_maximum{of}", amount=fmt(amount), maximum=fmt(limit.maximum), bet=bet, **who)
+        return self.unit_refusal(amount, player)
 
     @staticmethod
     def parse(reader: Reader, bets: tuple[str, ...]) -> "Limits":

@@ -35,7 +35,7 @@ from tablecore.errors import IllegalAction
 from transitions import Machine, MachineError
 from transitions.core import Event
 
-from tablecore.said import Said
+from tablecore.said import CORE_WORDS, Said, fill
 
 States = Sequence[enum.Enum] | enum.Enum
 
@@ -69,6 +69,9 @@ def steps(rows: Iterable[Step | tuple[str, States, enum.Enum]]) -> tuple[Step, .
     return tuple(r if isinstance(r, Step) else step(*r) for r in rows)
 
 
+#: the refusal of an action in a state not its own
+NOT_ALLOWED = CORE_WORDS("refusal.not_allowed")
+
 @dataclass(frozen=True)
 class Rule:
     """When the table's public action ``action`` is allowed.
@@ -85,7 +88,7 @@ class Rule:
     action: str
     verb: str
     states: tuple[enum.Enum, ...] = ()
-    refused: str = "not allowed while the round is {state}"
+    refused: str = NOT_ALLOWED
     refused_in: Mapping[enum.Enum, str] = field(default_factory=dict)
     trigger: str | None = None
     #: the action does nothing but fire ``trigger``: its input record, and
@@ -94,7 +97,7 @@ class Rule:
 
 
 def rule(action: str, verb: str, *, states: States | None = None, trigger: str | None = None,
-         refused: str = "not allowed while the round is {state}",
+         refused: str = NOT_ALLOWED,
          refused_in: Mapping[enum.Enum, str] | None = None, fires: type | None = None) -> Rule:
     if fires is not None and trigger is None:
         raise ValueError(f"rule {action!r}: an action that only fires a trigger names the trigger")
@@ -283,9 +286,10 @@ class _BoundRule:
         state = self.model.state
         if self.states and state not in self.states:
             words = self.refused_in.get(state, self.refused)
-            text = words.format(state=state.value)
             # a refusal worded with a message id keeps it (a page shows it in its language)
-            return Said(text, words.msg_id, state=state.value) if isinstance(words, Said) else text
+            if isinstance(words, Said):
+                return Said(fill(words, {"state": state.value}), words.msg_id, **{**words.params, "state": state.value})
+            return words.format(state=state.value)
         return None
 
     def enforce(self, table: Any, args: tuple, kwargs: Mapping[str, Any]) -> None:

@@ -33,7 +33,7 @@ from tablesim.engine.journaling import Journaling
 from tablesim.engine.pump import DevicePump
 from tablesim.engine.inputs import PlaceBet, Pause, Report, Resume, TableInput, Void, WithdrawBet
 from tablesim.engine.machine import Check, Procedure, Refused, RoundMachine, mermaid, rule
-from tablecore.said import Said
+from tablecore.said import CORE_WORDS as W
 from tablesim.engine.result import RoundResult
 from tablesim.log import bind_round
 from tablecore.records import (
@@ -43,11 +43,11 @@ from tablecore.records import (
 
 def engine_rules(procedure: Procedure, betting: enum.Enum) -> list:
     """The rules of the engine's own actions (a game may replace one)."""
-    closed = Said("betting is closed (the round is {state})", "refusal.betting_closed")
+    closed = W("refusal.betting_closed")
     return [
         rule("place_bet", "bet", states=betting, refused=closed),
         rule("withdraw_bet", "withdraw", states=betting, refused=closed),
-        rule("void", "void", trigger="void", refused="a round that is {state} cannot be voided"),
+        rule("void", "void", trigger="void", refused=W("refusal.cannot_void")),
         rule("pause", "pause"),
         rule("resume", "resume"),
         rule("resolve_incident", "resolve incident"),
@@ -168,9 +168,9 @@ class GameTable(IncidentHandling, Journaling):
         """Why no action but those that must stay possible is taken now: the
         table is paused, or a blocking incident holds the round (None: neither)."""
         if self.paused:
-            return "the table is paused"
+            return W("refusal.table_paused")
         if self.blocked:
-            return f"incident {self.incident.id} must be resolved first"
+            return W("refusal.incident_first", id=self.incident.id)
         return None
 
     @contextmanager
@@ -293,10 +293,9 @@ class GameTable(IncidentHandling, Journaling):
     def check_withdrawal(self, position: str, bet: str, player: str | None = None) -> None:
         position = str(position)
         if self.book.get(position, bet, self.book.owner(position, player)) is None:
-            text = f"no {bet} bet{'' if player is None else ' of ' + str(player)} on {position}"
             if player is None:
-                raise Refused(Said(text, "refusal.no_bet", bet=bet, position=position))
-            raise Refused(Said(text, "refusal.no_bet_of", bet=bet, position=position, player=player))
+                raise Refused(W("refusal.no_bet", bet=bet, position=position))
+            raise Refused(W("refusal.no_bet_of", bet=bet, position=position, player=player))
 
     @action(PlaceBet, actor="player")
     def place_bet(self, position: str, bet: str, amount: object, player: str | None = None) -> None:
@@ -364,11 +363,11 @@ class GameTable(IncidentHandling, Journaling):
 
     def check_pause(self, *, actor: str | None = None, why: str | None = None) -> None:
         if self.paused:
-            raise Refused("the table is already paused")
+            raise Refused(W("refusal.already_paused"))
 
     def check_resume(self, *, actor: str | None = None, why: str | None = None) -> None:
         if not self.paused:
-            raise Refused("the table is not paused")
+            raise Refused(W("refusal.not_paused"))
 
     CHECKS = {
         "place_bet": (check_bet,),

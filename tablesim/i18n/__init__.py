@@ -6,9 +6,9 @@ amounts written with the locale's signs (from their decimal text, never a
 float). The core knows no game: whoever serves a page names the folders
 whose catalogs are merged (see :func:`tablesim.i18n.catalog.merged`)."""
 
-from tablesim.i18n.catalog import CORE, merged, placeholders, read_catalog, say
+from tablesim.i18n.catalog import CORE, CORE_FOLDERS, merged, placeholders, read_catalog, say
 from tablesim.i18n.languages import DEFAULT, LANGUAGES, negotiate
 from tablesim.i18n.numbers import CURRENCY, format_amount, number_signs
 
-__all__ = ["CORE", "CURRENCY", "DEFAULT", "LANGUAGES", "format_amount", "merged", "negotiate",
+__all__ = ["CORE", "CORE_FOLDERS", "CURRENCY", "DEFAULT", "LANGUAGES", "format_amount", "merged", "negotiate",
            "number_signs", "placeholders", "read_catalog", "say"]

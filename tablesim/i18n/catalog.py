@@ -12,10 +12,14 @@ from typing import Any, Iterable, Mapping
 
 from babel.messages.pofile import read_po
 
+from tablecore.said import REASONS
 from tablesim.i18n.languages import LANGUAGES
 
 #: the core's catalogs: the console's, the board's and the floor's own words
 CORE = Path(str(resources.files("tablesim.i18n") / "locales"))
+#: every folder of the core's words: the pages' and the texts the table makes
+#: (its refusals, incidents and device texts, in the shared core's own folder)
+CORE_FOLDERS = (CORE, REASONS)
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 

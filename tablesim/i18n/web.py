@@ -11,7 +11,7 @@ from typing import Iterable
 from fastapi import APIRouter, Header
 from fastapi.responses import FileResponse, JSONResponse
 
-from tablesim.i18n.catalog import CORE, merged
+from tablesim.i18n.catalog import CORE_FOLDERS, merged
 from tablesim.i18n.languages import LANGUAGES, negotiate
 from tablesim.i18n.numbers import CURRENCY, number_signs
 
@@ -26,7 +26,7 @@ def catalog_json(lang: str, folders: Iterable[Path], currency: str = CURRENCY) -
 
 def router(folders: Iterable[Path] = (), currency: str = CURRENCY) -> APIRouter:
     """The routes, with the core's catalogs and then ``folders``' (a game's own words)."""
-    every = (CORE, *folders)
+    every = (*CORE_FOLDERS, *folders)
     r = APIRouter()
 
     @r.get("/i18n/words.js", include_in_schema=False)

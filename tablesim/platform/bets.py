@@ -31,6 +31,7 @@ from tablesim.platform import ids
 from tablesim.platform.faults import die_at
 from tablesim.platform.amounts import BadBet, stake
 from tablesim.platform.intents import Intent, Intents
+from tablesim.platform.reasons import table_reason
 from tablesim.platform.rounds import Rounds
 from tablesim.platform.sessions import Session
 from tablesim.platform.tables import Offer
@@ -150,7 +151,7 @@ class Desk:
         self.counts["refused_by_table"] += 1
         reason = result.get("reason") or result.get("detail") or "refused by the table"
         cancelled = await self.cancel(it, why=f"refused by the table: {reason}")
-        answer = refused(409, "refused_by_table", str(reason))
+        answer = refused(409, "refused_by_table", str(reason), **table_reason(result))  # (the table's words, by id)
         if cancelled is not None:
             answer.body["balance"] = _text(cancelled.balance)
         return answer

@@ -21,7 +21,7 @@ from starlette.responses import JSONResponse
 
 from tablecore.errors import IllegalAction, InputError
 from tablecore.money import parse_amount
-from tablecore.said import Said
+from tablecore.said import message_of
 from tablesim.server.intake import BetOutcome, BetRequest, bad_input, bet_request, refused
 from tablesim.journal.store import StorageError
 from tablesim.server import public
@@ -121,9 +121,9 @@ async def place_one(runner, op: Operator, position: str, bet: str, amount: Any, 
 def refusal(exc: IllegalAction, journal) -> dict:
     """A 409's body (the journal named by its file only, not where it is)."""
     reason, detail = public.hide_path(exc.reason, journal), public.hide_path(str(exc), journal)
-    said = exc.reason.message() if isinstance(exc.reason, Said) else None
+    said = message_of(exc.reason)
     return {"error": "refused", "action": exc.action, "reason": reason, "detail": detail,
-            **({"say": said} if said else {})}  # the reason's message id, for a page in another language
+            **({"say": said} if said else {})}  # the reason's message id and values, for a page in another language
 
 
 async def place_batch(runner, op: Operator, items: list[dict[str, Any]]) -> dict:

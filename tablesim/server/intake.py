@@ -39,6 +39,7 @@ from decimal import Decimal
 from typing import Any, Awaitable, Callable, Iterable, Sequence
 
 from tablecore.errors import IllegalAction, InputError
+from tablecore.said import CORE_WORDS as W, message_of
 from tablecore.frozen import built
 from tablecore.money import parse_amount
 from tablesim.engine.inputs import PlaceBet
@@ -98,6 +99,9 @@ class BetOutcome:
             if self.action is not None:
                 out["action"] = self.action
                 out["reason"] = self.reason
+                said = message_of(self.reason)
+                if said is not None:  # the reason's message id and values (a page words it in its language)
+                    out["say"] = said
             out["detail"] = self.detail
         return out
 
@@ -212,7 +216,7 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
             rid, key = found
             if key[:2] == (str(req.position), req.bet) and _same_amount(key[2], req.amount):
                 return BetOutcome(True, rid, duplicate=True, ref=req.ref)
-            return refused(IllegalAction("bet", f"ref {req.ref!r} was already used for another bet"), req.ref,
+            return refused(IllegalAction("bet", W("refusal.ref_used", ref=repr(req.ref))), req.ref,
                            table.round_id)
     # A bet of the position's own seat is placed (and journaled) as
     # ``place_bet(position, bet, amount)``, as a script or a dealer places it.

@@ -47,6 +47,9 @@ def _scrubbed(data: dict, hide_card: bool) -> dict:
     for key in TEXT_FIELDS:
         if key in out:
             out[key] = hide_cards(out[key])
+    if isinstance(out.get("say"), dict):  # a text's values hide their cards as the text does
+        say = out["say"]
+        out["say"] = {**say, "args": {k: hide_cards(v) for k, v in (say.get("args") or {}).items()}}
     return out
 
 

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecore.errors import IllegalAction
+from tablecore.said import CORE_WORDS as W
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
 from tablesim.games.console import MockDealer
@@ -360,8 +361,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
             ids = select_rounds(self.journal, last if last else (None if round_id else 10), round_id)
             forged = first_forged(self.journal, ids, self.journal.key(self.table.table_id))
             if forged is not None:  # (edited behind the table's back, before its last start's check)
-                raise IllegalAction("history", f"record {forged} of the journal was altered or forged (its keyed "
-                                    "link does not verify): nothing is shown; run `tablesim audit verify`")
+                raise IllegalAction("history", W("refusal.journal_forged", seq=forged))
             out = []
             for rid in ids:
                 summary = round_summary(self.journal, rid)
@@ -391,6 +391,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
 
 def _other_round(bet: dict, now: str) -> dict:
     """A bus bet paid for another round than the table's (refused, nothing placed)."""
-    reason = f"the bet is for round {bet['round']}, the table's round is {now or 'not open'}"
-    return {"ok": False, "round_id": now, "ref": bet["ref"], "error": "refused", "action": "bet", "reason": reason,
-            "detail": f"bet refused: {reason}"}
+    reason = (W("refusal.other_round", round=bet["round"], now=now) if now
+              else W("refusal.other_round_none", round=bet["round"]))
+    return {"ok": False, "round_id": now, "ref": bet["ref"], "error": "refused", "action": "bet", "reason": str(reason),
+            "say": reason.message(), "detail": f"bet refused: {reason}"}

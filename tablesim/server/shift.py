@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablecore.errors import IllegalAction
+from tablecore.said import CORE_WORDS as W
 from tablesim.journal.shifts import ROUND_DEALER, SIGN_IN, SIGN_OUT, dealer_of_actor, on_duty
 
 
@@ -28,7 +29,7 @@ class Shift:
 
     def sign_in(self, table, journal, op) -> dict[str, Any]:
         if journal is None:
-            raise IllegalAction("sign in", "this table runs without a journal: nothing would record the shift")
+            raise IllegalAction("sign in", W("refusal.shift_no_journal"))
         if self.on_duty is not None:
             if self.on_duty["dealer"] == op.name:
                 return self.on_duty
@@ -40,9 +41,9 @@ class Shift:
     def sign_out(self, table, journal, op) -> None:
         duty = self.on_duty
         if duty is None:
-            raise IllegalAction("sign out", "no dealer is signed in")
+            raise IllegalAction("sign out", W("refusal.nobody_on_duty"))
         if duty["dealer"] != op.name and op.role != "supervisor":
-            raise IllegalAction("sign out", f"{duty['dealer']} is on duty: only they or a supervisor sign them out")
+            raise IllegalAction("sign out", W("refusal.on_duty_sign_out", dealer=duty["dealer"]))
         self._append(table, journal, SIGN_OUT, duty, op.actor)
         self.on_duty = None
 

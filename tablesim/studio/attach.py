@@ -20,6 +20,7 @@ from typing import Callable
 
 from tablesim.engine.table import GameTable
 from tablecore.errors import InputError
+from tablecore.said import CORE_WORDS as W
 from tablesim.studio import holding, natsio, presence, signing, wire
 from tablesim.studio.outbox import Hook, StudioLink
 
@@ -38,14 +39,15 @@ def diverged_incident(table: GameTable, link: StudioLink) -> None:
     """On the table's thread: the link diverged, an incident the dealer and
     supervisor see (not blocking: the table's own journal is sound, the
     studio's copy of it is not)."""
-    table.open_incident(STUDIO_INCIDENT, f"studio link diverged: {link.error}", blocking=False)
+    table.open_incident(STUDIO_INCIDENT, W("incident.studio_diverged", error=link.error), blocking=False)
 
 
 def stalled_incident(table: GameTable, link: StudioLink) -> None:
     """On the table's thread: the link has records to publish and published
     none for a while (not blocking: they wait in the journal)."""
-    table.open_incident(STALLED_INCIDENT, f"studio link stopped publishing: {link.pending()} records not published "
-                        f"for {link.stall_after:.0f} s ({link.error or link.state})", blocking=False)
+    table.open_incident(STALLED_INCIDENT, W("incident.studio_stalled", pending=link.pending(),
+                                            seconds=f"{link.stall_after:.0f}", why=link.error or link.state),
+                        blocking=False)
 
 
 def loud(table: GameTable, link: StudioLink, said: set[str]) -> str | None:

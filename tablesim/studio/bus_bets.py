@@ -40,7 +40,8 @@ import logging
 from typing import Any, Awaitable, Callable
 
 from tablecore.errors import InputError
-from tablecore.money import AMOUNT_FORM, amount_form_refusal, parse_amount
+from tablecore.money import amount_form_refusal, parse_amount
+from tablecore.said import CORE_WORDS as W, message_of
 from tablesim.studio import wire
 
 log = logging.getLogger("tablesim.studio")
@@ -59,34 +60,44 @@ Submit = Callable[[list[dict[str, Any]]], Awaitable[list[dict[str, Any]]]]
 
 
 def bad_input(detail: str, ref: str | None = None) -> dict[str, Any]:
-    """A bet's bad-input result, shaped as the intake's (``BetOutcome.as_json``)."""
+    """A bet's bad-input result, shaped as the intake's (``BetOutcome.as_json``),
+    with the detail's message id and values (``say``) when it has them."""
     out: dict[str, Any] = {"ok": False, "round_id": ""}
     if ref is not None:
         out["ref"] = ref
-    out.update(error="bad_input", detail=detail)
+    out.update(error="bad_input", detail=str(detail))
+    said = message_of(detail)
+    if said is not None:
+        out["say"] = said
     return out
+
+
+def request_error(error: str, detail: str) -> dict[str, Any]:
+    """The answer to a request refused whole, with its detail's message id and values."""
+    said = message_of(detail)
+    return {"v": 1, "error": error, "detail": str(detail), **({"say": said} if said else {})}
 
 
 def parse_request(body: bytes) -> list[dict[str, Any]]:
     """The bets of a request (a bad one as its outcome); InputError for a
     request that carries no bets at all."""
     if len(body) > MAX_BODY:
-        raise InputError(f"request over {MAX_BODY} bytes")
+        raise InputError(W("bus.too_large", most=MAX_BODY))
     try:
         doc = json.loads(body)
     except (ValueError, UnicodeDecodeError):
-        raise InputError("the request is not JSON") from None
+        raise InputError(W("bus.not_json")) from None
     if isinstance(doc, dict) and (type(doc.get("v", 1)) is not int or doc.get("v", 1) != VERSION):
         # (a request of a later version read as this one could place other bets than meant)
-        raise InputError(f"v: version {doc.get('v')!r} is not understood: this table takes version {VERSION}")
+        raise InputError(W("bus.version", given=repr(doc.get("v")), version=VERSION))
     if isinstance(doc, dict) and "bets" in doc:
         items = doc["bets"]
         if not isinstance(items, list) or not 1 <= len(items) <= MAX_BETS:
-            raise InputError(f"bets: a list of 1 to {MAX_BETS} bets")
+            raise InputError(W("bus.bets_list", most=MAX_BETS))
     elif isinstance(doc, dict):
         items = [doc]
     else:
-        raise InputError("the request is a bet object or {\"bets\": [...]}")
+        raise InputError(W("bus.not_a_request"))
     return [_bet(item, i) for i, item in enumerate(items)]
 
 
@@ -94,31 +105,31 @@ def _bet(item: Any, index: int) -> dict[str, Any]:
     """A checked bet (with ``actor``), or its bad-input result (with ``error``)."""
     where = f"bets.{index}"
     if not isinstance(item, dict):
-        return bad_input(f"{where}: a bet is an object (ref, position, bet, amount)")
+        return bad_input(W("bus.bet_not_object", where=where))
     ref = item.get("ref")
     ref = ref if isinstance(ref, str) else None
     unknown = sorted(set(item) - {"ref", "position", "bet", "amount", "player", "round", "v"})
     if unknown:
-        return bad_input(f"{where}.{unknown[0]}: unknown field", ref)
+        return bad_input(W("bus.unknown_field", where=where, field=unknown[0]), ref)
     if ref is None or not 1 <= len(ref) <= 80 or not ref.isprintable():
-        return bad_input(f"{where}.ref: required, 1 to 80 printable characters (the bet's idempotency key)", ref)
+        return bad_input(W("bus.bad_ref", where=where), ref)
     position, bet, amount = item.get("position"), item.get("bet"), item.get("amount")
     if isinstance(position, bool) or not isinstance(position, (str, int)) or not 1 <= len(str(position).strip()) <= 40:
-        return bad_input(f"{where}.position: 1 to 40 characters", ref)
+        return bad_input(W("bus.bad_position", where=where), ref)
     if not isinstance(bet, str) or not 1 <= len(bet) <= 40:
-        return bad_input(f"{where}.bet: 1 to 40 characters", ref)
+        return bad_input(W("bus.bad_bet", where=where), ref)
     if amount_form_refusal(amount):
-        return bad_input(f"{where}.amount: {AMOUNT_FORM}", ref)
+        return bad_input(W("bus.amount_form", where=where), ref)
     player = item.get("player")
     if player is not None and (not isinstance(player, str) or not 1 <= len(player) <= 40 or not player.isprintable()):
-        return bad_input(f"{where}.player: 1 to 40 printable characters (whose bet it is)", ref)
+        return bad_input(W("bus.bad_player", where=where), ref)
     try:
         value = parse_amount(amount)  # plain digits, bounded, before any arithmetic (issue 14.3)
     except InputError as exc:
-        return bad_input(f"{where}.{exc}", ref)
+        return bad_input(W("bus.bad_amount", where=where, problem=str(exc)), ref)
     round_id = item.get("round")
     if round_id is not None and (not isinstance(round_id, str) or not 1 <= len(round_id) <= 100):
-        return bad_input(f"{where}.round: the round id the bet is for (1 to 100 characters)", ref)
+        return bad_input(W("bus.bad_round", where=where), ref)
     out = {"position": str(position).strip(), "bet": bet, "amount": value, "ref": ref, "actor": ACTOR}
     if player is not None:
         out["player"] = player  # whose bet it is (issue 14.1)
@@ -152,7 +163,7 @@ class BusBets:
             reply = await self.answer(msg.data)
         except Exception as exc:  # the journal failed: nothing of the group stands
             log.exception("bus bets failed")
-            reply = {"v": 1, "error": "failed", "detail": f"the table could not commit the bets: {exc}"}
+            reply = request_error("failed", W("bus.failed", error=str(exc)))
         try:
             await msg.respond(wire.canonical(reply))
         except Exception as exc:  # the requester learns nothing; a retry with the same refs is safe
@@ -162,7 +173,7 @@ class BusBets:
         try:
             parsed = parse_request(body)
         except InputError as exc:
-            return {"v": 1, "error": "bad_input", "detail": str(exc)}
+            return request_error("bad_input", exc.message if exc.where is None else str(exc))
         requests = [p for p in parsed if "error" not in p]
         outcomes: list[dict[str, Any]] = []
         if requests:

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from tablesim.games import registry
-from tablesim.i18n import CORE, LANGUAGES, merged, placeholders, read_catalog
+from tablesim.i18n import CORE, CORE_FOLDERS, LANGUAGES, merged, placeholders, read_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = [CORE] + [registry.spec(g).catalog_dir() for g in registry.names()]
+FOLDERS = [*CORE_FOLDERS] + [registry.spec(g).catalog_dir() for g in registry.names()]
 PAGES = [*(ROOT / "tablesim/server/static").glob("*.*"), *(ROOT / "tablesim/studio/static").glob("*.*"),
          *(ROOT / "tablesim/games").glob("*/static/*.js")]
 #: a string in a page that reads like a message id (``console.sign_in``, ``fortune3.hand.pair``)
@@ -21,7 +21,7 @@ ID = re.compile(r"""["'`]((?:page|card|console|board|floor|role|action|verb|deal
 HTML_ID = re.compile(r'data-i18n(?:-title|-placeholder|-label)?="([^"]+)"')
 
 
-@pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: f.parent.name if f != CORE else "core")
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: {CORE: "core"}.get(f, f.parent.name))
 def test_every_language_has_the_same_ids_and_placeholders(folder):
     cats = {lang: read_catalog(folder / f"{lang}.po") for lang in LANGUAGES}
     every = set().union(*cats.values())

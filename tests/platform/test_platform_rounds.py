@@ -59,6 +59,8 @@ def test_a_refusal_by_the_table_is_cancelled_and_bad_input_debits_nothing(rig):
     assert refused.status_code == 409, refused.text
     body = refused.json()
     assert body["status"] == "refused_by_table" and "unknown spot '7'" in body["message"]
+    # the table's own reason, by its message id: the player's page words it in the player's language
+    assert body["reason"]["id"] == "wheel.refusal.unknown_spot" and body["reason"]["args"]["spot"] == "'7'"
     assert Decimal(body["balance"]) == OPENING
     poor = platform.bet(abe, {"table": TABLE, "bet": "1", "amount": "1500"})
     assert poor.status_code == 409 and poor.json()["status"] == "insufficient_funds", poor.text
@@ -127,4 +129,5 @@ def test_a_bus_bet_paid_for_another_round_is_refused_by_the_table(rig):
     late, now = other["results"]
     assert late["error"] == "refused" and late["reason"] == (
         f"the bet is for round WHEEL-MOCK-999999, the table's round is {round_id}")
+    assert late["say"] == {"id": "refusal.other_round", "args": {"round": "WHEEL-MOCK-999999", "now": round_id}}
     assert now["ok"] and now["round_id"] == round_id

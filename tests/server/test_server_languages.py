@@ -27,9 +27,9 @@ def test_the_served_catalogs_and_a_refusal_in_words(serve):
     refused = httpx.delete(f"{s.url}/api/bets/4/ante", headers=s.auth(), timeout=30)
     body = refused.json()
     assert refused.status_code == 409 and body["reason"] == "no ante bet on 4"
-    assert body["say"] == {"id": "refusal.no_bet", "params": {"bet": "ante", "position": "4"}}
+    assert body["say"] == {"id": "refusal.no_bet", "args": {"bet": "ante", "position": "4"}}
     low = s.post("/api/bets", {"position": "1", "bet": "ante", "amount": "0.5"}).json()
-    assert low["say"]["id"] == "refusal.under_minimum" and low["say"]["params"]["amount"] == "0.5"
+    assert low["say"]["id"] == "refusal.under_minimum" and low["say"]["args"]["amount"] == "0.5"
 
 
 def text(page, selector: str) -> str:
@@ -114,4 +114,29 @@ def test_a_bet_refused_while_betting_is_closed_says_so_by_id(serve):
     s = serve("wheel", pace=0.02)
     body = s.post("/api/bets", {"position": "P1", "bet": "1", "amount": "10"}).json()
     assert body["reason"] == "betting is closed (the round is idle)"
-    assert body["say"] == {"id": "refusal.betting_closed", "params": {"state": "idle"}}
+    assert body["say"] == {"id": "refusal.betting_closed", "args": {"state": "idle"}}
+
+
+@needs_chromium
+def test_an_incident_and_the_dealer_on_duty_read_in_the_consoles_language(serve, page):
+    s = serve("fortune3", pace=0.02, seed=11)
+    b = page
+    b.goto(f"{s.url}/#token={s.dealer}")
+    wait(b, "document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    switch(b, "zh-Hant", "新一局")
+    assert text(b, "#duty") == "沒有當值荷官"
+    assert s.post("/api/actions/open_round").status_code == 200
+    assert s.post("/api/bets", {"position": "2", "bet": "ante", "amount": "10"}).status_code == 200
+    assert s.post("/api/actions/close_betting").status_code == 200
+    assert s.post("/api/actions/deal").status_code == 200
+    s.wait_state("decisions", timeout=60)
+    assert s.post("/api/actions/misdeal").status_code == 200  # the cards are out: a supervisor's call
+    incident = s.state()["incident"]
+    assert incident["text"].startswith("the dealer calls a misdeal (Art. 11(1))")
+    assert incident["say"] == {"id": "fortune3.incident.misdeal", "args": {}}
+    wait(b, "document.querySelector('#incident-text').textContent.includes('荷官宣佈發牌失誤（第十一條第一款）')")
+    switch(b, "pt", "Nova ronda")
+    wait(b, "document.querySelector('#incident-text').textContent.includes('o croupier declara má distribuição')")
+    refused = s.post("/api/actions/deal")  # held by the incident: the reason by its id
+    assert refused.status_code == 409 and refused.json()["say"]["id"] == "refusal.incident_first"
+    assert b.errors.real() == []

@@ -118,6 +118,9 @@ def test_bets_over_the_bus_by_the_consoles_rules(table):
     c_box, c_over = console["results"]
     assert (bad_box["error"], bad_box["reason"]) == (c_box["error"], c_box["reason"]) == ("refused", c_box["reason"])
     assert over["reason"] == c_over["reason"] and "limit" in over["reason"]
+    # each refusal's message id and values beside its English (the same over the bus as from the console)
+    assert bad_box["say"] == c_box["say"] == {"id": "fortune3.refusal.no_such_box", "args": {"box": "'9'", "boxes": "7"}}
+    assert over["say"]["id"] == "refusal.over_maximum" and over["say"] == c_over["say"]
     assert flt["error"] == "bad_input" and "never a float" in flt["detail"]
     # committed before the reply: the journal already holds the accepted bet, once
     assert [b for b in bet_records(table.journal) if b["position"] == "1"] == [

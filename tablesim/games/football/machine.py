@@ -13,6 +13,8 @@ import enum
 
 from tablesim.engine.inputs import CloseBetting, StartDealing
 from tablesim.engine.machine import Procedure, rule, step
+from tablecore.said import CORE_WORDS as C
+from tablesim.games.football.words import WORDS as W
 from tablesim.games.football.inputs import Settle
 
 
@@ -51,13 +53,13 @@ STEPS = (
 
 RULES = (
     rule("open_round", "start round", trigger="start_round",
-         refused="the current round is not finished (it is {state})"),
-    rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed (the round is {state})",
+         refused=C("refusal.round_not_finished")),
+    rule("close_betting", "close betting", trigger="close_betting", refused=C("refusal.betting_closed"),
          fires=CloseBetting),
     rule("start_dealing", "deal", trigger="start_dealing",
-         refused="dealing starts after betting closes (the round is {state})", fires=StartDealing),
+         refused=C("refusal.deal_after_close"), fires=StartDealing),
     # The table settles when the last third card is in (or the dealer does, for a recovered round).
-    rule("settle", "settle", trigger="settle", refused="settlement comes after the third cards (the round is {state})",
+    rule("settle", "settle", trigger="settle", refused=W("football.refusal.settle_after_thirds"),
          fires=Settle),
 )
 

@@ -45,6 +45,8 @@ from tablecore.cards import Card, DealtCard, dealt as dealt_card
 from tablesim.engine.actions import action
 from tablesim.engine.inputs import OpenRound, Void
 from tablesim.engine.machine import Refused
+from tablecore.said import CORE_WORDS as C
+from tablesim.games.football.words import WORDS as W
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.table import GameTable
@@ -104,7 +106,7 @@ class FootballTable(GameTable):
     def _box_ok(self, box: str) -> str | None:
         if box in self.positions:
             return None
-        return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes} and {COMMON})"
+        return W("football.refusal.no_such_box", box=repr(box), boxes=self.profile.boxes, common=COMMON)
 
     def reset_round(self) -> None:
         self.pending_draw: Draw | None = None  # drawn, not yet read back by the display
@@ -130,8 +132,10 @@ class FootballTable(GameTable):
 
     def check_display(self, round_id: str | None = None) -> None:
         if not self.display.health.ok:
-            codes = ", ".join(f"{c} {t}" for c, t in self.display.health.faults.items()) or "link down"
-            raise Refused(f"the draw display is faulted ({codes}): repair it first")
+            codes = ", ".join(f"{c} {t}" for c, t in self.display.health.faults.items())
+            if codes:
+                raise Refused(W("football.refusal.display_faulted", codes=codes))
+            raise Refused(W("football.refusal.display_link_down"))
 
     def send_draw(self) -> None:
         """Replaying a journaled round makes no new draw: the display's
@@ -163,7 +167,7 @@ class FootballTable(GameTable):
 
     def check_bets(self) -> None:
         if not self.book.bets:
-            raise Refused("no bets on the table: nothing to deal")
+            raise Refused(C("refusal.no_bets"))
 
     def seat_boxes(self) -> None:
         """Art. 6(4): the boxes with bets, left to right, the common box last
@@ -184,7 +188,7 @@ class FootballTable(GameTable):
 
     def check_thirds(self) -> None:
         if self.targets:
-            raise Refused(f"a third card is still due to {', '.join(box_name(b) for b in self.targets)}")
+            raise Refused(W("football.refusal.third_due", boxes=", ".join(box_name(b) for b in self.targets)))
 
     CHECKS = {"open_round": (check_display,), "close_betting": (check_bets,), "settle": (check_thirds,)}
 
@@ -279,8 +283,8 @@ class FootballTable(GameTable):
     def _on_draw_shown(self, event: DrawShown) -> None:
         current = event.draw_id == self.draw_id and self.unsettled
         if not current:
-            self.open_incident(DISPLAY_READBACK, f"read-back {event.shown} of draw {event.draw_id}, "
-                               "which is not this round's: ignored", blocking=False)
+            self.open_incident(DISPLAY_READBACK, W("football.incident.stale_readback", shown=event.shown,
+                                                   draw=event.draw_id), blocking=False)
             return
         if self.state is not S.DRAWING:
             expected = self.draw  # the draw shown again after a recovery
@@ -335,7 +339,7 @@ class FootballTable(GameTable):
         self.emit(ShoeCounted(pack_id=event.shoe_id, dealt=event.dealt, remaining=event.remaining))
         if self.replaying or event.shoe_id != self.pack_id or event.dealt == self.reads:
             return  # (replaying: the live round checked this count; the pack's earlier reads are not replayed)
-        text = f"the reader counts {event.dealt} card(s) from {event.shoe_id}, the table received {self.reads}"
+        text = W("football.incident.count_mismatch", dealt=event.dealt, pack=event.shoe_id, reads=self.reads)
         self.emit(Fault(device=event.device, code=MISREAD, severity="E", text=text))
         if self.state in CARD_STATES:
             self.void("shoe_count_mismatch")
@@ -361,7 +365,7 @@ class FootballTable(GameTable):
         self.reads += 1
         if stale or self.state not in CARD_STATES:
             # A card before betting closed (or after the deal) is an incident, never a card of a box.
-            self.open_incident(DRAWN_WHILE_DISARMED, f"card read while the round is {self.state.value}: set aside",
+            self.open_incident(DRAWN_WHILE_DISARMED, W("football.incident.card_outside_deal", state=self.state.value),
                                blocking=False, card=card.code)
             self.set_aside.append(DealtCard(card, exposed))
             self._out_of_pack(card)

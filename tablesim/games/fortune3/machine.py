@@ -11,7 +11,9 @@ from __future__ import annotations
 import enum
 
 from tablesim.engine.inputs import CloseBetting, StartDealing
+from tablecore.said import CORE_WORDS as C
 from tablesim.engine.machine import Procedure, rule, step
+from tablesim.games.fortune3.words import WORDS as W
 from tablesim.games.fortune3.inputs import Reveal
 
 
@@ -50,39 +52,38 @@ STEPS = (
     step("void", BEFORE_SETTLEMENT, S.VOID, before=("stop_devices", "announce_void")),
 )
 
-STRAY = ("no card is out, or the latest was already set aside: name the stray card "
-         "(a supervisor confirms it)")
+STRAY = W("fortune3.refusal.no_stray")
 BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
 
 RULES = (
     rule("open_round", "open betting", trigger="open_betting",
-         refused="the current round is not finished (it is {state})"),
-    rule("close_betting", "close betting", trigger="close_betting", refused="betting is closed (the round is {state})",
+         refused=C("refusal.round_not_finished")),
+    rule("close_betting", "close betting", trigger="close_betting", refused=C("refusal.betting_closed"),
          fires=CloseBetting),
     rule("start_dealing", "deal", trigger="start_dealing",
-         refused="dealing starts after betting closes (the round is {state})", fires=StartDealing),
+         refused=C("refusal.deal_after_close"), fires=StartDealing),
     rule("decide", "decision", states=S.DECISIONS,
-         refused="decisions are taken once all hands are dealt (the round is {state})"),
+         refused=W("fortune3.refusal.decide_after_deal")),
     # The remote hand's decision timer runs out while the players decide
     # (a profile with a remote hand): every remote player not decided folds.
     rule("close_decisions", "close decisions", states=S.DECISIONS,
-         refused="the decision timer runs while the players decide (the round is {state})"),
+         refused=W("fortune3.refusal.close_decisions_when")),
     # Art. 11(1): a misdeal can be called while the cards are out, until settlement starts
     # (after the last card too, while the players decide).
-    rule("misdeal", "misdeal", states=(S.DEALING, S.DECISIONS), refused="no cards are being dealt (the round is {state})"),
+    rule("misdeal", "misdeal", states=(S.DEALING, S.DECISIONS), refused=W("fortune3.refusal.no_misdeal")),
     # Art. 11(3): a card dealt to a box with no bet is set aside, while dealing goes on
     # and after the deal's last card, until settlement (the article sets no time limit).
     rule("stray", "stray card", states=(S.DEALING, S.DECISIONS), refused=STRAY),
     # A table that holds for the dealer's reveal (settings.reveal_by_dealer): the
     # dealer reveals the dealer's hand and the round settles.
     rule("reveal", "reveal", states=S.DECISIONS, trigger="reveal",
-         refused="the dealer reveals once all hands are dealt (the round is {state})", fires=Reveal),
+         refused=W("fortune3.refusal.reveal_after_deal"), fires=Reveal),
     # Art. 11(4): after a shuffler failure a supervisor deals the following rounds from the shoe.
     rule("set_dealing", "set dealing", states=BETWEEN_ROUNDS,
-         refused="the dealing mode changes between rounds (the round is {state})"),
+         refused=W("fortune3.refusal.dealing_between_rounds")),
     # Art. 11(4): or a supervisor confirms the failed shuffler was replaced.
     rule("confirm_shuffler", "confirm shuffler", states=BETWEEN_ROUNDS,
-         refused="a shuffler is replaced between rounds (the round is {state})"),
+         refused=W("fortune3.refusal.shuffler_between_rounds")),
 )
 
 PROCEDURE = Procedure(S, S.IDLE, (S.COMPLETE, S.VOID), STEPS, RULES)

@@ -21,6 +21,7 @@ from tablecore.money import ZERO, add, fmt
 from tablesim.engine.machine import Refused
 from tablesim.games.fortune3.profile import REMOTE
 from tablesim.games.fortune3.records import Decision
+from tablesim.games.fortune3.words import WORDS as W
 
 
 class RemoteHandMixin:
@@ -54,16 +55,16 @@ class RemoteHandMixin:
 
     def check_remote_decision(self, decision: str, player: str | None, ref: str | None) -> None:
         if player is None:
-            raise Refused("a decision on the remote hand names its remote player")
+            raise Refused(W("fortune3.refusal.remote_names_player"))
         if self.book.get(REMOTE, "ante", player) is None:
-            raise Refused(f"{player} has no Ante on the remote hand: no decision to make")
+            raise Refused(W("fortune3.refusal.remote_no_ante", player=player))
         if player in self.remote_decisions:
-            how = " when the decision timer ran out" if player in self.remote_timed_out else ""
-            raise Refused(f"{player} already chose {self.remote_decisions[player]}{how}")
+            said = "remote_timed_out" if player in self.remote_timed_out else "remote_already_decided"
+            raise Refused(W(f"fortune3.refusal.{said}", player=player, decision=self.remote_decisions[player]))
         if self.remote_closed:
-            raise Refused(f"the decision timer ran out: {player} folded")
+            raise Refused(W("fortune3.refusal.remote_timer_over", player=player))
         if ref is not None and ref in self.remote_refs:
-            raise Refused(f"decision {ref} was already taken")
+            raise Refused(W("fortune3.refusal.decision_ref_taken", ref=ref))
 
     def decide_remote(self, decision: str, player: str, ref: str | None) -> None:
         self.remote_decisions[player] = decision

@@ -16,6 +16,7 @@ from tablesim.engine.actions import action
 from tablesim.engine.machine import Refused
 from tablesim.games.fortune3.inputs import ConfirmShuffler
 from tablesim.games.fortune3.records import ShufflerOutOfService, ShufflerReplaced
+from tablesim.games.fortune3.words import WORDS as W
 
 #: the void reasons that put the shuffler out of service
 SHUFFLER_FAILURE = ("shuffler_fault",)
@@ -47,14 +48,13 @@ class ShufflerService:
     def check_shuffler(self, round_id: str | None = None) -> None:
         out = self.shuffler_out_of_service
         if out is not None and self.dealing == "shuffler":
-            raise Refused(f"the shuffler failed in round {out['round']}: a supervisor confirms it was replaced "
-                          "or switches the table to the shoe before the next round (Art. 11(4))")
+            raise Refused(W("fortune3.refusal.shuffler_failed", round=out["round"]))
 
     def check_confirmation(self, *, actor: str | None = None, why: str = "-") -> None:
         if self.shuffler_out_of_service is None:
-            raise Refused("no shuffler failure waits for a replacement")
+            raise Refused(W("fortune3.refusal.no_shuffler_failure"))
         if not why.strip():
-            raise Refused("say how the shuffler was replaced")
+            raise Refused(W("fortune3.refusal.shuffler_how"))
 
     CHECKS = {"open_round": (check_shuffler,), "confirm_shuffler": (check_confirmation,)}
 

@@ -30,7 +30,9 @@ from tablecore.cards import Card, DealtCard, parse_dealt, dealt as dealt_card
 from tablecore.errors import IllegalAction
 from tablesim.engine.actions import action
 from tablesim.engine.inputs import OpenRound, ResolveIncident, TableInput, Void
+from tablecore.said import CORE_WORDS as C
 from tablesim.engine.machine import Refused
+from tablesim.games.fortune3.words import WORDS as W
 from tablesim.games.fortune3.inputs import CloseDecisions, Decide, Misdeal, SetDealing, Stray
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
@@ -98,8 +100,9 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     def _box_ok(self, box: str) -> str | None:
         if box in self.box_names:
             return None
-        remote = f", and the remote hand {REMOTE!r}" if self.has_remote else ""
-        return f"box {box!r} does not exist (boxes are 1-{self.profile.boxes}{remote})"
+        if self.has_remote:
+            return W("fortune3.refusal.no_such_box_remote", box=repr(box), boxes=self.profile.boxes, remote=repr(REMOTE))
+        return W("fortune3.refusal.no_such_box", box=repr(box), boxes=self.profile.boxes)
 
     def _seat_ok(self, box: str, player: str) -> str | None:
         """Art. 6(2): a player bets only on the box where they sit, and a box
@@ -111,13 +114,12 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             return None
         here = self.book.players_at(box)
         if here and player not in here:
-            return (f"box {box} is {here[0]}'s: a player bets only on the box where they sit, "
-                    "and a box has one seated player (Art. 6(2))")
+            return W("fortune3.refusal.box_taken", box=box, player=here[0])
         for other, per in self.book.by_player.items():
             if other != box and player in per:
                 if other == REMOTE:
-                    return f"{player} bets on the remote hand: a remote player bets on no box"
-                return f"{player} sits at box {other}: a player bets only on the box where they sit (Art. 6(2))"
+                    return W("fortune3.refusal.remote_bets_no_box", player=player)
+                return W("fortune3.refusal.seated_elsewhere", player=player, box=other)
         return None
 
     def seated(self, box: str) -> str | None:
@@ -159,7 +161,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
 
     def check_bets(self) -> None:
         if not self.book.bets:
-            raise Refused("no bets on the table: nothing to deal")
+            raise Refused(C("refusal.no_bets"))
 
     def seat_boxes(self) -> None:
         """Art. 7: the boxes with a bet, left to right, then the dealer."""
@@ -209,25 +211,25 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
 
     def check_close_decisions(self) -> None:
         if not self.has_remote or REMOTE not in self.order:
-            raise Refused("no remote hand in this round: no decision timer to close")
+            raise Refused(W("fortune3.refusal.no_remote_hand"))
         if self.remote_closed:
-            raise Refused("the remote hand's decision timer already ran out")
+            raise Refused(W("fortune3.refusal.remote_timer_ran_out"))
 
     def check_reveal(self) -> None:
         pending = self.pending_decisions()
         if pending:
-            raise Refused(f"box(es) {', '.join(pending)} still decide: play or fold")
+            raise Refused(W("fortune3.refusal.still_deciding", boxes=", ".join(pending)))
 
     def check_decider(self, box: str, decision: str, player: str | None = None, ref: str | None = None) -> None:
         if str(box) == REMOTE:
             return  # each remote player decides on their own (check_box_decision)
         seated = self.seated(str(box))
         if player is not None and player != seated:
-            raise Refused(f"box {box}'s decision belongs to {seated}, who sits there, not {player}")
+            raise Refused(W("fortune3.refusal.not_your_decision", box=box, seated=seated, player=player))
 
     def check_decision_word(self, box: str, decision: str, player: str | None = None, ref: str | None = None) -> None:
         if decision not in DECISIONS:
-            raise Refused(f"unknown decision {decision!r} (play or fold)")
+            raise Refused(W("fortune3.refusal.unknown_decision", decision=repr(decision)))
 
     def check_box_decision(self, box: str, decision: str, player: str | None = None, ref: str | None = None) -> None:
         box = str(box)
@@ -235,9 +237,9 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self.check_remote_decision(decision, player, ref)
             return
         if self.book.get(box, "ante") is None:
-            raise Refused(f"box {box} has no Ante: it has no decision to make")
+            raise Refused(W("fortune3.refusal.no_ante", box=box))
         if box in self.decisions:
-            raise Refused(f"box {box} already chose {self.decisions[box]}")
+            raise Refused(W("fortune3.refusal.already_decided", box=box, decision=self.decisions[box]))
 
     def check_fold(self, box: str, decision: str, player: str | None = None, ref: str | None = None) -> None:
         """Art. 9(3), when the profile forbids the fold with Pair Plus."""
@@ -247,7 +249,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             and self.profile.fold_with_pair_plus == "forbid"
             and self.book.get(box, "pair_plus") is not None
         ):
-            raise Refused(f"box {box} has Ante and Pair Plus and must play (Art. 9(3))")
+            raise Refused(W("fortune3.refusal.must_play", box=box))
 
     def pending_decisions(self) -> list[str]:
         """The boxes still to decide, and the remote hand while a remote player is."""
@@ -265,8 +267,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         "dealer"``). Returns the void result, or None while the call waits."""
         if not self._cards_out() or self.settings.misdeal_confirmation == "dealer":
             return self.void("misdeal", actor=actor or self.asked_by("misdeal"))
-        self.open_incident(self.MISDEAL_INCIDENT, "the dealer calls a misdeal (Art. 11(1)): a supervisor "
-                           "confirms (the round is void) or rejects (play goes on)", blocking=True)
+        self.open_incident(self.MISDEAL_INCIDENT, W("fortune3.incident.misdeal"), blocking=True)
         return None
 
     def _cards_out(self) -> bool:
@@ -275,7 +276,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     def check_stray(self, card: str | None = None) -> None:
         if card is not None:
             if self.delivery_of(card) is None:
-                raise Refused(f"{card} is not a card of this round's hands")
+                raise Refused(W("fortune3.refusal.not_a_hand_card", card=card))
         elif self.latest_delivery() is None:
             raise Refused(STRAY)
 
@@ -294,8 +295,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self._declare_stray(latest)
             return
         named = card if card is not None else self.deliveries[latest][1][-1].code  # (refused when None)
-        self.open_incident(self.STRAY_INCIDENT, "a stray card noticed late (Art. 11(3)): a supervisor confirms, "
-                           "naming the card (it is set aside, the round goes on), or rejects", blocking=True,
+        self.open_incident(self.STRAY_INCIDENT, W("fortune3.incident.late_stray"), blocking=True,
                            card=named)
 
     def _declare_stray(self, index: int) -> None:
@@ -342,13 +342,13 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
 
     def check_dealing(self, mode: str, *, actor: str | None = None, why: str) -> None:
         if mode not in DEALING.choices:
-            raise Refused(f"unknown dealing mode {mode!r} (modes: {', '.join(DEALING.choices)})")
+            raise Refused(W("fortune3.refusal.unknown_dealing", mode=repr(mode), modes=", ".join(DEALING.choices)))
         if mode == self.dealing:
-            raise Refused(f"the table already deals by {mode}")
+            raise Refused(W("fortune3.refusal.deals_by_already", mode=mode))
         if (self.shoe if mode == "shoe" else self.shuffler) is None:
-            raise Refused(f"this table has no {mode}")
+            raise Refused(W("fortune3.refusal.no_device", mode=mode))
         if not why.strip():
-            raise Refused("say why the dealing mode changes")
+            raise Refused(W("fortune3.refusal.dealing_why"))
 
     CHECKS = {
         "close_betting": (check_bets,),
@@ -428,11 +428,10 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         if incident.code == self.STRAY_INCIDENT and decision == "confirm":
             named = card or incident.card
             if named is None or self.delivery_of(named) is None:
-                raise IllegalAction("resolve incident", f"{named} is not a card of this round's hands: "
-                                    "name the stray card")
+                raise IllegalAction("resolve incident", W("fortune3.refusal.name_the_stray", card=named))
         if incident.code == MISREAD and decision == "confirm":
             if card is None:
-                raise IllegalAction("resolve incident", "confirming a misread needs the card's code")
+                raise IllegalAction("resolve incident", W("fortune3.refusal.misread_card"))
             parse_dealt(card)
 
     def on_incident_resolved(self, incident: Incident, resolution: ResolveIncident) -> None:
@@ -477,7 +476,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         if stale or self.machine.model.state is not S.DEALING:
             # A card before betting closed (or after dealing), or one read for an
             # earlier round, is an incident, never a card of a hand.
-            what = "card read for an earlier round" if stale else "card read outside dealing"
+            what = W("fortune3.incident.card_earlier_round" if stale else "fortune3.incident.card_outside_dealing")
             self.open_incident(DRAWN_WHILE_DISARMED, what, blocking=False, card=card.code)
             self.incidents.append({"code": DRAWN_WHILE_DISARMED, "card": card.code})
             if not stale:  # an earlier round's card came from that round's deck
@@ -494,7 +493,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
 
     def _on_hand(self, event: HandDispensed) -> None:
         if self.state is not S.DEALING:
-            self.open_incident(DRAWN_WHILE_DISARMED, "hand dispensed outside dealing", blocking=False,
+            self.open_incident(DRAWN_WHILE_DISARMED, W("fortune3.incident.hand_outside_dealing"), blocking=False,
                                card=" ".join(c.code for c in event.cards))
             return
         if len(event.cards) != self.requested:

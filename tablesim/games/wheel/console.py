@@ -7,6 +7,7 @@ from typing import Any
 
 from tablecore.errors import IllegalAction
 from tablecore.plain import jsonable
+from tablesim.games.wheel.words import WORDS as W
 from tablesim.games.wheel.machine import AWAITING_SPIN, S
 from tablesim.games.console import Action, GameAdapter
 
@@ -28,9 +29,9 @@ class WheelConsole(GameAdapter):
     def _spin(self) -> None:
         t = self.table
         if t.state is not S.BETS_CLOSED:
-            raise IllegalAction("spin", f"the wheel is spun once bets are closed (the round is {t.state.value})")
+            raise IllegalAction("spin", W("wheel.refusal.spin_after_close", state=t.state.value))
         if self.rig.spin_requested:
-            raise IllegalAction("spin", "the wheel is already spinning")
+            raise IllegalAction("spin", W("wheel.refusal.already_spinning"))
         self.rig.spin_requested = True
 
     def _no_spin(self) -> None:

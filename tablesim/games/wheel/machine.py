@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import enum
 
-from tablecore.said import Said
+from tablecore.said import CORE_WORDS as C
+from tablesim.games.wheel.words import WORDS as W
 from tablesim.engine.machine import Procedure, rule, step
 
 
@@ -50,17 +51,17 @@ STEPS = (
     step("void", BEFORE_SETTLEMENT, S.VOID, before=("stop_sensor", "note_void_outcome", "announce_void")),
 )
 
-CLOSED = Said("betting is closed (the round is {state})", "refusal.betting_closed")
+CLOSED = C("refusal.betting_closed")
 
 RULES = (
     rule("open_round", "open betting", trigger="open_betting",
-         refused="the current round is not finished (it is {state})"),
+         refused=C("refusal.round_not_finished")),
     # Art. 3: a bet on one of the wheel's symbols, while betting is open (Art. 2).
     rule("place_bet", "bet", states=S.BETTING_OPEN, refused=CLOSED),
     rule("change_bet", "change", states=S.BETTING_OPEN, refused=CLOSED),
     rule("close_betting", "close betting", trigger="close_betting", refused=CLOSED),
     rule("declare_no_spin", "no spin", states=AWAITING_SPIN,
-         refused="there is no spin to call off (the round is {state})"),
+         refused=W("wheel.refusal.no_spin_to_call_off")),
 )
 
 PROCEDURE = Procedure(S, S.IDLE, (S.COMPLETE, S.VOID), STEPS, RULES)

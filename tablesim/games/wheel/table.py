@@ -38,6 +38,8 @@ from tablecore.money import fmt, parse_amount
 from tablesim.engine.actions import action
 from tablesim.engine.inputs import CloseBetting, OpenRound, Void
 from tablesim.engine.machine import Refused
+from tablecore.said import CORE_WORDS as C
+from tablesim.games.wheel.words import WORDS as W
 from tablesim.games.wheel.inputs import ChangeBet, DeclareNoSpin
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
@@ -91,7 +93,7 @@ class WheelTable(GameTable):
     @staticmethod
     def _player_ok(player: str) -> str | None:
         if not player.strip():
-            return "a bet needs a player"
+            return W("wheel.refusal.needs_player")
         return None
 
     def reset_round(self) -> None:
@@ -116,7 +118,7 @@ class WheelTable(GameTable):
 
     def _check_spot(self, spot: str) -> None:
         if spot not in self.spots:
-            raise Refused(f"unknown spot {spot!r} (spots: {', '.join(self.spots)})")
+            raise Refused(W("wheel.refusal.unknown_spot", spot=repr(spot), spots=", ".join(self.spots)))
 
     def check_bet_spot(self, position: str, bet: str, amount: object, player: str | None = None) -> None:
         """A bet of a player (position) on the symbol ``bet``, Art. 3."""
@@ -128,11 +130,11 @@ class WheelTable(GameTable):
     def check_change(self, player: str, spot: str, amount: object) -> None:
         player = str(player)
         if self.book.get(player, spot) is None:
-            raise Refused(f"{player} has no bet on {spot}")
+            raise Refused(W("wheel.refusal.no_bet_to_change", player=player, spot=spot))
         try:
             value = parse_amount(amount)
         except InputError as exc:
-            raise Refused(f"amount {exc.message}") from None
+            raise Refused(C("refusal.bad_amount", problem=exc.message)) from None
         why = self.book.limits.check(spot, value)
         if why:
             raise Refused(why)
@@ -239,19 +241,20 @@ class WheelTable(GameTable):
         self.log.info("wheel_incident", **record)
 
     def _stray(self, kind: str, event: DeviceEvent, **data) -> None:
+        key = kind.replace(" ", "_")  # (its words: wheel.incident.<kind>.<why>)
         if self.state is S.BETTING_OPEN:
-            self._incident(f"{kind} while bets were open: not a result", **data)
+            self._incident(W(f"wheel.incident.{key}.while_open"), **data)
         elif self.state in AWAITING_SPIN:
-            self._incident(f"{kind} for another round ({getattr(event, 'round_id', '')!r})", **data)
+            self._incident(W(f"wheel.incident.{key}.other_round", round=repr(getattr(event, "round_id", ""))), **data)
         else:
-            self._incident(f"{kind} with no round in play ({self.state.value})", **data)
+            self._incident(W(f"wheel.incident.{key}.no_round", state=self.state.value), **data)
 
     def _on_start(self, event: SpinStarted) -> None:
         if not self._ours(event.round_id):
             self._stray("spin started", event, direction=event.direction)
             return
         if self.state is S.SPINNING:
-            self._incident("spin started twice", direction=event.direction)
+            self._incident(W("wheel.incident.started_twice"), direction=event.direction)
             return
         self.trigger["spin_started"]()
         self.revolutions = 0
@@ -322,7 +325,7 @@ class WheelTable(GameTable):
     def _on_fault(self, event: FaultRaised) -> None:
         self.emit(Fault(device=event.device, code=event.code, severity=event.severity, text=event.text))
         if event.code == WHEEL_MOTION_IDLE:
-            self._incident("wheel moved while the sensor was idle", event.code)
+            self._incident(W("wheel.incident.moved_idle"), event.code)
             return
         if event.severity in ("E", "C") and self.unsettled:
             self.void(SENSOR_FAULT)

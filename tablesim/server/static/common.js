@@ -79,13 +79,26 @@ export async function request(method, path, body, token) {
   return { ok: res.ok, status: res.status, data };
 }
 
+// A text the table made with a message id (``{id, args}``) in the page's
+// language (a round's state as a word too), else ``text`` as it came.
+export function saidText(said, text) {
+  if (!said || !said.id) return text;
+  const args = said.args || {};
+  return say(said.id, { ...args, ...(args.state ? { state: stateText(args.state) } : {}) }, text);
+}
+
+// A device fault's text: the fault named by its code in the page's language,
+// the device's own words beside it (as they came, without a catalog entry).
+export function faultText(code, text) {
+  return saidText({ id: `fault.${code}`, args: { text: text || "" } }, text);
+}
+
 export function errorText(r) {
   const d = r.data || {};
   // a refusal the table words with an id (its values filled in) reads in the page's language
   if (r.status === 409 && d.reason) {
     // a refusal worded with an id reads in the page's language (a round's state as a word too)
-    const params = d.say ? { ...d.say.params, ...(d.say.params.state ? { state: stateText(d.say.params.state) } : {}) } : null;
-    return say("page.refused", { action: say(`verb.${d.action}`, null, d.action), reason: d.say ? say(d.say.id, params, d.reason) : d.reason });
+    return say("page.refused", { action: say(`verb.${d.action}`, null, d.action), reason: saidText(d.say, d.reason) });
   }
   if (Array.isArray(d.detail)) return d.detail.map((e) => `${(e.loc || []).slice(1).join(".") || "body"}: ${e.msg}`).join("; ");
   return d.detail || d.error || `HTTP ${r.status}`;
@@ -173,7 +186,7 @@ export function eventText(msg, game) {
     case "result": return d.status === "void" ? say("event.result_void", { reason: d.void_reason }) : say("event.result_settled", { nets: nets() });
     case "settlement": return say("event.settlement", { n: Object.keys(d.results || {}).length });
     case "void": return say("event.void", { reason: d.reason }) + (d.actor ? say("event.by", { actor: d.actor }) : "") + (d.why ? `: ${d.why}` : "");
-    case "fault": return say("event.fault", { device: d.device, code: d.code, text: d.text });
+    case "fault": return say("event.fault", { device: d.device, code: d.code, text: faultText(d.code, d.text) });
     case "fault_cleared": return say("event.fault_cleared", { device: d.device, code: d.code });
     case "incident": return say("event.incident", { id: d.id ?? "", text: d.text || d.what || "" });
     case "incident_resolved": return say("event.incident_resolved", { id: d.id, decision: say(`console.${d.decision}`, null, d.decision), actor: d.actor, why: d.why });

@@ -1,7 +1,7 @@
 // The dealer console: the table's layout, the round as it happens, and the
 // dealer's and supervisor's buttons. Everything it shows comes from the
 // server (snapshots and events over /ws); everything it does is an API call.
-import { h, morph, request, errorText, connect, cardEl, signed, eventText, resultSummary, piece, withBets, keepBook, withBook, say, amount, loadWords, languageSwitch, stateText, betLabel } from "./common.js";
+import { h, morph, request, errorText, saidText, faultText, connect, cardEl, signed, eventText, resultSummary, piece, withBets, keepBook, withBook, say, amount, loadWords, languageSwitch, stateText, betLabel } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const CHIPS = ["1", "5", "10", "25", "100", "500"];
@@ -63,10 +63,10 @@ async function shift() {
   if (!me) { await signIn(); if (!me) return; }
   const duty = table && table.on_duty;
   const out = duty && (duty.dealer === me.name || me.role === "supervisor");
-  const v = await ask({ title: out ? "Sign out of the shift" : "Sign in to the shift",
-    text: out ? `${duty.dealer} signs out: no dealer on duty until the next sign-in.`
-      : `${me.name} signs in as the dealer on duty` + (duty ? ` (${duty.dealer} is signed out).` : "."),
-    fields: [], ok: out ? "Sign out" : "Sign in" });
+  const v = await ask({ title: say(out ? "console.shift_out_title" : "console.shift_in_title"),
+    text: out ? say("console.shift_out_text", { dealer: duty.dealer })
+      : duty ? say("console.shift_in_after", { name: me.name, dealer: duty.dealer }) : say("console.shift_in_text", { name: me.name }),
+    fields: [], ok: say(out ? "console.shift_out" : "console.shift_in") });
   if (!v) return;
   await call("POST", out ? "/api/shift/sign-out" : "/api/shift/sign-in", {});
 }
@@ -158,7 +158,7 @@ async function resolveIncident() {
   if (cardFault) fields.push({ name: "card", label: say("console.card_to_confirm"), value: inc.card && inc.card !== "??" ? inc.card : "" });
   fields.push({ name: "why", label: say("console.why"), value: "", quick: cardFault
     ? ["reason.card_checked", "reason.card_unknown"] : ["reason.checked_at_table"] });
-  const v = await ask({ title: say("console.incident_title", { id: inc.id }), text: inc.text || "", fields, ok: say("console.resolve") });
+  const v = await ask({ title: say("console.incident_title", { id: inc.id }), text: saidText(inc.say, inc.text || ""), fields, ok: say("console.resolve") });
   if (!v || !v.why) return;
   await call("POST", "/api/incident/resolve", { decision: v.decision, why: v.why, card: v.card || null }, { supervisorOnly: true });
 }
@@ -254,8 +254,8 @@ function render() {
   $("game-title").textContent = say([`${t.game}.title`], null, t.title);
   $("table-id").textContent = t.table_id + (t.mock ? " · " + say("console.mock") : "");
   const duty = t.on_duty;
-  $("duty").textContent = duty ? `dealer on duty: ${duty.dealer}` : "no dealer on duty";
-  $("duty").title = duty ? `signed in at ${duty.since}: press to sign out` : "press to sign in as the dealer on duty";
+  $("duty").textContent = duty ? say("console.on_duty", { dealer: duty.dealer }) : say("console.no_duty");
+  $("duty").title = duty ? say("console.duty_since", { since: duty.since }) : say("console.duty_press");
   $("round-id").textContent = t.round_id || say("console.no_round");
   $("state-badge").textContent = stateText(t.state, t.game);
   $("paused-badge").hidden = !t.paused;
@@ -267,15 +267,16 @@ function render() {
     const faults = { ...d.faults };
     for (const f of Object.values(t.active_faults || {})) if (f.device === d.name) faults[f.code] = f.text;
     const codes = Object.keys(faults);
-    return h("span", { class: "device" + (d.ok && !codes.length ? "" : " bad"), title: Object.values(faults).join("; ") || say("console.device_ok"),
+    const texts = codes.map((c) => faultText(c, faults[c]));  // each named in the console's language
+    return h("span", { class: "device" + (d.ok && !codes.length ? "" : " bad"), title: texts.join("; ") || say("console.device_ok"),
       dataset: { device: d.name } }, `${d.name}${d.link_up ? "" : " " + say("console.link_down")}${codes.length ? " ⚠ " + codes.join(",") : ""}`);
   }).concat(t.studio ? [h("span", { class: "device" + (t.studio.state === "up" ? "" : " bad"),
     title: t.studio.error || t.studio.url, dataset: { device: "studio" } },
-    say("console.studio", { state: say(`link.${t.studio.state}`, null, t.studio.state) }) + (t.studio.stalled ? " (stalled)" : "") + (t.studio.pending ? say("console.to_publish", { n: t.studio.pending }) : ""))] : []));
+    say("console.studio", { state: say(`link.${t.studio.state}`, null, t.studio.state) }) + (t.studio.stalled ? say("console.stalled") : "") + (t.studio.pending ? say("console.to_publish", { n: t.studio.pending }) : ""))] : []));
   $("recovery").hidden = !t.recovery;
   $("recovery").textContent = t.recovery || "";
   $("incident").hidden = !t.incident;
-  if (t.incident) $("incident-text").textContent = say("console.incident_line", { id: t.incident.id, text: t.incident.text }) + (t.incident.card ? " (" + t.incident.card + ")" : "") + (t.incident.blocking ? say("console.incident_blocking") : "");
+  if (t.incident) $("incident-text").textContent = say("console.incident_line", { id: t.incident.id, text: saidText(t.incident.say, t.incident.text) }) + (t.incident.card ? " (" + t.incident.card + ")" : "") + (t.incident.blocking ? say("console.incident_blocking") : "");
   $("betting-note").textContent = t.betting_open ? say("console.betting_open") : say("console.betting_closed");
   // Chips and Place/Withdraw only mean something while bets can be taken.
   const betting = t.betting_open && !t.paused && !!me;
@@ -297,7 +298,7 @@ function render() {
 // recovery, when nothing was announced); else the last instruction.
 function nextLine(t) {
   if (t.paused) return say("console.table_paused");
-  if (t.incident && t.incident.blocking) return say("console.wait_incident", { id: t.incident.id, text: t.incident.text });
+  if (t.incident && t.incident.blocking) return say("console.wait_incident", { id: t.incident.id, text: saidText(t.incident.say, t.incident.text) });
   const said = t.view && t.view.next_say;  // the game's words for it: an id and its values
   if (said) return say(said.id, said.params, t.view.next);
   return (t.view && t.view.next) || t.instruction || idleHint(t);

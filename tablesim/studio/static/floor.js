@@ -9,6 +9,13 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// An incident's text: a device's fault named by its code in the page's language
+// (the device's own words beside it); the table's own incidents as they came.
+const DEVICE_FAULT = /^(20[1-5]|30[2-9]|3[1-9]\d|40\d|50\d)$/;
+function incidentText(i) {
+  return DEVICE_FAULT.test(String(i.code)) ? t(`fault.${i.code}`, { text: i.text || "" }, i.text) : i.text;
+}
+
 const FIG = ["rounds", "void", "bets", "wagered", "paid", "house_result", "hold_pct"];
 
 function figureRow(label, f, extra) {
@@ -32,7 +39,7 @@ function linkText(link) {
   const cls = link.state === "up" && age < 10 && !link.stalled ? "ok"
     : (link.state === "diverged" || link.stalled || link.silent ? "bad" : "warn");
   return el("span", { class: cls }, t("floor.link", { state: t(`link.${link.state}`, null, link.state), n: link.pending })
-    + (link.stalled ? " (stopped publishing)" : "") + (age >= 10 ? t("floor.silent", { s: age }) : ""));
+    + (link.stalled ? t("floor.stopped_publishing") : "") + (age >= 10 ? t("floor.silent", { s: age }) : ""));
 }
 
 function gameName(game) { return t([`game.${game}`], null, game || ""); }
@@ -50,10 +57,10 @@ function renderTable(x) {
     x.seq ? el("div", {}, x.round_id ? `${stateName(x.game, x.state)} · ${x.round_id}` : t("floor.no_round"))
       : el("div", { class: "warn" }, t("floor.no_record")),
     el("div", {}, t("floor.incidents") + " ", x.open_incidents.length
-      ? el("span", { class: "warn" }, x.open_incidents.map(i => `#${i.id} ${i.text}`).join("; ")) : t("floor.none")),
+      ? el("span", { class: "warn" }, x.open_incidents.map(i => `#${i.id} ${incidentText(i)}`).join("; ")) : t("floor.none")),
     el("div", {}, t("floor.devices") + " ", devices),
     el("div", {}, t("floor.studio_link") + " ", linkText(x.studio_link)),
-    el("div", {}, "dealer on duty: ", x.on_duty || el("span", { class: "muted" }, "none signed in")),
+    el("div", {}, t("floor.on_duty") + " ", x.on_duty || el("span", { class: "muted" }, t("floor.none_on_duty"))),
     el("div", {}, t("floor.last_result") + " ", last ? `${last.round_id} ${t(`result.${last.status}`, null, last.status)}` : "-"),
     el("div", { class: "muted" }, t("floor.table_figures", { rounds: amount(f.rounds), wagered: amount(f.wagered), house: amount(f.house_result) })
       + (f.hold_pct == null ? "" : t("floor.hold", { pct: amount(f.hold_pct) }))),
@@ -84,11 +91,11 @@ function connect() {
 function renderGrouped() {
   const by = document.getElementById("by").value;
   fetch(`/api/report?by=${by}`).then(r => r.json()).then(data => {
-    const t = document.getElementById("grouped");
-    t.replaceChildren(el("tr", {}, el("th", {}, by), el("th", {}, "table"),
-      ...FIG.concat(["incidents"]).map(k => el("th", {}, k.replace("_", " ")))));
+    const grid = document.getElementById("grouped");
+    grid.replaceChildren(el("tr", {}, el("th", {}, t(`floor.by.${by}`, null, by)), el("th", {}, t("floor.col.table")),
+      ...FIG.concat(["incidents"]).map(k => el("th", {}, t(`floor.col.${k}`, null, k)))));
     for (const r of data.rows) {
-      t.append(el("tr", {}, el("td", {}, r[by]), el("td", {}, r.table_id || "all tables"),
+      grid.append(el("tr", {}, el("td", {}, r[by]), el("td", {}, r.table_id || t("floor.all_tables")),
         ...FIG.concat(["incidents"]).map(k => el("td", { class: "n" },
           k === "hold_pct" ? (r[k] == null ? "-" : r[k] + " %") : r[k]))));
     }
@@ -105,5 +112,6 @@ document.getElementById("conn").textContent = t(connKey);
 document.getElementById("lang-switch").replaceChildren(languageSwitch(() => {
   document.getElementById("conn").textContent = t(connKey);
   if (last) render(last);
+  renderGrouped();
 }));
 fetch("/api/floor").then(r => r.json()).then((d) => { last = d; render(d); }).finally(connect);
