@@ -238,15 +238,17 @@ def faults(cluster: NatsCluster, mon: Monitor, tables: dict, procs: list, goal: 
 
 
 def run(args, work: Path) -> dict:
-    cluster = NatsCluster(work / "cluster").start()
+    cluster = NatsCluster(work / "cluster")
     url = cluster.url()
-    out: dict = {"tables": args.tables, "rounds_per_table": args.rounds, "workdir": str(work),
-                 "init": init_stream(url, 3).strip().splitlines()}
-    mon = Monitor(url)
+    out: dict = {"tables": args.tables, "rounds_per_table": args.rounds, "workdir": str(work)}
+    mon = None
     procs: dict[str, subprocess.Popen] = {}
     tables: dict[str, tuple[Path, Path]] = {}
     failures: list = []
     try:
+        cluster.start()
+        out["init"] = init_stream(url, 3).strip().splitlines()
+        mon = Monitor(url)
         register_keys(f"{PREFIX[GAMES[i % 3]]}-{i + 1:02d}" for i in range(args.tables))
         for i in range(args.tables):
             table_id, cfg = table_config(work, GAMES[i % 3], i + 1, url)
@@ -271,7 +273,8 @@ def run(args, work: Path) -> dict:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-        mon.stop()
+        if mon is not None:
+            mon.stop()
         cluster.stop()
     out["ok"] = not failures
     for lines in failures:
