@@ -86,6 +86,54 @@ class Monitor:
         self.thread.join(5)
 
 
+class LiveFloor:
+    """``studio serve``'s consumer following the stream through the kills, on a thread of its own."""
+
+    def __init__(self, url: str) -> None:
+        from tablesim.studio.consumer import StudioConsumer
+
+        self.consumer = StudioConsumer(url)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=lambda: self.loop.run_until_complete(self.consumer.run()), daemon=True)
+        self.thread.start()
+
+    def check(self, url: str, expected: dict, tables: int, budget: float = 120.0) -> tuple[dict, list]:
+        """Once it has read the whole stream: its figures equal the journals',
+        it says connected with nothing pending, and it alerted nothing."""
+        last = asyncio.run(stream_last_seq(url))
+        deadline = time.monotonic() + budget
+        while time.monotonic() < deadline and not (self.consumer.floor.stream_seq >= last and self.consumer.pending == 0):
+            time.sleep(0.2)
+        summary = self.consumer.floor.summary()
+        status = self.consumer.status()
+        got = as_numbers(summary["floor"])
+        out = {"equals_journals": got == expected and summary["floor"]["tables"] == tables,
+               "connected": status["connected"], "pending": status["pending"], "stream_seq": status["stream_seq"],
+               "stream_last_seq": last,
+               # (a table that finished its run is rightly "not heard from" 30 s later: not an error here)
+               "alerts": [a["text"] for a in self.consumer.floor.alerts if "not heard from" not in a["text"]][:5]}
+        failures = [] if out["equals_journals"] and out["connected"] and out["pending"] == 0 and not out["alerts"] \
+            else [[f"the live floor after the kills: {out} (journals {expected}, floor {got})"]]
+        return out, failures
+
+    def stop(self) -> None:
+        self.consumer.stop()
+        self.thread.join(10)
+
+
+async def stream_last_seq(url: str) -> int:
+    from tablesim.studio import natsio, wire
+
+    async def look() -> int:
+        nc = await natsio.connect(url, "tablesim-monitor")
+        try:
+            return (await nc.jetstream(timeout=2.0).stream_info(wire.STREAM)).state.last_seq
+        finally:
+            await nc.close()
+
+    return await natsio.retrying(look)
+
+
 def outage(mon: Monitor, killed_at: float) -> dict:
     """From the samples after ``killed_at``: how long the stream had no
     leader, and how long after it had one again a record more was stored."""
@@ -129,7 +177,7 @@ def wait_healthy(url: str, budget: float = 180.0) -> float:
     raise RuntimeError(f"the cluster was not whole again within {budget} s")
 
 
-def stored_again(url: str, since: float, budget: float = 120.0) -> dict:
+def stored_again(url: str, since: float, procs: list, budget: float = 120.0) -> dict:
     """After the restart, on a fresh connection each look (a node that was
     alone may hold a client's connection in a stale state): when the stream
     had a leader again, and when it stored a record more."""
@@ -155,6 +203,8 @@ def stored_again(url: str, since: float, budget: float = 120.0) -> dict:
         elif leader and messages > first:
             return {"no_leader_s": round(leader_at - since, 2), "new_leader": leader,
                     "stored_again_after_leader_s": round(now - leader_at, 2)}
+        elif leader and all(p.poll() is not None for p in procs):  # (no table left to store a record more)
+            return {"no_leader_s": round(leader_at - since, 2), "new_leader": leader}
         time.sleep(0.1)
     return {"no_leader_s": None if leader_at is None else round(leader_at - since, 2)}
 
@@ -179,6 +229,7 @@ def check_tables(tables: dict, url: str) -> tuple[dict, list]:
             flush(journal, url, tid)
     published = lost = doubled = disordered = 0
     failures = []
+    complete: dict[str, int] = {}  # each table's audit verify --anchor --complete exit status
     for tid, (_, journal) in tables.items():
         [rep] = verify_anchor(str(journal), url)
         published += rep.stream_records
@@ -189,18 +240,25 @@ def check_tables(tables: dict, url: str) -> tuple[dict, list]:
             failures.append(rep.lines())
         check = subprocess.run(tablesim("audit", "verify", "--journal", str(journal), "--anchor", url, "--complete"),
                                capture_output=True, text=True)
+        complete[tid] = check.returncode
         if check.returncode != 0:
             failures.append([f"{tid}: audit verify --anchor --complete exit {check.returncode}: {check.stderr.strip()}"])
     return {"records_published": published, "lost": lost, "doubled": doubled, "out_of_order": disordered,
-            "flushed_at_next_start": flushed}, failures
+            "flushed_at_next_start": flushed, "audit_complete_exit": complete}, failures
+
+
+def journals_expected(tables: dict) -> dict:
+    """The figures the journals' own records give (the studio is not asked)."""
+    expected: dict = {}
+    for _, journal in tables.values():
+        expected = add(expected, journal_figures(journal))
+    return expected
 
 
 def report_check(tables: dict, url: str) -> tuple[dict, list]:
     report = json.loads(subprocess.run(tablesim("studio", "report", "--nats", url, "--json"),
                                        capture_output=True, text=True, check=True).stdout)
-    expected: dict = {}
-    for _, journal in tables.values():
-        expected = add(expected, journal_figures(journal))
+    expected = journals_expected(tables)
     got = as_numbers(report["floor"])
     equal = got == expected and report["floor"]["tables"] == len(tables)
     failures = [] if equal else [[f"studio report {got} != journals {expected}"]]
@@ -233,21 +291,26 @@ def faults(cluster: NatsCluster, mon: Monitor, tables: dict, procs: list, goal: 
     restarted_at = time.monotonic()
     cluster.start(leader)
     cluster.start(second)
-    out["restart"] = stored_again(cluster.url(), restarted_at)
+    out["restart"] = stored_again(cluster.url(), restarted_at, procs)
     out["restart"]["tables_still_playing"] = sum(1 for p in procs if p.poll() is None)
 
 
 def run(args, work: Path) -> dict:
-    cluster = NatsCluster(work / "cluster").start()
+    begun = time.monotonic()
+    cluster = NatsCluster(work / "cluster")
     url = cluster.url()
-    out: dict = {"tables": args.tables, "rounds_per_table": args.rounds, "workdir": str(work),
-                 "init": init_stream(url, 3).strip().splitlines()}
-    mon = Monitor(url)
+    out: dict = {"tables": args.tables, "rounds_per_table": args.rounds, "workdir": str(work)}
+    mon = live = None
     procs: dict[str, subprocess.Popen] = {}
     tables: dict[str, tuple[Path, Path]] = {}
     failures: list = []
     try:
+        cluster.start()
+        out["init"] = init_stream(url, 3).strip().splitlines()
+        mon = Monitor(url)
+        out["setup_seconds"] = round(time.monotonic() - begun, 1)
         register_keys(f"{PREFIX[GAMES[i % 3]]}-{i + 1:02d}" for i in range(args.tables))
+        live = LiveFloor(url)
         for i in range(args.tables):
             table_id, cfg = table_config(work, GAMES[i % 3], i + 1, url)
             journal = work / f"{table_id}.journal.sqlite"
@@ -266,12 +329,18 @@ def run(args, work: Path) -> dict:
         report, more = report_check(tables, url)
         out.update(report)
         failures += more
+        out["live_floor"], more = live.check(url, journals_expected(tables), len(tables))
+        failures += more
+        out["check_seconds"] = round(time.monotonic() - started - out["run_seconds"], 1)
     finally:
         for proc in procs.values():
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-        mon.stop()
+        if live is not None:
+            live.stop()
+        if mon is not None:
+            mon.stop()
         cluster.stop()
     out["ok"] = not failures
     for lines in failures:

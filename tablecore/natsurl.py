@@ -50,3 +50,17 @@ def check(text: str | list[str] | None) -> tuple[str | None, str]:
         if why is not None:
             return f"{shown(url)!r} {why}", ""
     return None, ",".join(urls)
+
+
+def inbox_prefix(text: str | list[str] | None) -> str:
+    """The reply inbox prefix of a connection made with these URLs:
+    ``_INBOX.<user>`` when they name a user, so that the broker's
+    permissions can give each user its own replies only (config/nats/users.conf);
+    nats-py's default ``_INBOX`` otherwise."""
+    for url in split(text):
+        netloc = urlsplit(url).netloc
+        if "@" in netloc:
+            user = netloc.rpartition("@")[0].split(":", 1)[0]
+            if user and all(c.isalnum() or c in "-_" for c in user):
+                return f"_INBOX.{user}"
+    return "_INBOX"

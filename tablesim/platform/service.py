@@ -77,7 +77,7 @@ class Platform:
             try:
                 self.nc = await nats.connect(self.nats_url, name="tablesim-platform", max_reconnect_attempts=-1,
                                              reconnect_time_wait=0.5, connect_timeout=2, error_cb=natsio.quiet,
-                                             allow_reconnect=True)
+                                             allow_reconnect=True, inbox_prefix=natsio.inbox_prefix(self.nats_url))
             except Exception as exc:
                 log.warning("platform: the bus %s cannot be reached: %s", natsio.shown(self.nats_url),
                             f"{type(exc).__name__}: {exc}")

@@ -159,7 +159,8 @@ async def _stream_holding_once(url: str, table_id: str, bodies, pub) -> _AtStart
         except natsio.NotFoundError:
             return found
         kinds = natsio.stream_kinds(info.config.subjects or [])
-        messages = await holding.table_messages_from(js, table_id, kinds, 1)
+        messages = await holding.table_messages_from(js, table_id, kinds, 1,
+                                                     expected=await holding.stored_count(js, table_id))
         _first_record(found, table_id, messages, bodies, pub)
         if pub is not None:  # (a table that never signed a record has none of its own in the stream)
             found.holding = holding.hold(table_id, messages, bodies, pub)

@@ -154,6 +154,7 @@ class StudioConsumer:
         try:
             return await asyncio.wait_for(
                 nats.connect(natsio.servers(self.url), name="tablesim-studio", max_reconnect_attempts=-1,
+                             inbox_prefix=natsio.inbox_prefix(self.url),
                              reconnect_time_wait=0.5, connect_timeout=2, error_cb=seen, disconnected_cb=self._down, reconnected_cb=self._up),
                 CONNECT_WAIT)
         except asyncio.TimeoutError:

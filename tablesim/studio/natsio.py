@@ -9,6 +9,7 @@ connection is ever sent late, out of order with what was resent since.
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from dataclasses import dataclass
 from typing import AsyncIterator, Awaitable, Callable, TypeVar
@@ -40,6 +41,11 @@ def servers(url: str) -> list[str]:
     return natsurl.split(url)
 
 
+def inbox_prefix(url: str) -> str:
+    """The connection's reply inbox prefix: the user's own where the URL names one."""
+    return natsurl.inbox_prefix(url)
+
+
 def shown(url: str) -> str:
     """The URL(s) as shown, logged or sent (status messages, the console, the
     floor page): a password or token in it is never repeated."""
@@ -55,6 +61,7 @@ async def connect(url: str, name: str, timeout: float = 2.0) -> nats.NATS:
     raises if none is there. The client also learns the cluster's other nodes
     from the one it reaches, for its owner's next attempt."""
     return await nats.connect(servers(url), name=name, allow_reconnect=False, connect_timeout=max(1, int(timeout)),
+                              inbox_prefix=natsurl.inbox_prefix(url),
                               max_reconnect_attempts=1, reconnect_time_wait=0, error_cb=quiet)
 
 
@@ -63,6 +70,7 @@ async def connect_following(url: str, name: str, **callbacks) -> nats.NATS:
     (a reader such as the studio's consumer: it sends nothing that could go
     out late)."""
     return await nats.connect(servers(url), name=name, max_reconnect_attempts=-1, reconnect_time_wait=0.5,
+                              inbox_prefix=natsurl.inbox_prefix(url),
                               connect_timeout=2, error_cb=quiet, **callbacks)
 
 
@@ -96,6 +104,57 @@ async def retrying(attempt: Callable[[], Awaitable[T]], budget: float = ELECTION
             if not transient(exc) or time.monotonic() >= deadline:
                 raise
         await asyncio.sleep(0.25)
+
+
+#: while the stream may be electing a leader, a request is asked again this often (each waits REQUEST_TIMEOUT)
+ASK_AGAIN = 0.5
+
+
+async def first_answer(ask: Callable[[], Awaitable[T]], every: float = ASK_AGAIN,
+                       window: float = REQUEST_TIMEOUT) -> T:
+    """The first answer to ``ask()``, asked again every ``every`` s while none
+    came (the earlier asks still wait), for ``window`` s in all.
+
+    A request sent while the stream has no leader is never answered: one
+    ask waiting its whole timeout would cost up to that long after the new
+    leader was there. Asked again, the answer comes within ``every`` s of
+    the stream having a leader. Only for looks at the stream, never for a
+    publish: records sent again every half second through elections left
+    the replicas of a stream numbering its messages differently
+    (nats-server 2.9.10), so a publish is sent again only by a new
+    session, after its ack timed out."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + window
+    next_ask = loop.time()
+    tasks: list[asyncio.Future] = []
+    last: BaseException = nats.errors.TimeoutError()
+    try:
+        while loop.time() < deadline:
+            if loop.time() >= next_ask:
+                tasks.append(asyncio.ensure_future(ask()))
+                next_ask += every
+            done, _ = await asyncio.wait(tasks, timeout=max(0.0, min(next_ask, deadline) - loop.time()),
+                                         return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                tasks.remove(task)
+                exc = task.exception()
+                if exc is None:
+                    return task.result()
+                if not transient(exc):
+                    raise exc
+                last = exc
+        raise last
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+async def stream_info_or_none(js):
+    """The records stream's info (None: there is no such stream yet)."""
+    try:
+        return await js.stream_info(wire.STREAM)
+    except NotFoundError:
+        return None
 
 
 async def ensure_stream(js, kinds: set[str] | None = None) -> list[str]:
@@ -153,18 +212,22 @@ async def read_messages(js, filter_subject: str | None, *, batch: int = 500, sta
     A read from the start is held against the count the stream's leader
     gives: a consumer is served from its own node's copy of the stream, and
     a node that was restarted may lack messages until it caught up; a short
-    read raises StaleRead (read again) rather than pass for the whole."""
+    read raises StaleRead (read again) rather than pass for the whole.
+
+    The reader's name is new (random, so no other user of the bus can guess
+    it) and chosen here, before asking, so that a reader whose creation
+    timed out (its request may still be carried out) is removed all the same."""
     expected, last = await _expected(js, filter_subject) if not start_seq or start_seq <= 1 else (None, 0)
+    name = f"tablesim-reader-{secrets.token_hex(8)}"
     config = api.ConsumerConfig(
-        ack_policy=api.AckPolicy.NONE, inactive_threshold=60.0, filter_subject=filter_subject,
+        name=name, ack_policy=api.AckPolicy.NONE, inactive_threshold=60.0, filter_subject=filter_subject,
         deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE if start_seq else api.DeliverPolicy.ALL,
         opt_start_seq=start_seq, max_waiting=1,
     )
-    sub = await js.pull_subscribe(filter_subject, stream=wire.STREAM, config=config)
-    seen, name = 0, None
+    seen, sub = 0, None
     try:
+        sub = await _reader(js, config)
         info = await sub.consumer_info()
-        name = info.name
         pending = info.num_pending
         while pending > 0:
             # A fetch that times out while messages are pending (the stream's
@@ -185,11 +248,18 @@ async def read_messages(js, filter_subject: str | None, *, batch: int = 500, sta
                             "a node still catching up served the read")
     finally:
         try:
-            await sub.unsubscribe()
-            if name is not None:  # (gone at once: on a cluster every consumer is the meta leader's work)
-                await asyncio.wait_for(js.delete_consumer(wire.STREAM, name), 1.0)
+            if sub is not None:
+                await sub.unsubscribe()
+            # (gone at once: on a cluster every consumer is the meta leader's work)
+            await asyncio.wait_for(js.delete_consumer(wire.STREAM, name), 1.0)
         except Exception:  # the connection may be gone: the consumer then expires on its own
             pass
+
+
+async def _reader(js, config: api.ConsumerConfig):
+    """The pull subscription of a new reader made with ``config``."""
+    await js.add_consumer(wire.STREAM, config=config)
+    return await js.pull_subscribe_bind(consumer=config.name, stream=wire.STREAM)
 
 
 async def table_messages(js, table_id: str, kinds: set[str]) -> list[StreamMsg]:

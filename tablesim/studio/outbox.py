@@ -111,6 +111,8 @@ class StudioLink:
             signing.default_signing_key_path(self.table_id)
         self._key = None
         self._checked = 0  # the stream sequence up to which the table's messages were held against the journal
+        self._was_up = False  # published on a connection before (a reconnection asks who else is live at once)
+        self._checked_count = 0  # how many of the table's messages the stream held up to there
         self._highest = 0  # the highest seq of the table the stream holds, all of it the journal's
         self._acked_stream_seq = 0
         self._step = "connecting"  # what the link was doing (said with a failure)
@@ -191,14 +193,18 @@ class StudioLink:
             except Exception as exc:  # any failure of the link: start again from the stream's word
                 if self.state != "diverged":
                     self._set("down", f"{type(exc).__name__}: {exc}".rstrip(": ") + f" ({self._step})")
-                log.info("studio link down: %s", exc)
+                log.info("studio link down: %s", self.error)
             finally:
                 await self._close()
             if self._stopping:
                 break
             self.journal_seq = max(self.journal_seq, self._journal_seq())
             self._check_stall()
-            await self._sleep(backoff)
+            # Not cut short by wake(): a table commits records many times a
+            # second, and a link starting again at each of them would hammer
+            # a cluster that is electing its leaders (seen: twenty new
+            # connections a second per table, the cluster refusing them all).
+            await asyncio.sleep(backoff)
             backoff = min(backoff * 2, MAX_BACKOFF)
 
     async def _close(self) -> None:
@@ -222,22 +228,32 @@ class StudioLink:
         self.nc = nc = await natsio.connect(self.url, f"tablesim-table-{self.table_id}")
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
         self._step = "asking for the stream"
+        await natsio.first_answer(lambda: natsio.stream_info_or_none(js))  # (a stream electing a leader: asked again)
         kinds = natsio.stream_kinds(await natsio.ensure_stream(js))
-        await self.presence.answer(nc)  # (subscribed before asking: of two started at once, one hears the other)
-        other = await presence.ask(nc, self.table_id, self.presence.nonce)
+        asking = await self._ask_who_else(nc)
+        why = None
+        try:
+            self._step = "holding the stream against the journal"
+            try:
+                self.published = await self._hold(js, kinds)
+            except Diverged as exc:  # (another process live as the table says more: asked first)
+                why = str(exc)
+            self._step = "asking who else is live as the table"
+            other = await asking
+        finally:
+            asking.cancel()
         if other is not None:
             return await self._diverged(nc, f"another process is live on the bus as table {self.table_id} "
                                             f"({presence.describe(other)}): this one publishes nothing; give one of "
                                             "them another table id", status=False)
-        try:
-            self._step = "holding the stream against the journal"
-            self.published = await self._hold(js, kinds)
-        except Diverged as exc:
-            return await self._diverged(nc, str(exc))
+        if why is not None:
+            return await self._diverged(nc, why)
         self._save_cursor()
         for hook in self.hooks:
             await hook(nc)
         self._set("up", None)
+        self._was_up = True
+        log.info("studio link up: publishing after record %d", self.published)
         self._step = "publishing"
         await self._status(nc)
         next_status = time.monotonic() + STATUS_EVERY
@@ -258,21 +274,48 @@ class StudioLink:
                     await self._recheck(js, kinds)
                     await self._status(nc)
                     next_status = time.monotonic() + STATUS_EVERY
+                elif self._unchecked() > holding.DIRECT_MAX - BATCH:  # (catching up: looked at sooner)
+                    await self._recheck(js, kinds)
                 if not rows:
                     await self._sleep(IDLE_WAIT)
         except Diverged as exc:
             return await self._diverged(nc, str(exc))
+
+    async def _ask_who_else(self, nc) -> asyncio.Future:
+        """Who else is live as the table (answered while the stream is held).
+
+        At the link's first connection it subscribes before it asks: of two
+        started at once, one hears the other; the question then waits its
+        whole timeout when nobody else answers (its own subscription hears
+        it, so the broker never says "no responders"). Once the link has
+        published, a reconnection (a node lost, a leader election) asks
+        first, so that the broker's "no responders" comes back at once and
+        publishing resumes without that wait; whoever started meanwhile
+        asked or asks the same, and its records in the stream would not be
+        this journal's (the holding says so)."""
+        if self._was_up:
+            other = await presence.ask(nc, self.table_id, self.presence.nonce)
+            await self.presence.answer(nc)
+            done = asyncio.get_running_loop().create_future()
+            done.set_result(other)
+            return done
+        await self.presence.answer(nc)
+        return asyncio.ensure_future(presence.ask(nc, self.table_id, self.presence.nonce))
 
     async def _hold(self, js, kinds: set[str]) -> int:
         """Hold the table's messages stored since the last look against the
         journal; the highest seq the stream holds of the table (Diverged if
         anything there is not the journal's)."""
         stored = await holding.stored_count(js, self.table_id)  # (first: whatever comes later is looked at later)
-        messages = await holding.table_messages_from(js, self.table_id, kinds, self._checked + 1)
+        if stored <= self._stored:  # nothing stored but what it published: no need to read that back
+            self._advance(stored)
+        messages = await holding.table_messages_from(js, self.table_id, kinds, self._checked + 1,
+                                                     expected=stored - self._checked_count)
         h = holding.hold(self.table_id, messages, self._journal_bodies, self._key.public_key())
         if h.why is not None:
             raise Diverged(f"{h.why}: run tablesim audit verify --anchor")
-        self._checked = max(self._checked, h.last_stream_seq)
+        if h.last_stream_seq > self._checked:
+            self._checked, self._checked_count = h.last_stream_seq, self._checked_count + h.count
         self._stored = stored
         self._highest = max(self._highest, h.highest)
         return self._highest
@@ -284,9 +327,20 @@ class StudioLink:
         stored = await holding.stored_count(js, self.table_id)
         if stored > self._stored:
             await self._hold(js, kinds)
-        else:  # every stored message of the table is one it published (fewer: an operator's limits dropped some)
-            self._stored = stored
-            self._checked = max(self._checked, self._acked_stream_seq)
+        else:
+            self._advance(stored)
+
+    def _advance(self, stored: int) -> None:
+        """Every stored message of the table is one it published (fewer: an
+        operator's limits dropped some): looked at up to its last ack."""
+        self._stored = stored
+        if self._acked_stream_seq > self._checked:
+            self._checked, self._checked_count = self._acked_stream_seq, stored
+
+    def _unchecked(self) -> int:
+        """The table's messages stored since the last look (a reconnection
+        reads them back): kept small, so that it reads them one by one."""
+        return self._stored - self._checked_count
 
     async def _diverged(self, nc, why: str, status: bool = True) -> None:
         """Publish nothing more; say why, on the console and on the bus, until
@@ -332,6 +386,10 @@ class StudioLink:
             futures.append((seq, body, await js.publish_async(
                 wire.record_subject(table_id, kind), body, stream=wire.STREAM,
                 headers={wire.MSG_ID: wire.msg_id(table_id, seq), wire.SIG_HEADER: signing.sign(self._key, body)})))
+        await self._acked(js, futures)
+
+    async def _acked(self, js, futures) -> None:
+        """The acks of ``futures`` (seq, body, the ack's future) taken in order."""
         try:
             for seq, body, fut in futures:
                 ack = await asyncio.wait_for(fut, natsio.REQUEST_TIMEOUT)

@@ -154,6 +154,95 @@ def test_bets_only_from_the_platform(secured):
         assert any("permissions violation" in e.lower() for e in errors), (other, errors)
 
 
+#: what a table's user may not do on the JetStream API: make a reader of the
+#: whole stream or of another table's subjects, touch the studio's or the
+#: platform's durable readers, list readers, change or empty the stream
+TABLE_MAY_NOT = (
+    "$JS.API.CONSUMER.CREATE.TABLESIM",
+    "$JS.API.CONSUMER.CREATE.TABLESIM.reader",
+    "$JS.API.CONSUMER.CREATE.TABLESIM.reader.tablesim.FB-01.event",
+    "$JS.API.CONSUMER.DURABLE.CREATE.TABLESIM.reader",
+    "$JS.API.CONSUMER.CREATE.TABLESIM.tablesim-studio.tablesim.F3-01.event",
+    "$JS.API.CONSUMER.INFO.TABLESIM.tablesim-studio",
+    "$JS.API.CONSUMER.MSG.NEXT.TABLESIM.tablesim-studio",
+    "$JS.API.CONSUMER.DELETE.TABLESIM.tablesim-studio",
+    "$JS.API.CONSUMER.INFO.TABLESIM.tablesim-platform",
+    "$JS.API.CONSUMER.MSG.NEXT.TABLESIM.tablesim-platform",
+    "$JS.API.CONSUMER.DELETE.TABLESIM.tablesim-platform",
+    "$JS.API.CONSUMER.LIST.TABLESIM",
+    "$JS.API.CONSUMER.NAMES.TABLESIM",
+    "$JS.API.STREAM.UPDATE.TABLESIM",
+    "$JS.API.STREAM.DELETE.TABLESIM",
+    "$JS.API.STREAM.PURGE.TABLESIM",
+    "$JS.API.STREAM.MSG.DELETE.TABLESIM",
+    "$JS.API.STREAM.CREATE.OTHER",
+    "tablesim.FB-01.live",
+)
+
+#: whose replies (and questions) each user may not read: every inbox but its own
+MAY_NOT_READ = {
+    "F3-01": ("_INBOX.>", "_INBOX.FB-01.>", "_INBOX.platform.>", "_INBOX.studio.>", "_INBOX.*.*",
+              "tablesim.FB-01.bets", "tablesim.FB-01.live", "tablesim.*.bets"),
+    "platform": ("_INBOX.>", "_INBOX.F3-01.>", "_INBOX.studio.>", "tablesim.F3-01.bets"),
+    "studio": ("_INBOX.>", "_INBOX.F3-01.>", "_INBOX.platform.>", "tablesim.F3-01.bets", "tablesim.F3-01.live"),
+}
+
+
+async def refusals(server: NatsServer, user: str, publish=(), subscribe=()) -> list[str]:
+    """Each publish and subscription tried as ``user`` on one connection; the
+    broker's errors (a permissions violation does not close the connection)."""
+    errors: list[str] = []
+
+    async def on_error(exc):
+        errors.append(str(exc))
+
+    nc = await nats.connect(url(server, user), error_cb=on_error, allow_reconnect=False,
+                            inbox_prefix=natsio.inbox_prefix(url(server, user)))
+    try:
+        for subject in publish:
+            await nc.publish(subject, b"{}")
+        for subject in subscribe:
+            await nc.subscribe(subject)
+        await nc.flush()
+        await asyncio.sleep(0.5)  # (the broker's -ERR comes after)
+    finally:
+        await nc.close()
+    return [e.lower() for e in errors]
+
+
+def refused(errors: list[str], kind: str, subject: str) -> bool:
+    return any(f"permissions violation for {kind}" in e and f'"{subject.lower()}"' in e for e in errors)
+
+
+def test_a_table_manages_no_reader_but_its_own_and_reads_no_reply_but_its_own(secured):
+    errors = asyncio.run(refusals(secured, "F3-01", publish=TABLE_MAY_NOT, subscribe=MAY_NOT_READ["F3-01"]))
+    missed = [s for s in TABLE_MAY_NOT if not refused(errors, "publish", s)]
+    missed += [s for s in MAY_NOT_READ["F3-01"] if not refused(errors, "subscription", s)]
+    assert missed == [], errors
+    for user in ("platform", "studio"):
+        errors = asyncio.run(refusals(secured, user, subscribe=MAY_NOT_READ[user]))
+        assert [s for s in MAY_NOT_READ[user] if not refused(errors, "subscription", s)] == [], (user, errors)
+    # what the table does need goes through: its own reader of its own subjects, its own replies
+    own = ("$JS.API.CONSUMER.CREATE.TABLESIM.tablesim-reader-1.tablesim.F3-01.event", "tablesim.F3-01.live")
+    assert asyncio.run(refusals(secured, "F3-01", publish=own, subscribe=("_INBOX.F3-01.>", "tablesim.F3-01.live"))) == []
+
+
+async def replies(server: NatsServer, user: str) -> str:
+    """A JetStream request as ``user`` with tablesim's connection: the reply inbox it used."""
+    nc = await natsio.connect(url(server, user), "test")
+    try:
+        await nc.jetstream(timeout=5).stream_info(wire.STREAM)
+        return nc._resp_sub_prefix.decode()
+    finally:
+        await nc.close()
+
+
+def test_each_users_replies_come_to_its_own_inbox(secured):
+    assert tablesim("studio", "init", "--nats", url(secured, "admin")).returncode == 0
+    for user in ("F3-01", "studio"):
+        assert asyncio.run(replies(secured, user)).startswith(f"_INBOX.{user}.")
+
+
 def test_the_docs_show_exactly_the_users_the_broker_runs():
     docs = (CONFIG.parents[1] / "docs" / "studio.md").read_text()
     assert "```\n" + (CONFIG / "users.conf").read_text() + "```" in docs
