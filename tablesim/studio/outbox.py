@@ -395,14 +395,14 @@ class StudioLink:
         with self._db_lock:
             return wire.read_rows(self._db, after, limit) if self._db is not None else []
 
-    def ref_records(self, round_id: str) -> list[tuple[int, dict, bytes]]:
+    def ref_records(self, round_id: str, after: int = 0) -> list[tuple[int, dict, bytes]]:
         """The round's committed ``bet_refs`` records (the refs of each group of
-        bets, journaled with them): (seq, data, message body)."""
+        bets, journaled with them) after seq ``after``: (seq, data, message body)."""
         with self._db_lock:
             if self._db is None:
                 return []
             cur = self._db.execute("SELECT * FROM records WHERE round_id = ? AND table_id = ? AND kind = 'meta' "
-                                   "AND name = 'bet_refs' ORDER BY seq", (round_id, self.table_id))
+                                   "AND name = 'bet_refs' AND seq > ? ORDER BY seq", (round_id, self.table_id, after))
             names = [d[0] for d in cur.description]
             out = []
             for values in cur:
