@@ -88,7 +88,7 @@ def test_a_debit_whose_answer_is_lost_is_cancelled(rig):
     and the player is told nothing was taken."""
     import walletproc
 
-    lossy = walletproc.proxy(rig.wallet.url, "--drop", "1", "--only", "debit")
+    lossy = walletproc.proxy(rig.wallet.url, "--drop", "1", "--only", "batch")  # (the platform's debits go in batches)
     try:
         platform = rig.platform(db="lossy.db", wallet=lossy.url)
         kim = platform.session(rig.token("kim"))
