@@ -63,6 +63,8 @@ FIRST_BACKOFF = 0.1
 MAX_BACKOFF = 0.5
 #: seconds between two status messages (core NATS, not stored)
 STATUS_EVERY = 2.0
+#: seconds between saves of the advisory cursor file while records keep coming
+CURSOR_EVERY = 1.0
 #: how long the outbox sleeps with nothing to publish when nobody wakes it
 IDLE_WAIT = 0.25
 #: seconds with records to publish and none published before the link counts as stalled (loud: an incident)
@@ -98,6 +100,7 @@ class StudioLink:
         self.error: str | None = None
         self.since = time.time()
         self.published = self._read_cursor()
+        self._cursor_saved = 0.0
         self.journal_seq = 0
         self.loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
@@ -351,7 +354,10 @@ class StudioLink:
         finally:
             for _, _, fut in futures:
                 fut.cancel()
-            self._save_cursor()
+            # (advisory, and a file written and renamed: under a stream of bets, once a
+            # second and whenever all is published, not after every batch)
+            if self.pending() == 0 or time.monotonic() - self._cursor_saved >= CURSOR_EVERY:
+                self._save_cursor()
 
     def _check_stall(self) -> None:
         """Whether the link stopped publishing: records to go, none published
@@ -438,6 +444,7 @@ class StudioLink:
             return 0
 
     def _save_cursor(self) -> None:
+        self._cursor_saved = time.monotonic()
         path = cursor_path(self.journal_path)
         tmp = path.with_name(path.name + ".tmp")
         try:
