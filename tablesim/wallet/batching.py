@@ -36,17 +36,25 @@ class Batcher:
         self.busy = 0
         self.waiting: list[tuple[tuple[str, dict], asyncio.Future]] = []
         self._ids = (f"{name}-{i}" for i in itertools.count(1))
+        self._soon = False  # a send is scheduled for the loop's next turn
         self.batches = 0  # sent (for the health page and the tests)
 
     async def write(self, request: tuple[str, dict]) -> Outcome:
         """The answer to one write (``debit_request(...)`` and the like); raises as the single call would."""
-        future = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
         self.waiting.append((request, future))
-        self._next()
+        if not self._soon:  # (on the loop's next turn: the writes of callers woken together go together)
+            self._soon = True
+            loop.call_soon(self._go)
         got = await future
         if isinstance(got, WalletError):
             raise got
         return got
+
+    def _go(self) -> None:
+        self._soon = False
+        self._next()
 
     def _next(self) -> None:
         while self.waiting and self.busy < self.in_flight:
