@@ -163,3 +163,27 @@ def test_a_wallet_killed_mid_batch_does_all_of_it_or_none(files):
     assert len({type(o).__name__ for o in first}) == 1  # (answered whole, or lost whole)
     assert all(o.status is Status.OK for o in outs)
     assert balance == D("700.00")  # 300 debits of 1, each once
+
+
+def test_a_wallet_without_batch_gets_each_write_alone_and_passes_the_kit(files):
+    """The call is optional: the client falls back to single calls, the same
+    ids and answers; the kit's batch case passes with a note."""
+    from test_wallet_kit import check
+
+    plain = walletproc.broken(files["db"], files["secret"], files["players"], "--no-batch")
+    plain.secret = files["secret"]
+    bet = dict(player="amy", currency="MOP", table="TN", round="R1")
+    try:
+        async def go():
+            async with client(plain.url, plain) as w:
+                return await w.batch([debit_request("n1", amount=D(4), **bet), debit_request("n1", amount=D(4), **bet),
+                                      debit_request("n2", amount=D("0.001"), **bet)])
+
+        first, again, bad = asyncio.run(go())
+        kit = check(plain.url, files["secret"], walletproc.token(files["db"], "kit"))
+    finally:
+        plain.stop()
+    assert (first.status, first.balance) == (Status.OK, D("996.00")) and again == first
+    assert isinstance(bad, WalletRefused) and bad.status is Status.INVALID_REQUEST
+    assert kit.returncode == 0, kit.stdout
+    assert any(line.startswith("pass  batch as alone") and "no batch call" in line for line in kit.stdout.splitlines())
