@@ -1,7 +1,7 @@
 """Every bet ref a table ever placed, indexed in its journal.
 
-The chain holds the refs (one ``meta``/``bet_refs`` record per group of
-bets: ``[ref, position, bet, amount, player]`` each); the ``bet_refs``
+The chain holds the refs (``meta``/``bet_refs`` records, each with up to
+16 refs of a group of bets: ``[ref, position, bet, amount, player]`` each); the ``bet_refs``
 table indexes them by (table, ref, player), written in the same transaction
 as their record, so a retried ref is found however old it is, across
 restarts, without holding the journal's whole life in memory. The index is

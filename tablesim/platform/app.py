@@ -7,7 +7,8 @@
 - ``GET /api/balance``; ``GET /api/tables`` (what is offered, and whether
   each table takes bets now);
 - ``POST /api/bets`` ``{"table", "bet", "amount": "10", "position"}``:
-  debited, sent to the table; the answer says exactly what happened;
+  debited, sent to the table; the answer says exactly what happened
+  (answered by ``tablesim.platform.fastbets``, in front of the routes);
 - ``POST /api/decisions`` ``{"table", "round", "decision"}``: a Fortune 3
   remote player's play (a second debit) or fold (``decisions``);
 - ``POST /api/bets/withdraw``: refused (the tables' bus takes no withdrawals);
@@ -16,7 +17,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 
 from fastapi import FastAPI, Request
@@ -25,11 +25,11 @@ from fastapi.responses import JSONResponse
 from tablesim.platform.bets import Answer, refused
 from tablesim.platform.player.routes import player_routes
 from tablesim.platform.decision_routes import decision_routes
+from tablesim.platform.fastbets import FastBets, read_json
 from tablesim.platform.service import Platform
 from tablesim.platform.sessions import BadSession
 from tablesim.wallet.client import WalletError
 
-MAX_BODY = 16 * 1024
 
 
 def _reply(answer: Answer) -> JSONResponse:
@@ -37,26 +37,7 @@ def _reply(answer: Answer) -> JSONResponse:
 
 
 async def _json(request: Request) -> dict | Answer:
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        return refused(400, "bad_input", f"the body is over {MAX_BODY} bytes")
-    try:
-        doc = json.loads(body, parse_float=lambda t: _Float(t))
-    except ValueError:
-        return refused(400, "bad_input", "the body is not JSON")
-    if not isinstance(doc, dict):
-        return refused(400, "bad_input", "the body is a JSON object")
-    return doc
-
-
-class _Float:
-    """A JSON number with a point: kept apart, so an amount given as one is refused, never read as a float."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
+    return read_json(await request.body())
 
 
 def create_app(platform: Platform) -> FastAPI:
@@ -74,6 +55,7 @@ def create_app(platform: Platform) -> FastAPI:
     _bet_routes(app, platform)
     player_routes(app, platform)
     decision_routes(app, platform)  # Fortune 3's remote decisions (decision_routes.py)
+    app.add_middleware(FastBets, platform=platform)  # POST /api/bets, before the routing (tablesim.platform.fastbets)
 
     @app.get("/api/health")
     async def health() -> JSONResponse:
@@ -136,17 +118,6 @@ def _bet_routes(app: FastAPI, platform: Platform) -> None:
                         "position": offer.position, "round": t.round_id if t else None,
                         "state": t.state if t else None, "betting": bool(t and t.betting)})
         return JSONResponse({"tables": out})
-
-    @app.post("/api/bets")
-    async def bet(request: Request) -> JSONResponse:
-        try:
-            me = session_of(request)
-        except BadSession as exc:
-            return _reply(refused(401, "no_session", str(exc)))
-        doc = await _json(request)
-        if isinstance(doc, Answer):
-            return _reply(doc)
-        return _reply(await platform.desk.place(me, doc))
 
     @app.post("/api/bets/withdraw")
     async def withdraw(request: Request) -> JSONResponse:

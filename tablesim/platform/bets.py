@@ -36,7 +36,8 @@ from tablesim.platform.rounds import Rounds
 from tablesim.platform.sessions import Session
 from tablesim.platform.tables import Offer
 from tablesim.studio import wire
-from tablesim.wallet.client import WalletClient, WalletError, WalletUnavailable
+from tablesim.wallet.batching import Batcher as WalletBatcher
+from tablesim.wallet.client import WalletClient, WalletError, WalletUnavailable, debit_request
 
 log = logging.getLogger("tablesim.platform")
 
@@ -65,6 +66,9 @@ class Desk:
                  offers: dict[str, Offer], bus_timeout: float = 10.0) -> None:
         self.wallet = wallet  # the player waits on this one: a few attempts
         self.patient = patient  # cancels: retried until the wallet answers
+        # The debits of bets placed at once go to the wallet together, each with its own id
+        # and answer: one HTTP exchange and one commit for many bets. (Cancels are few: alone.)
+        self.debits = WalletBatcher(wallet, name="debits")
         self.nc_source = nc_source
         self.rounds = rounds
         self.intents = intents
@@ -112,8 +116,8 @@ class Desk:
                     position, bet, "debiting")
         await self.intents.add(it)
         try:
-            debit = await self.wallet.debit(it.debit, player=it.player, currency=it.currency, amount=amount,
-                                            table=it.table, round=it.round)
+            debit = await self.debits.write(debit_request(it.debit, player=it.player, currency=it.currency,
+                                                          amount=amount, table=it.table, round=it.round))
         except WalletError as exc:
             self.counts["unknown"] += 1
             cancelled = await self.cancel(it, why=f"no answer to the debit: {exc}")

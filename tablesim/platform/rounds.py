@@ -19,6 +19,8 @@ from tablesim.studio.wire import WireRecord
 
 #: the state in which every game takes bets
 BETTING = "betting_open"
+#: the records the picture is folded from (``Rounds.apply``): no other changes anything
+APPLIED = ("bet_refs", "state", "bet_withdrawn", "result")
 
 
 @dataclass

@@ -34,15 +34,17 @@ from tablesim.platform.returns import PlayerPart, parts
 from tablesim.platform.rounds import Round
 from tablesim.platform.tables import Offer
 from tablesim.studio import wire
-from tablesim.wallet.client import WalletClient, WalletUnavailable
+from tablesim.wallet.batching import Batcher
+from tablesim.wallet.client import WalletClient, WalletUnavailable, cancel_request, credit_request
 
 log = logging.getLogger("tablesim.platform")
 
 DURABLE = "tablesim-platform"
 #: how long the broker waits for an ack before giving the result to another process
 ACK_WAIT = 30.0
-#: requests to the wallet in flight at once, per process
-CONCURRENCY = 64
+#: credits and cancels under way at once, per process (they reach the wallet in batches:
+#: enough for every player of a few large rounds to share a few requests)
+CONCURRENCY = 4000
 FETCH = 500
 
 
@@ -52,6 +54,7 @@ class Settler:
                  ack_wait: float = ACK_WAIT) -> None:
         self.js_source = js_source
         self.wallet = wallet  # gives up after ``alert_after``: the retry below never does
+        self.batcher = Batcher(wallet, name="settle")  # each credit its own id and answer, many a request
         self.follower = follower
         self.offers = offers
         self.alert_after = alert_after
@@ -163,9 +166,9 @@ class Settler:
         log.error("platform: %s (retrying)", self.last_alert)
 
     async def _credit(self, rnd: Round, offer: Offer, part: PlayerPart) -> None:
-        out = await self.wallet.credit(ids.credit_of(rnd.table, rnd.round_id, part.player), player=part.player,
-                                       currency=offer.currency, amount=part.credit, table=rnd.table,
-                                       round=rnd.round_id, debits=part.debits)
+        out = await self.batcher.write(credit_request(
+            ids.credit_of(rnd.table, rnd.round_id, part.player), player=part.player, currency=offer.currency,
+            amount=part.credit, table=rnd.table, round=rnd.round_id, debits=part.debits))
         self.stats["credits"] += 1
         if not out.ok:
             self.stats["refused"] += 1
@@ -173,8 +176,8 @@ class Settler:
                       rnd.round_id, rnd.table, out.status.value, out.message)
 
     async def _cancel(self, rnd: Round, player: str, debit: str) -> None:
-        out = await self.wallet.cancel(ids.cancel_of(debit), player=player, table=rnd.table, round=rnd.round_id,
-                                       debit=debit)
+        out = await self.batcher.write(cancel_request(ids.cancel_of(debit), player=player, table=rnd.table,
+                                                      round=rnd.round_id, debit=debit))
         self.stats["cancels"] += 1
         if not out.ok and out.status.value != "already_cancelled":
             self.stats["refused"] += 1

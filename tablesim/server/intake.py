@@ -12,8 +12,9 @@ itself fails, the whole group is answered with the error and the table's
 bet book is put back as it was: nothing is acknowledged that is not on disk.
 
 A bet may carry a ``ref``: the client's own id for it. The group's refs are
-journaled in the same transaction as its bets (one ``meta`` record
-``bet_refs`` per group: ``[ref, position, bet, amount, player]`` each), so a
+journaled in the same transaction as its bets (``meta`` records
+``bet_refs``, one per up to ``REFS_PER_RECORD`` refs of the group:
+``[ref, position, bet, amount, player]`` each), so a
 client that lost the answer (a dropped connection, a table restarted after
 a crash) sends the bet again with the same ref and is told it already
 stands (``duplicate``) instead of betting twice. A ref is the player's own:
@@ -48,6 +49,10 @@ from tablesim.journal.refs import ANY_PLAYER, SEAT, ensure_index, index, placed_
 
 #: the most bets committed in one transaction (a longer queue is split)
 MAX_GROUP = 2000
+#: the most refs in one ``bet_refs`` record (a larger group journals several): a remote bet's
+#: receipt carries its whole record, so a record of a group of 500 would make every one of its
+#: 500 receipts as large as the group (measured: the bus replies grew with the square of the group)
+REFS_PER_RECORD = 16
 
 
 @dataclass(frozen=True)
@@ -191,9 +196,11 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
                 outcomes.append(outcome)
             if added and refs is not None:
                 entries = [[ref, *refs.by_ref[(player, ref)][1], player] for player, ref in added]
-                record = journal.append(table.table_id, table.round_id, "meta", "bet_refs", {"refs": entries},
-                                        "intake")
-                index(journal, table.table_id, table.round_id, record.seq, entries)
+                for at in range(0, len(entries), REFS_PER_RECORD):
+                    chunk = entries[at:at + REFS_PER_RECORD]
+                    record = journal.append(table.table_id, table.round_id, "meta", "bet_refs", {"refs": chunk},
+                                            "intake")
+                    index(journal, table.table_id, table.round_id, record.seq, chunk)
     except BaseException:
         for mark in reversed(undo):
             book.put_back(mark)

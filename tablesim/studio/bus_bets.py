@@ -147,9 +147,13 @@ class BusBets:
         self.submit = submit
         self.table_loop = table_loop
         self.link = None  # the studio link (its signing key and journal reader), for receipts
+        self._rounds: dict[str, _RoundRefs] = {}
+        self._receipt_cache: dict[int, dict[str, Any]] = {}
 
     def bind_link(self, link) -> None:
         self.link = link
+        self._rounds.clear()
+        self._receipt_cache.clear()
 
     async def attach(self, nc) -> None:
         """A studio-link hook: subscribe on each new connection (a queue group,
@@ -188,18 +192,45 @@ class BusBets:
     def _receipts(self, parsed: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
         """A receipt on each accepted bet's result: the record that journaled
         its ref with the bet (``bet_refs``, committed with the bet), signed."""
-        rounds: dict[str, dict] = {}
         for bet, result in zip(parsed, results):
             if not result.get("ok") or "error" in bet or not result.get("round_id"):
                 continue
-            round_id = result["round_id"]
-            if round_id not in rounds:
-                rounds[round_id] = {}
-                for seq, data, body in self.link.ref_records(round_id):
-                    for entry in data.get("refs") or []:
-                        if isinstance(entry, list) and len(entry) >= 4:
-                            player = entry[4] if len(entry) > 4 else None
-                            rounds[round_id].setdefault((entry[0], str(entry[1]), entry[2], player), (seq, body))
-            found = rounds[round_id].get((bet["ref"], bet["position"], bet["bet"], bet.get("player")))
+            key = (bet["ref"], bet["position"], bet["bet"], bet.get("player"))
+            found = self._refs_of(result["round_id"], key)
             if found is not None:
-                result["receipt"] = self.link.receipt(*found, bet["ref"])
+                result["receipt"] = {**self._signed(*found), "ref": bet["ref"]}
+
+    def _refs_of(self, round_id: str, key: tuple) -> tuple[int, bytes] | None:
+        """The (seq, body) of the record holding ``key``, from the round's
+        ``bet_refs`` records read so far, reading only the newer ones (a round
+        of thousands of bets is read once, not once per request)."""
+        known = self._rounds.get(round_id)
+        if known is None:
+            if len(self._rounds) >= 4:  # (the rounds still taking bets: the oldest go)
+                self._rounds.pop(next(iter(self._rounds)))
+            known = self._rounds[round_id] = _RoundRefs()
+        if key not in known.found:
+            for seq, data, body in self.link.ref_records(round_id, after=known.last_seq):
+                known.last_seq = max(known.last_seq, seq)
+                for entry in data.get("refs") or []:
+                    if isinstance(entry, list) and len(entry) >= 4:
+                        player = entry[4] if len(entry) > 4 else None
+                        known.found.setdefault((entry[0], str(entry[1]), entry[2], player), (seq, body))
+        return known.found.get(key)
+
+    def _signed(self, seq: int, body: bytes) -> dict[str, Any]:
+        """The receipt of record ``seq`` (its signature made once: every ref of the record shares it)."""
+        made = self._receipt_cache.get(seq)
+        if made is None:
+            if len(self._receipt_cache) >= 256:
+                self._receipt_cache.pop(next(iter(self._receipt_cache)))
+            made = self._receipt_cache[seq] = self.link.receipt(seq, body, "")
+        return made
+
+
+class _RoundRefs:
+    """The refs of one round's ``bet_refs`` records read so far."""
+
+    def __init__(self) -> None:
+        self.last_seq = 0
+        self.found: dict[tuple, tuple[int, bytes]] = {}

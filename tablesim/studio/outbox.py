@@ -63,6 +63,8 @@ FIRST_BACKOFF = 0.1
 MAX_BACKOFF = 0.5
 #: seconds between two status messages (core NATS, not stored)
 STATUS_EVERY = 2.0
+#: seconds between saves of the advisory cursor file while records keep coming
+CURSOR_EVERY = 1.0
 #: how long the outbox sleeps with nothing to publish when nobody wakes it
 IDLE_WAIT = 0.25
 #: seconds with records to publish and none published before the link counts as stalled (loud: an incident)
@@ -98,6 +100,7 @@ class StudioLink:
         self.error: str | None = None
         self.since = time.time()
         self.published = self._read_cursor()
+        self._cursor_saved = 0.0
         self.journal_seq = 0
         self.loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
@@ -409,7 +412,10 @@ class StudioLink:
         finally:
             for _, _, fut in futures:
                 fut.cancel()
-            self._save_cursor()
+            # (advisory, and a file written and renamed: under a stream of bets, once a
+            # second and whenever all is published, not after every batch)
+            if self.pending() == 0 or time.monotonic() - self._cursor_saved >= CURSOR_EVERY:
+                self._save_cursor()
 
     def _check_stall(self) -> None:
         """Whether the link stopped publishing: records to go, none published
@@ -453,14 +459,14 @@ class StudioLink:
         with self._db_lock:
             return wire.read_rows(self._db, after, limit) if self._db is not None else []
 
-    def ref_records(self, round_id: str) -> list[tuple[int, dict, bytes]]:
+    def ref_records(self, round_id: str, after: int = 0) -> list[tuple[int, dict, bytes]]:
         """The round's committed ``bet_refs`` records (the refs of each group of
-        bets, journaled with them): (seq, data, message body)."""
+        bets, journaled with them) after seq ``after``: (seq, data, message body)."""
         with self._db_lock:
             if self._db is None:
                 return []
             cur = self._db.execute("SELECT * FROM records WHERE round_id = ? AND table_id = ? AND kind = 'meta' "
-                                   "AND name = 'bet_refs' ORDER BY seq", (round_id, self.table_id))
+                                   "AND name = 'bet_refs' AND seq > ? ORDER BY seq", (round_id, self.table_id, after))
             names = [d[0] for d in cur.description]
             out = []
             for values in cur:
@@ -496,6 +502,7 @@ class StudioLink:
             return 0
 
     def _save_cursor(self) -> None:
+        self._cursor_saved = time.monotonic()
         path = cursor_path(self.journal_path)
         tmp = path.with_name(path.name + ".tmp")
         try:

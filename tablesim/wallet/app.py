@@ -19,13 +19,14 @@ import time
 import structlog
 
 from tablecore.listen import listening_socket
+from tablesim.wallet import batch
 from tablesim.wallet import protocol as p
 from tablesim.wallet import signing
 from tablesim.wallet.ledger import Ledger
 
 log = structlog.get_logger("tablesim.wallet")
 
-CALLS = ("authenticate", "balance", "debit", "credit", "cancel", "transactions")
+CALLS = ("authenticate", "balance", "debit", "credit", "cancel", "transactions", "batch")
 WRITES = ("debit", "credit", "cancel")
 
 
@@ -69,14 +70,23 @@ class GroupWriter:
 
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
-        self.pending: list[tuple[object, asyncio.Future]] = []
+        self.pending: list[tuple[list, asyncio.Future]] = []  # (a request's writes: one, or a batch's)
         self.disk = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="wallet-disk")
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
 
     async def write(self, record) -> tuple[p.Status, bytes]:
+        (result,) = await self.write_all([record])
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    async def write_all(self, records: list) -> list:
+        """The writes of one request (a batch's), all in the same group:
+        each one's (status, answer) or ``Refused``; on a failed commit each
+        is the exception (none was kept)."""
         future = asyncio.get_running_loop().create_future()
-        self.pending.append((record, future))
+        self.pending.append((records, future))
         if self._task is None or self._task.done():
             self._wake = asyncio.Event()
             self._task = asyncio.create_task(self._run(), name="wallet-writer")
@@ -95,10 +105,16 @@ class GroupWriter:
             await self._wake.wait()
             self._wake.clear()
             while self.pending:
-                group, self.pending = self.pending[:self.MAX_GROUP], self.pending[self.MAX_GROUP:]
-                results = await self._commit(loop, [record for record, _ in group])
-                for (_, future), result in zip(group, results):
-                    _deliver(future, result)
+                group, size = [], 0  # (a request's writes are never split: a batch commits whole)
+                while self.pending and (not group or size + len(self.pending[0][0]) <= self.MAX_GROUP):
+                    group.append(self.pending.pop(0))
+                    size += len(group[-1][0])
+                results = await self._commit(loop, [record for records, _ in group for record in records])
+                at = 0
+                for records, future in group:
+                    if not future.done():  # (the request's connection went away: its writes stand, kept)
+                        future.set_result(results[at:at + len(records)])
+                    at += len(records)
 
     async def _commit(self, loop, records: list) -> list:
         try:
@@ -116,15 +132,6 @@ class GroupWriter:
             log.error("wallet_write_failed", error=f"{type(exc).__name__}: {exc}")
             return [exc] * len(records)
         return results
-
-
-def _deliver(future: asyncio.Future, result) -> None:
-    if future.done():  # the request's connection went away; its write stands and is kept
-        return
-    if isinstance(result, BaseException):
-        future.set_exception(result)
-    else:
-        future.set_result(result)
 
 
 class Wallet:
@@ -157,14 +164,23 @@ class Wallet:
         return nonce
 
     def call(self, name: str, body: bytes) -> tuple[p.Status, bytes]:
+        if name == "batch":
+            request_id, items = batch.parse(p.decode(body))
+            results = self.ledger.write_many([i for i in items if not isinstance(i, p.Refused)])
+            return p.Status.OK, batch.encode(request_id, batch.answers_of(items, results))
         record = p.parse(name, p.decode(body))
         if name in WRITES:
             return self.ledger.write(record)
         return getattr(self.ledger, name)(record)
 
     async def call_async(self, name: str, body: bytes) -> tuple[p.Status, bytes]:
-        if self.writer is None or name not in WRITES:
+        if self.writer is None or name not in WRITES + ("batch",):
             return self.call(name, body)
+        if name == "batch":
+            request_id, items = batch.parse(p.decode(body))
+            records = [i for i in items if not isinstance(i, p.Refused)]
+            results = await self.writer.write_all(records) if records else []
+            return p.Status.OK, batch.encode(request_id, batch.answers_of(items, results))
         return await self.writer.write(p.parse(name, p.decode(body)))
 
     def sign(self, nonce: str, body: bytes) -> tuple[str, str]:
@@ -173,15 +189,15 @@ class Wallet:
         return ts, signing.sign(self._secret, signing.answer_message(ts, nonce, body))
 
 
-async def _body(receive) -> bytes:
+async def _body(receive, limit: int = p.MAX_BODY) -> bytes:
     chunks, size = [], 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
             raise ConnectionError("the client went away")
         size += len(message.get("body", b""))
-        if size > p.MAX_BODY:
-            raise p.Refused(p.Status.INVALID_REQUEST, f"the body is over {p.MAX_BODY} bytes")
+        if size > limit:
+            raise p.Refused(p.Status.INVALID_REQUEST, f"the body is over {limit} bytes")
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             return b"".join(chunks)
@@ -218,7 +234,7 @@ async def _answer(wallet: Wallet, scope, receive, headers: dict) -> tuple[p.Stat
         if scope["method"] != "POST" or not path.startswith(p.PREFIX + "/") or name not in CALLS:
             raise p.Refused(p.Status.INVALID_REQUEST, f"no call {name!r} (calls: POST {p.PREFIX}/"
                             f"{{{', '.join(CALLS)}}})")
-        body = await _body(receive)
+        body = await _body(receive, batch.MAX_BODY if name == "batch" else p.MAX_BODY)
         nonce = wallet.check(path, headers, body)
         status, answer = await wallet.call_async(name, body)
     except p.Refused as refusal:

@@ -161,21 +161,78 @@ class WalletClient:
         return self._account(await self._call("balance", {"request_id": request_id, "player": player,
                                                           "currency": currency}))
 
-    async def debit(self, transaction_id: str, *, player: str, currency: str, amount: Decimal, table: str,
-                    round: str) -> Outcome:
-        return self._outcome(await self._call("debit", {
-            "transaction_id": transaction_id, "player": player, "currency": currency, "amount": _text(amount),
-            "table": table, "round": round}))
+    async def debit(self, transaction_id: str, **fields) -> Outcome:
+        return self._outcome(await self._call(*debit_request(transaction_id, **fields)))
 
-    async def credit(self, transaction_id: str, *, player: str, currency: str, amount: Decimal, table: str,
-                     round: str, debits: list[str] | tuple[str, ...]) -> Outcome:
-        return self._outcome(await self._call("credit", {
-            "transaction_id": transaction_id, "player": player, "currency": currency, "amount": _text(amount),
-            "table": table, "round": round, "debits": list(debits)}))
+    async def credit(self, transaction_id: str, **fields) -> Outcome:
+        return self._outcome(await self._call(*credit_request(transaction_id, **fields)))
 
-    async def cancel(self, transaction_id: str, *, player: str, table: str, round: str, debit: str) -> Outcome:
-        return self._outcome(await self._call("cancel", {
-            "transaction_id": transaction_id, "player": player, "table": table, "round": round, "debit": debit}))
+    async def cancel(self, transaction_id: str, **fields) -> Outcome:
+        return self._outcome(await self._call(*cancel_request(transaction_id, **fields)))
+
+    async def batch(self, writes: list[tuple[str, dict]], *, request_id: str = "batch") -> list[Outcome | WalletError]:
+        """Many writes (``debit_request(...)`` and the like) in one ``batch``
+        request, each answered as if sent alone: its ``Outcome``, or the
+        ``WalletError`` it would raise alone. A write answered
+        ``temporary_error`` is sent again in the next attempt, the others
+        are not; a wallet that refuses the batch itself (one without the
+        call) gets the writes one by one instead, the same ids."""
+        results: list = [None] * len(writes)
+        pending = list(range(len(writes)))
+        retrying = tenacity.AsyncRetrying(stop=self._stop, wait=self._wait, reraise=True,
+                                          retry=tenacity.retry_if_exception_type(_Lost))
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    await self._batch_attempt(writes, pending, results, request_id)
+        except _Lost as lost:
+            gone = WalletUnavailable(f"no trustworthy answer from the wallet to batch after "
+                                     f"{retrying.statistics.get('attempt_number', '?')} attempts: {lost}")
+            for i in pending:
+                results[i] = gone
+        except WalletRefused as refused:
+            if refused.status is not Status.INVALID_REQUEST:
+                for i in pending:
+                    results[i] = refused
+            else:  # (no batch call at this wallet, or it reads ours otherwise): each write alone
+                singles = await asyncio.gather(*(self._alone(*writes[i]) for i in pending))
+                for i, got in zip(pending, singles):
+                    results[i] = got
+        return results
+
+    async def _batch_attempt(self, writes, pending: list[int], results: list, request_id: str) -> None:
+        """Send the pending writes; fill in their results; leave in ``pending``
+        the ones still to send (answered ``temporary_error``)."""
+        calls = [{"call": writes[i][0], "request": writes[i][1]} for i in pending]
+        body = json.dumps({"request_id": request_id, "calls": calls}, separators=(",", ":")).encode()
+        answer = await self._attempt(f"{p.PREFIX}/batch", body)
+        answers = answer.get("answers")
+        if not isinstance(answers, list) or len(answers) != len(pending):
+            raise WalletProtocolError(f"the answer to a batch of {len(pending)} holds {_count(answers)} answers")
+        again = []
+        for i, a in zip(pending, answers):
+            tid = writes[i][1]["transaction_id"]
+            try:
+                status = Status(a["status"])
+            except (TypeError, KeyError, ValueError):
+                raise WalletProtocolError(f"a batch answer that is not the protocol's: {str(a)[:80]}") from None
+            if a.get("transaction_id", tid) != tid:  # (a refusal of the request itself names none)
+                raise WalletProtocolError(f"the batch's answer to {tid!r} names {a.get('transaction_id')!r}")
+            if status is Status.TEMPORARY_ERROR:
+                again.append(i)
+            elif status in _REFUSED:
+                results[i] = WalletRefused(status, str(a.get("message")))
+            else:
+                results[i] = self._outcome(a)
+        pending[:] = again
+        if again:
+            raise _Lost(f"temporary error for {len(again)} of the batch's writes")
+
+    async def _alone(self, name: str, payload: dict) -> Outcome | WalletError:
+        try:
+            return self._outcome(await self._call(name, payload))
+        except WalletError as exc:
+            return exc
 
     async def transactions(self, *, request_id: str, table: str | None = None, round: str | None = None,
                            since: datetime | str | None = None, until: datetime | str | None = None,
@@ -254,6 +311,28 @@ class WalletClient:
     def _outcome(self, a: dict) -> Outcome:
         return Outcome(Status(a["status"]), a["transaction_id"], _amount(a.get("balance")), a.get("message"),
                        _amount(a.get("cancelled")))
+
+
+def debit_request(transaction_id: str, *, player: str, currency: str, amount: Decimal, table: str,
+                  round: str) -> tuple[str, dict]:
+    """A debit as ``WalletClient.batch`` takes it (and ``debit`` sends it)."""
+    return "debit", {"transaction_id": transaction_id, "player": player, "currency": currency,
+                     "amount": _text(amount), "table": table, "round": round}
+
+
+def credit_request(transaction_id: str, *, player: str, currency: str, amount: Decimal, table: str, round: str,
+                   debits: list[str] | tuple[str, ...]) -> tuple[str, dict]:
+    return "credit", {"transaction_id": transaction_id, "player": player, "currency": currency,
+                      "amount": _text(amount), "table": table, "round": round, "debits": list(debits)}
+
+
+def cancel_request(transaction_id: str, *, player: str, table: str, round: str, debit: str) -> tuple[str, dict]:
+    return "cancel", {"transaction_id": transaction_id, "player": player, "table": table, "round": round,
+                      "debit": debit}
+
+
+def _count(answers) -> str:
+    return str(len(answers)) if isinstance(answers, list) else "no list of"
 
 
 def _time(value: datetime | str | None) -> str:

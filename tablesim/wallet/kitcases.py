@@ -256,8 +256,44 @@ async def transactions(k: Probe) -> str:
     return f"by round: {len(rows)} rows; by time window: {len(listed)} rows"
 
 
+async def _batch(k: Probe, writes: list[tuple[str, dict]]):
+    """The batch's reply and its answers, or None from a wallet without the call."""
+    reply = await k.send("batch", {"request_id": k.id("batch"),
+                                   "calls": [{"call": call, "request": body} for call, body in writes]})
+    if reply.status == "invalid_request" and reply.http == 400:
+        return None  # (the call is optional: the platform then sends each write alone)
+    expect(reply, "ok")
+    answers = reply.answer.get("answers")
+    if not isinstance(answers, list) or len(answers) != len(writes):
+        raise CaseFailed(f"a batch of {len(writes)} writes was answered with {answers!r:.80}")
+    return answers
+
+
+async def batch_as_alone(k: Probe) -> str:
+    """A won round in one batch, a write repeated in it and a bad one among
+    them: each answered as alone, the balance moved once per write."""
+    before, r = await k.balance(), k.id("batch")
+    d1, d2, c = k.id("d"), k.id("d"), k.id("c")
+    answers = await _batch(k, [("debit", k.debit(d1, r, k.stake())), ("debit", k.debit(d2, r, k.stake())),
+                               ("debit", k.debit(d1, r, k.stake())), ("debit", k.debit(k.id("d"), r, k.units("0.1"))),
+                               ("credit", k.credit(c, r, k.stake(3), [d1, d2]))])
+    if answers is None:
+        return "no batch call (optional: each write goes alone)"
+    statuses = [a.get("status") for a in answers]
+    if statuses != ["ok", "ok", "ok", "invalid_request", "ok"] or answers[2] != answers[0]:
+        raise CaseFailed(f"the batch's answers: {statuses} (expected ok, ok, the first again, invalid_request, ok)")
+    await moved(k, before, Decimal(k.stake()), "two debits (one repeated) and a credit of three in a batch")
+    again = await _batch(k, [("debit", k.debit(d1, r, k.stake())), ("credit", k.credit(c, r, k.stake(3), [d1, d2]))])
+    alone = await k.send("credit", k.credit(c, r, k.stake(3), [d1, d2]))
+    if again != [answers[0], answers[4]] or json.loads(alone.body) != answers[4]:
+        raise CaseFailed("a batch sent again (or one of its writes alone) did not get the first answers")
+    await moved(k, before, Decimal(k.stake()), "the batch sent again")
+    return "each write answered as alone (a repeat: its first answer; a bad one: invalid_request), moved once"
+
+
 CASES = [(fn.__name__.replace("_", " "), fn) for fn in (
     won_round, lost_round, void_round, duplicate_debit, duplicate_credit, reused_id, credit_before_debit,
     cancel_after_credit, cancel_unknown_debit, credit_of_cancelled, insufficient_funds, bad_signature, unsigned,
     tampered_body, stale_timestamp, replayed_request, concurrent_debits, too_many_decimals, negative_amount,
-    huge_amount, number_amount, unknown_field, unknown_player, wrong_currency, invalid_token, transactions)]
+    huge_amount, number_amount, unknown_field, unknown_player, wrong_currency, invalid_token, transactions,
+    batch_as_alone)]

@@ -342,30 +342,39 @@ class Ledger:
         units = self.to_units(req.amount, currency)
         row["amount"] = self.text(units, currency)
         row["debits"] = json.dumps(list(req.debits))
-        for debit in req.debits:
-            self._creditable(debit, req, balance)
+        self._creditable(req, balance)
         if self._round_settled(req.player, req.table, req.round):
             raise Answer(p.Status.ALREADY_SETTLED, f"round {req.round} of {req.table} is settled for this player",
                          balance)
         standing = {d for (d,) in self.db.execute(
             "SELECT id FROM tx WHERE tbl=? AND round=? AND player=? AND kind='debit' AND status='ok'",
-            (req.table, req.round, req.player))} - self._cancelled_of(req.table, req.round)
+            (req.table, req.round, req.player))} - self._cancelled_of(req.table, req.round, req.player)
         missing = sorted(standing - set(req.debits))
         if missing:
             raise Answer(p.Status.FINAL_ERROR, f"the credit does not name debit {missing[0]!r} of the round", balance)
         row["effect"] = units
         row["balance"] = balance + units
 
-    def _creditable(self, debit: str, req: p.Credit, balance: int) -> None:
-        if self._cancelled(debit):
-            raise Answer(p.Status.ALREADY_CANCELLED, f"debit {debit!r} is cancelled", balance)
-        found = self.db.execute("SELECT player, tbl, round, status FROM tx WHERE id=? AND kind='debit'",
-                                (debit,)).fetchone()
-        if found is None or found[3] != "ok" or tuple(found[:3]) != (req.player, req.table, req.round):
-            raise Answer(p.Status.UNKNOWN_TRANSACTION,
-                         f"no accepted debit {debit!r} of this player in round {req.round} of {req.table}", balance)
-        if self.db.execute("SELECT 1 FROM settled WHERE debit=?", (debit,)).fetchone():
-            raise Answer(p.Status.ALREADY_SETTLED, f"debit {debit!r} is credited already", balance)
+    def _creditable(self, req: p.Credit, balance: int) -> None:
+        """Every debit the credit names, checked in order as one by one (the
+        first that fails gives the answer), read in three queries for all."""
+        named = list(req.debits)
+        marks = ",".join("?" * len(named))
+        cancelled = {d for (d,) in self.db.execute(
+            f"SELECT debit FROM tx WHERE debit IN ({marks}) AND kind='cancel' AND status='ok'", named)}
+        found = {r[0]: r[1:] for r in self.db.execute(
+            f"SELECT id, player, tbl, round, status FROM tx WHERE id IN ({marks}) AND kind='debit'", named)}
+        settled = {d for (d,) in self.db.execute(f"SELECT debit FROM settled WHERE debit IN ({marks})", named)}
+        for debit in named:
+            if debit in cancelled:
+                raise Answer(p.Status.ALREADY_CANCELLED, f"debit {debit!r} is cancelled", balance)
+            row = found.get(debit)
+            if row is None or row[3] != "ok" or tuple(row[:3]) != (req.player, req.table, req.round):
+                raise Answer(p.Status.UNKNOWN_TRANSACTION,
+                             f"no accepted debit {debit!r} of this player in round {req.round} of {req.table}",
+                             balance)
+            if debit in settled:
+                raise Answer(p.Status.ALREADY_SETTLED, f"debit {debit!r} is credited already", balance)
 
     def _cancel(self, req: p.Cancel, row: dict) -> None:
         currency, balance, *_ = self._player(req.player)
@@ -393,9 +402,12 @@ class Ledger:
         return self.db.execute("SELECT 1 FROM tx WHERE debit=? AND kind='cancel' AND status='ok'",
                                (debit,)).fetchone() is not None
 
-    def _cancelled_of(self, table: str, round_id: str) -> set[str]:
+    def _cancelled_of(self, table: str, round_id: str, player: str) -> set[str]:
+        # (by player too: the index on table, round and player then finds the player's few rows,
+        # not every row of a round of thousands of bets, once per credit)
         return {d for (d,) in self.db.execute(
-            "SELECT debit FROM tx WHERE tbl=? AND round=? AND kind='cancel' AND status='ok'", (table, round_id))}
+            "SELECT debit FROM tx WHERE tbl=? AND round=? AND player=? AND kind='cancel' AND status='ok'",
+            (table, round_id, player))}
 
     def _round_settled(self, player: str, table: str, round_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM tx WHERE tbl=? AND round=? AND player=? AND kind='credit' AND "

@@ -329,3 +329,21 @@ def test_the_index_is_built_again_from_the_chain_when_it_falls_short(tmp_path):
     (retry,) = commit_bets(table, [BetRequest("alice", "1", "10", ref="a1")], refs)
     assert retry.duplicate
     journal.close()
+
+
+def test_a_large_group_journals_its_refs_in_records_of_at_most_16_each_in_its_one_transaction(tmp_path):
+    """A remote bet's receipt carries the whole record of its ref: a record
+    per 16 refs keeps every receipt small however large the group."""
+    from tablesim.server.intake import REFS_PER_RECORD
+
+    table, journal = table_with_journal(tmp_path / "j.sqlite", game="wheel")
+    seen = commits(journal)
+    before = journal.seq
+    refs = [f"w-{i}" for i in range(2 * REFS_PER_RECORD + 3)]
+    outcomes = commit_bets(table, [BetRequest(str(i), "1", "1", "bus", ref=r) for i, r in enumerate(refs)], BetRefs())
+    assert seen == ["COMMIT"] and all(o.ok for o in outcomes)
+    records = [r for r in journal.records() if r.seq > before and r.name == "bet_refs"]
+    assert [len(r.data["refs"]) for r in records] == [REFS_PER_RECORD, REFS_PER_RECORD, 3]
+    assert [e[0] for r in records for e in r.data["refs"]] == refs
+    again = commit_bets(table, [BetRequest(str(i), "1", "1", "bus", ref=r) for i, r in enumerate(refs)], BetRefs())
+    assert all(o.duplicate for o in again)  # every chunk indexed

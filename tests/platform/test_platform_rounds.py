@@ -27,7 +27,9 @@ def test_a_won_and_a_lost_round_settle_to_the_unit(rig):
     symbol = rig.spin()
     assert symbol not in amy_bets  # (the seeded wheel: amy loses this round)
     want = {"ann": OPENING - 14 + returned(ann_bets, symbol), "amy": OPENING - 10}
-    rig.wait_for(lambda: all(rig.wallet_balance(p) == b for p, b in want.items()), what=f"balances {want}")
+    # (amy's balance is hers before her credit of 0 too: wait for both credits, not only for the balances)
+    rig.wait_for(lambda: all(rig.wallet_balance(p) == b for p, b in want.items())
+                 and sum(r[1] == "credit" for r in rig.transactions(round_id)) >= 2, what=f"balances {want}")
     rows = rig.transactions(round_id)
     credits = [r for r in rows if r[1] == "credit"]
     assert sorted((r[2], r[3], r[4]) for r in credits) == sorted(
@@ -90,7 +92,7 @@ def test_a_debit_whose_answer_is_lost_is_cancelled(rig):
     and the player is told nothing was taken."""
     import walletproc
 
-    lossy = walletproc.proxy(rig.wallet.url, "--drop", "1", "--only", "debit")
+    lossy = walletproc.proxy(rig.wallet.url, "--drop", "1", "--only", "batch")  # (the platform's debits go in batches)
     try:
         platform = rig.platform(db="lossy.db", wallet=lossy.url)
         kim = platform.session(rig.token("kim"))

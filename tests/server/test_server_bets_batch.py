@@ -81,7 +81,8 @@ def test_concurrent_single_bets_are_committed_together_each_exactly_once(serve):
     assert s.runner.intake.bets == 60 and groups < 60  # some arrived together
     records = s.records()[before:]
     assert sum(1 for r in records if r[2] == "bet") == 60
-    assert sum(1 for r in records if r[2] == "bet_refs") == groups
+    # (a group's refs go in records of up to 16 each: a group of n bets journals ceil(n / 16) of them)
+    assert groups <= sum(1 for r in records if r[2] == "bet_refs") <= groups + 60 // 16
     assert len(s.state()["bets"]) == 60
 
 

@@ -205,6 +205,11 @@ def test_accepted_bets_carry_receipts_checked_offline(table, tmp_path):
     assert good.returncode == 0, good.stderr
     assert "valid" in good.stdout and "ante 10 on position 1, ref r1" in good.stdout
     assert tablesim("receipt", "verify", json.dumps(ok), "--key", str(pub)).returncode == 0  # the result as given
+    # a later bet of the round: its own (newer) record, found after the round's records were read once
+    later = ask(table.url, {"ref": "r3", "position": "2", "bet": "ante", "amount": "10"})["results"][0]
+    assert later["ok"] and later["receipt"]["seq"] > ok["receipt"]["seq"] and later["receipt"]["ref"] == "r3"
+    checked = tablesim("receipt", "verify", json.dumps(later), "--key", str(pub))
+    assert checked.returncode == 0 and "ref r3" in checked.stdout, checked.stderr
     # another bet in the signed record, another key, a bad file: invalid (1) or bad input (2)
     forged = dict(ok["receipt"], message=ok["receipt"]["message"].replace("ante", "pair_plus"))
     bad = tablesim("receipt", "verify", json.dumps(forged), "--key", str(pub))

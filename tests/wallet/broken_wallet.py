@@ -2,13 +2,16 @@
 it: the reference wallet with its ledger's memory of transaction ids taken
 away (a repeated debit is debited again, an id reused with other content is
 taken as new). ``python broken_wallet.py DB SECRET PLAYERS`` prints
-``wallet: URL`` like ``tablesim wallet serve``."""
+``wallet: URL`` like ``tablesim wallet serve``. With ``--no-batch`` it is a
+correct wallet without the optional ``batch`` call instead (it answers it
+``invalid_request``, as a wallet that does not know the call)."""
 
 from __future__ import annotations
 
 import sys
 import uuid
 
+from tablesim.wallet import protocol as p
 from tablesim.wallet.app import Wallet, bind, serve
 from tablesim.wallet.ledger import Ledger
 from tablesim.wallet.players import load_players
@@ -26,13 +29,21 @@ class ForgetfulLedger(Ledger):
         super()._insert(transaction_id, row, status, digest, body)
 
 
+class NoBatchWallet(Wallet):
+    async def call_async(self, name, body):
+        if name == "batch":
+            raise p.Refused(p.Status.INVALID_REQUEST, "no call 'batch'")
+        return await super().call_async(name, body)
+
+
 def main() -> None:
     db, secret, players = sys.argv[1:4]
-    ledger = ForgetfulLedger(db)
+    no_batch = "--no-batch" in sys.argv[4:]
+    ledger = Ledger(db) if no_batch else ForgetfulLedger(db)
     ledger.load(load_players(players))
     sock = bind("127.0.0.1", 0)
     print(f"wallet: http://127.0.0.1:{sock.getsockname()[1]}/wallet/v1", flush=True)
-    serve(Wallet(ledger, load_secret(secret)), sock)
+    serve((NoBatchWallet if no_batch else Wallet)(ledger, load_secret(secret)), sock)
 
 
 if __name__ == "__main__":

@@ -130,6 +130,7 @@ def test_every_documented_call_status_and_field_is_the_wallets(wallet):
     c("credit", {"transaction_id": "c7", "amount": "30", "debits": ["d1", "d8"], **bet})
     c("debit", {"transaction_id": "d9", "amount": "1", **bet})
     c("cancel", {"transaction_id": "x5", "player": "alice", "table": "T", "round": "R1", "debit": "d1"})
+    _batch(c, bet)
     c("transactions", {"request_id": "q1", "table": "T", "round": "R1"})
     c("transactions", {"request_id": "q2", "since": "2000-01-01T00:00:00.000Z", "until": "9999-01-01T00:00:00.000Z",
                        "limit": 2, "after": 1})
@@ -156,12 +157,32 @@ def _busy_ledger(c: Caller, db: Path, bet: dict) -> None:
     hold = sqlite3.connect(db, timeout=0, isolation_level=None)
     hold.execute("BEGIN IMMEDIATE")
     try:
-        with ThreadPoolExecutor(3) as pool:  # at once: one wait for the lock, not three
+        with ThreadPoolExecutor(4) as pool:  # at once: one wait for the lock, not four
             list(pool.map(lambda args: c(*args), [
                 ("debit", {"transaction_id": "t1", "amount": "1", **bet, "round": "R5"}),
                 ("credit", {"transaction_id": "t2", "amount": "1", "debits": ["t1"], **bet, "round": "R5"}),
                 ("cancel", {"transaction_id": "t3", "player": "alice", "table": "T", "round": "R5", "debit": "t1"}),
+                ("batch", {"request_id": "t4", "calls": [{"call": "debit", "request": {
+                    "transaction_id": "t5", "amount": "1", **bet, "round": "R5"}}]}),
             ]))
     finally:
         hold.execute("ROLLBACK")
         hold.close()
+
+
+def _batch(c: Caller, bet: dict) -> None:
+    """A batch of each write, a repeat and a bad one: each answer is the one
+    its call's own schema documents for its status."""
+    calls = [("debit", {"transaction_id": "e1", "amount": "3", **bet, "round": "RB"}),
+             ("debit", {"transaction_id": "e1", "amount": "3", **bet, "round": "RB"}),
+             ("debit", {"transaction_id": "e2", "amount": "0.001", **bet, "round": "RB"}),
+             ("debit", {"transaction_id": "d1", "amount": "99", **bet}),
+             ("credit", {"transaction_id": "e3", "amount": "6", "debits": ["e1"], **bet, "round": "RB"}),
+             ("cancel", {"transaction_id": "e4", "player": "alice", "table": "T", "round": "RB", "debit": "e1"})]
+    answer = c("batch", {"request_id": "bb", "calls": [{"call": n, "request": r} for n, r in calls]})
+    assert [a["status"] for a in answer["answers"]] == ["ok", "ok", "invalid_request", "id_reused", "ok",
+                                                        "already_settled"]
+    for (call, _), item in zip(calls, answer["answers"]):
+        response = deref(SPEC["paths"][f"{PREFIX}/{call}"]["post"]["responses"][str(Status(item["status"]).http)])
+        validate(item, response["content"]["application/json"]["schema"], f"batch {call}")
+    c("batch", {"request_id": "bc", "calls": []}, valid=False)

@@ -101,8 +101,9 @@ def reference(db: Path, secret: Path, players: Path, *, reaped: bool = True) -> 
     return Process(reference_argv(db, secret, players), "wallet", reaped=reaped)
 
 
-def broken(db: Path, secret: Path, players: Path) -> Process:
-    return Process([sys.executable, str(HERE / "broken_wallet.py"), str(db), str(secret), str(players)], "wallet")
+def broken(db: Path, secret: Path, players: Path, *more: str) -> Process:
+    return Process([sys.executable, str(HERE / "broken_wallet.py"), str(db), str(secret), str(players), *more],
+                   "wallet")
 
 
 def proxy(target_url: str, *faults: str) -> Process:
