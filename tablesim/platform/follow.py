@@ -58,8 +58,14 @@ class Follower:
         self.trust = trust
         self.rounds = rounds
         self.rejected = 0
+        # the record names read (their signatures checked); the rest is passed over unread
+        self.names: tuple[str, ...] = APPLIED
         self.caught_up = asyncio.Event()
         self._moved = asyncio.Condition()
+
+    def read_also(self, names) -> None:
+        """Read (and check) these record names too: what another reader of the picture shows (the players' hub)."""
+        self.names = tuple(dict.fromkeys((*self.names, *names)))
 
     async def wait_past(self, stream_seq: int) -> None:
         """Until the picture holds every message up to ``stream_seq``."""
@@ -108,7 +114,7 @@ class Follower:
         if msg.subject.endswith(SKIPPED):  # (the tables' inputs: nothing here acts on them, none is checked)
             self.rounds.stream_seq = seq
             return
-        got = signed_record(self.trust, msg.subject, msg.headers, msg.data, APPLIED)
+        got = signed_record(self.trust, msg.subject, msg.headers, msg.data, self.names)
         if got is None:
             pass
         elif isinstance(got, str):

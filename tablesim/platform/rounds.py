@@ -20,7 +20,7 @@ from tablesim.studio.wire import WireRecord
 #: the state in which every game takes bets
 BETTING = "betting_open"
 #: the records the picture is folded from (``Rounds.apply``): no other changes anything
-APPLIED = ("bet_refs", "state", "bet_withdrawn", "result")
+APPLIED = ("bet_refs", "decision", "state", "bet_withdrawn", "result")
 
 
 @dataclass
