@@ -26,7 +26,7 @@ def test_a_small_load_run_reports_every_figure_and_no_player_missed_a_result():
     fig = json.loads(run.stdout)
     assert fig["players"] == 50 and fig["bettors"] == 5
     assert fig["dropped"] == 0 and fig["missing_results"] == 0
-    assert fig["rounds_watched"] == 2  # one round only watched, one with bets: each result seen by all 50
+    assert fig["rounds_watched"] == 3  # the one under way, one only watched, one with bets: each seen by all 50
     assert fig["event_deliveries"] >= 50 * 2 and fig["event_p99_ms"] is not None
     assert fig["bets_placed"] > 0 and fig["bet_answers"].get("placed") == fig["bets_placed"]
     assert fig["bets_per_second"] > 0 and fig["bet_p99_ms"] is not None

@@ -50,11 +50,13 @@ class Shared:
         self.delays: Counter[int] = Counter()  # ms -> deliveries
         self.bet_ms: Counter[int] = Counter()  # ms -> placed bets
         self.statuses: Counter[str] = Counter()
+        self.messages: dict[str, str] = {}  # status -> the first refusal's message
         self.outcomes: Counter[str] = Counter()  # round -> players who saw its outcome
         self.windows: dict[str, list[float]] = {}  # round -> [first bet sent, last answer]
         self.closed = 0
         self.betting: str | None = None  # the round taking bets
         self.bet = False
+        self.measuring = False
         self._ts: dict[str, float] = {}
 
     def stamp(self, ts: str) -> float:
@@ -144,7 +146,8 @@ class Player:
         msg = json.loads(text)
         kind, shared = msg["type"], self.shared
         if kind == "event":
-            shared.delays[int((now - shared.stamp(msg["ts"])) * 1000)] += 1
+            if shared.measuring:
+                shared.delays[int((now - shared.stamp(msg["ts"])) * 1000)] += 1
             if msg["kind"] == "state":
                 shared.betting = msg["round_id"] if msg["data"].get("state") == "betting_open" else None
         elif kind == "outcome" and msg["round_id"] not in self.seen:
@@ -154,6 +157,8 @@ class Player:
             began, round_id = self.sent.pop(msg["id"])
             status = msg.get("status") or "?"
             shared.statuses[status] += 1
+            if status != "placed":
+                shared.messages.setdefault(status, str(msg.get("message"))[:200])
             if status == "placed":
                 shared.bet_ms[int((now - began) * 1000)] += 1
                 shared.windows[round_id][1] = max(shared.windows[round_id][1], now)
@@ -186,12 +191,15 @@ def _spot(table: dict) -> dict:
     return spot
 
 
-async def _connect(players: list[Player], at_once: int = 32) -> None:
+async def _connect(players: list[Player], tasks: list[asyncio.Task], at_once: int = 32) -> None:
+    """Every player's socket open, each read from as soon as it is (frames
+    left waiting in a socket would count as late)."""
     queue = iter(players)
 
     async def worker() -> None:
         for p in queue:
             await p.open()
+            tasks.append(asyncio.create_task(p.read()))
 
     await asyncio.gather(*(worker() for _ in range(at_once)))
 
@@ -208,8 +216,9 @@ async def main(plan: dict) -> None:
     rate = min(MAX_RATE, plan["bet_rate"] / max(1, plan["bettors_total"]))
     players = [Player(shared, urls[(plan["first"] + i) % len(urls)], t, i < plan["bettors"], rate)
                for i, t in enumerate(tokens)]
-    await _connect(players)
-    tasks = [asyncio.create_task(p.read()) for p in players]
+    tasks: list[asyncio.Task] = []
+    await _connect(players, tasks)
+    shared.measuring = True  # (from here: the players' connecting is not what is measured)
     tasks += [asyncio.create_task(p.bet()) for p in players if p.bettor]
     print(f"ready {len(players)}", flush=True)
     loop = asyncio.get_running_loop()
@@ -221,7 +230,8 @@ async def main(plan: dict) -> None:
             await _until_seen(shared, line[1], len(players))
             break
     print(json.dumps({"players": len(players), "closed": shared.closed, "delays": shared.delays,
-                      "bet_ms": shared.bet_ms, "statuses": shared.statuses, "outcomes": shared.outcomes,
+                      "bet_ms": shared.bet_ms, "statuses": shared.statuses,
+                      "messages": shared.messages, "outcomes": shared.outcomes,
                       "windows": shared.windows}), flush=True)
     for t in tasks:
         t.cancel()

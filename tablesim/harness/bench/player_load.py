@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tablesim.harness.bench.bus_tap import BusTap
 from tablesim.harness.bench.platform_bench import Rig, _cpu, _free_port, _ready_line
 from tablesim.harness.bench.served import ServedTable
 
@@ -225,6 +226,7 @@ def _merge(reports: list[dict]) -> dict[str, Any]:
             w = windows.setdefault(rid, [a, b])
             w[0], w[1] = min(w[0], a), max(w[1], b)
     total["windows"] = windows
+    total["refusals"] = {k: v for r in reports for k, v in r.get("messages", {}).items()}
     total["closed"] = sum(r.get("closed", 0) for r in reports)
     return total
 
@@ -240,8 +242,9 @@ def _figures(plan: Plan, connected: int, got: dict, watched: list[str], rss: dic
         "missing_results": sum(missing.values()),
         "event_deliveries": sum(got["delays"].values()), "event_p50_ms": _p(got["delays"], 0.5),
         "event_p99_ms": p99, "event_max_ms": float(max(got["delays"]) + 1) if got["delays"] else None,
+        "bus_p50_ms": _p(got["bus"], 0.5), "bus_p99_ms": _p(got["bus"], 0.99),
         "bettors": min(plan.bettors, plan.players), "bet_rate_offered": plan.bet_rate, "bets_placed": placed,
-        "bet_answers": dict(got["statuses"]),
+        "bet_answers": dict(got["statuses"]), "refusals": got["refusals"],
         "bets_per_second": round(placed / span, 1) if span > 0 else None,
         "bet_p50_ms": _p(got["bet_ms"], 0.5), "bet_p99_ms": _p(got["bet_ms"], 0.99),
         **rss, "table_cpu_ms_per_round": cpu,
@@ -278,16 +281,20 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         _, alone = _phase(rig, plan.quiet_rounds)
         rss_before = rig.rss_mb()
         progress(f"the table alone: {alone} ms of CPU a round; connecting {plan.players} players")
+        tap = BusTap(rig.nats, rig.table_id)
         loaders = Loaders(rig, rig.tokens(plan.players))
         connected = loaders.ready()
         rss_after = rig.rss_mb()
-        progress(f"{connected} players watching; {plan.quiet_rounds} round(s) without bets")
-        watched, watching = _phase(rig, plan.quiet_rounds)
+        progress(f"{connected} players watching; the round under way, then {plan.quiet_rounds} without bets")
+        watched = rig.rounds(1, 120 + plan.bet_seconds + 60 * max(plan.pace, 0.1))  # (to a round's start)
+        more, watching = _phase(rig, plan.quiet_rounds)
+        watched += more
         loaders.say("bet")
         progress(f"{plan.bettors} bettors betting; {plan.rounds} round(s)")
         betting_ids, betting = _phase(rig, plan.rounds)
         loaders.say(f"stop {betting_ids[-1]}")
         got = _merge(loaders.reports())
+        got["bus"] = tap.close()
         rss_end = rig.rss_mb()
         per = plan.players / plan.platforms
         rss = {"rss_mb": round(rss_end[0], 1), "rss_mb_before_players": round(rss_before[0], 1),
