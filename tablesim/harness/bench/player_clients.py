@@ -111,7 +111,11 @@ class Player:
         self.send({"type": "hello", "session": session})
         self.send({"type": "watch", "table": self.shared.table})
         while True:  # (the welcome, maybe a lobby, then the table's snapshot)
-            _, payload = await _frame(self.reader)
+            opcode, payload = await _frame(self.reader)
+            if opcode == 0x9:  # (the server's keep-alive ping: a slow start may see one)
+                self.writer.write(_masked(0xA, payload))
+            if opcode != 0x1:
+                continue
             msg = json.loads(payload)
             if msg["type"] == "answer" and not msg.get("ok", True):
                 raise RuntimeError(f"the platform refused a player: {msg}")

@@ -174,6 +174,9 @@ class Loaders:
             got += int(line.split()[1])
         return got
 
+    def cpu(self) -> float:
+        return sum(_cpu(p.pid) for p in self.procs)
+
     def say(self, line: str) -> None:
         for proc in self.procs:
             proc.stdin.write(line + "\n")
@@ -287,11 +290,14 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         rss_after = rig.rss_mb()
         progress(f"{connected} players watching; the round under way, then {plan.quiet_rounds} without bets")
         watched = rig.rounds(1, 120 + plan.bet_seconds + 60 * max(plan.pace, 0.1))  # (to a round's start)
+        cpu0 = {**rig.cpu(), "loaders": loaders.cpu()}
         more, watching = _phase(rig, plan.quiet_rounds)
         watched += more
+        cpu1 = {**rig.cpu(), "loaders": loaders.cpu()}
         loaders.say("bet")
         progress(f"{plan.bettors} bettors betting; {plan.rounds} round(s)")
         betting_ids, betting = _phase(rig, plan.rounds)
+        cpu2 = {**rig.cpu(), "loaders": loaders.cpu()}
         loaders.say(f"stop {betting_ids[-1]}")
         got = _merge(loaders.reports())
         got["bus"] = tap.close()
@@ -301,7 +307,10 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
                "rss_mb_all_platforms": [round(x, 1) for x in rss_end],
                "rss_per_player_kb": round((rss_after[0] - rss_before[0]) * 1024 / per, 1)}
         cpu = {"alone": alone, "players_watching": watching, "players_betting": betting}
-        return _figures(plan, connected, got, watched + betting_ids, rss, cpu, time.monotonic() - started)
+        fig = _figures(plan, connected, got, watched + betting_ids, rss, cpu, time.monotonic() - started)
+        fig["cpu_s_watching"] = {k: round(cpu1[k] - cpu0[k], 2) for k in cpu0}
+        fig["cpu_s_betting"] = {k: round(cpu2[k] - cpu1[k], 2) for k in cpu1}
+        return fig
     finally:
         if loaders is not None:
             loaders.close()
