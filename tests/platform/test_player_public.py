@@ -175,3 +175,19 @@ def test_any_message_a_socket_sends_is_read_or_refused_in_one_line(text):
         assert got.body["status"] in ("too_large", "bad_input")
     else:
         assert isinstance(got["type"], str) and len(text.encode()) <= MAX_MESSAGE
+
+
+def test_each_bet_of_a_round_is_noted_for_recall_once_not_again_with_every_later_bet():
+    """A round's bets come in many bet_refs records; noting every bet of the
+    round again at each one cost the platform the square of the bets."""
+    rounds = Rounds()
+    hub = Hub({"WHEEL-MOCK": offer("WHEEL-MOCK")}, rounds)
+    tap(rounds, hub)
+    noted = []
+    note = hub.recall.note
+    hub.recall.note = lambda owner, table, round_id: (noted.append(owner), note(owner, table, round_id))
+    for seq, owner in enumerate(["ann", "amy", "abe", "ann"], start=1):
+        refs = [[f"d{seq}", owner, "1", "1", owner]]
+        rounds.apply(wire.WireRecord(seq, "WHEEL-MOCK", "R1", "event", "bet_refs", {"refs": refs}, "", "", b""), seq)
+    assert noted == ["ann", "amy", "abe", "ann"]  # (before: 1 + 2 + 3 + 4 notes)
+    assert set(hub.recall.index) == {"ann", "amy", "abe"}

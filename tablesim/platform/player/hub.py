@@ -127,9 +127,12 @@ class Hub:
         live = self.tables.get(rec.table_id)
         if live is None:
             return
-        if rec.name == "bet_refs":
-            for ref in self.rounds.round(rec.table_id, rec.round_id).refs.values():
-                self.recall.note(ref.owner, rec.table_id, rec.round_id)
+        if rec.name == "bet_refs":  # (only this record's refs: a round's thousands of bets, each noted once)
+            refs = self.rounds.round(rec.table_id, rec.round_id).refs
+            for entry in rec.data.get("refs") or []:
+                ref = refs.get(str(entry[0])) if isinstance(entry, list) and entry else None
+                if ref is not None:
+                    self.recall.note(ref.owner, rec.table_id, rec.round_id)
             return
         if rec.kind == "event" and rec.name == "result":
             self._result(live, rec)

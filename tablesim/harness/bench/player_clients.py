@@ -1,0 +1,246 @@
+"""Simulated players of the platform's WebSocket (``/ws``), in a process of
+their own: ``python -m tablesim.harness.bench.player_clients PLAN.json``.
+
+The plan names the platforms, the table and this process's players (their
+launch tokens; the first ``bettors`` of them bet). Each player trades its
+token for a session (``POST /api/session`` at its platform), opens ``/ws``,
+says hello and watches the table. The process prints ``ready N`` once all
+are watching, then follows its standard input:
+
+- ``bet``: from now on the bettors bet while the table takes bets, each at
+  its share of the plan's rate (at most 4 bets waiting per socket);
+- ``stop ROUND``: once every player saw ROUND's outcome (or 60 s passed),
+  one JSON line: the event delays, the bets' answers, the outcomes seen,
+  the sockets the platform closed.
+
+An event's delay is this process's clock when the frame was read minus the
+``ts`` the table journaled it with (both the machine's wall clock). Plain
+asyncio streams and a minimal WebSocket framing (the standard library
+only): the clients must cost little next to the platform they load.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import random
+import sys
+import time
+from collections import Counter
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from tablesim.harness.bench.served import Connection
+
+#: bets one socket keeps waiting for their answers at most (the platform takes 8)
+IN_FLIGHT = 4
+#: the fastest a bettor bets (a second; the platform's rate limit is 10 after a burst)
+MAX_RATE = 8.0
+LOBBY = '{"type":"lobby"'
+
+
+class Shared:
+    """What the players of this process have in common: the figures, and
+    whether the table takes bets now (from the events they read)."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.delays: Counter[int] = Counter()  # ms -> deliveries
+        self.bet_ms: Counter[int] = Counter()  # ms -> placed bets
+        self.statuses: Counter[str] = Counter()
+        self.messages: dict[str, str] = {}  # status -> the first refusal's message
+        self.outcomes: Counter[str] = Counter()  # round -> players who saw its outcome
+        self.windows: dict[str, list[float]] = {}  # round -> [first bet sent, last answer]
+        self.closed = 0
+        self.betting: str | None = None  # the round taking bets
+        self.bet = False
+        self.measuring = False
+        self._ts: dict[str, float] = {}
+
+    def stamp(self, ts: str) -> float:
+        at = self._ts.get(ts)
+        if at is None:
+            at = self._ts[ts] = datetime.fromisoformat(ts).timestamp()
+        return at
+
+
+async def _frame(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    head = await reader.readexactly(2)
+    size = head[1] & 0x7F
+    if size >= 126:
+        size = int.from_bytes(await reader.readexactly(2 if size == 126 else 8), "big")
+    return head[0] & 0x0F, await reader.readexactly(size)
+
+
+def _masked(opcode: int, payload: bytes) -> bytes:
+    """A client's frame. The mask is all zeros (valid framing, and no work
+    to apply): these clients load the platform, not their own CPU."""
+    n = len(payload)
+    size = bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big")
+    return bytes([0x80 | opcode]) + size + b"\0\0\0\0" + payload
+
+
+class Player:
+    def __init__(self, shared: Shared, url: str, token: str, bettor: bool, rate: float) -> None:
+        self.shared, self.url, self.token, self.bettor, self.rate = shared, url, token, bettor, rate
+        self.seen: set[str] = set()
+        self.sent: dict[int, tuple[float, str]] = {}
+        self.n = 0
+        self.spot: dict = {}
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> None:
+        parts = urlsplit(self.url)
+        conn = await Connection(parts.hostname, parts.port, "").open()
+        try:
+            status, raw = await conn.request("POST", "/api/session", json.dumps({"token": self.token}).encode())
+        finally:
+            await conn.close()
+        if status != 200:
+            raise RuntimeError(f"POST /api/session: {status} {raw[:200]!r}")
+        session = json.loads(raw)["session"]
+        self.reader, self.writer = await asyncio.open_connection(parts.hostname, parts.port, limit=1 << 22)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.writer.write((f"GET /ws HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                           f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        if not head.startswith(b"HTTP/1.1 101"):
+            raise RuntimeError(f"the platform refused a WebSocket: {head[:80]!r}")
+        self.send({"type": "hello", "session": session})
+        self.send({"type": "watch", "table": self.shared.table})
+        while True:  # (the welcome, maybe a lobby, then the table's snapshot)
+            opcode, payload = await _frame(self.reader)
+            if opcode == 0x9:  # (the server's keep-alive ping: a slow start may see one)
+                self.writer.write(_masked(0xA, payload))
+            if opcode != 0x1:
+                continue
+            msg = json.loads(payload)
+            if msg["type"] == "answer" and not msg.get("ok", True):
+                raise RuntimeError(f"the platform refused a player: {msg}")
+            if msg["type"] == "table":
+                self.spot = _spot(msg)
+                if msg.get("betting"):
+                    self.shared.betting = msg.get("round_id")
+                return
+
+    def send(self, doc: dict) -> None:
+        self.writer.write(_masked(0x1, json.dumps(doc, separators=(",", ":")).encode()))
+
+    async def read(self) -> None:
+        """Every frame until the platform closes the socket."""
+        shared = self.shared
+        try:
+            while True:
+                opcode, payload = await _frame(self.reader)
+                if opcode == 0x1:
+                    self._took(payload.decode(), time.time())
+                elif opcode == 0x9:  # a ping: answered as a browser does
+                    self.writer.write(_masked(0xA, payload))
+                elif opcode == 0x8:
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        shared.closed += 1
+
+    def _took(self, text: str, now: float) -> None:
+        if text.startswith(LOBBY):
+            return  # (the lobby: big, and nothing measured in it)
+        msg = json.loads(text)
+        kind, shared = msg["type"], self.shared
+        if kind == "event":
+            if shared.measuring:
+                shared.delays[int((now - shared.stamp(msg["ts"])) * 1000)] += 1
+            if msg["kind"] == "state":
+                shared.betting = msg["round_id"] if msg["data"].get("state") == "betting_open" else None
+        elif kind == "outcome" and msg["round_id"] not in self.seen:
+            self.seen.add(msg["round_id"])
+            shared.outcomes[msg["round_id"]] += 1
+        elif kind == "answer" and msg.get("kind") == "bet" and msg.get("id") in self.sent:
+            began, round_id = self.sent.pop(msg["id"])
+            status = msg.get("status") or "?"
+            shared.statuses[status] += 1
+            if status != "placed":
+                shared.messages.setdefault(status, str(msg.get("message"))[:200])
+            if status == "placed":
+                shared.bet_ms[int((now - began) * 1000)] += 1
+                shared.windows[round_id][1] = max(shared.windows[round_id][1], now)
+
+    async def bet(self) -> None:
+        """While betting is open: a bet every 1/rate seconds (jittered), at
+        most IN_FLIGHT waiting."""
+        shared = self.shared
+        await asyncio.sleep(random.random() / self.rate)
+        while True:
+            round_id = shared.betting
+            if shared.bet and round_id and len(self.sent) < IN_FLIGHT and self.spot:
+                self.n += 1
+                now = time.time()
+                self.sent[self.n] = (now, round_id)
+                shared.windows.setdefault(round_id, [now, now])
+                self.send({"type": "bet", "id": self.n, "table": shared.table, "amount": "1", **self.spot})
+            await asyncio.sleep(random.uniform(0.5, 1.5) / self.rate)
+
+
+def _spot(table: dict) -> dict:
+    """Where this table's remote players bet: a bet name of its layout (and
+    its remote box)."""
+    names = [n for n in (table.get("layout") or {}).get("bets", []) if isinstance(n, str)]
+    if not names:
+        return {}
+    spot = {"bet": random.choice(names)}
+    if table.get("position") == "box" and table.get("box"):
+        spot["position"] = table["box"]
+    return spot
+
+
+async def _connect(players: list[Player], tasks: list[asyncio.Task], at_once: int = 32) -> None:
+    """Every player's socket open, each read from as soon as it is (frames
+    left waiting in a socket would count as late)."""
+    queue = iter(players)
+
+    async def worker() -> None:
+        for p in queue:
+            await p.open()
+            tasks.append(asyncio.create_task(p.read()))
+
+    await asyncio.gather(*(worker() for _ in range(at_once)))
+
+
+async def _until_seen(shared: Shared, round_id: str, players: int, timeout: float = 60.0) -> None:
+    end = time.monotonic() + timeout
+    while shared.outcomes[round_id] + shared.closed < players and time.monotonic() < end:
+        await asyncio.sleep(0.05)
+
+
+async def main(plan: dict) -> None:
+    shared = Shared(plan["table"])
+    urls, tokens = plan["platforms"], plan["tokens"]
+    rate = min(MAX_RATE, plan["bet_rate"] / max(1, plan["bettors_total"]))
+    players = [Player(shared, urls[(plan["first"] + i) % len(urls)], t, i < plan["bettors"], rate)
+               for i, t in enumerate(tokens)]
+    tasks: list[asyncio.Task] = []
+    await _connect(players, tasks)
+    shared.measuring = True  # (from here: the players' connecting is not what is measured)
+    tasks += [asyncio.create_task(p.bet()) for p in players if p.bettor]
+    print(f"ready {len(players)}", flush=True)
+    loop = asyncio.get_running_loop()
+    while (line := (await loop.run_in_executor(None, sys.stdin.readline)).split()):
+        if line[0] == "bet":
+            shared.bet = True
+        elif line[0] == "stop":
+            shared.bet = False
+            await _until_seen(shared, line[1], len(players))
+            break
+    print(json.dumps({"players": len(players), "closed": shared.closed, "delays": shared.delays,
+                      "bet_ms": shared.bet_ms, "statuses": shared.statuses,
+                      "messages": shared.messages, "outcomes": shared.outcomes,
+                      "windows": shared.windows}), flush=True)
+    for t in tasks:
+        t.cancel()
+
+
+if __name__ == "__main__":
+    with open(sys.argv[1]) as f:
+        asyncio.run(main(json.load(f)))

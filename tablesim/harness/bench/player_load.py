@@ -1,0 +1,317 @@
+"""Thousands of players watching one table through the platform, every part
+a process of its own on this machine (``scripts/player_load.py``): a
+``nats-server -js`` (``tablesim studio init``), the reference wallet with
+the players, one table playing rounds by itself (``tablesim serve --mock
+--autoplay --studio``), one or more platforms (``tablesim platform
+serve``), and load processes of simulated players over the platforms'
+WebSockets (``player_clients``), some of whom bet.
+
+The phases, each a number of the table's rounds (counted by the results
+in its journal): the table alone (its CPU a round without players), the
+players watching, then the bettors betting. See docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tablesim.harness.bench.bus_tap import BusTap
+from tablesim.harness.bench.platform_bench import Rig, _cpu, _free_port, _ready_line
+from tablesim.harness.bench.served import ServedTable
+
+TABLE_IDS = {"wheel": "WHEEL-LOAD", "football": "FB-LOAD", "fortune3": "F3-LOAD"}
+
+
+@dataclass
+class Plan:
+    players: int = 5000
+    bettors: int = 400
+    bet_rate: float = 2000.0  # bets a second offered, over all bettors
+    platforms: int = 1
+    loaders: int = 0  # 0: one per 1,500 players
+    game: str = "wheel"
+    bet_seconds: float = 10.0
+    pace: float = 0.5
+    rounds: int = 2  # rounds with bets
+    quiet_rounds: int = 1  # rounds of the table alone, and of the players only watching
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return -1.0
+
+
+class LoadRig(Rig):
+    """The broker, the wallet, the autoplay table and ``plan.platforms`` platforms."""
+
+    def __init__(self, plan: Plan) -> None:  # (Rig's own table is not wanted: its parts are made here)
+        import shutil
+        import tempfile
+
+        nats_server = shutil.which("nats-server") or "/usr/sbin/nats-server"
+        if not os.path.exists(nats_server):
+            raise RuntimeError("nats-server is not installed (apt install nats-server)")
+        self.plan, self.table_id = plan, TABLE_IDS[plan.game]
+        self.tmp = tempfile.TemporaryDirectory(prefix="tablesim-player-load-")
+        self.dir = Path(self.tmp.name)
+        self.procs: list[subprocess.Popen] = []
+        self.table: ServedTable | None = None
+        self.env = {**os.environ, "XDG_DATA_HOME": str(self.dir), "PYTHONUNBUFFERED": "1"}
+        port = _free_port()
+        self.nats = f"nats://127.0.0.1:{port}"
+        self._spawn([nats_server, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(self.dir / "nats")],
+                    quiet=True)
+        self._studio_init()
+        self._wallet_files(plan.players)
+        self.wallet_proc = self._spawn(self._cli("wallet", "serve", "--db", self.dir / "wallet.db", "--secret",
+                                                 self.secret, "--players", self.dir / "players.toml", "--port", "0"))
+        self.wallet = _ready_line(self.wallet_proc, "wallet")
+        self._start_table()
+        self._start_platforms()
+
+    def _studio_init(self) -> None:
+        end = time.monotonic() + 30
+        while subprocess.run(self._cli("studio", "init", "--nats", self.nats), env=self.env,
+                             capture_output=True).returncode != 0:
+            if time.monotonic() > end:
+                raise RuntimeError("tablesim studio init did not succeed")
+            time.sleep(0.2)
+
+    def _start_table(self) -> None:
+        p = self.plan
+        self.table = ServedTable("--game", p.game, "--mock", "--autoplay", "--bet-seconds", f"{p.bet_seconds:g}",
+                                 "--pace", f"{p.pace:g}", "--table-id", self.table_id, "--studio", self.nats,
+                                 data_dir=str(self.dir), journal_path=self.dir / f"{self.table_id}.journal.sqlite")
+        found = sorted(self.dir.rglob(f"{self.table_id}.sign.key"))
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        key = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(found[0].read_text().strip()))
+        self.keys = self.dir / "keys.json"
+        self.keys.write_text(json.dumps({"v": 1, "tables": {self.table_id: key.public_key().public_bytes_raw().hex()}}))
+
+    def _start_platforms(self) -> None:
+        position = "player" if self.plan.game == "wheel" else "box"
+        (self.dir / "tables.toml").write_text(
+            f'[tables.{self.table_id}]\ncurrency = "MOP"\nunit = "1"\nposition = "{position}"\n'
+            f'game = "{self.plan.game}"\nbet_seconds = {max(1, round(self.plan.bet_seconds))}\n')
+        self.platform_procs, self.platforms = [], []
+        for i in range(self.plan.platforms):
+            proc = self._spawn(self._cli(
+                "platform", "serve", "--nats", self.nats, "--wallet", self.wallet, "--secret", self.secret,
+                "--tables", self.dir / "tables.toml", "--db", self.dir / f"platform-{i}.db", "--keys", self.keys,
+                "--port", "0"))
+            self.platform_procs.append(proc)
+            self.platforms.append(_ready_line(proc, "platform"))
+
+    def cpu(self) -> dict[str, float]:
+        return {"table": _cpu(self.table.proc.pid), "platforms": sum(_cpu(p.pid) for p in self.platform_procs),
+                "wallet": _cpu(self.wallet_proc.pid), "broker": _cpu(self.procs[0].pid)}
+
+    def rss_mb(self) -> list[float]:
+        return [_rss_mb(p.pid) for p in self.platform_procs]
+
+    def results(self) -> list[str]:
+        """The rounds the table has a result of, in order (its journal, read only)."""
+        try:
+            with sqlite3.connect(f"file:{self.table.journal}?mode=ro", uri=True) as db:
+                return [r[0] for r in db.execute("SELECT round_id FROM records WHERE name='result' ORDER BY seq")]
+        except sqlite3.Error:
+            return []
+
+    def rounds(self, n: int, timeout: float) -> list[str]:
+        """Wait for ``n`` more results: their round ids."""
+        start = len(self.results())
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            got = self.results()
+            if len(got) >= start + n:
+                return got[start:start + n]
+            if self.table.proc.poll() is not None:
+                raise RuntimeError("the table stopped")
+            time.sleep(0.1)
+        raise RuntimeError(f"the table did not play {n} rounds in {timeout:.0f} s")
+
+
+class Loaders:
+    """The load processes, each with its share of the players (and of the bettors)."""
+
+    def __init__(self, rig: LoadRig, tokens: list[str]) -> None:
+        plan = rig.plan
+        n = plan.loaders or max(1, -(-plan.players // 1500))
+        self.procs: list[subprocess.Popen] = []
+        bettors = min(plan.bettors, plan.players)
+        for i in range(n):
+            mine = list(range(i, plan.players, n))  # (player j is a bettor when j < bettors)
+            doc = {"platforms": rig.platforms, "table": rig.table_id, "first": i, "tokens": [tokens[j] for j in mine],
+                   "bettors": sum(1 for j in mine if j < bettors), "bettors_total": bettors,
+                   "bet_rate": plan.bet_rate}
+            # (the tokens sorted bettors first: a process bets with its first ``bettors``)
+            path = rig.dir / f"loader-{i}.json"
+            path.write_text(json.dumps(doc))
+            log = open(rig.dir / f"loader-{i}.log", "ab")
+            self.procs.append(subprocess.Popen(
+                [sys.executable, "-m", "tablesim.harness.bench.player_clients", str(path)], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=log, text=True, env=rig.env))
+            log.close()
+
+    def ready(self) -> int:
+        got = 0
+        for proc in self.procs:
+            line = proc.stdout.readline()
+            if not line.startswith("ready "):
+                raise RuntimeError(f"a load process did not connect its players: {line!r} (see its log)")
+            got += int(line.split()[1])
+        return got
+
+    def cpu(self) -> float:
+        return sum(_cpu(p.pid) for p in self.procs)
+
+    def say(self, line: str) -> None:
+        for proc in self.procs:
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+
+    def reports(self) -> list[dict]:
+        out = []
+        for proc in self.procs:
+            line = proc.stdout.readline()
+            out.append(json.loads(line) if line.startswith("{") else {})
+            proc.stdin.close()
+            proc.wait(30)
+        return out
+
+    def close(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def _p(hist: Counter, q: float) -> float | None:
+    """The q-quantile of a histogram of whole milliseconds (its bucket's upper edge)."""
+    total = sum(hist.values())
+    if not total:
+        return None
+    rank, seen = q * total, 0
+    for ms in sorted(hist):
+        seen += hist[ms]
+        if seen >= rank:
+            return float(ms + 1)
+    return float(max(hist) + 1)
+
+
+def _phase(rig: LoadRig, rounds: int) -> tuple[list[str], float]:
+    """``rounds`` rounds of the table: their ids and its CPU ms a round."""
+    timeout = 120 + rounds * (rig.plan.bet_seconds + 60 * max(rig.plan.pace, 0.1))
+    before = _cpu(rig.table.proc.pid)
+    ids = rig.rounds(rounds, timeout)
+    return ids, round((_cpu(rig.table.proc.pid) - before) * 1000 / rounds, 1)
+
+
+def _merge(reports: list[dict]) -> dict[str, Any]:
+    total: dict[str, Any] = {k: Counter() for k in ("delays", "bet_ms", "statuses", "outcomes")}
+    windows: dict[str, list[float]] = {}
+    for r in reports:
+        for k in total:
+            total[k].update({(int(x) if k in ("delays", "bet_ms") else x): n for x, n in r.get(k, {}).items()})
+        for rid, (a, b) in r.get("windows", {}).items():
+            w = windows.setdefault(rid, [a, b])
+            w[0], w[1] = min(w[0], a), max(w[1], b)
+    total["windows"] = windows
+    total["refusals"] = {k: v for r in reports for k, v in r.get("messages", {}).items()}
+    total["closed"] = sum(r.get("closed", 0) for r in reports)
+    return total
+
+
+def _figures(plan: Plan, connected: int, got: dict, watched: list[str], rss: dict, cpu: dict, wall: float) -> dict:
+    placed = sum(got["bet_ms"].values())
+    span = sum(b - a for a, b in got["windows"].values())
+    missing = {rid: connected - got["outcomes"].get(rid, 0) for rid in watched}
+    p99 = _p(got["delays"], 0.99)
+    return {
+        "players": connected, "platforms": plan.platforms, "loaders": plan.loaders or max(1, -(-plan.players // 1500)),
+        "game": plan.game, "rounds_watched": len(watched), "dropped": got["closed"],
+        "missing_results": sum(missing.values()),
+        "event_deliveries": sum(got["delays"].values()), "event_p50_ms": _p(got["delays"], 0.5),
+        "event_p99_ms": p99, "event_max_ms": float(max(got["delays"]) + 1) if got["delays"] else None,
+        "bus_p50_ms": _p(got["bus"], 0.5), "bus_p99_ms": _p(got["bus"], 0.99),
+        "bettors": min(plan.bettors, plan.players), "bet_rate_offered": plan.bet_rate, "bets_placed": placed,
+        "bet_answers": dict(got["statuses"]), "refusals": got["refusals"],
+        "bets_per_second": round(placed / span, 1) if span > 0 else None,
+        "bet_p50_ms": _p(got["bet_ms"], 0.5), "bet_p99_ms": _p(got["bet_ms"], 0.99),
+        **rss, "table_cpu_ms_per_round": cpu,
+        "seconds": round(wall, 1), "load_average": round(os.getloadavg()[0], 1),
+        "clock": "event delay: the loader's wall clock when it read the frame minus the table's journal ts "
+                 "(one machine, one clock)",
+        "goals": "event p99 < 250 ms; 2,000 bets/s with p99 < 150 ms; the table's CPU a round not growing "
+                 "with the players"}
+
+
+def failures(fig: dict) -> list[str]:
+    """Why the run is not a measurement (exit 1), empty when it is."""
+    why = []
+    if fig["dropped"]:
+        why.append(f"{fig['dropped']} players' sockets were closed by the platform")
+    if fig["missing_results"]:
+        why.append(f"{fig['missing_results']} round results did not reach every player")
+    if fig["event_p99_ms"] is None:
+        why.append("no table event reached a player")
+    if fig["bettors"] and not fig["bets_placed"]:
+        why.append("no bet was placed")
+    if fig["rss_mb"] is None or fig["rss_mb"] < 0:
+        why.append("the platform's memory could not be read")
+    return why
+
+
+def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
+    started = time.monotonic()
+    rig = LoadRig(plan)
+    loaders = None
+    try:
+        progress(f"up: {rig.nats}, wallet, table {rig.table_id}, {plan.platforms} platform(s); a first round")
+        rig.rounds(1, 120 + plan.bet_seconds + 60 * max(plan.pace, 0.1))
+        _, alone = _phase(rig, plan.quiet_rounds)
+        rss_before = rig.rss_mb()
+        progress(f"the table alone: {alone} ms of CPU a round; connecting {plan.players} players")
+        tap = BusTap(rig.nats, rig.table_id)
+        loaders = Loaders(rig, rig.tokens(plan.players))
+        connected = loaders.ready()
+        rss_after = rig.rss_mb()
+        progress(f"{connected} players watching; the round under way, then {plan.quiet_rounds} without bets")
+        watched = rig.rounds(1, 120 + plan.bet_seconds + 60 * max(plan.pace, 0.1))  # (to a round's start)
+        cpu0 = {**rig.cpu(), "loaders": loaders.cpu()}
+        more, watching = _phase(rig, plan.quiet_rounds)
+        watched += more
+        cpu1 = {**rig.cpu(), "loaders": loaders.cpu()}
+        loaders.say("bet")
+        progress(f"{plan.bettors} bettors betting; {plan.rounds} round(s)")
+        betting_ids, betting = _phase(rig, plan.rounds)
+        cpu2 = {**rig.cpu(), "loaders": loaders.cpu()}
+        loaders.say(f"stop {betting_ids[-1]}")
+        got = _merge(loaders.reports())
+        got["bus"] = tap.close()
+        rss_end = rig.rss_mb()
+        per = plan.players / plan.platforms
+        rss = {"rss_mb": round(rss_end[0], 1), "rss_mb_before_players": round(rss_before[0], 1),
+               "rss_mb_all_platforms": [round(x, 1) for x in rss_end],
+               "rss_per_player_kb": round((rss_after[0] - rss_before[0]) * 1024 / per, 1)}
+        cpu = {"alone": alone, "players_watching": watching, "players_betting": betting}
+        fig = _figures(plan, connected, got, watched + betting_ids, rss, cpu, time.monotonic() - started)
+        fig["cpu_s_watching"] = {k: round(cpu1[k] - cpu0[k], 2) for k in cpu0}
+        fig["cpu_s_betting"] = {k: round(cpu2[k] - cpu1[k], 2) for k in cpu1}
+        return fig
+    finally:
+        if loaders is not None:
+            loaders.close()
+        rig.close()
