@@ -48,6 +48,9 @@ SILENT_AFTER = 30.0
 CONNECT_WAIT = 3.0
 #: seconds between two looks at the stream's own state (reset, lost records, how far behind)
 CHECK_EVERY = 2.0
+#: seconds a stream must keep ending before what the floor read before the floor calls it lost: a
+#: replicated stream's newly elected leader can answer its info before it applied the last records
+SHORT_GRACE = 5.0
 
 
 class _Rebuild(Exception):
@@ -84,6 +87,7 @@ class StudioConsumer:
         self._following = False  # subscribed to the stream and reading it (not between connections)
         self._stream_created = None  # the stream's creation time when the picture began: another means a reset
         self._checked_at = 0.0
+        self._short_since: float | None = None  # since when the stream has seemed to end before the floor
         self._resets: deque = deque(maxlen=20)  # the stream's resets seen, alerted on every picture since
         self.error: str | None = None
         self.pending = 0  # records in the stream the studio has not read yet
@@ -290,7 +294,9 @@ class StudioConsumer:
         if info.created is not None and self._stream_created is not None and info.created != self._stream_created:
             raise _Rebuild(f"the studio's stream was reset (created again at {info.created}; the floor had read "
                            f"{self.floor.records} records of the old one): the floor is rebuilt from what it holds now")
-        if state.last_seq < self.floor.stream_seq:
+        if state.last_seq >= self.floor.stream_seq:
+            self._short_since = None
+        elif self._still_short():
             raise _Rebuild(f"the studio's stream lost records (it ends at message {state.last_seq}, the floor had read "
                            f"up to {self.floor.stream_seq}): the floor is rebuilt from what it holds now")
         lost = getattr(state, "lost", None)
@@ -298,6 +304,16 @@ class StudioConsumer:
             self._lost_said = True
             self.floor.alerts.append({"table_id": "*", "seq": None, "text": f"the broker reports lost messages in "
                                       f"the studio's stream: {str(lost)[:300]}"})
+
+    def _still_short(self) -> bool:
+        """Whether the stream has ended before the floor's place for SHORT_GRACE seconds (looked at again
+        meanwhile): only then are records lost, not a new leader still applying them."""
+        now = time.monotonic()
+        since = self._short_since
+        if since is None:
+            self._short_since = now
+            return False
+        return now - since >= SHORT_GRACE
 
     def _silent(self) -> None:
         """Flag (once, with an alert) each table whose last status message is older than ``silent_after``."""
