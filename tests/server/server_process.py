@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 
+import forkserver
 import reaper
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +25,7 @@ class Serve:
     """``tablesim serve ...`` as a process; its printed tokens and console address."""
 
     def __init__(self, env, *args: str) -> None:
-        self.proc = subprocess.Popen(
+        self.proc = forkserver.Popen(
             [sys.executable, "-m", "tablesim.cli.main", "serve", "--show-tokens", *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
         )
