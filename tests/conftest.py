@@ -2,6 +2,7 @@
 time limits per example (the tests run on every core, beside whatever else
 the machine runs: a slow example is not a failure, a wrong one is)."""
 
+import itertools
 import logging
 import os
 import shutil
@@ -13,6 +14,7 @@ import pytest
 import structlog
 from hypothesis import HealthCheck, settings
 
+import forkserver
 from browser import chromium, page  # noqa: F401  (the page tests' fixtures)
 
 # Compiled modules are written and read again (the interpreter's default).
@@ -63,6 +65,11 @@ def disk_tmp_path(request):
         shutil.rmtree(path, ignore_errors=True)
 
 
+# Every ``python -m tablesim.cli.main ...`` a test starts (subprocess.Popen or
+# run) is a fork of a helper that has the CLI imported (tests/forkserver.py):
+# a real process, without an interpreter's start and imports each time.
+forkserver.install()
+
 settings.register_profile("tablesim", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("tablesim")
 
@@ -82,14 +89,65 @@ def _quiet_logs():
         root.removeHandler(handler)
 
 
+#: what a test marked ``slow`` and not in ``slowest.txt`` is taken to cost, in seconds
+SLOW_DEFAULT = 10.0
+
+
+def _measured() -> dict[str, float]:
+    """``tests/slowest.txt``: the longest tests as last measured (seconds, node id)."""
+    out: dict[str, float] = {}
+    path = Path(__file__).with_name("slowest.txt")
+    for line in path.read_text().splitlines() if path.exists() else ():
+        if line.strip() and not line.startswith("#"):
+            seconds, _, nodeid = line.strip().partition(" ")
+            out[nodeid.strip()] = float(seconds)
+    return out
+
+
+def _chunk_sizes(count: int, workers: int) -> list[int]:
+    """How xdist's worksteal first splits ``count`` tests over idle ``workers``."""
+    sizes, left = [], count
+    for k in range(workers):
+        sizes.append(left // (workers - k))
+        left -= sizes[-1]
+    return sizes
+
+
 def pytest_collection_modifyitems(config, items) -> None:
-    """The tests marked ``slow`` (real processes, brokers, browsers: tens of
-    seconds each on a busy machine) run first, the rest in their order. xdist
-    hands each worker a share and lets an idle one take over what another
-    has not started: with the long tests first, what is left at the end is
-    short tests, and the workers finish together instead of one idling while
-    the other runs a long test it met last."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # (a stable sort)
+    """Long tests (real processes, brokers, browsers) are spread over the
+    workers and started first. xdist's worksteal hands each worker one
+    contiguous share of the list and lets an idle worker take the last half
+    of the longest queue left: so each share here begins with its long tests
+    (the longest modules first, a module's long tests together so its shared
+    fixtures start once) and ends with short ones, which are what the others
+    take over at the end; the workers finish together instead of one
+    running long tests it met last. Cost: the time in ``slowest.txt``, else
+    ``SLOW_DEFAULT`` for a test marked ``slow``, else short."""
+    measured = _measured()
+
+    def cost(item) -> float:
+        return measured.get(item.nodeid, SLOW_DEFAULT if item.get_closest_marker("slow") else 0.0)
+
+    modules: dict[str, list] = {}
+    for item in items:
+        if cost(item) > 0:
+            modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+    groups = sorted(modules.values(), key=lambda g: -sum(map(cost, g)))
+    for group in groups:
+        group.sort(key=lambda item: -cost(item))
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    sizes = _chunk_sizes(len(items), max(1, workers))
+    chunks: list[list] = [[] for _ in sizes]
+    load = [0.0] * len(sizes)
+    for group in groups:  # each to the share with the least long work so far (and room)
+        k = min((k for k in range(len(sizes)) if len(chunks[k]) + len(group) <= sizes[k]),
+                key=lambda k: load[k], default=min(range(len(sizes)), key=lambda k: load[k]))
+        chunks[k].extend(group)
+        load[k] += sum(map(cost, group))
+    short = iter([item for item in items if cost(item) == 0])
+    for k, size in enumerate(sizes):
+        chunks[k].extend(itertools.islice(short, max(0, size - len(chunks[k]))))
+    items[:] = [item for chunk in chunks for item in chunk] + list(short)
 
 
 def pytest_xdist_auto_num_workers(config) -> int:

@@ -11,7 +11,6 @@ from pathlib import Path
 import httpx
 
 import clirun
-import forkserver
 import reaper
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,10 +24,6 @@ def tablesim(env, *args, process: bool = False, **kw) -> subprocess.CompletedPro
     to refuse would not end."""
     if args[0] != "serve" and not process:
         return clirun.tablesim(*args, env=env, cwd=ROOT, input=kw.get("input"))
-    # ``serve`` is forked from an interpreter with the CLI imported (forkserver); ``process``: a fresh one
-    if not process:
-        return forkserver.run([*map(str, args)], env=env, cwd=ROOT, capture_output=True, text=True, timeout=180,
-                              **kw)  # pure waiting: a loaded machine
     return subprocess.run([sys.executable, "-m", "tablesim.cli.main", *map(str, args)], env=env, cwd=ROOT,
                           capture_output=True, text=True, timeout=180, **kw)  # pure waiting: a loaded machine
 
@@ -39,7 +34,7 @@ class Served:
     def __init__(self, env, journal: Path | None) -> None:
         """``journal``: None for the table's default journal in the data directory."""
         where = [] if journal is None else ["--journal", str(journal)]
-        self.proc = forkserver.Popen(
+        self.proc = subprocess.Popen(
             [sys.executable, "-m", "tablesim.cli.main", "serve", "--show-tokens", "--game", "fortune3", "--mock",
              "--port", "0", *where],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)

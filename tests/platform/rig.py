@@ -14,7 +14,6 @@ from pathlib import Path
 
 import httpx
 
-import forkserver
 import reaper
 import walletproc
 from natsserver import free_port
@@ -55,7 +54,7 @@ class Platform(walletproc.Process):
     def __init__(self, argv: list[str], env: dict, log: Path) -> None:
         self.log = log
         with open(log, "a") as err:  # (a file: a pipe nobody reads would stop the process once full)
-            self.proc = reaper.track(forkserver.Popen(argv, stdout=subprocess.PIPE, stderr=err, text=True, cwd=ROOT,
+            self.proc = reaper.track(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err, text=True, cwd=ROOT,
                                                       env=env))
         line = self.proc.stdout.readline()
         if not line.startswith("platform: "):
@@ -112,7 +111,7 @@ class Rig:
         self.env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(folder / "xdg")}
         self.env.pop("TABLESIM_PLATFORM_FAULT", None)
         with open(folder / "table.log", "a") as err:
-            self.table = forkserver.Popen(
+            self.table = subprocess.Popen(
                 [sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "wheel", "--mock", "--seed", "3",
                  "--port", str(self.table_port), "--journal", str(self.journal), "--studio", broker.url],
                 stdout=subprocess.DEVNULL, stderr=err, text=True, cwd=ROOT, env=self.env)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import httpx
 
-import forkserver
 import reaper
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,7 +24,7 @@ class Serve:
     """``tablesim serve ...`` as a process; its printed tokens and console address."""
 
     def __init__(self, env, *args: str) -> None:
-        self.proc = forkserver.Popen(
+        self.proc = subprocess.Popen(
             [sys.executable, "-m", "tablesim.cli.main", "serve", "--show-tokens", *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
         )

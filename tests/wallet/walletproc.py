@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import forkserver
 import reaper
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,7 +69,7 @@ class Process:
 
     def __init__(self, argv: list[str], word: str, *, reaped: bool = True) -> None:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = forkserver.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                                      env=env)
         if reaped:  # killed at the end of the test whatever happens (a module's own is stopped by its fixture)
             reaper.track(self.proc)
