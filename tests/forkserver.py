@@ -28,6 +28,7 @@ import io
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -201,13 +202,16 @@ class _Helper:
 def _stop_helper() -> None:
     """At the test process's exit: the helper ends (its stdin closes) and is
     waited for, so its CPU time and its commands' count in this process's."""
-    if _helper is not None and _helper.alive():
+    if _helper is None:
+        return
+    if _helper.alive():
         _helper.proc.stdin.close()
         try:
             _helper.proc.wait(30)
         except subprocess.TimeoutExpired:
             _helper.proc.kill()
             _helper.proc.wait()
+    shutil.rmtree(_helper.folder, ignore_errors=True)  # (its socket)
 
 
 atexit.register(_stop_helper)
