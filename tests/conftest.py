@@ -2,14 +2,73 @@
 time limits per example (the tests run on every core, beside whatever else
 the machine runs: a slow example is not a failure, a wrong one is)."""
 
+import itertools
 import logging
 import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 import structlog
 from hypothesis import HealthCheck, settings
 
+import forkserver
 from browser import chromium, page  # noqa: F401  (the page tests' fixtures)
+
+# Compiled modules are written and read again (the interpreter's default).
+# Where the environment sets PYTHONDONTWRITEBYTECODE (this machine's
+# sessions do), every worker rewrote and compiled every test module and the
+# project from source at collection (16 s of CPU a worker against 6.5 s),
+# and every ``tablesim`` process the tests start compiled the project again
+# (0.2 s, 0.45 s for ``serve``). The processes inherit this environment.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+def _tmpfs_root() -> str | None:
+    """A RAM file system for the tests' folders, where there is one with room."""
+    if "PYTEST_DEBUG_TEMPROOT" in os.environ or os.environ.get("TABLESIM_TEST_DISK_TMP"):
+        return None  # the caller chose (TABLESIM_TEST_DISK_TMP=1: everything on the disk)
+    try:
+        with open("/proc/mounts") as fh:
+            tmpfs = {line.split()[1] for line in fh if line.split()[2] == "tmpfs"}
+    except OSError:
+        return None
+    if "/dev/shm" not in tmpfs or not os.access("/dev/shm", os.W_OK | os.X_OK):
+        return None
+    st = os.statvfs("/dev/shm")
+    return "/dev/shm" if st.f_bavail * st.f_frsize > 2 * 1024**3 else None
+
+
+# ``tmp_path`` is on a RAM file system where the machine has one (Linux's
+# /dev/shm): a journal's fsync (durability stays on: synchronous=FULL, the
+# same calls in the same order) returns at once instead of waiting on a
+# disk shared with whatever else the machine runs. What a test proves by
+# killing a process (every acknowledged record is there after a SIGKILL) is
+# the same there: the kernel holds the written pages either way. The tests
+# whose point is the disk itself take ``disk_tmp_path`` instead.
+_DISK_TMP = tempfile.gettempdir()
+if (_root := _tmpfs_root()) is not None:
+    os.environ["PYTEST_DEBUG_TEMPROOT"] = _root
+
+
+@pytest.fixture
+def disk_tmp_path(request):
+    """A private folder on the machine's disk (the system's temporary
+    folder), for the tests about what reaches the disk; removed afterwards."""
+    path = Path(tempfile.mkdtemp(prefix=f"tablesim-{request.node.name[:40]}-", dir=_DISK_TMP))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+# Every ``python -m tablesim.cli.main ...`` a test starts (subprocess.Popen or
+# run) is a fork of a helper that has the CLI imported (tests/forkserver.py):
+# a real process, without an interpreter's start and imports each time.
+forkserver.install()
 
 settings.register_profile("tablesim", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("tablesim")
@@ -30,14 +89,65 @@ def _quiet_logs():
         root.removeHandler(handler)
 
 
+#: what a test marked ``slow`` and not in ``slowest.txt`` is taken to cost, in seconds
+SLOW_DEFAULT = 10.0
+
+
+def _measured() -> dict[str, float]:
+    """``tests/slowest.txt``: the longest tests as last measured (seconds, node id)."""
+    out: dict[str, float] = {}
+    path = Path(__file__).with_name("slowest.txt")
+    for line in path.read_text().splitlines() if path.exists() else ():
+        if line.strip() and not line.startswith("#"):
+            seconds, _, nodeid = line.strip().partition(" ")
+            out[nodeid.strip()] = float(seconds)
+    return out
+
+
+def _chunk_sizes(count: int, workers: int) -> list[int]:
+    """How xdist's worksteal first splits ``count`` tests over idle ``workers``."""
+    sizes, left = [], count
+    for k in range(workers):
+        sizes.append(left // (workers - k))
+        left -= sizes[-1]
+    return sizes
+
+
 def pytest_collection_modifyitems(config, items) -> None:
-    """The tests marked ``slow`` (real processes, brokers, browsers: tens of
-    seconds each on a busy machine) run first, the rest in their order. xdist
-    hands each worker a share and lets an idle one take over what another
-    has not started: with the long tests first, what is left at the end is
-    short tests, and the workers finish together instead of one idling while
-    the other runs a long test it met last."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # (a stable sort)
+    """Long tests (real processes, brokers, browsers) are spread over the
+    workers and started first. xdist's worksteal hands each worker one
+    contiguous share of the list and lets an idle worker take the last half
+    of the longest queue left: so each share here begins with its long tests
+    (the longest modules first, a module's long tests together so its shared
+    fixtures start once) and ends with short ones, which are what the others
+    take over at the end; the workers finish together instead of one
+    running long tests it met last. Cost: the time in ``slowest.txt``, else
+    ``SLOW_DEFAULT`` for a test marked ``slow``, else short."""
+    measured = _measured()
+
+    def cost(item) -> float:
+        return measured.get(item.nodeid, SLOW_DEFAULT if item.get_closest_marker("slow") else 0.0)
+
+    modules: dict[str, list] = {}
+    for item in items:
+        if cost(item) > 0:
+            modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+    groups = sorted(modules.values(), key=lambda g: -sum(map(cost, g)))
+    for group in groups:
+        group.sort(key=lambda item: -cost(item))
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    sizes = _chunk_sizes(len(items), max(1, workers))
+    chunks: list[list] = [[] for _ in sizes]
+    load = [0.0] * len(sizes)
+    for group in groups:  # each to the share with the least long work so far (and room)
+        k = min((k for k in range(len(sizes)) if len(chunks[k]) + len(group) <= sizes[k]),
+                key=lambda k: load[k], default=min(range(len(sizes)), key=lambda k: load[k]))
+        chunks[k].extend(group)
+        load[k] += sum(map(cost, group))
+    short = iter([item for item in items if cost(item) == 0])
+    for k, size in enumerate(sizes):
+        chunks[k].extend(itertools.islice(short, max(0, size - len(chunks[k]))))
+    items[:] = [item for chunk in chunks for item in chunk] + list(short)
 
 
 def pytest_xdist_auto_num_workers(config) -> int:

@@ -24,6 +24,11 @@ from drivers.serial import SerialShoe, SerialWheel
 from tablecore.cards import RANK_CHARS, SUITS
 from test_serial_support import FAST, no_leaks  # noqa: F401 - fixture
 
+#: the raw rig's link: its test is about garbage, not about the link giving up,
+#: so a heartbeat misses only after 3 s and an answer may take 2 s (at load 17 a
+#: FAST link lost its heartbeats and its resends mid-example)
+RAW = FAST.with_(ack_timeout=0.5, heartbeat_interval=1.0)
+
 ADDR = 0x02
 FIELD = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E, blacklist_characters="|"), max_size=12)
 TYPES = st.sampled_from(["CRD", "CNT", "CUT", "EMP", "FLT", "FLC", "PWR", "IDN", "STS", "SLR", "DOR", "XYZ", "HDO", "RES"])
@@ -148,7 +153,7 @@ class RawDevice:
         # A device session over the accepted socket, through a tiny pyserial-like adapter.
         self.port = _SockPort(sock)
         self.session = LinkSession(self.port, role="device", addr=ADDR, on_frame=self.on_frame,
-                                   pon_fields=lambda: ("ARMED", "0", "1"), **FAST.session_kwargs())
+                                   pon_fields=lambda: ("ARMED", "0", "1"), **RAW.session_kwargs())
         self.session.start()
 
     def on_frame(self, frame: Frame) -> None:
@@ -190,7 +195,7 @@ class _SockPort:
 @contextmanager
 def raw_rig() -> Iterator[tuple[RawDevice, SerialShoe]]:
     device = RawDevice()
-    shoe = SerialShoe(device.url, timing=FAST, identify_timeout=2.0)
+    shoe = SerialShoe(device.url, timing=RAW, identify_timeout=2.0)
     opener = threading.Thread(target=shoe.open)
     opener.start()
     device.accept()

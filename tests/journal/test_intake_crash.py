@@ -19,10 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_killed_while_bets_stream_in_every_acknowledged_bet_is_kept_once(tmp_path):
+def test_killed_while_bets_stream_in_every_acknowledged_bet_is_kept_once(tmp_path, disk_tmp_path):
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")}
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "intake_crash_test.py"), "--kills", "3", "--rounds", "3",
-                           "--seed", "5", "--journal", str(tmp_path / "wheel.journal.sqlite"),
+                           "--seed", "5", "--journal", str(disk_tmp_path / "wheel.journal.sqlite"),
                            "--data-dir", str(tmp_path / "xdg")],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr

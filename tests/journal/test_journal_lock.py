@@ -127,6 +127,18 @@ def test_a_killed_table_leaves_no_stale_lock(tmp_path, env):
     assert res.returncode == 0, res.stderr
 
 
+def has_records(journal: Path) -> bool:
+    """The journal holds a committed record (read-only: nothing made beside it)."""
+    try:
+        db = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
+        try:
+            return db.execute("SELECT COUNT(*) FROM records").fetchone()[0] > 0
+        finally:
+            db.close()
+    except sqlite3.Error:  # not made yet, or its schema not committed yet
+        return False
+
+
 @pytest.mark.slow
 def test_two_runs_on_one_file_one_refuses_without_a_traceback(tmp_path, env):
     journal = tmp_path / "f3.journal.sqlite"
@@ -141,6 +153,9 @@ def test_two_runs_on_one_file_one_refuses_without_a_traceback(tmp_path, env):
         assert res.returncode == 2 and "Traceback" not in res.stderr
         assert f"in use by process {slow.pid}" in res.stderr and len(res.stderr.strip().splitlines()) == 1
         assert slow.poll() is None  # the first goes on
+        while not has_records(journal):  # killed after its first commit, so there is a journal to audit
+            assert slow.poll() is None, slow.stderr.read()
+            time.sleep(0.01)
     finally:
         slow.kill()
         slow.wait()

@@ -29,8 +29,7 @@ async def _balance(wallet, player="alice", currency="MOP") -> Decimal:
         return (await w.balance(player, currency, request_id="b")).balance
 
 
-def test_a_won_lost_and_void_round(shared_wallet):
-    wallet = shared_wallet
+def test_a_won_lost_and_void_round(wallet):  # its own: it counts alice's balance from the opening 1000.00
     async def go():
         async with client(wallet.url, wallet) as w:
             me = await w.authenticate(walletproc.token(wallet.db, "alice"), request_id="a1")
