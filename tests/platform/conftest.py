@@ -15,7 +15,7 @@ for folder in ("studio", "wallet"):
     if str(HERE.parent / folder) not in sys.path:
         sys.path.insert(0, str(HERE.parent / folder))
 
-from natsserver import NATS_SERVER, NatsServer  # noqa: E402
+from natsserver import NATS_SERVER  # noqa: E402
 
 import rig as rigs  # noqa: E402
 
@@ -31,17 +31,8 @@ def _rig(tmp_path_factory):
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (Debian package nats-server)")
     folder = tmp_path_factory.mktemp("platform")
-    broker = NatsServer(folder / "nats-store").start()
-    try:
-        r = rigs.Rig(folder, broker)
-    except BaseException:
-        broker.stop()
-        raise
-    try:
+    with rigs.on_own_broker(folder, rigs.Rig) as r:
         yield r
-    finally:
-        r.close()
-        broker.stop()
 
 
 @pytest.fixture

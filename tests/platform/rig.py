@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import httpx
 
 import reaper
 import walletproc
-from natsserver import free_port
+from natsserver import NatsServer, free_port
 
 TABLE = "WHEEL-MOCK"
 ROOT = Path(__file__).resolve().parents[2]
@@ -242,3 +243,20 @@ class Rig:
             except subprocess.TimeoutExpired:
                 self.table.kill()
         self.wallet.stop()
+
+
+@contextmanager
+def on_own_broker(folder: Path, make):
+    """A module's rig (``make(folder, broker)``) on a broker of its own: both
+    stopped after, the broker also when the rig does not start."""
+    broker = NatsServer(folder / "nats-store").start()
+    try:
+        r = make(folder, broker)
+    except BaseException:
+        broker.stop()
+        raise
+    try:
+        yield r
+    finally:
+        r.close()
+        broker.stop()

@@ -17,7 +17,8 @@ import nats
 import pytest
 
 import f3rig
-from natsserver import NATS_SERVER, NatsServer
+import rig as rigs
+from natsserver import NATS_SERVER
 
 TABLE = f3rig.TABLE
 
@@ -27,17 +28,8 @@ def f3(tmp_path_factory):
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (Debian package nats-server)")
     folder = tmp_path_factory.mktemp("f3remote")
-    broker = NatsServer(folder / "nats-store").start()
-    try:
-        r = f3rig.F3Rig(folder, broker)
-    except BaseException:
-        broker.stop()
-        raise
-    try:
+    with rigs.on_own_broker(folder, f3rig.F3Rig) as r:
         yield r
-    finally:
-        r.close()
-        broker.stop()
 
 
 def ask(url: str, docs: list) -> list[dict]:

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 import reaper
+import rig as rigs
 from browser import WAIT_MS, needs_chromium
-from natsserver import NATS_SERVER, NatsServer
+from natsserver import NATS_SERVER
 from playerrig import FOOTBALL, FORTUNE3, WHEEL, PlayerRig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,18 +32,13 @@ def setup(tmp_path_factory):
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (Debian package nats-server)")
     folder = tmp_path_factory.mktemp("player")
-    broker = NatsServer(folder / "nats-store").start()
-    try:
+    def make(folder, broker):
         r = PlayerRig(folder, broker)
         reaper._STARTED.remove(r.platform.proc)  # (the module's, not reaped after each test)
-    except BaseException:
-        broker.stop()
-        raise
-    try:
+        return r
+
+    with rigs.on_own_broker(folder, make) as r:
         yield r
-    finally:
-        r.close()
-        broker.stop()
 
 
 def player(chromium, setup, who: str, locale: str, viewport=DESKTOP):

@@ -125,6 +125,17 @@ def test_an_incidents_card_and_card_codes_in_texts_are_hidden():
     assert view.shown(wire.WireRecord(11, "F3-MOCK", "R1", "event", "bet", {"position": "ann"}, "", "", b"")) is None
 
 
+def test_the_remote_hands_decision_timer_reaches_the_players_with_when_it_started():
+    """The page counts the remote players' decision down from the table's own start of it."""
+    view = PublicTable("F3-MOCK", "fortune3")
+    ts = "2026-12-02T04:00:00.000000+00:00"
+    msg = view.shown(wire.WireRecord(12, "F3-MOCK", "R1", "event", "remote_decisions",
+                                     {"players": 3, "pending": 3, "seconds": 20}, "", "", b"", ts))
+    assert msg["kind"] == "remote_decisions" and msg["ts"] == ts
+    # (a field named ``players`` is never shown, whatever it holds: here a count, elsewhere names)
+    assert msg["data"] == {"pending": 3, "seconds": 20}
+
+
 def test_the_hub_serialises_once_and_drops_a_slow_player_without_waiting(journals):
     recs = [r for r in records(journals["wheel"]) if r.kind == "event"][:40]
     rounds = Rounds()

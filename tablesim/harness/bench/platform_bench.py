@@ -59,18 +59,7 @@ class Rig:
     """The processes, in a folder of their own; ``close`` stops them all."""
 
     def __init__(self, players: int) -> None:
-        nats_server = shutil.which("nats-server") or "/usr/sbin/nats-server"
-        if not os.path.exists(nats_server):
-            raise RuntimeError("nats-server is not installed")
-        self.tmp = tempfile.TemporaryDirectory(prefix="tablesim-bench-platform-")
-        self.dir = Path(self.tmp.name)
-        self.procs: list[subprocess.Popen] = []
-        self.table: ServedTable | None = None
-        self.env = {**os.environ, "XDG_DATA_HOME": str(self.dir), "PYTHONUNBUFFERED": "1"}
-        port = _free_port()
-        self.nats = f"nats://127.0.0.1:{port}"
-        self._spawn([nats_server, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(self.dir / "nats")],
-                    quiet=True)
+        self._start_broker("tablesim-bench-platform-")
         self._wallet_files(players)
         self.wallet_proc = self._spawn(self._cli("wallet", "serve", "--db", self.dir / "wallet.db", "--secret",
                                                  self.secret, "--players", self.dir / "players.toml", "--port", "0"))
@@ -83,6 +72,21 @@ class Rig:
             "platform", "serve", "--nats", self.nats, "--wallet", self.wallet, "--secret", self.secret, "--tables",
             self.dir / "tables.toml", "--db", self.dir / "platform.db", "--keys", self.keys, "--port", "0"))
         self.platform = _ready_line(self.platform_proc, "platform")
+
+    def _start_broker(self, prefix: str) -> None:
+        """A folder of the rig's own and a nats-server with JetStream in it, on a free port."""
+        nats_server = shutil.which("nats-server") or "/usr/sbin/nats-server"
+        if not os.path.exists(nats_server):
+            raise RuntimeError("nats-server is not installed (apt install nats-server)")
+        self.tmp = tempfile.TemporaryDirectory(prefix=prefix)
+        self.dir = Path(self.tmp.name)
+        self.procs: list[subprocess.Popen] = []
+        self.table: ServedTable | None = None
+        self.env = {**os.environ, "XDG_DATA_HOME": str(self.dir), "PYTHONUNBUFFERED": "1"}
+        port = _free_port()
+        self.nats = f"nats://127.0.0.1:{port}"
+        self._spawn([nats_server, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(self.dir / "nats")],
+                    quiet=True)
 
     def cpu(self) -> dict[str, float]:
         return {"platform": _cpu(self.platform_proc.pid), "wallet": _cpu(self.wallet_proc.pid),

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tablesim.harness.bench.bus_tap import BusTap
-from tablesim.harness.bench.platform_bench import Rig, _cpu, _free_port, _ready_line
+from tablesim.harness.bench.platform_bench import Rig, _cpu, _ready_line
 from tablesim.harness.bench.served import ServedTable
 
 TABLE_IDS = {"wheel": "WHEEL-LOAD", "football": "FB-LOAD", "fortune3": "F3-LOAD"}
@@ -56,22 +56,8 @@ class LoadRig(Rig):
     """The broker, the wallet, the autoplay table and ``plan.platforms`` platforms."""
 
     def __init__(self, plan: Plan) -> None:  # (Rig's own table is not wanted: its parts are made here)
-        import shutil
-        import tempfile
-
-        nats_server = shutil.which("nats-server") or "/usr/sbin/nats-server"
-        if not os.path.exists(nats_server):
-            raise RuntimeError("nats-server is not installed (apt install nats-server)")
         self.plan, self.table_id = plan, TABLE_IDS[plan.game]
-        self.tmp = tempfile.TemporaryDirectory(prefix="tablesim-player-load-")
-        self.dir = Path(self.tmp.name)
-        self.procs: list[subprocess.Popen] = []
-        self.table: ServedTable | None = None
-        self.env = {**os.environ, "XDG_DATA_HOME": str(self.dir), "PYTHONUNBUFFERED": "1"}
-        port = _free_port()
-        self.nats = f"nats://127.0.0.1:{port}"
-        self._spawn([nats_server, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(self.dir / "nats")],
-                    quiet=True)
+        self._start_broker("tablesim-player-load-")
         self._studio_init()
         self._wallet_files(plan.players)
         self.wallet_proc = self._spawn(self._cli("wallet", "serve", "--db", self.dir / "wallet.db", "--secret",

@@ -30,6 +30,7 @@ SHOWN = frozenset({
     "state", "spin_started", "revolution", "spin_result", "no_spin", "invalid_spin",  # the wheel
     "draw", "card", "card_set_aside", "shoe_count",  # football and Fortune 3 (the draw once shown)
     "dealer", "decision", "void", "incident", "incident_resolved",
+    "remote_decisions",  # Fortune 3's remote hand: its players' decision timer starts (counts and seconds only)
 })
 #: fields of a shown event that may name a player (never shown to others)
 PRIVATE_FIELDS = ("player", "players", "actor", "by")

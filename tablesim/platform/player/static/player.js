@@ -132,6 +132,10 @@ const HANDLERS = {
       tb.state = m.data.state; tb.round_id = m.round_id; tb.betting = m.data.state === "betting_open";
       if (tb.betting) newRound(tb);
       if (m.data.previous === "betting_open") tb.timer = null;
+      if (m.data.state !== "decisions") tb.decisionTimer = null;
+    }
+    if (m.kind === "remote_decisions" && m.data.seconds) {  // the table's own decision timer, from when it started
+      tb.decisionTimer = { closes_at: Date.parse(m.ts) + m.data.seconds * 1000 };
     }
     S.events.push(m);
     renderHead(); renderScene(); renderSpots();
@@ -368,6 +372,9 @@ function tick() {
   if (tb.betting && tb.timer) {
     const left = Math.max(0, Math.ceil((tb.timer.closes_at - (Date.now() + S.offset)) / 1000));
     el.textContent = t("player.timer", { s: left });
+  } else if (tb.state === "decisions" && tb.decisionTimer) {
+    const left = Math.max(0, Math.ceil((tb.decisionTimer.closes_at - (Date.now() + S.offset)) / 1000));
+    el.textContent = t("player.decision_timer", { s: left });
   } else {
     el.textContent = tb.betting ? t("player.betting_open") : t("player.betting_closed");
   }
