@@ -13,7 +13,6 @@ from pathlib import Path
 import httpx
 
 import rig as rigs
-import walletproc
 from natsserver import free_port
 
 TABLE = "F3-REMOTE"
@@ -36,20 +35,10 @@ class Platform(rigs.Platform):
 
 class F3Rig(rigs.Rig):
     def __init__(self, folder: Path, broker) -> None:  # (the wheel rig's start, with this table)
-        self.folder, self.broker = folder, broker
-        self.secret = folder / "wallet.secret"
-        self.secret.write_text("s3cr3t-" + "ab" * 20 + "\n")
-        self.secret.chmod(0o600)
-        (folder / "players.toml").write_text(rigs.PLAYERS)
-        self.tables = folder / "tables.toml"
-        self.tables.write_text(TABLES)
-        self.wallet_db = folder / "wallet.db"
-        self.wallet = walletproc.reference(self.wallet_db, self.secret, folder / "players.toml", reaped=False)
+        self.tables = rigs.start_wallet(self, folder, broker, TABLES)
         self.journal = folder / f"{TABLE}.journal.sqlite"
         self.table_port = free_port()
         self.base = f"http://127.0.0.1:{self.table_port}"
-        self.env = {**rigs.os.environ, "PYTHONPATH": str(rigs.ROOT), "XDG_DATA_HOME": str(folder / "xdg")}
-        self.env.pop("TABLESIM_PLATFORM_FAULT", None)
         # the remote profile with a short decision timer (its own name: the built-in one says 20 s)
         profile = (rigs.ROOT / "config" / "rules" / "fortune3-macau-2008-remote.toml").read_text()
         profile = profile.replace('name = "macau-2008-remote"', 'name = "test-remote"')

@@ -7,7 +7,6 @@ but not started (its view needs no round)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ import httpx
 
 import walletproc
 from natsserver import free_port
-from rig import PLAYERS, ROOT, Platform
+from rig import ROOT, Platform, start_wallet
 
 WHEEL, FOOTBALL, FORTUNE3 = "WHEEL-P1", "FB-P1", "F3-P1"
 TABLES = f"""\
@@ -110,17 +109,7 @@ class Table:
 
 class PlayerRig:
     def __init__(self, folder: Path, broker) -> None:
-        self.folder, self.broker = folder, broker
-        self.secret = folder / "wallet.secret"
-        self.secret.write_text("s3cr3t-" + "cd" * 20 + "\n")
-        self.secret.chmod(0o600)
-        (folder / "players.toml").write_text(PLAYERS)
-        self.tables_file = folder / "tables.toml"
-        self.tables_file.write_text(TABLES)
-        self.wallet_db = folder / "wallet.db"
-        self.wallet = walletproc.reference(self.wallet_db, self.secret, folder / "players.toml", reaped=False)
-        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(folder / "xdg")}
-        self.env.pop("TABLESIM_PLATFORM_FAULT", None)
+        self.tables_file = start_wallet(self, folder, broker, TABLES)
         self.wheel = Table(folder, broker, "wheel", WHEEL, self.env)
         self.football = Table(folder, broker, "football", FOOTBALL, self.env)
         for t in self.tables():

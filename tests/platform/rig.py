@@ -95,22 +95,30 @@ class Platform(walletproc.Process):
         raise AssertionError(f"the platform never saw the table as wanted: {tables}")
 
 
+def start_wallet(rig, folder: Path, broker, tables: str) -> Path:
+    """What every platform rig starts with: the wallet's secret and players,
+    the module's reference wallet, the environment of the processes it
+    starts; the tables file (``tables``) is written and returned."""
+    rig.folder, rig.broker = folder, broker
+    rig.secret = folder / "wallet.secret"
+    rig.secret.write_text("s3cr3t-" + "ab" * 20 + "\n")
+    rig.secret.chmod(0o600)
+    (folder / "players.toml").write_text(PLAYERS)
+    path = folder / "tables.toml"
+    path.write_text(tables)
+    rig.wallet_db = folder / "wallet.db"
+    rig.wallet = walletproc.reference(rig.wallet_db, rig.secret, folder / "players.toml", reaped=False)
+    rig.env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(folder / "xdg")}
+    rig.env.pop("TABLESIM_PLATFORM_FAULT", None)
+    return path
+
+
 class Rig:
     def __init__(self, folder: Path, broker) -> None:
-        self.folder, self.broker = folder, broker
-        self.secret = folder / "wallet.secret"
-        self.secret.write_text("s3cr3t-" + "ab" * 20 + "\n")
-        self.secret.chmod(0o600)
-        (folder / "players.toml").write_text(PLAYERS)
-        self.tables = folder / "tables.toml"
-        self.tables.write_text(TABLES)
-        self.wallet_db = folder / "wallet.db"
-        self.wallet = walletproc.reference(self.wallet_db, self.secret, folder / "players.toml", reaped=False)
+        self.tables = start_wallet(self, folder, broker, TABLES)
         self.journal = folder / f"{TABLE}.journal.sqlite"
         self.table_port = free_port()
         self.base = f"http://127.0.0.1:{self.table_port}"
-        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(folder / "xdg")}
-        self.env.pop("TABLESIM_PLATFORM_FAULT", None)
         with open(folder / "table.log", "a") as err:
             self.table = subprocess.Popen(
                 [sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "wheel", "--mock", "--seed", "3",
