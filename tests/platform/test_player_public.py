@@ -202,3 +202,24 @@ def test_each_bet_of_a_round_is_noted_for_recall_once_not_again_with_every_later
         rounds.apply(wire.WireRecord(seq, "WHEEL-MOCK", "R1", "event", "bet_refs", {"refs": refs}, "", "", b""), seq)
     assert noted == ["ann", "amy", "abe", "ann"]  # (before: 1 + 2 + 3 + 4 notes)
     assert set(hub.recall.index) == {"ann", "amy", "abe"}
+
+
+def test_a_player_watching_learns_of_their_bet_when_its_record_is_read():
+    """The answer ``placed`` comes from the table before its record reaches the
+    picture: a page reloaded in between shows no bet until the record comes,
+    then gets its standing bets (``mine``); nobody else gets them."""
+    rounds = Rounds()
+    hub = Hub({"WHEEL-MOCK": offer("WHEEL-MOCK")}, rounds)
+    tap(rounds, hub)
+    ann, amy = hub.join("ann"), hub.join("amy")
+    rounds.apply(wire.WireRecord(1, "WHEEL-MOCK", "R1", "event", "state", {"state": "betting_open"}, "", "", b""), 1)
+    for c in (ann, amy):
+        assert hub.watch(c, "WHEEL-MOCK")["mine"] == []  # (the page came back before the record)
+        while not c.queue.empty():
+            c.queue.get_nowait()
+    refs = [["d1", "ann", "3", "25", "ann"], ["d2", "ann", "3", "5", "ann"]]
+    rounds.apply(wire.WireRecord(2, "WHEEL-MOCK", "R1", "event", "bet_refs", {"refs": refs}, "", "", b""), 2)
+    sent = [json.loads(ann.queue.get_nowait()) for _ in range(ann.queue.qsize())]
+    assert [m for m in sent if m["type"] == "mine"] == [
+        {"type": "mine", "table": "WHEEL-MOCK", "round_id": "R1", "mine": [{"position": "ann", "bet": "3", "amount": "30"}]}]
+    assert all(json.loads(amy.queue.get_nowait())["type"] != "mine" for _ in range(amy.queue.qsize()))

@@ -129,10 +129,13 @@ class Hub:
             return
         if rec.name == "bet_refs":  # (only this record's refs: a round's thousands of bets, each noted once)
             refs = self.rounds.round(rec.table_id, rec.round_id).refs
+            owners = set()
             for entry in rec.data.get("refs") or []:
                 ref = refs.get(str(entry[0])) if isinstance(entry, list) and entry else None
                 if ref is not None:
                     self.recall.note(ref.owner, rec.table_id, rec.round_id)
+                    owners.add(ref.owner)
+            self._mine(live, rec.round_id, owners)
             return
         if rec.kind == "event" and rec.name == "result":
             self._result(live, rec)
@@ -146,6 +149,19 @@ class Hub:
         self.publish(live, msg)
         if rec.name == "state":
             self.broadcast(self.lobby())
+
+    def _mine(self, live: LiveTable, round_id: str, owners: set[str]) -> None:
+        """Each of this process's players whose bets a record holds, watching
+        the table, gets their standing bets again: the answer ``placed`` comes
+        from the table before its record reaches the picture, so a page that
+        came back in between (a reload) learns of the bet here."""
+        for player in owners & set(self.by_player):
+            watching = [c for c in self.by_player[player] if c in live.watchers]
+            if watching:
+                text = dumps({"type": "mine", "table": live.offer.table, "round_id": round_id,
+                              "mine": self.recall.open_bets(player, live.offer.table, round_id)})
+                for client in watching:
+                    self._send(client, text)
 
     def _state(self, live: LiveTable, rec: WireRecord) -> None:
         if rec.data.get("state") == BETTING:

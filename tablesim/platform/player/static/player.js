@@ -125,6 +125,13 @@ const HANDLERS = {
     for (const b of m.mine || []) S.placed[b.bet] = add(S.placed[b.bet] || "0", b.amount);
     renderTable();
   },
+  mine(m) {  // the player's standing bets once the table's record of them is read (after a reload, too)
+    const tb = S.tables[m.table];
+    if (m.table !== S.table || !tb || tb.round_id !== m.round_id) return;
+    S.placed = {};
+    for (const b of m.mine || []) S.placed[b.bet] = add(S.placed[b.bet] || "0", b.amount);
+    renderSpots();
+  },
   event(m) {
     if (m.table !== S.table) return;
     const tb = S.tables[m.table];
