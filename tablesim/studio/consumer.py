@@ -88,6 +88,7 @@ class StudioConsumer:
         self._stream_created = None  # the stream's creation time when the picture began: another means a reset
         self._checked_at = 0.0
         self._short_since: float | None = None  # since when the stream has seemed to end before the floor
+        self._short_at = 0  # ... and at which message
         self._resets: deque = deque(maxlen=20)  # the stream's resets seen, alerted on every picture since
         self.error: str | None = None
         self.pending = 0  # records in the stream the studio has not read yet
@@ -294,9 +295,9 @@ class StudioConsumer:
         if info.created is not None and self._stream_created is not None and info.created != self._stream_created:
             raise _Rebuild(f"the studio's stream was reset (created again at {info.created}; the floor had read "
                            f"{self.floor.records} records of the old one): the floor is rebuilt from what it holds now")
-        if state.last_seq >= self.floor.stream_seq:
+        if state.last_seq >= self.floor.stream_seq or not _settled(info):
             self._short_since = None
-        elif self._still_short():
+        elif self._still_short(state.last_seq):
             raise _Rebuild(f"the studio's stream lost records (it ends at message {state.last_seq}, the floor had read "
                            f"up to {self.floor.stream_seq}): the floor is rebuilt from what it holds now")
         lost = getattr(state, "lost", None)
@@ -305,15 +306,15 @@ class StudioConsumer:
             self.floor.alerts.append({"table_id": "*", "seq": None, "text": f"the broker reports lost messages in "
                                       f"the studio's stream: {str(lost)[:300]}"})
 
-    def _still_short(self) -> bool:
-        """Whether the stream has ended before the floor's place for SHORT_GRACE seconds (looked at again
-        meanwhile): only then are records lost, not a new leader still applying them."""
+    def _still_short(self, last_seq: int) -> bool:
+        """Whether the stream has ended at the same message before the floor's place for SHORT_GRACE
+        seconds (looked at again meanwhile): only then are records lost, not a new leader still
+        applying them or replicas catching up one after the other."""
         now = time.monotonic()
-        since = self._short_since
-        if since is None:
-            self._short_since = now
+        if self._short_since is None or self._short_at != last_seq:
+            self._short_since, self._short_at = now, last_seq
             return False
-        return now - since >= SHORT_GRACE
+        return now - self._short_since >= SHORT_GRACE
 
     def _silent(self) -> None:
         """Flag (once, with an alert) each table whose last status message is older than ``silent_after``."""
@@ -378,3 +379,13 @@ async def read_floor(url: str, keys: trust.Trust | None = None, shifts=None) -> 
         return floor
     finally:
         await nc.close()
+
+
+def _settled(info) -> bool:
+    """Whether a replicated stream's answer can be believed about where it ends: it has a leader and
+    every replica that is up is current (while an election or a catch-up runs, the answer may be a
+    replica's older state). A stream of one node always can."""
+    cluster = getattr(info, "cluster", None)
+    if cluster is None or not getattr(cluster, "replicas", None):
+        return True
+    return bool(cluster.leader) and all(p.current for p in cluster.replicas if not p.offline)
