@@ -61,16 +61,23 @@ def create_app(url: str, keys: str | Path | None = None, silent_after: float | N
     app = FastAPI(title="tablesim studio", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.consumer = consumer
+    app.middleware("http")(_headers)
+    _add_pages(app)
+    _add_api(app, consumer)
+    _add_socket(app, consumer, version)
+    return app
 
-    @app.middleware("http")
-    async def _headers(request, call_next):
-        response = await call_next(request)
-        response.headers.setdefault("Cache-Control", "no-store")
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Content-Security-Policy",
-                                    "default-src 'self'; connect-src 'self' ws: wss:; frame-ancestors 'none'")
-        return response
 
+async def _headers(request, call_next):
+    response = await call_next(request)
+    response.headers.setdefault("Cache-Control", "no-store")
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Content-Security-Policy",
+                                "default-src 'self'; connect-src 'self' ws: wss:; frame-ancestors 'none'")
+    return response
+
+
+def _add_pages(app: FastAPI) -> None:
     @app.get("/", include_in_schema=False)
     async def page():
         return FileResponse(STATIC / "floor.html")
@@ -79,6 +86,8 @@ def create_app(url: str, keys: str | Path | None = None, silent_after: float | N
     app.include_router(words_router([d for d in map(_catalog_dir, registry.names()) if d is not None]))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
+
+def _add_api(app: FastAPI, consumer: StudioConsumer) -> None:
     @app.get("/api/floor")
     async def floor() -> dict:
         return floor_json(consumer)
@@ -97,6 +106,8 @@ def create_app(url: str, keys: str | Path | None = None, silent_after: float | N
             raise HTTPException(404, f"no records of table {table_id!r} in the stream")
         return view.as_json()
 
+
+def _add_socket(app: FastAPI, consumer: StudioConsumer, version: dict) -> None:
     @app.websocket("/ws")
     async def ws(socket: WebSocket) -> None:
         await socket.accept()
@@ -109,8 +120,6 @@ def create_app(url: str, keys: str | Path | None = None, silent_after: float | N
                 await asyncio.sleep(PUSH_EVERY)
         except (WebSocketDisconnect, RuntimeError):
             return
-
-    return app
 
 
 def serve(url: str, sock, keys: str | Path | None = None, silent_after: float | None = None, shifts=None) -> None:

@@ -40,7 +40,6 @@ def latency(cards: int = CARDS) -> dict[str, Any]:
     ``SerialShoe.next_event`` returning its CardRead."""
     from drivers.emulators.server import EmulatorServer
     from drivers.emulators.shoe import ShoeEmulator
-    from drivers.events import CardRead
     from drivers.serial.shoe import SerialShoe
     from drivers.serial.timing import LinkTiming
 
@@ -70,19 +69,9 @@ def latency(cards: int = CARDS) -> dict[str, Any]:
                 with lock:
                     written.clear()  # card indices start again with each round
                 shoe.load_shoe(f"BENCH{shoe_no}", decks)
-                shoe.arm(f"BENCH-R{shoe_no}", min(per_shoe, cards - len(samples)))
-                got = 0
-                while got < min(per_shoe, cards - len(samples) + got):
-                    event = shoe.next_event(5.0)
-                    now = time.perf_counter()
-                    if event is None:
-                        break
-                    if isinstance(event, CardRead):
-                        got += 1
-                        with lock:
-                            sent = written.get(event.index)
-                        if sent is not None:
-                            samples.append((now - sent) * 1000)
+                want = min(per_shoe, cards - len(samples))
+                shoe.arm(f"BENCH-R{shoe_no}", want)
+                got = _read_cards(shoe, want, written, lock, samples)
                 shoe.disarm()
                 if got == 0:
                     break
@@ -90,12 +79,33 @@ def latency(cards: int = CARDS) -> dict[str, Any]:
             shoe.close()
     if not samples:
         raise RuntimeError("no card arrived from the shoe emulator")
+    return {**_spread(samples), "cards": len(samples), "transport": "pty"}
+
+
+def _read_cards(shoe, want: int, written: dict, lock, samples: list) -> int:
+    """Read up to ``want`` cards off the armed shoe, adding each one's delay (ms) to ``samples``."""
+    from drivers.events import CardRead
+
+    got = 0
+    while got < want:
+        event = shoe.next_event(5.0)
+        now = time.perf_counter()
+        if event is None:
+            break
+        if isinstance(event, CardRead):
+            got += 1
+            with lock:
+                sent = written.get(event.index)
+            if sent is not None:
+                samples.append((now - sent) * 1000)
+    return got
+
+
+def _spread(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
     p99 = ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
     return {
         "median_ms": round(statistics.median(ordered), 3),
         "p99_ms": round(p99, 3),
         "max_ms": round(ordered[-1], 3),
-        "cards": len(samples),
-        "transport": "pty",
     }
