@@ -5,6 +5,7 @@ does not chain raises an alert."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 import subprocess
 import sys
 import time
@@ -87,7 +88,7 @@ def caught_up(base: str, records: int):
     return check
 
 
-def test_serve_shows_the_same_figures_and_again_after_a_restart(three_tables, nats_server):
+def test_serve_shows_the_same_figures_and_again_after_a_restart(three_tables, nats_server, request):
     report = json.loads(tablesim("studio", "report", "--nats", nats_server.url, "--json").stdout)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -104,6 +105,16 @@ def test_serve_shows_the_same_figures_and_again_after_a_restart(three_tables, na
         with connect(f"ws://127.0.0.1:{port}/ws") as ws:
             pushed = json.loads(ws.recv(timeout=30))
         assert pushed["type"] == "floor" and pushed["floor"] == report["floor"]
+        if HAVE_CHROMIUM:  # the page's per-shift figures are the report's, row by row
+            rows = webclient.get(f"{base}/api/report?by=shift", timeout=30).json()["rows"]
+            b = request.getfixturevalue("page")
+            b.goto(base + "/")
+            b.wait_for_function(f"() => document.querySelectorAll('#grouped tr').length === {len(rows) + 1}")
+            tables = b.evaluate("[...document.querySelectorAll('#grouped tr')].slice(1)"
+                                ".map(r => r.children[1].textContent)")
+            assert sorted(tables) == sorted(r["table_id"] or "all tables" for r in rows)
+            wagered = b.evaluate("[...document.querySelectorAll('#grouped tr')].slice(1).map(r => r.children[5].textContent)")
+            assert sorted(wagered) == sorted(f"{Decimal(r['wagered']):,}" for r in rows)  # as the floor's figures: 1,654
     finally:
         proc.terminate()
         proc.wait(30)

@@ -83,11 +83,16 @@ function connect() {
   const conn = document.getElementById("conn");
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
   ws.onopen = () => { connKey = "floor.live"; conn.textContent = t(connKey); conn.className = "ok"; };
-  ws.onmessage = (ev) => { last = JSON.parse(ev.data); render(last); };
+  ws.onmessage = (ev) => { last = JSON.parse(ev.data); render(last); groupedSoon(); };
   ws.onclose = () => { connKey = "floor.reconnecting"; conn.textContent = t(connKey); conn.className = "warn"; setTimeout(connect, 1000); };
 }
 
-// the figures per table for each shift, gaming day or dealer (as `studio report --by`), every few seconds
+// the figures per table for each shift, gaming day or dealer (as `studio report --by`): fetched again
+// when the floor's picture changed, at most every 2 s (an idle floor asks nothing)
+let groupedTimer = null;
+function groupedSoon() {
+  if (groupedTimer === null) groupedTimer = setTimeout(() => { groupedTimer = null; renderGrouped(); }, 2000);
+}
 function renderGrouped() {
   const by = document.getElementById("by").value;
   fetch(`/api/report?by=${by}`).then(r => r.json()).then(data => {
@@ -97,13 +102,11 @@ function renderGrouped() {
     for (const r of data.rows) {
       grid.append(el("tr", {}, el("td", {}, r[by]), el("td", {}, r.table_id || t("floor.all_tables")),
         ...FIG.concat(["incidents"]).map(k => el("td", { class: "n" },
-          k === "hold_pct" ? (r[k] == null ? "-" : r[k] + " %") : r[k]))));
+          k === "hold_pct" ? (r[k] == null ? "-" : amount(r[k]) + " %") : amount(r[k])))));
     }
   }).catch(() => {});
 }
 document.getElementById("by").onchange = renderGrouped;
-setInterval(renderGrouped, 5000);
-renderGrouped();
 
 let last = null;  // the latest picture: drawn again in another language
 let connKey = "page.connecting";
@@ -114,4 +117,5 @@ document.getElementById("lang-switch").replaceChildren(languageSwitch(() => {
   if (last) render(last);
   renderGrouped();
 }));
+renderGrouped();  // after the words: drawn before them it showed their ids
 fetch("/api/floor").then(r => r.json()).then((d) => { last = d; render(d); }).finally(connect);
