@@ -215,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     if events != len(refs):
         problems.append(f"{events} bet events for {len(refs)} refs")
     from tablesim.journal.invariants import check
-    from tablesim.journal.store import Journal
+    from tablesim.journal.journal import Journal
 
     j = Journal(journal, readonly=True)
     try:

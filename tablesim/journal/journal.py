@@ -31,11 +31,11 @@ from typing import Any, Iterator, Sequence
 
 from tablecore.errors import InputError
 from tablesim.journal.canonical import canonical
-from tablesim.journal.chain import CHAIN_KIND, CHAIN_NAME, COLUMNS, ROUND_KIND, ROUND_NAME, seal_mac
+from tablesim.journal.chain import CHAIN_KIND, CHAIN_NAME, ROUND_KIND, ROUND_NAME, seal_mac
 from tablesim.journal.clock import now_stamp
 from tablesim.journal.keys import default_key_path, key_for
 from tablesim.journal.lock import WriterLock
-from tablesim.journal.record import Record
+from tablesim.journal.record import Record, named
 from tablesim.journal.sqlite import SqliteStore
 from tablesim.journal.storage import StorageError, Store
 from tablesim.journal.tip import Tip
@@ -396,8 +396,7 @@ class Journal:
     def rows(self, **where: Any) -> Iterator[dict[str, Any]]:
         """The records matching ``where`` (as :meth:`find`) as stored, by column
         name, ``data`` as its text (what the studio publishes, byte for byte)."""
-        for values in self.store.select(**where):
-            yield dict(zip(COLUMNS, values))
+        return named(self.store.select(**where))
 
     def raw_rows(self, after: int = 0) -> Iterator[tuple]:
         """Every record from ``after + 1`` on as stored (bytes), in storage order."""

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from tablecore.frozen import built
+from tablesim.journal.chain import COLUMNS
 
 
 @dataclass(frozen=True)
@@ -28,3 +29,10 @@ class Record:
         seq, ts, table_id, round_id, kind, name, actor, _, prev_hash, link = row
         return built(cls, {"seq": seq, "ts": ts, "table_id": table_id, "round_id": round_id, "kind": kind,
                            "name": name, "actor": actor, "data": data, "prev_hash": prev_hash, "hash": link})
+
+
+def named(rows: Iterable[tuple]) -> Iterator[dict[str, Any]]:
+    """Rows of the chain's columns, as stored, by column name (``data`` its
+    text: what the studio publishes, byte for byte)."""
+    for values in rows:
+        yield dict(zip(COLUMNS, values))
