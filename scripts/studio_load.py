@@ -39,6 +39,8 @@ import time
 from pathlib import Path
 
 from journal_figures import add, as_numbers, journal_figures  # (beside this script)
+from tablecore.errors import InputError
+from tablesim.journal.journal import Journal
 
 GAMES = ("fortune3", "football", "wheel")
 DEVICES = {"fortune3": ("shoe",), "football": ("shoe", "display"), "wheel": ("wheel",)}
@@ -128,10 +130,13 @@ def journal_rows(journals: list[Path]) -> int:
     total = 0
     for j in journals:
         try:
-            with sqlite3.connect(f"file:{j}?mode=ro", uri=True) as db:
-                total += db.execute("SELECT COUNT(*) FROM records").fetchone()[0]
-        except sqlite3.Error:
-            pass  # not created yet
+            opened = Journal(j, readonly=True)
+        except InputError:
+            continue  # not created yet
+        try:
+            total += opened.store.count()
+        finally:
+            opened.close()
     return total
 
 
@@ -270,10 +275,14 @@ def replay(source: Path, copies: int, work: Path) -> dict:
             for j in journals:
                 tid = f"R{c:02d}-{j.name.split('.')[0]}"
                 copy = broker.store.parent / f"{tid}.journal.sqlite"
-                src = sqlite3.connect(f"file:{j}?mode=ro", uri=True)
+                source = Journal(j, readonly=True)
+                try:
+                    source.store.copy_to(copy)
+                finally:
+                    source.close()
+                # forged on purpose, past the journal: the same records under
+                # another table id (the studio publishes them, never verifies links)
                 dst = sqlite3.connect(copy)
-                src.backup(dst)
-                src.close()
                 dst.execute("UPDATE records SET table_id = ?", (tid,))
                 dst.commit()
                 total += dst.execute("SELECT COUNT(*) FROM records").fetchone()[0]
