@@ -231,7 +231,7 @@ class Journal(Reading):
         if self.failed:
             raise StorageError(self.path, self.failed, retry=False)
         self._check_space()
-        saved = self.tip.copy()
+        saved = self.tip.saved()
         self._touched = 0
         try:
             self.store.begin()
@@ -247,7 +247,7 @@ class Journal(Reading):
             yield
             self._flush()
             self._write_head()
-            marking = self.mark is not None and self.seq != saved.seq
+            marking = self.mark is not None and self.tip.seq != saved[0]
             if marking:
                 self.mark.begin(self.seq, self.last_hash)  # flushed while the store commits
             self.store.commit()
@@ -255,7 +255,7 @@ class Journal(Reading):
             if marking:
                 self._finish_mark(None)
             self.store.rollback()
-            self.tip = saved
+            self.tip.restore(saved)
             self._head_of = None
             if self.store.storage_problem(exc) is None or isinstance(exc, StorageError):
                 raise

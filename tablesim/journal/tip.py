@@ -26,12 +26,14 @@ class Tip:
         self.seq, self.link, self.keyed, self.round_id = seq, link, keyed, round_id
         self.round_records, self.round_last, self.round_link = round_records, round_last, round_link
 
-    def copy(self) -> "Tip":
-        return Tip(self.seq, self.link, self.keyed, self.round_id, self.round_records, self.round_last,
-                   self.round_link)
+    def saved(self) -> tuple:
+        """The tip as it is now, for :meth:`restore` (a savepoint takes one per bet)."""
+        return (self.seq, self.link, self.keyed, self.round_id, self.round_records, self.round_last,
+                self.round_link)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Tip) and all(getattr(self, s) == getattr(other, s) for s in self.__slots__)
+    def restore(self, saved: tuple) -> None:
+        (self.seq, self.link, self.keyed, self.round_id, self.round_records, self.round_last,
+         self.round_link) = saved
 
     def row(self, key: bytes | None, ts: str, table_id: str, round_id: str, kind: str, name: str, actor: str,
             text: str) -> tuple:

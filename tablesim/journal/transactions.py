@@ -36,7 +36,7 @@ class Savepoint:
 
     def __enter__(self) -> None:
         j = self.journal
-        self.saved = (j.tip.copy(), j._checkpoint_row)
+        self.saved = (j.tip.saved(), j._checkpoint_row)
         self.rows = None if j._rows is None else len(j._rows)
         if self.rows is None:
             j.store.savepoint()
@@ -47,7 +47,8 @@ class Savepoint:
             if self.rows is None:
                 j.store.release()
             return False
-        j.tip, j._checkpoint_row = self.saved
+        tip, j._checkpoint_row = self.saved
+        j.tip.restore(tip)
         if self.rows is not None:
             del j._rows[self.rows:]
         else:
