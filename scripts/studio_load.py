@@ -126,6 +126,18 @@ def run_table(cfg: Path, journal: Path, rounds: int, delay: float, seed: int, lo
             err.close()
 
 
+def forged_copy(source: Path, dest: Path) -> sqlite3.Connection:
+    """A copy of the journal ``source`` at ``dest``, opened past the journal to
+    be forged on purpose (its records put under another table id: the studio
+    publishes records, it never verifies their links)."""
+    journal = Journal(source, readonly=True)
+    try:
+        journal.store.copy_to(dest)
+    finally:
+        journal.close()
+    return sqlite3.connect(dest)
+
+
 def journal_rows(journals: list[Path]) -> int:
     total = 0
     for j in journals:
@@ -275,14 +287,7 @@ def replay(source: Path, copies: int, work: Path) -> dict:
             for j in journals:
                 tid = f"R{c:02d}-{j.name.split('.')[0]}"
                 copy = broker.store.parent / f"{tid}.journal.sqlite"
-                source = Journal(j, readonly=True)
-                try:
-                    source.store.copy_to(copy)
-                finally:
-                    source.close()
-                # forged on purpose, past the journal: the same records under
-                # another table id (the studio publishes them, never verifies links)
-                dst = sqlite3.connect(copy)
+                dst = forged_copy(j, copy)
                 dst.execute("UPDATE records SET table_id = ?", (tid,))
                 dst.commit()
                 total += dst.execute("SELECT COUNT(*) FROM records").fetchone()[0]

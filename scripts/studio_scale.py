@@ -42,7 +42,7 @@ from natscluster import NatsCluster  # noqa: E402
 from tablesim.journal.chain import COLUMNS  # noqa: E402
 from tablesim.journal.journal import Journal  # noqa: E402
 from studio_cluster import init_stream  # noqa: E402
-from studio_load import register_keys, tablesim  # noqa: E402
+from studio_load import forged_copy, register_keys, tablesim  # noqa: E402
 
 GAMES = ("fortune3", "football", "wheel")
 #: seconds between two rounds at a live table (a dealt game with bets)
@@ -78,15 +78,7 @@ def copies(sources: list[Path], work: Path, tables: int, prefix: str, full: bool
         src = sources[i % len(sources)]
         tid = f"{prefix}{i:03d}"
         path = work / f"{tid}.journal.sqlite"
-        source = Journal(src, readonly=True)
-        try:
-            source.store.copy_to(path)
-        finally:
-            source.close()
-        # The copy is forged on purpose, past the journal: the same rows under
-        # another table id (no chain of its own; the studio publishes records,
-        # it does not verify their links), and below rows appended raw at a pace.
-        b = sqlite3.connect(path)
+        b = forged_copy(src, path)  # (and below, rows appended to it raw, at a pace)
         b.execute("UPDATE records SET table_id = ?, round_id = ? || substr(round_id, instr(round_id, '-0'))",
                   (tid, tid))
         b.commit()

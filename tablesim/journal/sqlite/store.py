@@ -265,10 +265,10 @@ class SqliteStore:
             out.close()
 
     def close(self) -> None:
-        try:
+        if self._reader is not None:
+            self._reader.close()  # (its connection, then its private copy)
+        else:
             self.db.close()
-        finally:
-            self.cleanup()
 
     def cleanup(self) -> None:
         """What a reader left (its private copy), without closing the connection."""
