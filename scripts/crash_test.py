@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from tablesim.journal.invariants import check, states_at_crash
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 
 
 def start_table(args: list[str]) -> tuple[int, "object"]:

@@ -14,13 +14,13 @@ orphan)."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
+
+from tablesim.journal.journal import Journal
 
 ZERO = Decimal(0)
 
@@ -44,12 +44,14 @@ def _total(per: dict) -> Decimal:
 def journal_rounds(table: str, journal: Path) -> dict[str, JournalRound]:
     """Every round of ``journal`` with its refs and its result."""
     rounds: dict[str, JournalRound] = {}
-    with sqlite3.connect(f"file:{journal}?mode=ro", uri=True) as db:
-        rows = db.execute("SELECT round_id, name, data FROM records WHERE name IN ('bet_refs', 'result') "
-                          "ORDER BY seq").fetchall()
-    for round_id, name, data in rows:
+    opened = Journal(journal, readonly=True)
+    try:
+        records = list(opened.find(names=("bet_refs", "result")))
+    finally:
+        opened.close()
+    for rec in records:
+        round_id, name, doc = rec.round_id, rec.name, rec.data
         rnd = rounds.setdefault(round_id, JournalRound(table, round_id))
-        doc = json.loads(data)
         if name == "bet_refs":
             for ref, position, _bet, amount, *player in doc["refs"]:
                 rnd.refs[ref] = ((player[0] if player and player[0] else position), Decimal(amount))

@@ -33,7 +33,6 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import sys
 import tempfile
 import time
@@ -41,6 +40,7 @@ from collections import Counter
 from pathlib import Path
 
 from tablesim.harness.bench.served import Connection, ServedTable, call
+from tablesim.journal.journal import Journal
 
 BATCH = 20
 SPOTS = ("1", "3", "5", "10", "20", "joker", "logo")
@@ -148,14 +148,14 @@ def settle(table: ServedTable) -> dict:
 
 
 def journal_refs(path: Path) -> Counter:
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    journal = Journal(path, readonly=True)
     try:
         refs: Counter = Counter()
-        for (text,) in db.execute("SELECT data FROM records WHERE kind = 'meta' AND name = 'bet_refs'"):
-            refs.update(r[0] for r in json.loads(text)["refs"])
-        bets = db.execute("SELECT COUNT(*) FROM records WHERE kind = 'event' AND name = 'bet'").fetchone()[0]
+        for rec in journal.find(kind="meta", names=("bet_refs",)):
+            refs.update(r[0] for r in rec.data["refs"])
+        bets = journal.store.count(kind="event", names=("bet",))
     finally:
-        db.close()
+        journal.close()
     refs["<bet events>"] = bets
     return refs
 
@@ -215,7 +215,6 @@ def main(argv: list[str] | None = None) -> int:
     if events != len(refs):
         problems.append(f"{events} bet events for {len(refs)} refs")
     from tablesim.journal.invariants import check
-    from tablesim.journal.store import Journal
 
     j = Journal(journal, readonly=True)
     try:

@@ -1,22 +1,22 @@
-"""The floor's figures computed straight from journal files (independently
-of the studio's code), to hold the studio's report against: used by
+"""The floor's figures computed straight from journal files (read through the journal,
+independently of the studio's code), to hold the studio's report against: used by
 ``studio_load.py`` and by the studio's tests."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from decimal import Decimal
+
+from tablesim.journal.journal import Journal
 
 
 def journal_figures(path) -> dict:
     rounds = void = bets = 0
     wagered = paid = house = Decimal(0)
     books: dict[str, dict] = {}
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    journal = Journal(path, readonly=True)
     try:
-        for rid, name, text in db.execute("SELECT round_id, name, data FROM records WHERE kind = 'event' ORDER BY seq"):
-            data = json.loads(text)
+        for rec in journal.find(kind="event"):
+            rid, name, data = rec.round_id, rec.name, rec.data
             book = books.setdefault(rid, {})
             if name == "bet":
                 key = (data["position"], data["bet"])
@@ -38,7 +38,7 @@ def journal_figures(path) -> dict:
                     paid += sum((Decimal(v) for v in per.values() if Decimal(v) > 0), Decimal(0))
                 house -= sum((Decimal(v) for v in data["net"].values()), Decimal(0))
     finally:
-        db.close()
+        journal.close()
     return {"rounds": rounds, "void": void, "bets": bets, "wagered": wagered, "paid": paid, "house_result": house}
 
 

@@ -31,7 +31,7 @@ ROUND = 30  # records per round, about a real Fortune 3 round
 
 def build(path: Path, records: int, table_id: str) -> int:
     from tablesim.games.fortune3.profile import load_profile
-    from tablesim.journal.store import Journal
+    from tablesim.journal.journal import Journal
     from tablesim.profiles import profile_stamp
 
     journal = Journal(path, durable=False)
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from tablesim.journal.attach import check_before_recovery
     from tablesim.journal.audit import verify_file
-    from tablesim.journal.store import Journal
+    from tablesim.journal.journal import Journal
     from tablesim.server.mock import build_mock
     from tablesim.journal.attach import attach_and_recover
 
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     check_before_recovery(journal, table_id)
     verify_s = time.perf_counter() - started
     started = time.perf_counter()
-    journal.db.execute("PRAGMA integrity_check").fetchall()
+    journal.store.damage()
     quick_s = time.perf_counter() - started
     journal.close()
     print(f"start-up verification (integrity_check + chain from the checkpoint): {verify_s:.2f} s "

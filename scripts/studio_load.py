@@ -39,6 +39,8 @@ import time
 from pathlib import Path
 
 from journal_figures import add, as_numbers, journal_figures  # (beside this script)
+from tablecore.errors import InputError
+from tablesim.journal.journal import Journal
 
 GAMES = ("fortune3", "football", "wheel")
 DEVICES = {"fortune3": ("shoe",), "football": ("shoe", "display"), "wheel": ("wheel",)}
@@ -124,14 +126,29 @@ def run_table(cfg: Path, journal: Path, rounds: int, delay: float, seed: int, lo
             err.close()
 
 
+def forged_copy(source: Path, dest: Path) -> sqlite3.Connection:
+    """A copy of the journal ``source`` at ``dest``, opened past the journal to
+    be forged on purpose (its records put under another table id: the studio
+    publishes records, it never verifies their links)."""
+    journal = Journal(source, readonly=True)
+    try:
+        journal.store.copy_to(dest)
+    finally:
+        journal.close()
+    return sqlite3.connect(dest)
+
+
 def journal_rows(journals: list[Path]) -> int:
     total = 0
     for j in journals:
         try:
-            with sqlite3.connect(f"file:{j}?mode=ro", uri=True) as db:
-                total += db.execute("SELECT COUNT(*) FROM records").fetchone()[0]
-        except sqlite3.Error:
-            pass  # not created yet
+            opened = Journal(j, readonly=True)
+        except InputError:
+            continue  # not created yet
+        try:
+            total += opened.store.count()
+        finally:
+            opened.close()
     return total
 
 
@@ -270,10 +287,7 @@ def replay(source: Path, copies: int, work: Path) -> dict:
             for j in journals:
                 tid = f"R{c:02d}-{j.name.split('.')[0]}"
                 copy = broker.store.parent / f"{tid}.journal.sqlite"
-                src = sqlite3.connect(f"file:{j}?mode=ro", uri=True)
-                dst = sqlite3.connect(copy)
-                src.backup(dst)
-                src.close()
+                dst = forged_copy(j, copy)
                 dst.execute("UPDATE records SET table_id = ?", (tid,))
                 dst.commit()
                 total += dst.execute("SELECT COUNT(*) FROM records").fetchone()[0]

@@ -38,8 +38,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "studio"))
 
 from natscluster import NatsCluster  # noqa: E402
+
+from tablesim.journal.chain import COLUMNS  # noqa: E402
+from tablesim.journal.journal import Journal  # noqa: E402
 from studio_cluster import init_stream  # noqa: E402
-from studio_load import register_keys, tablesim  # noqa: E402
+from studio_load import forged_copy, register_keys, tablesim  # noqa: E402
 
 GAMES = ("fortune3", "football", "wheel")
 #: seconds between two rounds at a live table (a dealt game with bets)
@@ -60,12 +63,11 @@ def played(work: Path, rounds: int) -> list[Path]:
 
 
 def rows_of(journal: Path) -> tuple[list[str], list[tuple]]:
-    db = sqlite3.connect(f"file:{journal}?mode=ro", uri=True)
-    cur = db.execute("SELECT * FROM records ORDER BY seq")
-    names = [d[0] for d in cur.description]
-    rows = cur.fetchall()
-    db.close()
-    return names, rows
+    opened = Journal(journal, readonly=True)
+    try:
+        return list(COLUMNS), [tuple(row.values()) for row in opened.rows()]
+    finally:
+        opened.close()
 
 
 def copies(sources: list[Path], work: Path, tables: int, prefix: str, full: bool) -> list[tuple[str, Path, list]]:
@@ -76,9 +78,7 @@ def copies(sources: list[Path], work: Path, tables: int, prefix: str, full: bool
         src = sources[i % len(sources)]
         tid = f"{prefix}{i:03d}"
         path = work / f"{tid}.journal.sqlite"
-        a, b = sqlite3.connect(f"file:{src}?mode=ro", uri=True), sqlite3.connect(path)
-        a.backup(b)
-        a.close()
+        b = forged_copy(src, path)  # (and below, rows appended to it raw, at a pace)
         b.execute("UPDATE records SET table_id = ?, round_id = ? || substr(round_id, instr(round_id, '-0'))",
                   (tid, tid))
         b.commit()
@@ -150,7 +150,7 @@ def paced(url: str, journals, rate: float, seconds: float, studio: Studio, base:
     dbs = []
     for tid, path, rows in journals:
         db = sqlite3.connect(path, check_same_thread=False)
-        names = names or [d[1] for d in db.execute("PRAGMA table_info(records)")]
+        names = names or list(COLUMNS)
         dbs.append((db, rows, [db.execute("SELECT COUNT(*) FROM records").fetchone()[0]]))
     links = [StudioLink(url, str(path), tid).start() for tid, path, _ in journals]
     sql = f"INSERT INTO records ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"

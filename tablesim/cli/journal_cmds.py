@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
 from decimal import Decimal
 from pathlib import Path
@@ -17,7 +16,7 @@ from tablesim.journal.audit import AuditResult, database_problem, first_forged, 
 from tablesim.journal.keys import TABLE_ID, create_key, default_key_path, key_id, load_key
 from tablesim.journal.history import round_actions, round_summary, select_rounds
 from tablesim.journal.location import data_dir, default_journal_path
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 
 
 def open_existing(path: str | None) -> Journal:
@@ -149,7 +148,7 @@ def history(path: str | None, last: int | None, round_id: str | None, as_json: b
             raise InputError(f"the journal is damaged ({problem}): run `tablesim audit verify --journal "
                              f"{journal.path}`", where=journal.path)
         _history(journal, last, round_id, as_json, key)
-    except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as exc:
+    except (*journal.errors, ValueError, KeyError, TypeError) as exc:
         raise InputError(f"cannot read the journal ({exc}): run `tablesim audit verify --journal {journal.path}`",
                          where=journal.path) from None
     finally:

@@ -1,5 +1,8 @@
-"""The durable round journal: every input and outcome, hash-chained, in SQLite."""
+"""The durable round journal: every input and outcome, in a keyed chain,
+over a store (SQLite: ``sqlite/``; what a store provides: ``storage.py``)."""
 
-from tablesim.journal.store import Journal, Record, open_journal
+from tablesim.journal.journal import Journal, open_journal
+from tablesim.journal.record import Record
+from tablesim.journal.storage import StorageError
 
-__all__ = ["Journal", "Record", "open_journal"]
+__all__ = ["Journal", "Record", "StorageError", "open_journal"]

@@ -22,7 +22,7 @@ from tablesim.journal.audit import foreign_key, journal_table_id, verify_recent
 from tablesim.journal.location import data_dir, default_journal_path
 from tablesim.journal.reach import check_reach, open_mark
 from tablesim.journal.recovery import RecoveryReport, active_faults, recover
-from tablesim.journal.store import Journal, open_journal
+from tablesim.journal.journal import Journal, open_journal
 from tablesim.profiles import profile_stamp
 
 

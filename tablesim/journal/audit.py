@@ -1,4 +1,4 @@
-"""Verifying a journal: the SQLite integrity check, the keyed chain, the seals.
+"""Verifying a journal: the store's integrity check, the keyed chain, the seals.
 
 Every outcome is a verdict, never an exception:
 
@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import hmac
 import json
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from tablecore.errors import InputError
-from tablesim.journal.chain import Walk, record_hash, record_link, seal_mac
+from tablesim.journal.chain import CHAIN_KIND, CHAIN_NAME, Walk, record_hash, record_link, seal_mac
 from tablesim.journal.keys import TABLE_ID, default_key_path, key_id, load_key
 from tablesim.journal.location import data_dir
-from tablesim.journal.store import SCHEMA, Journal
+from tablesim.journal.journal import Journal
 
 EXIT = {"intact": 0, "legacy": 0, "tampered": 1, "corrupt": 1, "unreadable": 2}
 
@@ -69,9 +68,10 @@ def _bad(verdict: str, reason: str, records: int = 0, first_bad: int | None = No
 def journal_table_id(journal: Journal) -> str | None:
     """The table id the journal's first record names (for finding its key)."""
     try:
-        row = journal.db.execute("SELECT table_id FROM records ORDER BY rowid LIMIT 1").fetchone()
-    except sqlite3.DatabaseError:
+        row = next(iter(journal.store.select(limit=1)), None)
+    except journal.errors:
         return None
+    row = row[2:3] if row else None
     return row[0] if row and isinstance(row[0], str) else None
 
 
@@ -119,64 +119,21 @@ def journal_is_keyed(journal: Journal) -> bool:
 
 def _chain_record(journal: Journal) -> tuple | None:
     try:
-        return journal.db.execute(
-            "SELECT data FROM records WHERE kind = 'meta' AND name = 'chain' ORDER BY seq LIMIT 1").fetchone()
-    except (sqlite3.DatabaseError, UnicodeDecodeError):
+        row = next(iter(journal.store.select(kind=CHAIN_KIND, names=(CHAIN_NAME,), limit=1)), None)
+    except (*journal.errors, UnicodeDecodeError):
         return None
-
-
-def _integrity(journal: Journal, pragma: str) -> str | None:
-    try:
-        rows = journal.db.execute(f"PRAGMA {pragma}").fetchall()
-    except sqlite3.DatabaseError as exc:
-        return str(exc)
-    texts = [str(r[0]) for r in rows]
-    return None if texts == ["ok"] else "; ".join(texts[:3])
+    return row[7:8] if row else None
 
 
 def database_problem(journal: Journal) -> str | None:
-    """SQLite's integrity check (pages, records and every index agreeing with
-    them), as one line, or None if the file is sound."""
-    problem = _integrity(journal, "integrity_check")
-    return f"SQLite integrity check: {problem}" if problem else None
-
-
-def _expected_schema() -> dict[str, set[str]]:
-    """Each schema object a journal may hold and the SQL texts it may have
-    (the head as created today, and as journals from before its MAC had it)."""
-    db = sqlite3.connect(":memory:")
-    try:
-        db.executescript(SCHEMA)
-        out = {name: {sql} for name, sql in db.execute("SELECT name, sql FROM sqlite_master")}
-        db.execute("DROP TABLE head")
-        db.execute("CREATE TABLE head (\n    id INTEGER PRIMARY KEY CHECK (id = 1),\n    seq INTEGER NOT NULL,\n"
-                   "    hash TEXT NOT NULL\n)")
-        out["head"].add(db.execute("SELECT sql FROM sqlite_master WHERE name = 'head'").fetchone()[0])
-        db.execute("ALTER TABLE head ADD COLUMN mac TEXT")
-        out["head"].add(db.execute("SELECT sql FROM sqlite_master WHERE name = 'head'").fetchone()[0])
-    finally:
-        db.close()
-    return out
-
-
-_SCHEMA = _expected_schema()
+    """The store's own integrity check (SQLite's: pages, records and every
+    index agreeing with them), as one line, or None if the file is sound."""
+    return journal.store.damage()
 
 
 def _schema_problem(journal: Journal) -> str | None:
     """An altered table, or an object (a trigger, a view) no journal has."""
-    saved = journal.db.text_factory
-    journal.db.text_factory = bytes
-    try:
-        objects = journal.db.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
-    finally:
-        journal.db.text_factory = saved
-    for kind, name, sql in objects:
-        kind, name = _plain(kind), _plain(name)
-        if sql is None and name.startswith("sqlite_autoindex_"):
-            continue
-        if not isinstance(sql, bytes) or sql.decode("utf-8", "replace") not in _SCHEMA.get(name, ()):
-            return f"the journal's schema was altered ({kind} {name})"
-    return None
+    return journal.store.schema_problem()
 
 
 def _plain(value: object) -> str:
@@ -192,15 +149,7 @@ class BadSeal(Exception):
 def seal_row(journal: Journal, table: str) -> tuple[int, str, str | None] | None:
     """(seq, link, mac) of the ``head`` or ``checkpoint`` row as stored;
     None if there is none; BadSeal if it is not numbers and text."""
-    if not journal.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone():
-        return None
-    cols = {r[1] for r in journal.db.execute(f"PRAGMA table_info({table})")}
-    saved = journal.db.text_factory
-    journal.db.text_factory = bytes
-    try:
-        rows = journal.db.execute(f"SELECT seq, hash, {'mac' if 'mac' in cols else 'NULL'} FROM {table}").fetchall()
-    finally:
-        journal.db.text_factory = saved
+    rows = journal.store.seal_rows(table)
     if not rows:
         return None
     if len(rows) > 1:
@@ -246,7 +195,7 @@ def verify(journal: Journal, key: bytes | None = None, *, integrity: bool = True
             return _bad("unreadable", f"{other} (another table's key?): no key here to check it with",
                         table_id=journal_table_id(journal))
         return _verify(journal, found, integrity, given=key is not None)
-    except sqlite3.DatabaseError as exc:
+    except journal.errors as exc:
         return _bad("corrupt", f"the database cannot be read: {exc}")
 
 
@@ -342,12 +291,9 @@ def verify_recent(journal: Journal, key: bytes) -> AuditResult:
         cseq, clink, cmac = cp
         if not isinstance(cmac, str) or not hmac.compare_digest(seal_mac(key, "checkpoint", cseq, clink), cmac):
             return _bad("tampered", "the checkpoint does not verify under the key: it was rewritten")
-        row = journal.db.execute("SELECT seq, hash, data FROM records WHERE seq = ?", (cseq,)).fetchone() \
-            if cseq else (0, clink, "")
-        if row is None or row[1] != clink:
+        if (journal.store.link(cseq) if cseq else clink) != clink:
             return _bad("tampered", f"record {cseq}, the last checkpoint, is missing or altered", cseq, cseq)
-        marker = journal.db.execute(
-            "SELECT data FROM records WHERE kind = 'meta' AND name = 'chain' ORDER BY seq LIMIT 1").fetchone()
+        marker = _chain_record(journal)
         walk = Walk(key, prev=clink, seq=cseq, keyed=True, cp=(cseq, clink), partial=True,
                     key_id=_marker_key_id(marker))
         for raw in journal.raw_rows(after=cseq):
@@ -355,7 +301,7 @@ def verify_recent(journal: Journal, key: bytes) -> AuditResult:
             if problem:
                 return _bad("tampered", problem, walk.seq, walk.seq + 1)
         return _seals(journal, walk, key, cp, journal_table_id(journal))
-    except sqlite3.DatabaseError as exc:
+    except journal.errors as exc:
         return _bad("corrupt", f"the database cannot be read: {exc}")
 
 
@@ -377,8 +323,7 @@ def first_forged(journal: Journal, round_ids: list[str], key: bytes | None = Non
                              where=journal.path)
         return None  # (not its key: the audit tells a wrong key apart)
     rows = journal.raw_rounds(round_ids)
-    row = journal.db.execute("SELECT seq FROM records WHERE kind = 'meta' AND name = 'chain' ORDER BY seq LIMIT 1"
-                             ).fetchone()
+    row = next(iter(journal.store.select(kind=CHAIN_KIND, names=(CHAIN_NAME,), limit=1)), None)
     chain_seq = row[0] if row and isinstance(row[0], int) else 0
     for seq, *fields, prev, link in rows:
         try:
@@ -398,7 +343,7 @@ def legacy_check(journal: Journal) -> AuditResult:
         if problem:
             return _bad("corrupt", problem)
         return _verify(journal, None, integrity=False)
-    except sqlite3.DatabaseError as exc:
+    except journal.errors as exc:
         return _bad("corrupt", f"the database cannot be read: {exc}")
 
 

@@ -4,7 +4,7 @@ A journal in WAL mode is two files: the newest committed transactions live
 in ``-wal`` until SQLite checkpoints them, so copying the main file alone
 (``cp``) loses them, and copying both while the table writes can tear
 either. The copy is made with SQLite's online backup API instead, through
-a read-only connection (``readonly.py``: it sees the ``-wal`` file, the
+a read-only connection (``sqlite/readonly.py``: it sees the ``-wal`` file, the
 live writer's or the one a killed table left): one step, under one read
 transaction, so the copy is the journal as of one committed transaction.
 
@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import os
 import secrets
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from tablecore.errors import InputError
 from tablesim.journal.audit import AuditResult, verify_file
 from tablesim.journal.lock import writer_pid
-from tablesim.journal.readonly import ReadOnly
+from tablesim.journal.journal import Journal
 
 
 @dataclass(frozen=True)
@@ -58,43 +57,31 @@ def _check_dest(source: Path, dest: Path, replace: bool) -> None:
 
 def _copy(source: Path, tmp: Path) -> None:
     """The online backup of ``source`` (its -wal included) into the empty file ``tmp``."""
+    journal = Journal(source, readonly=True)  # (InputError: unreadable, or no journal)
     try:
-        reader = ReadOnly(source)
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"cannot read the journal: {exc}", where=str(source)) from None
-    try:
-        if not reader.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'records'").fetchone():
-            raise InputError("not a tablesim journal (no records table)", where=str(source))
-        out = sqlite3.connect(tmp, isolation_level=None)
-        try:
-            reader.db.backup(out)  # pages=-1: every page in one step, one read transaction of the source
-            out.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
-        finally:
-            out.close()
-    except sqlite3.DatabaseError as exc:
+        journal.store.copy_to(tmp)
+    except journal.errors as exc:
         raise InputError(f"cannot back up the journal: {exc}", where=str(source)) from None
     finally:
-        reader.close()
+        journal.close()
     with open(tmp, "rb+") as fh:
         os.fsync(fh.fileno())
 
 
 def _last(path: Path) -> tuple[int, str]:
-    db = sqlite3.connect(path.resolve().as_uri() + "?immutable=1", uri=True)
+    journal = Journal(path, readonly=True)
     try:
-        row = db.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        return journal.seq, (journal.last_hash if journal.seq else "")
     finally:
-        db.close()
-    return (row[0], row[1]) if row else (0, "")
+        journal.close()
 
 
 def _source_link(source: Path, seq: int) -> str | None:
-    reader = ReadOnly(source)
+    journal = Journal(source, readonly=True)
     try:
-        row = reader.db.execute("SELECT hash FROM records WHERE seq = ?", (seq,)).fetchone()
+        return journal.store.link(seq)
     finally:
-        reader.close()
-    return row[0] if row else None
+        journal.close()
 
 
 def _verified(source: Path, tmp: Path, key: bytes | None) -> tuple[AuditResult, int, str]:

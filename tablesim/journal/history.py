@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 
 #: events worth showing in a recall; state changes and instructions are noise there
 RECALL_EVENTS = {

@@ -17,7 +17,7 @@ from collections import Counter
 from decimal import Decimal
 
 from tablesim.journal.audit import verify
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 
 #: result keys that settle a stake of another name (fortune3's play and ante
 #: bonus ride on the ante)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tablecore.errors import InputError
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 from tablesim.journal.witness import Mark, Reach, mark_path, marks_of, read_mark
 
 LOST = ("a lost or damaged -wal file (the journal's newest transactions are there until SQLite checkpoints "
@@ -20,8 +20,8 @@ LOST = ("a lost or damaged -wal file (the journal's newest transactions are ther
 
 
 def first_link(journal: Journal) -> str | None:
-    row = journal.db.execute("SELECT hash FROM records WHERE seq = 1").fetchone()
-    return row[0] if row and isinstance(row[0], str) else None
+    link = journal.store.link(1)
+    return link if isinstance(link, str) else None
 
 
 def check_reach(journal: Journal, table_id: str) -> None:
@@ -61,8 +61,7 @@ def check_reach(journal: Journal, table_id: str) -> None:
 
 
 def _reaches(journal: Journal, reach: Reach, path: Path) -> None:
-    row = journal.db.execute("SELECT hash FROM records WHERE seq = ?", (reach.seq,)).fetchone()
-    if journal.seq >= reach.seq and row is not None and row[0] == reach.link:
+    if journal.seq >= reach.seq and journal.store.link(reach.seq) == reach.link:
         return
     if (journal.seq, journal.last_hash) == (reach.prev_seq, reach.prev_link):
         return  # the transaction being committed when the table died: never answered

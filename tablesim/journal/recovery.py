@@ -11,12 +11,11 @@ never cleared are raised again.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from tablecore.errors import InputError
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 from tablecore.records import Result, Voided
 
 
@@ -37,11 +36,9 @@ def active_faults(journal: Journal) -> dict[str, Any]:
     """Faults raised and never cleared, by "device:code", with when (the
     first time) each was raised."""
     active: dict[str, Any] = {}
-    rows = journal.db.execute(  # only the fault records: this runs on every start
-        "SELECT name, data, ts FROM records WHERE kind = 'event' AND name IN ('fault', 'fault_cleared') ORDER BY seq"
-    )
-    for name, text, ts in rows:
-        data = json.loads(text)
+    # only the fault records: this runs on every start
+    for rec in journal.find(kind="event", names=("fault", "fault_cleared")):
+        name, data, ts = rec.name, rec.data, rec.ts
         key = f"{data.get('device')}:{data.get('code')}"
         if name == "fault":
             raised_at = active.get(key, {}).get("raised_at", ts)
@@ -53,12 +50,8 @@ def active_faults(journal: Journal) -> dict[str, Any]:
 
 def paused_at_end(journal: Journal, table_id: str) -> bool:
     """Whether the table's last accepted pause was never followed by a resume."""
-    row = journal.db.execute(
-        "SELECT name FROM records WHERE kind = 'input' AND name IN ('pause', 'resume') AND table_id = ?"
-        " ORDER BY seq DESC LIMIT 1",
-        (table_id,),
-    ).fetchone()
-    return row is not None and row[0] == "pause"
+    last = journal.latest(kind="input", names=("pause", "resume"), table_id=table_id)
+    return last is not None and last.name == "pause"
 
 
 def restore_standing(table: Any, journal: Journal) -> None:
@@ -68,13 +61,9 @@ def restore_standing(table: Any, journal: Journal) -> None:
     goes to the table's ``restore_standing`` as its input record (which
     re-journals nothing)."""
     for name in getattr(table, "STANDING", ()):
-        row = journal.db.execute(
-            "SELECT data, actor FROM records WHERE kind = 'input' AND name = ? AND table_id = ?"
-            " ORDER BY seq DESC LIMIT 1",
-            (name, table.table_id),
-        ).fetchone()
-        if row is not None:
-            table.restore_standing(table.input_from_journal(name, json.loads(row[0]), row[1]))
+        last = journal.latest(kind="input", names=(name,), table_id=table.table_id)
+        if last is not None:
+            table.restore_standing(table.input_from_journal(name, last.data, last.actor))
 
 
 def restore_standing_events(table: Any, journal: Journal) -> None:
@@ -85,14 +74,9 @@ def restore_standing_events(table: Any, journal: Journal) -> None:
     names = tuple(getattr(table, "STANDING_EVENTS", ()))
     if not names:
         return
-    marks = ", ".join("?" * len(names))
-    row = journal.db.execute(
-        f"SELECT name, data FROM records WHERE kind = 'event' AND name IN ({marks}) AND table_id = ?"
-        " ORDER BY seq DESC LIMIT 1",
-        (*names, table.table_id),
-    ).fetchone()
-    if row is not None:
-        table.restore_standing_event(row[0], json.loads(row[1]))
+    last = journal.latest(kind="event", names=names, table_id=table.table_id)
+    if last is not None:
+        table.restore_standing_event(last.name, last.data)
 
 
 def check_profile(journal: Journal, round_id: str, records: list) -> None:
@@ -105,6 +89,35 @@ def check_profile(journal: Journal, round_id: str, records: list) -> None:
         f"round {round_id} began under rule profile {began.get('name')!r} (sha256 {str(began.get('sha256'))[:12]}...), "
         f"this table runs {now.get('name')!r} (sha256 {str(now.get('sha256'))[:12]}...): nothing was replayed; "
         f"start the table with the round's profile to finish it", where=journal.path)
+
+
+def replay(table: Any, inputs: list) -> None:
+    """The round's input records handed back to the table's own actions, devices muted."""
+    with table.replay():
+        for i, rec in enumerate(inputs):
+            if rec.data.get("nested"):
+                continue  # handed back by the muted devices inside the action before it
+            table.replay_pending[:] = []
+            for later in inputs[i + 1:]:
+                if not later.data.get("nested"):
+                    break
+                table.replay_pending.append(table.input_from_journal(later.name, later.data, later.actor).event)
+            table.apply(table.input_from_journal(rec.name, rec.data, rec.actor))
+
+
+def _ended_in_replay(table: Any, journal: Journal, rid: str, faults: dict[str, Any]) -> RecoveryReport:
+    """The replay ended the round although the journal holds no result for
+    it: never dropped silently. The ending is recorded (a void returns every bet)."""
+    why = f"the replayed round ended ({table.result.status}"
+    why += f": {table.result.void_reason})" if table.result.void_reason else ")"
+    journal.append(table.table_id, rid, "operator", "recovery",
+                   {"action": table.result.status, "why": why, "state": table.state.value,
+                    "active_faults": faults}, "recovery")
+    if table.result.status == "void":
+        table.emit(Voided(reason=table.result.void_reason, returned=table.book.snapshot(), actor="recovery", why=why))
+    table.emit(Result(**table.result.as_json()))
+    table.log.warning("round_recovered", action=table.result.status, why=why, state=table.state.value)
+    return RecoveryReport(rid, table.result.status, why, table.state.value, faults)
 
 
 def recover(table: Any, journal: Journal) -> RecoveryReport | None:
@@ -130,30 +143,10 @@ def recover(table: Any, journal: Journal) -> RecoveryReport | None:
     if not inputs:
         return None
     check_profile(journal, rid, records)
-    with table.replay():
-        for i, rec in enumerate(inputs):
-            if rec.data.get("nested"):
-                continue  # handed back by the muted devices inside the action before it
-            table.replay_pending[:] = []
-            for later in inputs[i + 1:]:
-                if not later.data.get("nested"):
-                    break
-                table.replay_pending.append(table.input_from_journal(later.name, later.data, later.actor).event)
-            table.apply(table.input_from_journal(rec.name, rec.data, rec.actor))
+    replay(table, inputs)
     faults = active_faults(journal)
     if table.result is not None:
-        # The replay ended the round although the journal holds no result for
-        # it: never drop it silently. Record the ending (a void returns every bet).
-        why = f"the replayed round ended ({table.result.status}"
-        why += f": {table.result.void_reason})" if table.result.void_reason else ")"
-        journal.append(table.table_id, rid, "operator", "recovery",
-                       {"action": table.result.status, "why": why, "state": table.state.value,
-                        "active_faults": faults}, "recovery")
-        if table.result.status == "void":
-            table.emit(Voided(reason=table.result.void_reason, returned=table.book.snapshot(), actor="recovery", why=why))
-        table.emit(Result(**table.result.as_json()))
-        table.log.warning("round_recovered", action=table.result.status, why=why, state=table.state.value)
-        return RecoveryReport(rid, table.result.status, why, table.state.value, faults)
+        return _ended_in_replay(table, journal, rid, faults)
     action, why = table.recovery_policy()
     state = table.state.value
     journal.append(table.table_id, rid, "operator", "recovery",

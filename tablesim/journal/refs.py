@@ -13,7 +13,6 @@ builds it again from the records.
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Iterable
 
 #: whose ref an older journal's entry is (it names no player): anyone's
@@ -32,23 +31,14 @@ def placed_many(journal, table_id: str, refs: list[str]) -> dict[tuple[str, str]
     The player is ``SEAT`` for a seat's own bet, ``ANY_PLAYER`` for an older
     journal's entry."""
     out: dict[tuple[str, str], tuple[str, tuple[str, str, str]]] = {}
-    wanted = list(dict.fromkeys(refs))
-    try:
-        for at in range(0, len(wanted), 500):
-            part = wanted[at:at + 500]
-            for player, ref, round_id, position, bet, amount in journal.db.execute(
-                    "SELECT player, ref, round_id, position, bet, amount FROM bet_refs WHERE table_id = ? AND ref IN "
-                    f"({','.join('?' * len(part))})", (table_id, *part)):
-                out[(player, ref)] = (round_id, (position, bet, amount))
-    except sqlite3.OperationalError:  # (no index yet)
-        pass
+    for player, ref, round_id, position, bet, amount in journal.store.ref_entries(table_id, list(dict.fromkeys(refs))):
+        out[(player, ref)] = (round_id, (position, bet, amount))
     return out
 
 
 def index(journal, table_id: str, round_id: str, seq: int, entries: Iterable[list]) -> None:
     """A group's refs (as its record holds them), inside its transaction."""
-    journal.db.executemany(
-        "INSERT OR IGNORE INTO bet_refs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    journal.store.add_refs(
         [(table_id, _entry_player(e), e[0], round_id, e[1], e[2], e[3], seq) for e in entries])
 
 
@@ -63,14 +53,8 @@ def ensure_index(journal, table_id: str) -> None:
     if journal.path != ":memory:" and journal.seq == 0:
         return
     with journal.transaction():
-        journal._ensure_schema()
-        indexed = journal.db.execute("SELECT COUNT(*) FROM bet_refs WHERE table_id = ?", (table_id,)).fetchone()[0]
-        (chained,) = journal.db.execute(
-            "SELECT COALESCE(SUM(json_array_length(data, '$.refs')), 0) FROM records"
-            " WHERE kind = 'meta' AND name = 'bet_refs' AND table_id = ?", (table_id,)).fetchone()
+        indexed, chained = journal.store.ref_counts(table_id)
         if indexed >= chained:
             return
-        rows = journal.db.execute("SELECT seq, round_id, data FROM records WHERE kind = 'meta' AND name = 'bet_refs'"
-                                  " AND table_id = ? ORDER BY seq", (table_id,)).fetchall()
-        for seq, round_id, text in rows:
-            index(journal, table_id, round_id, seq, json.loads(text)["refs"])
+        for rec in list(journal.find(kind="meta", names=("bet_refs",), table_id=table_id)):
+            index(journal, table_id, rec.round_id, rec.seq, rec.data["refs"])

@@ -17,7 +17,7 @@ from tablecore.errors import InputError
 from tablesim.journal.audit import journal_table_id, legacy_check
 from tablesim.journal.keys import TABLE_ID, default_key_path, key_id, load_key
 from tablesim.journal.reach import open_mark
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 
 
 def seal_legacy_journal(path: str, table: str | None, key_path: Path | None) -> str:

@@ -41,15 +41,10 @@ _OFFSET = re.compile(r"^([+-])([01]\d|2[0-3]):([0-5]\d)$")
 
 def on_duty(journal, table_id: str) -> dict[str, Any] | None:
     """The dealer signed in at the table now, from its journal ({dealer, role, since}), or None."""
-    row = journal.db.execute(
-        "SELECT name, data, ts FROM records WHERE table_id = ? AND kind = 'operator' AND name IN (?, ?) "
-        "ORDER BY seq DESC LIMIT 1", (table_id, *DUTY_RECORDS)).fetchone()
-    if row is None or row[0] != SIGN_IN:
+    last = journal.latest(table_id=table_id, kind="operator", names=DUTY_RECORDS)
+    if last is None or last.name != SIGN_IN:
         return None
-    import json
-
-    data = json.loads(row[1])
-    return {"dealer": data.get("dealer"), "role": data.get("role"), "since": row[2]}
+    return {"dealer": last.data.get("dealer"), "role": last.data.get("role"), "since": last.ts}
 
 
 def dealer_of_actor(actor: str | None) -> str | None:

@@ -22,7 +22,7 @@ from collections import deque
 from typing import Any, Callable, Iterable
 
 from tablecore.plain import jsonable
-from tablesim.journal.store import now_stamp
+from tablesim.journal.clock import now_stamp
 from tablesim.server.fanout import EACH, FanOut, Pacer, Subscription
 
 #: how many events the ring buffer keeps for reconnecting clients
@@ -59,16 +59,9 @@ def journal_events_since(journal, since: int, upto: int | None = None, limit: in
     (messages, complete). ``complete`` is False when more than ``limit`` exist."""
     from tablesim.journal.codec import decode
 
-    sql = "SELECT seq, ts, round_id, name, data FROM records WHERE kind = 'event' AND seq > ?"
-    params: list[Any] = [since]
-    if upto is not None:
-        sql += " AND seq <= ?"
-        params.append(upto)
-    sql += " ORDER BY seq LIMIT ?"
-    params.append(limit + 1)
-    rows = journal.db.execute(sql, params).fetchall()
-    complete = len(rows) <= limit
-    out = [event_message(seq, name, rid, decode(json.loads(data)), ts) for seq, ts, rid, name, data in rows[:limit]]
+    records = list(journal.find(kind="event", after=since, upto=upto, limit=limit + 1))
+    complete = len(records) <= limit
+    out = [event_message(r.seq, r.name, r.round_id, decode(r.data), r.ts) for r in records[:limit]]
     return out, complete
 
 

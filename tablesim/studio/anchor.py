@@ -30,13 +30,12 @@ line each.
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tablecore.errors import InputError
-from tablesim.journal.readonly import ReadOnly
+from tablesim.journal.journal import Journal
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tablesim.studio import natsio, signing, wire
@@ -95,7 +94,20 @@ def compare(table_id: str, journal: dict[int, bytes], stream: list[natsio.Stream
     or ``wire.NotARecord`` for a row no table writes); ``stream``: the
     table's messages in stream order; ``pub``: the table's public key, if known."""
     report = AnchorReport(table_id, journal_records=len(journal), stream_records=len(stream))
-    problems = report.problems
+    stream_by_seq = _stream_records(report, journal, stream, pub)
+    _hold(report, journal, stream_by_seq)
+    last = max(stream_by_seq, default=0)
+    report.unanchored = sum(1 for s in journal if s > last)
+    report.problems.sort(key=lambda p: p[0])
+    return report
+
+
+def _stream_records(report: AnchorReport, journal: dict[int, bytes], stream: list[natsio.StreamMsg],
+                    pub: Ed25519PublicKey | None) -> dict[int, bytes]:
+    """The stream's records of the table by seq, each once; what is wrong
+    with the stream itself (no record, forged, beside the table, twice, a
+    gap or out of order) goes to the report's problems."""
+    problems, table_id = report.problems, report.table_id
     stream_by_seq: dict[int, bytes] = {}
     expected = 1
     for msg in stream:
@@ -121,6 +133,14 @@ def compare(table_id: str, journal: dict[int, bytes], stream: list[natsio.Stream
             problems.append((rec.seq, f"{what}: expected record {expected} next"))
         stream_by_seq[rec.seq] = msg.data
         expected = rec.seq + 1
+    return stream_by_seq
+
+
+def _hold(report: AnchorReport, journal: dict[int, bytes], stream_by_seq: dict[int, bytes]) -> None:
+    """Each record of the stream held against the journal's at its seq:
+    anchored (counted), or the problem (missing, changed, re-chained; the
+    first change explained by an insertion or a renumbering where it is one)."""
+    problems = report.problems
     journal_contents: dict[int, tuple] = {}
 
     def jcontent(seq: int) -> tuple | None:
@@ -148,46 +168,42 @@ def compare(table_id: str, journal: dict[int, bytes], stream: list[natsio.Stream
             continue
         why = "changed: the journal's record differs from the stream's"
         if not explained:
-            if jcontent(seq + 1) == theirs:
-                why += f" (a record was inserted into the journal at {seq})"
+            cause = _moved(seq, theirs, stream_by_seq, jcontent)
+            if cause:
+                why += cause
                 explained = True
-            else:
-                later = next((s for s in range(seq + 1, seq + 1000) if s in stream_by_seq
-                              and _content(stream_by_seq[s]) == jcontent(seq)), None)
-                if later is not None:
-                    why += f" (the journal's record {seq} is the stream's {later}: {later - seq} removed and renumbered)"
-                    explained = True
         problems.append((seq, why))
-    last = max(stream_by_seq, default=0)
-    report.unanchored = sum(1 for s in journal if s > last)
-    problems.sort(key=lambda p: p[0])
-    return report
+
+
+def _moved(seq: int, theirs: tuple, stream_by_seq: dict[int, bytes], jcontent) -> str | None:
+    """Why the journal's record ``seq`` differs, where records were inserted or removed before it."""
+    if jcontent(seq + 1) == theirs:
+        return f" (a record was inserted into the journal at {seq})"
+    later = next((s for s in range(seq + 1, seq + 1000) if s in stream_by_seq
+                  and _content(stream_by_seq[s]) == jcontent(seq)), None)
+    if later is not None:
+        return f" (the journal's record {seq} is the stream's {later}: {later - seq} removed and renumbered)"
+    return None
 
 
 def journal_bodies(path: str) -> dict[str, dict[int, bytes | wire.NotARecord]]:
     """Every record of the journal file as its message body, by table and seq
     (a row no table writes, e.g. a BLOB, as the reason it is none)."""
     # an audit leaves no -wal/-shm files behind, whether or not a table runs
-    try:
-        reader = ReadOnly(path)
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"cannot read the journal: {exc}", where=path) from None
+    journal = Journal(path, readonly=True)  # (InputError: not a journal, or unreadable)
     try:
         out: dict[str, dict[int, bytes | wire.NotARecord]] = {}
-        cur = reader.db.execute("SELECT * FROM records ORDER BY seq")
-        names = [d[0] for d in cur.description]
-        for values in cur:
-            row = dict(zip(names, values))
+        for row in journal.rows():
             try:
                 body: bytes | wire.NotARecord = wire.encode_row(row)
             except wire.NotARecord as exc:
                 body = exc
             out.setdefault(str(row["table_id"]), {})[int(row["seq"])] = body
         return out
-    except (sqlite3.DatabaseError, KeyError, TypeError, ValueError) as exc:
+    except (*journal.errors, KeyError, TypeError, ValueError) as exc:
         raise InputError(f"cannot read the journal: {exc}", where=path) from None
     finally:
-        reader.close()
+        journal.close()
 
 
 async def stream_messages(url: str, table_id: str) -> list[natsio.StreamMsg]:

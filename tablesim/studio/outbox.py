@@ -465,12 +465,9 @@ class StudioLink:
         with self._db_lock:
             if self._db is None:
                 return []
-            cur = self._db.execute("SELECT * FROM records WHERE round_id = ? AND table_id = ? AND kind = 'meta' "
-                                   "AND name = 'bet_refs' AND seq > ? ORDER BY seq", (round_id, self.table_id, after))
-            names = [d[0] for d in cur.description]
             out = []
-            for values in cur:
-                row = dict(zip(names, values))
+            for row in self._db.rows(round_id=round_id, table_id=self.table_id, kind="meta", names=("bet_refs",),
+                                     after=after):
                 try:
                     body = wire.encode_row(row)
                     data = json.loads(row["data"])
@@ -489,10 +486,9 @@ class StudioLink:
             if self._db is None:
                 return self.journal_seq
             try:
-                row = self._db.execute("SELECT MAX(seq) FROM records").fetchone()
+                return self._db.last_seq()
             except Exception:  # the file is busy: keep what we knew
                 return self.journal_seq
-            return row[0] or 0
 
     def _read_cursor(self) -> int:
         try:

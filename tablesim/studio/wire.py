@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 from tablecore.errors import InputError
+from tablesim.journal.follower import Follower
 
 VERSION = 1
 #: the JetStream stream that holds every table's records
@@ -129,37 +129,22 @@ def decode(payload: bytes) -> WireRecord:
         raise ValueError(f"record without {exc}") from None
 
 
-def read_rows(db: sqlite3.Connection, after: int, limit: int, upto: int | None = None) -> list[tuple[int, str, str, bytes]]:
+def read_rows(journal: Follower, after: int, limit: int, upto: int | None = None) -> list[tuple[int, str, str, bytes]]:
     """Journal rows with seq > ``after`` (at most ``limit``): (seq, table_id, kind, message body)."""
-    sql = "SELECT * FROM records WHERE seq > ?" + (" AND seq <= ?" if upto is not None else "") + " ORDER BY seq LIMIT ?"
-    args = (after, upto, limit) if upto is not None else (after, limit)
-    cur = db.execute(sql, args)
-    names = [d[0] for d in cur.description]
-    out = []
-    for values in cur:
-        row = dict(zip(names, values))
-        out.append((row["seq"], row["table_id"], row["kind"], encode_row(row)))
-    return out
+    return [(row["seq"], row["table_id"], row["kind"], encode_row(row))
+            for row in journal.rows(after=after, upto=upto, limit=limit)]
 
 
-def iter_rows(db: sqlite3.Connection, batch: int = 2000) -> Iterator[tuple[int, str, str, bytes]]:
+def iter_rows(journal: Follower, batch: int = 2000) -> Iterator[tuple[int, str, str, bytes]]:
     after = 0
     while True:
-        rows = read_rows(db, after, batch)
+        rows = read_rows(journal, after, batch)
         if not rows:
             return
         yield from rows
         after = rows[-1][0]
 
 
-def open_reader(path: str) -> sqlite3.Connection:
-    """A read-only connection of its own to a journal (never the table's)."""
-    from pathlib import Path
-
-    uri = Path(path).resolve().as_uri() + "?mode=ro"
-    try:
-        db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=5)
-        db.execute("SELECT 1 FROM records LIMIT 1").fetchall()
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"cannot read the journal: {exc}", where=path) from None
-    return db
+def open_reader(path: str) -> Follower:
+    """A read-only opening of its own of a journal (never the table's)."""
+    return Follower(path)

@@ -13,7 +13,6 @@ import asyncio
 import collections
 import concurrent.futures
 import socket
-import sqlite3
 import time
 
 import structlog
@@ -22,7 +21,7 @@ from tablecore.listen import listening_socket
 from tablesim.wallet import batch
 from tablesim.wallet import protocol as p
 from tablesim.wallet import signing
-from tablesim.wallet.ledger import Ledger
+from tablesim.wallet.ledger import Ledger, LedgerUnavailable
 
 log = structlog.get_logger("tablesim.wallet")
 
@@ -126,7 +125,7 @@ class GroupWriter:
             except BaseException:
                 await loop.run_in_executor(self.disk, self.ledger.rollback)
                 raise
-        except sqlite3.Error as exc:  # rolled back: nothing kept, the same ids may come again
+        except LedgerUnavailable as exc:  # rolled back: nothing kept, the same ids may come again
             return [exc] * len(records)
         except Exception as exc:  # a bug: rolled back too; the writer lives on for the next group
             log.error("wallet_write_failed", error=f"{type(exc).__name__}: {exc}")
@@ -239,7 +238,7 @@ async def _answer(wallet: Wallet, scope, receive, headers: dict) -> tuple[p.Stat
         status, answer = await wallet.call_async(name, body)
     except p.Refused as refusal:
         status, answer = refusal.status, p.error_answer(refusal.status, refusal.message)
-    except sqlite3.Error as exc:  # busy, disk: rolled back, nothing kept; the same id may come again
+    except LedgerUnavailable as exc:  # busy, disk: rolled back, nothing kept; the same id may come again
         log.warning("wallet_storage_error", call=name, error=str(exc))
         status, answer = p.Status.TEMPORARY_ERROR, p.error_answer(p.Status.TEMPORARY_ERROR,
                                                                     "the ledger is unavailable: retry")

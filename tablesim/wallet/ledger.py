@@ -59,6 +59,23 @@ ACCOUNTS = (
 )
 
 
+#: what the ledger's database raises when it cannot read or write (busy, a
+#: full disk): the wallet's server answers a temporary error, nothing kept
+LedgerUnavailable = sqlite3.Error
+
+
+def round_credits(path: str | Path, table: str, round_id: str) -> tuple[int, str | None]:
+    """(how many credits of the round the ledger at ``path`` holds, when the
+    last was made): read-only, beside the wallet that writes it."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        n, last = db.execute("SELECT COUNT(*), MAX(at) FROM tx WHERE kind='credit' AND tbl=? AND round=?",
+                             (table, round_id)).fetchone()
+    finally:
+        db.close()
+    return n, last
+
+
 class Answer(Exception):
     """Ends a write early with a status (kept like any answer)."""
 

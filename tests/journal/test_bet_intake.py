@@ -30,7 +30,7 @@ def table_with_journal(path, game: str = "fortune3", durable: bool = True):
 def commits(journal: Journal) -> list[str]:
     """Start counting the COMMITs the journal's connection runs."""
     seen: list[str] = []
-    journal.db.set_trace_callback(lambda sql: seen.append(sql) if sql.strip().upper() == "COMMIT" else None)
+    journal.store.db.set_trace_callback(lambda sql: seen.append(sql) if sql.strip().upper() == "COMMIT" else None)
     return seen
 
 
@@ -116,7 +116,7 @@ def test_a_failed_commit_answers_no_bet_and_puts_the_book_back(tmp_path, fail_at
     inserts = []
     # The disk "fails" at one write of the group (the bets' records, the refs'
     # record): real SQLite aborts that INSERT (the progress handler interrupts it).
-    journal.db.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
+    journal.store.db.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
     failed = []
 
     def interrupt() -> int:
@@ -125,11 +125,11 @@ def test_a_failed_commit_answers_no_bet_and_puts_the_book_back(tmp_path, fail_at
             return 1
         return 0
 
-    journal.db.set_progress_handler(interrupt, 1)
+    journal.store.db.set_progress_handler(interrupt, 1)
     with pytest.raises(sqlite3.OperationalError):
         commit_bets(table, [BetRequest("2", "ante", "10", ref="a"), BetRequest("3", "ante", "10", ref="b")], refs)
-    journal.db.set_progress_handler(None, 1)
-    journal.db.set_trace_callback(None)
+    journal.store.db.set_progress_handler(None, 1)
+    journal.store.db.set_trace_callback(None)
     assert failed  # one write of the group failed
     assert table.book.snapshot() == book and refs.by_ref == {}
     assert journal.seq == records and max(r.seq for r in journal.records()) == records
@@ -237,13 +237,13 @@ def test_a_failed_commit_takes_back_each_players_share_too(tmp_path):
     before = table.book.players_snapshot()
     inserts: list[str] = []
     # the disk "fails" at the group's last bet record: real SQLite aborts that INSERT
-    journal.db.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
-    journal.db.set_progress_handler(lambda: 1 if len(inserts) == 4 else 0, 1)
+    journal.store.db.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
+    journal.store.db.set_progress_handler(lambda: 1 if len(inserts) == 4 else 0, 1)
     with pytest.raises(sqlite3.OperationalError):
         commit_bets(table, [BetRequest("common", "upper", "5", player="ann"),
                             BetRequest("common", "upper", "5", player="bob")], BetRefs())
-    journal.db.set_progress_handler(None, 1)
-    journal.db.set_trace_callback(None)
+    journal.store.db.set_progress_handler(None, 1)
+    journal.store.db.set_trace_callback(None)
     assert len(inserts) == 4 and table.book.players_snapshot() == before
     journal.close()
 
@@ -324,7 +324,7 @@ def test_the_index_is_built_again_from_the_chain_when_it_falls_short(tmp_path):
     path = tmp_path / "j.sqlite"
     table, journal = table_with_journal(path, "wheel")
     assert commit_bets(table, [BetRequest("alice", "1", "10", ref="a1")], BetRefs())[0].ok
-    journal.db.execute("DELETE FROM bet_refs")
+    journal.store.db.execute("DELETE FROM bet_refs")
     refs = BetRefs().load(journal, table.table_id)
     (retry,) = commit_bets(table, [BetRequest("alice", "1", "10", ref="a1")], refs)
     assert retry.duplicate

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-from tablesim.journal import store
+from tablesim.journal import clock
 
 HOUR_NS = 3600 * 10**9
 
@@ -21,7 +21,7 @@ def test_a_clock_set_back_leaves_a_journal_that_verifies_with_times_out_of_order
     assert run_cli("run", "--game", "fortune3", "--mock", "--rounds", "1", "--quiet", "--journal", journal).code == 0
     real = time.time_ns
     with monkeypatch.context() as patched:
-        patched.setattr(store.time, "time_ns", lambda: real() - HOUR_NS)  # the clock set back an hour
+        patched.setattr(clock.time, "time_ns", lambda: real() - HOUR_NS)  # the clock set back an hour
         assert run_cli("run", "--game", "fortune3", "--mock", "--rounds", "1", "--quiet", "--journal",
                        journal).code == 0
     with sqlite3.connect(journal) as db:

@@ -142,12 +142,12 @@ def test_an_io_error_on_the_first_record_refuses_and_the_action_can_be_retried(t
     rig = f3(tmp_path / "f3.sqlite", cards=SHOE)
     t = rig.table
     t.open_round()
-    real = t.journal.db
-    t.journal.db = FailingConnection(real, "INSERT INTO records")
+    real = t.journal.store.db
+    t.journal.store.db = FailingConnection(real, "INSERT INTO records")
     with pytest.raises(StorageError, match="disk i/o error: nothing was changed; retry"):
         t.place_bet("1", "ante", 10)
     assert t.book.snapshot() == {}
-    t.journal.db = real
+    t.journal.store.db = real
     t.place_bet("1", "ante", 10)
     assert t.book.snapshot() == {"1": {"ante": "10"}}
 
@@ -157,11 +157,11 @@ def test_an_io_error_at_commit_stops_the_table_until_a_restart(tmp_path, f3, jro
     rig = f3(path, cards=SHOE)
     t = rig.table
     t.open_round()
-    real = t.journal.db
-    t.journal.db = FailingConnection(real, "COMMIT")
+    real = t.journal.store.db
+    t.journal.store.db = FailingConnection(real, "COMMIT")
     with pytest.raises(StorageError, match="restart it to recover"):
         t.place_bet("1", "ante", 10)
-    t.journal.db = real
+    t.journal.store.db = real
     with pytest.raises(StorageError, match="takes no more actions"):
         t.close_betting()
     assert [r for r in jrows(path) if r["name"] == "bet"] == []  # nothing of it committed

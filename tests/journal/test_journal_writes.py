@@ -120,7 +120,7 @@ def test_an_accepted_action_is_committed_when_it_returns(f3, tmp_path, jrows):
 
 def test_the_journal_is_durable_wal_with_full_sync(f3, tmp_path):
     rig = f3(tmp_path / "f3.sqlite")
-    db = rig.journal.db
+    db = rig.journal.store.db
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
 

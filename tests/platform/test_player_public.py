@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import subprocess
 import sys
 from decimal import Decimal
@@ -45,7 +44,7 @@ def journals(tmp_path_factory):
 
 
 def records(path: Path) -> list[wire.WireRecord]:
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    db = wire.open_reader(str(path))
     try:
         return [wire.decode(body) for _, _, _, body in wire.read_rows(db, 0, 1_000_000)]
     finally:

@@ -195,8 +195,8 @@ def test_records_forged_on_the_bus_are_alerted_and_never_counted(three_tables, n
 
 
 def journal_table(journal) -> tuple[str, int]:
-    row = journal.db.execute("SELECT table_id, MAX(seq) FROM records").fetchone()
-    return row[0], row[1]
+    last = journal.latest()
+    return last.table_id, last.seq
 
 
 def make_full_stream(url: str) -> None:

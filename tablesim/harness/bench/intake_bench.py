@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import time
 from typing import Any
 
 from tablesim.games.gamespec import IntakeSetup
+from tablesim.journal.journal import Journal
 from tablesim.harness.bench.served import Connection, ServedTable, call, percentile
 
 
@@ -62,12 +62,11 @@ async def _load(served: ServedTable, path: str, bodies: list[bytes], clients: in
 
 
 def _journal_bets(served: ServedTable, round_id: str) -> int:
-    db = sqlite3.connect(f"file:{served.journal}?mode=ro", uri=True)
+    journal = Journal(served.journal, readonly=True)
     try:
-        return db.execute("SELECT COUNT(*) FROM records WHERE round_id = ? AND kind = 'event' AND name = 'bet'",
-                          (round_id,)).fetchone()[0]
+        return journal.store.count(round_id=round_id, kind="event", names=("bet",))
     finally:
-        db.close()
+        journal.close()
 
 
 def _summary(latencies: list[float], wall: float, bets: int, per_request: int, server_cpu: float,

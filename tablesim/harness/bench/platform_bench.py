@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import socket
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from tablecore.errors import InputError
 from tablesim.harness.bench.served import Connection, ServedTable, call, percentile
+from tablesim.journal.journal import Journal
+from tablesim.wallet.ledger import round_credits
 
 TABLE = "WHEEL-MOCK"
 SPOTS = ("1", "3", "5", "10", "20", "joker", "logo")
@@ -216,19 +218,22 @@ def _at(text: str) -> float:
 
 def _settled(rig: Rig, round_id: str, players: int) -> tuple[float, int] | None:
     """(the wallet's last credit of the round, as a Unix time; credits) once every player has one."""
-    with sqlite3.connect(f"file:{rig.dir / 'wallet.db'}?mode=ro", uri=True) as db:
-        n, last = db.execute("SELECT COUNT(*), MAX(at) FROM tx WHERE kind='credit' AND tbl=? AND round=?",
-                             (TABLE, round_id)).fetchone()
+    n, last = round_credits(rig.dir / "wallet.db", TABLE, round_id)
     return (_at(last), n) if n >= players else None
 
 
 def _result_time(rig: Rig, round_id: str) -> float | None:
     try:
-        with sqlite3.connect(f"file:{rig.table.journal}?mode=ro", uri=True) as db:
-            row = db.execute("SELECT ts FROM records WHERE name='result' AND round_id=?", (round_id,)).fetchone()
-    except sqlite3.Error:
+        journal = Journal(rig.table.journal, readonly=True)
+    except InputError:
         return None
-    return None if row is None else _at(row[0])
+    try:
+        result = next(journal.find(round_id=round_id, names=("result",), limit=1), None)
+    except journal.errors:
+        return None
+    finally:
+        journal.close()
+    return None if result is None else _at(result.ts)
 
 
 def platform_money(players: int = 1000, bets: int = 5000, clients: int = 64) -> dict[str, Any]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -24,9 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tablecore.errors import InputError
 from tablesim.harness.bench.bus_tap import BusTap
 from tablesim.harness.bench.platform_bench import Rig, _cpu, _ready_line
 from tablesim.harness.bench.served import ServedTable
+from tablesim.journal.journal import Journal
 
 TABLE_IDS = {"wheel": "WHEEL-LOAD", "football": "FB-LOAD", "fortune3": "F3-LOAD"}
 
@@ -110,10 +111,15 @@ class LoadRig(Rig):
     def results(self) -> list[str]:
         """The rounds the table has a result of, in order (its journal, read only)."""
         try:
-            with sqlite3.connect(f"file:{self.table.journal}?mode=ro", uri=True) as db:
-                return [r[0] for r in db.execute("SELECT round_id FROM records WHERE name='result' ORDER BY seq")]
-        except sqlite3.Error:
+            journal = Journal(self.table.journal, readonly=True)
+        except InputError:
             return []
+        try:
+            return [r.round_id for r in journal.find(names=("result",))]
+        except journal.errors:
+            return []
+        finally:
+            journal.close()
 
     def rounds(self, n: int, timeout: float) -> list[str]:
         """Wait for ``n`` more results: their round ids."""
