@@ -146,9 +146,7 @@ class Desk:
         result = reply
         if result.get("ok"):
             self.counts["placed"] += 1
-            # (not awaited: a bet left open in the log is found placed in the stream by the sweep)
-            task = asyncio.ensure_future(self.intents.move(it.debit, "placed"))
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            self.intents.note(it.debit, "placed")  # (not awaited: see Intents.note)
             return Answer(200, {"ok": True, "status": "placed", "bet_id": it.debit, "table": it.table,
                                 "round": result.get("round_id") or it.round, "amount": fmt(it.amount),
                                 "balance": _text(balance), "receipt": result.get("receipt")})

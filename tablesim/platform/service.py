@@ -8,7 +8,6 @@ import asyncio
 import logging
 from pathlib import Path
 
-import httpx
 import nats
 
 from tablesim.platform.bets import Answer, Desk
@@ -31,13 +30,6 @@ log = logging.getLogger("tablesim.platform")
 IN_FLIGHT = 32
 
 
-def _pool() -> httpx.AsyncHTTPTransport:
-    """Connections enough for every request in flight: a request waiting for
-    a pooled connection past its timeout would count as a lost attempt
-    (httpx keeps 100 by default; settlement alone has 64 in flight)."""
-    return httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=IN_FLIGHT * 2, max_keepalive_connections=IN_FLIGHT))
-
-
 class Platform:
     def __init__(self, *, nats_url: str, wallet_url: str, secret: bytes, offers: dict[str, Offer], db: str | Path,
                  trust: Trust, alert_after: float = 30.0, session_hours: float = 12.0, sweep_every: float = 2.0,
@@ -48,11 +40,11 @@ class Platform:
         self.intents = Intents(db)
         self.rounds = Rounds()
         # the player waits on the first; cancels wait for ever; credits alert after alert_after, then go on
-        self.wallet = WalletClient(wallet_url, secret, attempts=4, give_up_after=10.0, transport=_pool(),
+        self.wallet = WalletClient(wallet_url, secret, attempts=4, give_up_after=10.0,
                                    max_in_flight=IN_FLIGHT)
-        self.patient = WalletClient(wallet_url, secret, attempts=None, give_up_after=None, transport=_pool(),
+        self.patient = WalletClient(wallet_url, secret, attempts=None, give_up_after=None,
                                     max_in_flight=IN_FLIGHT // 2)
-        self.settling = WalletClient(wallet_url, secret, attempts=None, give_up_after=alert_after, transport=_pool(),
+        self.settling = WalletClient(wallet_url, secret, attempts=None, give_up_after=alert_after,
                                      max_in_flight=IN_FLIGHT)
         self.nc: nats.NATS | None = None
         self.follower = Follower(self._js, trust, self.rounds)
