@@ -44,7 +44,7 @@ log = logging.getLogger("tablesim.platform")
 #: how often a bet with no answer from the table is sent again (same ref)
 BUS_TRIES = 3
 #: bet requests in flight to one table at once; the bets that come meanwhile go together in the next
-IN_FLIGHT = 4
+IN_FLIGHT = 2
 #: the most bets in one request (the table takes up to 1,000)
 BATCH = 500
 
@@ -171,6 +171,10 @@ class Desk:
                 await asyncio.sleep(0.2)
         return None
 
+    def batches(self) -> dict[str, int]:
+        """Requests sent so far: debit batches to the wallet, bet requests to the tables."""
+        return {"debits": self.debits.batches, "to_tables": sum(b.requests for b in self.batchers.values())}
+
     async def cancel(self, it: Intent, why: str, wait: float = 10.0):
         """Cancel ``it``'s debit (retried until the wallet answers); the
         outcome if it came within ``wait`` seconds, else None (it goes on)."""
@@ -203,6 +207,7 @@ class Batcher:
         self.send = send
         self.waiting: list[tuple[dict, asyncio.Future]] = []
         self.in_flight = 0
+        self.requests = 0  # sent (for the health page: bets per request)
 
     async def submit(self, item: dict) -> dict | None:
         """The table's result for this bet (or its answer to the whole
@@ -219,6 +224,7 @@ class Batcher:
             asyncio.ensure_future(self._go(batch))
 
     async def _go(self, batch: list[tuple[dict, asyncio.Future]]) -> None:
+        self.requests += 1
         try:
             reply = await self.send(self.table, {"v": 1, "bets": [item for item, _ in batch]})
             results = reply.get("results") if isinstance(reply, dict) else None

@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import logging
 
-import nats
 from nats.js import api
 
+from tablesim.platform.pull import Pull, make_consumer
 from tablesim.platform.rounds import APPLIED, Rounds
 from tablesim.studio import signing, wire
 from tablesim.studio.trust import Trust
@@ -53,11 +53,13 @@ def signed_record(trust: Trust, subject: str, headers: dict | None, data: bytes,
 
 
 class Follower:
-    def __init__(self, js_source, trust: Trust, rounds: Rounds) -> None:
+    def __init__(self, js_source, trust: Trust, rounds: Rounds, nc_source) -> None:
         self.js_source = js_source  # () -> the JetStream context of the current connection
+        self.nc_source = nc_source  # () -> that connection
         self.trust = trust
         self.rounds = rounds
         self.rejected = 0
+        self.fetches = 0  # groups of messages read (for the health page)
         # the record names read (their signatures checked); the rest is passed over unread
         self.names: tuple[str, ...] = APPLIED
         self.caught_up = asyncio.Event()
@@ -86,26 +88,25 @@ class Follower:
         start = self.rounds.stream_seq + 1
         config = api.ConsumerConfig(ack_policy=api.AckPolicy.NONE, inactive_threshold=60.0,
                                     deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=start)
-        sub = await js.pull_subscribe("", stream=wire.STREAM, config=config)
+        name = await make_consumer(js, wire.STREAM, config)
         try:
-            while True:
-                try:
-                    msgs = await sub.fetch(FETCH, timeout=1.0)
-                except (asyncio.TimeoutError, nats.errors.TimeoutError):
-                    self.caught_up.set()
-                    continue
-                for msg in msgs:
-                    self._take(msg)
-                async with self._moved:
-                    self._moved.notify_all()
-                if msgs and msgs[-1].metadata.num_pending == 0:
-                    self.caught_up.set()
-                self.rounds.forget_old()
+            await Pull(self.nc_source(), wire.STREAM, name, self._batch, batch=FETCH,
+                       idle=self.caught_up.set).run()
         finally:
             try:
-                await sub.unsubscribe()
-            except Exception:
+                await js.delete_consumer(wire.STREAM, name)
+            except Exception:  # (gone with the connection: the server drops it once inactive)
                 pass
+
+    async def _batch(self, msgs: list) -> None:
+        self.fetches += 1
+        for msg in msgs:
+            self._take(msg)
+        async with self._moved:
+            self._moved.notify_all()
+        if msgs[-1].metadata.num_pending == 0:
+            self.caught_up.set()
+        self.rounds.forget_old()
 
     def _take(self, msg) -> None:
         seq = msg.metadata.sequence.stream

@@ -47,12 +47,13 @@ class Platform:
         self.settling = WalletClient(wallet_url, secret, attempts=None, give_up_after=alert_after,
                                      max_in_flight=IN_FLIGHT)
         self.nc: nats.NATS | None = None
-        self.follower = Follower(self._js, trust, self.rounds)
+        self.follower = Follower(self._js, trust, self.rounds, lambda: self.nc)
         self.desk = Desk(wallet=self.wallet, patient=self.patient, nc_source=lambda: self.nc, rounds=self.rounds,
                          intents=self.intents, offers=offers)
         self.decisions = Decisions(self.desk)
         self.sweep = Sweep(self.desk, self.follower, every=sweep_every)
-        self.settler = Settler(js_source=self._js, wallet=self.settling, follower=self.follower, offers=offers,
+        self.settler = Settler(js_source=self._js, nc_source=lambda: self.nc, wallet=self.settling,
+                               follower=self.follower, offers=offers,
                                alert_after=alert_after, durable=durable, ack_wait=ack_wait)
         self.tasks: list[asyncio.Task] = []
 
@@ -98,6 +99,8 @@ class Platform:
                 "bus": {"url": natsio.shown(self.nats_url), "connected": bool(self.nc and self.nc.is_connected)},
                 "stream": {"seq": self.rounds.stream_seq, "caught_up": self.follower.caught_up.is_set(),
                            "rejected": self.follower.rejected},
-                "bets": dict(self.desk.counts), "decisions": dict(self.decisions.counts), "intents": self.intents.counts(),
+                "bets": dict(self.desk.counts), "decisions": dict(self.decisions.counts),
+                "requests": {**self.desk.batches(), "stream_reads": self.follower.fetches},
+                "intents": self.intents.counts(),
                 "orphans_cancelled": self.sweep.orphans_cancelled, "settlement": dict(self.settler.stats),
                 "last_alert": self.settler.last_alert}

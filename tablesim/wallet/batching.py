@@ -24,7 +24,7 @@ log = logging.getLogger("tablesim.wallet")
 #: the most writes in one batch (the protocol takes up to 500)
 MAX_BATCH = 200
 #: batches at the wallet at once (the writes meanwhile wait for the next)
-IN_FLIGHT = 4
+IN_FLIGHT = 2
 
 
 class Batcher:

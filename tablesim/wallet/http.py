@@ -76,6 +76,8 @@ class _Parse:
         self.body: list[bytes] = []
         self.size = 0
         self.done = False
+        self.keep = False
+        self.parser: httptools.HttpResponseParser | None = None
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
@@ -88,6 +90,8 @@ class _Parse:
 
     def on_message_complete(self) -> None:
         self.done = True
+        # (asked here: once the parser has moved past the answer it says no)
+        self.keep = self.parser is not None and self.parser.should_keep_alive()
 
 
 class Pool:
@@ -158,7 +162,7 @@ class Pool:
             head += [name.encode("latin-1"), b": ", value.encode("latin-1"), b"\r\n"]
         head += [b"\r\n", body]
         got = _Parse()
-        parser = httptools.HttpResponseParser(got)
+        parser = got.parser = httptools.HttpResponseParser(got)
         seen = 0
         try:
             conn.writer.write(b"".join(head))
@@ -176,7 +180,7 @@ class Pool:
             raise TransportError(f"{type(exc).__name__}: {exc}") from None
         except httptools.HttpParserError as exc:
             raise TransportError(f"not an HTTP answer: {exc}") from None
-        keep = parser.should_keep_alive() and got.headers.get("connection", "").lower() != "close"
+        keep = got.keep and got.headers.get("connection", "").lower() != "close"
         return Answer(parser.get_status_code(), got.headers, b"".join(got.body)), keep
 
     async def aclose(self) -> None:
