@@ -16,7 +16,7 @@ import logging
 
 from nats.js import api
 
-from tablesim.platform.pull import Pull, make_consumer
+from tablesim.platform.pull import Pull, make_consumer, pending_of, stream_seq_of
 from tablesim.platform.rounds import APPLIED, Rounds
 from tablesim.studio import signing, wire
 from tablesim.studio.trust import Trust
@@ -34,6 +34,10 @@ def signed_record(trust: Trust, subject: str, headers: dict | None, data: bytes,
     whose name is not one of ``names`` (nothing is taken from it: its
     signature is not checked, a check of every bet's record costing more
     than the rest of the picture)."""
+    if names is not None:
+        peeked = _name_of(data)
+        if peeked is not None and peeked not in names:
+            return None
     parts = subject.split(".")
     table = parts[1] if len(parts) == 3 else "?"
     try:
@@ -50,6 +54,19 @@ def signed_record(trust: Trust, subject: str, headers: dict | None, data: bytes,
         return f"table {table} has no registered key"
     why = signing.verify(pub, data, headers.get(wire.SIG_HEADER), signing.RECORD)
     return rec if why is None else f"record {rec.seq} of {table} is {why}"
+
+
+def _name_of(data: bytes) -> str | None:
+    """A record's name read off its message body without parsing it (None if
+    it cannot be). The body is canonical JSON whose record's ``data`` is a
+    JSON string (its quotes escaped), so ``"name":"`` unescaped occurs once,
+    in the record's own name: a record read by this name is read whole; one
+    passed over is one that the whole read would have passed over too."""
+    at = data.find(b'"name":"')
+    if at < 0:
+        return None
+    end = data.find(b'"', at + 8)
+    return data[at + 8:end].decode("utf-8", "replace") if end > 0 else None
 
 
 class Follower:
@@ -104,12 +121,12 @@ class Follower:
             self._take(msg)
         async with self._moved:
             self._moved.notify_all()
-        if msgs[-1].metadata.num_pending == 0:
+        if pending_of(msgs[-1]) == 0:
             self.caught_up.set()
         self.rounds.forget_old()
 
     def _take(self, msg) -> None:
-        seq = msg.metadata.sequence.stream
+        seq = stream_seq_of(msg)
         if seq <= self.rounds.stream_seq:
             return  # (read again after a reconnection)
         if msg.subject.endswith(SKIPPED):  # (the tables' inputs: nothing here acts on them, none is checked)

@@ -22,11 +22,36 @@ import json
 import time
 from typing import Awaitable, Callable
 
+from nats.aio.msg import Msg
 from nats.js import api
 
+#: the tokens of an ack subject: $JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>,
+#: or the newer form with the domain and the account first (and a random token last)
+_V1, _V2 = 9, 11
 #: heartbeats missed before the consumer counts as lost
 LOST = 3
 _STATUS = api.Header.STATUS
+
+
+def _ack_fields(msg) -> list[str]:
+    tokens = msg.reply.split(".") if msg.reply else []
+    if not (len(tokens) == _V1 or len(tokens) >= _V2) or tokens[0] != "$JS" or tokens[1] != "ACK":
+        raise ValueError(f"not a JetStream message: {msg.reply!r}")
+    return tokens
+
+
+def stream_seq_of(msg) -> int:
+    """The message's stream seq, off its ack subject (nats-py's ``metadata``
+    parses every field into objects, a timestamp too: most of a message's
+    cost to the platform)."""
+    tokens = _ack_fields(msg)
+    return int(tokens[5] if len(tokens) == _V1 else tokens[Msg.Ack.StreamSeq])
+
+
+def pending_of(msg) -> int:
+    """The messages left in the stream for the consumer after this one."""
+    tokens = _ack_fields(msg)
+    return int(tokens[8] if len(tokens) == _V1 else tokens[Msg.Ack.NumPending])
 
 
 class Lost(Exception):
