@@ -90,6 +90,13 @@ class Platform:
                 pass
         self.intents.close()
 
+    async def place(self, session: Session, doc: dict) -> Answer:
+        """A player's bet, from any of the players' interfaces (``POST /api/bets``,
+        the socket's ``bet``): checked, then debited and sent to the table in
+        the batches of every bet placed meanwhile (``bets.Desk``); the answer
+        once the table took it (or why not, its debit cancelled)."""
+        return await self.desk.place(session, doc)
+
     async def decide(self, session: Session, doc: dict) -> Answer:
         """A player's Fortune 3 decision on the shared remote hand (``decisions``)."""
         return await self.decisions.decide(session, doc)
