@@ -44,7 +44,10 @@ log = logging.getLogger("tablesim.platform")
 #: how often a bet with no answer from the table is sent again (same ref)
 BUS_TRIES = 3
 #: bet requests in flight to one table at once; the bets that come meanwhile go together in the next
-IN_FLIGHT = 2
+IN_FLIGHT = 4
+#: bets waiting that send a request while another is at the table (fewer wait for it to come back:
+#: a request's own cost at the table, its commit and its records' publishing, is most of a small one's)
+FULL = 32
 #: the most bets in one request (the table takes up to 1,000)
 BATCH = 500
 
@@ -218,7 +221,7 @@ class Batcher:
         return await future
 
     def _next(self) -> None:
-        while self.waiting and self.in_flight < IN_FLIGHT:
+        while self.waiting and (self.in_flight == 0 or self.in_flight < IN_FLIGHT and len(self.waiting) >= FULL):
             batch, self.waiting = self.waiting[:BATCH], self.waiting[BATCH:]
             self.in_flight += 1
             asyncio.ensure_future(self._go(batch))
