@@ -63,7 +63,8 @@ class Intents:
         except sqlite3.Error as exc:
             raise InputError(f"cannot open the platform's database: {exc}", where=str(path)) from None
         self.lock = threading.Lock()
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()  # (loop, [(sql, args, future or None)])
+        self._turn: list[tuple] = []  # this turn's writes, handed over together
         self._thread = threading.Thread(target=self._writer, name="platform-intents", daemon=True)
         self._thread.start()
 
@@ -83,20 +84,31 @@ class Intents:
     def note(self, debit: str, state: str) -> None:
         """Move without waiting for the commit (a bet left open in the log
         is decided from the stream by the sweep: ``placed`` only saves it that)."""
-        self._queue.put((_MOVE, (state, None, debit), None, None))
+        self._hand(_MOVE, (state, None, debit), None)
 
     async def _write(self, sql: str, args: tuple) -> None:
-        loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        self._queue.put((sql, args, loop, future))
+        future = asyncio.get_running_loop().create_future()
+        self._hand(sql, args, future)
         await future
+
+    def _hand(self, sql: str, args: tuple, future: asyncio.Future | None) -> None:
+        """To the writer with the others of this turn of the loop: one hand-over
+        (one wake of the writer's thread) for the writes of bets placed together."""
+        self._turn.append((sql, args, future))
+        if len(self._turn) == 1:
+            loop = asyncio.get_running_loop()
+            loop.call_soon(self._hand_over, loop)
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        turn, self._turn = self._turn, []
+        self._queue.put((loop, turn))
 
     def _writer(self) -> None:
         """One thread commits every write waiting, in one transaction (one
         fsync), and wakes each waiting loop once for the whole group."""
         while (item := self._queue.get()) is not None:
-            group = [item]
-            while len(group) < 1000:
+            items = [item]
+            while sum(len(writes) for _, writes in items) < 1000:
                 try:
                     nxt = self._queue.get_nowait()
                 except queue.Empty:
@@ -104,18 +116,18 @@ class Intents:
                 if nxt is None:
                     self._queue.put(None)
                     break
-                group.append(nxt)
+                items.append(nxt)
             error = None
             try:
-                self._commit(group)
+                self._commit([write for _, writes in items for write in writes])
             except Exception as exc:
                 error = exc
             waiting: dict = {}
-            for _, _, loop, future in group:
-                if future is not None:
-                    waiting.setdefault(loop, []).append(future)
+            for loop, writes in items:
+                waiting.setdefault(loop, []).extend(future for _, _, future in writes if future is not None)
             for loop, futures in waiting.items():
-                loop.call_soon_threadsafe(_deliver, futures, error)
+                if futures:
+                    loop.call_soon_threadsafe(_deliver, futures, error)
 
     def _commit(self, group: list[tuple]) -> None:
         """The group's statements in order, a run of the same statement at once."""
@@ -127,7 +139,7 @@ class Intents:
                     sql, end = group[at][0], at + 1
                     while end < len(group) and group[end][0] == sql:
                         end += 1
-                    self.db.executemany(sql, [args for _, args, _, _ in group[at:end]])
+                    self.db.executemany(sql, [args for _, args, _ in group[at:end]])
                     at = end
             except BaseException:
                 self.db.execute("ROLLBACK")

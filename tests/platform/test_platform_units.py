@@ -120,3 +120,24 @@ def test_debit_ids_are_never_made_twice_not_even_by_a_forked_process():
     os.waitpid(pid, 0)
     assert len(theirs) == 1000 and not theirs & mine
     assert not theirs & {ids.new_debit() for _ in range(1000)}
+
+
+def test_a_bus_reply_with_receipts_encoded_once_a_record_is_the_same_json():
+    import json
+
+    from tablesim.studio.bus_bets import BusBets
+
+    class Link:  # (the receipt as tablesim.studio.receipts makes it; the signature is not the point here)
+        def receipt(self, seq, body, ref):
+            return {"v": 1, "table_id": "T", "seq": seq, "ref": ref, "message": body.decode(), "sig": f"s{seq}",
+                    "key": "k"}
+
+    bets = BusBets("T", None, None)
+    bets.link = Link()
+    results = [{"ok": True, "round_id": "R", "ref": ref, "receipt": {**bets._signed(seq, body), "ref": ref}}
+               for ref, seq, body in (("a", 5, '{"é":"\\"q"}'.encode()), ("b\"", 5, b"{}"), ("c", 6, b"[]"))]
+    results.insert(1, {"ok": False, "round_id": "", "ref": "x", "error": "bad_input", "detail": "é"})
+    reply = {"v": 1, "results": results}
+    assert json.loads(bets.encoded(reply)) == reply
+    assert json.loads(bets.encoded({"v": 1, "error": "bad_input", "detail": "d"})) == {"v": 1, "error": "bad_input",
+                                                                                      "detail": "d"}
