@@ -107,43 +107,30 @@ def test_a_durable_consumer_gives_the_next_reader_what_was_not_acked(broker):
     asyncio.run(go())
 
 
+async def _lost_after(broker, cut, match: str, expires: float = 5.0) -> None:
+    """A reader of an ephemeral consumer raises ``Lost`` (``match``) once ``cut(js, name)`` ran."""
+    nc, js = await _stream(broker.url, 5)
+    name = await make_consumer(js, "S", api.ConsumerConfig(ack_policy=api.AckPolicy.NONE, inactive_threshold=30.0))
+
+    async def handle(msgs):
+        pass
+
+    reader = asyncio.ensure_future(Pull(nc, "S", name, handle, batch=10, expires=expires, heartbeat=0.2).run())
+    await asyncio.sleep(0.5)
+    await cut(js, name)
+    try:
+        with pytest.raises(Lost, match=match):
+            await asyncio.wait_for(reader, 10)
+    finally:
+        await nc.close()
+
+
 def test_a_consumer_deleted_under_the_reader_is_lost(broker):
-    async def go():
-        nc, js = await _stream(broker.url, 5)
-        name = await make_consumer(js, "S", api.ConsumerConfig(ack_policy=api.AckPolicy.NONE,
-                                                                inactive_threshold=30.0))
-
-        async def handle(msgs):
-            pass
-
-        reader = asyncio.ensure_future(Pull(nc, "S", name, handle, batch=10, expires=0.5, heartbeat=0.2).run())
-        await asyncio.sleep(0.5)
-        await js.delete_consumer("S", name)
-        try:
-            with pytest.raises(Lost):
-                await asyncio.wait_for(reader, 10)
-        finally:
-            await nc.close()
-
-    asyncio.run(go())
+    asyncio.run(_lost_after(broker, lambda js, name: js.delete_consumer("S", name), "consumer", expires=0.5))
 
 
 def test_a_broker_gone_is_lost_not_a_reader_waiting_for_ever(broker):
-    async def go():
-        nc, js = await _stream(broker.url, 5)
-        name = await make_consumer(js, "S", api.ConsumerConfig(ack_policy=api.AckPolicy.NONE,
-                                                                inactive_threshold=30.0))
-
-        async def handle(msgs):
-            pass
-
-        reader = asyncio.ensure_future(Pull(nc, "S", name, handle, batch=10, heartbeat=0.2).run())
-        await asyncio.sleep(0.5)
+    async def kill(js, name):
         broker.kill()
-        try:
-            with pytest.raises(Lost, match="nothing heard"):
-                await asyncio.wait_for(reader, 10)
-        finally:
-            await nc.close()
 
-    asyncio.run(go())
+    asyncio.run(_lost_after(broker, kill, "nothing heard"))
