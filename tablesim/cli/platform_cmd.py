@@ -30,6 +30,7 @@ def platform() -> None:
 def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db: str, keys_file: str | None,
           host: str, port: int, alert_after: float, ack_wait: float) -> None:
     """Serve the players' API (/api/...) and settle the tables' results until Ctrl-C."""
+    import gc
     import signal
 
     import uvicorn
@@ -56,8 +57,15 @@ def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db
     click.echo(f"platform: http://{listen}:{sock.getsockname()[1]} ({len(offers)} tables; stop with Ctrl-C)",
                nl=True)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    # (no proxy headers read, no Server or Date header written: the platform reads no client address,
+    # and at thousands of bets a second each answer's extra work shows)
     config = uvicorn.Config(create_app(platform_), log_level="warning", access_log=False, log_config=None,
-                            timeout_graceful_shutdown=2)
+                            timeout_graceful_shutdown=2, proxy_headers=False, server_header=False,
+                            date_header=False)
+    # What start-up built (the web stack, the libraries) out of the collector's sight: its full
+    # collections otherwise walk it again and again while bets come in (as ``tablesim serve`` does).
+    gc.collect()
+    gc.freeze()
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:

@@ -40,7 +40,9 @@ async def _json(request: Request) -> dict | Answer:
     return read_json(await request.body())
 
 
-def create_app(platform: Platform) -> FastAPI:
+def create_app(platform: Platform) -> FastBets:
+    """The platform's ASGI application: ``POST /api/bets`` answered in front
+    of everything (``tablesim.platform.fastbets``), the rest by FastAPI."""
     app = FastAPI(title="tablesim platform", docs_url=None, redoc_url=None, openapi_url=None)
 
     @app.on_event("startup")
@@ -55,13 +57,13 @@ def create_app(platform: Platform) -> FastAPI:
     _bet_routes(app, platform)
     player_routes(app, platform)
     decision_routes(app, platform)  # Fortune 3's remote decisions (decision_routes.py)
-    app.add_middleware(FastBets, platform=platform)  # POST /api/bets, before the routing (tablesim.platform.fastbets)
 
     @app.get("/api/health")
     async def health() -> JSONResponse:
         return JSONResponse(platform.health())
 
-    return app
+    # (outside FastAPI's own middleware too: a bet passes through none of it)
+    return FastBets(app, platform)
 
 
 def _session_of(platform: Platform, request: Request):

@@ -45,6 +45,9 @@ log = logging.getLogger("tablesim.platform")
 BUS_TRIES = 3
 #: bet requests in flight to one table at once; the bets that come meanwhile go together in the next
 IN_FLIGHT = 4
+#: bets waiting that send a request while another is at the table (fewer wait for it to come back:
+#: a request's own cost at the table, its commit and its records' publishing, is most of a small one's)
+FULL = 32
 #: the most bets in one request (the table takes up to 1,000)
 BATCH = 500
 
@@ -146,9 +149,7 @@ class Desk:
         result = reply
         if result.get("ok"):
             self.counts["placed"] += 1
-            # (not awaited: a bet left open in the log is found placed in the stream by the sweep)
-            task = asyncio.ensure_future(self.intents.move(it.debit, "placed"))
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            self.intents.note(it.debit, "placed")  # (not awaited: see Intents.note)
             return Answer(200, {"ok": True, "status": "placed", "bet_id": it.debit, "table": it.table,
                                 "round": result.get("round_id") or it.round, "amount": fmt(it.amount),
                                 "balance": _text(balance), "receipt": result.get("receipt")})
@@ -172,6 +173,10 @@ class Desk:
                 log.info("platform: bet to %s: %s", table, f"{type(exc).__name__}: {exc}")
                 await asyncio.sleep(0.2)
         return None
+
+    def batches(self) -> dict[str, int]:
+        """Requests sent so far: debit batches to the wallet, bet requests to the tables."""
+        return {"debits": self.debits.batches, "to_tables": sum(b.requests for b in self.batchers.values())}
 
     async def cancel(self, it: Intent, why: str, wait: float = 10.0):
         """Cancel ``it``'s debit (retried until the wallet answers); the
@@ -205,6 +210,7 @@ class Batcher:
         self.send = send
         self.waiting: list[tuple[dict, asyncio.Future]] = []
         self.in_flight = 0
+        self.requests = 0  # sent (for the health page: bets per request)
 
     async def submit(self, item: dict) -> dict | None:
         """The table's result for this bet (or its answer to the whole
@@ -215,12 +221,13 @@ class Batcher:
         return await future
 
     def _next(self) -> None:
-        while self.waiting and self.in_flight < IN_FLIGHT:
+        while self.waiting and (self.in_flight == 0 or self.in_flight < IN_FLIGHT and len(self.waiting) >= FULL):
             batch, self.waiting = self.waiting[:BATCH], self.waiting[BATCH:]
             self.in_flight += 1
             asyncio.ensure_future(self._go(batch))
 
     async def _go(self, batch: list[tuple[dict, asyncio.Future]]) -> None:
+        self.requests += 1
         try:
             reply = await self.send(self.table, {"v": 1, "bets": [item for item, _ in batch]})
             results = reply.get("results") if isinstance(reply, dict) else None

@@ -125,8 +125,7 @@ class Decisions:
                            "stand, its stake is returned when the round closes", debit=it.debit)
         if reply.get("ok"):
             self.counts["played"] += 1
-            task = asyncio.ensure_future(self.desk.intents.move(it.debit, "placed"))
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            self.desk.intents.note(it.debit, "placed")  # (not awaited: see Intents.note)
             return Answer(200, {"ok": True, "status": "played", "decision": "play", "table": it.table,
                                 "round": it.round, "debit": it.debit, "stake": fmt(it.amount),
                                 "balance": _text(balance)})

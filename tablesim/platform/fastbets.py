@@ -86,4 +86,4 @@ class FastBets:
         doc = read_json(b"".join(chunks), size)
         if isinstance(doc, Answer):
             return doc
-        return await self.platform.desk.place(me, doc)
+        return await self.platform.place(me, doc)

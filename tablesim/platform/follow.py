@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import logging
 
-import nats
 from nats.js import api
 
+from tablesim.platform.pull import Pull, make_consumer, pending_of, stream_seq_of
 from tablesim.platform.rounds import APPLIED, Rounds
 from tablesim.studio import signing, wire
 from tablesim.studio.trust import Trust
@@ -34,6 +34,10 @@ def signed_record(trust: Trust, subject: str, headers: dict | None, data: bytes,
     whose name is not one of ``names`` (nothing is taken from it: its
     signature is not checked, a check of every bet's record costing more
     than the rest of the picture)."""
+    if names is not None:
+        peeked = _name_of(data)
+        if peeked is not None and peeked not in names:
+            return None
     parts = subject.split(".")
     table = parts[1] if len(parts) == 3 else "?"
     try:
@@ -52,12 +56,27 @@ def signed_record(trust: Trust, subject: str, headers: dict | None, data: bytes,
     return rec if why is None else f"record {rec.seq} of {table} is {why}"
 
 
+def _name_of(data: bytes) -> str | None:
+    """A record's name read off its message body without parsing it (None if
+    it cannot be). The body is canonical JSON whose record's ``data`` is a
+    JSON string (its quotes escaped), so ``"name":"`` unescaped occurs once,
+    in the record's own name: a record read by this name is read whole; one
+    passed over is one that the whole read would have passed over too."""
+    at = data.find(b'"name":"')
+    if at < 0:
+        return None
+    end = data.find(b'"', at + 8)
+    return data[at + 8:end].decode("utf-8", "replace") if end > 0 else None
+
+
 class Follower:
-    def __init__(self, js_source, trust: Trust, rounds: Rounds) -> None:
+    def __init__(self, js_source, trust: Trust, rounds: Rounds, nc_source) -> None:
         self.js_source = js_source  # () -> the JetStream context of the current connection
+        self.nc_source = nc_source  # () -> that connection
         self.trust = trust
         self.rounds = rounds
         self.rejected = 0
+        self.fetches = 0  # groups of messages read (for the health page)
         # the record names read (their signatures checked); the rest is passed over unread
         self.names: tuple[str, ...] = APPLIED
         self.caught_up = asyncio.Event()
@@ -86,29 +105,28 @@ class Follower:
         start = self.rounds.stream_seq + 1
         config = api.ConsumerConfig(ack_policy=api.AckPolicy.NONE, inactive_threshold=60.0,
                                     deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=start)
-        sub = await js.pull_subscribe("", stream=wire.STREAM, config=config)
+        name = await make_consumer(js, wire.STREAM, config)
         try:
-            while True:
-                try:
-                    msgs = await sub.fetch(FETCH, timeout=1.0)
-                except (asyncio.TimeoutError, nats.errors.TimeoutError):
-                    self.caught_up.set()
-                    continue
-                for msg in msgs:
-                    self._take(msg)
-                async with self._moved:
-                    self._moved.notify_all()
-                if msgs and msgs[-1].metadata.num_pending == 0:
-                    self.caught_up.set()
-                self.rounds.forget_old()
+            await Pull(self.nc_source(), wire.STREAM, name, self._batch, batch=FETCH,
+                       idle=self.caught_up.set).run()
         finally:
             try:
-                await sub.unsubscribe()
-            except Exception:
+                await js.delete_consumer(wire.STREAM, name)
+            except Exception:  # (gone with the connection: the server drops it once inactive)
                 pass
 
+    async def _batch(self, msgs: list) -> None:
+        self.fetches += 1
+        for msg in msgs:
+            self._take(msg)
+        async with self._moved:
+            self._moved.notify_all()
+        if pending_of(msgs[-1]) == 0:
+            self.caught_up.set()
+        self.rounds.forget_old()
+
     def _take(self, msg) -> None:
-        seq = msg.metadata.sequence.stream
+        seq = stream_seq_of(msg)
         if seq <= self.rounds.stream_seq:
             return  # (read again after a reconnection)
         if msg.subject.endswith(SKIPPED):  # (the tables' inputs: nothing here acts on them, none is checked)

@@ -63,7 +63,8 @@ class Intents:
         except sqlite3.Error as exc:
             raise InputError(f"cannot open the platform's database: {exc}", where=str(path)) from None
         self.lock = threading.Lock()
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()  # (loop, [(sql, args, future or None)])
+        self._turn: list[tuple] = []  # this turn's writes, handed over together
         self._thread = threading.Thread(target=self._writer, name="platform-intents", daemon=True)
         self._thread.start()
 
@@ -74,25 +75,40 @@ class Intents:
 
     async def add(self, it: Intent) -> None:
         """Written and on disk (with the others waiting: one commit for them all)."""
-        await self._write(("INSERT INTO intent (debit, kind, player, currency, amount, tbl, round, position, bet, "
-                           "state, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           (it.debit, it.kind, it.player, it.currency, format(it.amount, "f"), it.table, it.round,
-                            it.position, it.bet, it.state, time.time())))
+        await self._write(_INSERT, (it.debit, it.kind, it.player, it.currency, format(it.amount, "f"), it.table,
+                                    it.round, it.position, it.bet, it.state, time.time()))
 
     async def move(self, debit: str, state: str, note: str | None = None) -> None:
-        await self._write(("UPDATE intent SET state=?, note=COALESCE(?, note) WHERE debit=?", (state, note, debit)))
+        await self._write(_MOVE, (state, note, debit))
 
-    async def _write(self, statement: tuple) -> None:
-        loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        self._queue.put((statement, loop, future))
+    def note(self, debit: str, state: str) -> None:
+        """Move without waiting for the commit (a bet left open in the log
+        is decided from the stream by the sweep: ``placed`` only saves it that)."""
+        self._hand(_MOVE, (state, None, debit), None)
+
+    async def _write(self, sql: str, args: tuple) -> None:
+        future = asyncio.get_running_loop().create_future()
+        self._hand(sql, args, future)
         await future
 
+    def _hand(self, sql: str, args: tuple, future: asyncio.Future | None) -> None:
+        """To the writer with the others of this turn of the loop: one hand-over
+        (one wake of the writer's thread) for the writes of bets placed together."""
+        self._turn.append((sql, args, future))
+        if len(self._turn) == 1:
+            loop = asyncio.get_running_loop()
+            loop.call_soon(self._hand_over, loop)
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        turn, self._turn = self._turn, []
+        self._queue.put((loop, turn))
+
     def _writer(self) -> None:
-        """One thread commits every write waiting, in one transaction (one fsync)."""
+        """One thread commits every write waiting, in one transaction (one
+        fsync), and wakes each waiting loop once for the whole group."""
         while (item := self._queue.get()) is not None:
-            group = [item]
-            while len(group) < 1000:
+            items = [item]
+            while sum(len(writes) for _, writes in items) < 1000:
                 try:
                     nxt = self._queue.get_nowait()
                 except queue.Empty:
@@ -100,22 +116,35 @@ class Intents:
                 if nxt is None:
                     self._queue.put(None)
                     break
-                group.append(nxt)
+                items.append(nxt)
             error = None
             try:
-                with self.lock:
-                    self.db.execute("BEGIN IMMEDIATE")
-                    try:
-                        for (sql, args), _, _ in group:
-                            self.db.execute(sql, args)
-                    except BaseException:
-                        self.db.execute("ROLLBACK")
-                        raise
-                    self.db.execute("COMMIT")
+                self._commit([write for _, writes in items for write in writes])
             except Exception as exc:
                 error = exc
-            for _, loop, future in group:
-                loop.call_soon_threadsafe(_deliver, future, error)
+            waiting: dict = {}
+            for loop, writes in items:
+                waiting.setdefault(loop, []).extend(future for _, _, future in writes if future is not None)
+            for loop, futures in waiting.items():
+                if futures:
+                    loop.call_soon_threadsafe(_deliver, futures, error)
+
+    def _commit(self, group: list[tuple]) -> None:
+        """The group's statements in order, a run of the same statement at once."""
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                at = 0
+                while at < len(group):
+                    sql, end = group[at][0], at + 1
+                    while end < len(group) and group[end][0] == sql:
+                        end += 1
+                    self.db.executemany(sql, [args for _, args, _ in group[at:end]])
+                    at = end
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
 
     def get(self, debit: str) -> Intent | None:
         with self.lock:
@@ -134,13 +163,19 @@ class Intents:
             return dict(self.db.execute("SELECT state, COUNT(*) FROM intent GROUP BY state").fetchall())
 
 
-def _deliver(future: asyncio.Future, error: Exception | None) -> None:
-    if future.done():
-        return
-    if error is None:
-        future.set_result(None)
-    else:
-        future.set_exception(error)
+def _deliver(futures: list[asyncio.Future], error: Exception | None) -> None:
+    for future in futures:
+        if future.done():
+            continue
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)
+
+
+_INSERT = ("INSERT INTO intent (debit, kind, player, currency, amount, tbl, round, position, bet, state, at) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_MOVE = "UPDATE intent SET state=?, note=COALESCE(?, note) WHERE debit=?"
 
 
 _COLUMNS = "debit, kind, player, currency, amount, tbl, round, position, bet, state"

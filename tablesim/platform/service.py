@@ -8,7 +8,6 @@ import asyncio
 import logging
 from pathlib import Path
 
-import httpx
 import nats
 
 from tablesim.platform.bets import Answer, Desk
@@ -31,13 +30,6 @@ log = logging.getLogger("tablesim.platform")
 IN_FLIGHT = 32
 
 
-def _pool() -> httpx.AsyncHTTPTransport:
-    """Connections enough for every request in flight: a request waiting for
-    a pooled connection past its timeout would count as a lost attempt
-    (httpx keeps 100 by default; settlement alone has 64 in flight)."""
-    return httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=IN_FLIGHT * 2, max_keepalive_connections=IN_FLIGHT))
-
-
 class Platform:
     def __init__(self, *, nats_url: str, wallet_url: str, secret: bytes, offers: dict[str, Offer], db: str | Path,
                  trust: Trust, alert_after: float = 30.0, session_hours: float = 12.0, sweep_every: float = 2.0,
@@ -48,19 +40,20 @@ class Platform:
         self.intents = Intents(db)
         self.rounds = Rounds()
         # the player waits on the first; cancels wait for ever; credits alert after alert_after, then go on
-        self.wallet = WalletClient(wallet_url, secret, attempts=4, give_up_after=10.0, transport=_pool(),
+        self.wallet = WalletClient(wallet_url, secret, attempts=4, give_up_after=10.0,
                                    max_in_flight=IN_FLIGHT)
-        self.patient = WalletClient(wallet_url, secret, attempts=None, give_up_after=None, transport=_pool(),
+        self.patient = WalletClient(wallet_url, secret, attempts=None, give_up_after=None,
                                     max_in_flight=IN_FLIGHT // 2)
-        self.settling = WalletClient(wallet_url, secret, attempts=None, give_up_after=alert_after, transport=_pool(),
+        self.settling = WalletClient(wallet_url, secret, attempts=None, give_up_after=alert_after,
                                      max_in_flight=IN_FLIGHT)
         self.nc: nats.NATS | None = None
-        self.follower = Follower(self._js, trust, self.rounds)
+        self.follower = Follower(self._js, trust, self.rounds, lambda: self.nc)
         self.desk = Desk(wallet=self.wallet, patient=self.patient, nc_source=lambda: self.nc, rounds=self.rounds,
                          intents=self.intents, offers=offers)
         self.decisions = Decisions(self.desk)
         self.sweep = Sweep(self.desk, self.follower, every=sweep_every)
-        self.settler = Settler(js_source=self._js, wallet=self.settling, follower=self.follower, offers=offers,
+        self.settler = Settler(js_source=self._js, nc_source=lambda: self.nc, wallet=self.settling,
+                               follower=self.follower, offers=offers,
                                alert_after=alert_after, durable=durable, ack_wait=ack_wait)
         self.tasks: list[asyncio.Task] = []
 
@@ -97,6 +90,13 @@ class Platform:
                 pass
         self.intents.close()
 
+    async def place(self, session: Session, doc: dict) -> Answer:
+        """A player's bet, from any of the players' interfaces (``POST /api/bets``,
+        the socket's ``bet``): checked, then debited and sent to the table in
+        the batches of every bet placed meanwhile (``bets.Desk``); the answer
+        once the table took it (or why not, its debit cancelled)."""
+        return await self.desk.place(session, doc)
+
     async def decide(self, session: Session, doc: dict) -> Answer:
         """A player's Fortune 3 decision on the shared remote hand (``decisions``)."""
         return await self.decisions.decide(session, doc)
@@ -106,6 +106,8 @@ class Platform:
                 "bus": {"url": natsio.shown(self.nats_url), "connected": bool(self.nc and self.nc.is_connected)},
                 "stream": {"seq": self.rounds.stream_seq, "caught_up": self.follower.caught_up.is_set(),
                            "rejected": self.follower.rejected},
-                "bets": dict(self.desk.counts), "decisions": dict(self.decisions.counts), "intents": self.intents.counts(),
+                "bets": dict(self.desk.counts), "decisions": dict(self.decisions.counts),
+                "requests": {**self.desk.batches(), "stream_reads": self.follower.fetches},
+                "intents": self.intents.counts(),
                 "orphans_cancelled": self.sweep.orphans_cancelled, "settlement": dict(self.settler.stats),
                 "last_alert": self.settler.last_alert}

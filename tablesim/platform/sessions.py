@@ -20,6 +20,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 
+#: verified tokens remembered (all forgotten at once when full)
+KNOWN = 100_000
+
+
 @dataclass(frozen=True, slots=True)
 class Session:
     player: str
@@ -37,6 +41,8 @@ class Sessions:
         # (derived: a session token is never a valid wallet signature, nor the other way round)
         self._key = hmac.new(secret, b"tablesim-platform-session-v1", hashlib.sha256).digest()
         self.seconds = int(hours * 3600)
+        # tokens already verified (each bet's token checked once, not at every bet; expiry at every read)
+        self._known: dict[str, Session] = {}
 
     def issue(self, player: str, currency: str, unit: Decimal) -> str:
         body = json.dumps({"p": player, "c": currency, "u": format(unit, "f"), "e": int(time.time()) + self.seconds},
@@ -45,6 +51,17 @@ class Sessions:
         return f"{text}.{self._sign(text)}"
 
     def read(self, token: str | None) -> Session:
+        session = self._known.get(token) if token else None
+        if session is None:
+            session = self._verified(token)
+            if len(self._known) >= KNOWN:
+                self._known.clear()
+            self._known[token] = session
+        if session.expires < time.time():
+            raise BadSession("the session has expired: open a new one with a launch token")
+        return session
+
+    def _verified(self, token: str | None) -> Session:
         if not token or len(token) > 1000 or token.count(".") != 1:
             raise BadSession("no session: open one with POST /api/session and your launch token")
         text, sig = token.split(".")
@@ -55,8 +72,6 @@ class Sessions:
             session = Session(str(doc["p"]), str(doc["c"]), Decimal(doc["u"]), int(doc["e"]))
         except (ValueError, KeyError, TypeError, ArithmeticError):
             raise BadSession("the session token is not valid") from None
-        if session.expires < time.time():
-            raise BadSession("the session has expired: open a new one with a launch token")
         return session
 
     def _sign(self, text: str) -> str:

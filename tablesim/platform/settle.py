@@ -23,13 +23,13 @@ import asyncio
 import logging
 import time
 
-import nats
 import tenacity
 from nats.js import api
 
 from tablesim.platform import ids
 from tablesim.platform.faults import die_at
 from tablesim.platform.follow import Follower
+from tablesim.platform.pull import Pull, make_consumer
 from tablesim.platform.returns import PlayerPart, parts
 from tablesim.platform.rounds import Round
 from tablesim.platform.tables import Offer
@@ -49,10 +49,12 @@ FETCH = 500
 
 
 class Settler:
-    def __init__(self, *, js_source, wallet: WalletClient, follower: Follower, offers: dict[str, Offer],
+    def __init__(self, *, js_source, nc_source, wallet: WalletClient, follower: Follower, offers: dict[str, Offer],
                  alert_after: float = 30.0, durable: str = DURABLE,
                  ack_wait: float = ACK_WAIT) -> None:
         self.js_source = js_source
+        self.nc_source = nc_source  # () -> the connection of that context
+        self.working: set[asyncio.Task] = set()  # the results being settled
         self.wallet = wallet  # gives up after ``alert_after``: the retry below never does
         self.batcher = Batcher(wallet, name="settle")  # each credit its own id and answer, many a request
         self.follower = follower
@@ -79,21 +81,18 @@ class Settler:
         config = api.ConsumerConfig(durable_name=self.durable, ack_policy=api.AckPolicy.EXPLICIT,
                                     deliver_policy=api.DeliverPolicy.ALL, ack_wait=self.ack_wait, max_deliver=-1,
                                     max_ack_pending=-1, filter_subject="tablesim.*.event")
-        sub = await js.pull_subscribe("tablesim.*.event", durable=self.durable, stream=wire.STREAM, config=config)
-        working: set[asyncio.Task] = set()
-        while True:
-            try:
-                msgs = await sub.fetch(FETCH, timeout=1.0)
-            except (asyncio.TimeoutError, nats.errors.TimeoutError):
+        name = await make_consumer(js, wire.STREAM, config)
+        await Pull(self.nc_source(), wire.STREAM, name, self._batch, batch=FETCH).run()
+
+    async def _batch(self, msgs: list) -> None:
+        for msg in msgs:
+            if b'"name":"result"' not in msg.data:  # (canonical JSON: any other event needs nothing)
+                await msg.ack()
                 continue
-            for msg in msgs:
-                if b'"name":"result"' not in msg.data:  # (canonical JSON: any other event needs nothing)
-                    await msg.ack()
-                    continue
-                task = asyncio.ensure_future(self._result(msg))
-                working.add(task)
-                task.add_done_callback(self._done)
-                task.add_done_callback(working.discard)
+            task = asyncio.ensure_future(self._result(msg))
+            self.working.add(task)
+            task.add_done_callback(self._done)
+            task.add_done_callback(self.working.discard)
 
     def _done(self, task: asyncio.Task) -> None:
         if not task.cancelled() and task.exception() is not None:  # a bug: the result is redelivered after ack_wait

@@ -169,7 +169,7 @@ class BusBets:
             log.exception("bus bets failed")
             reply = request_error("failed", W("bus.failed", error=str(exc)))
         try:
-            await msg.respond(wire.canonical(reply))
+            await msg.respond(self.encoded(reply))
         except Exception as exc:  # the requester learns nothing; a retry with the same refs is safe
             log.warning("bus bets: reply lost: %s", exc)
 
@@ -188,6 +188,24 @@ class BusBets:
         if self.link is not None:
             self._receipts(parsed, results)
         return {"v": 1, "results": results}
+
+    def encoded(self, reply: dict[str, Any]) -> bytes:
+        """The reply's bytes, each receipt's record encoded once for every ref
+        of it that the reply holds (the same JSON as the reply's, not sorted:
+        a group of bets' receipts share a few records, each over a kilobyte)."""
+        results = reply.get("results")
+        if not isinstance(results, list):
+            return wire.canonical(reply)
+        out = []
+        for result in results:
+            receipt = result.get("receipt")
+            made = self._receipt_cache.get(receipt["seq"]) if receipt else None
+            if made is None or made[0]["sig"] != receipt["sig"]:
+                out.append(_dumps(result))
+                continue
+            rest = _dumps({k: v for k, v in result.items() if k != "receipt"})
+            out.append(b"%s,\"receipt\":%s,\"ref\":%s}}" % (rest[:-1], made[1], _dumps(receipt["ref"])))
+        return b'{"v":%d,"results":[%s]}' % (VERSION, b",".join(out))
 
     def _receipts(self, parsed: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
         """A receipt on each accepted bet's result: the record that journaled
@@ -219,13 +237,19 @@ class BusBets:
         return known.found.get(key)
 
     def _signed(self, seq: int, body: bytes) -> dict[str, Any]:
-        """The receipt of record ``seq`` (its signature made once: every ref of the record shares it)."""
+        """The receipt of record ``seq`` (its signature made once: every ref of the record
+        shares it), kept with its JSON but for the ref and the closing brace (``encoded``)."""
         made = self._receipt_cache.get(seq)
         if made is None:
             if len(self._receipt_cache) >= 256:
                 self._receipt_cache.pop(next(iter(self._receipt_cache)))
-            made = self._receipt_cache[seq] = self.link.receipt(seq, body, "")
-        return made
+            receipt = self.link.receipt(seq, body, "")
+            made = self._receipt_cache[seq] = (receipt, _dumps({k: v for k, v in receipt.items() if k != "ref"})[:-1])
+        return made[0]
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 class _RoundRefs:

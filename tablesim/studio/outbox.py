@@ -393,22 +393,14 @@ class StudioLink:
 
     async def _acked(self, js, futures) -> None:
         """The acks of ``futures`` (seq, body, the ack's future) taken in order."""
+        loop = asyncio.get_running_loop()
         try:
-            for seq, body, fut in futures:
-                ack = await asyncio.wait_for(fut, natsio.REQUEST_TIMEOUT)
-                if ack.duplicate:
-                    stored = await js.get_msg(wire.STREAM, ack.seq)
-                    if stored.data != body:
-                        raise Diverged(
-                            f"the stream took record {seq} of {self.table_id} as a duplicate, but the message it holds "
-                            f"under that id (stream message {ack.seq}) is not the table's record: published beside the "
-                            "table, forged on the bus; run tablesim audit verify --anchor")
-                else:
-                    self._stored += 1
-                self._acked_stream_seq = max(self._acked_stream_seq, ack.seq)
-                self._highest = max(self._highest, seq)
-                self.published = seq
-                self._progress_at = time.monotonic()
+            # (one timer for the batch, moved on at each ack: wait_for made a task for every record)
+            async with asyncio.timeout(None) as deadline:
+                for seq, body, fut in futures:
+                    deadline.reschedule(loop.time() + natsio.REQUEST_TIMEOUT)
+                    ack = await fut
+                    self._took(seq, body, ack.seq, ack.duplicate and await js.get_msg(wire.STREAM, ack.seq))
         finally:
             for _, _, fut in futures:
                 fut.cancel()
@@ -416,6 +408,22 @@ class StudioLink:
             # second and whenever all is published, not after every batch)
             if self.pending() == 0 or time.monotonic() - self._cursor_saved >= CURSOR_EVERY:
                 self._save_cursor()
+
+    def _took(self, seq: int, body: bytes, stream_seq: int, stored) -> None:
+        """Record ``seq`` acked at ``stream_seq`` (``stored``: the message the stream
+        already held under its id, for a duplicate; else false)."""
+        if stored:
+            if stored.data != body:
+                raise Diverged(
+                    f"the stream took record {seq} of {self.table_id} as a duplicate, but the message it holds "
+                    f"under that id (stream message {stream_seq}) is not the table's record: published beside the "
+                    "table, forged on the bus; run tablesim audit verify --anchor")
+        else:
+            self._stored += 1
+        self._acked_stream_seq = max(self._acked_stream_seq, stream_seq)
+        self._highest = max(self._highest, seq)
+        self.published = seq
+        self._progress_at = time.monotonic()
 
     def _check_stall(self) -> None:
         """Whether the link stopped publishing: records to go, none published

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
+import gc
 import socket
 import time
 
@@ -264,4 +265,7 @@ def serve(wallet: Wallet, sock: socket.socket, log_level: str = "warning", fault
     config = uvicorn.Config(app, log_level=log_level, access_log=False, log_config=None,
                             timeout_graceful_shutdown=2, lifespan="off", interface="asgi3",
                             proxy_headers=False, server_header=False, date_header=False)
+    # (what start-up built out of the collector's sight: its full collections would walk it again and again)
+    gc.collect()
+    gc.freeze()
     uvicorn.Server(config).run(sockets=[sock])

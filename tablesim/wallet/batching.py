@@ -3,10 +3,10 @@
 Each caller sends one write (``await batcher.write(debit_request(...))``)
 and gets its own answer, exactly as ``WalletClient.debit`` would give it:
 its ``Outcome``, or the ``WalletError`` raised. The writes that come while
-``in_flight`` batches are at the wallet wait and go together in the next,
-so a quiet caller's write goes at once, alone, and a busy one's writes
-share one HTTP exchange, one signature and, at the reference wallet, one
-commit. Every write keeps its own transaction id, so what the protocol
+a batch is at the wallet wait and go together in the next (another goes
+beside it once ``full`` wait, up to ``in_flight`` at once), so a quiet
+caller's write goes at once, alone, and a busy one's writes share one HTTP
+exchange, one signature and, at the reference wallet, one commit. Every write keeps its own transaction id, so what the protocol
 says of a repeat, a lost answer or a cancel holds for each as if it had
 been sent alone.
 """
@@ -25,14 +25,18 @@ log = logging.getLogger("tablesim.wallet")
 MAX_BATCH = 200
 #: batches at the wallet at once (the writes meanwhile wait for the next)
 IN_FLIGHT = 4
+#: writes waiting that send a batch while another is at the wallet (fewer wait for it to come back):
+#: a batch's own cost (the exchange, the signatures, the commit) is most of a small batch's
+FULL = 32
 
 
 class Batcher:
     def __init__(self, client: WalletClient, *, max_batch: int = MAX_BATCH, in_flight: int = IN_FLIGHT,
-                 name: str = "b") -> None:
+                 full: int = FULL, name: str = "b") -> None:
         self.client = client
         self.max_batch = max_batch
         self.in_flight = in_flight
+        self.full = full
         self.busy = 0
         self.waiting: list[tuple[tuple[str, dict], asyncio.Future]] = []
         self._ids = (f"{name}-{i}" for i in itertools.count(1))
@@ -57,7 +61,7 @@ class Batcher:
         self._next()
 
     def _next(self) -> None:
-        while self.waiting and self.busy < self.in_flight:
+        while self.waiting and (self.busy == 0 or self.busy < self.in_flight and len(self.waiting) >= self.full):
             batch, self.waiting = self.waiting[:self.max_batch], self.waiting[self.max_batch:]
             self.busy += 1
             asyncio.ensure_future(self._send(batch))

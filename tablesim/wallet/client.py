@@ -21,19 +21,22 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
 
-import httpx
 import tenacity
 
-from tablecore.errors import TablesimError
+from tablecore.errors import InputError, TablesimError
 from tablecore.money import read_amount
 from tablesim.wallet import protocol as p
 from tablesim.wallet import signing
+from tablesim.wallet.http import Pool, StaleConnection, TransportError
 from tablesim.wallet.protocol import Status
 
 #: the wallet's answers that say the request itself is wrong: raised, never retried
 _REFUSED = {Status.INVALID_REQUEST, Status.ID_REUSED, Status.BAD_SIGNATURE, Status.STALE_REQUEST,
             Status.REPLAYED_REQUEST}
 
+
+#: the answer's signature headers, as ``Pool`` gives header names (lower case)
+_TS, _SIG = signing.TIMESTAMP.lower(), signing.SIGNATURE.lower()
 
 #: seconds within which the wallet's answer time and ours count as one clock (below any replay window)
 CLOCKS_AGREE = 2.5
@@ -128,11 +131,14 @@ class WalletClient:
     """
 
     def __init__(self, url: str, secret: bytes, *, timeout: float = 5.0, attempts: int | None = 8,
-                 give_up_after: float | None = 30.0, max_wait: float = 2.0, transport=None,
+                 give_up_after: float | None = 30.0, max_wait: float = 2.0,
                  max_in_flight: int | None = None) -> None:
         self.url = url.rstrip("/")
         self._secret = secret
-        self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
+        try:
+            self._http = Pool(self.url, timeout=timeout)
+        except ValueError as exc:
+            raise InputError(str(exc), where="the wallet's URL") from None
         stops = [tenacity.stop_after_attempt(attempts)] if attempts else []
         stops += [tenacity.stop_after_delay(give_up_after)] if give_up_after else []
         self._stop = tenacity.stop_any(*stops) if stops else tenacity.stop_never
@@ -277,17 +283,26 @@ class WalletClient:
             return await self._signed_attempt(path, body)
 
     async def _signed_attempt(self, path: str, body: bytes) -> dict:
-        self.attempts_made += 1
-        nonce = signing.new_nonce()
-        headers = signing.request_headers(self._secret, path, body, timestamp=int(time.time()), nonce=nonce)
-        try:
-            response = await self._http.post(self.url + path.removeprefix(p.PREFIX), content=body, headers=headers)
-        except httpx.TransportError as exc:  # no answer (it may have been committed: the retry says)
-            raise _Lost(f"{type(exc).__name__} {exc}".strip()) from None
-        ts, sig = response.headers.get(signing.TIMESTAMP, ""), response.headers.get(signing.SIGNATURE, "")
+        for fresh in (False, True):
+            self.attempts_made += 1
+            nonce = signing.new_nonce()
+            headers = signing.request_headers(self._secret, path, body, timestamp=int(time.time()), nonce=nonce)
+            try:
+                response = await self._http.post(path.removeprefix(p.PREFIX), body, headers)
+                break
+            except StaleConnection as exc:  # (a kept connection the wallet had closed: sent again, signed afresh)
+                if fresh:
+                    raise _Lost(str(exc)) from None
+            except TransportError as exc:  # no answer (it may have been committed: the retry says)
+                raise _Lost(str(exc)) from None
+        return self._verified(response, nonce)
+
+    def _verified(self, response, nonce: str) -> dict:
+        """The signed answer's body, or why it cannot be taken."""
+        ts, sig = response.headers.get(_TS, ""), response.headers.get(_SIG, "")
         if not (signing.SIGNATURE_FORMAT.fullmatch(sig) and signing.TIMESTAMP_FORMAT.fullmatch(ts)
                 and signing.verify(self._secret, signing.answer_message(ts, nonce, response.content), sig)):
-            raise _Lost(f"HTTP {response.status_code} without a valid signature")
+            raise _Lost(f"HTTP {response.status} without a valid signature")
         try:
             answer = p.decode(response.content)
             status = Status(answer["status"])

@@ -87,3 +87,57 @@ def test_a_wheel_rounds_credits_are_stakes_plus_net(placed, symbol):
         assert part.mismatch is None
         assert sorted(part.debits + part.cancels) == sorted(r.ref for r in rnd.refs.values() if r.owner == player)
         assert all(rnd.refs[d].withdrawn for d in part.cancels)
+
+
+def test_a_remembered_session_still_expires(monkeypatch):
+    import tablesim.platform.sessions as module
+
+    sessions = Sessions(b"x" * 40, hours=1.0)
+    token = sessions.issue("ann", "MOP", Decimal("0.01"))
+    assert sessions.read(token).player == "ann"  # verified once, remembered
+    now = module.time.time()
+    monkeypatch.setattr(module.time, "time", lambda: now + 3601)
+    with pytest.raises(BadSession, match="expired"):
+        sessions.read(token)
+
+
+def test_debit_ids_are_never_made_twice_not_even_by_a_forked_process():
+    import os
+
+    from tablesim.platform import ids
+
+    mine = {ids.new_debit() for _ in range(1000)}
+    assert len(mine) == 1000 and all(len(d) == 34 and d.startswith("d-") for d in mine)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # (the child: its ids to the parent, then gone)
+        os.close(read)
+        os.write(write, "\n".join(ids.new_debit() for _ in range(1000)).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as f:
+        theirs = set(f.read().split("\n"))
+    os.waitpid(pid, 0)
+    assert len(theirs) == 1000 and not theirs & mine
+    assert not theirs & {ids.new_debit() for _ in range(1000)}
+
+
+def test_a_bus_reply_with_receipts_encoded_once_a_record_is_the_same_json():
+    import json
+
+    from tablesim.studio.bus_bets import BusBets
+
+    class Link:  # (the receipt as tablesim.studio.receipts makes it; the signature is not the point here)
+        def receipt(self, seq, body, ref):
+            return {"v": 1, "table_id": "T", "seq": seq, "ref": ref, "message": body.decode(), "sig": f"s{seq}",
+                    "key": "k"}
+
+    bets = BusBets("T", None, None)
+    bets.link = Link()
+    results = [{"ok": True, "round_id": "R", "ref": ref, "receipt": {**bets._signed(seq, body), "ref": ref}}
+               for ref, seq, body in (("a", 5, '{"é":"\\"q"}'.encode()), ("b\"", 5, b"{}"), ("c", 6, b"[]"))]
+    results.insert(1, {"ok": False, "round_id": "", "ref": "x", "error": "bad_input", "detail": "é"})
+    reply = {"v": 1, "results": results}
+    assert json.loads(bets.encoded(reply)) == reply
+    assert json.loads(bets.encoded({"v": 1, "error": "bad_input", "detail": "d"})) == {"v": 1, "error": "bad_input",
+                                                                                      "detail": "d"}

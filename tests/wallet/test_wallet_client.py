@@ -68,7 +68,7 @@ def test_a_lost_answer_is_retried_and_gets_the_first_answer(shared_wallet):
                                        round="R9")
             # a caller that gives up on a lost answer cancels: the debit was committed, the cancel returns it
             async with client(lossy.url, wallet, attempts=1) as w:
-                with pytest.raises(WalletUnavailable, match="RemoteProtocolError"):
+                with pytest.raises(WalletUnavailable, match="closed before the whole answer"):
                     await w.debit("x3", player="ann", currency="MOP", amount=D("25"), table="T1", round="R9")
                 back = await w.cancel("x4", player="ann", table="T1", round="R9", debit="x3")
                 assert (back.status, back.cancelled, back.balance) == (Status.OK, D("25.00"), D("950.00"))
@@ -142,7 +142,7 @@ def test_an_answer_that_cannot_be_verified_is_not_believed(shared_wallet, tmp_pa
 def test_a_wallet_away_is_unavailable_not_an_answer(tmp_path):
     async def go():
         async with WalletClient("http://127.0.0.1:9/wallet/v1", b"k" * 32, attempts=2, max_wait=0.05) as w:
-            with pytest.raises(WalletUnavailable, match="ConnectError"):
+            with pytest.raises(WalletUnavailable, match="cannot connect"):
                 await w.balance("alice", "MOP", request_id="b")
 
     run(go())

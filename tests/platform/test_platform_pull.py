@@ -1,0 +1,136 @@
+"""The platform's pull reader (``tablesim.platform.pull``) on a real
+nats-server: every message once, in stream order, in the groups they came
+in; caught up said when the stream has no more; a consumer deleted under
+it, or a broker gone, is ``Lost`` (the caller makes its consumer again)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import nats
+import pytest
+from nats.js import api
+
+from natsserver import NATS_SERVER, NatsServer
+from tablesim.platform.pull import Lost, Pull, make_consumer, pending_of, stream_seq_of
+
+pytestmark = pytest.mark.skipif(NATS_SERVER is None, reason="nats-server is not installed")
+
+
+@pytest.fixture
+def broker(tmp_path):
+    server = NatsServer(tmp_path / "nats").start()
+    yield server
+    server.stop()
+
+
+async def _stream(url: str, messages: int):
+    nc = await nats.connect(url)
+    js = nc.jetstream()
+    await js.add_stream(name="S", subjects=["s.*"])
+    for i in range(messages):
+        await js.publish("s.a" if i % 2 else "s.b", str(i).encode())
+    return nc, js
+
+
+def test_every_message_once_in_order_then_caught_up(broker):
+    async def go():
+        nc, js = await _stream(broker.url, 250)
+        seen, groups, idle = [], [], asyncio.Event()
+
+        async def handle(msgs):
+            groups.append(len(msgs))
+            seen.extend((stream_seq_of(m), m.data.decode(), pending_of(m)) for m in msgs)
+
+        name = await make_consumer(js, "S", api.ConsumerConfig(ack_policy=api.AckPolicy.NONE,
+                                                                inactive_threshold=30.0))
+        reader = asyncio.ensure_future(Pull(nc, "S", name, handle, batch=100, heartbeat=0.5,
+                                            idle=idle.set).run())
+        try:
+            await asyncio.wait_for(idle.wait(), 10)
+            while len(seen) < 250:
+                await asyncio.sleep(0.05)
+            for i in range(250, 260):  # published while it reads: delivered on the open request
+                await js.publish("s.a", str(i).encode())
+            while len(seen) < 260:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.3)
+        finally:
+            reader.cancel()
+            await nc.close()
+        assert [s for s, _, _ in seen] == list(range(1, 261))  # once each, in stream order
+        assert [d for _, d, _ in seen] == [str(i) for i in range(260)]
+        assert seen[249][2] == 0 and seen[0][2] == 249  # pending counts down to caught up
+        assert max(groups) <= 100 and len(groups) < 260  # in groups, never past a request's batch
+
+    asyncio.run(go())
+
+
+def test_a_durable_consumer_gives_the_next_reader_what_was_not_acked(broker):
+    async def go():
+        nc, js = await _stream(broker.url, 30)
+        config = lambda: api.ConsumerConfig(durable_name="D", ack_policy=api.AckPolicy.EXPLICIT,  # noqa: E731
+                                            ack_wait=1.0, max_ack_pending=-1)
+        got, again = [], []
+
+        async def take(msgs):
+            for m in msgs:
+                got.append(int(m.data))
+                if int(m.data) < 20:  # the rest taken but never acked (a process killed): redelivered
+                    await m.ack()
+
+        async def take_again(msgs):
+            again.extend(int(m.data) for m in msgs)
+
+        name = await make_consumer(js, "S", config())
+        first = asyncio.ensure_future(Pull(nc, "S", name, take, batch=7, heartbeat=0.5).run())
+        while len(got) < 30:
+            await asyncio.sleep(0.05)
+        first.cancel()
+        await nc.close()
+        nc = await nats.connect(broker.url)
+        js = nc.jetstream()
+        assert await make_consumer(js, "S", config()) == "D"  # found, not made again
+        second = asyncio.ensure_future(Pull(nc, "S", "D", take_again, batch=7, heartbeat=0.5).run())
+        try:
+            for _ in range(100):
+                if len(again) >= 10:
+                    break
+                await asyncio.sleep(0.1)
+            await asyncio.sleep(0.3)
+        finally:
+            second.cancel()
+            await nc.close()
+        assert got == list(range(30))
+        assert sorted(again) == list(range(20, 30))  # the unacked ones only, each once
+
+    asyncio.run(go())
+
+
+async def _lost_after(broker, cut, match: str, expires: float = 5.0) -> None:
+    """A reader of an ephemeral consumer raises ``Lost`` (``match``) once ``cut(js, name)`` ran."""
+    nc, js = await _stream(broker.url, 5)
+    name = await make_consumer(js, "S", api.ConsumerConfig(ack_policy=api.AckPolicy.NONE, inactive_threshold=30.0))
+
+    async def handle(msgs):
+        pass
+
+    reader = asyncio.ensure_future(Pull(nc, "S", name, handle, batch=10, expires=expires, heartbeat=0.2).run())
+    await asyncio.sleep(0.5)
+    await cut(js, name)
+    try:
+        with pytest.raises(Lost, match=match):
+            await asyncio.wait_for(reader, 10)
+    finally:
+        await nc.close()
+
+
+def test_a_consumer_deleted_under_the_reader_is_lost(broker):
+    asyncio.run(_lost_after(broker, lambda js, name: js.delete_consumer("S", name), "consumer", expires=0.5))
+
+
+def test_a_broker_gone_is_lost_not_a_reader_waiting_for_ever(broker):
+    async def kill(js, name):
+        broker.kill()
+
+    asyncio.run(_lost_after(broker, kill, "nothing heard"))
