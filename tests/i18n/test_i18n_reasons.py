@@ -76,11 +76,17 @@ def test_the_scan_fails_on_an_id_in_no_catalog(tmp_path):
     assert known("refusal.no_bet") and known("f:refusal.under_minimum{of}") and known("f:wheel.incident.{k}.no_round")
 
 
-def test_no_refusal_or_incident_is_written_in_plain_english():
-    plain = []
+def found(pattern: re.Pattern) -> list[str]:
+    """Where the code has a match of ``pattern``: file:line."""
+    out = []
     for path in SOURCES:
         text = path.read_text(encoding="utf-8")
-        plain += [f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}" for m in PLAIN.finditer(text)]
+        out += [f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}" for m in pattern.finditer(text)]
+    return out
+
+
+def test_no_refusal_or_incident_is_written_in_plain_english():
+    plain = found(PLAIN)
     assert not plain, plain
     assert PLAIN.search('raise Refused(f"box {box} is taken")') and PLAIN.search('IllegalAction("bet", "no")')
 
@@ -323,10 +329,7 @@ def void_codes() -> dict[str, str]:
 
 
 def test_no_instruction_is_written_in_plain_english():
-    plain = []
-    for path in SOURCES:
-        text = path.read_text(encoding="utf-8")
-        plain += [f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}" for m in PLAIN_INSTRUCTION.finditer(text)]
+    plain = found(PLAIN_INSTRUCTION)
     assert not plain, plain
     assert PLAIN_INSTRUCTION.search('self.emit(Instruction(text="place your bets"))')
     assert PLAIN_INSTRUCTION.search('Instruction(text=f"card {n} to box {who}", to=who)')

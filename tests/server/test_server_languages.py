@@ -36,6 +36,13 @@ def text(page, selector: str) -> str:
     return page.evaluate(f"document.querySelector({selector!r}).textContent")
 
 
+def console_in(page, s, lang: str, sign_word: str) -> None:
+    """The served table's console, signed in as its dealer, switched to ``lang``."""
+    page.goto(f"{s.url}/#token={s.dealer}")
+    wait(page, "document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    switch(page, lang, sign_word)
+
+
 def switch(page, lang: str, sign_word: str) -> None:
     page.select_option("#lang", lang)
     wait(page, f"document.documentElement.lang === {lang!r} && document.querySelector('#act-open_round').textContent === {sign_word!r}")
@@ -121,9 +128,7 @@ def test_a_bet_refused_while_betting_is_closed_says_so_by_id(serve):
 def test_an_incident_and_the_dealer_on_duty_read_in_the_consoles_language(serve, page):
     s = serve("fortune3", pace=0.02, seed=11)
     b = page
-    b.goto(f"{s.url}/#token={s.dealer}")
-    wait(b, "document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
-    switch(b, "zh-Hant", "新一局")
+    console_in(b, s, "zh-Hant", "新一局")
     assert text(b, "#duty") == "沒有當值荷官"
     assert s.post("/api/actions/open_round").status_code == 200
     assert s.post("/api/bets", {"position": "2", "bet": "ante", "amount": "10"}).status_code == 200
@@ -158,9 +163,7 @@ def test_a_bad_body_and_a_storage_refusal_carry_their_message_ids(serve):
 def test_the_dealers_instructions_a_void_and_a_bad_body_read_in_the_consoles_language(serve, page):
     s = serve("wheel", pace=0.02, seed=11)
     b = page
-    b.goto(f"{s.url}/#token={s.dealer}")
-    wait(b, "document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
-    switch(b, "zh-Hant", "新一局")
+    console_in(b, s, "zh-Hant", "新一局")
     assert s.post("/api/actions/open_round").status_code == 200
     assert s.post("/api/actions/close_betting").status_code == 200
     wait(b, "document.querySelector('#instruction-text').textContent === '轉動輪盤，至少轉 3 整圈'")
