@@ -12,13 +12,14 @@ docs/ with TABLESIM_PLAYER_SHOTS=docs)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from decimal import Decimal
 from pathlib import Path
 
+import httpx
 import pytest
-
-from decimal import Decimal
 
 import f3rig
 import reaper
@@ -332,3 +333,32 @@ def test_a_reconnect_during_the_decisions_shows_the_hand_again_and_takes_the_dec
     finally:
         c1.close()
         c2.close()
+
+
+def test_a_refusal_and_a_void_round_read_in_the_players_language(chromium, setup):
+    context, ava = player(chromium, setup, "ava", "zh-TW")
+    try:
+        open_table(ava, WHEEL)
+        round_id = setup.wheel.open_round()
+        setup.seen_betting(setup.wheel, round_id)
+        ava.wait_for_selector(".spot[data-bet='5']:not([disabled])")
+        ava.click(".chip[data-amount='500']")
+        for _ in range(3):  # 1,500 on a balance of 1,000: the wallet refuses it, in her language
+            ava.click(".spot[data-bet='5']")
+        ava.click("#place")
+        ava.wait_for_function("document.querySelector('#said').classList.contains('bad')")
+        assert text(ava, "#said") == "被拒絕：您的餘額不足。"
+        bet(ava, "5", "25")
+        tokens = json.loads(setup.wheel.journal.with_name(f"{WHEEL}.tokens.json").read_text())
+        supervisor = next(op["token"] for op in tokens["operators"] if op["role"] == "supervisor")
+        voided = httpx.post(f"{setup.wheel.base}/api/void", json={"why": "wheel jammed"}, timeout=20,
+                            headers={"Authorization": f"Bearer {supervisor}"})
+        assert voided.status_code == 200, voided.text
+        ava.wait_for_selector("#result:not([hidden])")
+        ava.wait_for_function("document.querySelector('#result').textContent.includes('本局無效（主管決定）')")
+        ava.select_option("#lang", "pt")
+        ava.wait_for_function("document.querySelector('#result').textContent.includes('Ronda anulada (decisão do supervisor)')")
+        assert text(ava, "#said").startswith("Aposta confirmada")  # the line said before, in the new language
+        assert not ava.errors, ava.errors
+    finally:
+        context.close()

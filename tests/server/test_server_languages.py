@@ -172,7 +172,7 @@ def test_the_dealers_instructions_a_void_and_a_bad_body_read_in_the_consoles_lan
     switch(b, "pt", "Nova ronda")
     wait(b, "document.querySelector('#instruction-text').textContent === 'rode a roda, pelo menos 3 voltas completas'")
     assert s.post("/api/void", {"why": "wheel jammed"}, role="supervisor").status_code == 200
-    wait(b, "[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('anulada pelo supervisor'))")
+    wait(b, "[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('decisão do supervisor'))")
     # a 422 as the console words it (the page's own request helper, as its buttons use it)
     said = b.evaluate("""async (token) => { const c = await import('/static/common.js');
         const r = await c.request('POST', '/api/bets', { position: 'P1', bet: '', amount: '1' }, token);
