@@ -394,6 +394,18 @@ def test_a_storage_refusal_is_worded_from_the_catalogs():
         assert str(exc.reason).startswith("journal /data/T1.sqlite: database or disk is full: ")
 
 
+def test_a_storage_refusal_names_the_journal_by_its_file_only_in_its_values_too():
+    from types import SimpleNamespace
+
+    from tablesim.journal.store import StorageError
+    from tablesim.server.bets import refusal
+
+    body = refusal(StorageError("/data/studio/T1.sqlite", "database or disk is full"),
+                   SimpleNamespace(path="/data/studio/T1.sqlite"))
+    assert "/data/studio" not in json.dumps(body), body
+    assert body["say"] == {"id": "refusal.journal_retry", "args": {"path": "T1.sqlite", "why": "database or disk is full"}}
+
+
 # the bodies of the APIs (the table's and the games' consoles'): whatever a client sends, a 422 is worded
 
 def body_models():
