@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tablecore.codec import OMITTED, register
-from tablecore.said import message_of
+from tablecore.said import device_text, message_of
 
 
 
@@ -175,11 +175,21 @@ class Resumed(TableRecord):
 @table_event("incident")
 @dataclass(frozen=True, slots=True)
 class IncidentOpened(TableRecord):
+    """An incident: ``text`` in English (the journal's), and ``say`` its
+    message id and values where it has one (see ``Instruction``)."""
+
     id: int
     code: int
     text: str
     blocking: bool
     card: str | None
+    say: dict = OMITTED
+
+    def __post_init__(self) -> None:
+        if self.say is OMITTED:
+            said = device_text(self.code, self.text)
+            if said is not None:
+                object.__setattr__(self, "say", said)
 
 
 @table_event("incident_resolved")

@@ -478,3 +478,24 @@ def test_every_refusal_of_the_platform_is_worded_by_its_status():
         "id": "player.refusal.betting_closed", "args": {}}
     theirs = {"id": "wheel.refusal.unknown_spot", "args": {"spot": "'7'"}}
     assert refused(409, "refused_by_table", "unknown spot", reason=theirs).body["reason"] == theirs
+
+
+def test_an_incident_event_carries_its_message_id_and_an_old_one_its_text():
+    from tablecore.codec import decode
+    from tablecore.records import IncidentOpened
+
+    t = f3_table()
+    seen = []
+    t.bus.subscribe(lambda e: seen.append(e.data) if e.kind == "incident" else None)
+    steps = f3_round(t)
+    for _ in range(6):  # (dealt: the players decide)
+        next(steps)
+    while (event := t.shoe.next_event(0)) is not None:
+        t.handle(event)
+    t.misdeal()
+    assert seen and seen[-1]["say"] == {"id": "fortune3.incident.misdeal", "args": {}}, seen
+    assert seen[-1]["text"] == fill(CATALOGS["en"]["fortune3.incident.misdeal"], {})
+    old = decode({"$record": "IncidentOpened", "id": 1, "code": 999, "text": "a misdeal", "blocking": True, "card": None})
+    assert "say" not in old.as_data()  # (an earlier release's: its English stands)
+    fault = IncidentOpened(id=2, code=201, text="card misread", blocking=True, card=None)
+    assert fault.as_data()["say"] == {"id": "fault.201", "args": {"text": "card misread"}}

@@ -140,6 +140,8 @@ def test_an_incident_and_the_dealer_on_duty_read_in_the_consoles_language(serve,
     assert incident["text"].startswith("the dealer calls a misdeal (Art. 11(1))")
     assert incident["say"] == {"id": "fortune3.incident.misdeal", "args": {}}
     wait(b, "document.querySelector('#incident-text').textContent.includes('荷官宣佈發牌失誤（第十一條第一款）')")
+    # and in the events panel, by the incident event's own message id
+    wait(b, "[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('荷官宣佈發牌失誤'))")
     switch(b, "pt", "Nova ronda")
     wait(b, "document.querySelector('#incident-text').textContent.includes('o croupier declara má distribuição')")
     refused = s.post("/api/actions/deal")  # held by the incident: the reason by its id

@@ -195,7 +195,7 @@ export function eventText(msg, game) {
     case "void": return say("event.void", { reason: voidReason(d.reason) }) + (d.actor ? say("event.by", { actor: d.actor }) : "") + (d.why ? `: ${d.why}` : "");
     case "fault": return say("event.fault", { device: d.device, code: d.code, text: faultText(d.code, d.text) });
     case "fault_cleared": return say("event.fault_cleared", { device: d.device, code: d.code });
-    case "incident": return say("event.incident", { id: d.id ?? "", text: d.text || d.what || "" });
+    case "incident": return say("event.incident", { id: d.id ?? "", text: saidText(d.say, d.text || d.what || "") });
     case "incident_resolved": return say("event.incident_resolved", { id: d.id, decision: say(`console.${d.decision}`, null, d.decision), actor: d.actor, why: d.why });
     case "paused": return say("event.paused", { actor: d.actor, why: d.why });
     case "resumed": return say("event.resumed", { actor: d.actor, why: d.why });
