@@ -79,6 +79,15 @@ def open_table(page, table: str) -> None:
     page.wait_for_selector(".spot")
 
 
+def betting_on(setup, table, pages, spot: str) -> str:
+    """A round of ``table`` taking bets, seen so on each page (``spot`` open): its id."""
+    round_id = table.open_round()
+    setup.seen_betting(table, round_id)
+    for p in pages:
+        p.wait_for_selector(f".spot[data-bet='{spot}']:not([disabled])")
+    return round_id
+
+
 def shot(page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"{name}.png"
@@ -110,10 +119,7 @@ def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
         shot(ann, "lobby-desktop-zh")
         for p in (ann, amy):
             open_table(p, WHEEL)
-        round_id = setup.wheel.open_round()
-        setup.seen_betting(setup.wheel, round_id)
-        for p in (ann, amy):
-            p.wait_for_selector(".spot[data-bet='1']:not([disabled])")
+        round_id = betting_on(setup, setup.wheel, (ann, amy), "1")
         assert "秒後停止下注" in text(ann, "#timer") and "fecham" in text(amy, "#timer")
         for s in ("1", "3", "5", "10", "20", "joker", "logo"):
             bet(ann, s, "5")  # one of them wins whatever the wheel says
@@ -145,10 +151,7 @@ def test_two_players_play_a_football_round_on_the_common_box(chromium, setup):
         for p in (kim, lea):
             open_table(p, FOOTBALL)
         assert "Upper" in text(kim, ".spot[data-bet='upper']") and "上" in text(lea, ".spot[data-bet='upper']")
-        round_id = setup.football.open_round()
-        setup.seen_betting(setup.football, round_id)
-        for p in (kim, lea):
-            p.wait_for_selector(".spot[data-bet='odd']:not([disabled])")
+        betting_on(setup, setup.football, (kim, lea), "odd")
         bet(kim, "odd", "25")
         bet(kim, "even", "5")
         bet(lea, "middle", "1")
@@ -172,9 +175,7 @@ def test_a_reload_mid_round_keeps_the_bet_and_shows_its_result(chromium, setup):
     context, ada = player(chromium, setup, "ada", "en-GB")
     try:
         open_table(ada, WHEEL)
-        round_id = setup.wheel.open_round()
-        setup.seen_betting(setup.wheel, round_id)
-        ada.wait_for_selector(".spot[data-bet='3']:not([disabled])")
+        betting_on(setup, setup.wheel, (ada,), "3")
         bet(ada, "3", "25")
         ada.reload()  # the socket is gone; the page comes back with the same session
         ada.wait_for_function("document.querySelector(\".spot[data-bet='3'] .stake\")?.textContent.includes('25')")
@@ -354,9 +355,7 @@ def test_a_refusal_and_a_void_round_read_in_the_players_language(chromium, setup
     context, ava = player(chromium, setup, "ava", "zh-TW")
     try:
         open_table(ava, WHEEL)
-        round_id = setup.wheel.open_round()
-        setup.seen_betting(setup.wheel, round_id)
-        ava.wait_for_selector(".spot[data-bet='5']:not([disabled])")
+        betting_on(setup, setup.wheel, (ava,), "5")
         ava.click(".chip[data-amount='500']")
         for _ in range(3):  # 1,500 on a balance of 1,000: the wallet refuses it, in her language
             ava.click(".spot[data-bet='5']")
