@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tablecore.codec import OMITTED, register
+from tablecore.said import device_text, message_of
 
 
 
@@ -80,13 +81,23 @@ class StateChanged(TableRecord):
 @table_event("instruction")
 @dataclass(frozen=True, slots=True)
 class Instruction(TableRecord):
-    """What the dealer is to do next."""
+    """What the dealer is to do next: ``text`` in English (what the journal
+    and the logs read, as records of earlier releases have it) and, when the
+    text came from a catalog (a ``Said``), ``say``: its message id and values,
+    so a console, a board or a player's page words it in its own language."""
 
     text: str
     to: str = OMITTED
     boxes: list = OMITTED
     cards: int = OMITTED
     min_turns: int = OMITTED
+    say: dict = OMITTED
+
+    def __post_init__(self) -> None:
+        if self.say is OMITTED:
+            said = message_of(self.text)
+            if said is not None:
+                object.__setattr__(self, "say", said)
 
 
 @table_event("bet")
@@ -164,11 +175,21 @@ class Resumed(TableRecord):
 @table_event("incident")
 @dataclass(frozen=True, slots=True)
 class IncidentOpened(TableRecord):
+    """An incident: ``text`` in English (the journal's), and ``say`` its
+    message id and values where it has one (see ``Instruction``)."""
+
     id: int
     code: int
     text: str
     blocking: bool
     card: str | None
+    say: dict = OMITTED
+
+    def __post_init__(self) -> None:
+        if self.say is OMITTED:
+            said = device_text(self.code, self.text)
+            if said is not None:
+                object.__setattr__(self, "say", said)
 
 
 @table_event("incident_resolved")

@@ -14,15 +14,16 @@ from pathlib import Path
 from typing import Iterable, Iterator, Protocol, Sequence
 
 from tablecore.errors import IllegalAction
+from tablecore.said import CORE_WORDS
 
 
 class StorageError(IllegalAction):
     """The journal cannot record the action (full disk, I/O error): refused, nothing changed."""
 
     def __init__(self, path: str, why: str, *, retry: bool = True) -> None:
-        advice = ("nothing was changed; retry once there is room" if retry
-                  else "the table takes no more actions: restart it to recover from what was committed")
-        super().__init__("action", f"journal {path}: {why}: {advice}")
+        # (the English words are the catalog's: "journal {path}: {why}: nothing was changed; ...")
+        super().__init__("action", CORE_WORDS("refusal.journal_retry" if retry else "refusal.journal_stopped",
+                                              path=path, why=why))
 
     def __str__(self) -> str:
         return f"refused: {self.reason}"

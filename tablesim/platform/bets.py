@@ -61,6 +61,10 @@ class Answer:
 
 
 def refused(http: int, status: str, message: str, **more: Any) -> Answer:
+    """A refusal: ``message`` in English (logs, API clients) and ``reason``, the
+    table's own words by id when it gave them, else the platform's by its status
+    (``player.refusal.<status>``), so the player's page words it in their language."""
+    more.setdefault("reason", {"id": f"player.refusal.{status}", "args": {}})
     return Answer(http, {"ok": False, "status": status, "message": message, **more})
 
 

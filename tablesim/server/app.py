@@ -45,10 +45,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tablecore.errors import IllegalAction, InputError
+from tablecore.said import message_of
 from tablesim.server.auth import TokenStore
 from tablesim.server.bets import QuickBets, refusal
 from tablesim.server.guard import BodyGuard
-from tablesim.server.reasons import NOT_JSON, readable
+from tablesim.server.reasons import NOT_JSON, NOT_JSON_SAID, readable, said
 from tablesim.server.routes import actions, bets, health, operator, pages, read, shift, stream
 from tablesim.server.routes.pages import STATIC
 from tablesim.server.runner import TableRunner
@@ -132,14 +133,17 @@ def _answer_errors(app: FastAPI, runner: TableRunner) -> None:
 
     @app.exception_handler(InputError)
     async def _bad_input(request: Request, exc: InputError):
-        return JSONResponse({"error": "bad_input", "detail": str(exc)}, 422)
+        words = message_of(exc.message)  # (a text of the catalogs: a page words it in its language)
+        say = [{"where": exc.where or "", **words}] if words else []
+        return JSONResponse({"error": "bad_input", "detail": str(exc), **({"say": say} if say else {})}, 422)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
-        return JSONResponse({"error": "bad_input", "detail": readable(exc.errors())}, 422)
+        errors = exc.errors()
+        return JSONResponse({"error": "bad_input", "detail": readable(errors), "say": said(errors)}, 422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
         if exc.status_code == 400:  # FastAPI could not decode the body (not UTF-8): bad input as any other
-            return JSONResponse({"error": "bad_input", "detail": NOT_JSON}, 422)
+            return JSONResponse({"error": "bad_input", "detail": NOT_JSON, "say": NOT_JSON_SAID}, 422)
         return await http_exception_handler(request, exc)

@@ -26,7 +26,7 @@ from tablesim.server.intake import BetOutcome, BetRequest, bad_input, bet_reques
 from tablesim.journal.store import StorageError
 from tablesim.server import public
 from tablesim.server.auth import Operator, TokenStore, bearer
-from tablesim.server.reasons import TOO_DEEP, TooDeep, loads, readable
+from tablesim.server.reasons import TOO_DEEP, TOO_DEEP_SAID, TooDeep, loads, readable
 
 
 class Strict(BaseModel):
@@ -122,6 +122,8 @@ def refusal(exc: IllegalAction, journal) -> dict:
     """A 409's body (the journal named by its file only, not where it is)."""
     reason, detail = public.hide_path(exc.reason, journal), public.hide_path(str(exc), journal)
     said = message_of(exc.reason)
+    if said:  # (its values name no more of where the journal is than the text does)
+        said = {**said, "args": {k: public.hide_path(v, journal) for k, v in said["args"].items()}}
     return {"error": "refused", "action": exc.action, "reason": reason, "detail": detail,
             **({"say": said} if said else {})}  # the reason's message id and values, for a page in another language
 
@@ -202,7 +204,7 @@ class QuickBets:
         try:
             data = loads(body)
         except TooDeep:
-            return JSONResponse({"error": "bad_input", "detail": TOO_DEEP}, 422)
+            return JSONResponse({"error": "bad_input", "detail": TOO_DEEP, "say": TOO_DEEP_SAID}, 422)
         except ValueError:
             return None
         try:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecore.money import fmt
+from tablecore.said import message_of
 from tablesim.server import public
 from tablesim.server.fanout import BET_KINDS, SPOTS_MAX
 from tablesim.server.stream import jsonable
@@ -137,6 +138,7 @@ class Snapshots:
             "active_faults": public.faults(self.active_faults),
             "bet_timer": timer,
             "instruction": self.instruction,
+            "instruction_say": message_of(self.instruction),  # its message id and values, for the console's language
             "layout": a.layout(),
             "view": a.view(),
             "actions": actions,

@@ -226,7 +226,7 @@ class Floor:
             t.book.pop((str(d.get("position")), str(d.get("bet"))), None)
         elif name == "incident":
             t.round_incidents += 1
-            t.incidents[str(d.get("id"))] = {k: d.get(k) for k in ("id", "code", "text", "blocking")}
+            t.incidents[str(d.get("id"))] = {k: d.get(k) for k in ("id", "code", "text", "blocking", "say")}
         elif name == "incident_resolved":
             t.incidents.pop(str(d.get("id")), None)
         elif name == "link":

@@ -20,7 +20,7 @@ from drivers.mock.display import MockDisplay
 from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin
 from tablecore.cards import parse_dealt
 from tablecore.errors import IllegalAction, InputError
-from tablecore.said import DEVICE_FAULTS, Said, device_text, fill
+from tablecore.said import CORE_WORDS, DEVICE_FAULTS, Said, device_text, fill
 from tablesim.games import registry
 from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.profile import load_profile as load_fb
@@ -76,11 +76,17 @@ def test_the_scan_fails_on_an_id_in_no_catalog(tmp_path):
     assert known("refusal.no_bet") and known("f:refusal.under_minimum{of}") and known("f:wheel.incident.{k}.no_round")
 
 
-def test_no_refusal_or_incident_is_written_in_plain_english():
-    plain = []
+def found(pattern: re.Pattern) -> list[str]:
+    """Where the code has a match of ``pattern``: file:line."""
+    out = []
     for path in SOURCES:
         text = path.read_text(encoding="utf-8")
-        plain += [f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}" for m in PLAIN.finditer(text)]
+        out += [f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}" for m in pattern.finditer(text)]
+    return out
+
+
+def test_no_refusal_or_incident_is_written_in_plain_english():
+    plain = found(PLAIN)
     assert not plain, plain
     assert PLAIN.search('raise Refused(f"box {box} is taken")') and PLAIN.search('IllegalAction("bet", "no")')
 
@@ -287,3 +293,209 @@ def test_a_bad_bet_over_the_bus_is_worded_from_the_catalogs(doc):
         if "error" in result:
             said = result["say"]
             assert result["detail"] == fill(CATALOGS["en"][said["id"]], said["args"]), result
+
+
+# --- the dealer's instructions, void reasons, the APIs' 422s, the platform's refusals -------
+
+#: an instruction to the dealer written as an English text, not from a catalog
+PLAIN_INSTRUCTION = re.compile(r"""\bInstruction\(\s*text=\s*(?:f?["'(])""")
+#: a round made void by its code: ``self.void("misdeal")``, ``void("misread" if ... else "shoe_fault")``
+VOIDED = re.compile(r"""\.void\(([^)\n]*)\)""")
+CODE = re.compile(r"""(?<![=\w])["']([a-z][a-z0-9_]*)["']""")
+COMPARED = re.compile(r"""[=!]=\s*["'][^"']*["']""")
+KEYWORD = re.compile(r"""(?:^|,)\s*[a-z_]+\s*=(?!=)[^,]*""")
+CONSTANT = re.compile(r"""^([A-Z][A-Z0-9_]*)\s*=\s*["']([a-z][a-z0-9_]*)["']""", re.M)
+
+
+def codes_voided(text: str) -> list[tuple[str, int]]:
+    """The void reasons a source gives (a literal, or a module's constant), with their offsets."""
+    constants = dict(CONSTANT.findall(text))
+    out = []
+    for m in VOIDED.finditer(text):
+        args = KEYWORD.sub("", COMPARED.sub("", m.group(1)))  # (actor=..., why=..., == "x": not the reason)
+        names = [constants[n] for n in re.findall(r"\b[A-Z][A-Z0-9_]*\b", args) if n in constants]
+        out += [(code, m.start()) for code in CODE.findall(args) + names]
+    return out
+
+
+def void_codes() -> dict[str, str]:
+    """Every void reason the code gives -> where."""
+    out: dict[str, str] = {}
+    for path in SOURCES:
+        text = path.read_text(encoding="utf-8")
+        for code, at in codes_voided(text):
+            out.setdefault(code, f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, at) + 1}")
+    return out
+
+
+def test_no_instruction_is_written_in_plain_english():
+    plain = found(PLAIN_INSTRUCTION)
+    assert not plain, plain
+    assert PLAIN_INSTRUCTION.search('self.emit(Instruction(text="place your bets"))')
+    assert PLAIN_INSTRUCTION.search('Instruction(text=f"card {n} to box {who}", to=who)')
+    assert not PLAIN_INSTRUCTION.search('Instruction(text=W("fortune3.next.reveal"))')
+
+
+def test_every_void_reason_the_code_gives_is_worded_in_every_language():
+    codes = void_codes()
+    assert {"misdeal", "misread", "shoe_fault", "sensor_fault", "interrupted", "device_link_lost"} <= set(codes), codes
+    for lang, cat in CATALOGS.items():
+        missing = {c: where for c, where in codes.items() if f"void.{c}" not in cat}
+        assert not missing, f"{lang}: void reasons without words: {missing}"
+    # the supervisor's own void (the console's default reason) too
+    assert all("void.supervisor" in cat for cat in CATALOGS.values())
+
+
+def test_the_void_scan_sees_a_code_in_no_catalog():
+    text = ('X = "sensor_fault"\nself.void("misread" if e.code == M else "shoe_fault", actor="ann")\nself.void(X)\n'
+            'self.void("a_fault" if self.dealing == "shuffler" else "b_fault")\n')
+    assert [c for c, _ in codes_voided(text)] == ["misread", "shoe_fault", "sensor_fault", "a_fault", "b_fault"]
+    assert "void.no_such_code" not in CATALOGS["en"]
+
+
+ROUNDS = {"fortune3": (f3_table, f3_round), "football": (fb_table, fb_round), "wheel": (wheel_table, wheel_round)}
+
+
+@pytest.mark.parametrize("game", list(ROUNDS))
+def test_every_instruction_of_a_round_is_worded_from_the_catalogs(game):
+    make, drive = ROUNDS[game]
+    t = make()
+    seen = []
+    t.bus.subscribe(lambda e: seen.append(e) if e.kind == "instruction" else None)
+    for _ in drive(t):
+        pass
+    assert len(seen) >= 3, [e.data for e in seen]
+    for e in seen:
+        said = e.data.get("say")
+        assert said and said["id"] in CATALOGS["en"], f"{game}: an instruction without a message id: {e.data}"
+        # the English text the journal keeps is the catalog's, with the values the message carries
+        assert e.data["text"] == fill(CATALOGS["en"][said["id"]], said["args"]), e.data
+        for lang, cat in CATALOGS.items():
+            assert placeholders(cat[said["id"]]) <= set(said["args"]), f"{lang} {said['id']}: {said['args']}"
+
+
+def test_an_instruction_journaled_by_an_earlier_release_reads_as_it_did():
+    from tablecore.codec import decode
+    from tablecore.records import Instruction
+
+    old = decode({"$record": "Instruction", "text": "place your bets"})  # no message id: its text stands
+    assert old == Instruction(text="place your bets") and "say" not in old.as_data()
+    new = Instruction(text=CORE_WORDS("instruction.place_bets"))
+    assert new.as_data() == {"text": "place your bets", "say": {"id": "instruction.place_bets", "args": {}}}
+    assert decode(json.loads(json.dumps({"$record": "Instruction", **new.as_data()}))) == new
+
+
+def test_a_storage_refusal_is_worded_from_the_catalogs():
+    from tablesim.journal.storage import StorageError
+
+    for retry in (True, False):
+        exc = StorageError("/data/T1.sqlite", "database or disk is full", retry=retry)
+        check_worded(exc.reason, f"storage retry={retry}")
+        assert str(exc.reason).startswith("journal /data/T1.sqlite: database or disk is full: ")
+
+
+def test_a_storage_refusal_names_the_journal_by_its_file_only_in_its_values_too():
+    from types import SimpleNamespace
+
+    from tablesim.journal.storage import StorageError
+    from tablesim.server.bets import refusal
+
+    body = refusal(StorageError("/data/studio/T1.sqlite", "database or disk is full"),
+                   SimpleNamespace(path="/data/studio/T1.sqlite"))
+    assert "/data/studio" not in json.dumps(body), body
+    assert body["say"] == {"id": "refusal.journal_retry", "args": {"path": "T1.sqlite", "why": "database or disk is full"}}
+
+
+# the bodies of the APIs (the table's and the games' consoles'): whatever a client sends, a 422 is worded
+
+def body_models():
+    from pydantic import BaseModel
+
+    import tablesim.games.console as console
+    import tablesim.server.bets as bets
+    import tablesim.server.routes.operator  # noqa: F401 (its bodies)
+    for g in registry.names():
+        __import__(f"tablesim.games.{g}.console")  # (each game's console: its own bodies)
+    out, todo = [], [bets.Strict, console.Body]
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        if issubclass(cls, BaseModel) and cls.model_fields:
+            out.append(cls)
+    return out
+
+
+FIELDS = st.sampled_from(["position", "bet", "amount", "ref", "player", "bets", "why", "reason", "decision", "card",
+                          "box", "mode", "x"])
+VALUES = st.recursive(st.none() | st.booleans() | st.integers(-10, 10**20) | st.floats(allow_nan=False)
+                      | st.text(max_size=600), lambda inner: st.lists(inner, max_size=3)
+                      | st.dictionaries(FIELDS, inner, max_size=4), max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(which=st.integers(0, 100), doc=st.one_of(VALUES, st.dictionaries(FIELDS, VALUES, max_size=7)))
+def test_any_bad_body_of_the_apis_is_worded_from_the_catalogs(which, doc):
+    from pydantic import ValidationError
+
+    from tablesim.server.reasons import parts, readable, said
+
+    models = body_models()
+    model = models[which % len(models)]
+    try:
+        model.model_validate(doc)
+    except ValidationError as exc:
+        errors = exc.errors()
+        worded = said(errors)
+        assert readable(errors) == "; ".join(f"{w}: {t}" if w else t for w, t, _, _ in parts(errors))
+        for part in worded:
+            assert part["id"] in CATALOGS["en"], f"{model.__name__} {doc!r}: {part} is in no catalog"
+            for lang, cat in CATALOGS.items():
+                assert placeholders(cat[part["id"]]) <= set(part["args"]), f"{lang} {part}"
+
+
+def test_the_body_models_are_seen():
+    names = {m.__name__ for m in body_models()}
+    assert {"BetBody", "BatchBody", "VoidBody", "ResolveBody", "DecideBody", "DealingBody"} <= names, names
+
+
+def test_every_refusal_of_the_platform_is_worded_by_its_status():
+    from tablesim.i18n import read_catalog
+    from tablesim.platform.bets import refused
+    from tablesim.platform.player.routes import CATALOG
+    from tablesim.wallet.protocol import Status
+
+    literal = re.compile(r"""\brefused\(\s*\d{3}\s*,\s*["']([a-z_]+)["']""")
+    statuses = {s.value for s in Status if s is not Status.OK}
+    for path in (ROOT / "tablesim/platform").rglob("*.py"):
+        statuses |= set(literal.findall(path.read_text(encoding="utf-8")))
+    assert {"bad_input", "betting_closed", "rate_limited", "no_session", "insufficient_funds"} <= statuses
+    for lang in LANGUAGES:
+        cat = read_catalog(CATALOG / f"{lang}.po")
+        missing = sorted(s for s in statuses if f"player.refusal.{s}" not in cat)
+        assert not missing, f"{lang}: platform refusals without words: {missing}"
+    # a refusal of the platform's own carries its id; the table's own words, given, stand
+    assert refused(409, "betting_closed", "table T is not taking bets").body["reason"] == {
+        "id": "player.refusal.betting_closed", "args": {}}
+    theirs = {"id": "wheel.refusal.unknown_spot", "args": {"spot": "'7'"}}
+    assert refused(409, "refused_by_table", "unknown spot", reason=theirs).body["reason"] == theirs
+
+
+def test_an_incident_event_carries_its_message_id_and_an_old_one_its_text():
+    from tablecore.codec import decode
+    from tablecore.records import IncidentOpened
+
+    t = f3_table()
+    seen = []
+    t.bus.subscribe(lambda e: seen.append(e.data) if e.kind == "incident" else None)
+    steps = f3_round(t)
+    for _ in range(6):  # (dealt: the players decide)
+        next(steps)
+    while (event := t.shoe.next_event(0)) is not None:
+        t.handle(event)
+    t.misdeal()
+    assert seen and seen[-1]["say"] == {"id": "fortune3.incident.misdeal", "args": {}}, seen
+    assert seen[-1]["text"] == fill(CATALOGS["en"]["fortune3.incident.misdeal"], {})
+    old = decode({"$record": "IncidentOpened", "id": 1, "code": 999, "text": "a misdeal", "blocking": True, "card": None})
+    assert "say" not in old.as_data()  # (an earlier release's: its English stands)
+    fault = IncidentOpened(id=2, code=201, text="card misread", blocking=True, card=None)
+    assert fault.as_data()["say"] == {"id": "fault.201", "args": {"text": "card misread"}}

@@ -1,19 +1,27 @@
 """The player's page in Debian's Chromium, on real processes (a broker, the
 reference wallet, a wheel and a football table on mock devices, one
-platform): two players in different languages at the same table play a
-full round of each game and see the same outcome and their own results; a
-reload mid-round keeps the bet and shows its result; the lobby and both
-table views at a phone's 390x844 and at 1280x800 (screenshots: artifacts/,
-and docs/ with TABLESIM_PLAYER_SHOTS=docs)."""
+platform; and a Fortune 3 table on the remote profile with its own):
+two players in different languages at the same table play a full round of
+each game and see the same outcome and their own results (on the shared
+remote hand each decides on their own: one plays, one lets the timer fold
+them); a reload mid-round keeps the bet and shows its result, and one in
+the middle of the decisions shows the hand again and takes the decision;
+the lobby and the table views at a phone's 390x844 and at 1280x800, in
+English, Portuguese and Traditional Chinese (screenshots: artifacts/, and
+docs/ with TABLESIM_PLAYER_SHOTS=docs)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from decimal import Decimal
 from pathlib import Path
 
+import httpx
 import pytest
 
+import f3rig
 import reaper
 import rig as rigs
 from browser import WAIT_MS, needs_chromium
@@ -41,16 +49,17 @@ def setup(tmp_path_factory):
         yield r
 
 
-def player(chromium, setup, who: str, locale: str, viewport=DESKTOP):
-    """A browser page of ``who``, opened with a launch token, in a browser of ``locale``."""
+def player(chromium, setup, who: str, locale: str, viewport=DESKTOP, *, url: str | None = None, first: str = WHEEL):
+    """A browser page of ``who``, opened with a launch token, in a browser of
+    ``locale``, on the rig's platform (or ``url``'s) once its lobby shows ``first``."""
     context = chromium.new_context(viewport=viewport, locale=locale, device_scale_factor=1)
     context.set_default_timeout(WAIT_MS)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page._host.run(lambda: setattr(page._obj, "errors", errors))
-    page.goto(f"{setup.platform.url}/?token={setup.token(who)}")
-    page.wait_for_selector(f".table-card[data-table='{WHEEL}']")
+    page.goto(f"{url or setup.platform.url}/?token={setup.token(who)}")
+    page.wait_for_selector(f".table-card[data-table='{first}']")
     return context, page
 
 
@@ -70,9 +79,33 @@ def open_table(page, table: str) -> None:
     page.wait_for_selector(".spot")
 
 
+def betting_on(setup, table, pages, spot: str) -> str:
+    """A round of ``table`` taking bets, seen so on each page (``spot`` open): its id."""
+    round_id = table.open_round()
+    setup.seen_betting(table, round_id)
+    for p in pages:
+        p.wait_for_selector(f".spot[data-bet='{spot}']:not([disabled])")
+    return round_id
+
+
 def shot(page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    if SHOTS.name == "player" and SHOTS.parent.name == "docs":
+        small(path)
+
+
+def small(path: Path) -> None:
+    """A docs screenshot in 128 colours (a third of the size; the page's flat
+    colours and its text stay as they are), where Pillow is installed."""
+    try:
+        from PIL import Image
+    except ImportError:  # (a docs nicety: the shot stays as the browser made it)
+        return
+    with Image.open(path) as im:
+        flat = im.convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    flat.save(path, optimize=True)
 
 
 def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
@@ -83,12 +116,10 @@ def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
         assert "餘額" in text(ann, "header") and "Saldo" in text(amy, "header")
         assert re.search(r"1[.,]000", text(ann, "#balance"))  # thousands grouped, in MOP
         shot(amy, "lobby-desktop")
+        shot(ann, "lobby-desktop-zh")
         for p in (ann, amy):
             open_table(p, WHEEL)
-        round_id = setup.wheel.open_round()
-        setup.seen_betting(setup.wheel, round_id)
-        for p in (ann, amy):
-            p.wait_for_selector(".spot[data-bet='1']:not([disabled])")
+        round_id = betting_on(setup, setup.wheel, (ann, amy), "1")
         assert "秒後停止下注" in text(ann, "#timer") and "fecham" in text(amy, "#timer")
         for s in ("1", "3", "5", "10", "20", "joker", "logo"):
             bet(ann, s, "5")  # one of them wins whatever the wheel says
@@ -107,6 +138,7 @@ def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
         assert amy.locator("#result li").count() == 1 and ann.locator("#result li").count() == 7
         ann.wait_for_selector(f"#recall li[data-round='{round_id}']")
         shot(amy, "wheel-result-desktop")
+        shot(ann, "wheel-result-desktop-zh")
         assert not ann.errors and not amy.errors, (ann.errors, amy.errors)
     finally:
         c1.close()
@@ -119,10 +151,7 @@ def test_two_players_play_a_football_round_on_the_common_box(chromium, setup):
         for p in (kim, lea):
             open_table(p, FOOTBALL)
         assert "Upper" in text(kim, ".spot[data-bet='upper']") and "上" in text(lea, ".spot[data-bet='upper']")
-        round_id = setup.football.open_round()
-        setup.seen_betting(setup.football, round_id)
-        for p in (kim, lea):
-            p.wait_for_selector(".spot[data-bet='odd']:not([disabled])")
+        betting_on(setup, setup.football, (kim, lea), "odd")
         bet(kim, "odd", "25")
         bet(kim, "even", "5")
         bet(lea, "middle", "1")
@@ -135,6 +164,7 @@ def test_two_players_play_a_football_round_on_the_common_box(chromium, setup):
         assert text(kim, "#common-total").split()[-1] == text(lea, "#common-total").split()[-1]
         assert "Odd" in text(kim, "#result") and "Even" in text(kim, "#result") and "Odd" not in text(lea, "#result")
         shot(kim, "football-result-desktop")
+        shot(lea, "football-result-desktop-zh")
         assert not kim.errors and not lea.errors, (kim.errors, lea.errors)
     finally:
         c1.close()
@@ -145,9 +175,7 @@ def test_a_reload_mid_round_keeps_the_bet_and_shows_its_result(chromium, setup):
     context, ada = player(chromium, setup, "ada", "en-GB")
     try:
         open_table(ada, WHEEL)
-        round_id = setup.wheel.open_round()
-        setup.seen_betting(setup.wheel, round_id)
-        ada.wait_for_selector(".spot[data-bet='3']:not([disabled])")
+        betting_on(setup, setup.wheel, (ada,), "3")
         bet(ada, "3", "25")
         ada.reload()  # the socket is gone; the page comes back with the same session
         ada.wait_for_function("document.querySelector(\".spot[data-bet='3'] .stake\")?.textContent.includes('25')")
@@ -165,13 +193,19 @@ def test_the_lobby_and_the_table_views_fit_a_phone(chromium, setup):
     try:
         width = lambda: kim.evaluate("document.documentElement.scrollWidth")  # noqa: E731
         assert width() <= PHONE["width"]
-        shot(kim, "lobby-phone")
-        for table, name in ((WHEEL, "wheel-phone"), (FOOTBALL, "football-phone"), (FORTUNE3, "fortune3-phone")):
-            open_table(kim, table)
-            assert width() <= PHONE["width"], table
-            assert kim.locator("#place").is_visible() and kim.locator("#clock").is_visible()
-            shot(kim, name)
-            kim.click("#to-lobby")
+        for lang, suffix in (("en", ""), ("zh-Hant", "-zh")):  # (Chinese wraps otherwise: it must fit too)
+            kim.select_option("#lang", lang)
+            kim.wait_for_function(f"document.documentElement.lang === {lang!r}")
+            assert width() <= PHONE["width"], lang
+            assert text(kim, "#link") == {"en": "Connected", "zh-Hant": "已連線"}[lang]  # (the switch words it again)
+            shot(kim, f"lobby-phone{suffix}")
+            for table, name in ((WHEEL, "wheel-phone"), (FOOTBALL, "football-phone"), (FORTUNE3, "fortune3-phone")):
+                open_table(kim, table)
+                assert width() <= PHONE["width"], (lang, table)
+                assert kim.locator("#place").is_visible() and kim.locator("#clock").is_visible()
+                shot(kim, name + suffix)
+                kim.click("#to-lobby")
+        assert "餘額" in text(kim, "header")
         kim.select_option("#lang", "pt")
         kim.wait_for_function("document.documentElement.lang === 'pt'")
         assert "Saldo" in text(kim, "header")
@@ -188,5 +222,157 @@ def test_the_fortune3_view_shows_the_remote_hand_ante_and_pair_plus_and_says_no_
         assert "no decision is a fold" in text(abe, "#fold-notice")
         assert not abe.locator("#decide").is_visible()  # Play / Fold once the hands are dealt
         shot(abe, "fortune3-desktop")
+    finally:
+        context.close()
+
+
+# --- Fortune 3 with the shared remote hand ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def f3(tmp_path_factory):
+    """A Fortune 3 table on the remote profile (the rig's copy of it, its own
+    20 s decision timer: time for a browser's click on a loaded machine), the
+    wallet and one platform."""
+    if NATS_SERVER is None:
+        pytest.skip("nats-server is not installed (Debian package nats-server)")
+    folder = tmp_path_factory.mktemp("player-f3")
+
+    def make(folder, broker):
+        saved, f3rig.DECISION_SECONDS = f3rig.DECISION_SECONDS, 20
+        try:
+            r = f3rig.F3Rig(folder, broker)
+        finally:
+            f3rig.DECISION_SECONDS = saved
+        r.page_platform = r.platform()
+        reaper._STARTED.remove(r.page_platform.proc)  # (the module's, not reaped after each test)
+        return r
+
+    with rigs.on_own_broker(folder, make) as r:
+        yield r
+
+
+def f3_player(chromium, f3, who: str, locale: str, viewport=DESKTOP):
+    context, page = player(chromium, f3, who, locale, viewport, url=f3.page_platform.url, first=f3rig.TABLE)
+    open_table(page, f3rig.TABLE)
+    return context, page
+
+
+def cards(page, where: str) -> list[str]:
+    return page.evaluate(f"[...document.querySelectorAll('#{where} .card')].map(c => c.dataset.card || '??')")
+
+
+def amount_of(text: str) -> Decimal:
+    """The number in an amount as the page writes it (``-1 234,50 MOP``, ``1,234.50 MOP``)."""
+    digits = re.sub(r"[^\d,.\-+−]", "", text).replace("−", "-")
+    parts = re.split(r"[.,](?=\d{2}$)", digits)  # (the decimal sign: the one before the cents)
+    whole = re.sub(r"[.,]", "", parts[0])
+    return Decimal(whole + ("." + parts[1] if len(parts) > 1 else ""))
+
+
+def start_deciding(f3, pages, bets) -> str:
+    """A round: each page's bets on the remote hand, the hands dealt, until both pages offer the decision."""
+    rid = f3.open_round()
+    for p in pages:
+        p.wait_for_selector(".spot[data-bet='ante']:not([disabled])")
+    for p, (spot, chip) in bets:
+        bet(p, spot, chip)
+    f3.deal()
+    for p in pages:
+        p.wait_for_selector("#decide:not([hidden])")
+        p.wait_for_function("document.querySelectorAll('#remote-cards .card').length === 3")
+    return rid
+
+
+def test_two_players_in_two_languages_decide_on_their_own_on_the_shared_remote_hand(chromium, f3):
+    (c1, ann), (c2, amy) = f3_player(chromium, f3, "ann", "zh-TW"), f3_player(chromium, f3, "amy", "pt-BR")
+    try:
+        assert "逾時未決定即作棄牌" in text(ann, "#fold-notice") and "Desiste" not in text(ann, "#fold-notice")
+        assert "pt" == amy.evaluate("document.documentElement.lang")
+        rid = start_deciding(f3, (ann, amy), ((ann, ("ante", "25")), (ann, ("pair_plus", "5")), (amy, ("ante", "5"))))
+        # the same remote hand for both; the dealer's cards face down on both pages until the reveal
+        assert cards(ann, "remote-cards") == cards(amy, "remote-cards") and "??" not in cards(ann, "remote-cards")
+        assert cards(ann, "dealer-cards") == cards(amy, "dealer-cards") == ["??"] * 3
+        assert re.search(r"\d", text(ann, "#timer")), text(ann, "#timer")  # the decision timer counts down
+        shot(ann, "fortune3-decide-desktop-zh")
+        ann.click("#play")  # ann plays; amy lets the decision timer run out: a fold
+        ann.wait_for_function("document.querySelector('#said').textContent.includes('您選擇跟注')")
+        assert ann.locator("#decide").is_hidden() and amy.locator("#decide").is_visible()
+        f3.wait_state(("complete",), "the round never settled", timeout=120)
+        for p in (ann, amy):
+            p.wait_for_selector("#result:not([hidden]) .round-net")
+            p.wait_for_function("!document.querySelector('#dealer-cards').textContent.includes('??')")
+        assert cards(ann, "dealer-cards") == cards(amy, "dealer-cards") and len(cards(ann, "dealer-cards")) == 3
+        assert cards(ann, "remote-cards") == cards(amy, "remote-cards")
+        result = f3.result(rid)
+        remote = result["outcome"]["remote"]
+        assert remote["decisions"] == {"ann": "play", "amy": "fold"} and remote["timed_out"] == ["amy"]
+        # each sees their own result, as the table settled it
+        for p, who in ((ann, "ann"), (amy, "amy")):
+            nets = result["players"][who]["results"]["remote"]
+            assert amount_of(text(p, "#result .round-net b")) == sum(Decimal(v) for v in nets.values()), who
+        assert amount_of(text(amy, "#result .round-net b")) == Decimal("-5")
+        assert ann.locator("#result li[data-bet='pair_plus']").count() == 1
+        assert amy.locator("#result li").count() == 1 and "Ante" in text(amy, "#result")
+        assert "本局" in text(ann, "#result") and "Ronda" in text(amy, "#result")
+        shot(ann, "fortune3-result-desktop-zh")
+        assert not ann.errors and not amy.errors, (ann.errors, amy.errors)
+    finally:
+        c1.close()
+        c2.close()
+
+
+def test_a_reconnect_during_the_decisions_shows_the_hand_again_and_takes_the_decision(chromium, f3):
+    (c1, ada), (c2, abe) = f3_player(chromium, f3, "ada", "en-US"), f3_player(chromium, f3, "abe", "pt-PT", PHONE)
+    try:
+        rid = start_deciding(f3, (ada, abe), ((ada, ("ante", "25")), (abe, ("ante", "5"))))
+        hand = cards(ada, "remote-cards")
+        ada.reload()  # the socket is gone mid-round; the page comes back with the same session
+        ada.wait_for_selector("#decide:not([hidden])")
+        ada.wait_for_function("document.querySelectorAll('#remote-cards .card').length === 3")
+        assert cards(ada, "remote-cards") == hand and cards(ada, "dealer-cards") == ["??"] * 3
+        assert ada.locator("#place").is_visible() and re.search(r"\d", text(ada, "#timer"))
+        shot(abe, "fortune3-decide-phone-pt")
+        assert abe.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        abe.click("#fold")
+        abe.wait_for_function("document.querySelector('#said').textContent.includes('Desiste')")
+        ada.click("#play")
+        ada.wait_for_function("document.querySelector('#said').textContent.includes('You play')")
+        f3.wait_state(("complete",), "the round never settled", timeout=120)
+        ada.wait_for_selector("#result:not([hidden]) .round-net")
+        remote = f3.result(rid)["outcome"]["remote"]
+        assert remote["decisions"] == {"ada": "play", "abe": "fold"} and remote.get("timed_out", []) == []
+        assert ada.locator("#result li[data-bet='ante']").count() == 1
+        abe.wait_for_selector("#result:not([hidden]) .round-net")
+        assert amount_of(text(abe, "#result .round-net b")) == Decimal("-5")
+        assert not ada.errors and not abe.errors, (ada.errors, abe.errors)
+    finally:
+        c1.close()
+        c2.close()
+
+
+def test_a_refusal_and_a_void_round_read_in_the_players_language(chromium, setup):
+    context, ava = player(chromium, setup, "ava", "zh-TW")
+    try:
+        open_table(ava, WHEEL)
+        betting_on(setup, setup.wheel, (ava,), "5")
+        ava.click(".chip[data-amount='500']")
+        for _ in range(3):  # 1,500 on a balance of 1,000: the wallet refuses it, in her language
+            ava.click(".spot[data-bet='5']")
+        ava.click("#place")
+        ava.wait_for_function("document.querySelector('#said').classList.contains('bad')")
+        assert text(ava, "#said") == "被拒絕：您的餘額不足。"
+        bet(ava, "5", "25")
+        tokens = json.loads(setup.wheel.journal.with_name(f"{WHEEL}.tokens.json").read_text())
+        supervisor = next(op["token"] for op in tokens["operators"] if op["role"] == "supervisor")
+        voided = httpx.post(f"{setup.wheel.base}/api/void", json={"why": "wheel jammed"}, timeout=20,
+                            headers={"Authorization": f"Bearer {supervisor}"})
+        assert voided.status_code == 200, voided.text
+        ava.wait_for_selector("#result:not([hidden])")
+        ava.wait_for_function("document.querySelector('#result').textContent.includes('本局無效（主管決定）')")
+        ava.select_option("#lang", "pt")
+        ava.wait_for_function("document.querySelector('#result').textContent.includes('Ronda anulada (decisão do supervisor)')")
+        assert text(ava, "#said").startswith("Aposta confirmada")  # the line said before, in the new language
+        assert not ava.errors, ava.errors
     finally:
         context.close()

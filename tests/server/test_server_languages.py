@@ -36,6 +36,13 @@ def text(page, selector: str) -> str:
     return page.evaluate(f"document.querySelector({selector!r}).textContent")
 
 
+def console_in(page, s, lang: str, sign_word: str) -> None:
+    """The served table's console, signed in as its dealer, switched to ``lang``."""
+    page.goto(f"{s.url}/#token={s.dealer}")
+    wait(page, "document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
+    switch(page, lang, sign_word)
+
+
 def switch(page, lang: str, sign_word: str) -> None:
     page.select_option("#lang", lang)
     wait(page, f"document.documentElement.lang === {lang!r} && document.querySelector('#act-open_round').textContent === {sign_word!r}")
@@ -121,9 +128,7 @@ def test_a_bet_refused_while_betting_is_closed_says_so_by_id(serve):
 def test_an_incident_and_the_dealer_on_duty_read_in_the_consoles_language(serve, page):
     s = serve("fortune3", pace=0.02, seed=11)
     b = page
-    b.goto(f"{s.url}/#token={s.dealer}")
-    wait(b, "document.body.dataset.live === '1' && document.body.dataset.state === 'idle'")
-    switch(b, "zh-Hant", "新一局")
+    console_in(b, s, "zh-Hant", "新一局")
     assert text(b, "#duty") == "沒有當值荷官"
     assert s.post("/api/actions/open_round").status_code == 200
     assert s.post("/api/bets", {"position": "2", "bet": "ante", "amount": "10"}).status_code == 200
@@ -135,8 +140,44 @@ def test_an_incident_and_the_dealer_on_duty_read_in_the_consoles_language(serve,
     assert incident["text"].startswith("the dealer calls a misdeal (Art. 11(1))")
     assert incident["say"] == {"id": "fortune3.incident.misdeal", "args": {}}
     wait(b, "document.querySelector('#incident-text').textContent.includes('荷官宣佈發牌失誤（第十一條第一款）')")
+    # and in the events panel, by the incident event's own message id
+    wait(b, "[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('荷官宣佈發牌失誤'))")
     switch(b, "pt", "Nova ronda")
     wait(b, "document.querySelector('#incident-text').textContent.includes('o croupier declara má distribuição')")
     refused = s.post("/api/actions/deal")  # held by the incident: the reason by its id
     assert refused.status_code == 409 and refused.json()["say"]["id"] == "refusal.incident_first"
+    assert b.errors.real() == []
+
+
+def test_a_bad_body_and_a_storage_refusal_carry_their_message_ids(serve):
+    s = serve("wheel", pace=0.02)
+    bad = s.post("/api/bets", {"position": "P1", "bet": "", "amount": 1.5, "x": 1})
+    body = bad.json()
+    assert bad.status_code == 422 and "amount: a string like '12.50'" in body["detail"]  # the English stays
+    assert {(p["where"], p["id"]) for p in body["say"]} == {
+        ("bet", "validation.string_too_short"), ("amount", "validation.amount_form"), ("x", "validation.extra_forbidden")}
+    assert next(p for p in body["say"] if p["where"] == "bet")["args"]["min_length"] == "1"
+    not_json = s.client.post("/api/bets", content=b"{", headers={**s.auth(), "content-type": "application/json"})
+    assert not_json.status_code == 422 and not_json.json()["say"] == [{"where": "", "id": "validation.json_invalid", "args": {}}]
+
+
+@needs_chromium
+def test_the_dealers_instructions_a_void_and_a_bad_body_read_in_the_consoles_language(serve, page):
+    s = serve("wheel", pace=0.02, seed=11)
+    b = page
+    console_in(b, s, "zh-Hant", "新一局")
+    assert s.post("/api/actions/open_round").status_code == 200
+    assert s.post("/api/actions/close_betting").status_code == 200
+    wait(b, "document.querySelector('#instruction-text').textContent === '轉動輪盤，至少轉 3 整圈'")
+    assert s.state()["instruction"] == "spin the wheel, at least 3 full turns"  # the English the journal keeps
+    wait(b, "[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('停止下注'))")
+    switch(b, "pt", "Nova ronda")
+    wait(b, "document.querySelector('#instruction-text').textContent === 'rode a roda, pelo menos 3 voltas completas'")
+    assert s.post("/api/void", {"why": "wheel jammed"}, role="supervisor").status_code == 200
+    wait(b, "[...document.querySelectorAll('#log li')].some(li => li.textContent.includes('decisão do supervisor'))")
+    # a 422 as the console words it (the page's own request helper, as its buttons use it)
+    said = b.evaluate("""async (token) => { const c = await import('/static/common.js');
+        const r = await c.request('POST', '/api/bets', { position: 'P1', bet: '', amount: '1' }, token);
+        return c.errorText(r); }""", s.dealer)
+    assert said == "bet: pelo menos 1 carácter(es)", said
     assert b.errors.real() == []

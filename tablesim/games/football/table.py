@@ -249,18 +249,16 @@ class FootballTable(GameTable):
             self._load_pack("first pack")
         elif self.settings.decks == 1 and self.from_pack + most > DECK_SIZE:
             left = DECK_SIZE - self.from_pack
-            self.emit(Instruction(text=(
-                f"deck used up ({left} card(s) left, the round may need {most}): set the used cards aside "
-                "and load a fresh pre-shuffled deck (Art. 8(1))")))
+            self.emit(Instruction(text=W("football.instruction.deck_used_up", left=left, most=most)))
             self._load_pack("deck used up (Art. 8(1))")
 
     def used_cards(self) -> None:
         if not self.round_cards:
             return
         if self.settings.decks == 1:
-            text = "set the used cards aside (Art. 8(1))"
+            text = W("football.instruction.set_aside")
         else:
-            text = "put the used cards into the shuffler (Art. 8(2))"
+            text = W("football.instruction.to_shuffler")
         if self.heard():
             self.emit(Instruction(text=text, cards=len(self.round_cards)))
 
@@ -309,7 +307,7 @@ class FootballTable(GameTable):
         self.emit(DrawAccepted(draw=draw.index, upper=list(draw.upper), lower=list(draw.lower),
                   source=self.draws.kind, seeded=not self.draws.secure))
         if self.heard():
-            self.emit(Instruction(text="place your bets"))
+            self.emit(Instruction(text=C("instruction.place_bets")))
 
     def _on_fault(self, event: FaultRaised) -> None:
         self.emit(Fault(device=event.device, code=event.code, severity=event.severity, text=event.text))
@@ -389,9 +387,9 @@ class FootballTable(GameTable):
 
     def _instruct(self) -> None:
         who = self.targets[0]
-        what = "third card" if self.state is S.THIRD_CARDS else "two cards"
+        what = "third" if self.state is S.THIRD_CARDS else "two"
         if self.heard():
-            self.emit(Instruction(text=f"{what} to {box_name(who)}", to=who))
+            self.emit(Instruction(text=W(f"football.next.{what}_to_{'common' if who == COMMON else 'box'}", box=who), to=who))
 
     def find_thirds(self) -> None:
         self.thirds = [who for who in self.order if needs_third_card(self.profile, [d.card for d in self.cards[who]])]

@@ -532,7 +532,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             return  # nobody to instruct (a simulation)
         who = self.targets[0]
         n = len(self.cards[who]) + 1
-        self.emit(Instruction(text=f"card {n} to {'the dealer' if who == DEALER else 'box ' + who}", to=who))
+        self.emit(Instruction(text=W("fortune3.next.card_to_dealer", n=n) if who == DEALER else W("fortune3.next.card_to_box", n=n, box=who), to=who))
 
     def _request_hand(self) -> None:
         who = self.targets[0]
@@ -542,7 +542,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         hand_no = self.order.index(who) + 1
         self.shuffler.deal_hand(hand_no, missing)
         if self.heard():
-            self.emit(Instruction(text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who))
+            self.emit(Instruction(text=W("fortune3.next.hand_to_dealer", n=hand_no) if who == DEALER else W("fortune3.next.hand_to_box", n=hand_no, box=who), to=who))
 
     def stop_shoe(self) -> None:
         """The deal is complete: the shoe takes no more cards."""
@@ -558,14 +558,14 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         pending = self.pending_decisions()
         if pending:
             if self.heard():
-                self.emit(Instruction(text="players decide: play or fold", boxes=pending))
+                self.emit(Instruction(text=W("fortune3.next.decide"), boxes=pending))
                 if REMOTE in pending:  # the remote players' count and their timer (the console shows both)
                     self.emit(RemoteDecisions(players=len(self.book.players_at(REMOTE)),
                                               pending=len(self.pending_remote()),
                                               seconds=self.profile.remote.decision_seconds))
         elif self.settings.reveal_by_dealer:
             if self.heard():
-                self.emit(Instruction(text="reveal the dealer's hand"))
+                self.emit(Instruction(text=W("fortune3.next.reveal")))
         else:
             self.trigger["reveal"]()
 

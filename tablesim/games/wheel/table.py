@@ -114,7 +114,7 @@ class WheelTable(GameTable):
     def invite_bets(self) -> None:
         self.sensor.disarm()
         if self.heard():
-            self.emit(Instruction(text="place your bets"))
+            self.emit(Instruction(text=C("instruction.place_bets")))
 
     def _check_spot(self, spot: str) -> None:
         if spot not in self.spots:
@@ -168,14 +168,14 @@ class WheelTable(GameTable):
 
     def arm_sensor(self) -> None:
         if self.heard():
-            self.emit(Instruction(text="no more bets"))
+            self.emit(Instruction(text=C("instruction.no_more_bets")))
         self._arm()
 
     def _arm(self) -> None:
         self.sensor.arm(self.round_id, self.profile.min_turns, self.settings.spin_seconds)
         if self.heard():
             self.emit(
-                Instruction(text=f"spin the wheel, at least {self.profile.min_turns} full turns",
+                Instruction(text=W("wheel.instruction.spin", min_turns=self.profile.min_turns),
                 min_turns=self.profile.min_turns,
             ))
 
@@ -319,7 +319,7 @@ class WheelTable(GameTable):
     def spin_again(self) -> None:
         spin = self.spins[-1]
         self.emit(NoSpin(reason=spin["reason"], turns=spin["turns"], segment=spin["segment"], count=self.no_spins))
-        self.emit(Instruction(text="no spin: spin again (bets stay)"))
+        self.emit(Instruction(text=W("wheel.instruction.spin_again")))
         self._arm()
 
     def _on_fault(self, event: FaultRaised) -> None:

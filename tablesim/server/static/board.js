@@ -1,5 +1,5 @@
 // The results board: the last rounds' results, updated live.
-import { h, morph, request, connect, piece, resultSummary, signed, keepBook, say, loadWords, languageSwitch, stateText } from "./common.js";
+import { h, morph, request, connect, piece, resultSummary, signed, keepBook, say, loadWords, languageSwitch, stateText, voidReason } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 let table = null;
@@ -11,7 +11,7 @@ function roundCard(game, r) {
   el.append(h("div", { class: "rid" }, h("span", {}, r.round_id), h("span", {}, say(`result.${r.status}`, null, r.status))));
   const o = r.outcome || {};
   if (r.status === "void") {
-    el.append(h("div", { class: "main" }, say("board.void", { reason: r.void_reason })), h("div", { class: "detail" }, say("board.bets_returned")));
+    el.append(h("div", { class: "main" }, say("board.void", { reason: voidReason(r.void_reason) })), h("div", { class: "detail" }, say("board.bets_returned")));
     return el;
   }
   const detail = piece.roundDetail ? piece.roundDetail(o) : null;

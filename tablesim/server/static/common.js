@@ -87,6 +87,12 @@ export function saidText(said, text) {
   return say(said.id, { ...args, ...(args.state ? { state: stateText(args.state) } : {}) }, text);
 }
 
+// Why a round was void, by its code (``misdeal``, ``supervisor``...): the
+// catalog's words for it, else the code as the table wrote it.
+export function voidReason(code) {
+  return code ? say(`void.${code}`, null, String(code).replace(/_/g, " ")) : "";
+}
+
 // A device fault's text: the fault named by its code in the page's language,
 // the device's own words beside it (as they came, without a catalog entry).
 export function faultText(code, text) {
@@ -100,6 +106,7 @@ export function errorText(r) {
     // a refusal worded with an id reads in the page's language (a round's state as a word too)
     return say("page.refused", { action: say(`verb.${d.action}`, null, d.action), reason: saidText(d.say, d.reason) });
   }
+  if (Array.isArray(d.say) && d.say.length) return d.say.map((p) => (p.where ? `${p.where}: ` : "") + say(p.id, p.args, d.detail)).join("; ");
   if (Array.isArray(d.detail)) return d.detail.map((e) => `${(e.loc || []).slice(1).join(".") || "body"}: ${e.msg}`).join("; ");
   return d.detail || d.error || `HTTP ${r.status}`;
 }
@@ -179,16 +186,16 @@ export function eventText(msg, game) {
     case "state": return say("event.state", { previous: stateText(d.previous, game), state: stateText(d.state, game) });
     case "bet": return say("event.bet", { position: d.position, bet: betLabel(game, d.bet), amount: amount(d.amount) });
     case "bet_withdrawn": return say("event.bet_withdrawn", { position: d.position, bet: betLabel(game, d.bet), amount: amount(d.amount) });
-    case "instruction": return d.text;
+    case "instruction": return saidText(d.say, d.text);
     case "card": return say("event.card", { card: d.card, to: who(d.to) });
     case "card_set_aside": return say("event.card_set_aside", { card: d.card, reason: d.reason });
     case "decision": return say("event.decision", { box: d.box, decision: say(`decision.${d.decision}`, null, d.decision) });
-    case "result": return d.status === "void" ? say("event.result_void", { reason: d.void_reason }) : say("event.result_settled", { nets: nets() });
+    case "result": return d.status === "void" ? say("event.result_void", { reason: voidReason(d.void_reason) }) : say("event.result_settled", { nets: nets() });
     case "settlement": return say("event.settlement", { n: Object.keys(d.results || {}).length });
-    case "void": return say("event.void", { reason: d.reason }) + (d.actor ? say("event.by", { actor: d.actor }) : "") + (d.why ? `: ${d.why}` : "");
+    case "void": return say("event.void", { reason: voidReason(d.reason) }) + (d.actor ? say("event.by", { actor: d.actor }) : "") + (d.why ? `: ${d.why}` : "");
     case "fault": return say("event.fault", { device: d.device, code: d.code, text: faultText(d.code, d.text) });
     case "fault_cleared": return say("event.fault_cleared", { device: d.device, code: d.code });
-    case "incident": return say("event.incident", { id: d.id ?? "", text: d.text || d.what || "" });
+    case "incident": return say("event.incident", { id: d.id ?? "", text: saidText(d.say, d.text || d.what || "") });
     case "incident_resolved": return say("event.incident_resolved", { id: d.id, decision: say(`console.${d.decision}`, null, d.decision), actor: d.actor, why: d.why });
     case "paused": return say("event.paused", { actor: d.actor, why: d.why });
     case "resumed": return say("event.resumed", { actor: d.actor, why: d.why });
@@ -238,7 +245,7 @@ export function withBook(table, msg) {
 // The headline of a finished round (board and console).
 export function resultSummary(game, r) {
   if (!r) return "";
-  if (r.status === "void") return say("result.void", { reason: r.void_reason });
+  if (r.status === "void") return say("result.void", { reason: voidReason(r.void_reason) });
   const text = piece.summary ? piece.summary(r.outcome || {}) : null;
   return text === null || text === undefined ? r.status : text;
 }

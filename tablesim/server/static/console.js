@@ -301,7 +301,7 @@ function nextLine(t) {
   if (t.incident && t.incident.blocking) return say("console.wait_incident", { id: t.incident.id, text: saidText(t.incident.say, t.incident.text) });
   const said = t.view && t.view.next_say;  // the game's words for it: an id and its values
   if (said) return say(said.id, said.params, t.view.next);
-  return (t.view && t.view.next) || t.instruction || idleHint(t);
+  return (t.view && t.view.next) || saidText(t.instruction_say, t.instruction) || idleHint(t);
 }
 
 function idleHint(t) {

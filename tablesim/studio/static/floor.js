@@ -9,10 +9,12 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
-// An incident's text: a device's fault named by its code in the page's language
-// (the device's own words beside it); the table's own incidents as they came.
+// An incident's text in the page's language: by its message id (``say``, what
+// the table gives it), else a device's fault named by its code (the device's
+// own words beside it; a journal of an earlier release has no ``say``).
 const DEVICE_FAULT = /^(20[1-5]|30[2-9]|3[1-9]\d|40\d|50\d)$/;
 function incidentText(i) {
+  if (i.say && i.say.id) return t(i.say.id, i.say.args || {}, i.text);
   return DEVICE_FAULT.test(String(i.code)) ? t(`fault.${i.code}`, { text: i.text || "" }, i.text) : i.text;
 }
 

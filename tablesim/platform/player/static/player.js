@@ -46,9 +46,12 @@ function refusalText(body) {
   return body.message || body.status || "";
 }
 
-function say(text, bad = false) {
+// A line of the page's (what was said, the connection's state): ``words`` is
+// called again when the language is switched, so the line follows it.
+function say(words, bad = false) {
+  S.said = [words, bad];
   const el = $("said");
-  el.textContent = text;
+  el.textContent = words();
   el.className = bad ? "said bad" : "said";
 }
 
@@ -64,7 +67,7 @@ async function openSession() {
     history.replaceState(null, "", url.pathname + url.search);
     const res = await fetch("/api/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token }) });
     const body = await res.json().catch(() => ({}));
-    if (!res.ok) { linkState(t("player.session_refused", { message: refusalText(body) }), true); return null; }
+    if (!res.ok) { linkState(() => t("player.session_refused", { message: refusalText(body) }), true); return null; }
     sessionStorage.setItem("tablesim.session", body.session);
   }
   return sessionStorage.getItem("tablesim.session");
@@ -78,7 +81,7 @@ function connect() {
   ws.onclose = () => {
     if (S.ws !== ws) return;
     S.ws = null;
-    linkState(t("player.reconnecting"), true);
+    linkState(() => t("player.reconnecting"), true);
     setTimeout(connect, S.backoff);
     S.backoff = Math.min(S.backoff * 2, 5000);
   };
@@ -95,9 +98,10 @@ function request(type, body) {
   return S.n;
 }
 
-function linkState(text, down) {
+function linkState(words, down) {
+  S.link = [words, down];
   const el = $("link");
-  el.textContent = text;
+  el.textContent = words();
   el.className = down ? "link-state down" : "link-state";
 }
 
@@ -106,7 +110,7 @@ function linkState(text, down) {
 const HANDLERS = {
   welcome(m) {
     S.me = m; S.backoff = 500; S.offset = m.now - Date.now();
-    linkState(t("player.connected"), false);
+    linkState(() => t("player.connected"), false);
     showBalance(m.balance);
     S.recall = m.recall; S.missed = m.missed || [];
     noteSeen(m.recall);
@@ -122,6 +126,9 @@ const HANDLERS = {
   },
   table(m) {
     S.tables[m.table] = m; S.events = m.events || []; S.placed = {};
+    // back in the middle of the decisions (a reconnect): the table's own decision timer, as it started
+    const timer = m.state === "decisions" ? S.events.filter((e) => e.kind === "remote_decisions" && e.data.seconds).pop() : null;
+    if (timer) m.decisionTimer = { closes_at: Date.parse(timer.ts) + timer.data.seconds * 1000 };
     for (const b of m.mine || []) S.placed[b.bet] = add(S.placed[b.bet] || "0", b.amount);
     renderTable();
   },
@@ -170,15 +177,31 @@ const HANDLERS = {
     el.className = ms > 250 ? "latency slow" : "latency";
   },
   answer(m) {
-    if (m.ok === false && m.status === "no_session") { sessionStorage.removeItem("tablesim.session"); linkState(t("player.no_session"), true); S.ws = null; return; }
+    if (m.ok === false && m.status === "no_session") { sessionStorage.removeItem("tablesim.session"); linkState(() => t("player.no_session"), true); S.ws = null; return; }
     if (m.kind === "balance" && m.ok) { showBalance(m.balance); return; }
-    if (m.ok === false) { say(t("player.refused", { message: refusalText(m) }), true); return; }
+    if (m.kind === "decide" && m.decision === "fold") S.decided = m.round || S.tables[S.table]?.round_id;
+    if (m.ok === false) {
+      // a Play the wallet refused is a fold: said beside the reason
+      const folded = () => (m.kind === "decide" && m.decision === "fold" ? ` ${t("player.you_fold")}` : "");
+      say(() => t("player.refused", { message: refusalText(m) }) + folded(), true);
+      if (m.balance) showBalance(m.balance);
+      renderHead();
+      return;
+    }
+    if (m.kind === "decide") {
+      const tb = S.tables[S.table];
+      S.decided = m.round;
+      if (m.balance) showBalance(m.balance);
+      say(() => (m.decision === "play" ? t("player.you_play", { amount: money(m.stake, tb && tb.currency) }) : t("player.you_fold")));
+      renderHead();
+      return;
+    }
     if (m.kind === "bet" && m.status === "placed") {
       const tb = S.tables[S.table];
       const bet = S.inFlight[m.id];
       if (bet) S.placed[bet.bet] = add(S.placed[bet.bet] || "0", bet.amount);
       showBalance(m.balance);
-      say(t("player.placed_ok", { bet: bet ? betName(tb.game, bet.bet) : "", amount: money(m.amount, tb.currency) }));
+      say(() => t("player.placed_ok", { bet: bet ? betName(tb.game, bet.bet) : "", amount: money(m.amount, tb.currency) }));
       renderSpots();
     }
   },
@@ -263,7 +286,7 @@ function renderHead() {
   $("state").textContent = stateName(tb.game, tb.state);
   const f3 = tb.game === "fortune3";
   $("fold-notice").hidden = !f3;
-  $("decide").hidden = !(f3 && tb.state === "decisions");
+  $("decide").hidden = !(f3 && tb.state === "decisions" && S.decided !== tb.round_id);
   tick();
 }
 
@@ -306,7 +329,7 @@ function renderSpots() {
 }
 
 function addChip(bet) {
-  if (!S.chip) { say(t("player.nothing_to_place"), true); return; }
+  if (!S.chip) { say(() => t("player.nothing_to_place"), true); return; }
   S.pending.push({ bet, amount: S.chip });
   renderSpots();
 }
@@ -336,7 +359,7 @@ function renderResult() {
 function netClass(net) { return net && sign(net) > 0 ? "pos" : net && sign(net) < 0 ? "neg" : ""; }
 
 function resultBody(r, game, currency) {
-  if (r.status === "void") return h("div", {}, h("b", {}, t("player.your_result")), " ", t("player.void"));
+  if (r.status === "void") return h("div", {}, h("b", {}, t("player.your_result")), " ", voidText(r));
   return h("div", {},
     h("b", {}, t("player.your_result")),
     h("ul", {}, r.bets.map((b) => h("li", { "data-bet": b.bet },
@@ -344,6 +367,13 @@ function resultBody(r, game, currency) {
       h("span", { class: netClass(b.net) }, money(b.net, currency))))),
     h("div", { class: "round-net" }, t("player.round_net", { net: "" }), h("b", { class: netClass(r.net) }, money(r.net, currency)),
       " · ", t("player.returned", { amount: money(r.returned, currency) })));
+}
+
+// A void round's line: why, when this view saw it (the table's code in the catalog's words).
+function voidText(r) {
+  const e = S.events.find((x) => x.round_id === r.round_id && (x.type === "outcome" || x.kind === "void"));
+  const code = e && (e.void_reason || (e.data && e.data.reason));
+  return code ? t("player.void_reason", { reason: t(`void.${code}`, null, code) }) : t("player.void");
 }
 
 function recallLine(r) {
@@ -411,11 +441,11 @@ function wire() {
 
 async function main() {
   await loadWords();
-  $("langs").append(languageSwitch(() => { fillTexts(); renderLobby(); renderMissed(); renderRecall(); if (S.table && S.tables[S.table].layout) renderTable(); }));
+  $("langs").append(languageSwitch(() => { fillTexts(); if (S.link) linkState(...S.link); if (S.said) say(...S.said); renderLobby(); renderMissed(); renderRecall(); if (S.table && S.tables[S.table].layout) renderTable(); }));
   wire();
   S.seen = Number(sessionStorage.getItem("tablesim.seen") || 0);
   S.session = await openSession();
-  if (!S.session) { if (!$("link").textContent) linkState(t("player.no_session"), true); return; }
+  if (!S.session) { if (!$("link").textContent) linkState(() => t("player.no_session"), true); return; }
   connect();
   setInterval(tick, 250);
   setInterval(ping, 2000);
