@@ -32,6 +32,20 @@ WAIT_MS = 60_000
 # this only makes sure nothing of Playwright's tries).
 os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
 
+#: Chromium features off. Each context is a window of the full browser (its
+#: headless mode), and each window preloads the address bar's two pop-ups as
+#: pages of their own: a renderer process each, about half of what a context
+#: costs in CPU, for an address bar no test uses. The list replaces
+#: Playwright's own ``--disable-features`` (Chromium keeps the last), so
+#: Playwright's are repeated first.
+DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
+    "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect", "OptimizationHints",
+    "NetworkTimeServiceQuerying", "AimEnabled", "PreconnectToSearch",
+    "WebUIOmniboxPopup", "WebUIOmniboxAimPopup",
+)
+
 needs_chromium = pytest.mark.skipif(not HAVE_CHROMIUM, reason=NO_CHROMIUM)
 
 
@@ -59,7 +73,8 @@ class PlaywrightThread:
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=["--no-sandbox", "--disable-gpu", "--hide-scrollbars"])
+                                             args=["--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                                                   f"--disable-features={','.join(DISABLED_FEATURES)}"])
                 started.set_result(browser)
                 while (job := self.jobs.get()) is not None:
                     fn, done = job

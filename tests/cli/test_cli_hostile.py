@@ -1,6 +1,6 @@
 """Hostile or absurd input on the command line, in scripts and in config
 files: each is refused with one line (`tablesim: error: ...`), exit 2, and
-nothing runs (issue 16)."""
+nothing runs."""
 
 from __future__ import annotations
 

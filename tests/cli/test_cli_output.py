@@ -1,4 +1,4 @@
-"""What `run` and `history` show (issue 16): Fortune 3's history lists
+"""What `run` and `history` show: Fortune 3's history lists
 Play and Ante Bonus; the wheel's lines say which number is a stake and which
 a symbol; on a terminal wins are green, losses red, a quiet long run shows a
 progress bar; piped output stays plain."""

@@ -154,7 +154,7 @@ def test_json_lines_one_object_per_round_and_nothing_else(path):
     for n, line in enumerate(lines, 1):
         obj = json.loads(line)
         assert isinstance(obj, dict)
-        # `players` (issue 14.1) only where bets name their players; `stakes` in a settled round
+        # `players` only where bets name their players; `stakes` in a settled round
         assert set(obj) - {"players", "stakes"} == RESULT_KEYS
         assert ("stakes" in obj) == (obj["status"] == "settled")
         assert ("players" in obj) <= ("player:" in path.read_text())
@@ -296,13 +296,13 @@ INVALID = {
     "expect-not-a-mapping.yaml": ["round 1", "expect"],
     # BUG: a fault that can never fire is silently ignored and the round settles as if it had none
     "fault-never-fires.yaml": ["round 1", "faults[0]"],
-    # issue 14.2: a misdeal can only be called on cards that are out
+    # a misdeal can only be called on cards that are out
     "misdeal-beyond-cards.yaml": ["round 1", "misdeal_after", "7 is beyond the 6 card(s) in cards"],
     "misdeal-beyond-deal.yaml": ["round 1", "misdeal_after", "7 is beyond the 6 card(s) dealt"],
     "shuffler-fault-on-shoe.yaml": ["round 1", "faults[0].fault", "short_hand"],
     "stray-inside-a-shuffler-hand.yaml": ["round 1", "stray_after", "1 is not where a shuffler hand ends"],
     "misdeal-inside-a-shuffler-hand.yaml": ["round 1", "misdeal_after", "5 is not where a shuffler hand ends"],
-    # issue 14.1: Art. 6(2), one seated player per box, betting only where they sit
+    # Art. 6(2), one seated player per box, betting only where they sit
     "second-player-on-a-box.yaml": ["round 1", "bets.1[1].ante", "box 1 is ann's"],
     "player-on-two-boxes.yaml": ["round 1", "bets.2.ante", "ann sits at box 1"],
     # Art. 11(4): a failed shuffler deals again only once a supervisor confirms it was replaced
@@ -416,5 +416,5 @@ def test_console_script_runs_every_fortune3_file_as_json(tmp_path):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert len(lines) == sum(len(rounds_in(p)) for p in F3_FILES)
-    # players: issue 14.1; stakes: a settled round's
+    # players: where bets name them; stakes: a settled round's
     assert all(set(json.loads(line)) - {"players", "stakes"} == RESULT_KEYS for line in lines)

@@ -1,7 +1,7 @@
 """`tablesim devices --probe`: the real probe over real ptys, against the
 emulators (which speak the real bytes), a silent line, a line at the wrong
 baud rate, a noisy line, a busy port and a missing one; the USB shoe over
-the emulated pyusb backend (issue 16)."""
+the emulated pyusb backend."""
 
 from __future__ import annotations
 

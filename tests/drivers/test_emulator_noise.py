@@ -1,4 +1,4 @@
-"""A noisy line is a link fault, not the host refusing a card (issue 16).
+"""A noisy line is a link fault, not the host refusing a card.
 
 When every copy of the shoe's ``CRD`` arrives damaged, the host answers each
 ``NAK|CRC`` and the emulator's resends are used up. The card must then go

@@ -85,7 +85,7 @@ def test_fortune3_shuffler_jam_voids_the_round() -> None:
 
 @pytest.mark.parametrize("fault, cards", [("short-hand@hand=2", 2), ("long-hand@hand=1", 4)])
 def test_fortune3_a_shuffler_hand_of_the_wrong_size_is_a_misdeal_at_once(fault, cards) -> None:
-    """Issue 14.2, Art. 11(1): a hand of 2 or 4 cards through the real serial
+    """Art. 11(1): a hand of 2 or 4 cards through the real serial
     driver reaches the table, which voids the round as a misdeal (fault 302)
     at once: not a refused frame the table waits 30 s for."""
     with devices(["shuffler"], faults={"shuffler": [fault]}) as d:

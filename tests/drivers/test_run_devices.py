@@ -160,7 +160,7 @@ def test_an_emulated_run_with_a_journal_passes_the_audit(tmp_path):
     assert CliRunner().invoke(cli, ["audit", "verify", "--journal", str(journal)]).exit_code == 0
 
 
-# --- idle faults in a run: they fire, or the run says they did not (issue 16) -----------------
+# --- idle faults in a run: they fire, or the run says they did not -----------------
 
 def test_a_card_drawn_while_disarmed_fires_in_an_emulated_run(tmp_path):
     import json

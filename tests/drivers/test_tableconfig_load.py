@@ -141,7 +141,7 @@ def test_shipped_table_configs_need_no_root():
     ("1_0.0", "limits.ante.min: '1_0.0' has an underscore"),
 ])
 def test_an_amount_written_with_an_exponent_is_refused_in_a_config_too(tmp_path: Path, written, expected) -> None:
-    """Issue 14.3: TOML reads ``1e1`` as a float; the table reads amounts as
+    """TOML reads ``1e1`` as a float; the table reads amounts as
     written, and refuses an exponent or an underscore as everywhere else.
     A plain TOML float (10.0, a timeout 0.2) reads as before."""
     assert error(tmp_path, BASE + f"\n[limits]\nante = {{ min = {written}, max = 5000 }}\n").startswith(expected)

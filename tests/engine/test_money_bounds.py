@@ -1,4 +1,4 @@
-"""Money at the edges (issue 14.3): hostile spellings refused before any
+"""Money at the edges: hostile spellings refused before any
 arithmetic, amounts bounded, arithmetic that never rounds silently."""
 
 from __future__ import annotations

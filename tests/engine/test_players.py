@@ -1,4 +1,4 @@
-"""Bets belong to players (issue 14.1): the book's per-player part."""
+"""Bets belong to players: the book's per-player part."""
 
 from __future__ import annotations
 

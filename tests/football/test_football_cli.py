@@ -112,7 +112,7 @@ BAD_FILES = {
     "unknown-fault.yaml": ("round 1: faults[0].fault", "'jam' is not one of"),
     "no-mismatch.yaml": ("round 1: faults[0].shown", "no mismatch"),
     "unknown-round-key.yaml": ("round 1: bets", "missing required key"),
-    # issue 14.3: the table's unit, and amounts refused before any arithmetic
+    # the table's unit, and amounts refused before any arithmetic
     "off-unit.yaml": ("round 1: bets.1.odd", "12 is not a whole multiple of the table's betting unit 5"),
     "exponent-amount.yaml": ("round 1: bets.1.odd", "'1e1000000' is written with an exponent"),
     "exponent-float-amount.yaml": ("round 1: bets.1.odd", "'1.0e+1000000' is written with an exponent"),

@@ -1,4 +1,4 @@
-"""Art. 11 at the end of the deal (issue 14.2): a misdeal at any point before
+"""Art. 11 at the end of the deal: a misdeal at any point before
 settlement and who may void, a stray last card, a shuffler hand of the wrong
 size, and the supervisor's switch to the shoe after a shuffler failure."""
 

@@ -1,4 +1,4 @@
-"""Fortune 3 Card Poker players (issue 14.1, Art. 6(2)): one seated player a
+"""Fortune 3 Card Poker players: one seated player a
 box, betting only where they sit; back-betting where the profile allows it;
 the box's decision is the seated player's; results per player."""
 

@@ -1,4 +1,4 @@
-"""Fixtures for the journal tests (issue 6).
+"""Fixtures for the journal tests.
 
 Every table here runs on mock devices fed from a script and journals to a
 SQLite file through ``attach_and_recover`` (the call ``tablesim run`` makes),

@@ -186,7 +186,7 @@ def test_the_intake_groups_what_arrives_while_a_group_commits(tmp_path):
 
 
 def test_a_ref_is_the_players_own_two_players_may_use_the_same_one(tmp_path):
-    """Issue 14.1: a ref is unique per player; another player's bet under
+    """A ref is unique per player; another player's bet under
     the same ref on the same box is a bet of its own, not a duplicate."""
     path = tmp_path / "j.sqlite"
     table, journal = table_with_journal(path, "football")

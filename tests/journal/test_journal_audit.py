@@ -1,4 +1,4 @@
-"""``tablesim audit verify`` (issue 6, item 4): exit 0 when the hash chain is
+"""``tablesim audit verify``: exit 0 when the hash chain is
 intact; after editing any field of a record, deleting a record, reordering
 two records or inserting a forged one, exit 1 naming the first bad record.
 The journal is tampered with through plain sqlite3, as an intruder would."""
@@ -200,7 +200,7 @@ def test_verify_refuses_a_database_that_is_not_a_journal_and_leaves_it_alone(tmp
 
 
 def test_a_journal_that_cannot_be_read_is_an_error_line_with_the_common_prefix(tmp_path, run_cli):
-    """Issue 16.3: every command's errors start `tablesim: error:`; a
+    """Every command's errors start `tablesim: error:`; a
     journal the audit cannot read is one (exit 2), a verdict on one it read
     is not."""
     missing = tmp_path / "nope.sqlite"

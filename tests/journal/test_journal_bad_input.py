@@ -1,4 +1,4 @@
-"""Bad input never loses anything (issue 6, item 7).
+"""Bad input never loses anything.
 
 Bets, decisions and withdrawals that the rules or the table refuse, broken
 rule profiles and invalid scripts: each gets a clear refusal (IllegalAction,

@@ -1,4 +1,4 @@
-"""The crash test (issue 6, item 3): ``scripts/crash_test.py`` kills a mock
+"""The crash test: ``scripts/crash_test.py`` kills a mock
 table with SIGKILL 20 times at random moments, restarts it each time, and
 checks that every accepted bet was settled or returned exactly once, that no
 round was settled twice and that the audit chain verifies.

@@ -1,5 +1,5 @@
 """Art. 11(4): a supervisor's switch to the shoe after a shuffler failure
-holds for the following rounds, across a restart (issue 14.2)."""
+holds for the following rounds, across a restart."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Byte flips in a journal file (issue 12, item 4).
+"""Byte flips in a journal file.
 
 Every single-byte flip of a small journal gives a verdict (exit 0, 1 or 2,
 one line, never a traceback), and every flip that changes what the file

@@ -1,4 +1,4 @@
-"""``tablesim history`` (issue 6, item 5): recall of past rounds from the
+"""``tablesim history``: recall of past rounds from the
 journal. ``--json`` gives one object per round in the scripted-round result
 format (game, status, void_reason, outcome, results, net) plus round_id, bets
 and events; a settled round's JSON equals what ``tablesim script run --json``
@@ -259,7 +259,7 @@ def test_an_unfinished_last_round_is_shown_in_progress_with_its_bets(f3, tmp_pat
 
 
 def test_a_positions_own_seat_and_named_players_each_recall_their_own_stake(f3, tmp_path, run_cli):
-    """Issue 14.1: a bet with no player is the box's own seat's; when other
+    """A bet with no player is the box's own seat's; when other
     bets on the table name their player, the recall's ``player_bets`` holds
     the seat's stake too (it equals the round's per-player returns). A
     confirmed misdeal's void names the supervisor who confirmed it."""

@@ -1,4 +1,4 @@
-"""The table's key, safe table ids and the audit's options (issue 12, items 3, 4, 7).
+"""The table's key, safe table ids and the audit's options.
 
 A mock table's key is created on first use in the data directory (mode
 0600); a configured table's is the file its configuration names. A key

@@ -1,4 +1,4 @@
-"""Journals written before keyed chains (issue 12: legacy journals).
+"""Journals written before keyed chains.
 
 The files in ``data/`` were written by the release before keyed chains
 (commit 624c946): plain SHA-256 links, no chain record, no head MAC, no

@@ -1,4 +1,4 @@
-"""One writer per journal (issue 12, item 1), with real processes.
+"""One writer per journal, with real processes.
 
 A table (``tablesim serve``) holds its journal's lock while it runs; a second
 table process on the same journal (``tablesim run``, the README's own

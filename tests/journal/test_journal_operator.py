@@ -1,4 +1,4 @@
-"""Operator actions, journaled with who and why (issue 6, item 6): pause and
+"""Operator actions, journaled with who and why: pause and
 resume (while paused every dealer and player action is refused and nothing is
 written), voiding the current round (every bet returned), resolving
 incidents (fortune3: a misread while dealing from the shoe blocks the round

@@ -1,4 +1,4 @@
-"""The rule profile is part of the record (issue 12, item 5).
+"""The rule profile is part of the record.
 
 Each round's first record names the profile (its name and the SHA-256 of
 its canonical content: the rules, not the name, description or layout of

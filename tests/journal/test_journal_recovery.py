@@ -1,4 +1,4 @@
-"""Recovery after a power loss (issue 6, item 2).
+"""Recovery after a power loss.
 
 For each game and each state a round can stop in: drive a journaled table to
 that state with the game's own API, drop it without closing anything, build a

@@ -1,4 +1,4 @@
-"""Failing storage (issue 12, item 6): a full disk or an I/O error.
+"""Failing storage: a full disk or an I/O error.
 
 On a real full disk (a small tmpfs the test mounts, where it may) the table
 refuses the action that could not be committed: one line, nothing changed

@@ -1,4 +1,4 @@
-"""Tampering with a keyed journal (issue 12, items 2 and 3).
+"""Tampering with a keyed journal.
 
 Each case below edits the journal file as an intruder without the table's
 key would, with plain sqlite3 and the code's own (unkeyed) hash function,

@@ -1,4 +1,4 @@
-"""Journals written by the release before typed records (issue 11, point 5)
+"""Journals written by the release before typed records
 still verify, recall and recover with the current code.
 
 The files under ``data/`` were written by that release (see its README);

@@ -1,4 +1,4 @@
-"""What the journal writes, when, and where (issue 6, item 1).
+"""What the journal writes, when, and where.
 
 Every accepted bet, state change, dealer or operator action, device event and
 fault, result and settlement is written before the table acts on it; each

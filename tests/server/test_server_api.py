@@ -119,7 +119,7 @@ def test_a_bet_the_table_refuses_is_409_and_changes_nothing(serve, body, reason)
 
 
 def test_players_bet_on_the_common_box_each_within_their_own_limit(serve):
-    """Issue 14.1: bets name their players; each has their own limit; the
+    """Bets name their players; each has their own limit; the
     journal and the snapshot keep whose bet is whose."""
     s = serve("football")
     open_betting(s)
@@ -159,7 +159,7 @@ def test_a_late_bet_is_409_and_changes_nothing(serve):
         {"position": "3", "bet": "ante", "amount": "ten"},
         {"position": "3", "bet": "ante", "amount": "-5"},
         {"position": "3", "bet": "ante", "amount": "10", "plyer": "x"},  # unknown field
-        {"position": "3", "bet": "ante", "amount": "1e1000000"},  # issue 14.3: refused before any arithmetic
+        {"position": "3", "bet": "ante", "amount": "1e1000000"},  # refused before any arithmetic
         {"position": "3", "bet": "ante", "amount": "1_000"},
         {"position": "3", "bet": "ante", "amount": "١٠٠"},
         {"position": "3", "bet": "ante", "amount": "１００"},
@@ -470,7 +470,7 @@ def test_a_loopback_server_answers_only_to_loopback_names(serve):
 
 
 def test_a_boxs_decision_may_name_its_player_and_only_the_seated_one_decides(serve):
-    """Issue 14.1 / Art. 9(1): the API's play/fold may name the player; a
+    """Art. 9(1): the API's play/fold may name the player; a
     player other than the one seated at the box is refused (409), and the
     journaled decision names the seated player."""
     s = serve("fortune3")
@@ -493,7 +493,7 @@ def test_a_boxs_decision_may_name_its_player_and_only_the_seated_one_decides(ser
 
 
 def test_a_supervisor_switches_a_shuffler_table_to_the_shoe_and_back(serve):
-    """Art. 11(4), issue 14.2: after a shuffler failure a supervisor deals the
+    """Art. 11(4): after a shuffler failure a supervisor deals the
     following rounds from the shoe (the mock shuffler table keeps one at hand),
     and back later; who and why are journaled; the table shows the mode."""
     s = serve("fortune3", dealing="shuffler")

@@ -158,7 +158,7 @@ def test_the_wheel_console(serve, browser):
     assert b.errors.real() == []
 
 
-# --- a page load, signed out, and no live stream (issue 16) -------------------------------
+# --- a page load, signed out, and no live stream -------------------------------
 
 NO_WEBSOCKET = """
 window.WebSocket = class { constructor() { this.readyState = 0; } send() {} close() {} };
@@ -255,7 +255,7 @@ def test_console_and_board_render_before_the_stream_is_up(serve, browser):
 
 
 def test_a_shuffler_table_on_the_console_players_a_stray_hand_and_the_dealing_mode(serve, browser):
-    """Issue 14 on the console: a bet names its player and the box shows
+    """Players on the console: a bet names its player and the box shows
     whose it is; a hand dealt to a box with no bet is declared stray with the
     Stray card button (the deal goes on); after the round the players' nets
     are shown; the supervisor switches the table to the shoe (Art. 11(4))
@@ -310,7 +310,7 @@ def test_a_shuffler_table_on_the_console_players_a_stray_hand_and_the_dealing_mo
 
 
 def test_a_misdeal_called_after_the_last_card_on_the_console_needs_the_supervisor(serve, browser):
-    """Art. 11(1), issue 14.2: once the cards are out the dealer's Misdeal
+    """Art. 11(1): once the cards are out the dealer's Misdeal
     is a call, not a void: the round waits (incident banner, decisions
     refused) until a supervisor confirms it; then every bet is returned."""
     s = serve("fortune3", pace=0.01, seed=5)

@@ -1,6 +1,6 @@
 """Hostile requests to `tablesim serve` (a real process): no body is read
 before the token is checked, bodies over the limit are refused 413 without
-costing memory, and a bad body gets one readable reason (issue 16)."""
+costing memory, and a bad body gets one readable reason."""
 
 from __future__ import annotations
 
@@ -174,7 +174,7 @@ def test_a_table_stopped_as_soon_as_it_says_so_stops_cleanly(env, tmp_path, sig)
     (b"\xff\xfe{", "the body is not valid JSON"),
 ])
 def test_a_choice_of_types_or_broken_json_reads_as_one_reason_not_pydantics_parts(served, body, reason):
-    """Issue 16: 'amount.str: Input should be a valid string; amount.int: ...'
+    """'amount.str: Input should be a valid string; amount.int: ...'
     is pydantic's inside; the client reads what the field takes."""
     assert served.post("/api/actions/open_round").status_code == 200
     headers = {"Authorization": f"Bearer {served.dealer}", "Content-Type": "application/json"}

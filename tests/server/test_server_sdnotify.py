@@ -1,6 +1,6 @@
 """A table as a systemd ``Type=notify`` service: READY=1 once it serves,
 WATCHDOG=1 from its main loop (and none while that loop is hung), STOPPING=1
-on the way out, on a notify socket the test opens (issue 16)."""
+on the way out, on a notify socket the test opens."""
 
 from __future__ import annotations
 

@@ -9,7 +9,6 @@ import asyncio
 import json
 import re
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -53,27 +52,32 @@ class NatsCluster:
 
     def start(self, index: int | None = None) -> "NatsCluster":
         assert NATS_SERVER, "nats-server is not installed"
+        offsets = {}
         for i in ([index] if index is not None else range(NODES)):
-            log = open(self.work / f"studio-{i + 1}.log", "ab")
-            self.procs[i] = subprocess.Popen([NATS_SERVER, "-c", str(self.work / f"studio-{i + 1}.conf")],
-                                             stdout=log, stderr=subprocess.STDOUT)
-            log.close()
-        for i in ([index] if index is not None else range(NODES)):
-            self._wait_listening(i)
+            path = self.work / f"studio-{i + 1}.log"
+            offsets[i] = path.stat().st_size if path.exists() else 0
+            with open(path, "ab") as log:
+                self.procs[i] = subprocess.Popen([NATS_SERVER, "-c", str(self.work / f"studio-{i + 1}.conf")],
+                                                 stdout=log, stderr=subprocess.STDOUT)
+        for i, offset in offsets.items():
+            self._wait_listening(i, offset)
         return self
 
-    def _wait_listening(self, i: int, timeout: float = 20.0) -> None:
+    def _wait_listening(self, i: int, offset: int, timeout: float = 60.0) -> None:
+        """Until the node's own log says it listens for clients (a server of
+        another process on the same port is not taken for it); pure waiting."""
+        path = self.work / f"studio-{i + 1}.log"
+        listening = f"Listening for client connections on 127.0.0.1:{self.ports[i]}"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            with open(path, "rb") as log:
+                log.seek(offset)
+                if listening in log.read().decode(errors="replace"):
+                    return
             if self.procs[i].poll() is not None:
-                raise RuntimeError(f"nats-server studio-{i + 1} exited: see {self.work}/studio-{i + 1}.log")
-            try:
-                with socket.create_connection(("127.0.0.1", self.ports[i]), timeout=0.2) as s:
-                    if s.recv(4).startswith(b"INFO"):
-                        return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"nats-server studio-{i + 1} did not start")
+                raise RuntimeError(f"nats-server studio-{i + 1} exited: see {path}")
+            time.sleep(0.02)
+        raise RuntimeError(f"nats-server studio-{i + 1} did not start: see {path}")
 
     def kill(self, index: int) -> None:
         """SIGKILL: the node dies with no goodbye."""

@@ -27,30 +27,48 @@ class NatsServer:
         self.port = port or free_port()
         self.args = args  # more options of nats-server (e.g. --user, --pass)
         self.proc: subprocess.Popen | None = None
+        #: the port is ours to change until the broker first listens on it (restarts keep it)
+        self._port_free_to_change = port is None
 
     @property
     def url(self) -> str:
         return f"nats://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 10.0) -> "NatsServer":
+    def start(self, timeout: float = 60.0) -> "NatsServer":
+        """Started and listening (its own log says so: a broker of another
+        process on the same port is not taken for it). A port some other
+        process took between ``free_port`` and the bind is exchanged for
+        another, until the broker first listens. ``timeout``: pure waiting,
+        on a machine that may be busy."""
         assert NATS_SERVER, "nats-server is not installed"
         self.store.mkdir(parents=True, exist_ok=True)
-        log = open(self.store.parent / f"nats-{self.port}.log", "ab")
-        self.proc = subprocess.Popen(
-            [NATS_SERVER, "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", str(self.store), *self.args],
-            stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        deadline = time.monotonic() + timeout
+        for _ in range(5):
+            if self._start(time.monotonic() + timeout):
+                self._port_free_to_change = False
+                return self
+            self.port = free_port()
+        raise RuntimeError("nats-server found no free port in five tries")
+
+    def _start(self, deadline: float) -> bool:
+        """False when the port was taken (and may be changed)."""
+        path = self.store.parent / f"nats-{self.port}.log"
+        offset = path.stat().st_size if path.exists() else 0
+        with open(path, "ab") as log:
+            self.proc = subprocess.Popen(
+                [NATS_SERVER, "-js", "-a", "127.0.0.1", "-p", str(self.port), "-sd", str(self.store), *self.args],
+                stdout=log, stderr=subprocess.STDOUT)
         while time.monotonic() < deadline:
+            with open(path, "rb") as log:
+                log.seek(offset)
+                said = log.read().decode(errors="replace")
+            if "Server is ready" in said:
+                return True
             if self.proc.poll() is not None:
-                raise RuntimeError(f"nats-server exited with {self.proc.returncode}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s:
-                    if s.recv(4).startswith(b"INFO"):
-                        return self
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("nats-server did not start")
+                if "address already in use" in said and self._port_free_to_change:
+                    return False
+                raise RuntimeError(f"nats-server exited with {self.proc.returncode}: {said.strip()[-300:]}")
+            time.sleep(0.02)
+        raise RuntimeError(f"nats-server did not start: see {path}")
 
     def kill(self) -> None:
         """SIGKILL: the broker dies with no goodbye (what a power loss does)."""

@@ -1,5 +1,5 @@
-"""Anchoring (issue 13.2): the tamperings a single journal file cannot catch
-(issue 12) are caught against the stream, each named with its seq; records
+"""Anchoring: the tamperings a single journal file cannot catch
+are caught against the stream, each named with its seq; records
 not yet published are counted as unanchored, never as errors."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Remote bets over the bus (issue 13.4): request/reply on
+"""Remote bets over the bus: request/reply on
 tablesim.<table_id>.bets, answered after the commit by the console's rules
 and texts, never placed twice for one ref (also across a table restart)."""
 

@@ -1,4 +1,4 @@
-"""The studio service (issue 13.3): every table's figures from the stream,
+"""The studio service: every table's figures from the stream,
 equal to the journals'; the same after a restart; a gap or a record that
 does not chain raises an alert."""
 

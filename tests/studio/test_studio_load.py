@@ -1,4 +1,4 @@
-"""Load and faults (issue 13.5): tables of the three games as separate
+"""Load and faults: tables of the three games as separate
 processes against one nats-server, the broker killed mid-run and restarted
 on its store, some tables killed and restarted; every table's stream equals
 its journal, the anchor holds, and the studio's totals equal the journals'.

@@ -1,4 +1,4 @@
-"""Publishing (issue 13.1): a table's journal reaches the stream, in order,
+"""Publishing: a table's journal reaches the stream, in order,
 once, also across a broker that is down, killed and restarted, and a table
 killed and restarted; and ``audit verify --anchor`` holds it."""
 

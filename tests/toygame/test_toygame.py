@@ -1,4 +1,4 @@
-"""A game is one folder plus one entry point (issue 11.1).
+"""A game is one folder plus one entry point.
 
 ``coin/`` here is a fourth game that tablesim knows nothing of: it is
 registered only by ``site/coin-0.1.dist-info/entry_points.txt`` (group

@@ -1,4 +1,4 @@
-"""Wheel turn counts are exact (issue 14.3): 2.999... turns is fewer than three."""
+"""Wheel turn counts are exact: 2.999... turns is fewer than three."""
 
 from __future__ import annotations
 
