@@ -169,8 +169,9 @@ class GameTable(IncidentHandling, Journaling):
         table is paused, or a blocking incident holds the round (None: neither)."""
         if self.paused:
             return W("refusal.table_paused")
-        if self.blocked:
-            return W("refusal.incident_first", id=self.incident.id)
+        incident = self.incident
+        if incident is not None and incident.blocking:
+            return W("refusal.incident_first", id=incident.id)
         return None
 
     @contextmanager

@@ -48,6 +48,7 @@ import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from decimal import Decimal
 from typing import Any
 
 from tablecore.errors import IllegalAction
@@ -274,7 +275,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
             entry["players"] = data["players"]
         return entry
 
-    async def place_bet(self, actor: str, position: str, bet: str, amount: Any, ref: str | None = None,
+    async def place_bet(self, actor: str, position: str, bet: str, amount: Decimal, ref: str | None = None,
                         player: str | None = None) -> dict:
         """One bet, committed with whatever bets arrived with it; the bet book
         after it, or the refusal raised as for any action."""
