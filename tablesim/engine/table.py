@@ -14,9 +14,11 @@ in ``journaling.py``; both are parts of this class.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from decimal import Decimal
 from contextlib import contextmanager
+from operator import attrgetter
 from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
 import structlog
@@ -54,8 +56,27 @@ def engine_rules(procedure: Procedure, betting: enum.Enum) -> list:
     ]
 
 
+@dataclasses.dataclass(slots=True)
+class RoundState:
+    """What one round holds besides its bets (a game's ``Round`` derives
+    from it, its fields with defaults): a new one at each opening, never a
+    dozen attributes reset one by one."""
+
+
+def _round_fields(cls: type) -> None:
+    """Each field of ``cls.Round`` reads as the table's own attribute
+    (``table.cards`` is ``table.round.cards``); the round's code sets them on
+    ``self.round``."""
+    for f in dataclasses.fields(cls.Round):
+        if f.name not in cls.__dict__:
+            setattr(cls, f.name, property(attrgetter(f"round.{f.name}"), doc=f"this round's {f.name}"))
+
+
 class GameTable(IncidentHandling, Journaling):
     game: ClassVar[str]
+    #: the state of one round (see ``RoundState``): ``self.round``, replaced
+    #: when a round opens, before its first step
+    Round: ClassVar[type[RoundState]] = RoundState
     PROCEDURE: ClassVar[Procedure]
     BETTING: ClassVar[enum.Enum]
     States: ClassVar[type[enum.Enum]]
@@ -86,6 +107,8 @@ class GameTable(IncidentHandling, Journaling):
             for r in cls.PROCEDURE.rules:
                 if r.fires is not None and r.action not in cls.__dict__:
                     setattr(cls, r.action, action(r.fires, name=r.action)(_firing(r.action, r.trigger)))
+        if "Round" in cls.__dict__:
+            _round_fields(cls)
         if "on_device_event" in cls.__dict__:
             # A device report is a public action (journaled, replayed): the
             # game's handler is the action ``handle`` itself.
@@ -109,6 +132,7 @@ class GameTable(IncidentHandling, Journaling):
         self.round_no = 0
         self.round_id = ""
         self.result: RoundResult | None = None
+        self.round = self.Round()
         self.journal = None
         self.replaying = False
         self.paused = False
@@ -278,6 +302,7 @@ class GameTable(IncidentHandling, Journaling):
         self.book.clear()
         self.result = None
         self.incident = None
+        self.round = self.Round()
         self.trigger[trigger]()
         return self.round_id
 

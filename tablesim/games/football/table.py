@@ -28,6 +28,7 @@ declared in ``machine.py``; the methods it names are here.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 
 from drivers.base import CardShoeReader, DrawDisplay
 from drivers.events import (
@@ -49,7 +50,7 @@ from tablecore.said import CORE_WORDS as C
 from tablesim.games.football.words import WORDS as W
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
-from tablesim.engine.table import GameTable
+from tablesim.engine.table import GameTable, RoundState
 from tablesim.games.football.draw import DrawSource, SecureDraw, check_source
 from tablesim.games.football.machine import CARD_STATES, PROCEDURE, S
 from tablesim.games.football.profile import BETS, COMMON, Draw, FootballProfile
@@ -68,9 +69,24 @@ def box_name(box: str) -> str:
     return "the common box" if box == COMMON else f"box {box}"
 
 
+@dataclass(slots=True)
+class FootballRound(RoundState):
+    pending_draw: Draw | None = None  # drawn, not yet read back by the display
+    draw: Draw | None = None  # accepted: shown and read back
+    draw_id: str = ""
+    order: list[str] = field(default_factory=list)  # dealt boxes, left to right, the common box last
+    cards: dict[str, list[DealtCard]] = field(default_factory=dict)
+    targets: list[str] = field(default_factory=list)  # who gets each next card
+    thirds: list[str] = field(default_factory=list)  # boxes due a third card
+    copies: Counter[Card] = field(default_factory=Counter)
+    round_cards: list[Card] = field(default_factory=list)  # every card out of the pack this round
+    set_aside: list[DealtCard] = field(default_factory=list)
+
+
 class FootballTable(GameTable):
     game = "football"
     PROCEDURE = PROCEDURE
+    Round = FootballRound
     BETTING = S.BETTING_OPEN
 
     def __init__(
@@ -101,24 +117,11 @@ class FootballTable(GameTable):
         self.packs_loaded = 0
         self.from_pack = 0  # cards taken out of the current pack (one deck: used up at 52)
         self.reads = 0  # cards the reader reported since the pack was loaded (checked against ShoeCount)
-        self.reset_round()
 
     def _box_ok(self, box: str) -> str | None:
         if box in self.positions:
             return None
         return W("football.refusal.no_such_box", box=repr(box), boxes=self.profile.boxes, common=COMMON)
-
-    def reset_round(self) -> None:
-        self.pending_draw: Draw | None = None  # drawn, not yet read back by the display
-        self.draw: Draw | None = None  # accepted: shown and read back
-        self.draw_id = ""
-        self.order: list[str] = []  # dealt boxes, left to right, the common box last
-        self.cards: dict[str, list[DealtCard]] = {}
-        self.targets: list[str] = []  # who gets each next card
-        self.thirds: list[str] = []  # boxes due a third card
-        self.copies: Counter[Card] = Counter()
-        self.round_cards: list[Card] = []  # every card out of the pack this round
-        self.set_aside: list[DealtCard] = []
 
     # --- round flow ------------------------------------------------------------
 
@@ -140,13 +143,13 @@ class FootballTable(GameTable):
     def send_draw(self) -> None:
         """Replaying a journaled round makes no new draw: the display's
         recorded read-back, which the live round accepted, restores it."""
-        self.draw_id = f"{self.round_id}-D"
+        self.round.draw_id = f"{self.round_id}-D"
         if not self.replaying:
             self._make_draw()
 
     def _make_draw(self) -> None:
         number = self.draws.draw(tuple(self.profile.draws))
-        self.pending_draw = self.profile.draws[number]
+        self.round.pending_draw = self.profile.draws[number]
         seeded = not self.draws.secure
         self.emit(DrawMade(draw=number, draw_id=self.draw_id, source=self.draws.kind, seeded=seeded))
         if seeded:
@@ -176,9 +179,9 @@ class FootballTable(GameTable):
         boxes = [p for p in self.positions if p != COMMON and p in self.book.bets]
         order = boxes + [COMMON]
         self._ensure_pack(3 * len(order))
-        self.order = order
-        self.cards = {who: [] for who in order}
-        self.targets = [who for who in order for _ in range(2)]
+        self.round.order = order
+        self.round.cards = {who: [] for who in order}
+        self.round.targets = [who for who in order for _ in range(2)]
 
     def arm_shoe(self) -> None:
         # Armed for exactly the cards due, so a card drawn past the deal is
@@ -301,7 +304,7 @@ class FootballTable(GameTable):
         if self.state is not S.DRAWING:
             self.emit(DrawConfirmed(draw=expected.index))
             return
-        self.draw = expected
+        self.round.draw = expected
         self.trigger["draw_shown"]()
 
     def announce_draw(self) -> None:
@@ -394,10 +397,10 @@ class FootballTable(GameTable):
             self.emit(Instruction(text=f"{what} to {box_name(who)}", to=who))
 
     def find_thirds(self) -> None:
-        self.thirds = [who for who in self.order if needs_third_card(self.profile, [d.card for d in self.cards[who]])]
+        self.round.thirds = [who for who in self.order if needs_third_card(self.profile, [d.card for d in self.cards[who]])]
 
     def deal_thirds(self) -> None:
-        self.targets = list(self.thirds)
+        self.round.targets = list(self.thirds)
         if self.targets:
             self.shoe.arm(self.round_id, len(self.targets))
             self._instruct()

@@ -31,13 +31,6 @@ class DealLog:
     deliveries: list[tuple[str, list[DealtCard]]]
     dead: set[int]
 
-    def start_log(self) -> None:
-        self.deliveries = []
-        self.dead = set()
-        #: who got the latest card(s) dealt and kept (None after a stray): what
-        #: the table's state shows of the deal's progress
-        self.last_placed: tuple[str, list[DealtCard]] | None = None
-
     def flag(self, card: DealtCard) -> None:
         """A card drawn while the shoe was disarmed: set aside, never dealt."""
         self.deliveries.append((FLAGGED, [card]))
@@ -74,7 +67,7 @@ class DealLog:
 
     def _note_placed(self, who: str, d: DealtCard) -> None:
         if self.by_card or self.last_placed is None or self.last_placed[0] != who:
-            self.last_placed = (who, [])
+            self.round.last_placed = (who, [])
         self.last_placed[1].append(d)
 
     def latest_delivery(self) -> int | None:
@@ -99,10 +92,10 @@ class DealLog:
         """Declare delivery ``index`` stray and lay every hand again without
         it. Returns its cards."""
         self.dead.add(index)
-        self.last_placed = None
-        self.targets = self.order * 3 if self.dealing == "shoe" else list(self.order)
-        self.cards = {who: [] for who in self.order}
-        self.set_aside = []
+        self.round.last_placed = None
+        self.round.targets = self.order * 3 if self.dealing == "shoe" else list(self.order)
+        self.round.cards = {who: [] for who in self.order}
+        self.round.set_aside = []
         for i, (kind, dealt) in enumerate(self.deliveries):
             if kind == FLAGGED or i in self.dead:
                 self.set_aside.extend(dealt)

@@ -25,12 +25,6 @@ from tablesim.games.fortune3.words import WORDS as W
 
 
 class RemoteHandMixin:
-    def reset_remote(self) -> None:
-        self.remote_decisions: dict[str, str] = {}  # remote player -> play | fold
-        self.remote_refs: dict[str, tuple[str, str]] = {}  # ref -> (player, decision)
-        self.remote_timed_out: list[str] = []
-        self.remote_closed = False  # the decision timer ran out
-
     @property
     def has_remote(self) -> bool:
         return self.profile.remote is not None
@@ -84,7 +78,7 @@ class RemoteHandMixin:
             self.remote_timed_out.append(player)
             if self.heard():
                 self.emit(Decision(box=REMOTE, decision="fold", player=player, timed_out=True))
-        self.remote_closed = True
+        self.round.remote_closed = True
         return late
 
     def remote_stakes(self, placed: dict[str, Decimal], player: str | None) -> dict[str, Decimal]:

@@ -13,6 +13,7 @@ declared in ``machine.py``; the methods it names are here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from drivers.base import CardShoeReader, Shuffler
@@ -38,7 +39,7 @@ from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident
 from tablesim.engine.result import RoundResult
-from tablesim.engine.table import GameTable
+from tablesim.engine.table import GameTable, RoundState
 from tablesim.games.fortune3.deallog import DealLog
 from tablesim.games.fortune3.hands import Evaluator, Hand
 from tablesim.games.fortune3.machine import PROCEDURE, STRAY, S
@@ -55,9 +56,37 @@ DEALER = "dealer"
 DECISIONS = ("play", "fold")
 
 
+@dataclass(slots=True)
+class Fortune3Round(RoundState):
+    order: list[str] = field(default_factory=list)  # boxes with bets, left to right, then the dealer
+    cards: dict[str, list[DealtCard]] = field(default_factory=dict)
+    set_aside: list[DealtCard] = field(default_factory=list)
+    seen: set[Card] = field(default_factory=set)
+    targets: list[str] = field(default_factory=list)  # who gets each next card (shoe) or hand (shuffler)
+    decisions: dict[str, str] = field(default_factory=dict)
+    hands: dict[str, Hand] = field(default_factory=dict)
+    incidents: list[dict] = field(default_factory=list)
+    awaiting: bool = False  # a hand asked of the shuffler and not yet dispensed
+    qualifies: bool | None = None
+    requested: int = 0  # cards in the hand last asked of the shuffler
+    deciders: int = 0  # boxes with an Ante: each plays or folds (Art. 9(1))
+    # the deal's log (deallog.py)
+    deliveries: list = field(default_factory=list)
+    dead: set = field(default_factory=set)
+    #: who got the latest card(s) dealt and kept (None after a stray): what
+    #: the table's state shows of the deal's progress
+    last_placed: tuple[str, list[DealtCard]] | None = None
+    # the remote hand's decisions (remote.py)
+    remote_decisions: dict[str, str] = field(default_factory=dict)  # remote player -> play | fold
+    remote_refs: dict[str, tuple[str, str]] = field(default_factory=dict)  # ref -> (player, decision)
+    remote_timed_out: list[str] = field(default_factory=list)
+    remote_closed: bool = False  # the decision timer ran out
+
+
 class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     game = "fortune3"
     PROCEDURE = PROCEDURE
+    Round = Fortune3Round
     BETTING = S.BETTING_OPEN
     #: the dealer's misdeal call waiting for a supervisor (Art. 11(1))
     MISDEAL_INCIDENT = 110
@@ -95,7 +124,6 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         book = BetBook(BETS, settings.limits, self._box_ok, self._seat_ok)
         device = shoe if settings.dealing == "shoe" else shuffler
         super().__init__(table_id=table_id, book=book, devices=[device], bus=bus)
-        self.reset_round()
 
     def _box_ok(self, box: str) -> str | None:
         if box in self.box_names:
@@ -127,22 +155,6 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         here = self.book.players_at(str(box))
         return here[0] if here else None
 
-    def reset_round(self) -> None:
-        self.order: list[str] = []  # boxes with bets, left to right, then the dealer
-        self.cards: dict[str, list[DealtCard]] = {}
-        self.set_aside: list[DealtCard] = []
-        self.seen: set[Card] = set()
-        self.targets: list[str] = []  # who gets each next card (shoe) or hand (shuffler)
-        self.decisions: dict[str, str] = {}
-        self.hands: dict[str, Hand] = {}
-        self.incidents: list[dict] = []
-        self.start_log()
-        self.awaiting = False  # a hand asked of the shuffler and not yet dispensed
-        self.qualifies: bool | None = None
-        self.requested = 0  # cards in the hand last asked of the shuffler
-        self.deciders = 0  # boxes with an Ante: each plays or folds (Art. 9(1))
-        self.reset_remote()
-
     # --- round flow ------------------------------------------------------------
 
     @action(OpenRound, opens_round=True)
@@ -166,18 +178,18 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     def seat_boxes(self) -> None:
         """Art. 7: the boxes with a bet, left to right, then the dealer."""
         boxes = sorted(self.book.bets, key=lambda b: (b == REMOTE, int(b) if b != REMOTE else 0))
-        self.order = boxes + [DEALER]
-        self.cards = {who: [] for who in self.order}
+        self.round.order = boxes + [DEALER]
+        self.round.cards = {who: [] for who in self.order}
 
     def deal(self) -> None:
         """The shoe: one card at a time in three passes (armed for exactly
         those); the shuffler: three cards at once per box."""
         if self.dealing == "shoe":
-            self.targets = self.order * 3
+            self.round.targets = self.order * 3
             self._arm_shoe()
             self._instruct()
         else:
-            self.targets = list(self.order)
+            self.round.targets = list(self.order)
             self._request_hand()
 
     @action(Decide)
@@ -314,7 +326,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
 
     def forget_hands(self) -> None:
         """The deal goes on after a stray last card: no hand is complete yet."""
-        self.hands = {}
+        self.round.hands = {}
 
     @action(SetDealing)
     def set_dealing(self, mode: str, *, actor: str, why: str) -> None:
@@ -507,7 +519,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             if not self._note_seen(card):
                 self._duplicate(card)
                 return
-        self.awaiting = False
+        self.round.awaiting = False
         self._place([dealt_card(card, exposed) for card, exposed in zip(event.cards, event.exposed)])
         if self.state is S.DEALING:
             self._request_hand()
@@ -537,8 +549,8 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     def _request_hand(self) -> None:
         who = self.targets[0]
         missing = 3 - len(self.cards[who])
-        self.requested = missing
-        self.awaiting = True
+        self.round.requested = missing
+        self.round.awaiting = True
         hand_no = self.order.index(who) + 1
         self.shuffler.deal_hand(hand_no, missing)
         if self.heard():
@@ -554,7 +566,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self.hands[who] = self.evaluator.evaluate([d.card for d in self.cards[who]])
 
     def ask_decisions(self) -> None:
-        self.deciders = sum(1 for b in self.order[:-1] if self.book.get(b, "ante") is not None)
+        self.round.deciders = sum(1 for b in self.order[:-1] if self.book.get(b, "ante") is not None)
         pending = self.pending_decisions()
         if pending:
             if self.heard():
@@ -573,7 +585,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
 
     def reveal_dealer(self) -> None:
         dealer = self.hands[DEALER]
-        self.qualifies = qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
+        self.round.qualifies = qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
         if self.observed:
             self.emit(DealerHand(cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies))
         self.trigger["settle"]()
