@@ -84,6 +84,8 @@ class GameTable(IncidentHandling, Journaling):
     INITIAL: ClassVar[enum.Enum]
     FINALS: ClassVar[tuple[enum.Enum, ...]]
     BETWEEN_ROUNDS: ClassVar[tuple[enum.Enum, ...]]  # the initial state and the finals: no round under way
+    #: the positions a console lays out, in order, where the game's console does not say
+    POSITIONS: ClassVar[tuple[str, ...]] = ()
     #: the public actions of the class, by name, and by input record (filled in per class)
     action_specs: ClassVar[dict[str, ActionSpec]] = {}
     input_specs: ClassVar[dict[type, ActionSpec]] = {}
