@@ -70,7 +70,7 @@ def box_name(box: str) -> str:
 
 
 @dataclass(slots=True)
-class FootballRound(RoundState):
+class FootballRoundState(RoundState):
     pending_draw: Draw | None = None  # drawn, not yet read back by the display
     draw: Draw | None = None  # accepted: shown and read back
     draw_id: str = ""
@@ -86,7 +86,7 @@ class FootballRound(RoundState):
 class FootballTable(GameTable):
     game = "football"
     PROCEDURE = PROCEDURE
-    Round = FootballRound
+    Round = FootballRoundState
     BETTING = S.BETTING_OPEN
 
     def __init__(

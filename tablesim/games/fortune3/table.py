@@ -57,7 +57,7 @@ DECISIONS = ("play", "fold")
 
 
 @dataclass(slots=True)
-class Fortune3Round(RoundState):
+class Fortune3RoundState(RoundState):
     order: list[str] = field(default_factory=list)  # boxes with bets, left to right, then the dealer
     cards: dict[str, list[DealtCard]] = field(default_factory=dict)
     set_aside: list[DealtCard] = field(default_factory=list)
@@ -86,7 +86,7 @@ class Fortune3Round(RoundState):
 class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     game = "fortune3"
     PROCEDURE = PROCEDURE
-    Round = Fortune3Round
+    Round = Fortune3RoundState
     BETTING = S.BETTING_OPEN
     #: the dealer's misdeal call waiting for a supervisor (Art. 11(1))
     MISDEAL_INCIDENT = 110

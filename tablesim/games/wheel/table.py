@@ -61,7 +61,7 @@ SENSOR_FAULT = "sensor_fault"
 
 
 @dataclass(slots=True)
-class WheelRound(RoundState):
+class WheelRoundState(RoundState):
     no_spins: int = 0
     spins: list[dict] = field(default_factory=list)  # every spin of the round, counted or not
     incidents: list[dict] = field(default_factory=list)
@@ -74,7 +74,7 @@ class WheelRound(RoundState):
 class WheelTable(GameTable):
     game = "wheel"
     PROCEDURE = PROCEDURE
-    Round = WheelRound
+    Round = WheelRoundState
     BETTING = S.BETTING_OPEN
 
     def __init__(

@@ -51,7 +51,7 @@ class Toss(TableInput):
 
 
 @dataclass(slots=True)
-class CoinRound(RoundState):
+class CoinRoundState(RoundState):
     side: str | None = None
 
 
@@ -60,7 +60,7 @@ class CoinTable(GameTable):
     PROCEDURE = PROCEDURE
     BETTING = S.BETTING_OPEN
     POSITIONS = BOXES
-    Round = CoinRound
+    Round = CoinRoundState
 
     def __init__(self, profile, settings, *, table_id: str = "COIN") -> None:
         self.profile, self.settings = profile, settings
