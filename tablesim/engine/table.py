@@ -343,6 +343,11 @@ class GameTable(IncidentHandling, Journaling):
             self.emit(BetWithdrawn(str(position), bet, str(value)) if player is None
                       else BetWithdrawn(str(position), bet, str(value), player=player))
 
+    def cards_out(self) -> Iterable[Any]:
+        """The cards out of the pack this round (a game that deals cards says
+        which): what a mock shoe must not deal again after a recovery."""
+        return ()
+
     # --- settlement ------------------------------------------------------------
 
     def stakes_at_risk(self, bets: dict[str, dict[str, Decimal]]) -> dict[str, dict[str, Decimal]]:

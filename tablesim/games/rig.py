@@ -35,7 +35,9 @@ class MockRig:
 
     def after_recovery(self) -> None:
         """A recovered round goes on with the cards still in the mock shoe:
-        take out those the journal says were dealt."""
+        take out those the journal says are out of it this round."""
+        if self.source is not None:
+            self.source.exclude(self.table.cards_out())
 
     def round_over(self) -> None:
         """Between rounds (e.g. a continuous shuffler takes the used cards back)."""

@@ -29,14 +29,10 @@ class FootballRig(MockRig):
     """``source``: the mock shoe's pack; the dealer feeds a mock continuous
     shuffler the used cards by hand."""
 
-    def after_recovery(self) -> None:
-        if self.source is not None:
-            self.source.exclude(getattr(self.table, "round_cards", ()))
-
     def round_over(self) -> None:
         """Between rounds: a continuous shuffler takes the used cards back (Art. 8(2))."""
         if self.source is not None and self.table.settings.decks > 1:
-            self.source.return_cards(getattr(self.table, "round_cards", ()))
+            self.source.return_cards(self.table.cards_out())
 
 
 def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: bool) -> FootballRig:

@@ -123,6 +123,10 @@ class FootballTable(GameTable):
             return None
         return W("football.refusal.no_such_box", box=repr(box), boxes=self.profile.boxes, common=COMMON)
 
+    def cards_out(self) -> list[Card]:
+        """Every card out of the pack this round."""
+        return self.round.round_cards
+
     # --- round flow ------------------------------------------------------------
 
     @action(OpenRound, opens_round=True)

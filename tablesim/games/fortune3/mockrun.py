@@ -46,12 +46,6 @@ class SimulatedPlayers(Players):
             raise exc  # the strategy only ever makes legal decisions
 
 
-class Fortune3Rig(MockRig):
-    def after_recovery(self) -> None:
-        if self.source is not None:
-            self.source.exclude(getattr(self.table, "seen", ()))
-
-
 def build_table(profile: str | None, dealing: str, rng: random.Random) -> Fortune3Table:
     settings = Fortune3Settings(dealing=dealing)
     shoe = mock_device("shoe", rng=rng, exposed_rate=0.01)  # a full deck freshly shuffled at each load
@@ -63,10 +57,10 @@ def build_table(profile: str | None, dealing: str, rng: random.Random) -> Fortun
                          shoe=shoe, table_id="F3-MOCK")
 
 
-def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: bool) -> Fortune3Rig:
+def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: bool) -> MockRig:
     rng = random.Random(seed)
     table = build_table(profile, options["dealing"], rng)
-    return Fortune3Rig(table, seed, rng, source=table.devices[0].source)
+    return MockRig(table, seed, rng, source=table.devices[0].source)
 
 
 def play_round(table: Fortune3Table, rng: random.Random, *, all_boxes: bool = False) -> None:
@@ -138,4 +132,4 @@ def session(table: Fortune3Table, rng: random.Random, devices: str, rig: MockRig
     )
 
 
-__all__ = ["DEALER", "Fortune3Rig", "build_table", "mock", "play_round", "render", "session"]
+__all__ = ["DEALER", "build_table", "mock", "play_round", "render", "session"]

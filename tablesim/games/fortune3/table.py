@@ -477,6 +477,10 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self._arm_shoe()
             self._instruct()
 
+    def cards_out(self) -> set[Card]:
+        """Every card of this round's deck seen so far (dealt, set aside, flagged)."""
+        return self.round.seen
+
     def _note_seen(self, card: Card) -> bool:
         """Record a card of this round's single deck; False if it was seen already."""
         if card in self.seen:
