@@ -155,11 +155,11 @@ class FootballTable(GameTable):
         number = self.draws.draw(tuple(self.profile.draws))
         self.round.pending_draw = self.profile.draws[number]
         seeded = not self.draws.secure
-        self.emit(DrawMade(draw=number, draw_id=self.draw_id, source=self.draws.kind, seeded=seeded))
+        self.emit(DrawMade(draw=number, draw_id=self.round.draw_id, source=self.draws.kind, seeded=seeded))
         if seeded:
             self.log.info("draw_not_secure", source=self.draws.kind, mode=self.mode, draw=number)
         self.display.show(
-            self.round_id, self.draw_id, number, self.pending_draw.upper, self.pending_draw.lower
+            self.round_id, self.round.draw_id, number, self.round.pending_draw.upper, self.round.pending_draw.lower
         )
 
     def await_draw(self, timeout: float | None = None) -> bool:
@@ -190,12 +190,12 @@ class FootballTable(GameTable):
     def arm_shoe(self) -> None:
         # Armed for exactly the cards due, so a card drawn past the deal is
         # refused by the reader (fault 204), never counted into the round.
-        self.shoe.arm(self.round_id, len(self.targets))
+        self.shoe.arm(self.round_id, len(self.round.targets))
         self._instruct()
 
     def check_thirds(self) -> None:
-        if self.targets:
-            raise Refused(W("football.refusal.third_due", boxes=", ".join(box_name(b) for b in self.targets)))
+        if self.round.targets:
+            raise Refused(W("football.refusal.third_due", boxes=", ".join(box_name(b) for b in self.round.targets)))
 
     CHECKS = {"open_round": (check_display,), "close_betting": (check_bets,), "settle": (check_thirds,)}
 
@@ -203,9 +203,9 @@ class FootballTable(GameTable):
         self.shoe.disarm()
 
     def settle_boxes(self) -> None:
-        totals = {who: total(self.profile, (d.card for d in self.cards[who])) for who in self.order}
+        totals = {who: total(self.profile, (d.card for d in self.round.cards[who])) for who in self.round.order}
         results, players, rounded_off = settle_round(
-            self.profile, self.draw, {w: self.book.player_bets(w) for w in self.order if w in self.book.bets},
+            self.profile, self.round.draw, {w: self.book.player_bets(w) for w in self.round.order if w in self.book.bets},
             totals, self.settings.limits.payout_unit)
         outcome = self._outcome(totals)
         # Art. 12: what rounding to the payout unit moved, and in whose favour
@@ -234,10 +234,10 @@ class FootballTable(GameTable):
     def resume_devices(self) -> None:
         """Show the accepted draw again (its read-back is checked again) and,
         while dealing, re-arm the shoe for the cards still due."""
-        if self.draw is not None and self.unsettled:
-            self.display.show(self.round_id, self.draw_id, self.draw.index, self.draw.upper, self.draw.lower)
+        if self.round.draw is not None and self.unsettled:
+            self.display.show(self.round_id, self.round.draw_id, self.round.draw.index, self.round.draw.upper, self.round.draw.lower)
         if self.state in CARD_STATES:
-            self.shoe.arm(self.round_id, len(self.targets))
+            self.shoe.arm(self.round_id, len(self.round.targets))
             self._instruct()
 
     # --- Art. 8: the pack ---------------------------------------------------
@@ -262,7 +262,7 @@ class FootballTable(GameTable):
             self._load_pack("deck used up (Art. 8(1))")
 
     def used_cards(self) -> None:
-        if not self.round_cards:
+        if not self.round.round_cards:
             return
         if self.settings.decks == 1:
             text = "set the used cards aside (Art. 8(1))"
@@ -288,17 +288,17 @@ class FootballTable(GameTable):
             self.on_other_event(event)
 
     def _on_draw_shown(self, event: DrawShown) -> None:
-        current = event.draw_id == self.draw_id and self.unsettled
+        current = event.draw_id == self.round.draw_id and self.unsettled
         if not current:
             self.open_incident(DISPLAY_READBACK, W("football.incident.stale_readback", shown=event.shown,
                                                    draw=event.draw_id), blocking=False)
             return
         if self.state is not S.DRAWING:
-            expected = self.draw  # the draw shown again after a recovery
-        elif self.replaying and self.pending_draw is None:
+            expected = self.round.draw  # the draw shown again after a recovery
+        elif self.replaying and self.round.pending_draw is None:
             expected = self.profile.draws.get(event.shown)  # the journaled read-back the live round accepted
         else:
-            expected = self.pending_draw
+            expected = self.round.pending_draw
         if expected is None or event.shown != expected.index:
             drawn = expected.index if expected is not None else "unknown"
             self.emit(Fault(device=event.device, code=DISPLAY_READBACK, severity="E",
@@ -312,7 +312,7 @@ class FootballTable(GameTable):
         self.trigger["draw_shown"]()
 
     def announce_draw(self) -> None:
-        draw = self.draw
+        draw = self.round.draw
         self.emit(DrawAccepted(draw=draw.index, upper=list(draw.upper), lower=list(draw.lower),
                   source=self.draws.kind, seeded=not self.draws.secure))
         if self.heard():
@@ -334,7 +334,7 @@ class FootballTable(GameTable):
         if event.code == DRAWN_WHILE_DISARMED:
             # Reported, flagged, never dealt into a hand.
             if event.card is not None:
-                self.set_aside.append(DealtCard(event.card, True))
+                self.round.set_aside.append(DealtCard(event.card, True))
             if self.unsettled:
                 self.open_incident(event.code, event.text, blocking=False,
                                    card=event.card.code if event.card else None)
@@ -357,13 +357,15 @@ class FootballTable(GameTable):
         """Count a card taken out of the pack this round; False if the pack
         cannot hold that many copies of it (a device fault, the round is void)."""
         self.from_pack += 1
-        self.round_cards.append(card)
-        self.copies[card] += 1
-        if self.copies[card] <= self.settings.decks:
+        r = self.round
+        r.round_cards.append(card)
+        copies = r.copies
+        copies[card] += 1
+        if copies[card] <= self.settings.decks:
             return True
         decks = self.settings.decks
         self.emit(Fault(device=self.shoe.name, code=MISREAD, severity="E",
-                  text=f"{card.code} read {self.copies[card]} times in one round from {decks} deck(s)"))
+                  text=f"{card.code} read {self.round.copies[card]} times in one round from {decks} deck(s)"))
         if self.unsettled:
             self.void("duplicate_card")
         return False
@@ -374,20 +376,22 @@ class FootballTable(GameTable):
             # A card before betting closed (or after the deal) is an incident, never a card of a box.
             self.open_incident(DRAWN_WHILE_DISARMED, W("football.incident.card_outside_deal", state=self.state.value),
                                blocking=False, card=card.code)
-            self.set_aside.append(DealtCard(card, exposed))
+            self.round.set_aside.append(DealtCard(card, exposed))
             self._out_of_pack(card)
             return
         if not self._out_of_pack(card):
             return
-        who = self.targets.pop(0)
+        r = self.round
+        targets = r.targets
+        who = targets.pop(0)
         dealt = dealt_card(card, exposed)
-        self.cards[who].append(dealt)
+        r.cards[who].append(dealt)
         if self.heard():
             self.emit(CardDealt(to=who, card=dealt.code))
         if exposed:
             self.emit(ExposedCard(to=who, card=dealt.code, rule="Art. 7: an exposed card stays valid"))
-        if self.targets:
-            if self.targets[0] != who or self.state is S.THIRD_CARDS:
+        if targets:
+            if targets[0] != who or self.state is S.THIRD_CARDS:
                 self._instruct()
         elif self.state is S.DEALING:
             self.trigger["third_cards"]()
@@ -395,30 +399,30 @@ class FootballTable(GameTable):
             self.settle()
 
     def _instruct(self) -> None:
-        who = self.targets[0]
+        who = self.round.targets[0]
         what = "third card" if self.state is S.THIRD_CARDS else "two cards"
         if self.heard():
             self.emit(Instruction(text=f"{what} to {box_name(who)}", to=who))
 
     def find_thirds(self) -> None:
-        self.round.thirds = [who for who in self.order if needs_third_card(self.profile, [d.card for d in self.cards[who]])]
+        self.round.thirds = [who for who in self.round.order if needs_third_card(self.profile, [d.card for d in self.round.cards[who]])]
 
     def deal_thirds(self) -> None:
-        self.round.targets = list(self.thirds)
-        if self.targets:
-            self.shoe.arm(self.round_id, len(self.targets))
+        self.round.targets = list(self.round.thirds)
+        if self.round.targets:
+            self.shoe.arm(self.round_id, len(self.round.targets))
             self._instruct()
         else:
             self.settle()
 
     def _outcome(self, totals: dict[str, int]) -> dict:
-        draw = self.draw
+        draw = self.round.draw
         outcome = {
             "draw": draw.index,
             "upper": list(draw.upper),
             "lower": list(draw.lower),
-            "boxes": {who: {"cards": [d.code for d in self.cards[who]], "total": totals[who]} for who in self.order},
+            "boxes": {who: {"cards": [d.code for d in self.round.cards[who]], "total": totals[who]} for who in self.round.order},
         }
-        if self.set_aside:
-            outcome["set_aside"] = [d.code for d in self.set_aside]
+        if self.round.set_aside:
+            outcome["set_aside"] = [d.code for d in self.round.set_aside]
         return outcome

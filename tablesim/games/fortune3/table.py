@@ -179,17 +179,17 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         """Art. 7: the boxes with a bet, left to right, then the dealer."""
         boxes = sorted(self.book.bets, key=lambda b: (b == REMOTE, int(b) if b != REMOTE else 0))
         self.round.order = boxes + [DEALER]
-        self.round.cards = {who: [] for who in self.order}
+        self.round.cards = {who: [] for who in self.round.order}
 
     def deal(self) -> None:
         """The shoe: one card at a time in three passes (armed for exactly
         those); the shuffler: three cards at once per box."""
         if self.dealing == "shoe":
-            self.round.targets = self.order * 3
+            self.round.targets = self.round.order * 3
             self._arm_shoe()
             self._instruct()
         else:
-            self.round.targets = list(self.order)
+            self.round.targets = list(self.round.order)
             self._request_hand()
 
     @action(Decide)
@@ -202,7 +202,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self.decide_remote(decision, player, ref)
             self._decided()
             return
-        self.decisions[box] = decision
+        self.round.decisions[box] = decision
         seated = self.seated(box)
         # a named player's decision says whose it is; the box's own seat's reads as before
         if self.heard():
@@ -222,9 +222,9 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         return late
 
     def check_close_decisions(self) -> None:
-        if not self.has_remote or REMOTE not in self.order:
+        if not self.has_remote or REMOTE not in self.round.order:
             raise Refused(W("fortune3.refusal.no_remote_hand"))
-        if self.remote_closed:
+        if self.round.remote_closed:
             raise Refused(W("fortune3.refusal.remote_timer_ran_out"))
 
     def check_reveal(self) -> None:
@@ -250,8 +250,8 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             return
         if self.book.get(box, "ante") is None:
             raise Refused(W("fortune3.refusal.no_ante", box=box))
-        if box in self.decisions:
-            raise Refused(W("fortune3.refusal.already_decided", box=box, decision=self.decisions[box]))
+        if box in self.round.decisions:
+            raise Refused(W("fortune3.refusal.already_decided", box=box, decision=self.round.decisions[box]))
 
     def check_fold(self, box: str, decision: str, player: str | None = None, ref: str | None = None) -> None:
         """Art. 9(3), when the profile forbids the fold with Pair Plus."""
@@ -265,7 +265,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
 
     def pending_decisions(self) -> list[str]:
         """The boxes still to decide, and the remote hand while a remote player is."""
-        return [b for b in self.order[:-1] if self.book.get(b, "ante") is not None and b not in self.decisions
+        return [b for b in self.round.order[:-1] if self.book.get(b, "ante") is not None and b not in self.round.decisions
                 and (b != REMOTE or self.pending_remote())]
 
     @action(Misdeal)
@@ -283,7 +283,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         return None
 
     def _cards_out(self) -> bool:
-        return bool(self.seen) or any(self.cards.values()) or bool(self.set_aside)
+        return bool(self.round.seen) or any(self.round.cards.values()) or bool(self.round.set_aside)
 
     def check_stray(self, card: str | None = None) -> None:
         if card is not None:
@@ -303,24 +303,24 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         limit) or rejects. With the shuffler the whole hand holding the card
         is dead."""
         latest = self.latest_delivery()
-        if card is None and not self.decisions:
+        if card is None and not self.round.decisions:
             self._declare_stray(latest)
             return
-        named = card if card is not None else self.deliveries[latest][1][-1].code  # (refused when None)
+        named = card if card is not None else self.round.deliveries[latest][1][-1].code  # (refused when None)
         self.open_incident(self.STRAY_INCIDENT, W("fortune3.incident.late_stray"), blocking=True,
                            card=named)
 
     def _declare_stray(self, index: int) -> None:
         dealt = self.kill(index)
         self.emit(CardSetAside(card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))"))
-        if not self.targets:
+        if not self.round.targets:
             return  # (an exposed dealer card already set aside: nothing else changes)
         if self.state is S.DECISIONS:
             self.trigger["card_set_aside"]()
         if self.dealing == "shoe":
             self._arm_shoe()
             self._instruct()
-        elif not self.awaiting:
+        elif not self.round.awaiting:
             self._request_hand()
         # else: the hand already asked of the shuffler comes next and is laid where due
 
@@ -374,7 +374,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     def _arm_shoe(self) -> None:
         """Arm the shoe for exactly the cards still due, so a card drawn past
         the deal is refused by the reader (fault 204), never dealt."""
-        self.shoe.arm(self.round_id, len(self.targets))
+        self.shoe.arm(self.round_id, len(self.round.targets))
 
     def announce_void(self, note: Void) -> None:
         super().announce_void(note)
@@ -417,7 +417,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             if event.card is not None and not earlier:
                 self._note_seen(event.card)
                 self.flag(DealtCard(event.card, True))
-            self.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
+            self.round.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
             if self.unsettled:
                 self.open_incident(event.code, event.text, blocking=False,
                                    card=event.card.code if event.card else None)
@@ -483,9 +483,9 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
 
     def _note_seen(self, card: Card) -> bool:
         """Record a card of this round's single deck; False if it was seen already."""
-        if card in self.seen:
+        if card in self.round.seen:
             return False
-        self.seen.add(card)
+        self.round.seen.add(card)
         return True
 
     def _on_card(self, card: Card, exposed: bool, stale: bool = False) -> None:
@@ -494,11 +494,11 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             # earlier round, is an incident, never a card of a hand.
             what = W("fortune3.incident.card_earlier_round" if stale else "fortune3.incident.card_outside_dealing")
             self.open_incident(DRAWN_WHILE_DISARMED, what, blocking=False, card=card.code)
-            self.incidents.append({"code": DRAWN_WHILE_DISARMED, "card": card.code})
+            self.round.incidents.append({"code": DRAWN_WHILE_DISARMED, "card": card.code})
             if not stale:  # an earlier round's card came from that round's deck
                 self._note_seen(card)
             return
-        seen = self.seen
+        seen = self.round.seen
         if card in seen:
             self._duplicate(card)
             return
@@ -512,11 +512,11 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self.open_incident(DRAWN_WHILE_DISARMED, W("fortune3.incident.hand_outside_dealing"), blocking=False,
                                card=" ".join(c.code for c in event.cards))
             return
-        if len(event.cards) != self.requested:
+        if len(event.cards) != self.round.requested:
             # A hand of the wrong size is a misdeal (Art. 11(1)), whatever the
             # shuffler's own checks said: the round is void.
             self.emit(Fault(device=event.device, code=302, severity="E",
-                      text=f"the shuffler dispensed {len(event.cards)} card(s), the hand needs {self.requested}"))
+                      text=f"the shuffler dispensed {len(event.cards)} card(s), the hand needs {self.round.requested}"))
             self.void("misdeal")
             return
         for card in event.cards:
@@ -536,26 +536,26 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     def _place(self, dealt: list[DealtCard]) -> None:
         """Lay the card or hand where due (``DealLog``); the deal is complete
         once nobody is due a card."""
-        exposed_to_dealer = self.dealing == "shoe" and dealt[0].exposed and self.targets[0] == DEALER
+        exposed_to_dealer = self.dealing == "shoe" and dealt[0].exposed and self.round.targets[0] == DEALER
         self.deliver(dealt)
         if exposed_to_dealer:
             self._arm_shoe()  # one card more than armed for
-        if not self.targets:
+        if not self.round.targets:
             self.trigger["hands_dealt"]()
 
     def _instruct(self) -> None:
         if not self.observed:
             return  # nobody to instruct (a simulation)
-        who = self.targets[0]
-        n = len(self.cards[who]) + 1
+        who = self.round.targets[0]
+        n = len(self.round.cards[who]) + 1
         self.emit(Instruction(text=f"card {n} to {'the dealer' if who == DEALER else 'box ' + who}", to=who))
 
     def _request_hand(self) -> None:
-        who = self.targets[0]
-        missing = 3 - len(self.cards[who])
+        who = self.round.targets[0]
+        missing = 3 - len(self.round.cards[who])
         self.round.requested = missing
         self.round.awaiting = True
-        hand_no = self.order.index(who) + 1
+        hand_no = self.round.order.index(who) + 1
         self.shuffler.deal_hand(hand_no, missing)
         if self.heard():
             self.emit(Instruction(text=f"hand {hand_no} to {'the dealer' if who == DEALER else 'box ' + who}", to=who))
@@ -566,11 +566,11 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self.shoe.disarm()
 
     def evaluate_hands(self) -> None:
-        for who in self.order:
-            self.hands[who] = self.evaluator.evaluate([d.card for d in self.cards[who]])
+        for who in self.round.order:
+            self.round.hands[who] = self.evaluator.evaluate([d.card for d in self.round.cards[who]])
 
     def ask_decisions(self) -> None:
-        self.round.deciders = sum(1 for b in self.order[:-1] if self.book.get(b, "ante") is not None)
+        self.round.deciders = sum(1 for b in self.round.order[:-1] if self.book.get(b, "ante") is not None)
         pending = self.pending_decisions()
         if pending:
             if self.heard():
@@ -588,32 +588,32 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     # --- settlement ------------------------------------------------------------
 
     def reveal_dealer(self) -> None:
-        dealer = self.hands[DEALER]
+        dealer = self.round.hands[DEALER]
         self.round.qualifies = qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
         if self.observed:
-            self.emit(DealerHand(cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies))
+            self.emit(DealerHand(cards=[d.code for d in self.round.cards[DEALER]], hand=dealer.category, qualifies=qualifies))
         self.trigger["settle"]()
 
     def settle_boxes(self) -> None:
-        dealer = self.hands[DEALER]
-        qualifies = self.qualifies
-        book, decisions, hands = self.book, self.decisions, self.hands
+        dealer = self.round.hands[DEALER]
+        qualifies = self.round.qualifies
+        book, decisions, hands = self.book, self.round.decisions, self.round.hands
         results = settle_boxes(self.profile, [
             (box, BoxBets(book.get(box, "ante"), book.get(box, "pair_plus")), decisions.get(box), hands[box])
-            for box in self.order[:-1] if box != REMOTE
+            for box in self.round.order[:-1] if box != REMOTE
         ], dealer, qualifies)
         players: dict[str, dict[str, dict[str, Decimal]]] = {}
         if self.book.named:
             # Each player's own bets on the box follow the box's hand and the
             # seated player's decision (back-betting, where the profile allows
             # it); on the remote hand, each remote player's own decision.
-            for box in self.order[:-1]:
+            for box in self.round.order[:-1]:
                 for player, stakes in self.book.player_bets(box).items():
-                    decision = self.remote_decisions.get(player) if box == REMOTE else self.decisions.get(box)
+                    decision = self.round.remote_decisions.get(player) if box == REMOTE else self.round.decisions.get(box)
                     players.setdefault(player, {})[box] = settle_box(
                         self.profile, BoxBets(stakes.get("ante"), stakes.get("pair_plus")),
-                        decision, self.hands[box], dealer, qualifies)
-        if REMOTE in self.order:  # the remote hand as a position: its players' results together
+                        decision, self.round.hands[box], dealer, qualifies)
+        if REMOTE in self.round.order:  # the remote hand as a position: its players' results together
             results[REMOTE] = summed({p: per[REMOTE] for p, per in players.items() if REMOTE in per})
         self.result = self.settled_result(self._outcome(qualifies), results, players)
         if self.observed:
@@ -624,7 +624,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
                        players: dict[str, dict[str, dict[str, Decimal]]] | None = None) -> RoundResult:
         """As the engine's, each remote player's stakes by their own decision."""
         result = super().settled_result(outcome, results, players)
-        if REMOTE in self.order and result.player_stakes:
+        if REMOTE in self.round.order and result.player_stakes:
             named = self.book.by_player_first()
             result.player_stakes = {pl: self.stakes_at_risk(named[pl], pl) for pl in result.player_stakes}
         return result
@@ -641,7 +641,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
                 out[box] = self.remote_stakes(placed, player)
                 continue
             ante = placed.get("ante")
-            if ante is None or self.decisions.get(box) != "play":
+            if ante is None or self.round.decisions.get(box) != "play":
                 out[box] = dict(placed)
                 continue
             stakes = out[box] = {}
@@ -652,24 +652,24 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         return out
 
     def _outcome(self, qualifies: bool) -> dict:
-        dealer = self.hands[DEALER]
+        dealer = self.round.hands[DEALER]
         outcome = {
             "dealer": {
-                "cards": [d.code for d in self.cards[DEALER]],
+                "cards": [d.code for d in self.round.cards[DEALER]],
                 "hand": dealer.category,
                 "qualifies": qualifies,
             },
             "boxes": {
                 box: {
-                    "cards": [d.code for d in self.cards[box]],
-                    "hand": self.hands[box].category,
-                    "decision": self.decisions.get(box),
+                    "cards": [d.code for d in self.round.cards[box]],
+                    "hand": self.round.hands[box].category,
+                    "decision": self.round.decisions.get(box),
                 }
-                for box in self.order[:-1]
+                for box in self.round.order[:-1]
             },
         }
-        if self.set_aside:
-            outcome["set_aside"] = [d.code for d in self.set_aside]
-        if REMOTE in self.order:  # what the profile changes, with each round that deals the remote hand
+        if self.round.set_aside:
+            outcome["set_aside"] = [d.code for d in self.round.set_aside]
+        if REMOTE in self.round.order:  # what the profile changes, with each round that deals the remote hand
             outcome["remote"] = self.remote_outcome()
         return outcome

@@ -186,7 +186,7 @@ class WheelTable(GameTable):
     def declare_no_spin(self, reason: str = "dealer") -> None:
         """The dealer calls "no spin" (Art. 4(4)) on a spin the sensor did not
         judge (e.g. a spin interrupted by a power loss): bets stay, spin again."""
-        self._no_spin(reason, Decimal(self.revolutions))
+        self._no_spin(reason, Decimal(self.round.revolutions))
 
     def stop_sensor(self, note: Void | None = None) -> None:
         self.sensor.disarm()
@@ -239,7 +239,7 @@ class WheelTable(GameTable):
         # An exact turn count is recorded as its text (JSON has no decimals).
         data = {k: (str(v) if isinstance(v, Decimal) else v) for k, v in data.items()}
         record = {"what": what, "state": self.state.value, "code": code, **data}
-        self.incidents.append(record)
+        self.round.incidents.append(record)
         self.open_incident(code, what, blocking=False)
         self.log.info("wheel_incident", **record)
 
@@ -267,7 +267,7 @@ class WheelTable(GameTable):
 
     def _on_revolution(self, event: Revolution) -> None:
         if self.state is S.SPINNING and event.round_id == self.round_id:
-            self.round.revolutions = max(self.revolutions, event.n)
+            self.round.revolutions = max(self.round.revolutions, event.n)
             if self.heard():
                 self.emit(RevolutionRecord(n=event.n))
         else:
@@ -293,16 +293,16 @@ class WheelTable(GameTable):
         self.round.segment = event.segment
         self.round.symbol = symbol_at(self.layout, event.segment)
         self.round.direction = event.direction
-        self.spins.append(
-            {"segment": event.segment, "symbol": self.symbol, "turns": turns,
+        self.round.spins.append(
+            {"segment": event.segment, "symbol": self.round.symbol, "turns": turns,
              "direction": event.direction, "counts": True}
         )
         self.trigger["spin_counted"]()
 
     def announce_result(self) -> None:
-        spin = self.spins[-1]
+        spin = self.round.spins[-1]
         if self.heard():
-            self.emit(SpinResultRecord(segment=self.segment, symbol=self.symbol, turns=spin["turns"], direction=self.direction))
+            self.emit(SpinResultRecord(segment=self.round.segment, symbol=self.round.symbol, turns=spin["turns"], direction=self.round.direction))
         self.trigger["settle"]()
 
     def _on_invalid(self, event: InvalidSpin) -> None:
@@ -314,14 +314,14 @@ class WheelTable(GameTable):
     def _no_spin(self, reason: str, turns: Decimal, *, segment: int | None = None, direction: str | None = None) -> None:
         """Art. 4(4): "no spin"; bets stay, the dealer spins again."""
         self.round.no_spins += 1
-        self.spins.append(
+        self.round.spins.append(
             {"segment": segment, "turns": turns, "direction": direction, "counts": False, "reason": reason}
         )
         self.trigger["no_spin"]()
 
     def spin_again(self) -> None:
-        spin = self.spins[-1]
-        self.emit(NoSpin(reason=spin["reason"], turns=spin["turns"], segment=spin["segment"], count=self.no_spins))
+        spin = self.round.spins[-1]
+        self.emit(NoSpin(reason=spin["reason"], turns=spin["turns"], segment=spin["segment"], count=self.round.no_spins))
         self.emit(Instruction(text="no spin: spin again (bets stay)"))
         self._arm()
 
@@ -336,16 +336,16 @@ class WheelTable(GameTable):
     # --- settlement ------------------------------------------------------------
 
     def settle_bets(self) -> None:
-        results: dict[str, dict[str, Decimal]] = settle(self.profile, self.book.items(), self.symbol)
+        results: dict[str, dict[str, Decimal]] = settle(self.profile, self.book.items(), self.round.symbol)
         self.result = self.settled_result(self._outcome(), results)
         self.emit(Settlement(results={p: {k: fmt(v) for k, v in r.items()} for p, r in results.items()}))
         self.trigger["complete"]()
 
     def _outcome_base(self) -> dict:
-        out: dict = {"no_spins": self.no_spins}
-        if self.incidents:
-            out["incidents"] = [dict(i) for i in self.incidents]
+        out: dict = {"no_spins": self.round.no_spins}
+        if self.round.incidents:
+            out["incidents"] = [dict(i) for i in self.round.incidents]
         return out
 
     def _outcome(self) -> dict:
-        return {"segment": self.segment, "symbol": self.symbol, **self._outcome_base()}
+        return {"segment": self.round.segment, "symbol": self.round.symbol, **self._outcome_base()}
