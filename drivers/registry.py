@@ -17,7 +17,11 @@ errors. Code may add objects no file can hold: ``timing`` (a
 ``LinkTiming``), ``usb_backend`` (a pyusb backend object, for ``usb``),
 ``transport_wrapper`` (a listener on a serial or USB device's bytes: a
 recorder or a replayer, ``tablesim.harness.recording``), ``draws`` (the
-display's combinations) and ``faults`` (mock fault objects).
+display's combinations), ``faults`` (mock fault objects), and for mock
+devices ``rng`` (the generator they draw from: a game's mock table shares
+one with its simulated players, so a seed replays a whole session) and
+``source`` (the pack or the spins they deal from: a shoe and a shuffler of
+one table share a pack, a script feeds its own).
 
 More backends can be added with :func:`register_backend`, or by a package
 through the ``tablesim.devices`` entry point group (name
@@ -78,7 +82,7 @@ REQUIRES = {"serial": "pyserial", "usb": "pyusb and libusb 1.0", "line": "pyseri
 REQUIRES_MODULES = {"serial": ("serial",), "usb": ("usb.core",), "line": ("serial",), "hid": ("usb.core",)}
 
 #: settings that code may pass and no file can hold
-OBJECT_SETTINGS = ("timing", "usb_backend", "transport_wrapper", "draws", "faults")
+OBJECT_SETTINGS = ("timing", "usb_backend", "transport_wrapper", "draws", "faults", "rng", "source")
 
 _entry_points_loaded = False
 
@@ -261,34 +265,39 @@ def open_device(kind: str, backend: str, settings: Mapping[str, Any] | None = No
 # -- the mock backend's factories -------------------------------------------------------
 
 
-def _rng(seed: int | None) -> random.Random:
-    return random.Random(seed)
+def _rng(seed: int | None, rng: random.Random | None = None) -> random.Random:
+    return rng if rng is not None else random.Random(seed)
 
 
-def mock_shoe(*, seed: int | None = None, decks: int = 1, exposed_rate: float = 0.0,
-              reshuffle_each_load: bool | None = None, name: str | None = None, faults: Any = ()) -> Device:
+def mock_shoe(*, seed: int | None = None, rng: random.Random | None = None, source: Any = None, decks: int = 1,
+              exposed_rate: float = 0.0, reshuffle_each_load: bool | None = None, name: str | None = None,
+              faults: Any = ()) -> Device:
     from drivers.mock import MockShoe, ShuffledShoe
 
-    reshuffle = decks == 1 if reshuffle_each_load is None else reshuffle_each_load
-    source = ShuffledShoe(_rng(seed), decks, reshuffle_each_load=reshuffle, exposed_rate=exposed_rate)
+    if source is None:
+        reshuffle = decks == 1 if reshuffle_each_load is None else reshuffle_each_load
+        source = ShuffledShoe(_rng(seed, rng), decks, reshuffle_each_load=reshuffle, exposed_rate=exposed_rate)
     return MockShoe(source, faults, name=name)
 
 
-def mock_shuffler(*, seed: int | None = None, decks: int = 1, exposed_rate: float = 0.0,
-                  name: str | None = None, faults: Any = ()) -> Device:
+def mock_shuffler(*, seed: int | None = None, rng: random.Random | None = None, source: Any = None, decks: int = 1,
+                  exposed_rate: float = 0.0, name: str | None = None, faults: Any = ()) -> Device:
     from drivers.mock import MockShuffler, ShuffledShoe
 
-    return MockShuffler(ShuffledShoe(_rng(seed), decks, reshuffle_each_load=True, exposed_rate=exposed_rate),
-                        faults, name=name)
+    if source is None:
+        source = ShuffledShoe(_rng(seed, rng), decks, reshuffle_each_load=True, exposed_rate=exposed_rate)
+    return MockShuffler(source, faults, name=name)
 
 
-def mock_display(*, seed: int | None = None, name: str | None = None, faults: Any = ()) -> Device:
+def mock_display(*, seed: int | None = None, rng: random.Random | None = None, name: str | None = None,
+                 faults: Any = ()) -> Device:
     from drivers.mock.display import MockDisplay
 
     return MockDisplay(faults, name=name)
 
 
-def mock_wheel(*, seed: int | None = None, segments: int = 52, name: str | None = None, faults: Any = ()) -> Device:
+def mock_wheel(*, seed: int | None = None, rng: random.Random | None = None, source: Any = None, segments: int = 52,
+               name: str | None = None, faults: Any = ()) -> Device:
     from drivers.mock.wheel import MockWheelSensor, RandomSpins
 
-    return MockWheelSensor(RandomSpins(_rng(seed), segments), faults, name=name)
+    return MockWheelSensor(source if source is not None else RandomSpins(_rng(seed, rng), segments), faults, name=name)

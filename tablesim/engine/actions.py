@@ -78,8 +78,10 @@ def action(record: type[TableInput], *, actor: str = "dealer", opens_round: bool
                 kwargs["round_id"] = self.peek_round_id()
                 if given is not None:
                     given = replace(given, round_id=kwargs["round_id"])
-            if not free and (self.paused or self.incident is not None and self.incident.blocking) and not self.replaying:
-                raise IllegalAction(verb, self.hold_refusal())
+            if not free and not self.replaying:
+                held = self.hold_refusal()  # (the one place the paused/blocked refusal is worded)
+                if held is not None:
+                    raise IllegalAction(verb, held)
             bound = self.rules.get(aname)
             if bound is not None:
                 bound.enforce(self, args, kwargs)

@@ -14,9 +14,11 @@ in ``journaling.py``; both are parts of this class.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from decimal import Decimal
 from contextlib import contextmanager
+from operator import attrgetter
 from typing import Any, ClassVar, Iterable, Iterator, Sequence
 
 import structlog
@@ -54,8 +56,27 @@ def engine_rules(procedure: Procedure, betting: enum.Enum) -> list:
     ]
 
 
+@dataclasses.dataclass(slots=True)
+class RoundState:
+    """What one round holds besides its bets (a game's ``Round`` derives
+    from it, its fields with defaults): a new one at each opening, never a
+    dozen attributes reset one by one."""
+
+
+def _round_fields(cls: type) -> None:
+    """Each field of ``cls.Round`` reads as the table's own attribute
+    (``table.cards`` is ``table.round.cards``); the round's code sets them on
+    ``self.round``."""
+    for f in dataclasses.fields(cls.Round):
+        if f.name not in cls.__dict__:
+            setattr(cls, f.name, property(attrgetter(f"round.{f.name}"), doc=f"this round's {f.name}"))
+
+
 class GameTable(IncidentHandling, Journaling):
     game: ClassVar[str]
+    #: the state of one round (see ``RoundState``): ``self.round``, replaced
+    #: when a round opens, before its first step
+    Round: ClassVar[type[RoundState]] = RoundState
     PROCEDURE: ClassVar[Procedure]
     BETTING: ClassVar[enum.Enum]
     States: ClassVar[type[enum.Enum]]
@@ -63,6 +84,8 @@ class GameTable(IncidentHandling, Journaling):
     INITIAL: ClassVar[enum.Enum]
     FINALS: ClassVar[tuple[enum.Enum, ...]]
     BETWEEN_ROUNDS: ClassVar[tuple[enum.Enum, ...]]  # the initial state and the finals: no round under way
+    #: the positions a console lays out, in order, where the game's console does not say
+    POSITIONS: ClassVar[tuple[str, ...]] = ()
     #: the public actions of the class, by name, and by input record (filled in per class)
     action_specs: ClassVar[dict[str, ActionSpec]] = {}
     input_specs: ClassVar[dict[type, ActionSpec]] = {}
@@ -86,6 +109,8 @@ class GameTable(IncidentHandling, Journaling):
             for r in cls.PROCEDURE.rules:
                 if r.fires is not None and r.action not in cls.__dict__:
                     setattr(cls, r.action, action(r.fires, name=r.action)(_firing(r.action, r.trigger)))
+        if "Round" in cls.__dict__:
+            _round_fields(cls)
         if "on_device_event" in cls.__dict__:
             # A device report is a public action (journaled, replayed): the
             # game's handler is the action ``handle`` itself.
@@ -109,6 +134,7 @@ class GameTable(IncidentHandling, Journaling):
         self.round_no = 0
         self.round_id = ""
         self.result: RoundResult | None = None
+        self.round = self.Round()
         self.journal = None
         self.replaying = False
         self.paused = False
@@ -169,8 +195,9 @@ class GameTable(IncidentHandling, Journaling):
         table is paused, or a blocking incident holds the round (None: neither)."""
         if self.paused:
             return W("refusal.table_paused")
-        if self.blocked:
-            return W("refusal.incident_first", id=self.incident.id)
+        incident = self.incident
+        if incident is not None and incident.blocking:
+            return W("refusal.incident_first", id=incident.id)
         return None
 
     @contextmanager
@@ -277,6 +304,7 @@ class GameTable(IncidentHandling, Journaling):
         self.book.clear()
         self.result = None
         self.incident = None
+        self.round = self.Round()
         self.trigger[trigger]()
         return self.round_id
 
@@ -314,6 +342,11 @@ class GameTable(IncidentHandling, Journaling):
         if self.heard():
             self.emit(BetWithdrawn(str(position), bet, str(value)) if player is None
                       else BetWithdrawn(str(position), bet, str(value), player=player))
+
+    def cards_out(self) -> Iterable[Any]:
+        """The cards out of the pack this round (a game that deals cards says
+        which): what a mock shoe must not deal again after a recovery."""
+        return ()
 
     # --- settlement ------------------------------------------------------------
 

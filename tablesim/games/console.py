@@ -79,14 +79,20 @@ class GameAdapter:
     _actions: dict[str, Action] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
-        t = self.table
-        acts = [
-            Action("open_round", "New round", "dealer", lambda b: t.open_round(), lambda: t.can("open_round")),
-            Action("close_betting", "Close betting", "dealer", lambda b: t.close_betting(),
-                   lambda: t.can("close_betting")),
-            *self.game_actions(),
-        ]
+        acts = [self.button("open_round", "New round"), self.button("close_betting", "Close betting"),
+                *self.game_actions()]
         self._actions = {a.name: a for a in acts}
+
+    def button(self, name: str, label: str, action: str | None = None, *, role: str = "dealer",
+               enabled: Callable[[], bool] | None = None) -> Action:
+        """The console's button ``name`` for the table's public action
+        ``action`` (``name`` unless told) that takes no arguments: it runs
+        the action, and is enabled when the table would take it (or when
+        ``enabled`` says so)."""
+        t = self.table
+        act = action or name
+        run = t.action_specs[act].run  # the public action (checked, journaled)
+        return Action(name, label, role, lambda b: run(t), enabled or (lambda: t.can(act)))
 
     # --- what a game provides -------------------------------------------------
 

@@ -23,28 +23,40 @@ from tablecore.validate import Reader
 PARTS = (
     "profile",  # load_profile(name | None) -> profile
     "settings",  # settings(profile, options) -> the table settings of a mock or emulated table
-    "config_settings",  # config_settings(profile, settings: Reader, limits: Reader | None) -> settings
+    "config_settings",  # config_settings(profile, settings: Reader, limits: Reader | None) -> settings (default: the options)
     "devices",  # devices(settings) -> the device kinds the table needs (default: all of ``device_kinds``)
     "table",  # table(devices, settings, *, profile, table_id, seed=None) -> table on those devices
-    "mock",  # mock(options, *, profile, seed, seeded) -> MockRig: the table on mock devices
+    "mock",  # mock(options, *, profile, seed, seeded) -> MockRig: the table on mock devices (default: the registry's)
     "session",  # session(table, rng, devices: str) -> SessionPlan of `tablesim run`
     "script",  # script(table: Reader) -> ScriptSession (scripted rounds)
     "simulator",  # simulator(seed, profile=None, **options) -> .play_round()
-    "simulation_exact",  # simulation_exact(profile=None, **options) -> {bet: {return, basis}}
+    "simulation_exact",  # simulation_exact(profile=None, **options) -> {bet: {return, basis}} (default: none)
     "analyze",  # analyze(profile=None, **options) -> dict
-    "render_analysis",  # render_analysis(dict) -> str (plain text)
-    "console",  # the console adapter class: console(table, rig) -> GameAdapter
+    "render_analysis",  # render_analysis(dict) -> str (plain text; default: the dict as JSON)
+    "console",  # the console adapter class: console(table, rig) -> GameAdapter (default: boxes and bets)
     "dealer",  # dealer(table, players: Players, hands: Hands): the round goes on from the table's state
     "diagram",  # diagram() -> the round machine as mermaid (default: the ``procedure``'s)
 )
 
 #: the parts a game may leave out where it is like the others: each one's stand-in, given the spec
+#: (``defaults.py`` holds the longer ones, imported only when a game leaves the part out)
 DEFAULTS: dict[str, Callable[["GameSpec"], Callable[..., Any]]] = {
     # a table that always has every kind of device it can have
     "devices": lambda spec: lambda settings: spec.device_kinds,
     # the diagram of the game's round procedure ("procedure": its "module:attribute")
     "diagram": lambda spec: lambda: _mermaid(load(spec.parts["procedure"])),
+    "config_settings": lambda spec: _default("config_settings", spec),
+    "mock": lambda spec: _default("mock", spec),
+    "console": lambda spec: _default("console", spec),
+    "render_analysis": lambda spec: _default("render_analysis", spec),
+    "simulation_exact": lambda spec: _default("simulation_exact", spec),
 }
+
+
+def _default(part: str, spec: "GameSpec") -> Callable[..., Any]:
+    from tablesim.games import defaults
+
+    return getattr(defaults, part)(spec)
 
 
 def _mermaid(procedure: Any) -> str:
@@ -147,6 +159,11 @@ class GameSpec:
             return DEFAULTS[name](self)
         return load(self.parts[name])
 
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The parts every game must name (no stand-in for them)."""
+        return tuple(p for p in PARTS if p not in DEFAULTS)
+
     def option(self, name: str) -> GameOption | None:
         return next((o for o in self.options if o.name == name), None)
 
@@ -176,8 +193,8 @@ class GameSpec:
 
     def catalog_dir(self) -> Path | None:
         """The folder of the game's own message catalogs (``i18n/`` beside its
-        console part: ``en.po``, ``pt.po``, ``zh-Hant.po``), or None without one."""
-        package = self.parts["console"].partition(":")[0].rpartition(".")[0]
+        console part, or its table part: ``en.po``, ``pt.po``, ``zh-Hant.po``), or None without one."""
+        package = (self.parts.get("console") or self.parts["table"]).partition(":")[0].rpartition(".")[0]
         try:
             folder = Path(str(importlib.resources.files(package) / "i18n"))
         except ModuleNotFoundError:

@@ -14,6 +14,8 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from drivers.base import Device
+from drivers.registry import open_device
 from tablesim.games import registry
 
 
@@ -33,10 +35,21 @@ class MockRig:
 
     def after_recovery(self) -> None:
         """A recovered round goes on with the cards still in the mock shoe:
-        take out those the journal says were dealt."""
+        take out those the journal says are out of it this round."""
+        if self.source is not None:
+            self.source.exclude(self.table.cards_out())
 
     def round_over(self) -> None:
         """Between rounds (e.g. a continuous shuffler takes the used cards back)."""
+
+
+def mock_device(kind: str, **settings: Any) -> Device:
+    """A mock ``kind`` device, built by the device registry (its ``mock``
+    backend): the one way a game's mock table, scripted session or
+    simulator gets one. ``settings`` as the registry takes them, with the
+    objects no file holds: ``rng`` (the generator it draws from), ``source``
+    (the pack or the spins it deals from), ``faults``."""
+    return open_device(kind, "mock", settings, open=False)
 
 
 def mock_rig(game: str, *, seed: int | None = None, profile: str | None = None,

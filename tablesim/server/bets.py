@@ -14,6 +14,7 @@ refuse it in their own words.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
@@ -106,7 +107,7 @@ def _position(value: str | int) -> str:
     return text
 
 
-async def place_one(runner, op: Operator, position: str, bet: str, amount: Any, ref: str | None,
+async def place_one(runner, op: Operator, position: str, bet: str, amount: Decimal, ref: str | None,
                     player: str | None) -> dict:
     """``POST /api/bets``'s answer: the bet book once the bet is on disk (a refusal raises);
     a ref already placed is answered ``duplicate`` (with its round), as in a batch."""

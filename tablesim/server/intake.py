@@ -42,7 +42,6 @@ from typing import Any, Awaitable, Callable, Iterable, Sequence
 from tablecore.errors import IllegalAction, InputError
 from tablecore.said import CORE_WORDS as W, message_of
 from tablecore.frozen import built
-from tablecore.money import parse_amount
 from tablesim.engine.inputs import PlaceBet
 from tablesim.engine.table import GameTable
 from tablesim.journal.refs import ANY_PLAYER, SEAT, ensure_index, index, placed_many
@@ -58,19 +57,19 @@ REFS_PER_RECORD = 16
 @dataclass(frozen=True)
 class BetRequest:
     """One bet as asked: ``position`` (box, player), ``bet`` (bet name or
-    spot), ``amount`` (text or Decimal; parsed by the table), who asks
+    spot), ``amount`` (exact: parsed where the request came in, once), who asks
     (``actor``, as the journal names them) and the client's ``ref``."""
 
     position: str
     bet: str
-    amount: Any
+    amount: Decimal
     actor: str = "player"
     ref: str | None = None
     #: whose bet it is (issue 14.1); None: the position's own seat
     player: str | None = None
 
 
-def bet_request(position: str, bet: str, amount: Any, actor: str = "player", ref: str | None = None,
+def bet_request(position: str, bet: str, amount: Decimal, actor: str = "player", ref: str | None = None,
                 player: str | None = None) -> "BetRequest":
     """``BetRequest(...)``, built at once (the batch route builds thousands a second)."""
     return built(BetRequest, {"position": position, "bet": bet, "amount": amount, "actor": actor, "ref": ref,
@@ -239,15 +238,15 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
     except InputError as exc:
         return bad_input(str(exc), req.ref)
     if refs is not None and req.ref is not None:
-        amount = req.amount if type(req.amount) is Decimal else parse_amount(req.amount)  # (the table took it)
-        refs.by_ref[(req.player, req.ref)] = (table.round_id, (str(req.position), req.bet, str(amount)))
+        refs.by_ref[(req.player, req.ref)] = (table.round_id, (str(req.position), req.bet, str(req.amount)))
     return _accepted(table.round_id, req.ref)
 
 
-def _same_amount(placed: str, asked: Any) -> bool:
+def _same_amount(placed: str, asked: Decimal) -> bool:
+    """Whether a ref's placed amount (its text, as journaled) is the one asked again."""
     try:
-        return Decimal(placed) == parse_amount(asked)
-    except (ArithmeticError, InputError):
+        return Decimal(placed) == asked
+    except ArithmeticError:
         return False
 
 

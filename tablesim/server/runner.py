@@ -48,6 +48,7 @@ import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from decimal import Decimal
 from typing import Any
 
 from tablecore.errors import IllegalAction
@@ -120,14 +121,33 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
         self.bet_seconds = bet_seconds
         self.recovery = recovery.describe() if hasattr(recovery, "describe") else recovery
         self.journal = table.journal
+        self.stream = self._open_stream()
+        self._init_running()
+        self._init_timer()
+        self._init_remote()
+        self._init_view()
+        #: bets go through group commit: many in one journal transaction
+        self.intake = BetIntake(table, functools.partial(self.call, lazy_snapshot=True))
+        #: faults raised and never cleared ("device:code" -> the fault), kept across restarts by the journal
+        self.active_faults: dict[str, dict] = {}
+        #: why the journal's last transaction failed (a full disk, an I/O error); None once one commits again
+        self.storage_error: str | None = None
+        self._space_checked = (0.0, None)  # (when, the free-space problem found then)
+        self._status_said: str | None = None
+        self.started = False
+
+    def _open_stream(self) -> EventStream:
+        """The table's event stream, numbered on from its journal (or its bus,
+        without one); its events are the public view's (tablesim.server.public)."""
         if self.journal is not None:
-            stream_id = journal_stream_id(self.journal.path)
-            start_seq = self.journal.seq
+            stream_id, start_seq = journal_stream_id(self.journal.path), self.journal.seq
         else:
-            stream_id = f"memory:{secrets.token_hex(8)}"
-            start_seq = table.bus.seq
-        # the open stream's events are the public view's (tablesim.server.public)
-        self.stream = EventStream(stream_id, start_seq=start_seq, redact=public.event_redactor(self.adapter.redact))
+            stream_id, start_seq = f"memory:{secrets.token_hex(8)}", self.table.bus.seq
+        return EventStream(stream_id, start_seq=start_seq, redact=public.event_redactor(self.adapter.redact))
+
+    def _init_running(self) -> None:
+        """What the runner keeps while it serves: its thread and loop, the
+        events not yet published, the round's last instruction and results."""
         self.executor: ThreadPoolExecutor | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.tasks: list[asyncio.Task] = []
@@ -141,18 +161,6 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
         #: real devices: cards read while the table is paused or a blocking incident holds
         #: the round, handed on (in order) once it is resumed or resolved
         self.held: deque = deque()
-        self._init_timer()
-        self._init_remote()
-        self._init_view()
-        #: bets go through group commit: many in one journal transaction
-        self.intake = BetIntake(table, functools.partial(self.call, lazy_snapshot=True))
-        #: faults raised and never cleared ("device:code" -> the fault), kept across restarts by the journal
-        self.active_faults: dict[str, dict] = {}
-        #: why the journal's last transaction failed (a full disk, an I/O error); None once one commits again
-        self.storage_error: str | None = None
-        self._space_checked = (0.0, None)  # (when, the free-space problem found then)
-        self._status_said: str | None = None
-        self.started = False
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
@@ -274,7 +282,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
             entry["players"] = data["players"]
         return entry
 
-    async def place_bet(self, actor: str, position: str, bet: str, amount: Any, ref: str | None = None,
+    async def place_bet(self, actor: str, position: str, bet: str, amount: Decimal, ref: str | None = None,
                         player: str | None = None) -> dict:
         """One bet, committed with whatever bets arrived with it; the bet book
         after it, or the refusal raised as for any action."""

@@ -44,11 +44,11 @@ def test_a_group_is_one_commit_and_each_bet_gets_its_own_answer(tmp_path):
     seen = commits(journal)
     before = journal.seq
     outcomes = commit_bets(table, [
-        BetRequest("3", "ante", "10", "dealer:ana"),
-        BetRequest("3", "ante", "10001", "dealer:ana"),        # over the limit: refused
-        BetRequest("8", "ante", "10", "dealer:ana"),           # no box 8
-        BetRequest("5", "pair_plus", "5", "dealer:rui", ref="r-1"),
-        BetRequest("3", "play", "10", "dealer:ana"),           # not a bet one places
+        BetRequest("3", "ante", Decimal("10"), "dealer:ana"),
+        BetRequest("3", "ante", Decimal("10001"), "dealer:ana"),        # over the limit: refused
+        BetRequest("8", "ante", Decimal("10"), "dealer:ana"),           # no box 8
+        BetRequest("5", "pair_plus", Decimal("5"), "dealer:rui", ref="r-1"),
+        BetRequest("3", "play", Decimal("10"), "dealer:ana"),           # not a bet one places
     ], BetRefs())
     assert seen == ["COMMIT"]
     assert [o.ok for o in outcomes] == [True, False, False, True, False]
@@ -70,19 +70,19 @@ def test_a_group_is_one_commit_and_each_bet_gets_its_own_answer(tmp_path):
 def test_the_same_reasons_as_single_bets_also_when_paused_or_closed(tmp_path):
     table, journal = table_with_journal(tmp_path / "j.sqlite")
     table.pause(actor="dealer", why="test")
-    (paused,) = commit_bets(table, [BetRequest("3", "ante", "10")])
+    (paused,) = commit_bets(table, [BetRequest("3", "ante", Decimal("10"))])
     with pytest.raises(IllegalAction) as single:
         table.place_bet("3", "ante", "10")
     assert (paused.action, paused.reason) == (single.value.action, single.value.reason)
     table.resume(actor="dealer", why="test")
-    commit_bets(table, [BetRequest("3", "ante", "10")])
+    commit_bets(table, [BetRequest("3", "ante", Decimal("10"))])
     table.close_betting()
-    (late,) = commit_bets(table, [BetRequest("3", "ante", "10")])
+    (late,) = commit_bets(table, [BetRequest("3", "ante", Decimal("10"))])
     assert late.reason == "betting is closed (the round is bets_closed)"
 
 
 BET = st.tuples(st.sampled_from(["1", "3", "7", "8", "common"]), st.sampled_from(["ante", "pair_plus", "play"]),
-                st.sampled_from(["1", "5", "0.5", "2.50", "4000", "10000", "-1", "x"]))
+                st.sampled_from(["1", "5", "0.5", "2.50", "4000", "10000", "-1"]))  # (text that is no amount is refused where it is parsed)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -92,10 +92,10 @@ def test_a_group_answers_and_journals_exactly_as_bets_placed_one_by_one(tmp_path
     grouped, gj = table_with_journal(tmp / "grouped.sqlite", durable=False)
     alone, aj = table_with_journal(tmp / "alone.sqlite", durable=False)
     try:
-        outcomes = commit_bets(grouped, [BetRequest(p, b, a) for p, b, a in bets])
+        outcomes = commit_bets(grouped, [BetRequest(p, b, Decimal(a)) for p, b, a in bets])
         for (p, b, a), outcome in zip(bets, outcomes):
             try:
-                alone.place_bet(p, b, a)
+                alone.place_bet(p, b, Decimal(a))
             except IllegalAction as exc:
                 assert (outcome.ok, outcome.action, outcome.reason) == (False, exc.action, exc.reason)
             else:
@@ -110,7 +110,7 @@ def test_a_group_answers_and_journals_exactly_as_bets_placed_one_by_one(tmp_path
 @pytest.mark.parametrize("fail_at", [1, 2, 3, 4, 5, 6])
 def test_a_failed_commit_answers_no_bet_and_puts_the_book_back(tmp_path, fail_at):
     table, journal = table_with_journal(tmp_path / "j.sqlite")
-    commit_bets(table, [BetRequest("1", "ante", "10")])
+    commit_bets(table, [BetRequest("1", "ante", Decimal("10"))])
     refs = BetRefs()
     records, book = journal.seq, table.book.snapshot()
     inserts = []
@@ -127,22 +127,22 @@ def test_a_failed_commit_answers_no_bet_and_puts_the_book_back(tmp_path, fail_at
 
     journal.store.db.set_progress_handler(interrupt, 1)
     with pytest.raises(sqlite3.OperationalError):
-        commit_bets(table, [BetRequest("2", "ante", "10", ref="a"), BetRequest("3", "ante", "10", ref="b")], refs)
+        commit_bets(table, [BetRequest("2", "ante", Decimal("10"), ref="a"), BetRequest("3", "ante", Decimal("10"), ref="b")], refs)
     journal.store.db.set_progress_handler(None, 1)
     journal.store.db.set_trace_callback(None)
     assert failed  # one write of the group failed
     assert table.book.snapshot() == book and refs.by_ref == {}
     assert journal.seq == records and max(r.seq for r in journal.records()) == records
     # the table goes on: the same bets are accepted afterwards
-    assert all(o.ok for o in commit_bets(table, [BetRequest("2", "ante", "10", ref="a")], refs))
+    assert all(o.ok for o in commit_bets(table, [BetRequest("2", "ante", Decimal("10"), ref="a")], refs))
 
 
 def test_a_ref_is_never_placed_twice_also_after_a_restart(tmp_path):
     path = tmp_path / "j.sqlite"
     table, journal = table_with_journal(path, "wheel")
     refs = BetRefs()
-    first = commit_bets(table, [BetRequest("alice", "1", "10", ref="alice-1"),
-                                BetRequest("alice", "1", "10", ref="alice-1")], refs)   # a retry in the same group
+    first = commit_bets(table, [BetRequest("alice", "1", Decimal("10"), ref="alice-1"),
+                                BetRequest("alice", "1", Decimal("10"), ref="alice-1")], refs)   # a retry in the same group
     assert [o.ok for o in first] == [True, True] and [o.duplicate for o in first] == [False, True]
     assert table.book.snapshot() == {"alice": {"1": "10"}}
     journal.close()
@@ -154,8 +154,8 @@ def test_a_ref_is_never_placed_twice_also_after_a_restart(tmp_path):
 
     recover(again, journal)
     refs = BetRefs().load(journal, again.table_id)
-    retry, other = commit_bets(again, [BetRequest("alice", "1", "10.00", ref="alice-1"),
-                                       BetRequest("alice", "5", "10", ref="alice-1")], refs)
+    retry, other = commit_bets(again, [BetRequest("alice", "1", Decimal("10.00"), ref="alice-1"),
+                                       BetRequest("alice", "5", Decimal("10"), ref="alice-1")], refs)
     assert retry.ok and retry.duplicate and retry.round_id == again.round_id
     assert not other.ok and other.reason == "ref 'alice-1' was already used for another bet"
     assert again.book.snapshot() == {"alice": {"1": "10"}}
@@ -173,7 +173,7 @@ def test_the_intake_groups_what_arrives_while_a_group_commits(tmp_path):
         pool = ThreadPoolExecutor(1)
         loop = asyncio.get_running_loop()
         intake = BetIntake(table, lambda fn: loop.run_in_executor(pool, fn))
-        answers = await asyncio.gather(*(intake.submit([BetRequest(f"p{i}", "1", "1", ref=f"r{i}")])
+        answers = await asyncio.gather(*(intake.submit([BetRequest(f"p{i}", "1", Decimal("1"), ref=f"r{i}")])
                                          for i in range(200)))
         pool.shutdown()
         return intake, answers
@@ -191,9 +191,9 @@ def test_a_ref_is_the_players_own_two_players_may_use_the_same_one(tmp_path):
     path = tmp_path / "j.sqlite"
     table, journal = table_with_journal(path, "football")
     refs = BetRefs()
-    ann, bob, ann_again = commit_bets(table, [BetRequest("common", "upper", "10", ref="r1", player="ann"),
-                                              BetRequest("common", "upper", "10", ref="r1", player="bob"),
-                                              BetRequest("common", "upper", "10", ref="r1", player="ann")], refs)
+    ann, bob, ann_again = commit_bets(table, [BetRequest("common", "upper", Decimal("10"), ref="r1", player="ann"),
+                                              BetRequest("common", "upper", Decimal("10"), ref="r1", player="bob"),
+                                              BetRequest("common", "upper", Decimal("10"), ref="r1", player="ann")], refs)
     assert ann.ok and not ann.duplicate and bob.ok and not bob.duplicate
     assert ann_again.ok and ann_again.duplicate
     assert table.book.players_snapshot() == {"common": {"ann": {"upper": "10"}, "bob": {"upper": "10"}}}
@@ -205,9 +205,9 @@ def test_a_ref_is_the_players_own_two_players_may_use_the_same_one(tmp_path):
 
     recover(again, journal)
     refs = BetRefs().load(journal, again.table_id)
-    bob_retry, carol, seat = commit_bets(again, [BetRequest("common", "upper", "10", ref="r1", player="bob"),
-                                                 BetRequest("common", "upper", "10", ref="r1", player="carol"),
-                                                 BetRequest("common", "upper", "10", ref="r1")], refs)
+    bob_retry, carol, seat = commit_bets(again, [BetRequest("common", "upper", Decimal("10"), ref="r1", player="bob"),
+                                                 BetRequest("common", "upper", Decimal("10"), ref="r1", player="carol"),
+                                                 BetRequest("common", "upper", Decimal("10"), ref="r1")], refs)
     assert bob_retry.duplicate and not carol.duplicate and carol.ok and seat.ok and not seat.duplicate
     assert again.book.players_snapshot() == {"common": {"ann": {"upper": "10"}, "bob": {"upper": "10"},
                                                         "carol": {"upper": "10"}, "common": {"upper": "10"}}}
@@ -224,8 +224,8 @@ def test_a_journal_written_before_refs_named_their_player_still_refuses_a_second
     journal.append(table.table_id, table.round_id, "meta", "bet_refs", {"refs": [["r1", "common", "upper", "10"]]},
                    "intake")
     refs = BetRefs().load(journal, table.table_id)
-    retry, other = commit_bets(table, [BetRequest("common", "upper", "10", ref="r1", player="ann"),
-                                       BetRequest("common", "odd", "10", ref="r1", player="ann")], refs)
+    retry, other = commit_bets(table, [BetRequest("common", "upper", Decimal("10"), ref="r1", player="ann"),
+                                       BetRequest("common", "odd", Decimal("10"), ref="r1", player="ann")], refs)
     assert retry.duplicate and not other.ok and "already used" in other.reason
     assert table.book.players_snapshot() == {"common": {"ann": {"upper": "10"}}}
     journal.close()
@@ -233,15 +233,15 @@ def test_a_journal_written_before_refs_named_their_player_still_refuses_a_second
 
 def test_a_failed_commit_takes_back_each_players_share_too(tmp_path):
     table, journal = table_with_journal(tmp_path / "j.sqlite", "football")
-    commit_bets(table, [BetRequest("common", "upper", "10", player="ann")])
+    commit_bets(table, [BetRequest("common", "upper", Decimal("10"), player="ann")])
     before = table.book.players_snapshot()
     inserts: list[str] = []
     # the disk "fails" at the group's last bet record: real SQLite aborts that INSERT
     journal.store.db.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
     journal.store.db.set_progress_handler(lambda: 1 if len(inserts) == 4 else 0, 1)
     with pytest.raises(sqlite3.OperationalError):
-        commit_bets(table, [BetRequest("common", "upper", "5", player="ann"),
-                            BetRequest("common", "upper", "5", player="bob")], BetRefs())
+        commit_bets(table, [BetRequest("common", "upper", Decimal("5"), player="ann"),
+                            BetRequest("common", "upper", Decimal("5"), player="bob")], BetRefs())
     journal.store.db.set_progress_handler(None, 1)
     journal.store.db.set_trace_callback(None)
     assert len(inserts) == 4 and table.book.players_snapshot() == before
@@ -264,8 +264,8 @@ def test_a_bet_refused_after_its_records_were_written_leaves_none_of_them(tmp_pa
 
     monkeypatch.setattr(table.book, "add", add_or_refuse)
     before = journal.seq
-    outcomes = commit_bets(table, [BetRequest("alice", "1", "10", ref="a"), BetRequest("bob", "1", "10", ref="b"),
-                                   BetRequest("carol", "5", "2", ref="c")], BetRefs())
+    outcomes = commit_bets(table, [BetRequest("alice", "1", Decimal("10"), ref="a"), BetRequest("bob", "1", Decimal("10"), ref="b"),
+                                   BetRequest("carol", "5", Decimal("2"), ref="c")], BetRefs())
     assert [o.ok for o in outcomes] == [True, False, True] and outcomes[1].reason == "refused half-way"
     new = [(r.kind, r.name, r.data.get("position")) for r in journal.records() if r.seq > before]
     assert new == [("input", "place_bet", None), ("event", "bet", "alice"), ("input", "place_bet", None),
@@ -284,7 +284,7 @@ def test_the_quickly_built_request_and_outcome_are_the_dataclasses_themselves():
                                                                                      "dealer:ana", "r")
     assert _accepted("T-000001", "r") == BetOutcome(True, "T-000001", ref="r")
     assert list(vars(_accepted("T", None))) == [f.name for f in fields(BetOutcome)]
-    assert list(vars(bet_request("p", "b", "1"))) == [f.name for f in fields(BetRequest)]
+    assert list(vars(bet_request("p", "b", Decimal("1")))) == [f.name for f in fields(BetRequest)]
 
 
 def test_a_ref_is_known_for_the_journals_whole_life_over_rounds_and_restarts(tmp_path):
@@ -294,13 +294,13 @@ def test_a_ref_is_known_for_the_journals_whole_life_over_rounds_and_restarts(tmp
     table, journal = table_with_journal(path, "wheel")
     refs = BetRefs()
     first = table.round_id
-    assert commit_bets(table, [BetRequest("alice", "1", "10", ref="old")], refs)[0].ok
+    assert commit_bets(table, [BetRequest("alice", "1", Decimal("10"), ref="old")], refs)[0].ok
     for _ in range(4):  # rounds go by (voided: quick)
         table.void("dealer")
         table.open_round()
-        assert commit_bets(table, [BetRequest("bob", "1", "1", ref=f"b-{table.round_id}")], refs)[0].ok
-    retry, other = commit_bets(table, [BetRequest("alice", "1", "10", ref="old"),
-                                       BetRequest("alice", "3", "10", ref="old")], refs)
+        assert commit_bets(table, [BetRequest("bob", "1", Decimal("1"), ref=f"b-{table.round_id}")], refs)[0].ok
+    retry, other = commit_bets(table, [BetRequest("alice", "1", Decimal("10"), ref="old"),
+                                       BetRequest("alice", "3", Decimal("10"), ref="old")], refs)
     assert retry.duplicate and retry.round_id == first
     assert not other.ok and "already used" in other.reason
     assert "alice" not in table.book.snapshot()
@@ -312,7 +312,7 @@ def test_a_ref_is_known_for_the_journals_whole_life_over_rounds_and_restarts(tmp
 
     recover(again, journal)
     refs = BetRefs().load(journal, again.table_id)
-    (retry,) = commit_bets(again, [BetRequest("alice", "1", "10", ref="old")], refs)
+    (retry,) = commit_bets(again, [BetRequest("alice", "1", Decimal("10"), ref="old")], refs)
     assert retry.duplicate and retry.round_id == first and "alice" not in again.book.snapshot()
     assert refs.by_ref == {}  # nothing held in memory: the journal's index answers
     journal.close()
@@ -323,10 +323,10 @@ def test_the_index_is_built_again_from_the_chain_when_it_falls_short(tmp_path):
     start rebuilds it from the chained ``bet_refs`` records."""
     path = tmp_path / "j.sqlite"
     table, journal = table_with_journal(path, "wheel")
-    assert commit_bets(table, [BetRequest("alice", "1", "10", ref="a1")], BetRefs())[0].ok
+    assert commit_bets(table, [BetRequest("alice", "1", Decimal("10"), ref="a1")], BetRefs())[0].ok
     journal.store.db.execute("DELETE FROM bet_refs")
     refs = BetRefs().load(journal, table.table_id)
-    (retry,) = commit_bets(table, [BetRequest("alice", "1", "10", ref="a1")], refs)
+    (retry,) = commit_bets(table, [BetRequest("alice", "1", Decimal("10"), ref="a1")], refs)
     assert retry.duplicate
     journal.close()
 
@@ -340,10 +340,10 @@ def test_a_large_group_journals_its_refs_in_records_of_at_most_16_each_in_its_on
     seen = commits(journal)
     before = journal.seq
     refs = [f"w-{i}" for i in range(2 * REFS_PER_RECORD + 3)]
-    outcomes = commit_bets(table, [BetRequest(str(i), "1", "1", "bus", ref=r) for i, r in enumerate(refs)], BetRefs())
+    outcomes = commit_bets(table, [BetRequest(str(i), "1", Decimal("1"), "bus", ref=r) for i, r in enumerate(refs)], BetRefs())
     assert seen == ["COMMIT"] and all(o.ok for o in outcomes)
     records = [r for r in journal.records() if r.seq > before and r.name == "bet_refs"]
     assert [len(r.data["refs"]) for r in records] == [REFS_PER_RECORD, REFS_PER_RECORD, 3]
     assert [e[0] for r in records for e in r.data["refs"]] == refs
-    again = commit_bets(table, [BetRequest(str(i), "1", "1", "bus", ref=r) for i, r in enumerate(refs)], BetRefs())
+    again = commit_bets(table, [BetRequest(str(i), "1", Decimal("1"), "bus", ref=r) for i, r in enumerate(refs)], BetRefs())
     assert all(o.duplicate for o in again)  # every chunk indexed

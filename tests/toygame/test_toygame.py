@@ -99,7 +99,57 @@ def test_simulate_measures_the_toy_game_against_its_exact_figure(tmp_path):
     total = sum(Decimal(b["returned"]) for b in report["bets"].values())
     assert total == Decimal("-0.05") * 3 * 4000
     assert report["shoe_state"] == "a fair coin, tossed from the table's seeded generator"
-    analysis = tablesim("analyze", "coin", cwd=tmp_path)
-    assert analysis.stdout == "heads: return -2.5000%\ntails: return -2.5000%\n"
+    analysis = tablesim("analyze", "coin", cwd=tmp_path)  # (the kit's plain rendering: the analysis as JSON)
+    assert json.loads(analysis.stdout)["bets"]["heads"] == {"return": -0.025, "exact": "-1/40"}
     diagram = tablesim("diagram", "coin", cwd=tmp_path)
     assert "betting_open --> bets_closed" in diagram.stdout.replace(": close_betting", "")
+
+
+def test_the_toy_game_is_one_folder_of_its_own_parts_and_the_kit_does_the_rest(monkeypatch):
+    """The folder holds only what is the coin game's own; the kit's defaults
+    give it a mock table (through the device registry), a console with the
+    engine's buttons, a configured table's settings and an analysis text."""
+    from tablecore.errors import ConfigError
+    from tablecore.validate import Reader
+    from tablesim.games import registry
+    from tablesim.games.gamespec import DEFAULTS
+    from tablesim.games.rig import mock_rig
+
+    monkeypatch.syspath_prepend(str(HERE / "site"))
+    monkeypatch.syspath_prepend(str(HERE))
+    registry.refresh()
+    try:
+        spec = registry.spec("coin")
+        assert sorted(p.name for p in (HERE / "coin").glob("*.py")) == [
+            "__init__.py", "analysis.py", "dealer.py", "game.py", "script.py", "spec.py", "table.py"]
+        assert not set(spec.parts) & {"mock", "console", "config_settings", "render_analysis", "devices", "diagram"}
+        assert set(spec.required) <= set(spec.parts) and set(DEFAULTS).isdisjoint(spec.required)
+
+        rig = mock_rig("coin", seed=5)
+        table = rig.table
+        assert table.table_id == "COIN-MOCK" and rig.rng is not None
+        console = spec.part("console")(table, rig)
+        assert console.layout() == {"kind": "boxes", "positions": ["1", "2", "3"], "bets": ["heads", "tails"]}
+        buttons = console.actions()
+        assert [n for n in buttons] == ["open_round", "close_betting"]
+        assert buttons["open_round"].describe()["enabled"] and not buttons["close_betting"].describe()["enabled"]
+        buttons["open_round"].run(None)
+        assert table.state.value == "betting_open" and buttons["close_betting"].describe()["enabled"]
+        first_round = table.round
+        table.place_bet("1", "heads", Decimal(5))
+        buttons["close_betting"].run(None)
+        table.toss("heads")
+        assert table.result.net == {"1": Decimal("4.75")}
+        buttons["open_round"].run(None)
+        assert table.round is not first_round and table.side is None  # a new round's state, not the last one's
+
+        read = spec.part("config_settings")
+        assert read(spec.load_profile(), Reader({}, "table"), None).limits.by_bet["heads"].maximum == 100
+        try:
+            read(spec.load_profile(), Reader({}, "table"), Reader({"heads": {}}, "limits", file="coin.toml"))
+        except ConfigError as exc:
+            assert str(exc) == "coin.toml: limits: the coin table takes no limits of its own (its defaults apply)"
+        else:
+            raise AssertionError("a configured coin table took limits")
+    finally:
+        registry.refresh()

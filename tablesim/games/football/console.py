@@ -18,8 +18,7 @@ class FootballConsole(GameAdapter):
     DRAW_TIMEOUT = 10.0
 
     def game_actions(self) -> list[Action]:
-        t = self.table
-        return [Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.can("start_dealing"))]
+        return [self.button("deal", "Deal", "start_dealing")]
 
     def positions(self) -> list[str]:
         return list(self.table.profile.positions)

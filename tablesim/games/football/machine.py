@@ -36,7 +36,7 @@ CARD_STATES = (S.DEALING, S.THIRD_CARDS)
 
 STEPS = (
     # Art. 6(1): the host draws a combination and sends it to the display.
-    step("start_round", (S.IDLE, S.COMPLETE, S.VOID), S.DRAWING, before="reset_round", after="send_draw"),
+    step("start_round", (S.IDLE, S.COMPLETE, S.VOID), S.DRAWING, after="send_draw"),
     # The display's read-back matches: the draw is accepted, players bet knowing it.
     step("draw_shown", S.DRAWING, S.BETTING_OPEN, after="announce_draw"),
     step("close_betting", S.BETTING_OPEN, S.BETS_CLOSED),

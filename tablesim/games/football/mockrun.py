@@ -9,8 +9,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from drivers.mock import MockShoe, ShuffledShoe
-from drivers.mock.display import MockDisplay
 from tablesim.games.football.draw import SecureDraw, SeededDraw
 from tablesim.games.dealer import Players
 from tablesim.games.football import dealer
@@ -20,7 +18,7 @@ from tablesim.games.football.rules import total
 from tablesim.games.football.settings import FootballSettings
 from tablesim.games.football.table import FootballTable, box_name
 from tablecore.cards import parse_dealt
-from tablesim.games.rig import MockRig
+from tablesim.games.rig import MockRig, mock_device
 from tablesim.games.session import Line, SessionPlan, bold, dim, red, results_pieces, signed_piece
 
 #: table events worth a line of their own in the mock table's output
@@ -31,14 +29,10 @@ class FootballRig(MockRig):
     """``source``: the mock shoe's pack; the dealer feeds a mock continuous
     shuffler the used cards by hand."""
 
-    def after_recovery(self) -> None:
-        if self.source is not None:
-            self.source.exclude(getattr(self.table, "round_cards", ()))
-
     def round_over(self) -> None:
         """Between rounds: a continuous shuffler takes the used cards back (Art. 8(2))."""
         if self.source is not None and self.table.settings.decks > 1:
-            self.source.return_cards(getattr(self.table, "round_cards", ()))
+            self.source.return_cards(self.table.cards_out())
 
 
 def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: bool) -> FootballRig:
@@ -47,13 +41,13 @@ def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: boo
     decks = settings.decks
     # One deck: every (re)load is a fresh pre-shuffled deck (Art. 8(1));
     # several: one pack in a continuous shuffler that takes the used cards back (Art. 8(2)).
-    source = ShuffledShoe(rng, decks, reshuffle_each_load=decks == 1, exposed_rate=0.01)
+    shoe = mock_device("shoe", rng=rng, decks=decks, exposed_rate=0.01)
     draws = SeededDraw(rng) if seeded else SecureDraw()
     table = FootballTable(
-        load_profile(profile), settings, display=MockDisplay(), shoe=MockShoe(source),
+        load_profile(profile), settings, display=mock_device("display"), shoe=shoe,
         draws=draws, mode="mock", table_id="FB-MOCK",
     )
-    return FootballRig(table, seed, rng, source=source)
+    return FootballRig(table, seed, rng, source=shoe.source)
 
 
 class SimulatedPlayers(Players):

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from drivers.mock import MockFault, MockShoe, ScriptedCards
-from drivers.mock.display import DISPLAY_FAULTS, DisplayFault, MockDisplay
+from drivers.mock import MockFault, ScriptedCards
+from drivers.mock.display import DISPLAY_FAULTS, DisplayFault
 from drivers.mock.faults import FAULT_KINDS
 from tablecore.cards import DealtCard
 from tablecore.errors import IllegalAction, InputError
@@ -42,6 +42,7 @@ from tablesim.games.scriptparse import (ScriptBet, parse_box_bets, parse_card_fi
 from tablesim.games.scripted import ScriptedSession
 from tablesim.profiles import script_profile
 from tablecore.validate import Reader
+from tablesim.games.rig import mock_device
 
 SHOE_FAULTS = tuple(k for k, kinds in FAULT_KINDS.items() if "shoe" in kinds)
 
@@ -88,8 +89,8 @@ class FootballScriptSession(ScriptedSession):
         decks = DECKS.read(table)
         self.settings = FootballSettings(decks=decks, limits=script_limits(table, default_limits()))
         self.source = ScriptedCards()
-        self.shoe = MockShoe(self.source)
-        self.display = MockDisplay()
+        self.shoe = mock_device("shoe", source=self.source)
+        self.display = mock_device("display")
         self.draws = ScriptedDraw()
         self.table = FootballTable(
             self.profile, self.settings, display=self.display, shoe=self.shoe,

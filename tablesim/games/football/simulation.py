@@ -13,8 +13,6 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from drivers.mock import MockShoe, ShuffledShoe
-from drivers.mock.display import MockDisplay
 from tablesim.games.football.analysis import analyze
 from tablesim.games.football.draw import SeededDraw
 from tablecore.errors import IllegalAction
@@ -23,6 +21,7 @@ from tablesim.games.football import dealer
 from tablesim.games.football.profile import BETS, COMMON, load_profile
 from tablesim.games.football.settings import FootballSettings
 from tablesim.games.football.table import FootballTable
+from tablesim.games.rig import mock_device
 
 ONE = Decimal(1)
 
@@ -46,9 +45,10 @@ class FootballSimulator:
         self.profile = load_profile(profile)
         self.settings = FootballSettings(decks=decks or 1)
         n = self.settings.decks
-        self.source = ShuffledShoe(self.rng, n, reshuffle_each_load=n == 1)
+        shoe = mock_device("shoe", rng=self.rng, decks=n)  # one deck: fresh at each load; several: taken back
+        self.source = shoe.source
         self.table = FootballTable(
-            self.profile, self.settings, display=MockDisplay(), shoe=MockShoe(self.source),
+            self.profile, self.settings, display=mock_device("display"), shoe=shoe,
             draws=SeededDraw(self.rng), mode="mock", table_id="FB-SIM",
         )
         self.boxes = [str(b) for b in range(1, self.profile.boxes + 1)] + [COMMON]

@@ -28,6 +28,7 @@ declared in ``machine.py``; the methods it names are here.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 
 from drivers.base import CardShoeReader, DrawDisplay
 from drivers.events import (
@@ -49,7 +50,7 @@ from tablecore.said import CORE_WORDS as C
 from tablesim.games.football.words import WORDS as W
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
-from tablesim.engine.table import GameTable
+from tablesim.engine.table import GameTable, RoundState
 from tablesim.games.football.draw import DrawSource, SecureDraw, check_source
 from tablesim.games.football.machine import CARD_STATES, PROCEDURE, S
 from tablesim.games.football.profile import BETS, COMMON, Draw, FootballProfile
@@ -68,9 +69,24 @@ def box_name(box: str) -> str:
     return "the common box" if box == COMMON else f"box {box}"
 
 
+@dataclass(slots=True)
+class FootballRoundState(RoundState):
+    pending_draw: Draw | None = None  # drawn, not yet read back by the display
+    draw: Draw | None = None  # accepted: shown and read back
+    draw_id: str = ""
+    order: list[str] = field(default_factory=list)  # dealt boxes, left to right, the common box last
+    cards: dict[str, list[DealtCard]] = field(default_factory=dict)
+    targets: list[str] = field(default_factory=list)  # who gets each next card
+    thirds: list[str] = field(default_factory=list)  # boxes due a third card
+    copies: Counter[Card] = field(default_factory=Counter)
+    round_cards: list[Card] = field(default_factory=list)  # every card out of the pack this round
+    set_aside: list[DealtCard] = field(default_factory=list)
+
+
 class FootballTable(GameTable):
     game = "football"
     PROCEDURE = PROCEDURE
+    Round = FootballRoundState
     BETTING = S.BETTING_OPEN
 
     def __init__(
@@ -101,24 +117,15 @@ class FootballTable(GameTable):
         self.packs_loaded = 0
         self.from_pack = 0  # cards taken out of the current pack (one deck: used up at 52)
         self.reads = 0  # cards the reader reported since the pack was loaded (checked against ShoeCount)
-        self.reset_round()
 
     def _box_ok(self, box: str) -> str | None:
         if box in self.positions:
             return None
         return W("football.refusal.no_such_box", box=repr(box), boxes=self.profile.boxes, common=COMMON)
 
-    def reset_round(self) -> None:
-        self.pending_draw: Draw | None = None  # drawn, not yet read back by the display
-        self.draw: Draw | None = None  # accepted: shown and read back
-        self.draw_id = ""
-        self.order: list[str] = []  # dealt boxes, left to right, the common box last
-        self.cards: dict[str, list[DealtCard]] = {}
-        self.targets: list[str] = []  # who gets each next card
-        self.thirds: list[str] = []  # boxes due a third card
-        self.copies: Counter[Card] = Counter()
-        self.round_cards: list[Card] = []  # every card out of the pack this round
-        self.set_aside: list[DealtCard] = []
+    def cards_out(self) -> list[Card]:
+        """Every card out of the pack this round."""
+        return self.round.round_cards
 
     # --- round flow ------------------------------------------------------------
 
@@ -140,19 +147,19 @@ class FootballTable(GameTable):
     def send_draw(self) -> None:
         """Replaying a journaled round makes no new draw: the display's
         recorded read-back, which the live round accepted, restores it."""
-        self.draw_id = f"{self.round_id}-D"
+        self.round.draw_id = f"{self.round_id}-D"
         if not self.replaying:
             self._make_draw()
 
     def _make_draw(self) -> None:
         number = self.draws.draw(tuple(self.profile.draws))
-        self.pending_draw = self.profile.draws[number]
+        self.round.pending_draw = self.profile.draws[number]
         seeded = not self.draws.secure
-        self.emit(DrawMade(draw=number, draw_id=self.draw_id, source=self.draws.kind, seeded=seeded))
+        self.emit(DrawMade(draw=number, draw_id=self.round.draw_id, source=self.draws.kind, seeded=seeded))
         if seeded:
             self.log.info("draw_not_secure", source=self.draws.kind, mode=self.mode, draw=number)
         self.display.show(
-            self.round_id, self.draw_id, number, self.pending_draw.upper, self.pending_draw.lower
+            self.round_id, self.round.draw_id, number, self.round.pending_draw.upper, self.round.pending_draw.lower
         )
 
     def await_draw(self, timeout: float | None = None) -> bool:
@@ -176,19 +183,19 @@ class FootballTable(GameTable):
         boxes = [p for p in self.positions if p != COMMON and p in self.book.bets]
         order = boxes + [COMMON]
         self._ensure_pack(3 * len(order))
-        self.order = order
-        self.cards = {who: [] for who in order}
-        self.targets = [who for who in order for _ in range(2)]
+        self.round.order = order
+        self.round.cards = {who: [] for who in order}
+        self.round.targets = [who for who in order for _ in range(2)]
 
     def arm_shoe(self) -> None:
         # Armed for exactly the cards due, so a card drawn past the deal is
         # refused by the reader (fault 204), never counted into the round.
-        self.shoe.arm(self.round_id, len(self.targets))
+        self.shoe.arm(self.round_id, len(self.round.targets))
         self._instruct()
 
     def check_thirds(self) -> None:
-        if self.targets:
-            raise Refused(W("football.refusal.third_due", boxes=", ".join(box_name(b) for b in self.targets)))
+        if self.round.targets:
+            raise Refused(W("football.refusal.third_due", boxes=", ".join(box_name(b) for b in self.round.targets)))
 
     CHECKS = {"open_round": (check_display,), "close_betting": (check_bets,), "settle": (check_thirds,)}
 
@@ -196,9 +203,9 @@ class FootballTable(GameTable):
         self.shoe.disarm()
 
     def settle_boxes(self) -> None:
-        totals = {who: total(self.profile, (d.card for d in self.cards[who])) for who in self.order}
+        totals = {who: total(self.profile, (d.card for d in self.round.cards[who])) for who in self.round.order}
         results, players, rounded_off = settle_round(
-            self.profile, self.draw, {w: self.book.player_bets(w) for w in self.order if w in self.book.bets},
+            self.profile, self.round.draw, {w: self.book.player_bets(w) for w in self.round.order if w in self.book.bets},
             totals, self.settings.limits.payout_unit)
         outcome = self._outcome(totals)
         # Art. 12: what rounding to the payout unit moved, and in whose favour
@@ -227,10 +234,10 @@ class FootballTable(GameTable):
     def resume_devices(self) -> None:
         """Show the accepted draw again (its read-back is checked again) and,
         while dealing, re-arm the shoe for the cards still due."""
-        if self.draw is not None and self.unsettled:
-            self.display.show(self.round_id, self.draw_id, self.draw.index, self.draw.upper, self.draw.lower)
+        if self.round.draw is not None and self.unsettled:
+            self.display.show(self.round_id, self.round.draw_id, self.round.draw.index, self.round.draw.upper, self.round.draw.lower)
         if self.state in CARD_STATES:
-            self.shoe.arm(self.round_id, len(self.targets))
+            self.shoe.arm(self.round_id, len(self.round.targets))
             self._instruct()
 
     # --- Art. 8: the pack ---------------------------------------------------
@@ -253,7 +260,7 @@ class FootballTable(GameTable):
             self._load_pack("deck used up (Art. 8(1))")
 
     def used_cards(self) -> None:
-        if not self.round_cards:
+        if not self.round.round_cards:
             return
         if self.settings.decks == 1:
             text = W("football.instruction.set_aside")
@@ -279,17 +286,17 @@ class FootballTable(GameTable):
             self.on_other_event(event)
 
     def _on_draw_shown(self, event: DrawShown) -> None:
-        current = event.draw_id == self.draw_id and self.unsettled
+        current = event.draw_id == self.round.draw_id and self.unsettled
         if not current:
             self.open_incident(DISPLAY_READBACK, W("football.incident.stale_readback", shown=event.shown,
                                                    draw=event.draw_id), blocking=False)
             return
         if self.state is not S.DRAWING:
-            expected = self.draw  # the draw shown again after a recovery
-        elif self.replaying and self.pending_draw is None:
+            expected = self.round.draw  # the draw shown again after a recovery
+        elif self.replaying and self.round.pending_draw is None:
             expected = self.profile.draws.get(event.shown)  # the journaled read-back the live round accepted
         else:
-            expected = self.pending_draw
+            expected = self.round.pending_draw
         if expected is None or event.shown != expected.index:
             drawn = expected.index if expected is not None else "unknown"
             self.emit(Fault(device=event.device, code=DISPLAY_READBACK, severity="E",
@@ -299,11 +306,11 @@ class FootballTable(GameTable):
         if self.state is not S.DRAWING:
             self.emit(DrawConfirmed(draw=expected.index))
             return
-        self.draw = expected
+        self.round.draw = expected
         self.trigger["draw_shown"]()
 
     def announce_draw(self) -> None:
-        draw = self.draw
+        draw = self.round.draw
         self.emit(DrawAccepted(draw=draw.index, upper=list(draw.upper), lower=list(draw.lower),
                   source=self.draws.kind, seeded=not self.draws.secure))
         if self.heard():
@@ -325,7 +332,7 @@ class FootballTable(GameTable):
         if event.code == DRAWN_WHILE_DISARMED:
             # Reported, flagged, never dealt into a hand.
             if event.card is not None:
-                self.set_aside.append(DealtCard(event.card, True))
+                self.round.set_aside.append(DealtCard(event.card, True))
             if self.unsettled:
                 self.open_incident(event.code, event.text, blocking=False,
                                    card=event.card.code if event.card else None)
@@ -348,13 +355,15 @@ class FootballTable(GameTable):
         """Count a card taken out of the pack this round; False if the pack
         cannot hold that many copies of it (a device fault, the round is void)."""
         self.from_pack += 1
-        self.round_cards.append(card)
-        self.copies[card] += 1
-        if self.copies[card] <= self.settings.decks:
+        r = self.round
+        r.round_cards.append(card)
+        copies = r.copies
+        copies[card] += 1
+        if copies[card] <= self.settings.decks:
             return True
         decks = self.settings.decks
         self.emit(Fault(device=self.shoe.name, code=MISREAD, severity="E",
-                  text=f"{card.code} read {self.copies[card]} times in one round from {decks} deck(s)"))
+                  text=f"{card.code} read {self.round.copies[card]} times in one round from {decks} deck(s)"))
         if self.unsettled:
             self.void("duplicate_card")
         return False
@@ -365,20 +374,22 @@ class FootballTable(GameTable):
             # A card before betting closed (or after the deal) is an incident, never a card of a box.
             self.open_incident(DRAWN_WHILE_DISARMED, W("football.incident.card_outside_deal", state=self.state.value),
                                blocking=False, card=card.code)
-            self.set_aside.append(DealtCard(card, exposed))
+            self.round.set_aside.append(DealtCard(card, exposed))
             self._out_of_pack(card)
             return
         if not self._out_of_pack(card):
             return
-        who = self.targets.pop(0)
+        r = self.round
+        targets = r.targets
+        who = targets.pop(0)
         dealt = dealt_card(card, exposed)
-        self.cards[who].append(dealt)
+        r.cards[who].append(dealt)
         if self.heard():
             self.emit(CardDealt(to=who, card=dealt.code))
         if exposed:
             self.emit(ExposedCard(to=who, card=dealt.code, rule="Art. 7: an exposed card stays valid"))
-        if self.targets:
-            if self.targets[0] != who or self.state is S.THIRD_CARDS:
+        if targets:
+            if targets[0] != who or self.state is S.THIRD_CARDS:
                 self._instruct()
         elif self.state is S.DEALING:
             self.trigger["third_cards"]()
@@ -386,30 +397,30 @@ class FootballTable(GameTable):
             self.settle()
 
     def _instruct(self) -> None:
-        who = self.targets[0]
+        who = self.round.targets[0]
         what = "third" if self.state is S.THIRD_CARDS else "two"
         if self.heard():
             self.emit(Instruction(text=W(f"football.next.{what}_to_{'common' if who == COMMON else 'box'}", box=who), to=who))
 
     def find_thirds(self) -> None:
-        self.thirds = [who for who in self.order if needs_third_card(self.profile, [d.card for d in self.cards[who]])]
+        self.round.thirds = [who for who in self.round.order if needs_third_card(self.profile, [d.card for d in self.round.cards[who]])]
 
     def deal_thirds(self) -> None:
-        self.targets = list(self.thirds)
-        if self.targets:
-            self.shoe.arm(self.round_id, len(self.targets))
+        self.round.targets = list(self.round.thirds)
+        if self.round.targets:
+            self.shoe.arm(self.round_id, len(self.round.targets))
             self._instruct()
         else:
             self.settle()
 
     def _outcome(self, totals: dict[str, int]) -> dict:
-        draw = self.draw
+        draw = self.round.draw
         outcome = {
             "draw": draw.index,
             "upper": list(draw.upper),
             "lower": list(draw.lower),
-            "boxes": {who: {"cards": [d.code for d in self.cards[who]], "total": totals[who]} for who in self.order},
+            "boxes": {who: {"cards": [d.code for d in self.round.cards[who]], "total": totals[who]} for who in self.round.order},
         }
-        if self.set_aside:
-            outcome["set_aside"] = [d.code for d in self.set_aside]
+        if self.round.set_aside:
+            outcome["set_aside"] = [d.code for d in self.round.set_aside]
         return outcome

@@ -151,14 +151,21 @@ def analyze_profile(profile: Fortune3Profile) -> dict:
         else:
             named_total += weight * fold
             pp_with_ante += weight * (pp_result if profile.fold_with_pair_plus == "forbid" else -scale)
-    best_total = Fraction(best_total, dealer_hands * scale)
-    named_total = Fraction(named_total, dealer_hands * scale)
-    pp_with_ante = Fraction(pp_with_ante, scale)
-
-    pp_return = Fraction(sum(n * pp_pays.get(c, -scale) for c, n in counts.items()), scale * total_hands)
     qualifies = Fraction(scored.prefix_all[ranks_count] - scored.prefix_all[q], total_hands)
-    report = _report(profile, counts, total_hands, qualifies, pp_return, (best_total, plays_best),
-                     (named_total, plays_named), pp_with_ante)
+    return _totals(profile, counts, qualifies, (scale, dealer_hands, pp_pays), (best_total, plays_best),
+                   (named_total, plays_named), pp_with_ante)
+
+
+def _totals(profile: Fortune3Profile, counts: dict, qualifies: Fraction, units: tuple, best: tuple, named: tuple,
+            pp_with_ante: int) -> dict:
+    """The report from the whole-number sums (``units``: the scale, the
+    dealer's hands and the scaled Pair Plus pays): each a Fraction once."""
+    scale, dealer_hands, pp_pays = units
+    total_hands = comb(52, 3)
+    pp_return = Fraction(sum(n * pp_pays.get(c, -scale) for c, n in counts.items()), scale * total_hands)
+    report = _report(profile, counts, total_hands, qualifies, pp_return,
+                     (Fraction(best[0], dealer_hands * scale), best[1]),
+                     (Fraction(named[0], dealer_hands * scale), named[1]), Fraction(pp_with_ante, scale))
     if profile.remote is not None:
         remote_figures(profile, report)
     return report

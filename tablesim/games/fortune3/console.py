@@ -44,16 +44,15 @@ class Fortune3Console(GameAdapter):
     def game_actions(self) -> list[Action]:
         t = self.table
         return [
-            Action("deal", "Deal", "dealer", lambda b: t.start_dealing(), lambda: t.can("start_dealing")),
+            self.button("deal", "Deal", "start_dealing"),
             Action("decide", "Play / fold", "dealer", lambda b: t.decide(b.box, b.decision, b.player),
                    lambda: t.can("decide"), DecideBody, ("box", "decision"), hidden=True),
-            Action("misdeal", "Misdeal", "dealer", lambda b: t.misdeal(), lambda: t.can("misdeal")),
+            self.button("misdeal", "Misdeal"),
             # Art. 11(3): a card (or hand) went to a box with no bet: the latest one,
             # or one named (noticed late: the round waits for a supervisor's word).
             Action("stray", "Stray card", "dealer", lambda b: t.stray(b.card), lambda: t.can("stray"),
                    StrayBody, ("card",)),
-            Action("reveal", "Reveal", "dealer", lambda b: t.reveal(),
-                   lambda: t.settings.reveal_by_dealer and t.can("reveal")),
+            self.button("reveal", "Reveal", enabled=lambda: t.settings.reveal_by_dealer and t.can("reveal")),
             # Art. 11(4): after a shuffler failure, deal the following rounds from the shoe (and back).
             Action("set_dealing", "Dealing mode", "supervisor",
                    lambda b: t.set_dealing(b.mode, actor=t.asked_by("set_dealing"), why=b.why),

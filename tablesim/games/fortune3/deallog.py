@@ -31,81 +31,74 @@ class DealLog:
     deliveries: list[tuple[str, list[DealtCard]]]
     dead: set[int]
 
-    def start_log(self) -> None:
-        self.deliveries = []
-        self.dead = set()
-        #: who got the latest card(s) dealt and kept (None after a stray): what
-        #: the table's state shows of the deal's progress
-        self.last_placed: tuple[str, list[DealtCard]] | None = None
-
     def flag(self, card: DealtCard) -> None:
         """A card drawn while the shoe was disarmed: set aside, never dealt."""
-        self.deliveries.append((FLAGGED, [card]))
-        self.set_aside.append(card)
+        self.round.deliveries.append((FLAGGED, [card]))
+        self.round.set_aside.append(card)
 
     def deliver(self, dealt: list[DealtCard]) -> None:
         """Lay a card (shoe) or hand (shuffler) the device just delivered."""
-        self.deliveries.append((DEALT, dealt))
+        self.round.deliveries.append((DEALT, dealt))
         self.lay(dealt, live=True)
 
     def lay(self, dealt: list[DealtCard], *, live: bool) -> None:
         """Give each card to whoever is due, applying Art. 11(2) to the
         dealer; ``live``: as it happens (announced), not laid again."""
         for d in dealt:
-            if not self.targets:
-                self.set_aside.append(d)  # (laid again after a stray: past the deal, never held)
+            if not self.round.targets:
+                self.round.set_aside.append(d)  # (laid again after a stray: past the deal, never held)
                 continue
-            who = self.targets[0]
+            who = self.round.targets[0]
             if d.exposed and who == DEALER:
                 # The dealer stays due a card: the next one (or a one-card hand
                 # from the shuffler) takes the exposed card's place.
-                self.set_aside.append(d)
+                self.round.set_aside.append(d)
                 if live:
                     self.emit(CardSetAside(card=d.code, reason="exposed dealer card (Art. 11(2))"))
                 continue
-            hand = self.cards[who]
+            hand = self.round.cards[who]
             hand.append(d)
             if live:
                 self._note_placed(who, d)
                 if self.observed:
                     self.emit(CardDealt(to=who, card=d.code))
             if self.by_card or len(hand) == 3:
-                self.targets.pop(0)
+                self.round.targets.pop(0)
 
     def _note_placed(self, who: str, d: DealtCard) -> None:
-        if self.by_card or self.last_placed is None or self.last_placed[0] != who:
-            self.last_placed = (who, [])
-        self.last_placed[1].append(d)
+        if self.by_card or self.round.last_placed is None or self.round.last_placed[0] != who:
+            self.round.last_placed = (who, [])
+        self.round.last_placed[1].append(d)
 
     def latest_delivery(self) -> int | None:
         """The latest card or hand dealt, unless it was already declared stray
         (a second press of the button never reaches a card before it: an
         earlier card is named, for a supervisor to confirm)."""
-        for i in range(len(self.deliveries) - 1, -1, -1):
-            kind, _ = self.deliveries[i]
+        for i in range(len(self.round.deliveries) - 1, -1, -1):
+            kind, _ = self.round.deliveries[i]
             if kind == DEALT:
-                return None if i in self.dead else i
+                return None if i in self.round.dead else i
         return None
 
     def delivery_of(self, code: str) -> int | None:
         """The live delivery holding the card ``code`` (with or without ``^``)."""
         bare = code.rstrip("^").upper()
-        for i, (kind, dealt) in enumerate(self.deliveries):
-            if kind == DEALT and i not in self.dead and any(d.card.code == bare for d in dealt):
+        for i, (kind, dealt) in enumerate(self.round.deliveries):
+            if kind == DEALT and i not in self.round.dead and any(d.card.code == bare for d in dealt):
                 return i
         return None
 
     def kill(self, index: int) -> list[DealtCard]:
         """Declare delivery ``index`` stray and lay every hand again without
         it. Returns its cards."""
-        self.dead.add(index)
-        self.last_placed = None
-        self.targets = self.order * 3 if self.dealing == "shoe" else list(self.order)
-        self.cards = {who: [] for who in self.order}
-        self.set_aside = []
-        for i, (kind, dealt) in enumerate(self.deliveries):
-            if kind == FLAGGED or i in self.dead:
-                self.set_aside.extend(dealt)
+        self.round.dead.add(index)
+        self.round.last_placed = None
+        self.round.targets = self.round.order * 3 if self.dealing == "shoe" else list(self.round.order)
+        self.round.cards = {who: [] for who in self.round.order}
+        self.round.set_aside = []
+        for i, (kind, dealt) in enumerate(self.round.deliveries):
+            if kind == FLAGGED or i in self.round.dead:
+                self.round.set_aside.extend(dealt)
             else:
                 self.lay(dealt, live=False)
-        return self.deliveries[index][1]
+        return self.round.deliveries[index][1]

@@ -33,7 +33,7 @@ BEFORE_SETTLEMENT = (S.BETTING_OPEN, S.BETS_CLOSED, S.DEALING, S.DECISIONS, S.DE
 
 STEPS = (
     # Art. 3: every round is dealt from a full, freshly shuffled deck.
-    step("open_betting", (S.IDLE, S.COMPLETE, S.VOID), S.BETTING_OPEN, after=("reset_round", "fresh_deck")),
+    step("open_betting", (S.IDLE, S.COMPLETE, S.VOID), S.BETTING_OPEN, after="fresh_deck"),
     # Art. 6: no bets once dealing starts; whatever the devices reported meanwhile is taken.
     step("close_betting", S.BETTING_OPEN, S.BETS_CLOSED, after="poll"),
     # Art. 7: only boxes with a bet are dealt, left to right, the dealer last.

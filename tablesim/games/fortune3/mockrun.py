@@ -8,7 +8,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from drivers.mock import MockShoe, MockShuffler, ShuffledShoe
 from tablecore.errors import IllegalAction
 from tablesim.games.dealer import Players
 from tablesim.games.fortune3 import dealer
@@ -16,7 +15,7 @@ from tablesim.games.fortune3.players import decide, random_bets
 from tablesim.games.fortune3.profile import load_profile
 from tablesim.games.fortune3.settings import Fortune3Settings
 from tablesim.games.fortune3.table import DEALER, Fortune3Table
-from tablesim.games.rig import MockRig
+from tablesim.games.rig import MockRig, mock_device
 from tablesim.games.session import Line, SessionPlan, bold, red, results_pieces, signed_piece, yellow
 
 NAMES = {
@@ -47,27 +46,21 @@ class SimulatedPlayers(Players):
             raise exc  # the strategy only ever makes legal decisions
 
 
-class Fortune3Rig(MockRig):
-    def after_recovery(self) -> None:
-        if self.source is not None:
-            self.source.exclude(getattr(self.table, "seen", ()))
-
-
 def build_table(profile: str | None, dealing: str, rng: random.Random) -> Fortune3Table:
     settings = Fortune3Settings(dealing=dealing)
-    source = ShuffledShoe(rng, 1, reshuffle_each_load=True, exposed_rate=0.01)
+    shoe = mock_device("shoe", rng=rng, exposed_rate=0.01)  # a full deck freshly shuffled at each load
     if settings.dealing == "shoe":
-        return Fortune3Table(load_profile(profile), settings, shoe=MockShoe(source), table_id="F3-MOCK")
+        return Fortune3Table(load_profile(profile), settings, shoe=shoe, table_id="F3-MOCK")
     # A shuffler table keeps a shoe at hand: after a shuffler failure a supervisor
-    # may switch the following rounds to it (Art. 11(4)).
-    return Fortune3Table(load_profile(profile), settings, shuffler=MockShuffler(source), shoe=MockShoe(source),
-                         table_id="F3-MOCK")
+    # may switch the following rounds to it (Art. 11(4)); both deal from one pack.
+    return Fortune3Table(load_profile(profile), settings, shuffler=mock_device("shuffler", source=shoe.source),
+                         shoe=shoe, table_id="F3-MOCK")
 
 
-def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: bool) -> Fortune3Rig:
+def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: bool) -> MockRig:
     rng = random.Random(seed)
     table = build_table(profile, options["dealing"], rng)
-    return Fortune3Rig(table, seed, rng, source=table.devices[0].source)
+    return MockRig(table, seed, rng, source=table.devices[0].source)
 
 
 def play_round(table: Fortune3Table, rng: random.Random, *, all_boxes: bool = False) -> None:
@@ -139,4 +132,4 @@ def session(table: Fortune3Table, rng: random.Random, devices: str, rig: MockRig
     )
 
 
-__all__ = ["DEALER", "Fortune3Rig", "build_table", "mock", "play_round", "render", "session"]
+__all__ = ["DEALER", "build_table", "mock", "play_round", "render", "session"]

@@ -25,12 +25,6 @@ from tablesim.games.fortune3.words import WORDS as W
 
 
 class RemoteHandMixin:
-    def reset_remote(self) -> None:
-        self.remote_decisions: dict[str, str] = {}  # remote player -> play | fold
-        self.remote_refs: dict[str, tuple[str, str]] = {}  # ref -> (player, decision)
-        self.remote_timed_out: list[str] = []
-        self.remote_closed = False  # the decision timer ran out
-
     @property
     def has_remote(self) -> bool:
         return self.profile.remote is not None
@@ -49,27 +43,27 @@ class RemoteHandMixin:
         return [p for p, bets in self.book.player_bets(REMOTE).items() if "ante" in bets]
 
     def pending_remote(self) -> list[str]:
-        if self.remote_closed:
+        if self.round.remote_closed:
             return []
-        return [p for p in self.remote_players() if p not in self.remote_decisions]
+        return [p for p in self.remote_players() if p not in self.round.remote_decisions]
 
     def check_remote_decision(self, decision: str, player: str | None, ref: str | None) -> None:
         if player is None:
             raise Refused(W("fortune3.refusal.remote_names_player"))
         if self.book.get(REMOTE, "ante", player) is None:
             raise Refused(W("fortune3.refusal.remote_no_ante", player=player))
-        if player in self.remote_decisions:
-            said = "remote_timed_out" if player in self.remote_timed_out else "remote_already_decided"
-            raise Refused(W(f"fortune3.refusal.{said}", player=player, decision=self.remote_decisions[player]))
-        if self.remote_closed:
+        if player in self.round.remote_decisions:
+            said = "remote_timed_out" if player in self.round.remote_timed_out else "remote_already_decided"
+            raise Refused(W(f"fortune3.refusal.{said}", player=player, decision=self.round.remote_decisions[player]))
+        if self.round.remote_closed:
             raise Refused(W("fortune3.refusal.remote_timer_over", player=player))
-        if ref is not None and ref in self.remote_refs:
+        if ref is not None and ref in self.round.remote_refs:
             raise Refused(W("fortune3.refusal.decision_ref_taken", ref=ref))
 
     def decide_remote(self, decision: str, player: str, ref: str | None) -> None:
-        self.remote_decisions[player] = decision
+        self.round.remote_decisions[player] = decision
         if ref is not None:
-            self.remote_refs[ref] = (player, decision)
+            self.round.remote_refs[ref] = (player, decision)
         if self.heard():
             extra: dict = {"ref": ref} if ref is not None else {}
             if decision == "play":
@@ -80,11 +74,11 @@ class RemoteHandMixin:
         """The timer ran out: every remote player not decided folds."""
         late = self.pending_remote()
         for player in late:
-            self.remote_decisions[player] = "fold"
-            self.remote_timed_out.append(player)
+            self.round.remote_decisions[player] = "fold"
+            self.round.remote_timed_out.append(player)
             if self.heard():
                 self.emit(Decision(box=REMOTE, decision="fold", player=player, timed_out=True))
-        self.remote_closed = True
+        self.round.remote_closed = True
         return late
 
     def remote_stakes(self, placed: dict[str, Decimal], player: str | None) -> dict[str, Decimal]:
@@ -92,12 +86,12 @@ class RemoteHandMixin:
         they played; for the hand as a whole, the Play of every player who played."""
         out = dict(placed)
         if player is not None:
-            if "ante" in placed and self.remote_decisions.get(player) == "play":
+            if "ante" in placed and self.round.remote_decisions.get(player) == "play":
                 out = _with_play(placed, placed["ante"])
             return out
         play = ZERO
         for who, bets in self.book.player_bets(REMOTE).items():
-            if "ante" in bets and self.remote_decisions.get(who) == "play":
+            if "ante" in bets and self.round.remote_decisions.get(who) == "play":
                 play = add(play, bets["ante"])
         return _with_play(placed, play) if play else out
 
@@ -107,8 +101,8 @@ class RemoteHandMixin:
         return {
             "profile": self.profile.name,
             "players": len(self.book.players_at(REMOTE)),
-            "decisions": dict(sorted(self.remote_decisions.items())),
-            "timed_out": sorted(self.remote_timed_out),
+            "decisions": dict(sorted(self.round.remote_decisions.items())),
+            "timed_out": sorted(self.round.remote_timed_out),
             "decision_seconds": self.profile.remote.decision_seconds,
             "changes": list(self.profile.remote.changes),
         }

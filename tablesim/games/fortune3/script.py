@@ -10,7 +10,7 @@ by shuffler, unless the round says ``shuffler_replaced: false``.
 
 from __future__ import annotations
 
-from drivers.mock import MockShoe, MockShuffler, ScriptedCards
+from drivers.mock import ScriptedCards
 from tablecore.errors import IllegalAction, InputError
 from tablecore.validate import Reader
 from tablesim.engine.table import resolve_unattended
@@ -25,6 +25,7 @@ from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.games.scriptparse import place_script_bets, script_limits
 from tablesim.games.scripted import ScriptedSession
 from tablesim.profiles import script_profile
+from tablesim.games.rig import mock_device
 
 ACTOR = "script"
 
@@ -82,7 +83,7 @@ class Fortune3ScriptSession(ScriptedSession):
         self.settings = Fortune3Settings(dealing=self.dealing, limits=script_limits(table, default_limits()),
                                          reveal_by_dealer=True)
         self.source = ScriptedCards()
-        self.shoe, self.shuffler = MockShoe(self.source), MockShuffler(self.source)
+        self.shoe, self.shuffler = mock_device("shoe", source=self.source), mock_device("shuffler", source=self.source)
         self.table = Fortune3Table(self.profile, self.settings, shoe=self.shoe, shuffler=self.shuffler,
                                    table_id="SCRIPT")
         self._parsed_dealing = self.dealing

@@ -14,7 +14,6 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from drivers.mock import MockShoe, MockShuffler, ShuffledShoe
 from tablesim.games.fortune3.analysis import analyze_profile
 from tablecore.errors import IllegalAction
 from tablesim.games.dealer import PUMP, Players
@@ -23,6 +22,7 @@ from tablesim.games.fortune3.players import decide
 from tablesim.games.fortune3.profile import REMOTE, load_profile
 from tablesim.games.fortune3.settings import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table
+from tablesim.games.rig import mock_device
 
 ONE = Decimal(1)
 #: the remote players on the shared remote hand (a profile with one): their bets
@@ -61,9 +61,8 @@ class Fortune3Simulator:
     def __init__(self, seed: str, profile: str | None = None, dealing: str = "shoe") -> None:
         self.rng = random.Random(seed)
         self.profile = load_profile(profile)
-        source = ShuffledShoe(self.rng, 1, reshuffle_each_load=True)
         settings = Fortune3Settings(dealing=dealing)
-        device = {"shoe": MockShoe(source)} if dealing == "shoe" else {"shuffler": MockShuffler(source)}
+        device = {dealing: mock_device(dealing, rng=self.rng)}  # a full deck freshly shuffled for every round
         self.table = Fortune3Table(self.profile, settings, table_id="F3-SIM", **device)
         self.forfeit = self.profile.fold_with_pair_plus == "forfeit"
         self.players = LayoutPlayers()

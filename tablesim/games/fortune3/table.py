@@ -13,6 +13,7 @@ declared in ``machine.py``; the methods it names are here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from drivers.base import CardShoeReader, Shuffler
@@ -38,7 +39,7 @@ from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident
 from tablesim.engine.result import RoundResult
-from tablesim.engine.table import GameTable
+from tablesim.engine.table import GameTable, RoundState
 from tablesim.games.fortune3.deallog import DealLog
 from tablesim.games.fortune3.hands import Evaluator, Hand
 from tablesim.games.fortune3.machine import PROCEDURE, STRAY, S
@@ -55,9 +56,37 @@ DEALER = "dealer"
 DECISIONS = ("play", "fold")
 
 
+@dataclass(slots=True)
+class Fortune3RoundState(RoundState):
+    order: list[str] = field(default_factory=list)  # boxes with bets, left to right, then the dealer
+    cards: dict[str, list[DealtCard]] = field(default_factory=dict)
+    set_aside: list[DealtCard] = field(default_factory=list)
+    seen: set[Card] = field(default_factory=set)
+    targets: list[str] = field(default_factory=list)  # who gets each next card (shoe) or hand (shuffler)
+    decisions: dict[str, str] = field(default_factory=dict)
+    hands: dict[str, Hand] = field(default_factory=dict)
+    incidents: list[dict] = field(default_factory=list)
+    awaiting: bool = False  # a hand asked of the shuffler and not yet dispensed
+    qualifies: bool | None = None
+    requested: int = 0  # cards in the hand last asked of the shuffler
+    deciders: int = 0  # boxes with an Ante: each plays or folds (Art. 9(1))
+    # the deal's log (deallog.py)
+    deliveries: list = field(default_factory=list)
+    dead: set = field(default_factory=set)
+    #: who got the latest card(s) dealt and kept (None after a stray): what
+    #: the table's state shows of the deal's progress
+    last_placed: tuple[str, list[DealtCard]] | None = None
+    # the remote hand's decisions (remote.py)
+    remote_decisions: dict[str, str] = field(default_factory=dict)  # remote player -> play | fold
+    remote_refs: dict[str, tuple[str, str]] = field(default_factory=dict)  # ref -> (player, decision)
+    remote_timed_out: list[str] = field(default_factory=list)
+    remote_closed: bool = False  # the decision timer ran out
+
+
 class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     game = "fortune3"
     PROCEDURE = PROCEDURE
+    Round = Fortune3RoundState
     BETTING = S.BETTING_OPEN
     #: the dealer's misdeal call waiting for a supervisor (Art. 11(1))
     MISDEAL_INCIDENT = 110
@@ -95,7 +124,6 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         book = BetBook(BETS, settings.limits, self._box_ok, self._seat_ok)
         device = shoe if settings.dealing == "shoe" else shuffler
         super().__init__(table_id=table_id, book=book, devices=[device], bus=bus)
-        self.reset_round()
 
     def _box_ok(self, box: str) -> str | None:
         if box in self.box_names:
@@ -127,22 +155,6 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         here = self.book.players_at(str(box))
         return here[0] if here else None
 
-    def reset_round(self) -> None:
-        self.order: list[str] = []  # boxes with bets, left to right, then the dealer
-        self.cards: dict[str, list[DealtCard]] = {}
-        self.set_aside: list[DealtCard] = []
-        self.seen: set[Card] = set()
-        self.targets: list[str] = []  # who gets each next card (shoe) or hand (shuffler)
-        self.decisions: dict[str, str] = {}
-        self.hands: dict[str, Hand] = {}
-        self.incidents: list[dict] = []
-        self.start_log()
-        self.awaiting = False  # a hand asked of the shuffler and not yet dispensed
-        self.qualifies: bool | None = None
-        self.requested = 0  # cards in the hand last asked of the shuffler
-        self.deciders = 0  # boxes with an Ante: each plays or folds (Art. 9(1))
-        self.reset_remote()
-
     # --- round flow ------------------------------------------------------------
 
     @action(OpenRound, opens_round=True)
@@ -166,18 +178,18 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     def seat_boxes(self) -> None:
         """Art. 7: the boxes with a bet, left to right, then the dealer."""
         boxes = sorted(self.book.bets, key=lambda b: (b == REMOTE, int(b) if b != REMOTE else 0))
-        self.order = boxes + [DEALER]
-        self.cards = {who: [] for who in self.order}
+        self.round.order = boxes + [DEALER]
+        self.round.cards = {who: [] for who in self.round.order}
 
     def deal(self) -> None:
         """The shoe: one card at a time in three passes (armed for exactly
         those); the shuffler: three cards at once per box."""
         if self.dealing == "shoe":
-            self.targets = self.order * 3
+            self.round.targets = self.round.order * 3
             self._arm_shoe()
             self._instruct()
         else:
-            self.targets = list(self.order)
+            self.round.targets = list(self.round.order)
             self._request_hand()
 
     @action(Decide)
@@ -190,7 +202,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self.decide_remote(decision, player, ref)
             self._decided()
             return
-        self.decisions[box] = decision
+        self.round.decisions[box] = decision
         seated = self.seated(box)
         # a named player's decision says whose it is; the box's own seat's reads as before
         if self.heard():
@@ -210,9 +222,9 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         return late
 
     def check_close_decisions(self) -> None:
-        if not self.has_remote or REMOTE not in self.order:
+        if not self.has_remote or REMOTE not in self.round.order:
             raise Refused(W("fortune3.refusal.no_remote_hand"))
-        if self.remote_closed:
+        if self.round.remote_closed:
             raise Refused(W("fortune3.refusal.remote_timer_ran_out"))
 
     def check_reveal(self) -> None:
@@ -238,8 +250,8 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             return
         if self.book.get(box, "ante") is None:
             raise Refused(W("fortune3.refusal.no_ante", box=box))
-        if box in self.decisions:
-            raise Refused(W("fortune3.refusal.already_decided", box=box, decision=self.decisions[box]))
+        if box in self.round.decisions:
+            raise Refused(W("fortune3.refusal.already_decided", box=box, decision=self.round.decisions[box]))
 
     def check_fold(self, box: str, decision: str, player: str | None = None, ref: str | None = None) -> None:
         """Art. 9(3), when the profile forbids the fold with Pair Plus."""
@@ -253,7 +265,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
 
     def pending_decisions(self) -> list[str]:
         """The boxes still to decide, and the remote hand while a remote player is."""
-        return [b for b in self.order[:-1] if self.book.get(b, "ante") is not None and b not in self.decisions
+        return [b for b in self.round.order[:-1] if self.book.get(b, "ante") is not None and b not in self.round.decisions
                 and (b != REMOTE or self.pending_remote())]
 
     @action(Misdeal)
@@ -271,7 +283,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         return None
 
     def _cards_out(self) -> bool:
-        return bool(self.seen) or any(self.cards.values()) or bool(self.set_aside)
+        return bool(self.round.seen) or any(self.round.cards.values()) or bool(self.round.set_aside)
 
     def check_stray(self, card: str | None = None) -> None:
         if card is not None:
@@ -291,30 +303,30 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         limit) or rejects. With the shuffler the whole hand holding the card
         is dead."""
         latest = self.latest_delivery()
-        if card is None and not self.decisions:
+        if card is None and not self.round.decisions:
             self._declare_stray(latest)
             return
-        named = card if card is not None else self.deliveries[latest][1][-1].code  # (refused when None)
+        named = card if card is not None else self.round.deliveries[latest][1][-1].code  # (refused when None)
         self.open_incident(self.STRAY_INCIDENT, W("fortune3.incident.late_stray"), blocking=True,
                            card=named)
 
     def _declare_stray(self, index: int) -> None:
         dealt = self.kill(index)
         self.emit(CardSetAside(card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))"))
-        if not self.targets:
+        if not self.round.targets:
             return  # (an exposed dealer card already set aside: nothing else changes)
         if self.state is S.DECISIONS:
             self.trigger["card_set_aside"]()
         if self.dealing == "shoe":
             self._arm_shoe()
             self._instruct()
-        elif not self.awaiting:
+        elif not self.round.awaiting:
             self._request_hand()
         # else: the hand already asked of the shuffler comes next and is laid where due
 
     def forget_hands(self) -> None:
         """The deal goes on after a stray last card: no hand is complete yet."""
-        self.hands = {}
+        self.round.hands = {}
 
     @action(SetDealing)
     def set_dealing(self, mode: str, *, actor: str, why: str) -> None:
@@ -362,7 +374,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     def _arm_shoe(self) -> None:
         """Arm the shoe for exactly the cards still due, so a card drawn past
         the deal is refused by the reader (fault 204), never dealt."""
-        self.shoe.arm(self.round_id, len(self.targets))
+        self.shoe.arm(self.round_id, len(self.round.targets))
 
     def announce_void(self, note: Void) -> None:
         super().announce_void(note)
@@ -405,7 +417,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             if event.card is not None and not earlier:
                 self._note_seen(event.card)
                 self.flag(DealtCard(event.card, True))
-            self.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
+            self.round.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
             if self.unsettled:
                 self.open_incident(event.code, event.text, blocking=False,
                                    card=event.card.code if event.card else None)
@@ -465,11 +477,15 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self._arm_shoe()
             self._instruct()
 
+    def cards_out(self) -> set[Card]:
+        """Every card of this round's deck seen so far (dealt, set aside, flagged)."""
+        return self.round.seen
+
     def _note_seen(self, card: Card) -> bool:
         """Record a card of this round's single deck; False if it was seen already."""
-        if card in self.seen:
+        if card in self.round.seen:
             return False
-        self.seen.add(card)
+        self.round.seen.add(card)
         return True
 
     def _on_card(self, card: Card, exposed: bool, stale: bool = False) -> None:
@@ -478,11 +494,11 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             # earlier round, is an incident, never a card of a hand.
             what = W("fortune3.incident.card_earlier_round" if stale else "fortune3.incident.card_outside_dealing")
             self.open_incident(DRAWN_WHILE_DISARMED, what, blocking=False, card=card.code)
-            self.incidents.append({"code": DRAWN_WHILE_DISARMED, "card": card.code})
+            self.round.incidents.append({"code": DRAWN_WHILE_DISARMED, "card": card.code})
             if not stale:  # an earlier round's card came from that round's deck
                 self._note_seen(card)
             return
-        seen = self.seen
+        seen = self.round.seen
         if card in seen:
             self._duplicate(card)
             return
@@ -496,18 +512,18 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self.open_incident(DRAWN_WHILE_DISARMED, W("fortune3.incident.hand_outside_dealing"), blocking=False,
                                card=" ".join(c.code for c in event.cards))
             return
-        if len(event.cards) != self.requested:
+        if len(event.cards) != self.round.requested:
             # A hand of the wrong size is a misdeal (Art. 11(1)), whatever the
             # shuffler's own checks said: the round is void.
             self.emit(Fault(device=event.device, code=302, severity="E",
-                      text=f"the shuffler dispensed {len(event.cards)} card(s), the hand needs {self.requested}"))
+                      text=f"the shuffler dispensed {len(event.cards)} card(s), the hand needs {self.round.requested}"))
             self.void("misdeal")
             return
         for card in event.cards:
             if not self._note_seen(card):
                 self._duplicate(card)
                 return
-        self.awaiting = False
+        self.round.awaiting = False
         self._place([dealt_card(card, exposed) for card, exposed in zip(event.cards, event.exposed)])
         if self.state is S.DEALING:
             self._request_hand()
@@ -520,26 +536,26 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     def _place(self, dealt: list[DealtCard]) -> None:
         """Lay the card or hand where due (``DealLog``); the deal is complete
         once nobody is due a card."""
-        exposed_to_dealer = self.dealing == "shoe" and dealt[0].exposed and self.targets[0] == DEALER
+        exposed_to_dealer = self.dealing == "shoe" and dealt[0].exposed and self.round.targets[0] == DEALER
         self.deliver(dealt)
         if exposed_to_dealer:
             self._arm_shoe()  # one card more than armed for
-        if not self.targets:
+        if not self.round.targets:
             self.trigger["hands_dealt"]()
 
     def _instruct(self) -> None:
         if not self.observed:
             return  # nobody to instruct (a simulation)
-        who = self.targets[0]
-        n = len(self.cards[who]) + 1
+        who = self.round.targets[0]
+        n = len(self.round.cards[who]) + 1
         self.emit(Instruction(text=W("fortune3.next.card_to_dealer", n=n) if who == DEALER else W("fortune3.next.card_to_box", n=n, box=who), to=who))
 
     def _request_hand(self) -> None:
-        who = self.targets[0]
-        missing = 3 - len(self.cards[who])
-        self.requested = missing
-        self.awaiting = True
-        hand_no = self.order.index(who) + 1
+        who = self.round.targets[0]
+        missing = 3 - len(self.round.cards[who])
+        self.round.requested = missing
+        self.round.awaiting = True
+        hand_no = self.round.order.index(who) + 1
         self.shuffler.deal_hand(hand_no, missing)
         if self.heard():
             self.emit(Instruction(text=W("fortune3.next.hand_to_dealer", n=hand_no) if who == DEALER else W("fortune3.next.hand_to_box", n=hand_no, box=who), to=who))
@@ -550,11 +566,11 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self.shoe.disarm()
 
     def evaluate_hands(self) -> None:
-        for who in self.order:
-            self.hands[who] = self.evaluator.evaluate([d.card for d in self.cards[who]])
+        for who in self.round.order:
+            self.round.hands[who] = self.evaluator.evaluate([d.card for d in self.round.cards[who]])
 
     def ask_decisions(self) -> None:
-        self.deciders = sum(1 for b in self.order[:-1] if self.book.get(b, "ante") is not None)
+        self.round.deciders = sum(1 for b in self.round.order[:-1] if self.book.get(b, "ante") is not None)
         pending = self.pending_decisions()
         if pending:
             if self.heard():
@@ -572,32 +588,32 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     # --- settlement ------------------------------------------------------------
 
     def reveal_dealer(self) -> None:
-        dealer = self.hands[DEALER]
-        self.qualifies = qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
+        dealer = self.round.hands[DEALER]
+        self.round.qualifies = qualifies = dealer_qualifies(self.profile, self.evaluator, dealer)
         if self.observed:
-            self.emit(DealerHand(cards=[d.code for d in self.cards[DEALER]], hand=dealer.category, qualifies=qualifies))
+            self.emit(DealerHand(cards=[d.code for d in self.round.cards[DEALER]], hand=dealer.category, qualifies=qualifies))
         self.trigger["settle"]()
 
     def settle_boxes(self) -> None:
-        dealer = self.hands[DEALER]
-        qualifies = self.qualifies
-        book, decisions, hands = self.book, self.decisions, self.hands
+        dealer = self.round.hands[DEALER]
+        qualifies = self.round.qualifies
+        book, decisions, hands = self.book, self.round.decisions, self.round.hands
         results = settle_boxes(self.profile, [
             (box, BoxBets(book.get(box, "ante"), book.get(box, "pair_plus")), decisions.get(box), hands[box])
-            for box in self.order[:-1] if box != REMOTE
+            for box in self.round.order[:-1] if box != REMOTE
         ], dealer, qualifies)
         players: dict[str, dict[str, dict[str, Decimal]]] = {}
         if self.book.named:
             # Each player's own bets on the box follow the box's hand and the
             # seated player's decision (back-betting, where the profile allows
             # it); on the remote hand, each remote player's own decision.
-            for box in self.order[:-1]:
+            for box in self.round.order[:-1]:
                 for player, stakes in self.book.player_bets(box).items():
-                    decision = self.remote_decisions.get(player) if box == REMOTE else self.decisions.get(box)
+                    decision = self.round.remote_decisions.get(player) if box == REMOTE else self.round.decisions.get(box)
                     players.setdefault(player, {})[box] = settle_box(
                         self.profile, BoxBets(stakes.get("ante"), stakes.get("pair_plus")),
-                        decision, self.hands[box], dealer, qualifies)
-        if REMOTE in self.order:  # the remote hand as a position: its players' results together
+                        decision, self.round.hands[box], dealer, qualifies)
+        if REMOTE in self.round.order:  # the remote hand as a position: its players' results together
             results[REMOTE] = summed({p: per[REMOTE] for p, per in players.items() if REMOTE in per})
         self.result = self.settled_result(self._outcome(qualifies), results, players)
         if self.observed:
@@ -608,7 +624,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
                        players: dict[str, dict[str, dict[str, Decimal]]] | None = None) -> RoundResult:
         """As the engine's, each remote player's stakes by their own decision."""
         result = super().settled_result(outcome, results, players)
-        if REMOTE in self.order and result.player_stakes:
+        if REMOTE in self.round.order and result.player_stakes:
             named = self.book.by_player_first()
             result.player_stakes = {pl: self.stakes_at_risk(named[pl], pl) for pl in result.player_stakes}
         return result
@@ -625,7 +641,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
                 out[box] = self.remote_stakes(placed, player)
                 continue
             ante = placed.get("ante")
-            if ante is None or self.decisions.get(box) != "play":
+            if ante is None or self.round.decisions.get(box) != "play":
                 out[box] = dict(placed)
                 continue
             stakes = out[box] = {}
@@ -636,24 +652,24 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         return out
 
     def _outcome(self, qualifies: bool) -> dict:
-        dealer = self.hands[DEALER]
+        dealer = self.round.hands[DEALER]
         outcome = {
             "dealer": {
-                "cards": [d.code for d in self.cards[DEALER]],
+                "cards": [d.code for d in self.round.cards[DEALER]],
                 "hand": dealer.category,
                 "qualifies": qualifies,
             },
             "boxes": {
                 box: {
-                    "cards": [d.code for d in self.cards[box]],
-                    "hand": self.hands[box].category,
-                    "decision": self.decisions.get(box),
+                    "cards": [d.code for d in self.round.cards[box]],
+                    "hand": self.round.hands[box].category,
+                    "decision": self.round.decisions.get(box),
                 }
-                for box in self.order[:-1]
+                for box in self.round.order[:-1]
             },
         }
-        if self.set_aside:
-            outcome["set_aside"] = [d.code for d in self.set_aside]
-        if REMOTE in self.order:  # what the profile changes, with each round that deals the remote hand
+        if self.round.set_aside:
+            outcome["set_aside"] = [d.code for d in self.round.set_aside]
+        if REMOTE in self.round.order:  # what the profile changes, with each round that deals the remote hand
             outcome["remote"] = self.remote_outcome()
         return outcome

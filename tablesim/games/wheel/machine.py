@@ -36,7 +36,7 @@ BEFORE_SETTLEMENT = (S.BETTING_OPEN, S.BETS_CLOSED, S.SPINNING, S.RESULT)
 AWAITING_SPIN = (S.BETS_CLOSED, S.SPINNING)
 
 STEPS = (
-    step("open_betting", (S.IDLE, S.COMPLETE, S.VOID), S.BETTING_OPEN, after=("reset_round", "invite_bets")),
+    step("open_betting", (S.IDLE, S.COMPLETE, S.VOID), S.BETTING_OPEN, after="invite_bets"),
     # Art. 2: "no more bets"; the sensor is armed for the spin.
     step("close_betting", S.BETTING_OPEN, S.BETS_CLOSED, after="arm_sensor"),
     step("spin_started", S.BETS_CLOSED, S.SPINNING),

@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from drivers.mock.wheel import MockWheelSensor, RandomSpins, WheelFault
+from drivers.mock.wheel import MockWheelSensor, WheelFault
 from tablesim.engine.stats import BetTotals, SessionStats
 from tablesim.games.dealer import Players
 from tablesim.games.wheel import dealer
@@ -18,7 +18,7 @@ from tablesim.games.wheel.players import random_bets
 from tablesim.games.wheel.profile import load_profile
 from tablesim.games.wheel.settings import WheelSettings
 from tablesim.games.wheel.table import WheelTable
-from tablesim.games.rig import MockRig
+from tablesim.games.rig import MockRig, mock_device
 from tablesim.games.session import Line, SessionPlan, bold, red, signed_piece, yellow
 
 #: chance per round that the mock sensor reports motion while idle / an error fault
@@ -44,7 +44,7 @@ class SimulatedPlayers(Players):
 
 def build_table(profile: str | None, rng: random.Random) -> WheelTable:
     rules = load_profile(profile)
-    sensor = MockWheelSensor(RandomSpins(rng, rules.segments))
+    sensor = mock_device("wheel", rng=rng, segments=rules.segments)
     return WheelTable(rules, WheelSettings.for_profile(rules), sensor=sensor, table_id="WHEEL-MOCK")
 
 

@@ -37,6 +37,7 @@ from tablesim.profiles import script_profile
 from tablecore.validate import Reader
 from tablesim.games.scriptparse import script_limits
 from tablesim.games.scripted import ScriptedSession
+from tablesim.games.rig import mock_device
 
 BET_KEYS = ("player", "spot", "amount")
 SPIN_KEYS = ("segment", "turns", "direction", "invalid")
@@ -125,7 +126,7 @@ class WheelScriptSession(ScriptedSession):
         self.settings = WheelSettings.for_profile(
             self.profile, layout=layout, limits=script_limits(table, self.settings.limits))
         self.source = ScriptedSpins()
-        self.sensor = MockWheelSensor(self.source)
+        self.sensor = mock_device("wheel", source=self.source)
         self.table = WheelTable(self.profile, self.settings, sensor=self.sensor, table_id="SCRIPT")
 
     # --- parsing ---------------------------------------------------------------

@@ -12,7 +12,6 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from drivers.mock.wheel import MockWheelSensor, RandomSpins
 from tablesim.games.wheel.analysis import symbol_figures
 from tablecore.errors import IllegalAction
 from tablesim.games.dealer import Players
@@ -20,6 +19,7 @@ from tablesim.games.wheel import dealer
 from tablesim.games.wheel.profile import load_profile
 from tablesim.games.wheel.settings import WheelSettings
 from tablesim.games.wheel.table import WheelTable
+from tablesim.games.rig import mock_device
 
 ONE = Decimal(1)
 PLAYERS = 10
@@ -42,7 +42,7 @@ class WheelSimulator:
     def __init__(self, seed: str, profile: str | None = None) -> None:
         self.rng = random.Random(seed)
         self.profile = load_profile(profile)
-        sensor = MockWheelSensor(RandomSpins(self.rng, self.profile.segments))
+        sensor = mock_device("wheel", rng=self.rng, segments=self.profile.segments)
         self.table = WheelTable(self.profile, WheelSettings.for_profile(self.profile), sensor=sensor, table_id="WHEEL-SIM")
         spots = self.profile.spots
         self.seats = [(f"p{i + 1}", spots[i % len(spots)]) for i in range(PLAYERS)]

@@ -19,6 +19,7 @@ declared in ``machine.py``; the methods it names are here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from drivers.base import WheelSensor
@@ -43,7 +44,7 @@ from tablesim.games.wheel.words import WORDS as W
 from tablesim.games.wheel.inputs import ChangeBet, DeclareNoSpin
 from tablesim.engine.bets import BetBook
 from tablesim.engine.events import EventBus
-from tablesim.engine.table import GameTable
+from tablesim.engine.table import GameTable, RoundState
 from tablesim.games.wheel.machine import AWAITING_SPIN, PROCEDURE, S
 from tablesim.games.wheel.profile import WheelProfile
 from tablesim.games.wheel.settings import WheelSettings
@@ -59,9 +60,21 @@ from tablesim.games.wheel.records import (
 SENSOR_FAULT = "sensor_fault"
 
 
+@dataclass(slots=True)
+class WheelRoundState(RoundState):
+    no_spins: int = 0
+    spins: list[dict] = field(default_factory=list)  # every spin of the round, counted or not
+    incidents: list[dict] = field(default_factory=list)
+    revolutions: int = 0
+    direction: str | None = None
+    segment: int | None = None
+    symbol: str | None = None
+
+
 class WheelTable(GameTable):
     game = "wheel"
     PROCEDURE = PROCEDURE
+    Round = WheelRoundState
     BETTING = S.BETTING_OPEN
 
     def __init__(
@@ -88,22 +101,12 @@ class WheelTable(GameTable):
         book = BetBook(self.spots, settings.limits, self._player_ok,
                        lambda position, who: None if who == position else "on the wheel a bet's position is its player")
         super().__init__(table_id=table_id, book=book, devices=[sensor], bus=bus)
-        self.reset_round()
 
     @staticmethod
     def _player_ok(player: str) -> str | None:
         if not player.strip():
             return W("wheel.refusal.needs_player")
         return None
-
-    def reset_round(self) -> None:
-        self.no_spins = 0
-        self.spins: list[dict] = []  # every spin of the round, counted or not
-        self.incidents: list[dict] = []
-        self.revolutions = 0
-        self.direction: str | None = None
-        self.segment: int | None = None
-        self.symbol: str | None = None
 
     # --- round flow ------------------------------------------------------------
 
@@ -183,7 +186,7 @@ class WheelTable(GameTable):
     def declare_no_spin(self, reason: str = "dealer") -> None:
         """The dealer calls "no spin" (Art. 4(4)) on a spin the sensor did not
         judge (e.g. a spin interrupted by a power loss): bets stay, spin again."""
-        self._no_spin(reason, Decimal(self.revolutions))
+        self._no_spin(reason, Decimal(self.round.revolutions))
 
     def stop_sensor(self, note: Void | None = None) -> None:
         self.sensor.disarm()
@@ -236,7 +239,7 @@ class WheelTable(GameTable):
         # An exact turn count is recorded as its text (JSON has no decimals).
         data = {k: (str(v) if isinstance(v, Decimal) else v) for k, v in data.items()}
         record = {"what": what, "state": self.state.value, "code": code, **data}
-        self.incidents.append(record)
+        self.round.incidents.append(record)
         self.open_incident(code, what, blocking=False)
         self.log.info("wheel_incident", **record)
 
@@ -257,14 +260,14 @@ class WheelTable(GameTable):
             self._incident(W("wheel.incident.started_twice"), direction=event.direction)
             return
         self.trigger["spin_started"]()
-        self.revolutions = 0
-        self.direction = event.direction
+        self.round.revolutions = 0
+        self.round.direction = event.direction
         if self.heard():
             self.emit(SpinStartedRecord(direction=event.direction))
 
     def _on_revolution(self, event: Revolution) -> None:
         if self.state is S.SPINNING and event.round_id == self.round_id:
-            self.revolutions = max(self.revolutions, event.n)
+            self.round.revolutions = max(self.round.revolutions, event.n)
             if self.heard():
                 self.emit(RevolutionRecord(n=event.n))
         else:
@@ -287,19 +290,19 @@ class WheelTable(GameTable):
         if not spin_counts(self.profile, turns):
             self._no_spin("few_turns", turns, segment=event.segment, direction=event.direction)
             return
-        self.segment = event.segment
-        self.symbol = symbol_at(self.layout, event.segment)
-        self.direction = event.direction
-        self.spins.append(
-            {"segment": event.segment, "symbol": self.symbol, "turns": turns,
+        self.round.segment = event.segment
+        self.round.symbol = symbol_at(self.layout, event.segment)
+        self.round.direction = event.direction
+        self.round.spins.append(
+            {"segment": event.segment, "symbol": self.round.symbol, "turns": turns,
              "direction": event.direction, "counts": True}
         )
         self.trigger["spin_counted"]()
 
     def announce_result(self) -> None:
-        spin = self.spins[-1]
+        spin = self.round.spins[-1]
         if self.heard():
-            self.emit(SpinResultRecord(segment=self.segment, symbol=self.symbol, turns=spin["turns"], direction=self.direction))
+            self.emit(SpinResultRecord(segment=self.round.segment, symbol=self.round.symbol, turns=spin["turns"], direction=self.round.direction))
         self.trigger["settle"]()
 
     def _on_invalid(self, event: InvalidSpin) -> None:
@@ -310,15 +313,15 @@ class WheelTable(GameTable):
 
     def _no_spin(self, reason: str, turns: Decimal, *, segment: int | None = None, direction: str | None = None) -> None:
         """Art. 4(4): "no spin"; bets stay, the dealer spins again."""
-        self.no_spins += 1
-        self.spins.append(
+        self.round.no_spins += 1
+        self.round.spins.append(
             {"segment": segment, "turns": turns, "direction": direction, "counts": False, "reason": reason}
         )
         self.trigger["no_spin"]()
 
     def spin_again(self) -> None:
-        spin = self.spins[-1]
-        self.emit(NoSpin(reason=spin["reason"], turns=spin["turns"], segment=spin["segment"], count=self.no_spins))
+        spin = self.round.spins[-1]
+        self.emit(NoSpin(reason=spin["reason"], turns=spin["turns"], segment=spin["segment"], count=self.round.no_spins))
         self.emit(Instruction(text=W("wheel.instruction.spin_again")))
         self._arm()
 
@@ -333,16 +336,16 @@ class WheelTable(GameTable):
     # --- settlement ------------------------------------------------------------
 
     def settle_bets(self) -> None:
-        results: dict[str, dict[str, Decimal]] = settle(self.profile, self.book.items(), self.symbol)
+        results: dict[str, dict[str, Decimal]] = settle(self.profile, self.book.items(), self.round.symbol)
         self.result = self.settled_result(self._outcome(), results)
         self.emit(Settlement(results={p: {k: fmt(v) for k, v in r.items()} for p, r in results.items()}))
         self.trigger["complete"]()
 
     def _outcome_base(self) -> dict:
-        out: dict = {"no_spins": self.no_spins}
-        if self.incidents:
-            out["incidents"] = [dict(i) for i in self.incidents]
+        out: dict = {"no_spins": self.round.no_spins}
+        if self.round.incidents:
+            out["incidents"] = [dict(i) for i in self.round.incidents]
         return out
 
     def _outcome(self) -> dict:
-        return {"segment": self.segment, "symbol": self.symbol, **self._outcome_base()}
+        return {"segment": self.round.segment, "symbol": self.round.symbol, **self._outcome_base()}
