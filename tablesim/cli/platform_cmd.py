@@ -56,8 +56,11 @@ def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db
     click.echo(f"platform: http://{listen}:{sock.getsockname()[1]} ({len(offers)} tables; stop with Ctrl-C)",
                nl=True)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    from tablesim.server.wsframes import RawFrames
+
+    # (the players' socket writes its frames itself: one framing for all; no compression to negotiate)
     config = uvicorn.Config(create_app(platform_), log_level="warning", access_log=False, log_config=None,
-                            timeout_graceful_shutdown=2)
+                            timeout_graceful_shutdown=2, ws=RawFrames, ws_per_message_deflate=False)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:

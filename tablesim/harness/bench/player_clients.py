@@ -7,6 +7,7 @@ token for a session (``POST /api/session`` at its platform), opens ``/ws``,
 says hello and watches the table. The process prints ``ready N`` once all
 are watching, then follows its standard input:
 
+- ``count``: one line, ``count N``: the text frames its players read so far;
 - ``bet``: from now on the bettors bet while the table takes bets, each at
   its share of the plan's rate (at most 4 bets waiting per socket);
 - ``stop ROUND``: once every player saw ROUND's outcome (or 60 s passed),
@@ -54,6 +55,7 @@ class Shared:
         self.outcomes: Counter[str] = Counter()  # round -> players who saw its outcome
         self.windows: dict[str, list[float]] = {}  # round -> [first bet sent, last answer]
         self.closed = 0
+        self.frames = 0  # text frames read, every kind (the platform's deliveries)
         self.betting: str | None = None  # the round taking bets
         self.bet = False
         self.measuring = False
@@ -135,6 +137,7 @@ class Player:
             while True:
                 opcode, payload = await _frame(self.reader)
                 if opcode == 0x1:
+                    shared.frames += 1
                     self._took(payload.decode(), time.time())
                 elif opcode == 0x9:  # a ping: answered as a browser does
                     self.writer.write(_masked(0xA, payload))
@@ -229,6 +232,8 @@ async def main(plan: dict) -> None:
     while (line := (await loop.run_in_executor(None, sys.stdin.readline)).split()):
         if line[0] == "bet":
             shared.bet = True
+        elif line[0] == "count":
+            print(f"count {shared.frames}", flush=True)
         elif line[0] == "stop":
             shared.bet = False
             await _until_seen(shared, line[1], len(players))

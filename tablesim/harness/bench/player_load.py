@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import sqlite3
 import subprocess
 import sys
@@ -163,6 +164,17 @@ class Loaders:
     def cpu(self) -> float:
         return sum(_cpu(p.pid) for p in self.procs)
 
+    def frames(self) -> int:
+        """The text frames every player has read so far."""
+        self.say("count")
+        got = 0
+        for proc in self.procs:
+            line = proc.stdout.readline()
+            if not line.startswith("count "):
+                raise RuntimeError(f"a load process did not count its frames: {line!r} (see its log)")
+            got += int(line.split()[1])
+        return got
+
     def say(self, line: str) -> None:
         for proc in self.procs:
             proc.stdin.write(line + "\n")
@@ -260,8 +272,23 @@ def failures(fig: dict) -> list[str]:
     return why
 
 
+def open_files(players: int) -> int:
+    """Raise this process's limit of open files (its children inherit it) to
+    what ``players`` sockets need in one process, within the hard limit."""
+    need = players + 1024  # (each socket one file, in the platform and in a load process; the rest besides)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = need if hard == resource.RLIM_INFINITY else min(hard, need)
+    if want > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    if want < need:
+        raise RuntimeError(f"{players} players need {need} open files in one process; the hard limit is {hard} "
+                           "(raise it: ulimit -Hn, or limits.conf)")
+    return want
+
+
 def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
     started = time.monotonic()
+    open_files(-(-plan.players // plan.platforms))
     rig = LoadRig(plan)
     loaders = None
     try:
@@ -276,10 +303,10 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         rss_after = rig.rss_mb()
         progress(f"{connected} players watching; the round under way, then {plan.quiet_rounds} without bets")
         watched = rig.rounds(1, 120 + plan.bet_seconds + 60 * max(plan.pace, 0.1))  # (to a round's start)
-        cpu0 = {**rig.cpu(), "loaders": loaders.cpu()}
+        cpu0, frames0 = {**rig.cpu(), "loaders": loaders.cpu()}, loaders.frames()
         more, watching = _phase(rig, plan.quiet_rounds)
         watched += more
-        cpu1 = {**rig.cpu(), "loaders": loaders.cpu()}
+        cpu1, frames1 = {**rig.cpu(), "loaders": loaders.cpu()}, loaders.frames()
         loaders.say("bet")
         progress(f"{plan.bettors} bettors betting; {plan.rounds} round(s)")
         betting_ids, betting = _phase(rig, plan.rounds)
@@ -296,6 +323,9 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         fig = _figures(plan, connected, got, watched + betting_ids, rss, cpu, time.monotonic() - started)
         fig["cpu_s_watching"] = {k: round(cpu1[k] - cpu0[k], 2) for k in cpu0}
         fig["cpu_s_betting"] = {k: round(cpu2[k] - cpu1[k], 2) for k in cpu1}
+        fig["deliveries_watching"] = frames1 - frames0
+        fig["platform_cpu_us_per_delivery"] = (round((cpu1["platforms"] - cpu0["platforms"]) * 1e6 / (frames1 - frames0), 2)
+                                               if frames1 > frames0 else None)
         return fig
     finally:
         if loaders is not None:
