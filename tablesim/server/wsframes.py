@@ -40,6 +40,14 @@ def text_frame(payload: bytes) -> bytes:
 
 
 class RawFrames(WebSocketsSansIOProtocol):
+    #: called when the connection's buffer, once full, has drained (a writer waiting on it)
+    on_writable = None
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self.on_writable is not None:
+            self.on_writable()
+
     def handle_connect(self, event) -> None:
         super().handle_connect(event)
         scope = getattr(self, "scope", None)
@@ -59,6 +67,11 @@ class Wire:
     def open(self) -> bool:
         p = self.protocol
         return not (p.close_sent or p.disconnected or self.transport.is_closing())
+
+    @property
+    def buffered(self) -> int:
+        """Bytes handed to the connection it could not send yet."""
+        return self.transport.get_write_buffer_size()
 
     def write(self, frames: bytes) -> bool:
         """Hand ``frames`` to the connection; False when it is closed or has
