@@ -1,10 +1,12 @@
 """The fan-out of one platform process: every record the process's follower
 reads (it reads the whole stream once, for all its players) goes through
-each table's public view once; a message shown is serialised once and the
-same text handed to each player watching that table, into a bounded queue
-per player. A player whose queue is full is dropped (their page reconnects
-and is given the table again), never waited for: one slow phone never
-holds the others back.
+each table's public view once; a message shown is serialised once and
+framed once, and what a table shows within ``FLUSH_EVERY`` goes to each of
+its watchers in one write of the same bytes, straight to the connection
+(``tablesim.server.wsframes``; through a bounded queue per player on
+another server). A player too far behind is dropped (their page
+reconnects and is given the table again), never waited for: one slow phone
+never holds the others back.
 """
 
 from __future__ import annotations
@@ -238,7 +240,7 @@ class Hub:
 
     def publish(self, live: LiveTable, msg: dict) -> None:
         """``msg`` to every watcher of ``live``: serialised now, sent with
-        whatever else is shown in this turn of the loop."""
+        whatever else it shows within ``FLUSH_EVERY``."""
         self.counts["shown"] += 1
         live.pending.append(dumps(msg))
         self._flush_soon(live)
