@@ -336,6 +336,7 @@ class FanOut:
         self.logs = {EACH: SharedLog(limit, byte_limit), LIVE: SharedLog(live_limit, live_byte_limit)}
         self.tally = BetTally()
         self._flush_due = False
+        self._told_at = 0.0  # when the live clients were last told of the bets (a snapshot or a ``bets``)
         self.loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -408,12 +409,21 @@ class FanOut:
             return
         if item[0] == "snapshot" and self.tally.pending and item[2].endswith("}"):
             live.append((item[0], item[1], item[2][:-1] + ',"bets":' + self.wire(self.tally.message()) + "}"))
+            self._told_at = time.monotonic()
             return
         self.flush()
         live.append(item)
 
     def _flush_later(self) -> None:
+        """The ``bets`` message, COALESCE_EVERY after the clients were last
+        told of the bets: while snapshots carry them (the runner's, every
+        0.25 s while bets stream in) no frame of its own goes to each client."""
         self._flush_due = False
+        wait = self._told_at + COALESCE_EVERY - time.monotonic()
+        if wait > 0 and self.tally.pending and self.loop is not None:
+            self._flush_due = True
+            self.loop.call_later(wait, self._flush_later)
+            return
         if self.flush():
             self.trim_and_poke()
 
@@ -422,6 +432,7 @@ class FanOut:
         if not self.tally.pending:
             return False
         msg = self.tally.message()
+        self._told_at = time.monotonic()
         live = self.logs[LIVE]
         if live.subs:
             live.append(("bets", msg["seq"], self.wire(msg)))

@@ -7,6 +7,7 @@ token for a session (``POST /api/session`` at its platform), opens ``/ws``,
 says hello and watches the table. The process prints ``ready N`` once all
 are watching, then follows its standard input:
 
+- ``measure``: from now on the event delays are counted;
 - ``count``: one line, ``count N``: the text frames its players read so far;
 - ``bet``: from now on the bettors bet while the table takes bets, each at
   its share of the plan's rate (at most 4 bets waiting per socket);
@@ -49,6 +50,7 @@ class Shared:
     def __init__(self, table: str) -> None:
         self.table = table
         self.delays: Counter[int] = Counter()  # ms -> deliveries
+        self.watching: Counter[int] = Counter()  # the same, until the bets began
         self.bet_ms: Counter[int] = Counter()  # ms -> placed bets
         self.statuses: Counter[str] = Counter()
         self.messages: dict[str, str] = {}  # status -> the first refusal's message
@@ -249,12 +251,14 @@ async def main(plan: dict) -> None:
                for i, t in enumerate(tokens)]
     tasks: list[asyncio.Task] = []
     await _connect(players, tasks)
-    shared.measuring = True  # (from here: the players' connecting is not what is measured)
     tasks += [asyncio.create_task(p.bet()) for p in players if p.bettor]
     print(f"ready {len(players)}", flush=True)
     loop = asyncio.get_running_loop()
     while (line := (await loop.run_in_executor(None, sys.stdin.readline)).split()):
-        if line[0] == "bet":
+        if line[0] == "measure":  # (every process's players connected: their connecting is not measured)
+            shared.measuring = True
+        elif line[0] == "bet":
+            shared.watching = Counter(shared.delays)  # (the delays while nobody bet)
             shared.bet = True
         elif line[0] == "count":
             print(f"count {shared.frames}", flush=True)
@@ -263,6 +267,7 @@ async def main(plan: dict) -> None:
             await _until_seen(shared, line[1], len(players))
             break
     print(json.dumps({"players": len(players), "closed": shared.closed, "delays": shared.delays,
+                      "delays_watching": shared.watching,
                       "bet_ms": shared.bet_ms, "statuses": shared.statuses,
                       "messages": shared.messages, "outcomes": shared.outcomes,
                       "windows": shared.windows}), flush=True)

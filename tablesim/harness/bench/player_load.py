@@ -218,11 +218,11 @@ def _phase(rig: LoadRig, rounds: int) -> tuple[list[str], float]:
 
 
 def _merge(reports: list[dict]) -> dict[str, Any]:
-    total: dict[str, Any] = {k: Counter() for k in ("delays", "bet_ms", "statuses", "outcomes")}
+    total: dict[str, Any] = {k: Counter() for k in ("delays", "delays_watching", "bet_ms", "statuses", "outcomes")}
     windows: dict[str, list[float]] = {}
     for r in reports:
         for k in total:
-            total[k].update({(int(x) if k in ("delays", "bet_ms") else x): n for x, n in r.get(k, {}).items()})
+            total[k].update({(int(x) if k in ("delays", "delays_watching", "bet_ms") else x): n for x, n in r.get(k, {}).items()})
         for rid, (a, b) in r.get("windows", {}).items():
             w = windows.setdefault(rid, [a, b])
             w[0], w[1] = min(w[0], a), max(w[1], b)
@@ -243,6 +243,8 @@ def _figures(plan: Plan, connected: int, got: dict, watched: list[str], rss: dic
         "missing_results": sum(missing.values()),
         "event_deliveries": sum(got["delays"].values()), "event_p50_ms": _p(got["delays"], 0.5),
         "event_p99_ms": p99, "event_max_ms": float(max(got["delays"]) + 1) if got["delays"] else None,
+        # (the same while the players only watched: the fan-out's own part, before the bets load the platform)
+        "event_p50_ms_watching": _p(got["delays_watching"], 0.5), "event_p99_ms_watching": _p(got["delays_watching"], 0.99),
         "bus_p50_ms": _p(got["bus"], 0.5), "bus_p99_ms": _p(got["bus"], 0.99),
         "bettors": min(plan.bettors, plan.players), "bet_rate_offered": plan.bet_rate, "bets_placed": placed,
         "bet_answers": dict(got["statuses"]), "refusals": got["refusals"],
@@ -300,6 +302,7 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         tap = BusTap(rig.nats, rig.table_id)
         loaders = Loaders(rig, rig.tokens(plan.players))
         connected = loaders.ready()
+        loaders.say("measure")
         rss_after = rig.rss_mb()
         progress(f"{connected} players watching; the round under way, then {plan.quiet_rounds} without bets")
         watched = rig.rounds(1, 120 + plan.bet_seconds + 60 * max(plan.pace, 0.1))  # (to a round's start)
