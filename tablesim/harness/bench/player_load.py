@@ -152,14 +152,18 @@ class Loaders:
                 stdout=subprocess.PIPE, stderr=log, text=True, env=rig.env))
             log.close()
 
-    def ready(self) -> int:
+    def _sum(self, word: str, what: str) -> int:
+        """The sum of each process's next line, ``WORD N``."""
         got = 0
         for proc in self.procs:
             line = proc.stdout.readline()
-            if not line.startswith("ready "):
-                raise RuntimeError(f"a load process did not connect its players: {line!r} (see its log)")
+            if not line.startswith(word + " "):
+                raise RuntimeError(f"a load process did not {what}: {line!r} (see its log)")
             got += int(line.split()[1])
         return got
+
+    def ready(self) -> int:
+        return self._sum("ready", "connect its players")
 
     def cpu(self) -> float:
         return sum(_cpu(p.pid) for p in self.procs)
@@ -167,13 +171,7 @@ class Loaders:
     def frames(self) -> int:
         """The text frames every player has read so far."""
         self.say("count")
-        got = 0
-        for proc in self.procs:
-            line = proc.stdout.readline()
-            if not line.startswith("count "):
-                raise RuntimeError(f"a load process did not count its frames: {line!r} (see its log)")
-            got += int(line.split()[1])
-        return got
+        return self._sum("count", "count its frames")
 
     def say(self, line: str) -> None:
         for proc in self.procs:
