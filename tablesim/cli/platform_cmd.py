@@ -57,11 +57,14 @@ def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db
     click.echo(f"platform: http://{listen}:{sock.getsockname()[1]} ({len(offers)} tables; stop with Ctrl-C)",
                nl=True)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    from tablesim.server.wsframes import RawFrames
+
     # (no proxy headers read, no Server or Date header written: the platform reads no client address,
-    # and at thousands of bets a second each answer's extra work shows)
+    # and at thousands of bets a second each answer's extra work shows; the players' socket writes its
+    # frames itself, one framing for all, with no compression to negotiate)
     config = uvicorn.Config(create_app(platform_), log_level="warning", access_log=False, log_config=None,
                             timeout_graceful_shutdown=2, proxy_headers=False, server_header=False,
-                            date_header=False)
+                            date_header=False, ws=RawFrames, ws_per_message_deflate=False)
     # What start-up built (the web stack, the libraries) out of the collector's sight: its full
     # collections otherwise walk it again and again while bets come in (as ``tablesim serve`` does).
     gc.collect()

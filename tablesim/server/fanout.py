@@ -24,6 +24,8 @@ import time
 from collections import deque
 from typing import Any, Callable
 
+from tablesim.server.wsframes import Wire, text_frame
+
 #: the clients' writers are woken at most this often (seconds) while messages stream in
 WAKE_EVERY = 0.02
 #: the bets placed meanwhile go to the live clients at most this often (seconds), with
@@ -33,6 +35,9 @@ COALESCE_EVERY = 0.3
 SPOTS_MAX = 64
 #: an event longer than this (bytes) goes to the live clients abridged (``abridged``)
 BIG_EVENT = 64 << 10
+#: a client whose connection holds this many bytes it could not send yet is written to no
+#: more until it drains (its place in the log waits; the log drops it when too far behind)
+PAUSE_AT = 256 << 10
 #: the event kinds the live clients get coalesced
 BET_KINDS = frozenset({"bet", "bet_withdrawn"})
 #: the two kinds of client
@@ -55,6 +60,7 @@ class SharedLog:
         self.changed: asyncio.Event | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._woken, self._wake_due = 0.0, False
+        self._woken_end = 0  # the log's end at the last wake-up (nothing new since: no wake-up)
 
     @property
     def end(self) -> int:
@@ -84,11 +90,14 @@ class SharedLog:
         """Nobody left to send the log to."""
         self.start, self.items, self.sizes, self.bytes = self.end, [], deque(), 0
 
-    def poke(self) -> None:
+    def poke(self, private: bool = False) -> None:
         """Wake every writer: at once when the log was quiet (a card reaches
         the consoles without delay), else at most every ``WAKE_EVERY`` (each
-        writer then sends what came meanwhile in one go)."""
-        if self._wake_due:
+        writer then sends what came meanwhile in one go). Not when nothing
+        came since the last wake-up (bets streaming in, coalesced, add
+        nothing to the live log until their ``bets`` message), unless a
+        client has a ``private`` message."""
+        if self._wake_due or (not private and self.end == self._woken_end):
             return
         wait = self._woken + WAKE_EVERY - time.monotonic()
         if wait <= 0 or self.loop is None:
@@ -99,10 +108,20 @@ class SharedLog:
 
     def _wake(self) -> None:
         self._wake_due = False
-        self._woken = time.monotonic()
+        self._woken, self._woken_end = time.monotonic(), self.end
         changed, self.changed = self.changed, asyncio.Event()
         if changed is not None:
             changed.set()
+        self.pump()
+
+    def pump(self) -> None:
+        """Write what is due to every client with a wire, from here: one
+        callback for all of them (no task of each woken), and a run of the
+        log framed once for every client at the same place in it."""
+        cache: dict[tuple[int, int, bool], bytes] = {}
+        for sub in list(self.subs):
+            if sub.wire is not None:
+                sub.send_due(cache)
 
 
 def abridged(msg: dict) -> dict:
@@ -136,6 +155,34 @@ class Subscription:
         self.private: deque[str] = deque()
         self.dropped = asyncio.Event()
         self.closed = False
+        # written to from the log's wake-up (``SharedLog.pump``) once it has a wire:
+        self.wire: Wire | None = None
+        self.batch = False  # what is due in one frame, a JSON array (``batch=1``)
+        self.last = 0  # the seq of the last event or ``bets`` message it was sent
+        self.current = 0  # a snapshot older than this is not sent (it has a newer one)
+
+    def attach(self, wire: Wire, batch: bool, last: int, current: int) -> None:
+        """From now on the log's wake-ups write to ``wire`` (see ``send_due``)."""
+        self.wire, self.batch, self.last, self.current = wire, batch, last, current
+        wire.protocol.on_writable = lambda: self.loop.call_soon(self.send_due, {})
+        self.send_due({})
+
+    def send_due(self, cache: dict[tuple[int, int, bool], bytes]) -> None:
+        """What is due, written to the wire, unless its connection is full:
+        then it stays where it is in the log until it drains."""
+        while not self.closed and self.wire.open and self.wire.buffered < PAUSE_AT:
+            start, private = self.cursor, bool(self.private)
+            items = self.take()
+            if items is None:
+                return
+            texts, self.last = select(items, self.last, self.current)
+            key = (start, self.cursor, self.batch)
+            if private or len(texts) < len(items):
+                frames = framed(texts, self.batch)
+            elif (frames := cache.get(key)) is None:
+                frames = cache[key] = framed(texts, self.batch)
+            if frames:
+                self.wire.write(frames)
 
     @property
     def overflowed(self) -> bool:
@@ -166,12 +213,34 @@ class Subscription:
 
         def put() -> None:
             self.private.append(text)
-            self.log.poke()
+            self.log.poke(private=True)
 
         try:
             self.loop.call_soon_threadsafe(put)
         except RuntimeError:  # the loop is closed: the client is gone
             self.closed = True
+
+
+def select(items: list[Item], last: int, current: int) -> tuple[list[str], int]:
+    """The texts of ``items`` a client sends that was last sent the event (or
+    ``bets``) ``last`` and a snapshot as of ``current``; and its new ``last``."""
+    texts = []
+    for kind, seq, text in items:
+        if kind == "event" or kind == "bets":
+            if seq <= last:
+                continue  # (already sent from the backlog)
+            last = seq
+        elif kind == "snapshot" and seq < current:
+            continue
+        texts.append(text)
+    return texts, last
+
+
+def framed(texts: list[str], batch: bool) -> bytes:
+    """Texts as frames: one each, or (``batch``) one frame holding them as a JSON array."""
+    if batch:
+        return text_frame(("[" + ",".join(texts) + "]").encode()) if texts else b""
+    return b"".join(text_frame(t.encode()) for t in texts)
 
 
 class BetTally:
@@ -234,24 +303,24 @@ class Pacer:
     def __init__(self, bytes_per_second: float) -> None:
         self.rate = bytes_per_second
         self.next = 0.0
-        self.held: Item | None = None
+        self.held: dict | None = None  # the message itself: serialised only if it goes out
 
-    def due(self, item: Item, clients: int, loop: asyncio.AbstractEventLoop | None,
-            release: Callable[["Pacer"], None]) -> bool:
-        now = time.monotonic()
-        if now >= self.next and self.held is None:
-            self.next = now + len(item[2]) * clients / self.rate
-            return True
+    def ready(self) -> bool:
+        """Whether a message may go out now (else it is held)."""
+        return self.held is None and time.monotonic() >= self.next
+
+    def sent(self, size: int, clients: int) -> None:
+        """One of ``size`` bytes went to ``clients``: the next waits its share."""
+        self.next = time.monotonic() + size * clients / self.rate
+
+    def hold(self, msg: dict, loop: asyncio.AbstractEventLoop | None, release: Callable[["Pacer"], None]) -> None:
         if self.held is None and loop is not None:
-            loop.call_later(max(self.next - now, 0.0), release, self)
-        self.held = item
-        return False
+            loop.call_later(max(self.next - time.monotonic(), 0.0), release, self)
+        self.held = msg
 
-    def release(self, clients: int) -> Item | None:
-        item, self.held = self.held, None
-        if item is not None:
-            self.next = time.monotonic() + len(item[2]) * clients / self.rate
-        return item
+    def take(self) -> dict | None:
+        msg, self.held = self.held, None
+        return msg
 
 
 class FanOut:
@@ -260,11 +329,14 @@ class FanOut:
     anything that follows the bets, or ``COALESCE_EVERY`` after them."""
 
     def __init__(self, wire: Callable[[dict], str], *, limit: int, byte_limit: int, live_limit: int,
-                 live_byte_limit: int) -> None:
+                 live_byte_limit: int, paced: dict[str, float] | None = None) -> None:
         self.wire = wire
+        #: message types that stand for the table's whole state, paced within bytes a second (``Pacer``)
+        self.pacers = {kind: Pacer(rate) for kind, rate in (paced or {}).items()}
         self.logs = {EACH: SharedLog(limit, byte_limit), LIVE: SharedLog(live_limit, live_byte_limit)}
         self.tally = BetTally()
         self._flush_due = False
+        self._told_at = 0.0  # when the live clients were last told of the bets (a snapshot or a ``bets``)
         self.loop: asyncio.AbstractEventLoop | None = None
 
     @property
@@ -275,7 +347,11 @@ class FanOut:
     def clients(self) -> int:
         return len(self.logs[EACH].subs) + len(self.logs[LIVE].subs)
 
-    def add(self, msgs: list[dict], book: dict | None, snapshot_due: Callable[[Item], bool]) -> None:
+    def add(self, msgs: list[dict], book: dict | None = None,
+            snapshot_due: Callable[[Item], bool] | None = None) -> None:
+        """The messages of one publish; ``book``: the totals their bets leave
+        (``BetTally.add_book``); ``snapshot_due``: whether another message
+        goes out (all do when not given)."""
         each, live = self.logs[EACH], self.logs[LIVE]
         last_bet = max((i for i, m in enumerate(msgs) if m.get("kind") in BET_KINDS), default=-1)
         for i, m in enumerate(msgs):
@@ -287,8 +363,14 @@ class FanOut:
                 if i == last_bet and live.subs:
                     self.tally.add_book(book)
                 continue
+            pacer = self.pacers.get(m.get("type", ""))
+            if pacer is not None and not pacer.ready():
+                pacer.hold(m, self.loop, self._release)  # (a big book held back costs no serialising)
+                continue
             item = (m.get("type", ""), m.get("seq", 0), self.wire(m))
-            if not snapshot_due(item):  # (a snapshot or a book, paced)
+            if pacer is not None:
+                pacer.sent(len(item[2]), self.clients)
+            elif snapshot_due is not None and not snapshot_due(item):
                 continue
             short = None
             if item[0] == "event" and len(item[2]) > BIG_EVENT and live.subs:
@@ -299,8 +381,17 @@ class FanOut:
             self.loop.call_later(COALESCE_EVERY, self._flush_later)
         self.trim_and_poke()
 
+    def _release(self, pacer: Pacer) -> None:
+        """A message held back by its pacer, now due: to every client."""
+        msg = pacer.take()
+        if msg is None or not self.clients:
+            return
+        item = (msg.get("type", ""), msg.get("seq", 0), self.wire(msg))
+        pacer.sent(len(item[2]), self.clients)
+        self.add_item(item)
+
     def add_item(self, item: Item) -> None:
-        """A message already serialised (a snapshot held back) for every client."""
+        """A message already serialised for every client."""
         self._append(item)
         self.trim_and_poke()
 
@@ -318,12 +409,21 @@ class FanOut:
             return
         if item[0] == "snapshot" and self.tally.pending and item[2].endswith("}"):
             live.append((item[0], item[1], item[2][:-1] + ',"bets":' + self.wire(self.tally.message()) + "}"))
+            self._told_at = time.monotonic()
             return
         self.flush()
         live.append(item)
 
     def _flush_later(self) -> None:
+        """The ``bets`` message, COALESCE_EVERY after the clients were last
+        told of the bets: while snapshots carry them (the runner's, every
+        0.25 s while bets stream in) no frame of its own goes to each client."""
         self._flush_due = False
+        wait = self._told_at + COALESCE_EVERY - time.monotonic()
+        if wait > 0 and self.tally.pending and self.loop is not None:
+            self._flush_due = True
+            self.loop.call_later(wait, self._flush_later)
+            return
         if self.flush():
             self.trim_and_poke()
 
@@ -332,6 +432,7 @@ class FanOut:
         if not self.tally.pending:
             return False
         msg = self.tally.message()
+        self._told_at = time.monotonic()
         live = self.logs[LIVE]
         if live.subs:
             live.append(("bets", msg["seq"], self.wire(msg)))

@@ -54,9 +54,13 @@ def _server(app: FastAPI, log_level: str = "warning"):
         def capture_signals(self):
             return _unblocking_stop_signals(super().capture_signals())
 
-    # log_config=None: uvicorn's records go to the root logger, rendered as ours (tablesim.log)
+    from tablesim.server.wsframes import RawFrames
+
+    # log_config=None: uvicorn's records go to the root logger, rendered as ours (tablesim.log);
+    # RawFrames: the stream's frames written by the fan-out itself (no compression negotiated)
     config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="on", log_config=None,
-                            timeout_graceful_shutdown=2, ws_ping_interval=20.0, ws_max_size=WS_MAX_MESSAGE)
+                            timeout_graceful_shutdown=2, ws_ping_interval=20.0, ws_max_size=WS_MAX_MESSAGE,
+                            ws=RawFrames, ws_per_message_deflate=False)
     return Server(config)
 
 

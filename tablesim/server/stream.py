@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterable
 
 from tablecore.plain import jsonable
 from tablesim.journal.clock import now_stamp
-from tablesim.server.fanout import EACH, FanOut, Pacer, Subscription
+from tablesim.server.fanout import EACH, FanOut, Subscription
 
 #: how many events the ring buffer keeps for reconnecting clients
 RING_SIZE = 4000
@@ -87,12 +87,12 @@ class EventStream:
         self.floor = start_seq
         self.redact = redact or (lambda m: m)
         self.loop: asyncio.AbstractEventLoop | None = None
-        #: the clients' logs (the event loop's: filled by ``_fan_out``, read by every client's writer)
+        #: the clients' logs (the event loop's: filled by ``_fan_out``, read by every client's writer);
+        #: the table's whole state for every client at a pace (snapshots, big bet books)
         self.fanout = FanOut(wire_text, limit=QUEUE_LIMIT, byte_limit=QUEUE_BYTES, live_limit=LIVE_QUEUE_LIMIT,
-                             live_byte_limit=QUEUE_BYTES)
+                             live_byte_limit=QUEUE_BYTES,
+                             paced={"snapshot": SNAPSHOT_BYTES_PER_SECOND, "book": BOOK_BYTES_PER_SECOND})
         self._clients = 0  # (under the lock: what the table's thread may read)
-        #: the table's whole state for every client, at a pace: snapshots, big bet books
-        self._pacers = {"snapshot": Pacer(SNAPSHOT_BYTES_PER_SECOND), "book": Pacer(BOOK_BYTES_PER_SECOND)}
         #: clients dropped for falling behind (since the start)
         self.dropped = 0
 
@@ -142,20 +142,7 @@ class EventStream:
         """(The event loop) each message serialised once, into the logs of the
         clients that get it; every client's writer is woken once."""
         if self.fanout.clients:
-            self.fanout.add(msgs, book, self._snapshot_due)
-
-    def _snapshot_due(self, item: tuple[str, int, str]) -> bool:
-        """Whether a table snapshot (or a bet book) goes out now: each is the
-        table's whole state for every client, paced (``Pacer``) within what
-        its type may cost them together a second."""
-        pacer = self._pacers.get(item[0])
-        return pacer is None or pacer.due(item, self.fanout.clients, self.loop, self._release)
-
-    def _release(self, pacer: Pacer) -> None:
-        clients = self.fanout.clients
-        item = pacer.release(clients)
-        if item is not None and clients:
-            self.fanout.add_item(item)
+            self.fanout.add(msgs, book)
 
     def subscribe(self, loop: asyncio.AbstractEventLoop, each: bool = False) -> tuple[Subscription, int]:
         """Register a client (on the event loop); returns it and the last

@@ -131,3 +131,96 @@ def test_a_bet_acknowledged_before_a_disconnect_stands_and_the_missed_round_is_s
     want = before - 14 + returned
     rig.wait_for(lambda: rig.wallet_balance("ada") == want, what="ada settled")
     assert Decimal(back.ask("balance")["balance"]) == want
+
+
+# --- the hub's sending, on real sockets (no table needed) ---------------------------------------
+
+def _hub():
+    from tablesim.platform.player.hub import Hub, tap
+    from tablesim.platform.rounds import Rounds
+    from tablesim.platform.tables import Offer
+
+    rounds = Rounds()
+    hub = Hub({"WHEEL-1": Offer("WHEEL-1", "MOP", Decimal(1), "player", Decimal(10000), game="wheel"),
+               "WHEEL-2": Offer("WHEEL-2", "MOP", Decimal(1), "player", Decimal(10000), game="wheel")}, rounds)
+    tap(rounds, hub)
+    return rounds, hub
+
+
+def _state(seq: int, state: str, previous: str, table: str = "WHEEL-1"):
+    from tablesim.studio.wire import WireRecord
+
+    return WireRecord(seq, table, "R-1", "event", "state", {"state": state, "previous": previous}, "", "", b"",
+                      "2026-12-02T07:00:00.000000+00:00")
+
+
+def test_the_whole_lobby_goes_only_to_players_in_it_and_a_table_sends_its_line_when_it_changed():
+    rounds, hub = _hub()
+    at_table, in_lobby = hub.join("ann"), hub.join("abe")
+    hub.watch(at_table, "WHEEL-1")
+    got = lambda c: [json.loads(c.queue.get_nowait()) for _ in range(c.queue.qsize())]  # noqa: E731
+    rounds.apply(_state(1, "betting_open", "idle"), 1)
+    first = got(at_table)
+    assert [m["type"] for m in first] == ["event", "lobby"]
+    assert [t["table"] for t in first[1]["tables"]] == ["WHEEL-1"] and first[1]["tables"][0]["players"] == 1
+    lobby = got(in_lobby)
+    assert [m["type"] for m in lobby] == ["lobby"] and {t["table"] for t in lobby[0]["tables"]} == {"WHEEL-1", "WHEEL-2"}
+    rounds.apply(_state(2, "bets_closed", "betting_open"), 2)
+    assert [m["type"] for m in got(at_table)] == ["event"]  # (nothing of the lobby changed that it does not see)
+    assert [m["type"] for m in got(in_lobby)] == ["lobby"]
+    rounds.apply(_state(1, "betting_open", "idle", table="WHEEL-2"), 3)
+    assert got(at_table) == []  # another table's change: not its business
+
+
+def test_a_tables_messages_are_framed_once_written_together_and_a_player_far_behind_is_dropped():
+    """On the platform's own server a player's frames go straight to its
+    connection: what the table shows in one turn of the loop is one write
+    of the same bytes to every watcher, and a connection holding more than
+    its bound unsent is dropped, never waited for."""
+    import asyncio
+    import socket as sockets
+    from types import SimpleNamespace
+
+    from tablesim.server.wsframes import Wire
+
+    async def run():
+        loop = asyncio.get_running_loop()
+        rounds, hub = _hub()
+        pairs, clients = [], []
+        for name, behind in (("ann", 1 << 20), ("amy", 1 << 20), ("abe", 64 << 10)):
+            mine, theirs = sockets.socketpair()
+            theirs.setsockopt(sockets.SOL_SOCKET, sockets.SO_RCVBUF, 4096)
+            mine.setsockopt(sockets.SOL_SOCKET, sockets.SO_SNDBUF, 4096)  # (a slow link: backs up soon)
+            transport, _ = await loop.connect_accepted_socket(asyncio.Protocol, mine)
+            transport.set_write_buffer_limits(high=behind)  # (the protocol is not paused below the bound)
+            protocol = SimpleNamespace(transport=transport, close_sent=False, disconnected=False)
+            client = hub.join(name, Wire(protocol, behind=behind))
+            hub.watch(client, "WHEEL-1")
+            pairs.append(theirs)
+            clients.append(client)
+        rounds.apply(_state(1, "betting_open", "idle"), 1)
+        rounds.apply(_state(2, "bets_closed", "betting_open"), 2)
+        await asyncio.sleep(0.1)
+        read = []
+        for theirs in pairs[:2]:
+            theirs.setblocking(False)
+            read.append(theirs.recv(1 << 16))
+        assert read[0] == read[1] and read[0][0] == 0x81  # the same frames, unmasked text frames
+        texts, at = [], 0
+        while at < len(read[0]):
+            size, head = read[0][at + 1], 2
+            if size == 126:  # (RFC 6455: a 16-bit length follows)
+                size, head = int.from_bytes(read[0][at + 2:at + 4], "big"), 4
+            texts.append(json.loads(read[0][at + head:at + head + size]))
+            at += head + size
+        assert [(m["type"], m.get("data", {}).get("state")) for m in texts] == \
+            [("event", "betting_open"), ("event", "bets_closed"), ("lobby", None)]
+        big = "x" * 4000  # abe never reads: past 64 kB behind it is let go, the others not
+        for seq in range(3, 300):
+            hub._send(clients[2], json.dumps({"type": "pad", "seq": seq, "x": big}))
+        assert clients[2].gone == "too_slow" and clients[2] not in hub.clients and hub.counts["dropped"] == 1
+        assert not clients[0].gone and not clients[1].gone
+        for theirs in pairs:
+            theirs.close()
+
+    asyncio.run(run())

@@ -88,4 +88,7 @@ def ws_fanout(bets: int = 20_000, rate: float = 5000, batch: int = 25, clients: 
     return {**loaded, "offered_bets_per_second": rate, "ws_clients": ws_clients, "reading": reading,
             "readers_batch": ws_batch,
             "silent_dropped": seen["silent_dropped"], "readers_closed": seen["readers_closed"],
+            # (what the readers got: the frames a reader was written, over both phases with clients)
+            "frames_per_reader": round(seen.get("frames_read", 0) / max(1, reading)),
+            "bytes_per_reader": round(seen.get("bytes_read", 0) / max(1, reading)),
             "without_clients": alone, "table": intake.table}

@@ -7,6 +7,8 @@ token for a session (``POST /api/session`` at its platform), opens ``/ws``,
 says hello and watches the table. The process prints ``ready N`` once all
 are watching, then follows its standard input:
 
+- ``measure``: from now on the event delays are counted;
+- ``count``: one line, ``count N``: the text frames its players read so far;
 - ``bet``: from now on the bettors bet while the table takes bets, each at
   its share of the plan's rate (at most 4 bets waiting per socket);
 - ``stop ROUND``: once every player saw ROUND's outcome (or 60 s passed),
@@ -15,8 +17,8 @@ are watching, then follows its standard input:
 
 An event's delay is this process's clock when the frame was read minus the
 ``ts`` the table journaled it with (both the machine's wall clock). Plain
-asyncio streams and a minimal WebSocket framing (the standard library
-only): the clients must cost little next to the platform they load.
+asyncio protocols and a minimal WebSocket framing: the clients must cost
+little next to the platform they load.
 """
 
 from __future__ import annotations
@@ -48,12 +50,14 @@ class Shared:
     def __init__(self, table: str) -> None:
         self.table = table
         self.delays: Counter[int] = Counter()  # ms -> deliveries
+        self.watching: Counter[int] = Counter()  # the same, until the bets began
         self.bet_ms: Counter[int] = Counter()  # ms -> placed bets
         self.statuses: Counter[str] = Counter()
         self.messages: dict[str, str] = {}  # status -> the first refusal's message
         self.outcomes: Counter[str] = Counter()  # round -> players who saw its outcome
         self.windows: dict[str, list[float]] = {}  # round -> [first bet sent, last answer]
         self.closed = 0
+        self.frames = 0  # text frames read, every kind (the platform's deliveries)
         self.betting: str | None = None  # the round taking bets
         self.bet = False
         self.measuring = False
@@ -66,12 +70,21 @@ class Shared:
         return at
 
 
-async def _frame(reader: asyncio.StreamReader) -> tuple[int, bytes]:
-    head = await reader.readexactly(2)
-    size = head[1] & 0x7F
+def _parse(buf: bytearray, at: int) -> tuple[int, bytearray, int] | None:
+    """The frame at ``at`` of ``buf`` (opcode, payload, where the next
+    begins), or None when it has not all come yet."""
+    if len(buf) - at < 2:
+        return None
+    size, head = buf[at + 1] & 0x7F, 2
     if size >= 126:
-        size = int.from_bytes(await reader.readexactly(2 if size == 126 else 8), "big")
-    return head[0] & 0x0F, await reader.readexactly(size)
+        head = 4 if size == 126 else 10
+        if len(buf) - at < head:
+            return None
+        size = int.from_bytes(buf[at + 2:at + head], "big")
+    end = at + head + size
+    if len(buf) < end:
+        return None
+    return buf[at] & 0x0F, buf[at + head:end], end
 
 
 def _masked(opcode: int, payload: bytes) -> bytes:
@@ -82,14 +95,22 @@ def _masked(opcode: int, payload: bytes) -> bytes:
     return bytes([0x80 | opcode]) + size + b"\0\0\0\0" + payload
 
 
-class Player:
+class Player(asyncio.Protocol):
+    """One player's socket: a protocol fed by the event loop (no task, no
+    stream reader of its own: thousands share a process that must cost
+    little next to the platform it loads)."""
+
     def __init__(self, shared: Shared, url: str, token: str, bettor: bool, rate: float) -> None:
         self.shared, self.url, self.token, self.bettor, self.rate = shared, url, token, bettor, rate
         self.seen: set[str] = set()
         self.sent: dict[int, tuple[float, str]] = {}
         self.n = 0
         self.spot: dict = {}
-        self.writer: asyncio.StreamWriter | None = None
+        self.transport: asyncio.Transport | None = None
+        self.buf = bytearray()
+        self.session = ""
+        self.upgraded = False
+        self.watching: asyncio.Future | None = None  # done once the table's snapshot came
 
     async def open(self) -> None:
         parts = urlsplit(self.url)
@@ -100,49 +121,73 @@ class Player:
             await conn.close()
         if status != 200:
             raise RuntimeError(f"POST /api/session: {status} {raw[:200]!r}")
-        session = json.loads(raw)["session"]
-        self.reader, self.writer = await asyncio.open_connection(parts.hostname, parts.port, limit=1 << 22)
+        self.session = json.loads(raw)["session"]
+        loop = asyncio.get_running_loop()
+        self.watching = loop.create_future()
+        await loop.create_connection(lambda: self, parts.hostname, parts.port)
         key = base64.b64encode(os.urandom(16)).decode()
-        self.writer.write((f"GET /ws HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                           f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-        head = await self.reader.readuntil(b"\r\n\r\n")
-        if not head.startswith(b"HTTP/1.1 101"):
-            raise RuntimeError(f"the platform refused a WebSocket: {head[:80]!r}")
-        self.send({"type": "hello", "session": session})
-        self.send({"type": "watch", "table": self.shared.table})
-        while True:  # (the welcome, maybe a lobby, then the table's snapshot)
-            opcode, payload = await _frame(self.reader)
-            if opcode == 0x9:  # (the server's keep-alive ping: a slow start may see one)
-                self.writer.write(_masked(0xA, payload))
-            if opcode != 0x1:
-                continue
-            msg = json.loads(payload)
-            if msg["type"] == "answer" and not msg.get("ok", True):
-                raise RuntimeError(f"the platform refused a player: {msg}")
-            if msg["type"] == "table":
-                self.spot = _spot(msg)
-                if msg.get("betting"):
-                    self.shared.betting = msg.get("round_id")
-                return
+        self.transport.write((f"GET /ws HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\n"
+                              f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13"
+                              "\r\n\r\n").encode())
+        await self.watching  # (the welcome, maybe a lobby, then the table's snapshot)
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+
+    def connection_lost(self, exc) -> None:
+        if not self.watching.done():
+            self.watching.set_exception(ConnectionError("the platform closed a player's socket before the table came"))
+        else:
+            self.shared.closed += 1
 
     def send(self, doc: dict) -> None:
-        self.writer.write(_masked(0x1, json.dumps(doc, separators=(",", ":")).encode()))
+        self.transport.write(_masked(0x1, json.dumps(doc, separators=(",", ":")).encode()))
 
-    async def read(self) -> None:
-        """Every frame until the platform closes the socket."""
-        shared = self.shared
-        try:
-            while True:
-                opcode, payload = await _frame(self.reader)
-                if opcode == 0x1:
-                    self._took(payload.decode(), time.time())
-                elif opcode == 0x9:  # a ping: answered as a browser does
-                    self.writer.write(_masked(0xA, payload))
-                elif opcode == 0x8:
-                    break
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        shared.closed += 1
+    def data_received(self, data: bytes) -> None:
+        """What came, its frames taken apart here, all at once."""
+        self.buf += data
+        if not self.upgraded and not self._upgrade():
+            return
+        now, at = time.time(), 0
+        while (got := _parse(self.buf, at)) is not None:
+            opcode, payload, at = got
+            if opcode == 0x1:
+                self._text(payload.decode(), now)
+            elif opcode == 0x9:  # a ping: answered as a browser does
+                self.transport.write(_masked(0xA, bytes(payload)))
+            elif opcode == 0x8:
+                self.transport.close()
+                break
+        del self.buf[:at]
+
+    def _upgrade(self) -> bool:
+        end = self.buf.find(b"\r\n\r\n")
+        if end < 0:
+            return False
+        head = bytes(self.buf[:end])
+        del self.buf[:end + 4]
+        if not head.startswith(b"HTTP/1.1 101"):
+            self.watching.set_exception(RuntimeError(f"the platform refused a WebSocket: {head[:80]!r}"))
+            self.transport.close()
+            return False
+        self.upgraded = True
+        self.send({"type": "hello", "session": self.session})
+        self.send({"type": "watch", "table": self.shared.table})
+        return True
+
+    def _text(self, text: str, now: float) -> None:
+        if self.watching.done():
+            self.shared.frames += 1
+            self._took(text, now)
+            return
+        msg = json.loads(text)
+        if msg["type"] == "answer" and not msg.get("ok", True):
+            self.watching.set_exception(RuntimeError(f"the platform refused a player: {msg}"))
+        elif msg["type"] == "table":
+            self.spot = _spot(msg)
+            if msg.get("betting"):
+                self.shared.betting = msg.get("round_id")
+            self.watching.set_result(None)
 
     def _took(self, text: str, now: float) -> None:
         if text.startswith(LOBBY):
@@ -196,14 +241,13 @@ def _spot(table: dict) -> dict:
 
 
 async def _connect(players: list[Player], tasks: list[asyncio.Task], at_once: int = 32) -> None:
-    """Every player's socket open, each read from as soon as it is (frames
+    """Every player's socket open (each read from as soon as it is: frames
     left waiting in a socket would count as late)."""
     queue = iter(players)
 
     async def worker() -> None:
         for p in queue:
             await p.open()
-            tasks.append(asyncio.create_task(p.read()))
 
     await asyncio.gather(*(worker() for _ in range(at_once)))
 
@@ -222,18 +266,23 @@ async def main(plan: dict) -> None:
                for i, t in enumerate(tokens)]
     tasks: list[asyncio.Task] = []
     await _connect(players, tasks)
-    shared.measuring = True  # (from here: the players' connecting is not what is measured)
     tasks += [asyncio.create_task(p.bet()) for p in players if p.bettor]
     print(f"ready {len(players)}", flush=True)
     loop = asyncio.get_running_loop()
     while (line := (await loop.run_in_executor(None, sys.stdin.readline)).split()):
-        if line[0] == "bet":
+        if line[0] == "measure":  # (every process's players connected: their connecting is not measured)
+            shared.measuring = True
+        elif line[0] == "bet":
+            shared.watching = Counter(shared.delays)  # (the delays while nobody bet)
             shared.bet = True
+        elif line[0] == "count":
+            print(f"count {shared.frames}", flush=True)
         elif line[0] == "stop":
             shared.bet = False
             await _until_seen(shared, line[1], len(players))
             break
     print(json.dumps({"players": len(players), "closed": shared.closed, "delays": shared.delays,
+                      "delays_watching": shared.watching,
                       "bet_ms": shared.bet_ms, "statuses": shared.statuses,
                       "messages": shared.messages, "outcomes": shared.outcomes,
                       "windows": shared.windows}), flush=True)
@@ -243,4 +292,10 @@ async def main(plan: dict) -> None:
 
 if __name__ == "__main__":
     with open(sys.argv[1]) as f:
-        asyncio.run(main(json.load(f)))
+        plan_ = json.load(f)
+    try:
+        import uvloop  # (the platform's own loop: the clients cost it half what asyncio's would)
+    except ImportError:
+        asyncio.run(main(plan_))
+    else:
+        uvloop.run(main(plan_))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -157,17 +158,26 @@ class Loaders:
                 stdout=subprocess.PIPE, stderr=log, text=True, env=rig.env))
             log.close()
 
-    def ready(self) -> int:
+    def _sum(self, word: str, what: str) -> int:
+        """The sum of each process's next line, ``WORD N``."""
         got = 0
         for proc in self.procs:
             line = proc.stdout.readline()
-            if not line.startswith("ready "):
-                raise RuntimeError(f"a load process did not connect its players: {line!r} (see its log)")
+            if not line.startswith(word + " "):
+                raise RuntimeError(f"a load process did not {what}: {line!r} (see its log)")
             got += int(line.split()[1])
         return got
 
+    def ready(self) -> int:
+        return self._sum("ready", "connect its players")
+
     def cpu(self) -> float:
         return sum(_cpu(p.pid) for p in self.procs)
+
+    def frames(self) -> int:
+        """The text frames every player has read so far."""
+        self.say("count")
+        return self._sum("count", "count its frames")
 
     def say(self, line: str) -> None:
         for proc in self.procs:
@@ -212,11 +222,11 @@ def _phase(rig: LoadRig, rounds: int) -> tuple[list[str], float]:
 
 
 def _merge(reports: list[dict]) -> dict[str, Any]:
-    total: dict[str, Any] = {k: Counter() for k in ("delays", "bet_ms", "statuses", "outcomes")}
+    total: dict[str, Any] = {k: Counter() for k in ("delays", "delays_watching", "bet_ms", "statuses", "outcomes")}
     windows: dict[str, list[float]] = {}
     for r in reports:
         for k in total:
-            total[k].update({(int(x) if k in ("delays", "bet_ms") else x): n for x, n in r.get(k, {}).items()})
+            total[k].update({(int(x) if k in ("delays", "delays_watching", "bet_ms") else x): n for x, n in r.get(k, {}).items()})
         for rid, (a, b) in r.get("windows", {}).items():
             w = windows.setdefault(rid, [a, b])
             w[0], w[1] = min(w[0], a), max(w[1], b)
@@ -237,6 +247,8 @@ def _figures(plan: Plan, connected: int, got: dict, watched: list[str], rss: dic
         "missing_results": sum(missing.values()),
         "event_deliveries": sum(got["delays"].values()), "event_p50_ms": _p(got["delays"], 0.5),
         "event_p99_ms": p99, "event_max_ms": float(max(got["delays"]) + 1) if got["delays"] else None,
+        # (the same while the players only watched: the fan-out's own part, before the bets load the platform)
+        "event_p50_ms_watching": _p(got["delays_watching"], 0.5), "event_p99_ms_watching": _p(got["delays_watching"], 0.99),
         "bus_p50_ms": _p(got["bus"], 0.5), "bus_p99_ms": _p(got["bus"], 0.99),
         "bettors": min(plan.bettors, plan.players), "bet_rate_offered": plan.bet_rate, "bets_placed": placed,
         "bet_answers": dict(got["statuses"]), "refusals": got["refusals"],
@@ -266,8 +278,23 @@ def failures(fig: dict) -> list[str]:
     return why
 
 
+def open_files(players: int) -> int:
+    """Raise this process's limit of open files (its children inherit it) to
+    what ``players`` sockets need in one process, within the hard limit."""
+    need = players + 1024  # (each socket one file, in the platform and in a load process; the rest besides)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = need if hard == resource.RLIM_INFINITY else min(hard, need)
+    if want > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    if want < need:
+        raise RuntimeError(f"{players} players need {need} open files in one process; the hard limit is {hard} "
+                           "(raise it: ulimit -Hn, or limits.conf)")
+    return want
+
+
 def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
     started = time.monotonic()
+    open_files(-(-plan.players // plan.platforms))
     rig = LoadRig(plan)
     loaders = None
     try:
@@ -279,13 +306,14 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         tap = BusTap(rig.nats, rig.table_id)
         loaders = Loaders(rig, rig.tokens(plan.players))
         connected = loaders.ready()
+        loaders.say("measure")
         rss_after = rig.rss_mb()
         progress(f"{connected} players watching; the round under way, then {plan.quiet_rounds} without bets")
         watched = rig.rounds(1, 120 + plan.bet_seconds + 60 * max(plan.pace, 0.1))  # (to a round's start)
-        cpu0 = {**rig.cpu(), "loaders": loaders.cpu()}
+        cpu0, frames0 = {**rig.cpu(), "loaders": loaders.cpu()}, loaders.frames()
         more, watching = _phase(rig, plan.quiet_rounds)
         watched += more
-        cpu1 = {**rig.cpu(), "loaders": loaders.cpu()}
+        cpu1, frames1 = {**rig.cpu(), "loaders": loaders.cpu()}, loaders.frames()
         loaders.say("bet")
         progress(f"{plan.bettors} bettors betting; {plan.rounds} round(s)")
         betting_ids, betting = _phase(rig, plan.rounds)
@@ -302,6 +330,9 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         fig = _figures(plan, connected, got, watched + betting_ids, rss, cpu, time.monotonic() - started)
         fig["cpu_s_watching"] = {k: round(cpu1[k] - cpu0[k], 2) for k in cpu0}
         fig["cpu_s_betting"] = {k: round(cpu2[k] - cpu1[k], 2) for k in cpu1}
+        fig["deliveries_watching"] = frames1 - frames0
+        fig["platform_cpu_us_per_delivery"] = (round((cpu1["platforms"] - cpu0["platforms"]) * 1e6 / (frames1 - frames0), 2)
+                                               if frames1 > frames0 else None)
         return fig
     finally:
         if loaders is not None:

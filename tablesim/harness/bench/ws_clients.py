@@ -52,6 +52,7 @@ async def _read_all(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, 
             counts["closed"] += 1
             return
         counts["bytes"] += 2 + size
+        counts["frames"] += 1
         if head[0] & 0x0F == 0x9:  # a ping: the pong carries its payload, masked (a client's frame)
             mask = os.urandom(4)
             writer.write(bytes([0x8A, 0x80 | len(payload)]) + mask
@@ -76,7 +77,7 @@ async def _silent_until_closed(reader: asyncio.StreamReader, writer: asyncio.Str
 
 
 async def main(host: str, port: int, n: int, reading: int, batch: bool = False) -> None:
-    counts = {"bytes": 0, "closed": 0, "dropped": 0}
+    counts = {"bytes": 0, "frames": 0, "closed": 0, "dropped": 0}
     stop = asyncio.Event()
     tasks = []
     for i in range(n):
@@ -90,7 +91,8 @@ async def main(host: str, port: int, n: int, reading: int, batch: bool = False) 
     for t in tasks:
         t.cancel()
     print(json.dumps({"reading": reading, "silent": n - reading, "readers_closed": counts["closed"],
-                      "silent_dropped": counts["dropped"], "bytes_read": counts["bytes"]}), flush=True)
+                      "silent_dropped": counts["dropped"], "bytes_read": counts["bytes"],
+                      "frames_read": counts["frames"]}), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 """The fan-out of one platform process: every record the process's follower
 reads (it reads the whole stream once, for all its players) goes through
-each table's public view once; a message shown is serialised once and the
-same text handed to each player watching that table, into a bounded queue
-per player. A player whose queue is full is dropped (their page reconnects
-and is given the table again), never waited for: one slow phone never
-holds the others back.
+each table's public view once; a message shown is serialised once and
+framed once, and what a table shows within ``FLUSH_EVERY`` goes to each of
+its watchers in one write of the same bytes, straight to the connection
+(``tablesim.server.wsframes``; through a bounded queue per player on
+another server). A player too far behind is dropped (their page
+reconnects and is given the table again), never waited for: one slow phone
+never holds the others back.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from tablesim.platform.player.public import PublicTable, outcome, short
 from tablesim.platform.player.recall import Recall, entry
 from tablesim.platform.rounds import BETTING
 from tablesim.platform.tables import Offer
+from tablesim.server.wsframes import Wire, text_frame
 from tablesim.studio.wire import WireRecord
 
 log = logging.getLogger("tablesim.platform")
@@ -31,6 +34,11 @@ QUEUE = 512
 ROUND_EVENTS = 1000
 #: results kept per table for the lobby
 LAST_RESULTS = 10
+#: the whole lobby goes to the players looking at it at most this often (seconds)
+LOBBY_EVERY = 0.5
+#: a table's watchers are written to at most this often (seconds) while its records stream in;
+#: the first after a quiet spell goes at once (a write a player costs as much as its bytes)
+FLUSH_EVERY = 0.02
 
 
 def dumps(msg: dict) -> str:
@@ -38,15 +46,21 @@ def dumps(msg: dict) -> str:
 
 
 class Client:
-    """One socket's sending side: texts already serialised, in a bounded queue."""
+    """One socket's sending side. With a ``wire`` (the platform's own server):
+    frames written to the connection at once, a client more than the wire's
+    bytes behind dropped. Without (another ASGI server, the tests): texts in
+    a bounded queue that the socket's writer sends."""
 
-    def __init__(self, player: str, limit: int = QUEUE) -> None:
+    def __init__(self, player: str, limit: int = QUEUE, wire: Wire | None = None) -> None:
         self.player = player
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(limit)
+        self.wire = wire
+        self.queue: asyncio.Queue[str | None] | None = asyncio.Queue(limit) if wire is None else None
         self.table: str | None = None
         self.gone: str | None = None  # why the hub let it go
 
     def put(self, text: str) -> bool:
+        if self.wire is not None:
+            return self.deliver((text,), text_frame(text.encode()))
         if self.gone:
             return False
         try:
@@ -56,9 +70,24 @@ class Client:
             self.drop("too_slow")
             return False
 
+    def deliver(self, texts: tuple[str, ...] | list[str], frames: bytes) -> bool:
+        """Messages (their texts, and the same framed as one run of bytes)."""
+        if self.gone:
+            return False
+        if self.wire is None:
+            return all(self.put(t) for t in texts)
+        if self.wire.write(frames):
+            return True
+        self.drop("too_slow" if self.wire.open else "closed")
+        return False
+
     def drop(self, why: str) -> None:
-        """Stop sending: what waits is thrown away and the writer told to close."""
+        """Stop sending: what waits is thrown away and the connection closed
+        (the writer told to close it, or, on a wire, dropped at once)."""
         self.gone = why
+        if self.wire is not None:
+            self.wire.abort()
+            return
         while not self.queue.empty():
             self.queue.get_nowait()
         self.queue.put_nowait(None)
@@ -74,6 +103,11 @@ class LiveTable:
         self.results: deque[dict] = deque(maxlen=LAST_RESULTS)
         self.timer: dict | None = None
         self.watchers: set[Client] = set()
+        self.pending: list[str] = []  # shown, not yet sent to the watchers (sent together)
+        self.lobby_due = False  # the watchers get the table's line of the lobby with what is pending
+        self.line_players = -1  # the players count of the last line they got
+        self.flush_due = False
+        self.flushed_at = 0.0
 
     def summary(self) -> dict:
         v = self.view
@@ -82,19 +116,28 @@ class LiveTable:
 
 
 class Hub:
+    """Messages to a table's watchers are serialised once and framed once,
+    and what is shown in one turn of the event loop (a fetch of records, a
+    state change with its lobby line) goes to each watcher as one write.
+    The whole lobby goes only to the players looking at it, at most every
+    ``LOBBY_EVERY``; a player at a table gets that table's line of it."""
+
     def __init__(self, offers: dict[str, Offer], rounds) -> None:
         self.rounds = rounds
         self.recall = Recall(rounds)
         self.tables = {t: LiveTable(o, g) for t, o in offers.items() if (g := game_of(o)) is not None}
         self.clients: set[Client] = set()
+        self.in_lobby: set[Client] = set()  # the clients watching no table
         self.by_player: dict[str, set[Client]] = {}
         self.counts = {"shown": 0, "sent": 0, "dropped": 0}
+        self._lobby_due = False
 
     # --- players ---------------------------------------------------------------
 
-    def join(self, player: str) -> Client:
-        client = Client(player)
+    def join(self, player: str, wire: Wire | None = None) -> Client:
+        client = Client(player, wire=wire)
         self.clients.add(client)
+        self.in_lobby.add(client)
         self.by_player.setdefault(player, set()).add(client)
         return client
 
@@ -104,6 +147,7 @@ class Hub:
         if not self.by_player.get(client.player):
             self.by_player.pop(client.player, None)
         self.watch(client, None)
+        self.in_lobby.discard(client)
 
     def watch(self, client: Client, table: str | None) -> dict | None:
         """``client`` watches ``table`` (None: the lobby only): the table's snapshot."""
@@ -111,8 +155,12 @@ class Hub:
             self.tables[client.table].watchers.discard(client)
         client.table = table if table in self.tables else None
         if client.table is None:
+            if client in self.clients:
+                self.in_lobby.add(client)
             return None
+        self.in_lobby.discard(client)
         live = self.tables[client.table]
+        self.flush(live)  # (what is pending is in the snapshot's events: not sent to this one again)
         live.watchers.add(client)
         return {"type": "table", **live.summary(), "events": list(live.events),
                 "mine": self.recall.open_bets(client.player, live.offer.table, live.view.round_id)}
@@ -147,8 +195,10 @@ class Hub:
             self._state(live, rec)
         live.events.append(msg)
         self.publish(live, msg)
-        if rec.name == "state":
-            self.broadcast(self.lobby())
+        if rec.name == "state" and live.line_players != len(live.watchers):
+            self.lobby_changed(live)  # (its watchers follow the state from the event: the count is news)
+        elif rec.name == "state":
+            self._lobby_soon()
 
     def _mine(self, live: LiveTable, round_id: str, owners: set[str]) -> None:
         """Each of this process's players whose bets a record holds, watching
@@ -184,28 +234,100 @@ class Hub:
             mine = dumps({"type": "result", **entry(rnd, player)})
             for client in list(self.by_player.get(player, ())):
                 self._send(client, mine)
-        self.broadcast(self.lobby())
+        self.lobby_changed(live)
+
+    # --- sending -----------------------------------------------------------------
 
     def publish(self, live: LiveTable, msg: dict) -> None:
-        text = dumps(msg)  # once, whoever watches
+        """``msg`` to every watcher of ``live``: serialised now, sent with
+        whatever else it shows within ``FLUSH_EVERY``."""
         self.counts["shown"] += 1
-        for client in list(live.watchers):
-            self._send(client, text)
+        live.pending.append(dumps(msg))
+        self._flush_soon(live)
 
-    def broadcast(self, msg: dict) -> None:
-        if not self.clients:
+    def lobby_changed(self, live: LiveTable) -> None:
+        """The table's line of the lobby changed: its watchers get it with
+        what is pending, the lobby's players the whole lobby (coalesced)."""
+        live.lobby_due = True
+        self._flush_soon(live)
+        self._lobby_soon()
+
+    def _lobby_soon(self) -> None:
+        if self._lobby_due or not self.in_lobby:
             return
-        text = dumps(msg)
-        for client in list(self.clients):
-            self._send(client, text)
+        self._lobby_due = True
+        loop = _loop()
+        if loop is None:
+            self.send_lobby()
+        else:
+            loop.call_later(LOBBY_EVERY, self.send_lobby)
+
+    def send_lobby(self) -> None:
+        self._lobby_due = False
+        if self.in_lobby:
+            self._to(list(self.in_lobby), [dumps(self.lobby())])
+
+    def _flush_soon(self, live: LiveTable) -> None:
+        if live.flush_due:
+            return
+        loop = _loop()
+        if loop is None:  # (no loop: a test walking records; sent at once)
+            self.flush(live)
+            return
+        live.flush_due = True
+        wait = live.flushed_at + FLUSH_EVERY - loop.time()
+        if wait > 0:
+            loop.call_later(wait, self.flush, live)
+        else:
+            loop.call_soon(self.flush, live)
+
+    def flush(self, live: LiveTable) -> None:
+        """What is pending for ``live``'s watchers, to each in one write."""
+        live.flush_due = False
+        texts, live.pending = live.pending, []
+        if live.lobby_due:
+            live.lobby_due = False
+            live.line_players = len(live.watchers)
+            texts.append(dumps({"type": "lobby", "tables": [live.summary()]}))
+        loop = _loop()
+        if loop is not None:
+            live.flushed_at = loop.time()
+        if texts and live.watchers:
+            self._to(list(live.watchers), texts)
+
+    def _to(self, clients: list[Client], texts: list[str]) -> None:
+        frames = b"".join(text_frame(t.encode()) for t in texts)  # (once, whoever gets them)
+        for client in clients:
+            if client.deliver(texts, frames):
+                self.counts["sent"] += len(texts)
+            else:
+                self._gone(client)
 
     def _send(self, client: Client, text: str) -> None:
+        """A message for one client, after what is pending for its table."""
+        live = self.tables.get(client.table) if client.table else None
+        if live is not None and (live.pending or live.lobby_due):
+            self.flush(live)
+        if client.gone:
+            return
         if client.put(text):
             self.counts["sent"] += 1
-        elif client.gone == "too_slow" and client in self.clients:
-            self.counts["dropped"] += 1
-            log.info("platform: a player's socket was dropped: %d messages behind", client.queue.maxsize)
+        else:
+            self._gone(client)
+
+    def _gone(self, client: Client) -> None:
+        if client in self.clients:
+            if client.gone == "too_slow":
+                self.counts["dropped"] += 1
+                log.info("platform: a player's socket was dropped: too far behind")
             self.leave(client)
+
+
+def _loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _timer(offer: Offer, rec: WireRecord) -> dict | None:

@@ -20,6 +20,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 from tablesim.platform.bets import Answer, refused
 from tablesim.platform.player.hub import Client, Hub, dumps
 from tablesim.platform.sessions import BadSession, Session
+from tablesim.server.wsframes import SCOPE_KEY, Wire
 from tablesim.wallet.client import WalletError
 
 #: the largest message a player may send (bytes)
@@ -83,14 +84,16 @@ class PlayerSocket:
             hello = await self._hello()
             if hello is None:
                 return
-            self.client = self.hub.join(self.session.player)
-            writer = asyncio.ensure_future(self._write())
+            raw = self.ws.scope.get("extensions", {}).get(SCOPE_KEY)  # (the platform's own server: frames written at once)
+            self.client = self.hub.join(self.session.player, Wire(raw) if raw is not None else None)
+            writer = asyncio.ensure_future(self._write()) if self.client.queue is not None else None
             try:
-                self.client.put(dumps(await self._welcome(hello)))
+                self.hub._send(self.client, dumps(await self._welcome(hello)))
                 await self._read()
             finally:
                 self.hub.leave(self.client)
-                writer.cancel()
+                if writer is not None:
+                    writer.cancel()
                 for task in self.pending:
                     task.cancel()
         except WebSocketDisconnect:
@@ -137,6 +140,7 @@ class PlayerSocket:
         return format(account.balance, "f") if account.ok else None
 
     async def _write(self) -> None:
+        """The queue's texts through the ASGI server (when it gives no raw frames)."""
         try:
             while (text := await self.client.queue.get()) is not None:
                 await self.ws.send_text(text)
@@ -167,14 +171,14 @@ class PlayerSocket:
         kind, rid = doc["type"], doc.get("id")
         rest = {k: v for k, v in doc.items() if k not in ("type", "id")}
         if kind == "ping":
-            self.client.put(dumps({"type": "pong", "t": rest.get("t") if isinstance(rest.get("t"), (int, float))
+            self.hub._send(self.client, dumps({"type": "pong", "t": rest.get("t") if isinstance(rest.get("t"), (int, float))
                                    else None, "now": int(time.time() * 1000)}))
         elif kind == "watch":
             table = rest.get("table")
             snap = self.hub.watch(self.client, table if isinstance(table, str) else None)
-            self.client.put(dumps(snap if snap is not None else self.hub.lobby()))
+            self.hub._send(self.client, dumps(snap if snap is not None else self.hub.lobby()))
         elif kind == "recall":
-            self.client.put(dumps({"type": "recall", "rounds": self.hub.recall.closed(self.session.player)}))
+            self.hub._send(self.client, dumps({"type": "recall", "rounds": self.hub.recall.closed(self.session.player)}))
         elif kind in ("bet", "decide", "balance"):
             self._request(kind, rid, rest)
         else:

@@ -12,7 +12,9 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from tablesim.server.origins import origin_allowed
 from tablesim.server.reasons import loads
 from tablesim.server.runner import TableRunner
+from tablesim.server.fanout import select
 from tablesim.server.stream import wire_text
+from tablesim.server.wsframes import SCOPE_KEY, Wire
 
 #: how long a new WebSocket client may take to send ``{"since": N}`` first
 FIRST_MESSAGE_WAIT = 0.3
@@ -110,15 +112,24 @@ def _since(value: Any) -> int | None:
 async def _follow(ws: WebSocket, sub, reader: asyncio.Task, last: int, current: int, batch: bool) -> None:
     """Send the client what the stream queues for it until it goes away or
     falls too far behind (its queue filled): then it is closed (1013), never
-    waited for; a send stuck on a client that does not read is cancelled."""
-    writer = asyncio.create_task(_write(ws, sub, last, current, batch))
+    waited for; a send stuck on a client that does not read is cancelled.
+    On the table's own server the log's wake-ups write the client's frames
+    (``Subscription.attach``); elsewhere a writer task of its own does."""
+    raw = ws.scope.get("extensions", {}).get(SCOPE_KEY)
+    if raw is not None:
+        sub.attach(Wire(raw), batch, last, current)
+        writer = None
+    else:
+        writer = asyncio.create_task(_write(ws, sub, last, current, batch))
     dropped = asyncio.create_task(sub.dropped.wait())
     try:
-        await asyncio.wait({writer, reader, dropped}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({t for t in (writer, reader, dropped) if t is not None},
+                           return_when=asyncio.FIRST_COMPLETED)
     finally:
-        writer.cancel()
+        if writer is not None:
+            writer.cancel()
         dropped.cancel()
-    if writer.done() and not writer.cancelled():
+    if writer is not None and writer.done() and not writer.cancelled():
         writer.exception()  # (the client went away mid-send: nothing more to say)
     if sub.dropped.is_set():
         try:
@@ -142,19 +153,11 @@ async def _write(ws: WebSocket, sub, last: int, current: int, batch: bool = Fals
                 return
             await changed.wait()
             continue
-        texts = []
-        for kind, seq, text in items:
-            if kind == "event" or kind == "bets":
-                if seq <= last:
-                    continue  # (already sent from the backlog)
-                last = seq
-            elif kind == "snapshot" and seq < current:
-                continue
-            if not batch:
+        texts, last = select(items, last, current)
+        if not batch:
+            for text in texts:
                 await send({"type": "websocket.send", "text": text})
-            else:
-                texts.append(text)
-        if texts:
+        elif texts:
             await send({"type": "websocket.send", "text": "[" + ",".join(texts) + "]"})
 
 
