@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Load, faults and scale for the studio (issue 13.5).
+"""Load, faults and scale for the studio.
 
 Runs N tables (the three games in turn) as separate ``tablesim run --config``
 processes against one ``nats-server -js``, kills the broker (SIGKILL) in the

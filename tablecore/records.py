@@ -107,7 +107,7 @@ class BetPlaced(TableRecord):
     bet: str
     amount: str
     change: bool = OMITTED
-    player: str = OMITTED  # whose bet (issue 14.1); omitted: the position's own seat
+    player: str = OMITTED  # whose bet; omitted: the position's own seat
 
 
 @table_event("bet_withdrawn")
@@ -141,7 +141,7 @@ class Result(TableRecord):
     outcome: dict
     results: dict
     net: dict
-    players: dict = OMITTED  # each named player's results, net and stakes (issue 14.1)
+    players: dict = OMITTED  # each named player's results, net and stakes
     #: a settled round's stakes at risk, per position and stake name (the bets
     #: placed, and stakes made during the round such as a Fortune 3 play);
     #: omitted in records written before it was recorded

@@ -190,7 +190,7 @@ def _history(journal: Journal, last: int | None, round_id: str | None, as_json: 
         for pos in dict.fromkeys([*summary["bets"], *summary["results"]]):
             console.print(f"  {escape(pos)}: {position_line(summary, pos)}")
         for player, part in (summary.get("players") or {}).items():
-            # each named player's part (issue 14.1)
+            # each named player's part
             where = part.get("results") or part.get("returned") or {}
             line = "; ".join(f"{escape(p)} " + ", ".join(f"{escape(b)} {v}" for b, v in r.items()) for p, r in where.items())
             net = f"  net {signed(Decimal(part['net']))}" if "net" in part else "  returned"

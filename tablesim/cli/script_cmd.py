@@ -25,7 +25,7 @@ def _describe(item: PlayedRound) -> str:
     else:
         body = "net " + ", ".join(f"{pos} {fmt(v) if v <= 0 else '+' + fmt(v)}" for pos, v in result.net.items())
         if result.players:
-            # each named player's net (issue 14.1)
+            # each named player's net
             nets = result.players_json()
             body += "; players " + ", ".join(
                 f"{pl} {x['net'] if x['net'].startswith('-') or x['net'] == '0' else '+' + x['net']}"

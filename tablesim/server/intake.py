@@ -65,7 +65,7 @@ class BetRequest:
     amount: Decimal
     actor: str = "player"
     ref: str | None = None
-    #: whose bet it is (issue 14.1); None: the position's own seat
+    #: whose bet it is; None: the position's own seat
     player: str | None = None
 
 

@@ -278,7 +278,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
     def _board_entry(round_id: str, data: dict) -> dict:
         keys = ("game", "status", "void_reason", "outcome", "net")
         entry = {"round_id": round_id, **{k: data.get(k) for k in keys}}
-        if data.get("players"):  # each named player's part (issue 14.1)
+        if data.get("players"):  # each named player's part
             entry["players"] = data["players"]
         return entry
 

@@ -124,7 +124,7 @@ def _bet(item: Any, index: int) -> dict[str, Any]:
     if player is not None and (not isinstance(player, str) or not 1 <= len(player) <= 40 or not player.isprintable()):
         return bad_input(W("bus.bad_player", where=where), ref)
     try:
-        value = parse_amount(amount)  # plain digits, bounded, before any arithmetic (issue 14.3)
+        value = parse_amount(amount)  # plain digits, bounded, before any arithmetic
     except InputError as exc:
         return bad_input(W("bus.bad_amount", where=where, problem=str(exc)), ref)
     round_id = item.get("round")
@@ -132,7 +132,7 @@ def _bet(item: Any, index: int) -> dict[str, Any]:
         return bad_input(W("bus.bad_round", where=where), ref)
     out = {"position": str(position).strip(), "bet": bet, "amount": value, "ref": ref, "actor": ACTOR}
     if player is not None:
-        out["player"] = player  # whose bet it is (issue 14.1)
+        out["player"] = player  # whose bet it is
     if round_id is not None:
         out["round"] = round_id  # the round it was paid for: refused in any other (the platform debited it for this one)
     return out

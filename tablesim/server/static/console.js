@@ -102,7 +102,7 @@ async function supervisorToken(why) {
 }
 
 async function bet(position, betName) {
-  // On a box, a bet may name its player (issue 14.1); without one it is the box's own seat's.
+  // On a box, a bet may name its player; without one it is the box's own seat's.
   const player = table && !piece.betsByPlayer ? $("box-player").value.trim() : "";
   if (mode === "bet") await call("POST", "/api/bets", { position, bet: betName, amount: chip, ...(player ? { player } : {}) });
   else await call("DELETE", `/api/bets/${encodeURIComponent(position)}/${encodeURIComponent(betName)}` +
@@ -434,7 +434,7 @@ function renderResult(t) {
   const out = [h("div", { class: "result-line" + (r.status === "void" ? " void" : ""), id: "result" },
     h("b", {}, `${r.round_id}: `), resultSummary(t.game, r), nets ? h("span", { class: "dim" }, "  —  " + nets) : "")];
   if (r.players && r.status === "settled") {
-    // each named player's net (issue 14.1)
+    // each named player's net
     out.push(h("div", { class: "result-line dim", id: "player-results" },
       Object.entries(r.players).map(([pl, x]) => `${pl} ${signed(x.net)}`).join(" · ")));
   }
