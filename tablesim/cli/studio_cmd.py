@@ -46,12 +46,14 @@ def report_anchor(path: str, url: str, table: str | None = None, complete: bool 
     nothing to hold it against (its own verdict stands). With ``complete``
     it holds only if the stream has every committed record (none unanchored)."""
     from tablesim.studio.anchor import verify_anchor
-    from tablesim.studio.natsio import shown
+    from tablesim.studio.natsio import Refused, shown
 
     try:
         keys = anchor_keys()
         keys.update({tid: k for tid, k in _bucket_public_keys(url).items() if tid not in keys})
         reports = verify_anchor(path, url, [table] if table else None, keys)
+    except Refused as exc:
+        raise InputError(f"the studio's NATS refused this user: {exc}") from None
     except (OSError, TimeoutError) as exc:
         raise _unreachable(url, exc) from None
     except Exception as exc:  # nats-py's own errors (no servers, timeouts)
@@ -112,10 +114,12 @@ def _run_on_bus(url: str, make):
 
     from nats.js.errors import APIError
 
-    from tablesim.studio.natsio import retrying
+    from tablesim.studio.natsio import Refused, retrying
 
     try:
         return asyncio.run(retrying(make))
+    except Refused as exc:
+        raise InputError(f"the studio's NATS refused this user: {exc}") from None
     except APIError as exc:
         raise InputError(f"the studio's NATS refused it: {exc.description or exc}") from None
     except (OSError, TimeoutError) as exc:

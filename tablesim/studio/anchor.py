@@ -212,16 +212,13 @@ async def stream_messages(url: str, table_id: str) -> list[natsio.StreamMsg]:
 
 
 async def _stream_messages(url: str, table_id: str) -> list[natsio.StreamMsg]:
-    nc = await natsio.connect(url, "tablesim-audit")
-    try:
+    async with natsio.one_shot(url, "tablesim-audit") as nc:
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
         try:
             info = await js.stream_info(wire.STREAM)
         except natsio.NotFoundError:
             return []
         return await natsio.table_messages(js, table_id, natsio.stream_kinds(info.config.subjects or []))
-    finally:
-        await nc.close()
 
 
 def table_from_name(path: str) -> list[str]:

@@ -367,8 +367,7 @@ async def read_floor(url: str, keys: trust.Trust | None = None, shifts=None) -> 
     ``shifts``: the shift boundaries its figures by shift and day use)."""
     gate = Gate(keys if keys is not None else trust.Trust(), Floor(shifts))
     floor = gate.floor
-    nc = await natsio.connect(url, "tablesim-studio-report")
-    try:
+    async with natsio.one_shot(url, "tablesim-studio-report") as nc:
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
         try:
             await js.stream_info(wire.STREAM)
@@ -377,8 +376,6 @@ async def read_floor(url: str, keys: trust.Trust | None = None, shifts=None) -> 
         async for msg in natsio.read_messages(js, None, batch=FETCH):
             gate.record(msg.subject, {wire.MSG_ID: msg.msg_id, wire.SIG_HEADER: msg.sig}, msg.data, msg.stream_seq)
         return floor
-    finally:
-        await nc.close()
 
 
 def _settled(info) -> bool:

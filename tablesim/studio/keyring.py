@@ -82,8 +82,7 @@ async def bucket_keys(js) -> dict[str, str]:
 
 
 async def register(url: str, table_id: str, hex_key: str, replace: bool) -> str:
-    nc = await natsio.connect(url, "tablesim-register-key")
-    try:
+    async with natsio.one_shot(url, "tablesim-register-key") as nc:
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
         try:
             kv = await js.key_value(KEYS_BUCKET)
@@ -113,8 +112,6 @@ async def register(url: str, table_id: str, hex_key: str, replace: bool) -> str:
         except KeyWrongLastSequenceError:
             raise InputError(f"{table_id}'s key in bucket {KEYS_BUCKET} was registered meanwhile: run again") from None
         return f"{table_id}: key registered (bucket {KEYS_BUCKET})"
-    finally:
-        await nc.close()
 
 
 def merged(file_keys: trust.Trust, bucket: dict[str, str]) -> tuple[trust.Trust, list[str]]:
@@ -138,8 +135,5 @@ def merged(file_keys: trust.Trust, bucket: dict[str, str]) -> tuple[trust.Trust,
 
 async def keys_at(url: str) -> dict[str, str]:
     """The bucket's keys, on a connection of its own (``studio report``, the anchor)."""
-    nc = await natsio.connect(url, "tablesim-keys")
-    try:
+    async with natsio.one_shot(url, "tablesim-keys") as nc:
         return await bucket_keys(nc.jetstream(timeout=natsio.REQUEST_TIMEOUT))
-    finally:
-        await nc.close()

@@ -9,6 +9,7 @@ connection is ever sent late, out of order with what was resent since.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
 from dataclasses import dataclass
@@ -56,13 +57,50 @@ async def quiet(exc: Exception) -> None:
     """nats-py's error callback: the owner of the connection reports failures itself."""
 
 
-async def connect(url: str, name: str, timeout: float = 2.0) -> nats.NATS:
+async def connect(url: str, name: str, timeout: float = 2.0, error_cb=quiet) -> nats.NATS:
     """One attempt at each listed node in turn (no reconnecting, see above);
     raises if none is there. The client also learns the cluster's other nodes
     from the one it reaches, for its owner's next attempt."""
     return await nats.connect(servers(url), name=name, allow_reconnect=False, connect_timeout=max(1, int(timeout)),
                               inbox_prefix=natsurl.inbox_prefix(url),
-                              max_reconnect_attempts=1, reconnect_time_wait=0, error_cb=quiet)
+                              max_reconnect_attempts=1, reconnect_time_wait=0, error_cb=error_cb)
+
+
+class Refused(Exception):
+    """The broker refused this user a subject (a permissions violation):
+    asking again cannot help, so it is said at once."""
+
+
+#: how nats-py words the broker's refusal of a subject to a user
+PERMISSIONS = "permissions violation"
+
+
+@contextlib.asynccontextmanager
+async def one_shot(url: str, name: str, timeout: float = 2.0) -> AsyncIterator[nats.NATS]:
+    """A connection for one job of a command (``studio init``, a report, the
+    anchor). A subject the broker refuses this user stops the job at once
+    with ``Refused``: the broker answers a refused publish or subscription
+    with an error on the connection and never answers the request itself,
+    which would otherwise wait out its timeout and be retried as if a leader
+    election were under way (20 s for ``studio register-key`` as a user
+    that may not register keys)."""
+    task = asyncio.current_task()
+    refusal: list[str] = []
+
+    async def on_error(exc: Exception) -> None:
+        if PERMISSIONS in str(exc).lower() and not refusal and task is not None:
+            refusal.append(str(exc).removeprefix("nats: "))
+            task.cancel()
+
+    nc = await connect(url, name, timeout, error_cb=on_error)
+    try:
+        yield nc
+    except asyncio.CancelledError:
+        if refusal and task is not None and task.uncancel() == 0:
+            raise Refused(refusal[0]) from None
+        raise
+    finally:
+        await nc.close()
 
 
 async def connect_following(url: str, name: str, **callbacks) -> nats.NATS:

@@ -137,8 +137,7 @@ async def read_rounds(url: str, trust: Trust) -> Rounds:
     from nats.js.errors import NotFoundError
 
     rounds = Rounds(trust)
-    nc = await natsio.connect(url, "tablesim-wallet-reconcile")
-    try:
+    async with natsio.one_shot(url, "tablesim-wallet-reconcile") as nc:
         js = nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
         try:
             await js.stream_info(wire.STREAM)
@@ -147,8 +146,6 @@ async def read_rounds(url: str, trust: Trust) -> Rounds:
         async for msg in natsio.read_messages(js, None, batch=1000):
             rounds.message(msg.subject, msg.msg_id, msg.sig, msg.data)
         return rounds
-    finally:
-        await nc.close()
 
 
 async def run(nats_url: str, wallet_url: str, secret: bytes, trust: Trust, *, since: datetime | None = None,

@@ -79,12 +79,9 @@ def plan(config: api.StreamConfig, state: api.StreamState, wanted: Wanted) -> tu
 
 async def init(url: str, wanted: Wanted) -> list[str]:
     """Create or update the stream and the keys bucket; what was done, in lines."""
-    nc = await natsio.connect(url, "tablesim-studio-init")
-    try:
+    async with natsio.one_shot(url, "tablesim-studio-init") as nc:
         js = nc.jetstream(timeout=10.0)  # (a replicated create waits for its peers)
         return [await _stream(js, wanted), await _bucket(js, wanted)]
-    finally:
-        await nc.close()
 
 
 def _describe(config: api.StreamConfig) -> str:

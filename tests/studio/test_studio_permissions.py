@@ -123,6 +123,9 @@ def test_each_user_does_its_work_and_nothing_more(secured, tmp_path):
     assert tablesim("keys", "export-public", "--table", "F3-01", "--out", str(pub)).returncode == 0
     refused = tablesim("studio", "register-key", str(pub), "--nats", url(secured, "studio"))
     assert refused.returncode != 0 and "registered" not in refused.stdout  # the studio cannot register keys
+    # said at once, in one line naming the refusal (not asked again as if a leader were being elected)
+    assert refused.stderr.count("\n") == 1 and "refused this user: permissions violation" in refused.stderr.lower(), \
+        refused.stderr
     reg = tablesim("studio", "register-key", str(pub), "--nats", admin)
     assert reg.returncode == 0, reg.stderr
     report = tablesim("studio", "report", "--nats", url(secured, "studio"), "--json")
