@@ -171,7 +171,7 @@ def wait_settled(work, wallet, tables, ids, since, budget: float) -> dict:
             figures = {"error": [f"{type(exc).__name__}: {exc}"]}
         if not any(v for k, v in figures.items() if not k.startswith("_")) or time.monotonic() > deadline:
             return figures
-        time.sleep(2.0)
+        time.sleep(0.5)
 
 
 def tablesim(*args: str, env: dict) -> subprocess.CompletedProcess:

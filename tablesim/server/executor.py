@@ -10,7 +10,7 @@ import functools
 import time
 from typing import Any, Callable
 
-from tablesim.journal.store import StorageError
+from tablesim.journal.storage import StorageError
 
 
 class TableThread:

@@ -17,7 +17,7 @@ from tablesim.games.football.machine import STEPS, S
 from tablesim.games.football.settings import FootballSettings
 from tablesim.games.football.table import FootballTable
 from tablesim.journal.recovery import recover
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 
 D = Decimal
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tablecore.errors import IllegalAction
 from tablesim.server.intake import BetIntake, BetRefs, BetRequest, commit_bets
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 from tablesim.server.mock import build_mock
 
 

@@ -10,7 +10,8 @@ import sqlite3
 import pytest
 
 from tablesim.journal.audit import verify
-from tablesim.journal.store import Journal, record_hash
+from tablesim.journal.chain import record_hash
+from tablesim.journal.journal import Journal
 
 COLUMNS = ("seq", "ts", "table_id", "round_id", "kind", "name", "actor", "data", "prev_hash", "hash")
 K = 12  # a record in the middle of the first round

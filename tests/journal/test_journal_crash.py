@@ -24,7 +24,7 @@ import pytest
 
 from tablesim.journal.audit import verify
 from tablesim.journal.invariants import check, states_at_crash
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "crash_test.py"

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tablesim.journal.lock import JournalBusy, writer_pid
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 
 from processes import ROOT, Served, tablesim
 
@@ -206,7 +206,7 @@ def test_one_process_shares_its_own_lock_but_others_are_refused(tmp_path):
     assert writer_pid(path) == os.getpid()
     a.close()
     assert writer_pid(path) == os.getpid()
-    code = "import sys; from tablesim.journal.store import Journal; Journal(sys.argv[1])"
+    code = "import sys; from tablesim.journal.journal import Journal; Journal(sys.argv[1])"
     res = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60)
     assert res.returncode != 0 and JournalBusy.__name__ in res.stderr and f"process {os.getpid()}" in res.stderr
     b.close()

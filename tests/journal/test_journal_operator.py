@@ -17,7 +17,7 @@ from tablesim.engine.table import resolve_unattended
 from tablecore.errors import IllegalAction, InputError
 from tablesim.games.fortune3.machine import S as F3S
 from tablesim.journal.invariants import check
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 
 F3_BETS = {"1": {"ante": 10, "pair_plus": 5}, "3": {"ante": 20}, "5": {"pair_plus": 10}}
 F3_SHOE = "AS 9D 2C KS  AH TD 2D QC  7C JD 2H 4H".split()

@@ -24,7 +24,7 @@ from tablecore.errors import IllegalAction, InputError
 from tablesim.games.football.machine import S as FS
 from tablesim.games.fortune3.machine import S as F3S
 from tablesim.journal.invariants import check
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 from tablesim.games.wheel.machine import S as WS
 
 # --- helpers -------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 
 from tablesim.journal.keys import create_key
 from tablesim.journal.location import data_dir
-from tablesim.journal.store import StorageError
+from tablesim.journal.storage import StorageError
 
 from test_journal_storage import SHOE, fill, small_disk  # noqa: F401 - (the fixture)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tablesim.journal.invariants import check
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 
 RID = "T1-000001"
 RESULTS = {"1": {"ante": "10", "play": "10", "ante_bonus": "0"}}

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tablesim.journal.store import stamp
+from tablesim.journal.clock import stamp
 
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -22,7 +22,7 @@ def test_a_stamp_is_the_isoformat_text_of_its_instant(instants):
 
 
 def test_records_carry_the_time_they_were_written(tmp_path):
-    from tablesim.journal.store import Journal
+    from tablesim.journal.journal import Journal
 
     journal = Journal(tmp_path / "j.sqlite", key=b"k" * 32)
     before = datetime.now(timezone.utc)

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from tablecore.errors import IllegalAction, TablesimError
-from tablesim.journal.store import StorageError
+from tablesim.journal.storage import StorageError
 
 SHOE = "AS 9D 2C KS  AH TD 2D QC  7C JD 2H 4H".split()
 

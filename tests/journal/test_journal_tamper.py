@@ -31,7 +31,7 @@ import pytest
 from tablecore.errors import InputError
 from tablesim.journal.audit import verify_file
 from tablesim.journal.chain import record_hash, record_link
-from tablesim.journal.store import canonical
+from tablesim.journal.canonical import canonical
 
 from processes import Served, tablesim
 from test_journal_audit import sql  # (one way to edit a journal behind the table's back)

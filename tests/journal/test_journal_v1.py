@@ -20,7 +20,7 @@ from tablesim.journal.audit import verify
 from tablesim.journal.invariants import check
 from tablesim.journal.keys import create_key, default_key_path
 from tablesim.journal.sealing import seal_legacy_journal
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 
 DATA = Path(__file__).parent / "data"
 FINISHED = ["v1-fortune3", "v1-football", "v1-wheel"]

@@ -21,7 +21,7 @@ from tablecore.cards import parse_dealt
 from tablecore.errors import IllegalAction
 from tablesim.games.fortune3.machine import S as F3S
 from tablesim.journal.invariants import check
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 
 BETS = {"1": {"ante": 10, "pair_plus": 5}, "3": {"ante": 20}, "5": {"pair_plus": 10}}
 SHOE = "AS 9D 2C KS  AH TD 2D QC  7C JD 2H 4H".split()
@@ -306,7 +306,8 @@ def test_the_record_append_returns_is_the_record_read_back(tmp_path):
     group builds thousands): it is the same record as the one read back."""
     from dataclasses import fields
 
-    from tablesim.journal.store import Journal, Record
+    from tablesim.journal.journal import Journal
+    from tablesim.journal.record import Record
 
     journal = Journal(tmp_path / "j.sqlite", key=b"k" * 32)
     written = journal.append("T1", "T1-000001", "event", "bet", {"position": "1", "bet": "ante", "amount": "5"}, "table")

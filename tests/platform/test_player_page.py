@@ -232,14 +232,15 @@ def test_the_fortune3_view_shows_the_remote_hand_ante_and_pair_plus_and_says_no_
 @pytest.fixture(scope="module")
 def f3(tmp_path_factory):
     """A Fortune 3 table on the remote profile (the rig's copy of it, its own
-    20 s decision timer: time for a browser's click on a loaded machine), the
+    12 s decision timer: time for a browser's click, or a page loaded again,
+    on a loaded machine; one player of each round lets it run out), the
     wallet and one platform."""
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (Debian package nats-server)")
     folder = tmp_path_factory.mktemp("player-f3")
 
     def make(folder, broker):
-        saved, f3rig.DECISION_SECONDS = f3rig.DECISION_SECONDS, 20
+        saved, f3rig.DECISION_SECONDS = f3rig.DECISION_SECONDS, 12
         try:
             r = f3rig.F3Rig(folder, broker)
         finally:

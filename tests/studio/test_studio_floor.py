@@ -175,7 +175,7 @@ def test_records_forged_on_the_bus_are_alerted_and_never_counted(three_tables, n
     seq, or far ahead): the studio alerts and leaves it out, so its figures
     still equal the journals' (that the table's own next records still count
     is the test above)."""
-    from tablesim.journal.store import Journal
+    from tablesim.journal.journal import Journal
 
     report = json.loads(tablesim("studio", "report", "--nats", nats_server.url, "--json").stdout)
     expected = as_numbers(report["floor"])

@@ -7,7 +7,7 @@ from decimal import Decimal
 from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin
 from tablesim.journal.invariants import check
 from tablesim.journal.recovery import recover
-from tablesim.journal.store import Journal
+from tablesim.journal.journal import Journal
 from tablesim.games.wheel.machine import S
 from tablesim.games.wheel.profile import load_profile
 from tablesim.games.wheel.settings import WheelSettings
