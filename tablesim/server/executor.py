@@ -11,6 +11,7 @@ import time
 from typing import Any, Callable
 
 from tablesim.journal.storage import StorageError
+from tablesim.server import heap
 
 
 class TableThread:
@@ -49,6 +50,9 @@ class TableThread:
                 self._refresh_later()
             else:
                 self._refresh_snapshot(True)
+        if self._round_over:
+            self._round_over = False
+            heap.round_over()
         return result
 
     def _teardown(self) -> None:

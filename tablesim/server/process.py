@@ -5,7 +5,6 @@ to leave the start-up heap alone, and the server on a background thread
 
 from __future__ import annotations
 
-import gc
 import signal
 import socket
 import threading
@@ -16,6 +15,7 @@ from fastapi import FastAPI
 
 from tablecore.listen import listening_socket
 from tablecore.errors import InputError
+from tablesim.server import heap
 from tablesim.server.app import create_app
 from tablesim.server.auth import TokenStore
 from tablesim.server.origins import LOOPBACK_HOSTS, is_loopback
@@ -33,18 +33,6 @@ def bind(host: str, port: int) -> socket.socket:
 
 #: the signals that stop a served table (see _unblocking_stop_signals)
 STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-
-
-def settle_heap() -> None:
-    """Move everything built at start-up (the web stack, the libraries, the
-    recovered table) out of the garbage collector's sight. Python's full
-    collections otherwise walk those few hundred thousand long-lived objects
-    again and again while bets stream in, and each walk holds every answer
-    back: at 5,000 bets/s the acknowledgements' p99 was 53-60 ms with them
-    and 10 ms without (``tablesim bench --only bet_intake``). Nothing is
-    leaked: frozen objects are still freed by reference counting."""
-    gc.collect()
-    gc.freeze()
 
 
 def _server(app: FastAPI, log_level: str = "warning"):
@@ -103,7 +91,7 @@ def serve_table(
     app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
     sock = sock or bind(host, port)
     server = _server(app, log_level)
-    settle_heap()
+    heap.settle()
     server.run(sockets=[sock])
 
 

@@ -152,6 +152,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
         self.loop: asyncio.AbstractEventLoop | None = None
         self.tasks: list[asyncio.Task] = []
         self._pending: list[dict] = []
+        self._round_over = False
         self._subscribed = False
         self.instruction: str | None = None
         self.results: deque[dict] = deque(maxlen=RESULTS_KEPT)
@@ -261,6 +262,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
                 self.timer_remaining = None
             if data.get("state") in {s.value for s in t.FINALS}:
                 self.instruction = None
+                self._round_over = True  # (the collector's turn once its events are out: server/heap.py)
         elif kind == "instruction":
             self.instruction = data.get("text")
         elif kind == "result":
