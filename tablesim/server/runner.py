@@ -201,8 +201,9 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
             said = await asyncio.to_thread(stop_link, self.studio)
             # a warning only when records are left behind or the link diverged
             (log.info if said.endswith("every record published") else log.warning)(said)
-            if self.studio.wake in self.table.bus.subscribers:
-                self.table.bus.subscribers.remove(self.studio.wake)
+            journal = self.table.journal
+            if journal is not None and self.studio.wake in journal.on_commit:
+                journal.on_commit.remove(self.studio.wake)
             self.studio = None
         for task in self.tasks:
             task.cancel()

@@ -201,7 +201,7 @@ def start_link(table: GameTable, url: str, hooks: list[Hook] | None = None,
         raise InputError("--studio needs a journal file: the studio publishes the table's journal")
     link = StudioLink(url, journal.path, table.table_id, hooks=hooks, game=table.game, on_change=on_change,
                       signing_key=signing_key_path(table.table_id, journal.key_path(table.table_id))).start()
-    table.bus.subscribe(link.wake)  # a hint only: the outbox reads the committed records itself
+    journal.on_commit.append(link.wake)  # a hint only: the outbox reads the committed records itself
     return link
 
 
