@@ -85,8 +85,7 @@ class Decisions:
         rnd = self.desk.rounds.rounds.get((table, round_id))
         if rnd is None:
             return None
-        found = [r.amount for r in rnd.refs.values()
-                 if (r.owner, r.position, r.bet) == (player, REMOTE, "ante") and not r.withdrawn]
+        found = [r.amount for r in rnd.of(player) if (r.position, r.bet) == (REMOTE, "ante") and not r.withdrawn]
         return functools.reduce(add, found, ZERO) if found else None
 
     async def decide(self, session: Session, doc: dict) -> Answer:

@@ -71,7 +71,7 @@ def test_a_wheel_rounds_credits_are_stakes_plus_net(placed, symbol):
     rnd = Round("WHEEL-01", "WHEEL-01-000001")
     standing = []
     for i, (player, spot, amount, withdrawn) in enumerate(placed):
-        rnd.refs[f"d-{i:03d}"] = Ref(f"d-{i:03d}", player, spot, Decimal(amount), player, i, withdrawn)
+        rnd.add(Ref(f"d-{i:03d}", player, spot, Decimal(amount), player, i, withdrawn))
         if not withdrawn:
             standing.append((player, spot, Decimal(amount)))
     nets = settle(profile, standing, symbol)
@@ -87,6 +87,7 @@ def test_a_wheel_rounds_credits_are_stakes_plus_net(placed, symbol):
         assert part.mismatch is None
         assert sorted(part.debits + part.cancels) == sorted(r.ref for r in rnd.refs.values() if r.owner == player)
         assert all(rnd.refs[d].withdrawn for d in part.cancels)
+        assert rnd.of(player) == [r for r in rnd.refs.values() if r.owner == player]  # (the index by owner)
 
 
 def test_a_remembered_session_still_expires(monkeypatch):

@@ -229,7 +229,7 @@ class Hub:
         live.results.appendleft({"round_id": rec.round_id, **short(live.view.game, rnd.result)})
         live.events.append(shown)
         self.publish(live, shown)
-        owners = {ref.owner for ref in rnd.refs.values()}
+        owners = set(rnd.owners)
         for player in owners & set(self.by_player):
             mine = dumps({"type": "result", **entry(rnd, player)})
             for client in list(self.by_player.get(player, ())):

@@ -51,8 +51,8 @@ class Recall:
 def _bets(rnd: Round, player: str) -> list[dict]:
     """The player's standing bets in the round, one per spot (the table settles per spot)."""
     spots: dict[tuple[str, str], object] = {}
-    for ref in rnd.refs.values():
-        if ref.owner == player and not ref.withdrawn:
+    for ref in rnd.of(player):
+        if not ref.withdrawn:
             key = (ref.position, ref.bet)
             spots[key] = add(spots.get(key, ZERO), ref.amount)
     return [{"position": p, "bet": b, "amount": fmt(a)} for (p, b), a in spots.items()]
