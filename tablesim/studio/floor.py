@@ -103,6 +103,9 @@ class TableView:
     book: dict[tuple[str, str], Decimal] = field(default_factory=dict)
     alerts: int = 0
     link: dict | None = None  # the table's last studio-link status message (live, not from the stream)
+    #: when the table sent the status message shown (its signed ``sent``, ns): an
+    #: older one, a genuine status recorded and played back, is not taken
+    status_sent: int = 0
     dealer: str | None = None  # the dealer signed in (sign_in / sign_out records)
     round_dealer: str | None = None  # who deals the open round (its round_dealer record, else who opened it)
     round_incidents: int = 0  # incidents raised since the round opened

@@ -70,6 +70,10 @@ class Gate:
         self._refuse(table_id, f"a status message {why}", None, once=True)
         return None
 
+    def refuse_status(self, table_id: str, why: str) -> None:
+        """A signed status message left out all the same (``why``), alerted once."""
+        self._refuse(table_id, f"a status message {why}", None, once=True)
+
     def _unsigned(self, table_id: str, data: bytes, sig: str | None, what: bytes) -> str | None:
         pub = self.trust.key(table_id)
         if pub is None:

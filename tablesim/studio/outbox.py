@@ -449,7 +449,10 @@ class StudioLink:
     async def _status(self, nc) -> None:
         self._check_stall()
         try:
-            body = wire.canonical({"table_id": self.table_id, "game": self.game, **self.status()})
+            # (``sent``: signed with the rest, so a status recorded off the bus and played
+            # back later is older than the last one the studio took, and left out)
+            body = wire.canonical({"table_id": self.table_id, "game": self.game, **self.status(),
+                                   "sent": time.time_ns()})
             await nc.publish(wire.status_subject(self.table_id), body,
                              headers={wire.SIG_HEADER: signing.sign(self._key, body, signing.STATUS)})
         except Exception:

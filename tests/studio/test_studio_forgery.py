@@ -258,3 +258,50 @@ def test_a_served_table_whose_link_diverges_says_so_loudly(nats_server, tmp_path
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_a_genuine_status_played_back_later_is_left_out(published, nats_server):
+    """A status the table signed, recorded off the bus and published again
+    after a newer one: its signature holds, but it is older than the last
+    one taken (its signed ``sent``), so the floor's link stays the newer one
+    and the playback is alerted."""
+    url = nats_server.url
+
+    async def scenario():
+        consumer = StudioConsumer(url)
+        task = asyncio.create_task(consumer.run())
+        link = StudioLink(url, str(published), TABLE).start()
+        nc = await nats.connect(url)
+        try:
+            heard: list = []
+
+            async def took(msg) -> None:
+                heard.append(msg)
+
+            await nc.subscribe(wire.status_subject(TABLE), cb=took)
+            deadline = time.monotonic() + 60
+            while len(heard) < 2 and time.monotonic() < deadline:  # (one every STATUS_EVERY)
+                await asyncio.sleep(0.05)
+            assert len(heard) >= 2, heard
+            second = json.loads(heard[1].data)["sent"]
+            while (TABLE not in consumer.floor.tables or consumer.floor.tables[TABLE].status_sent < second) \
+                    and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            newer = consumer.floor.tables[TABLE].status_sent
+            assert newer >= second > json.loads(heard[0].data)["sent"]
+            old = heard[0]
+            await nc.publish(old.subject, old.data, headers=old.headers)
+            await nc.flush()
+            while TABLE not in consumer.floor.rejected and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            return consumer.floor, newer
+        finally:
+            await nc.close()
+            link.stop()
+            consumer.stop()
+            task.cancel()
+
+    floor, newer = asyncio.run(scenario())
+    assert floor.rejected == {TABLE: 1}
+    assert floor.tables[TABLE].status_sent >= newer  # (the playback did not take the link back)
+    assert any("played back" in a["text"] for a in floor.summary()["alerts"])
