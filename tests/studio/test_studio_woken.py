@@ -7,8 +7,6 @@ only the commit's wake can bring the records in time."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 import clirun
@@ -17,14 +15,7 @@ from tablesim.journal.attach import attach_and_recover
 from tablesim.server.mock import build_mock
 from tablesim.studio import attach, outbox
 
-
-def wait(cond, budget: float) -> bool:
-    deadline = time.monotonic() + budget
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.02)
-    return cond()
+from test_studio_resume import wait
 
 
 def test_each_committed_action_goes_out_without_waiting_for_the_idle_wait(tmp_path, monkeypatch):
