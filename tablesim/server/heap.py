@@ -19,7 +19,7 @@ from __future__ import annotations
 import gc
 
 #: Python's own full collection only after this many middle-generation ones
-#: (its default is 10): at 5,000 bets a second about once a minute and a half
+#: (its default is 10): a hundred times rarer, so within a round it seldom comes
 FULL_AFTER = 1000
 
 _deferred = False
