@@ -53,7 +53,7 @@ def report_anchor(path: str, url: str, table: str | None = None, complete: bool 
         keys.update({tid: k for tid, k in _bucket_public_keys(url).items() if tid not in keys})
         reports = verify_anchor(path, url, [table] if table else None, keys)
     except Refused as exc:
-        raise InputError(f"the studio's NATS refused this user: {exc}") from None
+        raise InputError(str(exc)) from None
     except (OSError, TimeoutError) as exc:
         raise _unreachable(url, exc) from None
     except Exception as exc:  # nats-py's own errors (no servers, timeouts)
@@ -119,7 +119,7 @@ def _run_on_bus(url: str, make):
     try:
         return asyncio.run(retrying(make))
     except Refused as exc:
-        raise InputError(f"the studio's NATS refused this user: {exc}") from None
+        raise InputError(str(exc)) from None
     except APIError as exc:
         raise InputError(f"the studio's NATS refused it: {exc.description or exc}") from None
     except (OSError, TimeoutError) as exc:

@@ -170,7 +170,7 @@ def reconcile(nats_url: str, wallet_url: str, secret_file: str, keys_file: str |
     except WalletError as exc:
         raise InputError(f"the wallet: {exc}", where="--wallet") from None
     except natsio.Refused as exc:
-        raise InputError(f"the studio's NATS refused this user: {exc}", where="--nats") from None
+        raise InputError(str(exc), where="--nats") from None
     except (OSError, asyncio.TimeoutError, nats.errors.Error) as exc:
         raise InputError(f"cannot read the stream: {type(exc).__name__} {exc}".strip(), where="--nats") from None
     if as_json:

@@ -343,13 +343,11 @@ class StudioConsumer:
         # records may be unable to reach the stream: that is what to show).
         view = self.floor.heard(table_id)
         sent = data.get("sent")
-        if not (type(sent) is int and sent > view.status_sent) and (view.status_sent or sent is not None):
-            # signed by the table, but not after the last one taken: played back (or a
-            # status without ``sent`` once the table sends it)
+        if not view.takes_status(sent):  # signed by the table, but played back
             self.gate.refuse_status(table_id, "older than the last one taken (played back)")
             self._changed()
             return
-        view.status_sent = sent if type(sent) is int else 0
+        view.status_sent = sent or 0
         game = data.get("game")
         view.game = view.game or (game if isinstance(game, str) else None)  # (until its first result names it)
         if data.get("state") == "diverged" and (view.link or {}).get("state") != "diverged":

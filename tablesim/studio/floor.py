@@ -106,6 +106,14 @@ class TableView:
     #: when the table sent the status message shown (its signed ``sent``, ns): an
     #: older one, a genuine status recorded and played back, is not taken
     status_sent: int = 0
+
+    def takes_status(self, sent: object) -> bool:
+        """Whether a status the table signed with ``sent`` is newer than the
+        one shown. One without ``sent`` (a table of an earlier release) only
+        while none with it has come."""
+        if type(sent) is not int:
+            return sent is None and not self.status_sent
+        return sent > self.status_sent
     dealer: str | None = None  # the dealer signed in (sign_in / sign_out records)
     round_dealer: str | None = None  # who deals the open round (its round_dealer record, else who opened it)
     round_incidents: int = 0  # incidents raised since the round opened

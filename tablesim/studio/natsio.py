@@ -68,7 +68,10 @@ async def connect(url: str, name: str, timeout: float = 2.0, error_cb=quiet) -> 
 
 class Refused(Exception):
     """The broker refused this user a subject (a permissions violation):
-    asking again cannot help, so it is said at once."""
+    asking again cannot help, so it is said at once, in these words."""
+
+    def __init__(self, violation: str) -> None:
+        super().__init__(f"the studio's NATS refused this user: {violation}")
 
 
 #: how nats-py words the broker's refusal of a subject to a user

@@ -305,3 +305,15 @@ def test_a_genuine_status_played_back_later_is_left_out(published, nats_server):
     assert floor.rejected == {TABLE: 1}
     assert floor.tables[TABLE].status_sent >= newer  # (the playback did not take the link back)
     assert any("played back" in a["text"] for a in floor.summary()["alerts"])
+
+
+def test_a_status_is_taken_only_when_sent_after_the_last_one():
+    from tablesim.studio.floor import TableView
+
+    view = TableView("F3-01")
+    assert view.takes_status(None)  # (a table of an earlier release: no ``sent``)
+    assert view.takes_status(5)
+    view.status_sent = 5
+    assert not view.takes_status(5) and not view.takes_status(4) and view.takes_status(6)
+    assert not view.takes_status(None)  # (once the table sends it, a status without it is not taken)
+    assert not view.takes_status(True) and not view.takes_status("9") and not view.takes_status(9.0)
