@@ -222,6 +222,15 @@ def _main(path: str) -> int:
     return 0 if code is None else code
 
 
+def helper_fds() -> set[str]:
+    """This process's ends of the helper's pipes (``/proc/self/fd`` names):
+    the helper starts with the first command of a test process and outlives
+    the test that started it, so a leak check leaves them out."""
+    if _helper is None:
+        return set()
+    return {str(f.fileno()) for f in (_helper.proc.stdin, _helper.proc.stdout) if not f.closed}
+
+
 def _helper_process() -> _Helper:
     global _helper
     with _lock:

@@ -10,6 +10,8 @@ from typing import Iterator
 
 import pytest
 
+import forkserver
+
 
 def open_fds() -> set[str]:
     return set(os.listdir("/proc/self/fd"))
@@ -21,7 +23,16 @@ def no_leaks() -> Iterator[None]:
     threads, fds = set(threading.enumerate()), open_fds()
     yield
     deadline = time.monotonic() + 10  # pure waiting: a thread that is ending may be slow to be scheduled
-    while time.monotonic() < deadline and (set(threading.enumerate()) - threads or open_fds() - fds):
+    while time.monotonic() < deadline and (set(threading.enumerate()) - threads
+                                           or open_fds() - fds - forkserver.helper_fds()):
         time.sleep(0.01)
     assert {t.name for t in set(threading.enumerate()) - threads} == set()
-    assert open_fds() - fds == set()
+    leaked = open_fds() - fds - forkserver.helper_fds()  # (the fork helper a test may start lives on)
+    assert not leaked, f"descriptors left open: {sorted(_target(fd) for fd in leaked)}"
+
+
+def _target(fd: str) -> str:
+    try:
+        return f"{fd} -> {os.readlink(f'/proc/self/fd/{fd}')}"
+    except OSError:  # (closed meanwhile)
+        return fd
