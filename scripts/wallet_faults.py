@@ -299,7 +299,7 @@ def report(args, work, figures, played, killer, bets, health, seconds) -> dict:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=100)
     ap.add_argument("--rounds", type=int, default=3, help="rounds of each game (more while kills are due)")
@@ -313,7 +313,7 @@ def main() -> int:
     ap.add_argument("--settle-budget", type=float, default=240.0, help="seconds to wait for everything settled")
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.players < 7 or args.kills < 0 or args.rounds < 1 or args.platforms < 1 or args.pace < 0:
         print("wallet_faults: error: --players at least 7, --rounds and --platforms at least 1, --kills and "
               "--pace not negative", file=sys.stderr)

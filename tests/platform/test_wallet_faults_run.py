@@ -6,9 +6,8 @@ agrees with the journals, reconcile is clean and the kit passes."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,14 +19,25 @@ pytestmark = pytest.mark.slow  # real processes (started first: see tests/confte
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "wallet_faults.py"
 
 
-def test_a_small_fault_run_holds_every_promise(tmp_path):
+def run_script(*args: str, capsys) -> tuple[int, dict, str]:
+    """The script's ``main`` in this process: its processes are started the
+    way it starts them (``python -m tablesim.cli.main ...``), which the
+    tests' fork helper (tests/forkserver.py) forks from an interpreter that
+    has the code imported, instead of starting a dozen fresh interpreters."""
+    spec = importlib.util.spec_from_file_location("wallet_faults_script", SCRIPT)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    code = script.main(list(args))
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
+def test_a_small_fault_run_holds_every_promise(tmp_path, capsys):
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (Debian package nats-server)")
-    done = subprocess.run([sys.executable, str(SCRIPT), "--players", "20", "--kills", "4", "--rounds", "1",
-                           "--gap", "1.5", "--seed", "2", "--workdir", str(tmp_path / "run"), "--json"],
-                          capture_output=True, text=True, timeout=900)
-    out = json.loads(done.stdout)
-    assert done.returncode == 0 and out["ok"], (out, done.stderr[-3000:])
+    code, out, err = run_script("--players", "20", "--kills", "4", "--rounds", "1", "--gap", "1.5", "--seed", "2",
+                                "--workdir", str(tmp_path / "run"), "--json", capsys=capsys)
+    assert code == 0 and out["ok"], (out, err[-3000:])
     assert out["kills"] == 4 and {"broker", "wallet"} <= set(out["killed"])
     assert any(k.startswith("platform-") for k in out["killed"]) and any(k.endswith("-FAULT") for k in out["killed"])
     for figure in ("balance_mismatches", "credits_doubled", "credits_missing", "debits_orphaned",
