@@ -6,37 +6,23 @@ agrees with the journals, reconcile is clean and the kit passes."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 from natsserver import NATS_SERVER
+from scriptrun import run_main
 
 pytestmark = pytest.mark.slow  # real processes (started first: see tests/conftest.py)
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "wallet_faults.py"
-
-
-def run_script(*args: str, capsys) -> tuple[int, dict, str]:
-    """The script's ``main`` in this process: its processes are started the
-    way it starts them (``python -m tablesim.cli.main ...``), which the
-    tests' fork helper (tests/forkserver.py) forks from an interpreter that
-    has the code imported, instead of starting a dozen fresh interpreters."""
-    spec = importlib.util.spec_from_file_location("wallet_faults_script", SCRIPT)
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    code = script.main(list(args))
-    out, err = capsys.readouterr()
-    return code, json.loads(out), err
 
 
 def test_a_small_fault_run_holds_every_promise(tmp_path, capsys):
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (Debian package nats-server)")
-    code, out, err = run_script("--players", "20", "--kills", "4", "--rounds", "1", "--gap", "1.5", "--seed", "2",
-                                "--workdir", str(tmp_path / "run"), "--json", capsys=capsys)
+    # (in this process: its tables, wallet and platforms are forked by the tests' fork helper)
+    code, printed, err = run_main("wallet_faults.py", "--players", "20", "--kills", "4", "--rounds", "1", "--gap",
+                                  "1.5", "--seed", "2", "--workdir", str(tmp_path / "run"), "--json", capsys=capsys)
+    out = json.loads(printed)
     assert code == 0 and out["ok"], (out, err[-3000:])
     assert out["kills"] == 4 and {"broker", "wallet"} <= set(out["killed"])
     assert any(k.startswith("platform-") for k in out["killed"]) and any(k.endswith("-FAULT") for k in out["killed"])
