@@ -252,7 +252,7 @@ def run(args, work: Path) -> dict:
         phases["play"] = round(time.monotonic() - began - phases["start"], 1)
         figures = final_checks(args, work, env, wallet, tables, ids, since, keys, broker)
         phases["checks"] = round(time.monotonic() - began - phases["start"] - phases["play"], 1)
-        health = [httpx.get(f"{p.url}/api/health", timeout=10).json() for p in platforms]
+        health = [platform_health(p) for p in platforms]
     finally:
         if killer is not None:  # (no restart after the stops below)
             killer.stopping.set()
@@ -264,7 +264,19 @@ def run(args, work: Path) -> dict:
     return out
 
 
+def platform_health(p: PlatformProc) -> dict:
+    """A platform's health page at the end; if it is not up, why (its exit status and log)."""
+    try:
+        return httpx.get(f"{p.url}/api/health", timeout=10).json()
+    except httpx.HTTPError as exc:
+        code = None if p.proc is None else p.proc.poll()
+        log = (p.work / f"{p.name}.log").read_text(errors="replace")[-1500:]
+        return {"down": f"{p.name} is not up at the end ({type(exc).__name__}: {exc}; exit status {code}): {log}"}
+
+
 def report(args, work, figures, played, killer, bets, health, seconds) -> dict:
+    down = [h["down"] for h in health if "down" in h]
+    health = [h for h in health if "down" not in h]
     rounds = figures.pop("_rounds", [])
     lists = {k: v for k, v in figures.items() if not k.startswith("_") and isinstance(v, list)}
     refs = [who for rnd in rounds for who, _ in rnd.refs.values()]
@@ -283,6 +295,7 @@ def report(args, work, figures, played, killer, bets, health, seconds) -> dict:
            "faults": list(args.fault or FAULTS), "seed": args.seed, "seconds": round(seconds, 1),
            "workdir": str(work)}
     problems = [line for v in lists.values() for line in v]
+    problems += down
     if killer.error:
         problems.append(f"a kill or restart failed: {killer.error}")
     if len(killer.done) < args.kills:

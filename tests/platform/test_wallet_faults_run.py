@@ -7,23 +7,27 @@ agrees with the journals, reconcile is clean and the kit passes."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from natsserver import NATS_SERVER
-from scriptrun import run_main
 
 pytestmark = pytest.mark.slow  # real processes (started first: see tests/conftest.py)
 
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "wallet_faults.py"
 
-def test_a_small_fault_run_holds_every_promise(tmp_path, capsys):
+
+def test_a_small_fault_run_holds_every_promise(tmp_path):
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (Debian package nats-server)")
-    # (in this process: its tables, wallet and platforms are forked by the tests' fork helper)
-    code, printed, err = run_main("wallet_faults.py", "--players", "20", "--kills", "4", "--rounds", "1", "--gap",
-                                  "1.5", "--seed", "2", "--workdir", str(tmp_path / "run"), "--json", capsys=capsys)
-    out = json.loads(printed)
-    assert code == 0 and out["ok"], (out, err[-3000:])
+    done = subprocess.run([sys.executable, str(SCRIPT), "--players", "20", "--kills", "4", "--rounds", "1",
+                           "--gap", "1.5", "--seed", "2", "--workdir", str(tmp_path / "run"), "--json"],
+                          capture_output=True, text=True, timeout=900)
+    out = json.loads(done.stdout)
+    assert done.returncode == 0 and out["ok"], (out, done.stderr[-3000:])
     assert out["kills"] == 4 and {"broker", "wallet"} <= set(out["killed"])
     assert any(k.startswith("platform-") for k in out["killed"]) and any(k.endswith("-FAULT") for k in out["killed"])
     for figure in ("balance_mismatches", "credits_doubled", "credits_missing", "debits_orphaned",
