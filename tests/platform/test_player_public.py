@@ -222,3 +222,32 @@ def test_a_player_watching_learns_of_their_bet_when_its_record_is_read():
     assert [m for m in sent if m["type"] == "mine"] == [
         {"type": "mine", "table": "WHEEL-MOCK", "round_id": "R1", "mine": [{"position": "ann", "bet": "3", "amount": "30"}]}]
     assert all(json.loads(amy.queue.get_nowait())["type"] != "mine" for _ in range(amy.queue.qsize()))
+
+
+def test_a_page_answered_placed_for_its_bets_is_not_sent_them_again_another_page_is():
+    """The connection that placed a bet (answered ``placed``) shows it already;
+    the player's other page, and the same page for a bet it was not answered
+    for (another page placed it, or the answer was lost), get ``mine``."""
+    rounds = Rounds()
+    hub = Hub({"WHEEL-MOCK": offer("WHEEL-MOCK")}, rounds)
+    tap(rounds, hub)
+    phone, laptop = hub.join("ann"), hub.join("ann")
+    rounds.apply(wire.WireRecord(1, "WHEEL-MOCK", "R1", "event", "state", {"state": "betting_open"}, "", "", b""), 1)
+
+    def mines(c) -> list[dict]:
+        sent = [json.loads(c.queue.get_nowait()) for _ in range(c.queue.qsize())]
+        return [m["mine"] for m in sent if m["type"] == "mine"]
+
+    for c in (phone, laptop):
+        hub.watch(c, "WHEEL-MOCK")
+        mines(c)
+    phone.placed("d1")
+    phone.placed("d2")
+    refs = [["d1", "ann", "3", "25", "ann"], ["d2", "ann", "3", "5", "ann"]]
+    rounds.apply(wire.WireRecord(2, "WHEEL-MOCK", "R1", "event", "bet_refs", {"refs": refs}, "", "", b""), 2)
+    assert mines(phone) == []
+    assert mines(laptop) == [[{"position": "ann", "bet": "3", "amount": "30"}]]
+    rounds.apply(wire.WireRecord(3, "WHEEL-MOCK", "R1", "event", "bet_refs", {"refs": [["d3", "ann", "7", "2", "ann"]]},
+                                 "", "", b""), 3)
+    standing = [{"position": "ann", "bet": "3", "amount": "30"}, {"position": "ann", "bet": "7", "amount": "2"}]
+    assert mines(phone) == [standing] and mines(laptop) == [standing]

@@ -197,6 +197,8 @@ class PlayerSocket:
     async def _answer(self, kind: str, rid, rest: dict) -> None:
         if kind == "bet":
             got = await self.platform.desk.place(self.session, rest)
+            if got.body.get("status") == "placed" and self.client is not None:
+                self.client.placed(got.body["bet_id"])
         elif kind == "decide":
             got = await self.platform.decide(self.session, rest)
         else:
