@@ -26,7 +26,10 @@ def test_a_small_fault_run_holds_every_promise(tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPT), "--players", "20", "--kills", "4", "--rounds", "1",
                            "--gap", "1.5", "--seed", "2", "--workdir", str(tmp_path / "run"), "--json"],
                           capture_output=True, text=True, timeout=900)
-    out = json.loads(done.stdout)
+    try:
+        out = json.loads(done.stdout)
+    except ValueError:
+        pytest.fail(f"exit {done.returncode}, no JSON on stdout: {done.stdout[-1500:]!r}\n{done.stderr[-3000:]}")
     assert done.returncode == 0 and out["ok"], (out, done.stderr[-3000:])
     assert out["kills"] == 4 and {"broker", "wallet"} <= set(out["killed"])
     assert any(k.startswith("platform-") for k in out["killed"]) and any(k.endswith("-FAULT") for k in out["killed"])
