@@ -252,31 +252,32 @@ def run(args, work: Path) -> dict:
         phases["play"] = round(time.monotonic() - began - phases["start"], 1)
         figures = final_checks(args, work, env, wallet, tables, ids, since, keys, broker)
         phases["checks"] = round(time.monotonic() - began - phases["start"] - phases["play"], 1)
-        health = [platform_health(p) for p in platforms]
+        health, down = [], []
+        for p in platforms:
+            got = platform_health(p)
+            (health if isinstance(got, dict) else down).append(got)
     finally:
         if killer is not None:  # (no restart after the stops below)
             killer.stopping.set()
             killer.join(300)
         for child in reversed(children):
             child.stop()
-    out = report(args, work, figures, played, killer, bets, health, time.monotonic() - began)
+    out = report(args, work, figures, played, killer, bets, health, down, time.monotonic() - began)
     out["seconds_by_phase"] = phases
     return out
 
 
-def platform_health(p: PlatformProc) -> dict:
+def platform_health(p: PlatformProc) -> dict | str:
     """A platform's health page at the end; if it is not up, why (its exit status and log)."""
     try:
         return httpx.get(f"{p.url}/api/health", timeout=10).json()
     except httpx.HTTPError as exc:
         code = None if p.proc is None else p.proc.poll()
         log = (p.work / f"{p.name}.log").read_text(errors="replace")[-1500:]
-        return {"down": f"{p.name} is not up at the end ({type(exc).__name__}: {exc}; exit status {code}): {log}"}
+        return f"{p.name} is not up at the end ({type(exc).__name__}: {exc}; exit status {code}): {log}"
 
 
-def report(args, work, figures, played, killer, bets, health, seconds) -> dict:
-    down = [h["down"] for h in health if "down" in h]
-    health = [h for h in health if "down" not in h]
+def report(args, work, figures, played, killer, bets, health, down, seconds) -> dict:
     rounds = figures.pop("_rounds", [])
     lists = {k: v for k, v in figures.items() if not k.startswith("_") and isinstance(v, list)}
     refs = [who for rnd in rounds for who, _ in rnd.refs.values()]

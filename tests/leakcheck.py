@@ -23,12 +23,17 @@ def no_leaks() -> Iterator[None]:
     threads, fds = set(threading.enumerate()), open_fds()
     yield
     deadline = time.monotonic() + 10  # pure waiting: a thread that is ending may be slow to be scheduled
-    while time.monotonic() < deadline and (set(threading.enumerate()) - threads
-                                           or open_fds() - fds - forkserver.helper_fds()):
+    while time.monotonic() < deadline and (set(threading.enumerate()) - threads or _new_fds(fds)):
         time.sleep(0.01)
     assert {t.name for t in set(threading.enumerate()) - threads} == set()
-    leaked = open_fds() - fds - forkserver.helper_fds()  # (the fork helper a test may start lives on)
+    leaked = _new_fds(fds)
     assert not leaked, f"descriptors left open: {sorted(_target(fd) for fd in leaked)}"
+
+
+def _new_fds(before: set[str]) -> set[str]:
+    """Descriptors open now that were not ``before``, but the fork helper's
+    (a test may start it; it lives on for the process's later tests)."""
+    return open_fds() - before - forkserver.helper_fds()
 
 
 def _target(fd: str) -> str:
