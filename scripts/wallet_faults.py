@@ -246,7 +246,10 @@ def run(args, work: Path) -> dict:
                         gap=(args.gap / 4, args.gap))
         bets = Bets(platforms, random.Random(rng.random()))
         killer.start()
-        played = play(args, tables, platforms, players, killer, bets)
+        try:
+            played = play(args, tables, platforms, players, killer, bets)
+        except RuntimeError as exc:  # a stall: where every process stood, for the one line main prints
+            raise RuntimeError(f"{exc}; {stood(tables, platforms, killer)}") from exc
         killer.stopping.set()
         killer.join()
         phases["play"] = round(time.monotonic() - began - phases["start"], 1)
@@ -265,6 +268,26 @@ def run(args, work: Path) -> dict:
     out = report(args, work, figures, played, killer, bets, health, down, time.monotonic() - began)
     out["seconds_by_phase"] = phases
     return out
+
+
+def stood(tables: list[Table], platforms: list[PlatformProc], killer: Killer) -> str:
+    """Where the tables, the platforms and the kills stood when the play stalled, on one line."""
+    said = []
+    for t in tables:
+        try:
+            s = t.state()
+            said.append(f"{t.table_id}: {s.get('state')} {s.get('round_id')} studio {s.get('studio')}")
+        except (httpx.HTTPError, ValueError) as exc:
+            said.append(f"{t.table_id}: no answer ({type(exc).__name__}; exit status {t.proc.poll()})")
+    for p in platforms:
+        try:
+            seen = httpx.get(f"{p.url}/api/tables", timeout=5).json()["tables"]
+            said.append(f"{p.name}: " + ", ".join(f"{x['table']} {x.get('round')} betting {x.get('betting')}"
+                                                   for x in seen))
+        except (httpx.HTTPError, ValueError, KeyError) as exc:
+            said.append(f"{p.name}: no answer ({type(exc).__name__}; exit status {p.proc and p.proc.poll()})")
+    said.append(f"kills {killer.done}, error {killer.error}")
+    return "; ".join(said)
 
 
 def platform_health(p: PlatformProc) -> dict | str:
