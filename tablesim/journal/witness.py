@@ -137,6 +137,15 @@ class Mark:
             os.fdatasync(self.fd)
         self.next ^= 1
 
+    def _settle(self) -> None:
+        seq, link = self.durable_at
+        reach = Reach(self.first, seq, link, seq, link)
+        for _ in range(2):  # both slots (each flushed before the next): the in-flight one reads as the newer
+            os.pwrite(self.fd, _slot(self.key, self.where, reach), self.next * SLOT)
+            if self.durable:
+                os.fdatasync(self.fd)
+            self.next ^= 1
+
     def begin(self, seq: int, link: str) -> None:
         """A transaction ending at ``seq`` is about to commit: its mark is
         written meanwhile (:meth:`finish` waits for it)."""
@@ -154,10 +163,19 @@ class Mark:
             pending.result()
 
     def close(self) -> None:
+        """Stop advancing. A clean close leaves the mark settled: nothing in
+        flight, the last transaction committed. Without it the mark would still
+        say its last transaction was being committed, and a copy of the journal
+        taken just before that transaction, put back after a clean stop, would
+        pass for a table that died while committing it."""
         if self._writer is not None:
             self._writer.shutdown(wait=True)
             self._writer = None
         if self.fd >= 0:
+            try:
+                self._settle()
+            except OSError:
+                pass  # (the mark stays as its last write left it: behind the journal, which is allowed)
             os.close(self.fd)
             self.fd = -1
 

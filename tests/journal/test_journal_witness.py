@@ -11,6 +11,7 @@ nothing written.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 from pathlib import Path
@@ -114,18 +115,47 @@ def test_a_journal_may_end_at_the_transaction_before_the_one_its_mark_was_commit
         attach_and_recover(table, str(path))
         return table
 
+    def died(journal) -> None:
+        """The process gone: its mark as the last write left it (a clean close would settle it)."""
+        os.close(journal.mark.fd)
+        journal.mark.fd, journal.mark = -1, None
+        journal.close()
+
     table = start()
     table.open_round()
     journal = table.journal
     journal.mark.begin(journal.seq + 3, "ab" * 32)  # a transaction that never committed
-    journal.mark.finish(None)
-    journal.close()
+    died(journal)
     table = start()  # the journal ends where the mark's last committed transaction did
     at = table.journal.seq
     table.journal.mark.begin(at + 3, "cd" * 32)
     table.journal.mark.finish((at - 1, "ef" * 32))  # as if the journal had committed a record it lacks
     table.journal.mark.begin(at + 6, "01" * 32)
-    table.journal.mark.finish(None)
+    died(table.journal)
+    with pytest.raises(InputError, match="lost records it had committed"):
+        start()
+
+
+def test_after_a_clean_stop_a_copy_from_before_its_last_transaction_refuses_to_start(tmp_path):
+    """A clean stop settles the mark: the copy of the journal taken just
+    before the table's last transaction is not taken for a table that died
+    committing it."""
+    from tablecore.errors import InputError
+    from tablesim.journal.attach import attach_and_recover
+    from tablesim.server.mock import build_mock
+
+    path = tmp_path / "w.sqlite"
+
+    def start():
+        table = build_mock("wheel", seed=3).table
+        attach_and_recover(table, str(path))
+        return table
+
+    start().journal.close()
+    shutil.copy(path, tmp_path / "copy.sqlite")  # (closed: no -wal, the file is whole)
+    table = start()
+    table.open_round()  # one transaction after the copy
     table.journal.close()
+    shutil.copy(tmp_path / "copy.sqlite", path)
     with pytest.raises(InputError, match="lost records it had committed"):
         start()
