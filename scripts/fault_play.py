@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import httpx
 
 from fault_procs import Child, PlatformProc, Table, wait_until
+import webclient  # (on the path fault_procs puts it on)
 
 WHEEL = ("1", "3", "5", "10", "20", "joker", "logo")
 FOOTBALL = ("upper", "lower", "odd", "even", "middle")
@@ -49,8 +50,8 @@ class Bets:
         live = [p for p in self.platforms if p.up() and p.url] or self.platforms
         via = live[int(pick * len(live))]
         try:
-            r = httpx.post(f"{via.url}/api/bets", json=body, timeout=60,
-                           headers={"Authorization": f"Bearer {player.session}"})
+            r = webclient.post(f"{via.url}/api/bets", json=body, timeout=60,
+                               headers={"Authorization": f"Bearer {player.session}"})
             answer = r.json()
             status, message = answer.get("status", str(r.status_code)), answer.get("message")
         except (httpx.HTTPError, ValueError) as exc:
@@ -116,7 +117,7 @@ def wait_betting(platforms: list[PlatformProc], table: str, round_id: str, budge
         for p in platforms:
             if not p.up():
                 continue
-            tables = httpx.get(f"{p.url}/api/tables", timeout=5).json()["tables"]
+            tables = webclient.get(f"{p.url}/api/tables", timeout=5).json()["tables"]
             t = next(t for t in tables if t["table"] == table)
             if not (t["betting"] and t["round"] == round_id):
                 return False

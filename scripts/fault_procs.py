@@ -18,7 +18,9 @@ import httpx
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests" / "studio"))  # the broker the tests use
+sys.path.insert(0, str(ROOT / "tests"))  # their HTTP client (one TLS context, not one a call)
 
+import webclient  # noqa: E402
 from natsserver import NatsServer, free_port  # noqa: E402
 
 TABLESIM = [sys.executable, "-m", "tablesim.cli.main"]
@@ -163,10 +165,10 @@ class Table(Child):
                 "--table-id", self.table_id, "--pace", str(self.pace)]
 
     def ready(self) -> bool:
-        return httpx.get(f"{self.base}/api/table", timeout=2).status_code == 200
+        return webclient.get(f"{self.base}/api/table", timeout=2).status_code == 200
 
     def state(self) -> dict:
-        return httpx.get(f"{self.base}/api/table", timeout=5).json()
+        return webclient.get(f"{self.base}/api/table", timeout=5).json()
 
     def token(self, role: str) -> str:
         tokens = json.loads(self.journal.with_name(f"{self.table_id}.tokens.json").read_text())
@@ -174,8 +176,8 @@ class Table(Child):
 
     def act(self, name: str, body: dict | None = None, role: str = "dealer") -> httpx.Response:
         path = "/api/void" if name == "void" else f"/api/actions/{name}"
-        return httpx.post(self.base + path, json=body or {}, timeout=20,
-                          headers={"Authorization": f"Bearer {self.token(role)}"})
+        return webclient.post(self.base + path, json=body or {}, timeout=20,
+                              headers={"Authorization": f"Bearer {self.token(role)}"})
 
 
 class PlatformProc(Child):
@@ -203,7 +205,7 @@ class PlatformProc(Child):
         self.url = line.split()[1]
 
     def ready(self) -> bool:
-        return httpx.get(f"{self.url}/api/health", timeout=2).status_code == 200
+        return webclient.get(f"{self.url}/api/health", timeout=2).status_code == 200
 
     def up(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

@@ -50,6 +50,7 @@ import httpx  # noqa: E402
 from fault_checks import check, journal_rounds, read_wallet  # noqa: E402
 from fault_play import Bets, Killer, Player, choose_bets, finish, open_round, state, void, wait_betting  # noqa: E402
 from fault_procs import TABLESIM, Broker, PlatformProc, Table, Wallet, environment, wait_until  # noqa: E402
+import webclient  # noqa: E402  (on the path fault_procs puts it on)
 
 GAMES = (("fortune3", "F3-FAULT", "box"), ("football", "FB-FAULT", "box"), ("wheel", "WH-FAULT", "player"))
 OPENING = Decimal("10000.00")
@@ -108,7 +109,7 @@ def sessions(wallet: Wallet, platforms: list[PlatformProc], ids: list[str]) -> l
 
     def session(i: int, p: str) -> Player:
         via = platforms[i % len(platforms)]
-        r = wait_until(lambda: (r := httpx.post(f"{via.url}/api/session", json={"token": tokens[p]}, timeout=60))
+        r = wait_until(lambda: (r := webclient.post(f"{via.url}/api/session", json={"token": tokens[p]}, timeout=60))
                        .status_code == 200 and r, 120, f"a session of {p}")
         return Player(p, r.json()["session"])
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
@@ -281,7 +282,7 @@ def stood(tables: list[Table], platforms: list[PlatformProc], killer: Killer) ->
             said.append(f"{t.table_id}: no answer ({type(exc).__name__}; exit status {t.proc.poll()})")
     for p in platforms:
         try:
-            seen = httpx.get(f"{p.url}/api/tables", timeout=5).json()["tables"]
+            seen = webclient.get(f"{p.url}/api/tables", timeout=5).json()["tables"]
             said.append(f"{p.name}: " + ", ".join(f"{x['table']} {x.get('round')} betting {x.get('betting')}"
                                                    for x in seen))
         except (httpx.HTTPError, ValueError, KeyError) as exc:
@@ -293,7 +294,7 @@ def stood(tables: list[Table], platforms: list[PlatformProc], killer: Killer) ->
 def platform_health(p: PlatformProc) -> dict | str:
     """A platform's health page at the end; if it is not up, why (its exit status and log)."""
     try:
-        return httpx.get(f"{p.url}/api/health", timeout=10).json()
+        return webclient.get(f"{p.url}/api/health", timeout=10).json()
     except httpx.HTTPError as exc:
         code = None if p.proc is None else p.proc.poll()
         log = (p.work / f"{p.name}.log").read_text(errors="replace")[-1500:]

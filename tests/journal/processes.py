@@ -12,6 +12,7 @@ import httpx
 
 import clirun
 import reaper
+import webclient
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,7 +48,7 @@ class Served:
             lines.append(line.rstrip("\n"))
         console = next(line for line in lines if line.startswith("console: "))
         self.url, _, self.token = console.removeprefix("console: ").partition("/#token=")
-        self.client = httpx.Client(base_url=self.url, timeout=60)  # pure waiting
+        self.client = webclient.client(base_url=self.url, timeout=60)  # pure waiting
 
     def post(self, path: str, body=None) -> httpx.Response:
         return self.client.post(path, json=body, headers={"Authorization": f"Bearer {self.token}"})

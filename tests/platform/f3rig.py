@@ -14,6 +14,7 @@ import httpx
 
 import rig as rigs
 from natsserver import free_port
+import webclient
 
 TABLE = "F3-REMOTE"
 #: the test profile's decision timer
@@ -29,8 +30,8 @@ max = "5000"
 
 class Platform(rigs.Platform):
     def decide(self, session: dict, body: dict, timeout: float = 30) -> httpx.Response:
-        return httpx.post(f"{self.url}/api/decisions", json=body, timeout=timeout,
-                          headers={"Authorization": f"Bearer {session['session']}"})
+        return webclient.post(f"{self.url}/api/decisions", json=body, timeout=timeout,
+                              headers={"Authorization": f"Bearer {session['session']}"})
 
 
 class F3Rig(rigs.Rig):
@@ -100,9 +101,9 @@ class F3Rig(rigs.Rig):
 
     def table_bet(self, player: str, bet: str, amount: str) -> None:
         """A bet placed at the table directly (no money: for the bus's own tests)."""
-        r = httpx.post(f"{self.base}/api/bets", json={"position": "remote", "bet": bet, "amount": amount,
+        r = webclient.post(f"{self.base}/api/bets", json={"position": "remote", "bet": bet, "amount": amount,
                                                        "player": player},
-                       headers={"Authorization": f"Bearer {self._token('dealer')}"}, timeout=20)
+                           headers={"Authorization": f"Bearer {self._token('dealer')}"}, timeout=20)
         assert r.status_code == 200, r.text
 
     def _token(self, role: str) -> str:

@@ -17,6 +17,7 @@ import httpx
 import walletproc
 from natsserver import free_port
 from rig import ROOT, Platform, start_wallet
+import webclient
 
 WHEEL, FOOTBALL, FORTUNE3 = "WHEEL-P1", "FB-P1", "F3-P1"
 TABLES = f"""\
@@ -67,13 +68,13 @@ class Table:
         raise AssertionError(f"table {self.id} did not come up")
 
     def state(self) -> dict:
-        return httpx.get(f"{self.base}/api/table", timeout=5).json()
+        return webclient.get(f"{self.base}/api/table", timeout=5).json()
 
     def act(self, name: str, body: dict | None = None) -> dict:
         tokens = json.loads(self.journal.with_name(f"{self.id}.tokens.json").read_text())
         token = next(op["token"] for op in tokens["operators"] if op["role"] == "dealer")
-        r = httpx.post(f"{self.base}/api/actions/{name}", json=body or {}, timeout=20,
-                       headers={"Authorization": f"Bearer {token}"})
+        r = webclient.post(f"{self.base}/api/actions/{name}", json=body or {}, timeout=20,
+                           headers={"Authorization": f"Bearer {token}"})
         assert r.status_code == 200, r.text
         return r.json()
 
@@ -138,7 +139,7 @@ class PlayerRig:
         """Until the platform shows the round taking bets."""
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            got = httpx.get(f"{self.platform.url}/api/tables", timeout=5).json()["tables"]
+            got = webclient.get(f"{self.platform.url}/api/tables", timeout=5).json()["tables"]
             if any(x["table"] == table.id and x["betting"] and x["round"] == round_id for x in got):
                 return
             time.sleep(0.05)

@@ -18,6 +18,7 @@ import httpx
 import reaper
 import walletproc
 from natsserver import NatsServer, free_port
+import webclient
 
 TABLE = "WHEEL-MOCK"
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,26 +70,26 @@ class Platform(walletproc.Process):
         self.proc.wait(10)
 
     def health(self) -> dict:
-        return httpx.get(f"{self.url}/api/health", timeout=5).json()
+        return webclient.get(f"{self.url}/api/health", timeout=5).json()
 
     def session(self, token: str) -> dict:
-        r = httpx.post(f"{self.url}/api/session", json={"token": token}, timeout=20)
+        r = webclient.post(f"{self.url}/api/session", json={"token": token}, timeout=20)
         assert r.status_code == 200, r.text
         return r.json()
 
     def bet(self, session: dict, body: dict, timeout: float = 30) -> httpx.Response:
-        return httpx.post(f"{self.url}/api/bets", json=body, timeout=timeout,
-                          headers={"Authorization": f"Bearer {session['session']}"})
+        return webclient.post(f"{self.url}/api/bets", json=body, timeout=timeout,
+                              headers={"Authorization": f"Bearer {session['session']}"})
 
     def balance(self, session: dict) -> Decimal:
-        r = httpx.get(f"{self.url}/api/balance", headers={"Authorization": f"Bearer {session['session']}"}, timeout=20)
+        r = webclient.get(f"{self.url}/api/balance", headers={"Authorization": f"Bearer {session['session']}"}, timeout=20)
         assert r.status_code == 200, r.text
         return Decimal(r.json()["balance"])
 
     def wait_table(self, want, timeout: float = 60) -> dict:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            tables = httpx.get(f"{self.url}/api/tables", timeout=5).json()["tables"]
+            tables = webclient.get(f"{self.url}/api/tables", timeout=5).json()["tables"]
             if want(tables[0]):
                 return tables[0]
             time.sleep(0.05)
@@ -132,7 +133,7 @@ class Rig:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             try:
-                if (httpx.get(f"{self.base}/api/table", timeout=2).json().get("studio") or {}).get("state") == "up":
+                if (webclient.get(f"{self.base}/api/table", timeout=2).json().get("studio") or {}).get("state") == "up":
                     return
             except httpx.HTTPError:
                 pass
@@ -168,12 +169,12 @@ class Rig:
     def act(self, name: str, body: dict | None = None, role: str = "dealer") -> dict:
         token = next(op["token"] for op in self.tokens()["operators"] if op["role"] == role)
         path = f"/api/actions/{name}" if name != "void" else "/api/void"
-        r = httpx.post(self.base + path, json=body or {}, headers={"Authorization": f"Bearer {token}"}, timeout=20)
+        r = webclient.post(self.base + path, json=body or {}, headers={"Authorization": f"Bearer {token}"}, timeout=20)
         assert r.status_code == 200, r.text
         return r.json()
 
     def table_state(self) -> dict:
-        return httpx.get(f"{self.base}/api/table", timeout=5).json()
+        return webclient.get(f"{self.base}/api/table", timeout=5).json()
 
     def spin(self) -> str:
         """Close betting, spin, and wait for the round's result: its symbol."""

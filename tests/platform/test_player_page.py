@@ -27,6 +27,7 @@ import rig as rigs
 from browser import WAIT_MS, needs_chromium
 from natsserver import NATS_SERVER
 from playerrig import FOOTBALL, FORTUNE3, WHEEL, PlayerRig
+import webclient
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / ("docs/player" if os.environ.get("TABLESIM_PLAYER_SHOTS") == "docs" else "artifacts/player")
@@ -366,8 +367,8 @@ def test_a_refusal_and_a_void_round_read_in_the_players_language(chromium, setup
         bet(ava, "5", "25")
         tokens = json.loads(setup.wheel.journal.with_name(f"{WHEEL}.tokens.json").read_text())
         supervisor = next(op["token"] for op in tokens["operators"] if op["role"] == "supervisor")
-        voided = httpx.post(f"{setup.wheel.base}/api/void", json={"why": "wheel jammed"}, timeout=20,
-                            headers={"Authorization": f"Bearer {supervisor}"})
+        voided = webclient.post(f"{setup.wheel.base}/api/void", json={"why": "wheel jammed"}, timeout=20,
+                                headers={"Authorization": f"Bearer {supervisor}"})
         assert voided.status_code == 200, voided.text
         ava.wait_for_selector("#result:not([hidden])")
         ava.wait_for_function("document.querySelector('#result').textContent.includes('本局無效（主管決定）')")

@@ -18,6 +18,7 @@ import reaper
 
 from rig import OPENING, PAYS, TABLE
 from wsclient import Player
+import webclient
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +119,7 @@ def test_a_bet_acknowledged_before_a_disconnect_stands_and_the_missed_round_is_s
         assert ada.ask("bet", table=TABLE, bet=spot, amount=amount)["status"] == "placed"
     ada.close()  # gone mid-round, before the spin
     symbol = rig.spin()
-    rig.wait_for(lambda: round_id in [r["round_id"] for r in httpx.get(
+    rig.wait_for(lambda: round_id in [r["round_id"] for r in webclient.get(
         f"{second.url}/api/recall", headers={"Authorization": f"Bearer {session}"}, timeout=5).json()["rounds"]],
         what="the other process read the result")
     back = Player(second.url, session, seen=seen)  # to another process, the same session

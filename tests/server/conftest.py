@@ -18,6 +18,7 @@ from tablesim.server.mock import build_mock
 from tablesim.server.runner import TableRunner
 
 from server_helpers import PACE, Served
+import webclient
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def serve(tmp_path: Path):
         tokens = tokens or TokenStore.generate()
         runner = TableRunner(table, rig=rig, pace=pace, bet_seconds=bet_seconds, recovery=report)
         server = ServerThread(runner, tokens).start()
-        served = Served(server, runner, tokens, path, httpx.Client(base_url=server.url, timeout=10))
+        served = Served(server, runner, tokens, path, webclient.client(base_url=server.url, timeout=10))
         started.append(served)
         return served
 
@@ -77,7 +78,7 @@ def emulated(tmp_path: Path):
         runner = TableRunner(table, recovery=report)  # no rig: the devices report as they do
         server = ServerThread(runner, tokens).start()
         stack.callback(server.stop)
-        client = httpx.Client(base_url=server.url, timeout=10)
+        client = webclient.client(base_url=server.url, timeout=10)
         stack.callback(client.close)
         return Served(server, runner, tokens, path, client)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 
 import reaper
+import webclient
 
 ROOT = Path(__file__).resolve().parents[2]
 # Pure waiting, so generous: a `tablesim serve` start took over 30 s while
@@ -40,7 +41,7 @@ class Serve:
         console = next(line for line in self.lines if line.startswith("console: "))
         self.url, _, self.dealer = console.removeprefix("console: ").partition("/#token=")
         self.supervisor = next(line.split()[1] for line in self.lines if line.strip().startswith("supervisor "))
-        self.client = httpx.Client(base_url=self.url, timeout=WAIT)
+        self.client = webclient.client(base_url=self.url, timeout=WAIT)
         end = time.monotonic() + WAIT
         while True:
             try:

@@ -23,6 +23,7 @@ from tablesim.server.devices import emulated_table
 from tablesim.server.mock import build_mock
 from tablesim.server.process import ServerThread
 from tablesim.server.runner import TableRunner
+import webclient
 
 #: pure waiting (a loaded machine): generous
 WAIT = 60.0
@@ -50,7 +51,7 @@ def autoplayed(tmp_path: Path):
                              autoplay=Autoplay(**settings))
         server = ServerThread(runner, tokens).start()
         stack.callback(server.stop)
-        client = httpx.Client(base_url=server.url, timeout=WAIT)
+        client = webclient.client(base_url=server.url, timeout=WAIT)
         stack.callback(client.close)
         return Served(server, runner, tokens, path, client)
 

@@ -33,6 +33,7 @@ from tablesim.harness.tableconfig import OPERATOR_ROLES, load_table_config
 
 from server_helpers import Served, ok
 from server_process import Serve
+import webclient
 
 ROOT = Path(__file__).resolve().parents[2]
 F3_MOCK = ROOT / "config" / "tables" / "fortune3-mock.toml"
@@ -304,7 +305,7 @@ token = "ana-token-0123456789"
         assert not created and where == f"{path}: operators" and tokens.first("supervisor") is None
         runner = TableRunner(built.table)
         server = stack.enter_context(ServerThread(runner, tokens))
-        client = stack.enter_context(httpx.Client(base_url=server.url, timeout=10))
+        client = stack.enter_context(webclient.client(base_url=server.url, timeout=10))
         s = Served(server, runner, tokens, None, client)
         snap = s.state()
         assert snap["table_id"] == "FB-07" and snap["layout"]["decks"] == 2

@@ -24,6 +24,7 @@ import reaper
 from clirun import tablesim
 from natsserver import NATS_SERVER
 from tablesim.cli.children import ChildDied, Child, Children, says
+import webclient
 
 ROOT = Path(__file__).resolve().parents[2]
 #: pure waiting (seven processes start on a loaded machine): generous
@@ -79,7 +80,7 @@ def _wait(check, what: str):
 
 def _bet_on_the_wheel(lobby: str) -> tuple[dict, httpx.Client]:
     base, _, token = lobby.partition("/#token=")
-    client = httpx.Client(base_url=base, timeout=WAIT)
+    client = webclient.client(base_url=base, timeout=WAIT)
     session = client.post("/api/session", json={"token": token}).json()
     assert session["balance"] == "10000.00", session
     client.headers["Authorization"] = f"Bearer {session['session']}"
@@ -106,14 +107,14 @@ def test_the_demo_serves_a_bet_settled_to_the_wallet_and_stops_on_ctrl_c(tmp_pat
     consoles = [k for k in demo.urls if k.startswith("console ")]
     assert sorted(consoles) == ["console F3-DEMO", "console FB-DEMO", "console WHEEL-DEMO"], demo.lines
     platform = demo.urls["lobby"].partition("/#")[0]
-    lobby = httpx.get(platform + "/", timeout=WAIT)
+    lobby = webclient.get(platform + "/", timeout=WAIT)
     assert lobby.status_code == 200 and "<html" in lobby.text.lower(), lobby.status_code
-    assert httpx.get(platform + "/api/health", timeout=WAIT).json()["ok"]
-    assert httpx.get(demo.urls["floor"], timeout=WAIT).status_code == 200
+    assert webclient.get(platform + "/api/health", timeout=WAIT).json()["ok"]
+    assert webclient.get(demo.urls["floor"], timeout=WAIT).status_code == 200
     for name in consoles:
         base = demo.urls[name].partition("/#")[0]
-        assert httpx.get(base + "/", timeout=WAIT).status_code == 200
-        assert httpx.get(base + "/api/health", timeout=WAIT).json()["ok"]
+        assert webclient.get(base + "/", timeout=WAIT).status_code == 200
+        assert webclient.get(base + "/api/health", timeout=WAIT).json()["ok"]
     bet, client = _bet_on_the_wheel(demo.urls["lobby"])
     assert bet["status"] == "placed" and bet["balance"] == "9995.00"
     credit = _wait(lambda: _credit(tmp_path / "demo" / "wallet.db", bet["round"]), "the round's credit")

@@ -34,6 +34,7 @@ def tablesim(*args: str) -> subprocess.CompletedProcess:
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from server_helpers import PACE, Served, ok, play_round  # noqa: E402
+import webclient
 
 
 def test_shift_boundaries():
@@ -70,7 +71,7 @@ def shift_table(nats_server, tmp_path):
                          ("s" * 24, Operator("Li", "supervisor"))])
     runner = TableRunner(table, rig=rig, pace=PACE, recovery=report, studio=nats_server.url)
     server = ServerThread(runner, tokens).start()
-    served = Served(server, runner, tokens, path, httpx.Client(base_url=server.url, timeout=10))
+    served = Served(server, runner, tokens, path, webclient.client(base_url=server.url, timeout=10))
     yield served
     served.client.close()
     server.stop()

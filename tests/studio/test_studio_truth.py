@@ -20,6 +20,7 @@ from tablesim.studio.outbox import StudioLink
 from test_studio_floor import wait_for
 from test_studio_identity import invoke as tablesim
 from test_studio_publish import register_all
+import webclient
 
 
 class Following:
@@ -100,7 +101,7 @@ def test_an_unreachable_broker_is_said_within_seconds(tmp_path):
                              str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         def says():
-            c = httpx.get(f"http://127.0.0.1:{port}/api/floor", timeout=10).json()["consumer"]
+            c = webclient.get(f"http://127.0.0.1:{port}/api/floor", timeout=10).json()["consumer"]
             return c if not c["connected"] and c["error"] else None
         consumer = wait_for(says, proc=proc)
         assert "no broker answered" in consumer["error"]

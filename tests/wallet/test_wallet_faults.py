@@ -17,6 +17,7 @@ import walletproc
 from tablesim.wallet import signing
 from tablesim.wallet.client import WalletClient, WalletUnavailable
 from tablesim.wallet.faults import Faults, parse
+import webclient
 
 
 def faulty(files, *faults: str) -> walletproc.Process:
@@ -28,8 +29,8 @@ def raw(url: str, secret: bytes, call: str, doc: dict) -> httpx.Response:
     body = json.dumps(doc).encode()
     path = f"/wallet/v1/{call}"
     headers = signing.request_headers(secret, path, body, timestamp=int(time.time()))
-    return httpx.post(url.removesuffix("/wallet/v1") + path, content=body, timeout=10,
-                      headers={**headers, "content-type": "application/json"})
+    return webclient.post(url.removesuffix("/wallet/v1") + path, content=body, timeout=10,
+                          headers={**headers, "content-type": "application/json"})
 
 
 def balance(url: str, secret: bytes, player: str) -> Decimal:
