@@ -49,6 +49,20 @@ DISABLED_FEATURES = (
 needs_chromium = pytest.mark.skipif(not HAVE_CHROMIUM, reason=NO_CHROMIUM)
 
 
+def until(page, expression: str, timeout: float = WAIT_MS / 1000) -> Any:
+    """Wait until the page's JavaScript ``expression`` is truthy; its value.
+
+    An element not there yet (a TypeError: ``textContent`` of null, while the
+    page draws or after a reload) counts as "not yet", as it would for a
+    person looking: Playwright's own wait fails at the predicate's first
+    exception, which made a test fail when it looked a moment early. Any other
+    error (a mistyped name) still fails at once. A function, not a string to
+    evaluate: the pages' Content-Security-Policy forbids eval."""
+    body = (f"() => {{ try {{ return ({expression}); }} "
+            "catch (e) { if (e instanceof TypeError) return false; throw e; } }")
+    return page.wait_for_function(body, timeout=timeout * 1000).json_value()
+
+
 class PageErrors(list):
     """JavaScript exceptions and console errors a page reported."""
 

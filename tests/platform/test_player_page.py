@@ -24,7 +24,7 @@ import pytest
 import f3rig
 import reaper
 import rig as rigs
-from browser import WAIT_MS, needs_chromium
+from browser import WAIT_MS, needs_chromium, until
 from natsserver import NATS_SERVER
 from playerrig import FOOTBALL, FORTUNE3, WHEEL, PlayerRig
 import webclient
@@ -72,7 +72,7 @@ def bet(page, spot: str, chip: str) -> None:
     page.click(f".chip[data-amount='{chip}']")
     page.click(f".spot[data-bet='{spot}']")
     page.click("#place")
-    page.wait_for_function(f"document.querySelector(\".spot[data-bet='{spot}'] .stake\").textContent.match(/\\d/)")
+    until(page, f"document.querySelector(\".spot[data-bet='{spot}'] .stake\").textContent.match(/\\d/)")
 
 
 def open_table(page, table: str) -> None:
@@ -179,7 +179,7 @@ def test_a_reload_mid_round_keeps_the_bet_and_shows_its_result(chromium, setup):
         betting_on(setup, setup.wheel, (ada,), "3")
         bet(ada, "3", "25")
         ada.reload()  # the socket is gone; the page comes back with the same session
-        ada.wait_for_function("document.querySelector(\".spot[data-bet='3'] .stake\")?.textContent.includes('25')")
+        until(ada, "document.querySelector(\".spot[data-bet='3'] .stake\")?.textContent.includes('25')")
         setup.wheel.play_out()
         ada.wait_for_selector("#result:not([hidden]) .round-net")
         assert "3: MOP" not in text(ada, "#result") and "25" in text(ada, "#result li[data-bet='3']")
@@ -196,7 +196,7 @@ def test_the_lobby_and_the_table_views_fit_a_phone(chromium, setup):
         assert width() <= PHONE["width"]
         for lang, suffix in (("en", ""), ("zh-Hant", "-zh")):  # (Chinese wraps otherwise: it must fit too)
             kim.select_option("#lang", lang)
-            kim.wait_for_function(f"document.documentElement.lang === {lang!r}")
+            until(kim, f"document.documentElement.lang === {lang!r}")
             assert width() <= PHONE["width"], lang
             assert text(kim, "#link") == {"en": "Connected", "zh-Hant": "已連線"}[lang]  # (the switch words it again)
             shot(kim, f"lobby-phone{suffix}")
@@ -208,7 +208,7 @@ def test_the_lobby_and_the_table_views_fit_a_phone(chromium, setup):
                 kim.click("#to-lobby")
         assert "餘額" in text(kim, "header")
         kim.select_option("#lang", "pt")
-        kim.wait_for_function("document.documentElement.lang === 'pt'")
+        until(kim, "document.documentElement.lang === 'pt'")
         assert "Saldo" in text(kim, "header")
     finally:
         context.close()
@@ -282,7 +282,7 @@ def start_deciding(f3, pages, bets) -> str:
     f3.deal()
     for p in pages:
         p.wait_for_selector("#decide:not([hidden])")
-        p.wait_for_function("document.querySelectorAll('#remote-cards .card').length === 3")
+        until(p, "document.querySelectorAll('#remote-cards .card').length === 3")
     return rid
 
 
@@ -298,12 +298,12 @@ def test_two_players_in_two_languages_decide_on_their_own_on_the_shared_remote_h
         assert re.search(r"\d", text(ann, "#timer")), text(ann, "#timer")  # the decision timer counts down
         shot(ann, "fortune3-decide-desktop-zh")
         ann.click("#play")  # ann plays; amy lets the decision timer run out: a fold
-        ann.wait_for_function("document.querySelector('#said').textContent.includes('您選擇跟注')")
+        until(ann, "document.querySelector('#said').textContent.includes('您選擇跟注')")
         assert ann.locator("#decide").is_hidden() and amy.locator("#decide").is_visible()
         f3.wait_state(("complete",), "the round never settled", timeout=120)
         for p in (ann, amy):
             p.wait_for_selector("#result:not([hidden]) .round-net")
-            p.wait_for_function("!document.querySelector('#dealer-cards').textContent.includes('??')")
+            until(p, "!document.querySelector('#dealer-cards').textContent.includes('??')")
         assert cards(ann, "dealer-cards") == cards(amy, "dealer-cards") and len(cards(ann, "dealer-cards")) == 3
         assert cards(ann, "remote-cards") == cards(amy, "remote-cards")
         result = f3.result(rid)
@@ -331,15 +331,15 @@ def test_a_reconnect_during_the_decisions_shows_the_hand_again_and_takes_the_dec
         hand = cards(ada, "remote-cards")
         ada.reload()  # the socket is gone mid-round; the page comes back with the same session
         ada.wait_for_selector("#decide:not([hidden])")
-        ada.wait_for_function("document.querySelectorAll('#remote-cards .card').length === 3")
+        until(ada, "document.querySelectorAll('#remote-cards .card').length === 3")
         assert cards(ada, "remote-cards") == hand and cards(ada, "dealer-cards") == ["??"] * 3
         assert ada.locator("#place").is_visible() and re.search(r"\d", text(ada, "#timer"))
         shot(abe, "fortune3-decide-phone-pt")
         assert abe.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         abe.click("#fold")
-        abe.wait_for_function("document.querySelector('#said').textContent.includes('Desiste')")
+        until(abe, "document.querySelector('#said').textContent.includes('Desiste')")
         ada.click("#play")
-        ada.wait_for_function("document.querySelector('#said').textContent.includes('You play')")
+        until(ada, "document.querySelector('#said').textContent.includes('You play')")
         f3.wait_state(("complete",), "the round never settled", timeout=120)
         ada.wait_for_selector("#result:not([hidden]) .round-net")
         remote = f3.result(rid)["outcome"]["remote"]
@@ -362,7 +362,7 @@ def test_a_refusal_and_a_void_round_read_in_the_players_language(chromium, setup
         for _ in range(3):  # 1,500 on a balance of 1,000: the wallet refuses it, in her language
             ava.click(".spot[data-bet='5']")
         ava.click("#place")
-        ava.wait_for_function("document.querySelector('#said').classList.contains('bad')")
+        until(ava, "document.querySelector('#said').classList.contains('bad')")
         assert text(ava, "#said") == "被拒絕：您的餘額不足。"
         bet(ava, "5", "25")
         tokens = json.loads(setup.wheel.journal.with_name(f"{WHEEL}.tokens.json").read_text())
@@ -371,9 +371,9 @@ def test_a_refusal_and_a_void_round_read_in_the_players_language(chromium, setup
                                 headers={"Authorization": f"Bearer {supervisor}"})
         assert voided.status_code == 200, voided.text
         ava.wait_for_selector("#result:not([hidden])")
-        ava.wait_for_function("document.querySelector('#result').textContent.includes('本局無效（主管決定）')")
+        until(ava, "document.querySelector('#result').textContent.includes('本局無效（主管決定）')")
         ava.select_option("#lang", "pt")
-        ava.wait_for_function("document.querySelector('#result').textContent.includes('Ronda anulada (decisão do supervisor)')")
+        until(ava, "document.querySelector('#result').textContent.includes('Ronda anulada (decisão do supervisor)')")
         assert text(ava, "#said").startswith("Aposta confirmada")  # the line said before, in the new language
         assert not ava.errors, ava.errors
     finally:

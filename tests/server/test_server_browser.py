@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import needs_chromium
+from browser import needs_chromium, until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -27,8 +27,7 @@ def browser(page):
 
 def wait(page, expression: str, timeout: float = 60.0):
     """Wait until the page's ``expression`` is truthy (pure waiting: generous); its value."""
-    # a function, not a string to evaluate: the pages' Content-Security-Policy forbids eval
-    return page.wait_for_function(f"() => ({expression})", timeout=timeout * 1000).json_value()
+    return until(page, expression, timeout)
 
 
 def state_is(*states: str) -> str:

@@ -12,7 +12,7 @@ import json
 import time
 from pathlib import Path
 
-from browser import needs_chromium
+from browser import needs_chromium, until
 from server_helpers import ok, stop
 
 pytestmark = needs_chromium
@@ -35,7 +35,7 @@ KEY = ["#instruction", "#in-play", "#layout", "#dealer-actions button", "#superv
 
 
 def wait(page, expression: str):
-    return page.wait_for_function(f"() => ({expression})").json_value()
+    return until(page, expression)
 
 
 def assert_fits(page, *selectors: str) -> None:

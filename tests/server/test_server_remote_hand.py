@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import needs_chromium
+from browser import needs_chromium, until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,20 +60,16 @@ def test_the_console_view_has_the_remote_hand(serve, remote_profile):
 def test_the_console_shows_the_remote_hand_and_its_timer(serve, page, remote_profile):
     s = serve("fortune3", pace=0.02, seed=11, profile=remote_profile)
     page.goto(f"{s.url}/#token={s.dealer}")
-    page.wait_for_function("() => document.body.dataset.live === '1'", timeout=60_000)
+    until(page, "document.body.dataset.live === '1'")
     dealt(s)
-    page.wait_for_function("() => !!document.querySelector('#remote-timer')", timeout=60_000)
+    until(page, "!!document.querySelector('#remote-timer')")
     row = page.evaluate("document.querySelector('#remote-hand').textContent")
     assert "3 remote players in" in row and "2 still deciding" in row
     assert page.evaluate("document.querySelectorAll('#remote-hand .card').length") == 3
     first = page.evaluate("document.querySelector('#remote-timer').textContent")
-    page.wait_for_function(f"() => document.querySelector('#remote-timer') && "
-                           f"document.querySelector('#remote-timer').textContent !== {json.dumps(first)}",
-                           timeout=60_000)  # it counts down
+    until(page, f"document.querySelector('#remote-timer').textContent !== {json.dumps(first)}")  # it counts down
     s.post("/api/actions/decide", {"box": "2", "decision": "fold"}).raise_for_status()
-    page.wait_for_function("() => document.body.dataset.state === 'complete'", timeout=60_000)
-    page.wait_for_function("() => document.querySelector('#remote-decided') && "
-                           "document.querySelector('#remote-decided').textContent.includes('2 folded')",
-                           timeout=60_000)
+    until(page, "document.body.dataset.state === 'complete'")
+    until(page, "document.querySelector('#remote-decided').textContent.includes('2 folded')")
     assert page.evaluate("document.querySelector('#remote-timer')") is None
     assert page.errors.real() == []

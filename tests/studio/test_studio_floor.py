@@ -20,7 +20,7 @@ from tablesim.studio.floor import Floor
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 from journal_figures import add, as_numbers, journal_figures  # noqa: E402  (the independent recount)
-from browser import HAVE_CHROMIUM
+from browser import HAVE_CHROMIUM, until
 from natsserver import free_port
 from test_studio_publish import register_all, run_table, tablesim
 
@@ -109,7 +109,7 @@ def test_serve_shows_the_same_figures_and_again_after_a_restart(three_tables, na
             rows = webclient.get(f"{base}/api/report?by=shift", timeout=30).json()["rows"]
             b = request.getfixturevalue("page")
             b.goto(base + "/")
-            b.wait_for_function(f"() => document.querySelectorAll('#grouped tr').length === {len(rows) + 1}")
+            until(b, f"document.querySelectorAll('#grouped tr').length === {len(rows) + 1}")
             tables = b.evaluate("[...document.querySelectorAll('#grouped tr')].slice(1)"
                                 ".map(r => r.children[1].textContent)")
             assert sorted(tables) == sorted(r["table_id"] or "all tables" for r in rows)
@@ -251,11 +251,11 @@ def test_a_table_whose_records_cannot_reach_the_stream_is_on_the_floor(nats_serv
             b = request.getfixturevalue("page")
             b.set_viewport_size({"width": 1200, "height": 800})
             b.goto(base + "/")
-            b.wait_for_function("() => document.querySelector('#tables .card') !== null")
+            until(b, "document.querySelector('#tables .card') !== null")
             text = b.evaluate("document.querySelector('#tables .card').textContent")
             assert "WHEEL-MOCK" in text and "no record in the stream yet" in text
             # no alert: the list says so calmly (not in the alerts' red)
-            b.wait_for_function("() => document.querySelector('#alerts li').textContent === 'none'")
+            until(b, "document.querySelector('#alerts li').textContent === 'none'")
             none = b.evaluate("getComputedStyle(document.querySelector('#alerts li')).color")
             bad = b.evaluate("(() => { const s = document.createElement('span'); s.className = 'bad';"
                              " document.body.append(s); const c = getComputedStyle(s).color; s.remove(); return c; })()")
