@@ -158,6 +158,8 @@ class Floor:
         self.alerts: deque = deque(maxlen=ALERTS_KEPT)
         self.records = 0
         self.stream_seq = 0
+        #: stream messages handed again by the consumer (already taken once: left out without an alert)
+        self.redelivered = 0
         #: messages left out because their table did not sign them, by the table their subject names
         self.rejected: dict[str, int] = {}
 
@@ -325,6 +327,7 @@ class Floor:
         return {
             "records": self.records,
             "stream_seq": self.stream_seq,
+            "redelivered": self.redelivered,
             "floor": {"tables": len(published), **floor.as_json()},
             "games": {name: {"tables": g["tables"], **g["figures"].as_json(),
                              "by_bet": {b: f.as_json() for b, f in sorted(g["by_bet"].items())}}

@@ -143,3 +143,23 @@ def test_forged_replayed_and_unsigned_messages_never_change_the_figures(data, tm
     assert all(t.table_id in KEYS for t in gate.floor.tables.values())  # no made-up table on the floor
     # everything left out was alerted (a table nobody registered: once per table)
     assert sum(gate.floor.rejected.values()) + sum(t.alerts for t in gate.floor.tables.values()) >= left_out
+
+
+def test_messages_the_consumer_hands_again_count_once_and_alert_nothing(tmp_path_factory):
+    """After a leader change a durable consumer hands again the messages whose
+    acks the new leader never got (delivered at least once): same stream seqs,
+    taken once, no alert. A record stored twice (a new stream seq) is alerted."""
+    stream = genuine(str(tmp_path_factory.getbasetemp()))
+    expected = json.loads(honest_figures(str(tmp_path_factory.getbasetemp())))
+    gate = Gate(trust())
+    half = len(stream) // 2
+    for i, message in enumerate(stream[:half]):
+        gate.record(*message, i + 1)
+    for i, message in enumerate(stream[half - 5:], start=half - 5):  # the last five again, then on
+        gate.record(*message, i + 1)
+    assert json.loads(json.dumps(figures(gate), sort_keys=True)) == expected
+    assert not gate.floor.alerts and gate.floor.redelivered == 5
+    gate.record(*stream[-1], len(stream) + 1)  # the last record again, stored under a new stream seq
+    assert [a["text"] for a in gate.floor.alerts] == [
+        f"record {json.loads(stream[-1][2])['record']['seq']} again after record "
+        f"{json.loads(stream[-1][2])['record']['seq']} (duplicate or out of order: left out of the figures)"]
