@@ -99,21 +99,27 @@ def test_a_table_goes_on_after_a_kill_and_a_new_journal_elsewhere_begins(tmp_pat
     assert res.returncode == 0, res.stderr
 
 
+def wheel_on(path: Path):
+    """A mock wheel table in this process, its journal ``path`` attached (the start's checks run)."""
+    from tablesim.journal.attach import attach_and_recover
+    from tablesim.server.mock import build_mock
+
+    table = build_mock("wheel", seed=3).table
+    attach_and_recover(table, str(path))
+    return table
+
+
 def test_a_journal_may_end_at_the_transaction_before_the_one_its_mark_was_committing(tmp_path):
     """The mark of a transaction is flushed while SQLite commits it: a table
     that died then has a journal ending at the transaction before (never
     answered): that starts; a journal ending anywhere else before the mark
     does not."""
     from tablecore.errors import InputError
-    from tablesim.journal.attach import attach_and_recover
-    from tablesim.server.mock import build_mock
 
     path = tmp_path / "w.sqlite"
 
     def start():
-        table = build_mock("wheel", seed=3).table
-        attach_and_recover(table, str(path))
-        return table
+        return wheel_on(path)
 
     def died(journal) -> None:
         """The process gone: its mark as the last write left it (a clean close would settle it)."""
@@ -141,15 +147,11 @@ def test_after_a_clean_stop_a_copy_from_before_its_last_transaction_refuses_to_s
     before the table's last transaction is not taken for a table that died
     committing it."""
     from tablecore.errors import InputError
-    from tablesim.journal.attach import attach_and_recover
-    from tablesim.server.mock import build_mock
 
     path = tmp_path / "w.sqlite"
 
     def start():
-        table = build_mock("wheel", seed=3).table
-        attach_and_recover(table, str(path))
-        return table
+        return wheel_on(path)
 
     start().journal.close()
     shutil.copy(path, tmp_path / "copy.sqlite")  # (closed: no -wal, the file is whole)
