@@ -13,6 +13,14 @@ again at once. An open request carries the server's heartbeats; nothing
 heard for ``LOST`` heartbeats (the connection or the consumer is gone), or
 a consumer the server no longer has, and ``run`` raises ``Lost``: the
 caller makes its consumer again from where it was.
+
+So does a delivery that never arrived. The server counts a message as
+delivered once it handed it to a connection; one that died with it (nats-py
+reconnects underneath, the open request goes on) loses it, and with no
+acknowledgements it is never sent again. Every delivery carries the
+consumer's own sequence number, and every heartbeat the last one handed
+out: a number that jumps, or a heartbeat past the last message received,
+means deliveries were lost on the way.
 """
 
 from __future__ import annotations
@@ -31,6 +39,8 @@ _V1, _V2 = 9, 11
 #: heartbeats missed before the consumer counts as lost
 LOST = 3
 _STATUS = api.Header.STATUS
+#: a heartbeat's header: the consumer sequence of the last message the server handed out
+_LAST_DELIVERED = "Nats-Last-Consumer"
 
 
 def _ack_fields(msg) -> list[str]:
@@ -46,6 +56,12 @@ def stream_seq_of(msg) -> int:
     cost to the platform)."""
     tokens = _ack_fields(msg)
     return int(tokens[5] if len(tokens) == _V1 else tokens[Msg.Ack.StreamSeq])
+
+
+def consumer_seq_of(msg) -> int:
+    """The consumer's own sequence number of this delivery (one more for every message it hands out, again or not)."""
+    tokens = _ack_fields(msg)
+    return int(tokens[6] if len(tokens) == _V1 else tokens[Msg.Ack.ConsumerSeq])
 
 
 def pending_of(msg) -> int:
@@ -79,7 +95,7 @@ class Pull:
 
     def __init__(self, nc, stream: str, consumer: str, handle: Callable[[list], Awaitable[None]], *,
                  batch: int = 1000, expires: float = 5.0, heartbeat: float = 1.0,
-                 idle: Callable[[], None] | None = None) -> None:
+                 idle: Callable[[], None] | None = None, fresh: bool = False) -> None:
         self.nc = nc
         self.subject = f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}"
         self.handle = handle
@@ -95,6 +111,9 @@ class Pull:
         self._conflicts = 0  # requests ended by the server (409) in a row, no message between
         self._heard = time.monotonic()
         self._wake = asyncio.Event()
+        #: the consumer sequence of the last delivery received: 0 for a consumer just made (its first is 1),
+        #: None for one made before (the first message or heartbeat says where it stands)
+        self._delivered: int | None = 0 if fresh else None
 
     async def run(self) -> None:
         inbox = self.nc.new_inbox()
@@ -122,6 +141,30 @@ class Pull:
             except Exception:  # (the connection is gone already)
                 pass
 
+    def _arrived(self, delivered: int) -> bool:
+        """Whether the delivery numbered ``delivered`` follows the last one
+        received (one that goes back is a new leader handing out again what
+        it never saw acknowledged: followed). If deliveries were skipped,
+        the consumer is lost (and nothing after it is taken)."""
+        if self._lost is not None:
+            return False
+        if self._delivered is not None and delivered > self._delivered + 1:
+            self._lost = f"deliveries {self._delivered + 1} to {delivered - 1} never arrived"
+            return False
+        self._delivered = delivered
+        return True
+
+    def _handed(self, last: int) -> bool:
+        """Whether the server's last delivery (a heartbeat's word) is the last one received."""
+        if self._lost is not None:
+            return False
+        if self._delivered is None:
+            self._delivered = last
+        elif last > self._delivered:
+            self._lost = f"deliveries {self._delivered + 1} to {last} never arrived"
+            return False
+        return True
+
     async def _ask(self, inbox: str) -> None:
         self._left, self._ended = self.batch, False
         await self.nc.publish(self.subject, self.request, reply=inbox)
@@ -131,13 +174,16 @@ class Pull:
         self._heard = time.monotonic()
         status = msg.headers.get(_STATUS) if msg.headers else None
         if not status:
-            self._got.append(msg)
-            self._left -= 1
-            self._conflicts = 0
+            if self._arrived(consumer_seq_of(msg)):
+                self._got.append(msg)
+                self._left -= 1
+                self._conflicts = 0
         elif status == "100":  # a heartbeat: the request is open, nothing new
-            if self.idle is not None and not self._got:
-                self.idle()
-            return
+            last = msg.headers.get(_LAST_DELIVERED)
+            if last is None or self._handed(int(last)):
+                if self.idle is not None and not self._got:
+                    self.idle()
+                return
         elif status in ("404", "408", "409"):  # the request ended (expired, no messages, or the server's reason)
             self._ended = True
             self._conflicts = self._conflicts + 1 if status == "409" else 0

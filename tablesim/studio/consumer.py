@@ -3,10 +3,16 @@ consumer, folded into the floor's picture.
 
 The studio keeps no state of its own: at start it (re)creates its durable
 consumer from the first record of the stream and rebuilds the picture from
-there, so a restarted studio shows the same figures. While it runs, the
-durable consumer keeps its place on the broker, so a broker restart costs
-nothing but the wait. The tables' status messages (core NATS, not stored)
-give each table's studio-link health live.
+there, so a restarted studio shows the same figures. The place it reads
+from is the floor's own, never the consumer's: after every reconnection
+the consumer is made again from the message after the last one the floor
+took, and a delivery that never arrived (the consumer's sequence jumps:
+messages handed to a connection that died, or lost with a leader) makes
+it again from there too. The broker's idea of what was delivered is no
+proof that it arrived, and acknowledging past it would skip records for
+good (the consumer acknowledges all up to the one it names). The tables'
+status messages (core NATS, not stored) give each table's studio-link
+health live.
 
 Nothing reaches the picture that its table did not sign
 (``tablesim.studio.gate``, against the keys file an operator keeps). When
@@ -53,6 +59,11 @@ CHECK_EVERY = 2.0
 SHORT_GRACE = 5.0
 
 
+class _Resume(Exception):
+    """Deliveries were lost between the broker and the floor: the consumer
+    is made again from the message after the floor's last one."""
+
+
 class _Rebuild(Exception):
     """The registered keys changed, or the stream was reset or lost records:
     the picture is made again from what the stream holds."""
@@ -80,7 +91,6 @@ class StudioConsumer:
         self.shifts = shifts
         self.gate = Gate(trust.load_trust(self.keys_path), Floor(shifts))
         self.floor = self.gate.floor
-        self._fresh = True
         self.on_change = on_change
         self.silent_after = silent_after
         self.nc = None
@@ -95,6 +105,9 @@ class StudioConsumer:
         self.rate = 0.0  # records/s over the last second of work
         self.caught_up = asyncio.Event()
         self._stop = False
+        self._delivered = 0  # the consumer sequence of the last message received on this subscription
+        self._shortfall: tuple[int, int] | None = None  # (received, delivered) at the last empty fetch short of it
+        self.resumed = 0  # times lost deliveries made the consumer again from the floor's place
 
     @property
     def connected(self) -> bool:
@@ -106,7 +119,7 @@ class StudioConsumer:
     def status(self) -> dict:
         return {"url": natsio.shown(self.url), "connected": self.connected, "error": self.error, "pending": self.pending,
                 "records_per_second": round(self.rate, 1), "records": self.floor.records,
-                "stream_seq": self.floor.stream_seq}
+                "stream_seq": self.floor.stream_seq, "resumed": self.resumed}
 
     def stop(self) -> None:
         self._stop = True
@@ -126,7 +139,16 @@ class StudioConsumer:
                 if down_said:
                     log.warning("studio: following %s again", natsio.shown(self.url))
                     down_said = False
-                await self._follow(js, sub)
+                while True:
+                    try:
+                        await self._follow(js, sub)
+                        break
+                    except _Resume as lost:
+                        self.resumed += 1
+                        log.warning("studio: %s: reading again from stream message %d", lost,
+                                    self.floor.stream_seq + 1)
+                        await sub.unsubscribe()
+                        sub = await self._subscribe(js)
             except asyncio.CancelledError:
                 break
             except _Rebuild as rebuild:
@@ -178,7 +200,6 @@ class StudioConsumer:
             keys = self.gate.trust
         self.gate = Gate(keys, Floor(self.shifts))
         self.floor = self.gate.floor
-        self._fresh = True
         self._stream_created = None
         if alert is not None:
             log.error("studio: %s", alert)
@@ -204,7 +225,6 @@ class StudioConsumer:
         if keys.hexes != self.gate.trust.hexes:
             self.gate = Gate(keys, Floor(self.shifts))
             self.floor = self.gate.floor
-            self._fresh = True
             self._changed()
 
     async def _bucket_changed(self) -> bool:
@@ -224,22 +244,26 @@ class StudioConsumer:
         self._changed()
 
     async def _subscribe(self, js):
-        """A fresh durable consumer from the stream's first record: the
-        picture is rebuilt from the stream, never from anything kept."""
-        if self._fresh:  # (a new picture: from the stream's first record)
-            self._fresh = False
-            try:
-                await js.delete_consumer(wire.STREAM, self.durable)
-            except NotFoundError:
-                pass
+        """The durable consumer made again from the message after the last one
+        the floor took (from the stream's first for a new picture): what the
+        broker thinks it delivered before is never trusted to have arrived."""
+        try:
+            await js.delete_consumer(wire.STREAM, self.durable)
+        except NotFoundError:
+            pass
         info = await js.stream_info(wire.STREAM)
         if self._stream_created is None:
             self._stream_created = info.created
         else:
             self._check_reset(info)  # (a broker back on an empty store: the durable consumer went with it)
+        start = self.floor.stream_seq + 1
         config = api.ConsumerConfig(durable_name=self.durable, ack_policy=api.AckPolicy.ALL,
                                     deliver_policy=api.DeliverPolicy.ALL, max_ack_pending=-1)
-        return await js.pull_subscribe("", durable=self.durable, stream=wire.STREAM, config=config)
+        if start > 1:
+            config.deliver_policy, config.opt_start_seq = api.DeliverPolicy.BY_START_SEQUENCE, start
+        self._delivered, self._shortfall = 0, None
+        await js.add_consumer(wire.STREAM, config)
+        return await js.pull_subscribe_bind(self.durable, wire.STREAM)
 
     async def _follow(self, js, sub) -> None:
         window_start, window_count = time.monotonic(), 0
@@ -251,25 +275,43 @@ class StudioConsumer:
             try:
                 msgs = await sub.fetch(FETCH, timeout=1.0)
             except (asyncio.TimeoutError, nats.errors.TimeoutError):
-                await self._check(js, sub)  # (nothing came: is that because nothing is there?)
+                await self._check(js, sub, idle=True)  # (nothing came: is that because nothing is there?)
                 self._changed()
                 continue
-            for msg in msgs:
-                self.gate.record(msg.subject, msg.headers, msg.data, msg.metadata.sequence.stream)
-            if msgs:
-                last = msgs[-1]
-                await last.ack()
+            taken = self._take(msgs)
+            if taken:
+                last = taken[-1]
+                await last.ack()  # (all up to it: never past a delivery that did not arrive)
                 self.pending = last.metadata.num_pending
-                window_count += len(msgs)
+                window_count += len(taken)
                 if self.pending == 0:
                     self.caught_up.set()
+            if len(taken) < len(msgs):
+                jumped = msgs[len(taken)].metadata.sequence.consumer
+                raise _Resume(f"deliveries {self._delivered + 1} to {jumped - 1} of the studio's consumer never "
+                              "reached it")
             now = time.monotonic()
             if now - window_start >= 1.0:
                 self.rate = window_count / (now - window_start)
                 window_start, window_count = now, 0
             self._changed()
 
-    async def _check(self, js, sub) -> None:
+    def _take(self, msgs: list) -> list:
+        """Apply ``msgs`` in order up to the first that does not follow the
+        last delivery received (its consumer sequence jumps: the ones between
+        were handed to a connection that died, or lost with a leader); the
+        ones applied. A sequence that goes back (a new leader handing out
+        again what it never saw acknowledged) is followed: the gate counts
+        what the floor already took as redelivered."""
+        for i, msg in enumerate(msgs):
+            delivered = msg.metadata.sequence.consumer
+            if delivered > self._delivered + 1:
+                return msgs[:i]
+            self._delivered = delivered
+            self.gate.record(msg.subject, msg.headers, msg.data, msg.metadata.sequence.stream)
+        return msgs
+
+    async def _check(self, js, sub, idle: bool = False) -> None:
         """The stream's word on where the floor stands: a stream reset, or
         one that lost records, rebuilds the picture (with an alert); the
         count behind is the consumer's own; tables gone silent are flagged."""
@@ -286,9 +328,20 @@ class StudioConsumer:
         except NotFoundError:
             raise _Rebuild("the studio's durable consumer is gone (the broker lost its store): the floor is rebuilt "
                            "from what the stream holds now") from None
+        if idle:
+            self._lost_tail(ci.delivered.consumer_seq, sub)
         self.pending = ci.num_pending + ci.num_ack_pending
         if self.pending == 0:
             self.caught_up.set()
+
+    def _lost_tail(self, delivered: int, sub) -> None:
+        """The last deliveries lost with nothing after them to show the jump:
+        the consumer says it handed more than arrived, and still says so at
+        the next empty fetch with nothing waiting here (not a batch on its way)."""
+        shortfall = (self._delivered, delivered) if delivered > self._delivered and not sub.pending_msgs else None
+        seen, self._shortfall = self._shortfall, shortfall
+        if shortfall is not None and shortfall == seen:
+            raise _Resume(f"deliveries {self._delivered + 1} to {delivered} of the studio's consumer never reached it")
 
     def _check_reset(self, info) -> None:
         state = info.state

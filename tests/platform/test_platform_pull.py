@@ -6,6 +6,7 @@ it, or a broker gone, is ``Lost`` (the caller makes its consumer again)."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import nats
 import pytest
@@ -134,3 +135,75 @@ def test_a_broker_gone_is_lost_not_a_reader_waiting_for_ever(broker):
         broker.kill()
 
     asyncio.run(_lost_after(broker, kill, "nothing heard"))
+
+
+@pytest.mark.parametrize("stolen", [2, 5], ids=["a-later-delivery-jumps", "a-heartbeat-says-more-was-handed"])
+def test_deliveries_that_never_arrived_are_lost_not_skipped(broker, stolen):
+    """Deliveries handed to a connection that died never come again on a
+    consumer without acks: the reader must not go on past them (the
+    platform's picture would miss a round's result, and its players their
+    settlement). Another requester takes them here, as a dead connection
+    would; the reader sees the consumer's sequence jump, or a heartbeat
+    naming a later delivery than its last, and is lost (made again from
+    where its owner stands)."""
+    async def go():
+        nc, js = await _stream(broker.url, 5)
+        name = await make_consumer(js, "S", api.ConsumerConfig(ack_policy=api.AckPolicy.NONE,
+                                                                inactive_threshold=30.0))
+        taken = []
+        inbox = nc.new_inbox()
+
+        async def steal(msg):
+            if not msg.headers:  # (a status: no message)
+                taken.append(msg)
+        await nc.subscribe(inbox, cb=steal)
+        await nc.publish(f"$JS.API.CONSUMER.MSG.NEXT.S.{name}", json.dumps({"batch": stolen}).encode(), reply=inbox)
+        for _ in range(100):
+            if len(taken) == stolen:
+                break
+            await asyncio.sleep(0.05)
+        assert [m.metadata.sequence.consumer for m in taken] == list(range(1, stolen + 1))
+        got = []
+
+        async def handle(msgs):
+            got.extend(stream_seq_of(m) for m in msgs)
+
+        reader = asyncio.ensure_future(Pull(nc, "S", name, handle, batch=10, heartbeat=0.2, fresh=True).run())
+        try:
+            with pytest.raises(Lost, match=f"deliveries 1 to {stolen} never arrived"):
+                await asyncio.wait_for(reader, 10)
+        finally:
+            await nc.close()
+        assert got == []  # nothing past the lost ones handed on
+
+    asyncio.run(go())
+
+
+def test_a_consumer_made_before_starts_where_it_stands(broker):
+    """A durable consumer read before (its sequence well past 1) is no loss for the next reader."""
+    async def go():
+        nc, js = await _stream(broker.url, 6)
+        config = api.ConsumerConfig(durable_name="D", ack_policy=api.AckPolicy.EXPLICIT, max_ack_pending=-1)
+        name = await make_consumer(js, "S", config)
+        before = await js.pull_subscribe_bind(name, "S")
+        for m in await before.fetch(3, timeout=5):
+            await m.ack()
+        got = []
+
+        async def handle(msgs):
+            got.extend(stream_seq_of(m) for m in msgs)
+
+        reader = asyncio.ensure_future(Pull(nc, "S", name, handle, batch=10, heartbeat=0.2).run())
+        try:
+            for _ in range(50):
+                if len(got) >= 3:
+                    break
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.6)  # (heartbeats come: they name the last delivery, the one received)
+            assert not reader.done(), reader
+        finally:
+            reader.cancel()
+            await nc.close()
+        assert got == [4, 5, 6]
+
+    asyncio.run(go())
