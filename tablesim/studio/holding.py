@@ -110,7 +110,7 @@ async def table_messages_from(js, table_id: str, kinds: set[str], start_seq: int
     seconds more to make readers again). More go through the table's reader."""
     start_seq = max(start_seq, 1)
     if expected is not None and expected <= DIRECT_MAX:
-        direct = await _direct(js, table_id, kinds, start_seq)
+        direct = await natsio.leader_messages(js, table_id, kinds, start_seq, limit=DIRECT_MAX)
         if direct is not None:
             return direct
     out: list[natsio.StreamMsg] = []
@@ -119,26 +119,6 @@ async def table_messages_from(js, table_id: str, kinds: set[str], start_seq: int
                                                           start_seq=start_seq)])
     out.sort(key=lambda m: m.stream_seq)
     return out
-
-
-async def _direct(js, table_id: str, kinds: set[str], start_seq: int) -> list[natsio.StreamMsg] | None:
-    """The table's messages from ``start_seq``, each the next one on its
-    subjects (None: more than DIRECT_MAX, read them through a reader)."""
-    subjects = {wire.record_subject(table_id, k) for k in kinds}
-    out: list[natsio.StreamMsg] = []
-    seq = start_seq
-    while True:
-        try:
-            raw = await js.get_msg(wire.STREAM, seq=seq, next=True, subject=wire.table_filter(table_id))
-        except natsio.NotFoundError:  # none after seq
-            return out
-        if len(out) >= DIRECT_MAX:
-            return None
-        if raw.subject in subjects:
-            headers = raw.headers or {}
-            out.append(natsio.StreamMsg(raw.seq, raw.subject, headers.get(wire.MSG_ID), raw.data or b"",
-                                        headers.get(wire.SIG_HEADER)))
-        seq = raw.seq + 1
 
 
 async def stored_count(js, table_id: str) -> int:

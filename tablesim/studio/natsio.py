@@ -306,9 +306,54 @@ async def _reader(js, config: api.ConsumerConfig):
 async def table_messages(js, table_id: str, kinds: set[str]) -> list[StreamMsg]:
     """Every record message of one table, in stream order. One reader per
     kind (a consumer's filter must be a subset of one stream subject on
-    nats-server 2.9), merged by stream sequence."""
+    nats-server 2.9), merged by stream sequence.
+
+    Each reader is served from its own node's copy of the stream, and after
+    a leader was killed under load the copies of a replicated stream were
+    seen to number the same messages differently: merged, readers served by
+    two nodes put the table's records out of order, a different order at
+    each read (each node's copy held them in order; nothing was lost). So a
+    merge that is not in the table's own order is read again from the
+    stream's leader, one message after another (slow for a long stream, and
+    only then): what the leader holds is the stream's order."""
     out: list[StreamMsg] = []
     for kind in sorted(kinds):
         out.extend([m async for m in read_messages(js, wire.record_subject(table_id, kind))])
     out.sort(key=lambda m: m.stream_seq)
-    return out
+    if _in_order(table_id, out):
+        return out
+    return await leader_messages(js, table_id, kinds)
+
+
+def _in_order(table_id: str, msgs: list[StreamMsg]) -> bool:
+    """Whether the messages' ids name the table's records one after another,
+    each once (from wherever the stream begins the table)."""
+    prefix, last = f"{table_id}:", None
+    for m in msgs:
+        seq = m.msg_id[len(prefix):] if m.msg_id and m.msg_id.startswith(prefix) else ""
+        if not seq.isdigit() or (last is not None and int(seq) != last + 1):
+            return False
+        last = int(seq)
+    return True
+
+
+async def leader_messages(js, table_id: str, kinds: set[str], start_seq: int = 1,
+                          limit: int | None = None) -> list[StreamMsg] | None:
+    """The table's record messages from ``start_seq``, as the stream's leader
+    holds them: each asked of it as the next one on the table's subjects
+    (None: more than ``limit``)."""
+    subjects = {wire.record_subject(table_id, k) for k in kinds}
+    out: list[StreamMsg] = []
+    seq = max(start_seq, 1)
+    while True:
+        try:
+            raw = await js.get_msg(wire.STREAM, seq=seq, next=True, subject=wire.table_filter(table_id))
+        except NotFoundError:  # none after seq
+            return out
+        if limit is not None and len(out) >= limit:
+            return None
+        if raw.subject in subjects:
+            headers = raw.headers or {}
+            out.append(StreamMsg(raw.seq, raw.subject, headers.get(wire.MSG_ID), raw.data or b"",
+                                 headers.get(wire.SIG_HEADER)))
+        seq = raw.seq + 1
