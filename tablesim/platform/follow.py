@@ -108,7 +108,7 @@ class Follower:
         name = await make_consumer(js, wire.STREAM, config)
         try:
             await Pull(self.nc_source(), wire.STREAM, name, self._batch, batch=FETCH,
-                       idle=self.caught_up.set, fresh=True).run()
+                       idle=self.caught_up.set, own=True).run()
         finally:
             try:
                 await js.delete_consumer(wire.STREAM, name)

@@ -14,13 +14,17 @@ heard for ``LOST`` heartbeats (the connection or the consumer is gone), or
 a consumer the server no longer has, and ``run`` raises ``Lost``: the
 caller makes its consumer again from where it was.
 
-So does a delivery that never arrived. The server counts a message as
-delivered once it handed it to a connection; one that died with it (nats-py
-reconnects underneath, the open request goes on) loses it, and with no
-acknowledgements it is never sent again. Every delivery carries the
-consumer's own sequence number, and every heartbeat the last one handed
-out: a number that jumps, or a heartbeat past the last message received,
-means deliveries were lost on the way.
+So does a delivery that never arrived, on a consumer of the reader's own
+(``own=True``: made by it just now, without acknowledgements). The server
+counts a message as delivered once it handed it to a connection; one that
+died with it (nats-py reconnects underneath, the open request goes on)
+loses it, and with no acknowledgements it is never sent again. Every
+delivery carries the consumer's own sequence number, and every heartbeat
+the last one handed out: a number that jumps, or a heartbeat past the last
+message received, means deliveries were lost on the way. On a consumer that
+others read too (settlement's durable, shared by every platform process)
+the numbers jump at every delivery another process took, and nothing is
+lost for good: what is not acknowledged comes again after the ack wait.
 """
 
 from __future__ import annotations
@@ -95,7 +99,7 @@ class Pull:
 
     def __init__(self, nc, stream: str, consumer: str, handle: Callable[[list], Awaitable[None]], *,
                  batch: int = 1000, expires: float = 5.0, heartbeat: float = 1.0,
-                 idle: Callable[[], None] | None = None, fresh: bool = False) -> None:
+                 idle: Callable[[], None] | None = None, own: bool = False) -> None:
         self.nc = nc
         self.subject = f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{consumer}"
         self.handle = handle
@@ -111,9 +115,10 @@ class Pull:
         self._conflicts = 0  # requests ended by the server (409) in a row, no message between
         self._heard = time.monotonic()
         self._wake = asyncio.Event()
-        #: the consumer sequence of the last delivery received: 0 for a consumer just made (its first is 1),
-        #: None for one made before (the first message or heartbeat says where it stands)
-        self._delivered: int | None = 0 if fresh else None
+        #: whether deliveries are counted (``own``); the consumer sequence of the last one received
+        #: (a consumer just made hands out 1 first)
+        self.own = own
+        self._delivered = 0
 
     async def run(self) -> None:
         inbox = self.nc.new_inbox()
@@ -146,9 +151,11 @@ class Pull:
         received (one that goes back is a new leader handing out again what
         it never saw acknowledged: followed). If deliveries were skipped,
         the consumer is lost (and nothing after it is taken)."""
+        if not self.own:
+            return True
         if self._lost is not None:
             return False
-        if self._delivered is not None and delivered > self._delivered + 1:
+        if delivered > self._delivered + 1:
             self._lost = f"deliveries {self._delivered + 1} to {delivered - 1} never arrived"
             return False
         self._delivered = delivered
@@ -156,11 +163,11 @@ class Pull:
 
     def _handed(self, last: int) -> bool:
         """Whether the server's last delivery (a heartbeat's word) is the last one received."""
+        if not self.own:
+            return True
         if self._lost is not None:
             return False
-        if self._delivered is None:
-            self._delivered = last
-        elif last > self._delivered:
+        if last > self._delivered:
             self._lost = f"deliveries {self._delivered + 1} to {last} never arrived"
             return False
         return True

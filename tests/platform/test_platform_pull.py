@@ -168,7 +168,7 @@ def test_deliveries_that_never_arrived_are_lost_not_skipped(broker, stolen):
         async def handle(msgs):
             got.extend(stream_seq_of(m) for m in msgs)
 
-        reader = asyncio.ensure_future(Pull(nc, "S", name, handle, batch=10, heartbeat=0.2, fresh=True).run())
+        reader = asyncio.ensure_future(Pull(nc, "S", name, handle, batch=10, heartbeat=0.2, own=True).run())
         try:
             with pytest.raises(Lost, match=f"deliveries 1 to {stolen} never arrived"):
                 await asyncio.wait_for(reader, 10)
@@ -205,5 +205,53 @@ def test_a_consumer_made_before_starts_where_it_stands(broker):
             reader.cancel()
             await nc.close()
         assert got == [4, 5, 6]
+
+    asyncio.run(go())
+
+
+def test_readers_sharing_a_durable_consumer_take_turns_and_are_never_lost(broker):
+    """Settlement's durable consumer is read by every platform process: each
+    reader sees the consumer's numbers jump over what the others took, and
+    heartbeats naming their deliveries. That is no loss (what is not
+    acknowledged comes again): no reader gives up, none leaves a message it
+    was handed unhandled, and every message is acknowledged once, by one of
+    them. (A reader that counted the others' deliveries as lost dropped
+    what it was handed and started again, for ever: the messages went round
+    unacknowledged and a round was never settled.)"""
+    async def go():
+        nc, js = await _stream(broker.url, 0)
+        config = api.ConsumerConfig(durable_name="D", ack_policy=api.AckPolicy.EXPLICIT, max_ack_pending=-1,
+                                    ack_wait=2.0)
+        name = await make_consumer(js, "S", config)
+        others = [await nats.connect(broker.url) for _ in range(2)]
+        acked: list[list[int]] = [[], []]
+
+        def taker(i):
+            async def take(msgs):
+                for m in msgs:
+                    acked[i].append(int(m.data))
+                    await m.ack()
+            return take
+        readers = [asyncio.ensure_future(Pull(c, "S", name, taker(i), batch=3, heartbeat=0.2).run())
+                   for i, c in enumerate(others)]
+        try:
+            for i in range(120):
+                await js.publish("s.a", str(i).encode())
+                if i % 10 == 0:
+                    await asyncio.sleep(0.05)
+            for _ in range(100):
+                if len(acked[0]) + len(acked[1]) >= 120:
+                    break
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.6)  # (heartbeats name deliveries the other reader took)
+            assert not any(r.done() for r in readers), [r for r in readers if r.done()]
+        finally:
+            for r in readers:
+                r.cancel()
+            for c in others:
+                await c.close()
+            await nc.close()
+        assert sorted(acked[0] + acked[1]) == list(range(120))
+        assert acked[0] and acked[1]  # (both took turns: the case under test)
 
     asyncio.run(go())
