@@ -37,7 +37,7 @@ from pathlib import Path
 
 from tablesim.studio import natsio, trust, wire
 from tablesim.studio.floor import Floor
-from tablesim.studio.gate import Gate
+from tablesim.studio.gate import Gate, Renumbered
 
 log = logging.getLogger("tablesim.studio")
 
@@ -108,6 +108,7 @@ class StudioConsumer:
         self._delivered = 0  # the consumer sequence of the last message received on this subscription
         self._shortfall: tuple[int, int] | None = None  # (received, delivered) at the last empty fetch short of it
         self.resumed = 0  # times lost deliveries made the consumer again from the floor's place
+        self.renumbered = 0  # times the stream was found numbered anew under the floor (the picture made again)
 
     @property
     def connected(self) -> bool:
@@ -119,7 +120,7 @@ class StudioConsumer:
     def status(self) -> dict:
         return {"url": natsio.shown(self.url), "connected": self.connected, "error": self.error, "pending": self.pending,
                 "records_per_second": round(self.rate, 1), "records": self.floor.records,
-                "stream_seq": self.floor.stream_seq, "resumed": self.resumed}
+                "stream_seq": self.floor.stream_seq, "resumed": self.resumed, "renumbered": self.renumbered}
 
     def stop(self) -> None:
         self._stop = True
@@ -153,6 +154,10 @@ class StudioConsumer:
                 break
             except _Rebuild as rebuild:
                 self._reload(rebuild.alert)
+            except Renumbered as renumbered:  # (what was read stands no longer: all of it read again)
+                self.renumbered += 1
+                log.warning("studio: %s: the floor is made again from the stream's first record", renumbered)
+                self._reload()
             except Exception as exc:
                 self._following, self.error = False, f"{type(exc).__name__}: {exc}".rstrip(": ")
                 if not down_said:  # (once per outage: the floor page shows it meanwhile)
@@ -256,6 +261,7 @@ class StudioConsumer:
             self._stream_created = info.created
         else:
             self._check_reset(info)  # (a broker back on an empty store: the durable consumer went with it)
+            await self._same_place(js, info)
         start = self.floor.stream_seq + 1
         config = api.ConsumerConfig(durable_name=self.durable, ack_policy=api.AckPolicy.ALL,
                                     deliver_policy=api.DeliverPolicy.ALL, max_ack_pending=-1)
@@ -323,6 +329,7 @@ class StudioConsumer:
             raise _Rebuild("the studio's stream is gone (the broker lost its store, or the stream was deleted): "
                            "the floor is rebuilt from what the stream holds now") from None
         self._check_reset(info)
+        await self._same_place(js, info)
         try:
             ci = await sub.consumer_info()
         except NotFoundError:
@@ -342,6 +349,21 @@ class StudioConsumer:
         seen, self._shortfall = self._shortfall, shortfall
         if shortfall is not None and shortfall == seen:
             raise _Resume(f"deliveries {self._delivered + 1} to {delivered} of the studio's consumer never reached it")
+
+    async def _same_place(self, js, info) -> None:
+        """The message the floor read last is still the one the stream holds
+        there (asked of the stream's leader), else ``Renumbered``. Only
+        another message there tells: one not there yet may be a new leader
+        still applying (``_check_reset`` waits for that)."""
+        seq = self.floor.stream_seq
+        read = self.gate.read_at(seq)
+        if read is None or not info.state.first_seq <= seq <= info.state.last_seq:
+            return
+        try:
+            there = await js.get_msg(wire.STREAM, seq)
+        except NotFoundError:
+            return
+        self.gate.check_same(seq, (there.headers or {}).get(wire.MSG_ID))
 
     def _check_reset(self, info) -> None:
         state = info.state

@@ -12,11 +12,19 @@ before it reaches the floor's picture (``tablesim.studio.floor``):
 - a signed record then still has to follow on the table's last one
   (the floor's own chain check): a record of the table replayed or
   reordered on the bus is alerted and left out too.
+
+A message handed again under a stream seq the floor read before is passed
+over, unless it is another message than the one read there: the stream
+was numbered anew under the floor (a replicated stream's new leader
+lacking messages its predecessor had handed out, then numbering new ones
+in their place), and passing over would drop those new ones for good.
+That raises ``Renumbered``; the consumer makes the picture again.
 """
 
 from __future__ import annotations
 
 import json
+from collections import deque
 from typing import Any
 
 from tablesim.studio import signing, wire
@@ -26,6 +34,12 @@ from tablesim.studio.trust import Trust
 
 #: the most table ids the left-out counts name (the rest count under "*": ids are the sender's to choose)
 NAMED = 1000
+#: the last stream messages whose ids are kept, by stream seq (to tell a message handed again from another)
+KEPT_IDS = 65536
+
+
+class Renumbered(Exception):
+    """The stream holds another message under a stream seq the floor read before."""
 
 
 class Gate:
@@ -33,26 +47,45 @@ class Gate:
         self.trust = trust
         self.floor = floor if floor is not None else Floor()
         self._said: set[tuple[str, str]] = set()
+        self._ids: dict[int, str | None] = {}  # stream seq -> the message id read there
+        self._kept: deque[int] = deque()
+
+    def read_at(self, stream_seq: int) -> str | None:
+        """The message id read at ``stream_seq`` (None: not read, or no longer kept)."""
+        return self._ids.get(stream_seq)
+
+    def check_same(self, stream_seq: int, msg_id: str | None) -> None:
+        """Raise ``Renumbered`` if the floor read another message than ``msg_id`` at ``stream_seq``."""
+        read = self._ids.get(stream_seq, msg_id)
+        if read != msg_id:
+            raise Renumbered(f"stream message {stream_seq} is {msg_id} where the floor read {read}: the stream "
+                             "was numbered anew (a new leader without the messages the floor had read)")
 
     def record(self, subject: str, headers: dict[str, str] | None, data: bytes, stream_seq: int = 0) -> bool:
         """Apply one stream message if its table signed it; whether it was."""
         floor = self.floor
+        msg_id = (headers or {}).get(wire.MSG_ID)
         if stream_seq and stream_seq <= floor.stream_seq:
             # A message the consumer handed before, handed again: after a leader
             # change the acks the new leader never got come round once more
             # (JetStream delivers at least once). It was taken, or refused, the
             # first time. A record stored twice in the stream would come under
             # a new stream seq, and its chain check alerts it.
+            self.check_same(stream_seq, msg_id)
             floor.redelivered += 1
             return True
         floor.stream_seq = max(floor.stream_seq, stream_seq)
+        if stream_seq:
+            self._ids[stream_seq] = msg_id
+            self._kept.append(stream_seq)
+            if len(self._kept) > KEPT_IDS:
+                del self._ids[self._kept.popleft()]
         parts = subject.split(".")
         table_id = parts[1] if len(parts) == 3 else "?"
         try:
             rec = wire.decode(data)
         except ValueError as exc:
             return self._refuse(table_id, f"stream message {stream_seq} is no record: {exc}", None)
-        msg_id = (headers or {}).get(wire.MSG_ID)
         if (rec.table_id, rec.kind) != (table_id, parts[-1]) or msg_id != wire.msg_id(table_id, rec.seq):
             return self._refuse(table_id, f"stream message {stream_seq} ({subject}, id {msg_id}) does not match "
                                           f"the record it holds (table {rec.table_id}, record {rec.seq})", rec.seq)

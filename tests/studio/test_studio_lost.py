@@ -80,3 +80,27 @@ def test_lost_deliveries_are_read_again_from_the_floors_place(nats_server, tmp_p
         assert not floor.alerts and not view.alerts, list(floor.alerts)
         assert consumer.resumed == (0 if die else 1)  # (a dead connection's new one reads from the floor's place)
         assert floor.summary()["tables"][0]["seq"] == view.seq
+
+
+def test_a_stream_numbered_anew_under_the_floor_is_read_again_whole(nats_server, tmp_path):
+    """The floor read message X at stream seq N from a leader since gone; the
+    stream's leader now holds another message Y there (it lacked X and
+    numbered Y in its place: the cluster test's floor alerted a gap so).
+    The floor's look at its own place finds Y where it read X, makes the
+    picture again from the stream's first record, and ends whole, with no
+    alert. (X is put in the floor's memory of what it read: one broker
+    cannot number anew.)"""
+    _run(tmp_path, 2, nats_server.url)
+    register_all()
+    with Following(nats_server.url) as consumer:
+        first = wait_for(lambda: consumer.connected and consumer.pending == 0 and consumer.floor.records)
+        place = consumer.floor.stream_seq
+        consumer.gate._ids[place] = "WHEEL-MOCK:999999"  # what a former leader handed out at that seq
+        floor = wait_for(lambda: consumer.floor if consumer.renumbered and consumer.pending == 0
+                         and consumer.floor.records == first else None)
+        assert floor.stream_seq == place and floor.tables["WHEEL-MOCK"].seq == first
+        assert not floor.alerts and not floor.tables["WHEEL-MOCK"].alerts, list(floor.alerts)
+        assert consumer.renumbered == 1 and consumer.status()["renumbered"] == 1
+        _run(tmp_path, 1, nats_server.url)  # and it goes on
+        wait_for(lambda: consumer.floor.tables["WHEEL-MOCK"].figures.rounds == 3 and consumer.pending == 0)
+        assert not consumer.floor.alerts
