@@ -109,7 +109,7 @@ class LiveFloor:
         got = as_numbers(summary["floor"])
         out = {"equals_journals": got == expected and summary["floor"]["tables"] == tables,
                "connected": status["connected"], "pending": status["pending"], "stream_seq": status["stream_seq"],
-               "stream_last_seq": last,
+               "stream_last_seq": last, "resumed": status["resumed"], "renumbered": status["renumbered"],
                # (a table that finished its run is rightly "not heard from" 30 s later: not an error here)
                "alerts": [a["text"] for a in self.consumer.floor.alerts if "not heard from" not in a["text"]][:5]}
         failures = [] if out["equals_journals"] and out["connected"] and out["pending"] == 0 and not out["alerts"] \

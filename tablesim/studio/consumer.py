@@ -37,7 +37,7 @@ from pathlib import Path
 
 from tablesim.studio import natsio, trust, wire
 from tablesim.studio.floor import Floor
-from tablesim.studio.gate import Gate, Renumbered
+from tablesim.studio.gate import Gate, Renumbered, renumbered
 
 log = logging.getLogger("tablesim.studio")
 
@@ -109,6 +109,7 @@ class StudioConsumer:
         self._shortfall: tuple[int, int] | None = None  # (received, delivered) at the last empty fetch short of it
         self.resumed = 0  # times lost deliveries made the consumer again from the floor's place
         self.renumbered = 0  # times the stream was found numbered anew under the floor (the picture made again)
+        self._places: dict[int, str] = {}  # stream seqs to check -> the message id the floor read there
 
     @property
     def connected(self) -> bool:
@@ -203,6 +204,7 @@ class StudioConsumer:
         except InputError as exc:
             log.error("studio: %s: the keys registered before stay", exc)
             keys = self.gate.trust
+        self._places.clear()
         self.gate = Gate(keys, Floor(self.shifts))
         self.floor = self.gate.floor
         self._stream_created = None
@@ -261,7 +263,8 @@ class StudioConsumer:
             self._stream_created = info.created
         else:
             self._check_reset(info)  # (a broker back on an empty store: the durable consumer went with it)
-            await self._same_place(js, info)
+            self._to_check()
+            await self._same_places(js, info.state)
         start = self.floor.stream_seq + 1
         config = api.ConsumerConfig(durable_name=self.durable, ack_policy=api.AckPolicy.ALL,
                                     deliver_policy=api.DeliverPolicy.ALL, max_ack_pending=-1)
@@ -285,6 +288,8 @@ class StudioConsumer:
                 self._changed()
                 continue
             taken = self._take(msgs)
+            if self._places and min(self._places) <= self.floor.stream_seq:
+                await self._same_places(js)  # (read past a place to check: checked before going on)
             if taken:
                 last = taken[-1]
                 await last.ack()  # (all up to it: never past a delivery that did not arrive)
@@ -329,7 +334,8 @@ class StudioConsumer:
             raise _Rebuild("the studio's stream is gone (the broker lost its store, or the stream was deleted): "
                            "the floor is rebuilt from what the stream holds now") from None
         self._check_reset(info)
-        await self._same_place(js, info)
+        self._to_check()
+        await self._same_places(js, info.state)
         try:
             ci = await sub.consumer_info()
         except NotFoundError:
@@ -350,20 +356,32 @@ class StudioConsumer:
         if shortfall is not None and shortfall == seen:
             raise _Resume(f"deliveries {self._delivered + 1} to {delivered} of the studio's consumer never reached it")
 
-    async def _same_place(self, js, info) -> None:
-        """The message the floor read last is still the one the stream holds
-        there (asked of the stream's leader), else ``Renumbered``. Only
-        another message there tells: one not there yet may be a new leader
-        still applying (``_check_reset`` waits for that)."""
+    def _to_check(self) -> None:
+        """The floor's place, to be held against the message the stream's
+        leader has there (now, or once the stream reaches it again)."""
         seq = self.floor.stream_seq
         read = self.gate.read_at(seq)
-        if read is None or not info.state.first_seq <= seq <= info.state.last_seq:
-            return
-        try:
-            there = await js.get_msg(wire.STREAM, seq)
-        except NotFoundError:
-            return
-        self.gate.check_same(seq, (there.headers or {}).get(wire.MSG_ID))
+        if read is not None:
+            self._places[seq] = read
+
+    async def _same_places(self, js, state=None) -> None:
+        """Each place to check that the stream holds: the message there is
+        the one read there, else ``Renumbered``. One not there is checked
+        again later (a new leader still applying, or a stream that ends
+        before it and numbers new messages there next: checked once they
+        come, however far the floor has read meanwhile); one the stream no
+        longer holds (``state``: its first message is later, or it was
+        deleted) is dropped."""
+        for seq in sorted(self._places):
+            try:
+                there = await js.get_msg(wire.STREAM, seq)
+            except NotFoundError:
+                if state is not None and (seq < state.first_seq or seq <= state.last_seq):
+                    del self._places[seq]
+                continue
+            read, found = self._places.pop(seq), (there.headers or {}).get(wire.MSG_ID)
+            if found != read:
+                raise Renumbered(renumbered(seq, found, read))
 
     def _check_reset(self, info) -> None:
         state = info.state

@@ -42,6 +42,11 @@ class Renumbered(Exception):
     """The stream holds another message under a stream seq the floor read before."""
 
 
+def renumbered(stream_seq: int, found: str | None, read: str | None) -> str:
+    return (f"stream message {stream_seq} is {found} where the floor read {read}: the stream was numbered anew "
+            "(a new leader without the messages the floor had read)")
+
+
 class Gate:
     def __init__(self, trust: Trust, floor: Floor | None = None) -> None:
         self.trust = trust
@@ -58,8 +63,7 @@ class Gate:
         """Raise ``Renumbered`` if the floor read another message than ``msg_id`` at ``stream_seq``."""
         read = self._ids.get(stream_seq, msg_id)
         if read != msg_id:
-            raise Renumbered(f"stream message {stream_seq} is {msg_id} where the floor read {read}: the stream "
-                             "was numbered anew (a new leader without the messages the floor had read)")
+            raise Renumbered(renumbered(stream_seq, msg_id, read))
 
     def record(self, subject: str, headers: dict[str, str] | None, data: bytes, stream_seq: int = 0) -> bool:
         """Apply one stream message if its table signed it; whether it was."""

@@ -82,6 +82,12 @@ def test_lost_deliveries_are_read_again_from_the_floors_place(nats_server, tmp_p
         assert floor.summary()["tables"][0]["seq"] == view.seq
 
 
+def _rounds(consumer) -> int:
+    """The wheel's rounds on the floor (0 while a picture made again has not reached the table yet)."""
+    view = consumer.floor.tables.get("WHEEL-MOCK")
+    return view.figures.rounds if view is not None else 0
+
+
 def test_a_stream_numbered_anew_under_the_floor_is_read_again_whole(nats_server, tmp_path):
     """The floor read message X at stream seq N from a leader since gone; the
     stream's leader now holds another message Y there (it lacked X and
@@ -102,5 +108,25 @@ def test_a_stream_numbered_anew_under_the_floor_is_read_again_whole(nats_server,
         assert not floor.alerts and not floor.tables["WHEEL-MOCK"].alerts, list(floor.alerts)
         assert consumer.renumbered == 1 and consumer.status()["renumbered"] == 1
         _run(tmp_path, 1, nats_server.url)  # and it goes on
-        wait_for(lambda: consumer.floor.tables["WHEEL-MOCK"].figures.rounds == 3 and consumer.pending == 0)
+        wait_for(lambda: _rounds(consumer) == 3 and consumer.pending == 0)
         assert not consumer.floor.alerts
+
+
+def test_a_place_past_the_streams_end_is_checked_once_the_stream_reaches_it(nats_server, tmp_path):
+    """A new leader whose stream ends before the floor's place numbers the
+    next records there: the floor reconnected at its place is handed only
+    what comes after it, and reads on past it at once. The place is
+    checked when the stream reaches it, however far the floor read
+    meanwhile; another message there makes the picture again. (The place
+    and what was read there are put in the consumer's list of places to
+    check, as a reconnection to a shorter stream puts them.)"""
+    _run(tmp_path, 2, nats_server.url)
+    register_all()
+    with Following(nats_server.url) as consumer:
+        first = wait_for(lambda: consumer.connected and consumer.pending == 0 and consumer.floor.records)
+        consumer._places[consumer.floor.stream_seq + 5] = "WHEEL-MOCK:999999"
+        _run(tmp_path, 1, nats_server.url)
+        wait_for(lambda: consumer.renumbered == 1 and consumer.pending == 0 and _rounds(consumer) == 3)
+        view = consumer.floor.tables["WHEEL-MOCK"]
+        assert view.seq > first and view.seq == consumer.floor.records
+        assert not consumer.floor.alerts and not view.alerts, list(consumer.floor.alerts)
