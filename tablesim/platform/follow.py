@@ -7,6 +7,16 @@ Only what a table signed counts: a message whose subject, message id and
 record disagree, of a table with no registered key, unsigned or badly
 signed is left out and counted (``rejected``), so a forged result never
 pays and a forged bet record never stands for a bet.
+
+A replicated stream can be numbered anew under a reader (a new leader that
+lacked the last messages its predecessor handed out numbers the next ones
+in their place): a reader that goes on from its stream seq after a
+reconnection would pass over them for good, a round's bets or result among
+them. So the message read last is held against the one the stream's
+leader has there, at each reconnection or once the stream reaches it
+again; another one there makes the whole stream read again, and a table's
+record is applied only once, by the table's own seq, whatever its stream
+seq.
 """
 
 from __future__ import annotations
@@ -16,7 +26,7 @@ import logging
 
 from nats.js import api
 
-from tablesim.platform.pull import Pull, make_consumer, pending_of, stream_seq_of
+from tablesim.platform.pull import Lost, Pull, make_consumer, pending_of, stream_seq_of
 from tablesim.platform.rounds import APPLIED, Rounds
 from tablesim.studio import signing, wire
 from tablesim.studio.trust import Trust
@@ -81,15 +91,20 @@ class Follower:
         self.names: tuple[str, ...] = APPLIED
         self.caught_up = asyncio.Event()
         self._moved = asyncio.Condition()
+        self.again = 0  # records applied before, read again under another stream seq (not applied twice)
+        self.renumbered = 0  # times the stream was found numbered anew (and read again whole)
+        self._last_id: str | None = None  # the id of the message read last (at ``rounds.stream_seq``)
+        self._place: tuple[int, str] | None = None  # a place to hold against the stream once it reaches it
+        self._from_first = False  # the stream to be read again whole at the next consumer
 
     def read_also(self, names) -> None:
         """Read (and check) these record names too: what another reader of the picture shows (the players' hub)."""
         self.names = tuple(dict.fromkeys((*self.names, *names)))
 
-    async def wait_past(self, stream_seq: int) -> None:
-        """Until the picture holds every message up to ``stream_seq``."""
+    async def wait_for_record(self, table: str, seq: int) -> None:
+        """Until the picture holds the table's record ``seq`` (and its records before it)."""
         async with self._moved:
-            await self._moved.wait_for(lambda: self.rounds.stream_seq >= stream_seq)
+            await self._moved.wait_for(lambda: self.rounds.table_seq.get(table, 0) >= seq)
 
     async def run(self) -> None:
         while True:
@@ -102,7 +117,12 @@ class Follower:
                 await asyncio.sleep(0.5)
 
     async def _follow(self, js) -> None:
-        start = self.rounds.stream_seq + 1
+        if self._last_id is not None and self.rounds.stream_seq and not self._from_first:
+            self._place = (self.rounds.stream_seq, self._last_id)
+        await self._same_place(js)
+        start = 1 if self._from_first else self.rounds.stream_seq + 1
+        if self._from_first:
+            self.rounds.stream_seq, self._from_first = 0, False
         config = api.ConsumerConfig(ack_policy=api.AckPolicy.NONE, inactive_threshold=60.0,
                                     deliver_policy=api.DeliverPolicy.BY_START_SEQUENCE, opt_start_seq=start)
         name = await make_consumer(js, wire.STREAM, config)
@@ -115,10 +135,38 @@ class Follower:
             except Exception:  # (gone with the connection: the server drops it once inactive)
                 pass
 
+    async def _same_place(self, js, past: bool = False) -> bool:
+        """The place to check, if the stream holds it: whether another
+        message is there than the one read there (the stream is then read
+        again whole, from the next consumer on). One not there is checked
+        again once the reader is ``past`` it; then it was deleted."""
+        if self._place is None:
+            return False
+        seq, read = self._place
+        try:
+            there = await js.get_msg(wire.STREAM, seq)
+        except Exception as exc:
+            if type(exc).__name__ == "NotFoundError":
+                if past:
+                    self._place = None
+                return False
+            raise
+        self._place = None
+        found = (there.headers or {}).get(wire.MSG_ID)
+        if found != read:
+            self.renumbered += 1
+            self._from_first = True
+            log.warning("platform: stream message %d is %s where %s was read: the stream was numbered anew; "
+                        "it is read again whole", seq, found, read)
+        return self._from_first
+
     async def _batch(self, msgs: list) -> None:
         self.fetches += 1
         for msg in msgs:
             self._take(msg)
+        if self._place is not None and self.rounds.stream_seq >= self._place[0] \
+                and await self._same_place(self.js_source(), past=True):
+            raise Lost("the stream was numbered anew")
         async with self._moved:
             self._moved.notify_all()
         if pending_of(msgs[-1]) == 0:
@@ -129,6 +177,7 @@ class Follower:
         seq = stream_seq_of(msg)
         if seq <= self.rounds.stream_seq:
             return  # (read again after a reconnection)
+        self._last_id = msg.headers.get(wire.MSG_ID) if msg.headers else None
         if msg.subject.endswith(SKIPPED):  # (the tables' inputs: nothing here acts on them, none is checked)
             self.rounds.stream_seq = seq
             return
@@ -138,6 +187,8 @@ class Follower:
         elif isinstance(got, str):
             self.rejected += 1
             log.warning("platform: left out stream message %s: %s", seq, got)
+        elif got.seq <= self.rounds.table_seq.get(got.table_id, 0):
+            self.again += 1  # (applied before under another stream seq: the stream read again)
         else:
             self.rounds.apply(got, seq)
         self.rounds.stream_seq = seq

@@ -80,8 +80,10 @@ class Rounds:
         self.keep = keep
         self.tables: dict[str, TableState] = {}
         self.rounds: dict[tuple[str, str], Round] = {}
-        self.by_stream_seq: dict[int, Round] = {}  # result records, by their stream seq
         self.stream_seq = 0  # the last stream message read (signed or not)
+        #: each table's last record applied (its own seq): a record read again under another stream
+        #: seq (a stream numbered anew, read again) is not applied twice, and settlement waits on it
+        self.table_seq: dict[str, int] = {}
 
     def round(self, table: str, round_id: str) -> Round:
         key = (table, round_id)
@@ -93,6 +95,8 @@ class Rounds:
     def apply(self, rec: WireRecord, stream_seq: int) -> None:
         """One record a table signed."""
         name, data = rec.name, rec.data
+        if rec.seq > self.table_seq.get(rec.table_id, 0):
+            self.table_seq[rec.table_id] = rec.seq
         if name == "bet_refs":
             rnd = self.round(rec.table_id, rec.round_id)
             for entry in data.get("refs") or []:
@@ -119,14 +123,12 @@ class Rounds:
             rnd = self.round(rec.table_id, rec.round_id)
             if rnd.result is None:
                 rnd.result, rnd.result_stream_seq, rnd.closed_at = data, stream_seq, time.monotonic()
-                self.by_stream_seq[stream_seq] = rnd
 
     def forget_old(self) -> None:
         now = time.monotonic()
         for key, rnd in list(self.rounds.items()):
             if rnd.closed_at is not None and now - rnd.closed_at > self.keep:
                 del self.rounds[key]
-                self.by_stream_seq.pop(rnd.result_stream_seq, None)
 
     def is_closed(self, table: str, round_id: str) -> bool:
         """Whether the round can take no more bets: its result is in, or

@@ -28,7 +28,7 @@ from nats.js import api
 
 from tablesim.platform import ids
 from tablesim.platform.faults import die_at
-from tablesim.platform.follow import Follower
+from tablesim.platform.follow import Follower, signed_record
 from tablesim.platform.pull import Pull, make_consumer
 from tablesim.platform.returns import PlayerPart, parts
 from tablesim.platform.rounds import Round
@@ -101,10 +101,17 @@ class Settler:
             log.error("platform: settling a result failed: %s", f"{type(exc).__name__}: {exc}")
 
     async def _result(self, msg) -> None:
-        seq = msg.metadata.sequence.stream
-        await self.follower.wait_past(seq)
-        rnd = self.follower.rounds.by_stream_seq.get(seq)
-        if rnd is None:  # not signed by its table (or no round result): acted on never
+        """A result message: settled once the picture holds it (the round is
+        found by its table and id, never by the stream seq, which a stream
+        numbered anew can give another message)."""
+        rec = signed_record(self.follower.trust, msg.subject, msg.headers, msg.data, ("result",))
+        if not isinstance(rec, wire.WireRecord):  # not signed by its table (or no result): acted on never
+            self.stats["not_signed"] += 1
+            await msg.ack()
+            return
+        await self.follower.wait_for_record(rec.table_id, rec.seq)
+        rnd = self.follower.rounds.rounds.get((rec.table_id, rec.round_id))
+        if rnd is None or rnd.result is None:  # (a result that closes nothing: neither settled nor void)
             self.stats["not_signed"] += 1
             await msg.ack()
             return

@@ -222,11 +222,17 @@ class Rig:
                   for p in self.platforms]
         raise AssertionError(f"never happened: {what}; platforms: {states}")
 
+    def no_round_open(self) -> None:
+        """A round an earlier test left open for bets is spun (the module's
+        tests share the table, and run in any order: a test's round must
+        hold its own bets only)."""
+        if self.table_state()["state"] == "betting_open":
+            self.spin()
+
     def open_round(self) -> str:
-        """A round open for bets (a new one, unless an earlier test left one
-        open), seen so by every running platform: its id."""
-        if self.table_state()["state"] != "betting_open":
-            self.act("open_round")
+        """A new round open for bets, seen so by every running platform: its id."""
+        self.no_round_open()
+        self.act("open_round")
         round_id = self.table_state()["round_id"]
         for p in self.platforms:
             if p.proc.poll() is None:

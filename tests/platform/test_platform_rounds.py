@@ -54,6 +54,7 @@ def test_a_void_round_cancels_every_debit(rig):
 def test_a_refusal_by_the_table_is_cancelled_and_bad_input_debits_nothing(rig):
     platform = rig.platform(db="refusals.db")
     abe, hk = platform.session(rig.token("abe")), platform.session(rig.token("hk"))
+    rig.no_round_open()
     closed = platform.bet(abe, {"table": TABLE, "bet": "1", "amount": "10"})
     assert closed.status_code == 409 and "not taking bets" in closed.json()["message"]
     round_id = rig.open_round()
