@@ -27,8 +27,10 @@ def platform() -> None:
               help="Seconds a result may stay unpaid before it is alerted (the retries go on).")
 @click.option("--ack-wait", type=click.FloatRange(1, 3600), default=30.0, show_default=True,
               help="Seconds before a result being settled by a process that went silent goes to another.")
+@click.option("--backstop-after", type=click.FloatRange(1, 86400), default=120.0, show_default=True,
+              help="Seconds after a result before the wallet is asked whether it was paid (settled if not).")
 def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db: str, keys_file: str | None,
-          host: str, port: int, alert_after: float, ack_wait: float) -> None:
+          host: str, port: int, alert_after: float, ack_wait: float, backstop_after: float) -> None:
     """Serve the players' API (/api/...) and settle the tables' results until Ctrl-C."""
     import gc
     import signal
@@ -52,7 +54,7 @@ def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db
     trust = load_trust(keys_file, missing_ok=keys_file is None)
     sock = bind(host, port)
     platform_ = Platform(nats_url=nats_url, wallet_url=wallet_url, secret=secret, offers=offers, db=db, trust=trust,
-                         alert_after=alert_after, ack_wait=ack_wait)
+                         alert_after=alert_after, ack_wait=ack_wait, backstop_after=backstop_after)
     listen = f"[{host}]" if ":" in host else host
     click.echo(f"platform: http://{listen}:{sock.getsockname()[1]} ({len(offers)} tables; stop with Ctrl-C)",
                nl=True)

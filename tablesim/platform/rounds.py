@@ -46,6 +46,8 @@ class Round:
     result: dict | None = None  # the ``result`` record's data
     result_stream_seq: int = 0
     closed_at: float | None = None  # when the result was read (monotonic)
+    settled_here: bool = False  # settled (or being settled) by this process
+    backstopped: bool = False  # looked up in the wallet by the backstop (``backstop``)
 
     @property
     def closed(self) -> bool:

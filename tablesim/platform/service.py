@@ -10,6 +10,7 @@ from pathlib import Path
 
 import nats
 
+from tablesim.platform.backstop import AFTER, Backstop
 from tablesim.platform.bets import Answer, Desk
 from tablesim.platform.decisions import Decisions
 from tablesim.platform.follow import Follower
@@ -33,7 +34,7 @@ IN_FLIGHT = 32
 class Platform:
     def __init__(self, *, nats_url: str, wallet_url: str, secret: bytes, offers: dict[str, Offer], db: str | Path,
                  trust: Trust, alert_after: float = 30.0, session_hours: float = 12.0, sweep_every: float = 2.0,
-                 durable: str = DURABLE, ack_wait: float = ACK_WAIT) -> None:
+                 durable: str = DURABLE, ack_wait: float = ACK_WAIT, backstop_after: float = AFTER) -> None:
         self.nats_url = nats_url
         self.offers = offers
         self.sessions = Sessions(secret, session_hours)
@@ -55,6 +56,7 @@ class Platform:
         self.settler = Settler(js_source=self._js, nc_source=lambda: self.nc, wallet=self.settling,
                                follower=self.follower, offers=offers,
                                alert_after=alert_after, durable=durable, ack_wait=ack_wait)
+        self.backstop = Backstop(self.settler, self.follower, self.settling, after=backstop_after)
         self.tasks: list[asyncio.Task] = []
 
     def _js(self):
@@ -75,7 +77,8 @@ class Platform:
                 log.warning("platform: the bus %s cannot be reached: %s", natsio.shown(self.nats_url),
                             f"{type(exc).__name__}: {exc}")
                 await asyncio.sleep(1.0)
-        self.tasks += [asyncio.ensure_future(c) for c in (self.follower.run(), self.sweep.run(), self.settler.run())]
+        self.tasks += [asyncio.ensure_future(c) for c in (self.follower.run(), self.sweep.run(), self.settler.run(),
+                                                                    self.backstop.run())]
 
     async def stop(self) -> None:
         for task in self.tasks:
@@ -110,4 +113,6 @@ class Platform:
                 "requests": {**self.desk.batches(), "stream_reads": self.follower.fetches},
                 "intents": self.intents.counts(),
                 "orphans_cancelled": self.sweep.orphans_cancelled, "settlement": dict(self.settler.stats),
+                "backstop": {"checked": self.backstop.checked, "settled": self.backstop.settled},
+                "stream_read_again": {"renumbered": self.follower.renumbered, "passed_over": self.follower.again},
                 "last_alert": self.settler.last_alert}

@@ -27,7 +27,7 @@ import tenacity
 from nats.js import api
 
 from tablesim.platform import ids
-from tablesim.platform.faults import die_at
+from tablesim.platform.faults import die_at, faulty
 from tablesim.platform.follow import Follower, signed_record
 from tablesim.platform.pull import Pull, make_consumer
 from tablesim.platform.returns import PlayerPart, parts
@@ -111,7 +111,7 @@ class Settler:
             return
         await self.follower.wait_for_record(rec.table_id, rec.seq)
         rnd = self.follower.rounds.rounds.get((rec.table_id, rec.round_id))
-        if rnd is None or rnd.result is None:  # (a result that closes nothing: neither settled nor void)
+        if rnd is None or rnd.result is None or faulty("results_never_handed"):  # (a result closing nothing)
             self.stats["not_signed"] += 1
             await msg.ack()
             return
@@ -131,6 +131,7 @@ class Settler:
                       rnd.round_id, rnd.table)
             self.stats["refused"] += 1
             return
+        rnd.settled_here = True
         void = rnd.result.get("status") == "void"
         await asyncio.gather(*(self._player(rnd, offer, part, void) for part in parts(rnd).values()))
         self.stats["rounds_void" if void else "rounds_settled"] += 1

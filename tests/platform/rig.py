@@ -149,13 +149,15 @@ class Rig:
         trust.register(self.keys, TABLE, signing.public_hex(key))
 
     def platform(self, fault: str | None = None, ack_wait: float = 2.0, db: str = "platform.db",
-                 wallet: str | None = None) -> Platform:
+                 wallet: str | None = None, backstop_after: float | None = None) -> Platform:
         env = dict(self.env)
         if fault:
             env["TABLESIM_PLATFORM_FAULT"] = fault
         argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", "--nats", self.broker.url,
                 "--wallet", wallet or self.wallet.url, "--secret", str(self.secret), "--tables", str(self.tables),
                 "--db", str(self.folder / db), "--keys", str(self.keys), "--port", "0", "--ack-wait", str(ack_wait)]
+        if backstop_after is not None:
+            argv += ["--backstop-after", str(backstop_after)]
         p = Platform(argv, env, self.folder / f"platform-{len(self.platforms)}.log")
         self.platforms.append(p)
         return p

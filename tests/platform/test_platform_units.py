@@ -90,6 +90,25 @@ def test_a_wheel_rounds_credits_are_stakes_plus_net(placed, symbol):
         assert rnd.of(player) == [r for r in rnd.refs.values() if r.owner == player]  # (the index by owner)
 
 
+@given(bets, st.booleans())
+def test_the_backstop_wants_the_ids_settlement_sends(placed, void):
+    """A credit per player with a standing bet (settled), a cancel per debit
+    withdrawn, and every debit cancelled when the round is void: the same
+    ids settlement sends, so the backstop's settling again pays nothing twice."""
+    from tablesim.platform import ids
+    from tablesim.platform.backstop import wanted
+
+    rnd = Round("WHEEL-01", "WHEEL-01-000001")
+    for i, (player, spot, amount, withdrawn) in enumerate(placed):
+        rnd.add(Ref(f"d-{i:03d}", player, spot, Decimal(amount), player, i, withdrawn))
+    rnd.result = {"status": "void"} if void else {"status": "settled", "results": {}}
+    standing = {r.owner for r in rnd.refs.values() if not r.withdrawn}
+    want = {ids.cancel_of(r.ref) for r in rnd.refs.values() if r.withdrawn or void}
+    if not void:
+        want |= {ids.credit_of("WHEEL-01", "WHEEL-01-000001", p) for p in standing}
+    assert wanted(rnd) == want
+
+
 def test_a_remembered_session_still_expires(monkeypatch):
     import tablesim.platform.sessions as module
 
