@@ -18,11 +18,11 @@ before, or still will. A few rounds a pass, one wallet query each.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 
 from tablesim.platform import ids
+from tablesim.platform.periodic import repeat
 from tablesim.platform.returns import parts
 from tablesim.platform.rounds import Round
 from tablesim.wallet.client import WalletUnavailable
@@ -60,14 +60,7 @@ class Backstop:
     async def run(self) -> None:
         await self.follower.caught_up.wait()
         self._live_since = time.monotonic()
-        while True:
-            await asyncio.sleep(self.every)
-            try:
-                await self.once()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.error("platform: the settlement backstop failed: %s", f"{type(exc).__name__}: {exc}")
+        await repeat(self.once, self.every, "the settlement backstop")
 
     def due(self) -> list[Round]:
         """The live rounds old enough, settled by no task of this process, not looked at yet."""

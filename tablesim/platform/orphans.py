@@ -6,11 +6,11 @@ the round's (settled with it), any other is cancelled in the wallet."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 from tablesim.platform.bets import Desk
 from tablesim.platform.follow import Follower
+from tablesim.platform.periodic import repeat
 
 log = logging.getLogger("tablesim.platform")
 
@@ -46,12 +46,4 @@ class Sweep:
 
     async def run(self) -> None:
         await self.follower.caught_up.wait()
-        while True:
-            try:
-                await self.once()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.error("platform: the orphan sweep failed: %s", f"{type(exc).__name__}: {exc}")
-            await asyncio.sleep(self.every)
-
+        await repeat(self.once, self.every, "the orphan sweep")

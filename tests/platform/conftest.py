@@ -15,7 +15,7 @@ for folder in ("studio", "wallet"):
     if str(HERE.parent / folder) not in sys.path:
         sys.path.insert(0, str(HERE.parent / folder))
 
-from natsserver import NATS_SERVER  # noqa: E402
+from natsserver import NATS_SERVER, NatsServer  # noqa: E402
 
 import rig as rigs  # noqa: E402
 
@@ -40,3 +40,11 @@ def rig(_rig):
     """The module's rig; the platforms a test starts are stopped after it."""
     yield _rig
     _rig.stop_platforms()
+
+
+@pytest.fixture
+def broker(tmp_path):
+    """A nats-server of the test's own (no table, no wallet)."""
+    server = NatsServer(tmp_path / "nats").start()
+    yield server
+    server.stop()

@@ -12,17 +12,10 @@ import nats
 import pytest
 from nats.js import api
 
-from natsserver import NATS_SERVER, NatsServer
+from natsserver import NATS_SERVER
 from tablesim.platform.pull import Lost, Pull, make_consumer, pending_of, stream_seq_of
 
 pytestmark = pytest.mark.skipif(NATS_SERVER is None, reason="nats-server is not installed")
-
-
-@pytest.fixture
-def broker(tmp_path):
-    server = NatsServer(tmp_path / "nats").start()
-    yield server
-    server.stop()
 
 
 async def _stream(url: str, messages: int):

@@ -17,19 +17,12 @@ import sys
 import nats
 import pytest
 
-from natsserver import NATS_SERVER, NatsServer
+from natsserver import NATS_SERVER
 from tablesim.platform.follow import Follower
 from tablesim.platform.rounds import Rounds
 from tablesim.studio import signing, trust, wire
 
 pytestmark = pytest.mark.skipif(NATS_SERVER is None, reason="nats-server is not installed")
-
-
-@pytest.fixture
-def broker(tmp_path):
-    server = NatsServer(tmp_path / "nats").start()
-    yield server
-    server.stop()
 
 
 def _play(tmp_path, url: str, rounds: int) -> None:
