@@ -6,6 +6,7 @@ import itertools
 import logging
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -25,6 +26,13 @@ from browser import chromium, page  # noqa: F401  (the page tests' fixtures)
 # (0.2 s, 0.45 s for ``serve``). The processes inherit this environment.
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+# The tests stop what they start with SIGINT, as an operator's Ctrl-C does. A
+# suite started in the background by a non-interactive shell (``cmd &``)
+# inherits SIGINT ignored, and so would every process it starts: none would
+# stop (eight tests failed so, each waiting for a child that ignored it).
+# A handler set here is not inherited: the children start with the default.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 
