@@ -13,7 +13,8 @@ another process is answered as before by the wallet: nothing is paid twice.
 
 Only results read live are looked at (after the picture first caught up):
 the rounds of the stream read at start went through settlement's consumer
-before, or still will. A few rounds a pass, one wallet query each.
+before, or still will. A few rounds a pass, one wallet query each (none
+for a round no player of the platform's bet in).
 """
 
 from __future__ import annotations
@@ -79,6 +80,10 @@ class Backstop:
         """Look at the rounds due; how many were settled from the picture."""
         settled = 0
         for rnd in self.due():
+            want = wanted(rnd)
+            if not want:  # (no player of the platform's in it: nothing to pay)
+                rnd.backstopped = True
+                continue
             try:
                 found = await self.wallet.transactions(request_id=f"backstop-{rnd.table}-{rnd.round_id}",
                                                        table=rnd.table, round=rnd.round_id)
@@ -86,7 +91,7 @@ class Backstop:
                 return settled  # (the next pass asks again)
             rnd.backstopped = True
             self.checked += 1
-            missing = wanted(rnd) - {t.transaction_id for t in found}
+            missing = want - {t.transaction_id for t in found}
             if rnd.settled_here or not missing:
                 continue
             log.error("platform: round %s of %s: the wallet has no %d of its credits and cancels (e.g. %s) though "
