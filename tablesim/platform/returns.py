@@ -68,24 +68,34 @@ def _sum(per: object) -> Decimal | None:
 
 def parts(rnd: Round) -> dict[str, PlayerPart]:
     """Each player's part of a closed round (players with a ref in it only)."""
-    out: dict[str, PlayerPart] = {}
-    for ref in sorted(rnd.refs.values(), key=lambda r: r.ref):
-        part = out.setdefault(ref.owner, PlayerPart(ref.owner))
+    result = rnd.result or {}
+    return {owner: _part(owner, refs, result) for owner, refs in rnd.owners.items() if refs}
+
+
+def part_of(rnd: Round, owner: str) -> PlayerPart | None:
+    """One player's part of a closed round (None without a ref in it): from
+    the player's own refs, not the round's (a page's result, at each of a
+    busy round's thousands of players, walked every ref of the round)."""
+    refs = rnd.of(owner)
+    return _part(owner, refs, rnd.result or {}) if refs else None
+
+
+def _part(owner: str, refs: list, result: dict) -> PlayerPart:
+    part = PlayerPart(owner)
+    for ref in sorted(refs, key=lambda r: r.ref):
         if ref.withdrawn:
             part.cancels.append(ref.ref)
         else:
             part.debits.append(ref.ref)
             part.staked = add(part.staked, ref.amount)
-    result = rnd.result or {}
     if result.get("status") != "settled":
-        return out
+        return part
     named = result.get("players") or {}
-    for player, part in out.items():
-        if player in named:
-            part.net = _sum(named[player].get("results")) or ZERO
-            part.recorded_stake = _sum(named[player].get("stakes"))
-        else:  # the player is the position (the wheel)
-            part.net = _sum({player: (result.get("results") or {}).get(player, {})}) or ZERO
-            stakes = result.get("stakes")
-            part.recorded_stake = _sum({player: stakes.get(player, {})}) if isinstance(stakes, dict) else None
-    return out
+    if owner in named:
+        part.net = _sum(named[owner].get("results")) or ZERO
+        part.recorded_stake = _sum(named[owner].get("stakes"))
+    else:  # the player is the position (the wheel)
+        part.net = _sum({owner: (result.get("results") or {}).get(owner, {})}) or ZERO
+        stakes = result.get("stakes")
+        part.recorded_stake = _sum({owner: stakes.get(owner, {})}) if isinstance(stakes, dict) else None
+    return part

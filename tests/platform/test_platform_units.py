@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from tablesim.platform.amounts import BadBet, stake
-from tablesim.platform.returns import parts
+from tablesim.platform.returns import part_of, parts
 from tablesim.platform.rounds import Ref, Round
 from tablesim.platform.sessions import BadSession, Sessions
 from tablesim.platform.tables import Offer
@@ -88,6 +88,8 @@ def test_a_wheel_rounds_credits_are_stakes_plus_net(placed, symbol):
         assert sorted(part.debits + part.cancels) == sorted(r.ref for r in rnd.refs.values() if r.owner == player)
         assert all(rnd.refs[d].withdrawn for d in part.cancels)
         assert rnd.of(player) == [r for r in rnd.refs.values() if r.owner == player]  # (the index by owner)
+        assert part_of(rnd, player) == part  # (one player's part, from the player's refs alone)
+    assert part_of(rnd, "nobody") is None
 
 
 @given(bets, st.booleans())

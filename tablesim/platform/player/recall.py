@@ -10,7 +10,7 @@ from collections import OrderedDict
 
 from tablecore.money import ZERO, add, fmt
 from tablesim.platform.player.public import outcome
-from tablesim.platform.returns import parts, signed
+from tablesim.platform.returns import part_of, signed
 from tablesim.platform.rounds import Round, Rounds
 
 #: rounds shown (GLI-19: the last game and the nine before it)
@@ -69,7 +69,7 @@ def _nets(result: dict, player: str) -> dict:
 def entry(rnd: Round, player: str) -> dict:
     """One closed round of the player: bets with their nets, the outcome, the round's net and return."""
     result = rnd.result or {}
-    part = parts(rnd).get(player)
+    part = part_of(rnd, player)
     bets = _bets(rnd, player)
     nets = _nets(result, player) if result.get("status") == "settled" else {}
     for bet in bets:
