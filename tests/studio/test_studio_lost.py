@@ -105,10 +105,11 @@ def test_a_stream_numbered_anew_under_the_floor_is_read_again_whole(nats_server,
     register_all()
     with Following(nats_server.url) as consumer:
         first = wait_for(lambda: consumer.connected and consumer.pending == 0 and consumer.floor.records)
-        place = consumer.floor.stream_seq
+        place, before = consumer.floor.stream_seq, consumer.floor
         consumer.gate._ids[place] = "WHEEL-MOCK:999999"  # what a former leader handed out at that seq
-        floor = wait_for(lambda: consumer.floor if consumer.renumbered and consumer.pending == 0
-                         and consumer.floor.records == first else None)
+        # (the picture made again: a new floor, read to the end)
+        floor = wait_for(lambda: consumer.floor if consumer.renumbered and consumer.floor is not before
+                         and consumer.floor.stream_seq == place and consumer.pending == 0 else None)
         assert floor.stream_seq == place and floor.tables["WHEEL-MOCK"].seq == first
         assert not floor.alerts and not floor.tables["WHEEL-MOCK"].alerts, list(floor.alerts)
         assert consumer.renumbered == 1 and consumer.status()["renumbered"] == 1
