@@ -41,8 +41,8 @@ def wanted(rnd: Round) -> set[str]:
     void = rnd.result is not None and rnd.result.get("status") == "void"
     out: set[str] = set()
     for part in parts(rnd).values():
-        out.update(ids.cancel_of(d) for d in part.cancels + (part.debits if void else []))
-        if not void and part.debits and not (part.mismatch is not None and part.credit < 0):
+        out.update(ids.cancel_of(d) for d in part.to_cancel(void))
+        if part.credited(void):
             out.add(ids.credit_of(rnd.table, rnd.round_id, part.player))
     return out
 

@@ -25,6 +25,7 @@ import asyncio
 import logging
 
 from nats.js import api
+from nats.js.errors import NotFoundError
 
 from tablesim.platform.pull import Lost, Pull, make_consumer, pending_of, stream_seq_of
 from tablesim.platform.rounds import APPLIED, Rounds
@@ -145,20 +146,19 @@ class Follower:
         seq, read = self._place
         try:
             there = await js.get_msg(wire.STREAM, seq)
-        except Exception as exc:
-            if type(exc).__name__ == "NotFoundError":
-                if past:
-                    self._place = None
-                return False
-            raise
+        except NotFoundError:
+            if past:
+                self._place = None
+            return False
         self._place = None
         found = (there.headers or {}).get(wire.MSG_ID)
-        if found != read:
-            self.renumbered += 1
-            self._from_first = True
-            log.warning("platform: stream message %d is %s where %s was read: the stream was numbered anew; "
-                        "it is read again whole", seq, found, read)
-        return self._from_first
+        if found == read:
+            return False
+        self.renumbered += 1
+        self._from_first = True
+        log.warning("platform: stream message %d is %s where %s was read: the stream was numbered anew; "
+                    "it is read again whole", seq, found, read)
+        return True
 
     async def _batch(self, msgs: list) -> None:
         self.fetches += 1

@@ -45,6 +45,15 @@ class PlayerPart:
             return f"{self.player}'s return would be {self.credit}"
         return None
 
+    def to_cancel(self, void: bool) -> list[str]:
+        """The debits settlement cancels: the withdrawn ones, and every one of a void round."""
+        return self.cancels + (self.debits if void else [])
+
+    def credited(self, void: bool) -> bool:
+        """Whether settlement credits the player: a settled round with a standing
+        debit, never a negative return (an operator must look)."""
+        return not void and bool(self.debits) and self.credit >= 0
+
 
 #: a net or a stake as a result record writes it (signed, exact)
 SIGNED = re.compile(r"-?[0-9]{1,12}(\.[0-9]{1,12})?", re.ASCII)

@@ -137,7 +137,7 @@ class Settler:
         self.stats["rounds_void" if void else "rounds_settled"] += 1
 
     async def _player(self, rnd: Round, offer: Offer, part: PlayerPart, void: bool) -> None:
-        for debit in part.cancels + (part.debits if void else []):
+        for debit in part.to_cancel(void):
             await self._retried(self._cancel, rnd, part.player, debit)
         if void or not part.debits:
             return
@@ -145,9 +145,8 @@ class Settler:
         if why is not None:
             self.stats["mismatches"] += 1
             log.error("platform: round %s of %s: %s", rnd.round_id, rnd.table, why)
-            if part.credit < 0:
-                return  # (never a negative credit: an operator must look)
-        await self._retried(self._credit, rnd, offer, part)
+        if part.credited(void):
+            await self._retried(self._credit, rnd, offer, part)
 
     async def _retried(self, call, *args) -> None:
         """``call`` until the wallet answers, however long; alerted after ``alert_after``."""
