@@ -7,9 +7,10 @@ instead of one ASGI ``send`` per client (a dict, an await, the protocol
 library's framing and its buffers, about 30 µs a client).
 
 ``RawFrames`` is uvicorn's own WebSocket protocol (websockets' sans-I/O
-one), unchanged but for one thing: it puts itself into the ASGI scope's
+one), changed in two things: it puts itself into the ASGI scope's
 extensions (``SCOPE_KEY``), so an app that finds it there may write frames
-itself. The handshake, reading, keep-alive pings and the close stay the
+itself; and a connection refused for a bad frame closes lingering, so its
+client reads why. The handshake, reading, keep-alive pings and the close stay the
 protocol's. Frames are written whole from the event loop, so they never
 interleave with the protocol's own. No compression is negotiated
 (``ws_per_message_deflate=False`` in the server's config): a frame written
@@ -27,6 +28,10 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 SCOPE_KEY = "tablesim.raw_frames"
 #: bytes waiting in a connection's buffer past which its client is too slow (dropped)
 BEHIND = 1 << 20
+#: seconds a connection refused for a bad frame is still read (and dropped) for its client to see the close
+LINGER = 5.0
+#: bytes read and dropped from such a connection before it is closed all the same
+LINGER_BYTES = 16 << 20
 
 
 def text_frame(payload: bytes) -> bytes:
@@ -42,6 +47,40 @@ def text_frame(payload: bytes) -> bytes:
 class RawFrames(WebSocketsSansIOProtocol):
     #: called when the connection's buffer, once full, has drained (a writer waiting on it)
     on_writable = None
+    #: set once a client's bad frame closed the connection (the lingering close below)
+    _lingering = None
+
+    def handle_parser_exception(self) -> None:
+        """A frame the server refuses (too big, malformed): the close frame
+        with its code, then a lingering close. uvicorn closes the socket at
+        once; with the client's unread bytes still in it, the kernel then
+        answers with a reset, and a client still sending (the rest of a
+        megabyte) gets that reset before it reads the close frame: it sees an
+        abnormal closure, not why. Here the server's side is shut after the
+        close frame and what the client still sends is read and dropped
+        (nothing is kept) until it closes, ``LINGER`` seconds pass or it has
+        sent ``LINGER_BYTES`` more."""
+        if self._lingering is not None:
+            return
+        close = self.conn.close_sent
+        self.queue.put_nowait({"type": "websocket.disconnect", "code": close.code, "reason": close.reason})
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.close_sent = True
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        # (as uvicorn's close timer: the app's end does not close the socket, its loss cancels the timer)
+        if self.close_timer is not None:
+            self.close_timer.cancel()
+        self._lingering = self.close_timer = self.loop.call_later(LINGER, self.transport.close)
+        self._dropped = 0
+
+    def data_received(self, data: bytes) -> None:
+        if self._lingering is None:
+            super().data_received(data)
+            return
+        self._dropped += len(data)  # (a refused connection: read, never parsed nor kept)
+        if self._dropped > LINGER_BYTES:
+            self.transport.close()
 
     def resume_writing(self) -> None:
         super().resume_writing()

@@ -76,6 +76,18 @@ class F3Rig(rigs.Rig):
         self.act("deal")
         return self.wait_state(("decisions",), "the hands were never dealt")
 
+    def no_round_open(self) -> None:
+        """A round an earlier test left unfinished (a failed test stops midway)
+        is played out: dealt if still open for bets, then left to its decision
+        timer, which folds whoever has not decided. The next test's round is
+        then its own, and one failure does not become several."""
+        state = self.table_state()["state"]
+        if state == "betting_open":
+            self.act("close_betting")
+            self.act("deal")
+        if state not in ("complete", "idle", "void"):
+            self.wait_state(("complete", "idle", "void"), "an earlier round never ended", timeout=120)
+
     def wait_state(self, states: tuple, what: str, timeout: float = 60) -> dict:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

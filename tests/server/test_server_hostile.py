@@ -212,3 +212,28 @@ def test_a_websocket_client_cannot_make_the_server_hold_big_messages(served):
         ws.send(json.dumps({"since": 0}))
         assert json.loads(ws.recv(timeout=5))["type"]
     assert served.state()["state"] == "idle"
+
+
+def test_a_websocket_client_sending_on_after_its_refusal_is_cut_off(served):
+    """A client refused for its frame (one declaring a gigabyte) reads the
+    close, but may not keep the server reading what it goes on sending: the
+    connection is cut after ``LINGER_BYTES`` more (well before ``LINGER``)."""
+    import base64
+    import os
+    import time
+
+    from tablesim.server.wsframes import LINGER, LINGER_BYTES
+
+    host, port = served.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as conn:
+        key = base64.b64encode(os.urandom(16)).decode()
+        conn.sendall((f"GET /ws?since= HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        assert conn.recv(4096).startswith(b"HTTP/1.1 101")
+        conn.sendall(bytes([0x81, 0xFF]) + (1 << 30).to_bytes(8, "big") + b"mask")  # a masked text frame of 1 GB
+        started, sent = time.monotonic(), 0
+        with pytest.raises(OSError):  # (a reset, or a broken pipe)
+            while time.monotonic() - started < 3 * LINGER:
+                sent += conn.send(b"y" * 65536)
+        assert sent < LINGER_BYTES + 16 * 1024 * 1024  # (what the sockets' buffers held besides)
+    assert served.state()["state"] == "idle"
