@@ -59,6 +59,7 @@ def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db
     click.echo(f"platform: http://{listen}:{sock.getsockname()[1]} ({len(offers)} tables; stop with Ctrl-C)",
                nl=True)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    from tablesim.platform.player.socket import MAX_FRAME
     from tablesim.server.wsframes import RawFrames
 
     # (no proxy headers read, no Server or Date header written: the platform reads no client address,
@@ -66,7 +67,7 @@ def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db
     # frames itself, one framing for all, with no compression to negotiate)
     config = uvicorn.Config(create_app(platform_), log_level="warning", access_log=False, log_config=None,
                             timeout_graceful_shutdown=2, proxy_headers=False, server_header=False,
-                            date_header=False, ws=RawFrames, ws_per_message_deflate=False)
+                            date_header=False, ws=RawFrames, ws_per_message_deflate=False, ws_max_size=MAX_FRAME)
     # What start-up built (the web stack, the libraries) out of the collector's sight: its full
     # collections otherwise walk it again and again while bets come in (as ``tablesim serve`` does).
     gc.collect()

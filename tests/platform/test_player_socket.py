@@ -155,6 +155,37 @@ def _state(seq: int, state: str, previous: str, table: str = "WHEEL-1"):
                       "2026-12-02T07:00:00.000000+00:00")
 
 
+def test_a_message_far_over_the_limit_is_never_held_and_closes_the_socket_1009(_rig, two):
+    """Anyone may open the socket (the session is its first message): a
+    message of a megabyte is refused at its frame's header, before the
+    platform reads it into memory (close 1009, read by the client), where
+    one a little over the limit gets the polite answer (above); the RSS
+    stays put, and the next player is served."""
+    from websockets.exceptions import ConnectionClosed
+
+    from tablesim.platform.player.socket import MAX_FRAME
+
+    platform = two[0]
+    before = rss_kib(platform.proc.pid)
+    for _ in range(3):
+        nobody = Player(platform.url, None, hello=False)
+        with pytest.raises(ConnectionClosed) as closed:
+            nobody.send("x" * (1024 * 1024))
+            nobody.wait(lambda m: False, timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+        nobody.close()
+    assert rss_kib(platform.proc.pid) - before < 8 * 1024
+    assert MAX_FRAME < 1024 * 1024
+    kim = Player(platform.url, platform.session(_rig.token("kim"))["session"])
+    assert kim.wait(lambda m: m["type"] == "welcome")["player"] == "kim"
+    kim.close()
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+
+
 def test_the_whole_lobby_goes_only_to_players_in_it_and_a_table_sends_its_line_when_it_changed():
     rounds, hub = _hub()
     at_table, in_lobby = hub.join("ann"), hub.join("abe")

@@ -25,6 +25,10 @@ from tablesim.wallet.client import WalletError
 
 #: the largest message a player may send (bytes)
 MAX_MESSAGE = 4096
+#: the largest frame the platform reads at all (its server's ``ws_max_size``): a message up to
+#: this is read and answered "too_large"; a bigger one closes the socket (1009) at its header,
+#: before it is held (anyone may open the socket: the session is its first message)
+MAX_FRAME = 16 * MAX_MESSAGE
 #: messages a socket may send: a burst of BURST, then RATE a second
 RATE, BURST = 10.0, 30
 #: requests of one socket waiting for an answer at once (bets, decisions)
