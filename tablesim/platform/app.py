@@ -25,7 +25,7 @@ from fastapi.responses import JSONResponse
 from tablesim.platform.bets import Answer, refused
 from tablesim.platform.player.routes import player_routes
 from tablesim.platform.decision_routes import decision_routes
-from tablesim.platform.fastbets import FastBets, read_json
+from tablesim.platform.fastbets import FastBets, closing, read_body, read_json
 from tablesim.platform.service import Platform
 from tablesim.platform.sessions import BadSession
 from tablesim.wallet.client import WalletError
@@ -33,11 +33,16 @@ from tablesim.wallet.client import WalletError
 
 
 def _reply(answer: Answer) -> JSONResponse:
-    return JSONResponse(answer.body, status_code=answer.http)
+    return JSONResponse(answer.body, status_code=answer.http,
+                        headers={k.decode(): v.decode() for k, v in closing(answer)})
 
 
 async def _json(request: Request) -> dict | Answer:
-    return read_json(await request.body())
+    """The request's JSON object, its body read no further than the limit (``read_body``)."""
+    body = await read_body(request.scope, request.receive)
+    if body is None:
+        return refused(400, "bad_input", "the request ended before its body")
+    return body if isinstance(body, Answer) else read_json(body)
 
 
 def create_app(platform: Platform) -> FastBets:

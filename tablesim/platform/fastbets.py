@@ -22,11 +22,43 @@ PATH = "/api/bets"
 MAX_BODY = 16 * 1024
 
 
-def read_json(body: bytes, size: int | None = None) -> dict | Answer:
-    """A player's JSON object (``size``: the body's whole length when only
-    its first ``MAX_BODY`` bytes were kept), or the refusal."""
-    if (len(body) if size is None else size) > MAX_BODY:
-        return refused(400, "bad_input", f"the body is over {MAX_BODY} bytes")
+def too_large() -> Answer:
+    return refused(413, "too_large", f"the body is over {MAX_BODY} bytes")
+
+
+def closing(answer: Answer) -> list[tuple[bytes, bytes]]:
+    """The headers that end the connection after ``answer`` when its body
+    was left unread (413): the server stops reading it, instead of taking
+    the rest to keep the connection for another request."""
+    return [(b"connection", b"close")] if answer.http == 413 else []
+
+
+async def read_body(scope, receive) -> bytes | Answer | None:
+    """A request's body, never more than ``MAX_BODY`` bytes of it held: over
+    that it is refused (413) from its ``Content-Length``, before a byte is
+    read, or as soon as the bytes received pass it (no length, or a false
+    one), and the rest is never read. None: the client left first."""
+    for name, value in scope["headers"]:
+        if name == b"content-length" and value.isdigit() and int(value) > MAX_BODY:
+            return too_large()
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            return too_large()
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def read_json(body: bytes) -> dict | Answer:
+    """A player's JSON object, or the refusal."""
+    if len(body) > MAX_BODY:
+        return too_large()
     try:
         doc = json.loads(body, parse_float=_Float)
     except ValueError:
@@ -60,7 +92,7 @@ class FastBets:
             return
         body = json.dumps(answer.body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
         await send({"type": "http.response.start", "status": answer.http, "headers": [
-            (b"content-length", str(len(body)).encode()), (b"content-type", b"application/json")]})
+            (b"content-length", str(len(body)).encode()), (b"content-type", b"application/json"), *closing(answer)]})
         await send({"type": "http.response.body", "body": body})
 
     async def _answer(self, scope, receive) -> Answer | None:
@@ -72,18 +104,10 @@ class FastBets:
             me = self.platform.sessions.read(auth[7:] if auth.lower().startswith("bearer ") else None)
         except BadSession as exc:
             return refused(401, "no_session", str(exc))
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return None
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size <= MAX_BODY:
-                chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        doc = read_json(b"".join(chunks), size)
+        body = await read_body(scope, receive)
+        if body is None or isinstance(body, Answer):
+            return body
+        doc = read_json(body)
         if isinstance(doc, Answer):
             return doc
         return await self.platform.place(me, doc)
