@@ -15,6 +15,7 @@ from decimal import Decimal
 import pytest
 
 import reaper
+from hostile import rss_kib
 
 from rig import OPENING, PAYS, TABLE
 from wsclient import Player
@@ -179,11 +180,6 @@ def test_a_message_far_over_the_limit_is_never_held_and_closes_the_socket_1009(_
     kim = Player(platform.url, platform.session(_rig.token("kim"))["session"])
     assert kim.wait(lambda m: m["type"] == "welcome")["player"] == "kim"
     kim.close()
-
-
-def rss_kib(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as fh:
-        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
 
 
 def test_the_whole_lobby_goes_only_to_players_in_it_and_a_table_sends_its_line_when_it_changed():
