@@ -67,8 +67,9 @@ def test_lost_deliveries_are_read_again_from_the_floors_place(nats_server, tmp_p
     _run(tmp_path, 2, nats_server.url)
     register_all()
     plan = {"after": 10**9, "lose": 0, "lost": [], "die": die}
-    with Following(nats_server.url) as consumer:
-        _losing(consumer, plan)
+    following = Following(nats_server.url)
+    _losing(following.consumer, plan)  # (before its thread starts: else its first subscription, under load, is made unwrapped)
+    with following as consumer:
         first = wait_for(lambda: consumer.connected and consumer.pending == 0 and consumer.floor.records)
         plan.update(after=3, lose=5)  # the next round's 4th to 8th records go missing on the way
         _run(tmp_path, 2, nats_server.url)
