@@ -16,7 +16,7 @@ import pytest
 from test_studio_floor import wait_for
 from test_studio_identity import invoke as tablesim
 from test_studio_publish import register_all
-from test_studio_truth import Following
+from test_studio_truth import Following, read_through
 
 
 class Losing:
@@ -70,11 +70,12 @@ def test_lost_deliveries_are_read_again_from_the_floors_place(nats_server, tmp_p
     following = Following(nats_server.url)
     _losing(following.consumer, plan)  # (before its thread starts: else its first subscription, under load, is made unwrapped)
     with following as consumer:
-        first = wait_for(lambda: consumer.connected and consumer.pending == 0 and consumer.floor.records)
+        first = wait_for(lambda: read_through(consumer))
         plan.update(after=3, lose=5)  # the next round's 4th to 8th records go missing on the way
         _run(tmp_path, 2, nats_server.url)
-        floor = wait_for(lambda: consumer.floor if consumer.pending == 0 and consumer.floor.tables[
-            "WHEEL-MOCK"].figures.rounds + consumer.floor.tables["WHEEL-MOCK"].figures.void == 4 else None)
+        wait_for(lambda: read_through(consumer)
+                 and _rounds(consumer) + consumer.floor.tables["WHEEL-MOCK"].figures.void == 4)
+        floor = consumer.floor
         assert len(plan["lost"]) == 5  # (they were lost: the floor has them all the same)
         view = floor.tables["WHEEL-MOCK"]
         assert view.seq == floor.records - floor.redelivered > first
@@ -87,6 +88,7 @@ def _rounds(consumer) -> int:
     """The wheel's rounds on the floor (0 while a picture made again has not reached the table yet)."""
     view = consumer.floor.tables.get("WHEEL-MOCK")
     return view.figures.rounds if view is not None else 0
+
 
 
 def test_a_stream_numbered_anew_under_the_floor_is_read_again_whole(nats_server, tmp_path):
@@ -105,19 +107,19 @@ def test_a_stream_numbered_anew_under_the_floor_is_read_again_whole(nats_server,
     _run(tmp_path, 2, nats_server.url)
     register_all()
     with Following(nats_server.url) as consumer:
-        first = wait_for(lambda: consumer.connected and consumer.pending == 0 and consumer.floor.records)
-        place, before = consumer.floor.stream_seq, consumer.floor
+        place = first = wait_for(lambda: read_through(consumer))
+        before = consumer.floor
         consumer.gate._ids[place] = "WHEEL-MOCK:999999"  # what a former leader handed out at that seq
-        # (the picture made again: a new floor, read to the end)
-        floor = wait_for(lambda: consumer.floor if consumer.renumbered and consumer.floor is not before
-                         and consumer.floor.stream_seq == place and consumer.pending == 0 else None)
+        # (the picture made again: a new floor, read to the end, and no further)
+        wait_for(lambda: consumer.renumbered and consumer.floor is not before and read_through(consumer))
+        floor = consumer.floor
         assert floor.stream_seq == place and floor.tables["WHEEL-MOCK"].seq == first
         assert not floor.alerts and not floor.tables["WHEEL-MOCK"].alerts, list(floor.alerts)
         assert consumer.renumbered == 1 and consumer.status()["renumbered"] == 1
 
         consumer._places[place + 5] = "WHEEL-MOCK:999999"
         _run(tmp_path, 1, nats_server.url)
-        wait_for(lambda: consumer.renumbered == 2 and consumer.pending == 0 and _rounds(consumer) == 3)
+        wait_for(lambda: consumer.renumbered == 2 and _rounds(consumer) == 3 and read_through(consumer))
         view = consumer.floor.tables["WHEEL-MOCK"]
         assert view.seq > first and view.seq == consumer.floor.records
         assert not consumer.floor.alerts and not view.alerts, list(consumer.floor.alerts)
