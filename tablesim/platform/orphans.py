@@ -40,7 +40,7 @@ class Sweep:
                         it.debit, it.player, it.round, it.table)
             await self.desk._cancel(it, "an orphan: no accepted bet in the stream once the round closed")
             cancelled += 1
-        self.orphans_cancelled += cancelled
+            self.orphans_cancelled += 1  # (each as it is done: the health reads it while the sweep goes on)
         self.runs += 1
         return cancelled
 
