@@ -16,7 +16,7 @@ import pytest
 from test_studio_floor import wait_for
 from test_studio_identity import invoke as tablesim
 from test_studio_publish import register_all
-from test_studio_truth import Following, read_through
+from test_studio_truth import Following, journaled, read_through
 
 
 class Losing:
@@ -70,11 +70,13 @@ def test_lost_deliveries_are_read_again_from_the_floors_place(nats_server, tmp_p
     following = Following(nats_server.url)
     _losing(following.consumer, plan)  # (before its thread starts: else its first subscription, under load, is made unwrapped)
     with following as consumer:
-        first = wait_for(lambda: read_through(consumer))
+        first = journaled(tmp_path / "WHEEL-MOCK.journal.sqlite")
+        wait_for(lambda: read_through(consumer, first))
         plan.update(after=3, lose=5)  # the next round's 4th to 8th records go missing on the way
         _run(tmp_path, 2, nats_server.url)
-        wait_for(lambda: read_through(consumer)
-                 and _rounds(consumer) + consumer.floor.tables["WHEEL-MOCK"].figures.void == 4)
+        last = journaled(tmp_path / "WHEEL-MOCK.journal.sqlite")
+        wait_for(lambda: read_through(consumer, last))
+        assert _rounds(consumer) + consumer.floor.tables["WHEEL-MOCK"].figures.void == 4
         floor = consumer.floor
         assert len(plan["lost"]) == 5  # (they were lost: the floor has them all the same)
         view = floor.tables["WHEEL-MOCK"]
@@ -107,11 +109,12 @@ def test_a_stream_numbered_anew_under_the_floor_is_read_again_whole(nats_server,
     _run(tmp_path, 2, nats_server.url)
     register_all()
     with Following(nats_server.url) as consumer:
-        place = first = wait_for(lambda: read_through(consumer))
+        place = first = journaled(tmp_path / "WHEEL-MOCK.journal.sqlite")  # (the stream's one table)
+        wait_for(lambda: read_through(consumer, first))
         before = consumer.floor
         consumer.gate._ids[place] = "WHEEL-MOCK:999999"  # what a former leader handed out at that seq
         # (the picture made again: a new floor, read to the end, and no further)
-        wait_for(lambda: consumer.renumbered and consumer.floor is not before and read_through(consumer))
+        wait_for(lambda: consumer.renumbered and consumer.floor is not before and read_through(consumer, first))
         floor = consumer.floor
         assert floor.stream_seq == place and floor.tables["WHEEL-MOCK"].seq == first
         assert not floor.alerts and not floor.tables["WHEEL-MOCK"].alerts, list(floor.alerts)
@@ -119,7 +122,9 @@ def test_a_stream_numbered_anew_under_the_floor_is_read_again_whole(nats_server,
 
         consumer._places[place + 5] = "WHEEL-MOCK:999999"
         _run(tmp_path, 1, nats_server.url)
-        wait_for(lambda: consumer.renumbered == 2 and _rounds(consumer) == 3 and read_through(consumer))
+        last = journaled(tmp_path / "WHEEL-MOCK.journal.sqlite")
+        wait_for(lambda: consumer.renumbered == 2 and read_through(consumer, last))
+        assert _rounds(consumer) == 3
         view = consumer.floor.tables["WHEEL-MOCK"]
         assert view.seq > first and view.seq == consumer.floor.records
         assert not consumer.floor.alerts and not view.alerts, list(consumer.floor.alerts)
