@@ -56,9 +56,7 @@ async def read_body(scope, receive) -> bytes | Answer | None:
 
 
 def read_json(body: bytes) -> dict | Answer:
-    """A player's JSON object, or the refusal."""
-    if len(body) > MAX_BODY:
-        return too_large()
+    """A player's JSON object (``body`` as ``read_body`` kept it), or the refusal."""
     try:
         doc = json.loads(body, parse_float=_Float)
     except ValueError:

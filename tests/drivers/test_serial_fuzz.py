@@ -228,7 +228,7 @@ def garbage(draw: st.DrawFn):
     good = lambda index: encode(Frame(ADDR, seq, "CRD", valid_crd("R1", index, "Q", "H")))  # noqa: E731
     if kind == "flip":
         bit = draw(st.integers(0, 1 << 16))
-        return lambda index: _flip(good(index), bit % (len(good(index)) * 8))
+        return lambda index: _flip(good(index), bit)  # (_flip takes the byte modulo the frame's length)
     if kind == "cut":
         at = draw(st.integers(0, 1 << 16))
         return lambda index: good(index)[: at % (len(good(index)) - 6)]  # cut before its ETX
