@@ -26,6 +26,7 @@ from tablesim.platform import ids
 from tablesim.platform.periodic import repeat
 from tablesim.platform.returns import parts
 from tablesim.platform.rounds import Round
+from tablesim.platform.settle import credit_parts
 from tablesim.wallet.client import WalletUnavailable
 
 log = logging.getLogger("tablesim.platform")
@@ -36,14 +37,14 @@ AFTER = 120.0
 EVERY, PER_PASS = 5.0, 20
 
 
-def wanted(rnd: Round) -> set[str]:
-    """The ids of every credit and cancel settlement sends for the round."""
+def wanted(rnd: Round, offer) -> set[str]:
+    """The ids of every credit (each part) and cancel settlement sends for the round."""
     void = rnd.result is not None and rnd.result.get("status") == "void"
     out: set[str] = set()
     for part in parts(rnd).values():
         out.update(ids.cancel_of(d) for d in part.to_cancel(void))
         if part.credited(void):
-            out.add(ids.credit_of(rnd.table, rnd.round_id, part.player))
+            out.update(body["transaction_id"] for _, body in credit_parts(rnd, offer, part))
     return out
 
 
@@ -80,7 +81,8 @@ class Backstop:
         """Look at the rounds due; how many were settled from the picture."""
         settled = 0
         for rnd in self.due():
-            want = wanted(rnd)
+            offer = self.settler.offers.get(rnd.table)
+            want = wanted(rnd, offer) if offer is not None else set()
             if not want:  # (no player of the platform's in it: nothing to pay)
                 rnd.backstopped = True
                 continue

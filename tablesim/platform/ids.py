@@ -30,6 +30,8 @@ def cancel_of(debit: str) -> str:
     return "x-" + hashlib.sha256(debit.encode()).hexdigest()[:40]
 
 
-def credit_of(table: str, round_id: str, player: str) -> str:
-    """The one credit of a player's round."""
-    return "c-" + hashlib.sha256(f"{table}\n{round_id}\n{player}".encode()).hexdigest()[:40]
+def credit_of(table: str, round_id: str, player: str, part: int = 0) -> str:
+    """The credit of a player's round (its ``part``-th, for a player with more
+    debits than one credit names: ``settle.credit_parts``)."""
+    first = "c-" + hashlib.sha256(f"{table}\n{round_id}\n{player}".encode()).hexdigest()[:40]
+    return first if part == 0 else f"{first}-p{part}"

@@ -1,14 +1,16 @@
 """The platform's own durable log of the bets it debits (SQLite, ``--db``).
 
 Each bet is written here before its debit is sent (``debiting``), and moves
-on as it goes: ``placed`` (the table accepted it), ``refused`` (the wallet
-refused the debit: nothing taken), ``cancelling`` and ``cancelled``. A bet
-left in ``debiting`` or ``cancelling`` (the platform died in between, the
-table or the wallet did not answer) is an orphan candidate: once its round
-is closed, the stream says whether the table accepted its ref; if not, its
-debit is cancelled (a cancel of a debit the wallet never saw leaves a
-tombstone: safe either way). The log is what lets a platform find its own
-orphans; the stream is what decides them.
+on as it goes: ``placed`` (the table's subject answered that it took it),
+``refused`` (the wallet refused the debit: nothing taken), ``cancelling``
+and ``cancelled``; ``stood`` once the stream showed the table journaled it.
+A bet left in ``debiting``, ``placed`` or ``cancelling`` (the platform died
+in between, the table or the wallet did not answer, an answer said placed
+that the table's journal does not hold) is an orphan candidate: once its
+round is closed, the stream says whether the table accepted its ref; if
+not, its debit is cancelled (a cancel of a debit the wallet never saw
+leaves a tombstone: safe either way). The log is what lets a platform find
+its own orphans; the stream is what decides them.
 
 A round's later debits (a Fortune 3 Play decided during the round) are
 rows of their own with ``kind`` saying what they stake; the settlement
@@ -33,10 +35,15 @@ CREATE TABLE IF NOT EXISTS intent (
     debit TEXT PRIMARY KEY, kind TEXT NOT NULL, player TEXT NOT NULL, currency TEXT NOT NULL,
     amount TEXT NOT NULL, tbl TEXT NOT NULL, round TEXT NOT NULL, position TEXT NOT NULL, bet TEXT NOT NULL,
     state TEXT NOT NULL, note TEXT, at REAL NOT NULL);
-CREATE INDEX IF NOT EXISTS intent_open ON intent (state) WHERE state IN ('debiting', 'cancelling');
+DROP INDEX IF EXISTS intent_open;
+CREATE INDEX IF NOT EXISTS intent_undecided ON intent (state, tbl, round)
+    WHERE state IN ('debiting', 'cancelling', 'placed');
 """
 
 OPEN = ("debiting", "cancelling")
+#: not decided yet by the stream: open, or answered ``placed`` by whoever answered on the table's
+#: subject (the stream alone says whether the table journaled it: ``stood`` once it is found there)
+UNDECIDED = (*OPEN, "placed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,10 +159,25 @@ class Intents:
         return None if row is None else _intent(row)
 
     def open(self) -> list[Intent]:
-        """Every bet whose outcome is not settled yet in this log (orphan candidates)."""
+        """Every bet whose outcome is not settled yet in this log (open: debiting or cancelling)."""
         with self.lock:
             rows = self.db.execute(f"SELECT {_COLUMNS} FROM intent WHERE state IN (?, ?) ORDER BY at",
                                    OPEN).fetchall()
+        return [_intent(r) for r in rows]
+
+    def undecided_rounds(self) -> list[tuple[str, str]]:
+        """The rounds with a bet the stream has not decided yet (orphan candidates' rounds)."""
+        marks = ",".join("?" * len(UNDECIDED))
+        with self.lock:
+            return self.db.execute(f"SELECT DISTINCT tbl, round FROM intent WHERE state IN ({marks})",
+                                   UNDECIDED).fetchall()
+
+    def undecided(self, table: str, round_id: str) -> list[Intent]:
+        """A round's bets the stream has not decided yet."""
+        marks = ",".join("?" * len(UNDECIDED))
+        with self.lock:
+            rows = self.db.execute(f"SELECT {_COLUMNS} FROM intent WHERE state IN ({marks}) AND tbl=? AND round=? "
+                                   "ORDER BY at", (*UNDECIDED, table, round_id)).fetchall()
         return [_intent(r) for r in rows]
 
     def counts(self) -> dict[str, int]:

@@ -2,17 +2,25 @@
 JetStream pull consumer (``tablesim-platform``), shared by every platform
 process, each result acknowledged only once the wallet confirmed all of it.
 
-For a settled round, each player gets ONE credit naming all their standing
-debits of the round and paying the whole return (0 for a lost round); a
-void round cancels every debit; a withdrawn bet's debit is cancelled. The
-ids are derived from the round and the player (``ids``), so a result read
-twice (a process killed before its ack, the result redelivered to another
-process) sends the same requests, and the wallet answers them as the first
-time: nothing is paid twice.
+For a settled round, each player gets one credit naming the debits of the
+bets the table's journal holds for them (the stream's ``bet_refs`` and
+``decision`` records: what the table took, nothing else) and paying the
+whole return (0 for a lost round), in parts of at most ``MAX_DEBITS``
+debits for a player with more bets than that (``credit_parts``). Any other
+debit of the round (never sent, refused, lost on the way) is no part of the
+credit: the orphan sweep cancels it on its own. A void round cancels every
+debit; a withdrawn bet's debit is cancelled. The ids are derived from the
+round and the player (``ids``), so a result read twice (a process killed
+before its ack, the result redelivered to another process) sends the same
+requests, and the wallet answers them as the first time: nothing is paid
+twice.
 
 A wallet that does not answer is asked again with backoff without limit
 (tenacity); a round that is still unpaid after ``alert_after`` seconds is
-logged at error and counted (``/api/health``) while the retries go on.
+logged at error and counted (``/api/health``) while the retries go on. A
+write the wallet refused for good (``final_error`` and the like: the same
+answer at every retry) is held for an operator at once (``held``), never
+retried silently.
 Only a result the table signed is acted on (the follower's picture holds
 nothing else): a forged result is acknowledged, counted, and pays nothing.
 """
@@ -26,6 +34,7 @@ import time
 import tenacity
 from nats.js import api
 
+from tablecore.money import ZERO
 from tablesim.platform import ids
 from tablesim.platform.faults import die_at, faulty
 from tablesim.platform.follow import Follower, signed_record
@@ -35,7 +44,9 @@ from tablesim.platform.rounds import Round
 from tablesim.platform.tables import Offer
 from tablesim.studio import wire
 from tablesim.wallet.batching import Batcher
-from tablesim.wallet.client import WalletClient, WalletUnavailable, cancel_request, credit_request
+from tablesim.platform.held import HeldWrites
+from tablesim.wallet.client import WalletClient, WalletError, WalletRefused, WalletUnavailable, cancel_request, credit_request
+from tablesim.wallet.protocol import MAX_DEBITS
 
 log = logging.getLogger("tablesim.platform")
 
@@ -50,7 +61,7 @@ FETCH = 500
 
 class Settler:
     def __init__(self, *, js_source, nc_source, wallet: WalletClient, follower: Follower, offers: dict[str, Offer],
-                 alert_after: float = 30.0, durable: str = DURABLE,
+                 held: HeldWrites, alert_after: float = 30.0, durable: str = DURABLE,
                  ack_wait: float = ACK_WAIT) -> None:
         self.js_source = js_source
         self.nc_source = nc_source  # () -> the connection of that context
@@ -59,12 +70,13 @@ class Settler:
         self.batcher = Batcher(wallet, name="settle")  # each credit its own id and answer, many a request
         self.follower = follower
         self.offers = offers
+        self.held = held
         self.alert_after = alert_after
         self.durable = durable
         self.ack_wait = ack_wait
         self.gate = asyncio.Semaphore(CONCURRENCY)
         self.stats = {"rounds_settled": 0, "rounds_void": 0, "credits": 0, "cancels": 0, "alerts": 0,
-                      "not_signed": 0, "refused": 0, "mismatches": 0}
+                      "not_signed": 0, "refused": 0, "mismatches": 0, "held": 0}
         self.last_alert: str | None = None
 
     async def run(self) -> None:
@@ -146,7 +158,8 @@ class Settler:
             self.stats["mismatches"] += 1
             log.error("platform: round %s of %s: %s", rnd.round_id, rnd.table, why)
         if part.credited(void):
-            await self._retried(self._credit, rnd, offer, part)
+            for request in credit_parts(rnd, offer, part):
+                await self._retried(self._write, rnd, request)
 
     async def _retried(self, call, *args) -> None:
         """``call`` until the wallet answers, however long; alerted after ``alert_after``."""
@@ -171,24 +184,48 @@ class Settler:
                            f"{exc}")
         log.error("platform: %s (retrying)", self.last_alert)
 
-    async def _credit(self, rnd: Round, offer: Offer, part: PlayerPart) -> None:
-        out = await self.batcher.write(credit_request(
-            ids.credit_of(rnd.table, rnd.round_id, part.player), player=part.player, currency=offer.currency,
-            amount=part.credit, table=rnd.table, round=rnd.round_id, debits=part.debits))
-        self.stats["credits"] += 1
-        if not out.ok:
-            self.stats["refused"] += 1
-            log.error("platform: the credit of %s in round %s of %s was answered %s: %s", part.player,
-                      rnd.round_id, rnd.table, out.status.value, out.message)
-
     async def _cancel(self, rnd: Round, player: str, debit: str) -> None:
-        out = await self.batcher.write(cancel_request(ids.cancel_of(debit), player=player, table=rnd.table,
-                                                      round=rnd.round_id, debit=debit))
-        self.stats["cancels"] += 1
-        if not out.ok and out.status.value != "already_cancelled":
-            self.stats["refused"] += 1
-            log.error("platform: the cancel of %s (%s, round %s of %s) was answered %s: %s", debit, player,
-                      rnd.round_id, rnd.table, out.status.value, out.message)
+        await self._write(rnd, cancel_request(ids.cancel_of(debit), player=player, table=rnd.table,
+                                              round=rnd.round_id, debit=debit))
+
+    async def _write(self, rnd: Round, request: tuple[str, dict]) -> None:
+        """One credit or cancel; a final refusal is held for an operator at once (``held``)."""
+        call, body = request
+        try:
+            out = await self.batcher.write(request)
+        except WalletUnavailable:
+            raise  # (retried by ``_retried`` until the wallet answers)
+        except WalletError as exc:  # the request itself refused: never done, whatever the retries
+            status = exc.status.value if isinstance(exc, WalletRefused) else "invalid_request"
+            self._hold(rnd, call, body, status, str(exc))
+            return
+        self.stats["credits" if call == "credit" else "cancels"] += 1
+        if out.ok or (call == "cancel" and out.status.value == "already_cancelled"):
+            return
+        self.stats["refused"] += 1
+        self._hold(rnd, call, body, out.status.value, out.message)
+
+    def _hold(self, rnd: Round, call: str, body: dict, status: str, message: str | None) -> None:
+        first = self.held.hold(call, body, status, message)
+        self.last_alert = (f"the {call} {body['transaction_id']} of {body['player']} in round {rnd.round_id} of "
+                           f"{rnd.table} was answered {status}: held for an operator (tablesim platform held)")
+        if first:
+            self.stats["held"] += 1
+        log.error("platform: %s: %s", self.last_alert, message)
+
+
+def credit_parts(rnd: Round, offer: Offer, part: PlayerPart) -> list[tuple[str, dict]]:
+    """A player's credit of a round, in parts of at most ``MAX_DEBITS`` debits
+    each (a player may place more bets in a round than one credit names):
+    the first part pays the whole return, the others 0, each naming its own
+    debits; the ids are derived from the round, the player and the part's
+    number, so every retry and every process sends the same parts."""
+    debits = sorted(part.debits)
+    chunks = [debits[at:at + MAX_DEBITS] for at in range(0, len(debits), MAX_DEBITS)]
+    return [credit_request(ids.credit_of(rnd.table, rnd.round_id, part.player, n), player=part.player,
+                           currency=offer.currency, amount=part.credit if n == 0 else ZERO, table=rnd.table,
+                           round=rnd.round_id, debits=chunk)
+            for n, chunk in enumerate(chunks)]
 
 
 async def _keep_alive(msg, ack_wait: float) -> None:

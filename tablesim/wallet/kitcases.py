@@ -55,6 +55,35 @@ async def duplicate_debit(k: Probe) -> str:
     return "the repeat got the first answer byte for byte, one debit"
 
 
+async def credit_in_parts(k: Probe) -> str:
+    """More debits than one credit may name (``MAX_DEBITS``): the round is
+    credited in parts, each naming its own debits; the parts add up."""
+    before, r = await k.balance(), k.id("parts")
+    d1, d2, d3 = k.id("d"), k.id("d"), k.id("d")
+    for d in (d1, d2, d3):
+        expect(await k.send("debit", k.debit(d, r, k.stake())), "ok")
+    expect(await k.send("credit", k.credit(k.id("c"), r, k.stake(5), [d1, d2])), "ok")
+    expect(await k.send("credit", k.credit(k.id("c"), r, "0", [d3])), "ok")
+    await moved(k, before, Decimal(k.stake(2)), "three debits of a stake, credits of five and 0")
+    expect(await k.send("credit", k.credit(k.id("c"), r, k.stake(), [d2])), "already_settled")
+    await unchanged(k, before, "a credit naming a debit another credit named")
+    return "two credits naming their own debits, both ok; a third naming a credited debit: already_settled"
+
+
+async def orphan_after_credit(k: Probe) -> str:
+    """A debit the credit does not name (a bet the table never took) does not
+    stop the credit, and is cancelled on its own after it."""
+    before, r, d, orphan = await k.balance(), k.id("orph"), k.id("d"), k.id("d")
+    expect(await k.send("debit", k.debit(d, r, k.stake())), "ok")
+    expect(await k.send("debit", k.debit(orphan, r, k.stake())), "ok")
+    expect(await k.send("credit", k.credit(k.id("c"), r, k.stake(2), [d])), "ok")
+    reply = expect(await k.send("cancel", k.cancel(k.id("x"), r, orphan)), "ok")
+    if Decimal(str(reply.answer.get("cancelled"))) != Decimal(k.stake()):
+        raise CaseFailed(f"the orphan's cancel returned {reply.answer.get('cancelled')}, not its stake")
+    await moved(k, before, Decimal(k.stake()), "a credit of two for one debit, the other debit cancelled")
+    return "the credit ok with a debit unnamed; that debit's cancel after it returned its stake"
+
+
 async def duplicate_credit(k: Probe) -> str:
     before, r, d, c = await k.balance(), k.id("dupc"), k.id("d"), k.id("c")
     expect(await k.send("debit", k.debit(d, r, k.stake())), "ok")
@@ -65,10 +94,10 @@ async def duplicate_credit(k: Probe) -> str:
     await unchanged(k, before, "a debit and its credit sent twice")
     other = await k.send("credit", k.credit(k.id("c"), r, k.stake(2), [d]))
     expect(other, "already_settled")
-    await unchanged(k, before, "a second credit of the round")
+    await unchanged(k, before, "a second credit of the same debit")
     expect(await k.send("debit", k.debit(k.id("d"), r, k.stake())), "already_settled")
     await unchanged(k, before, "a debit into a credited round")
-    return "one credit paid; another credit or a debit of the round: already_settled"
+    return "one credit paid; another credit of its debit or a debit of the round: already_settled"
 
 
 async def reused_id(k: Probe) -> str:
@@ -234,6 +263,17 @@ async def invalid_token(k: Probe) -> str:
     return "invalid_token"
 
 
+async def launch_token_once(k: Probe) -> str:
+    """The kit's launch token opened its session at the start: another
+    authenticate with it is refused; the start's own request again (as a
+    caller sends it when its answer was lost) is answered again."""
+    expect(await k.send("authenticate", {"request_id": k.id("auth"), "token": k.token}), "token_used")
+    again = expect(await k.send("authenticate", {"request_id": k.started, "token": k.token}), "ok")
+    if again.answer.get("player") != k.player:
+        raise CaseFailed(f"the start's authenticate again answered player {again.answer.get('player')!r}")
+    return "a second session refused token_used; the first request again: ok"
+
+
 async def transactions(k: Probe) -> str:
     r, d = k.id("list"), k.id("d")
     expect(await k.send("debit", k.debit(d, r, k.stake())), "ok")
@@ -292,8 +332,9 @@ async def batch_as_alone(k: Probe) -> str:
 
 
 CASES = [(fn.__name__.replace("_", " "), fn) for fn in (
-    won_round, lost_round, void_round, duplicate_debit, duplicate_credit, reused_id, credit_before_debit,
+    won_round, lost_round, void_round, credit_in_parts, orphan_after_credit, duplicate_debit, duplicate_credit, reused_id, credit_before_debit,
     cancel_after_credit, cancel_unknown_debit, credit_of_cancelled, insufficient_funds, bad_signature, unsigned,
     tampered_body, stale_timestamp, replayed_request, concurrent_debits, too_many_decimals, negative_amount,
-    huge_amount, number_amount, unknown_field, unknown_player, wrong_currency, invalid_token, transactions,
+    huge_amount, number_amount, unknown_field, unknown_player, wrong_currency, invalid_token, launch_token_once,
+    transactions,
     batch_as_alone)]

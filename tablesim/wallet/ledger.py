@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS currency (code TEXT PRIMARY KEY, unit TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS player (
     id TEXT PRIMARY KEY, currency TEXT NOT NULL, opening INTEGER NOT NULL,
     max_debit TEXT, daily_stake TEXT, message TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS token (digest TEXT PRIMARY KEY, player TEXT NOT NULL, expires TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS token (digest TEXT PRIMARY KEY, player TEXT NOT NULL, expires TEXT NOT NULL, used TEXT);
 CREATE TABLE IF NOT EXISTS tx (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
     player TEXT NOT NULL, currency TEXT, tbl TEXT NOT NULL, round TEXT NOT NULL, amount TEXT NOT NULL,
@@ -63,6 +63,9 @@ ACCOUNTS = (
 #: full disk): the wallet's server answers a temporary error, nothing kept
 LedgerUnavailable = sqlite3.Error
 
+#: how long a launch token opens a session: a lobby hands one out as the player opens a game
+TOKEN_MINUTES = 5.0
+
 
 def round_credits(path: str | Path, table: str, round_id: str) -> tuple[int, str | None]:
     """(how many credits of the round the ledger at ``path`` holds, when the
@@ -91,6 +94,7 @@ class Ledger:
             self.db.execute("PRAGMA synchronous=FULL")  # money: a committed answer survives a power cut
             self.db.executescript(SCHEMA)
             self._accounts()
+            self._token_use()
         except sqlite3.Error as exc:
             raise InputError(f"cannot open the wallet's database: {exc}", where=str(path)) from None
         self.lock = threading.Lock()
@@ -110,6 +114,12 @@ class Ledger:
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
+
+    def _token_use(self) -> None:
+        """A ledger written before launch tokens were used once gets the
+        column that marks a used one (its tokens: unused)."""
+        if "used" not in {r[1] for r in self.db.execute("PRAGMA table_info(token)")}:
+            self.db.execute("ALTER TABLE token ADD COLUMN used TEXT")
 
     @contextmanager
     def _write(self):
@@ -150,15 +160,16 @@ class Ledger:
             "max_debit=excluded.max_debit, daily_stake=excluded.daily_stake, message=excluded.message",
             (pl.id, pl.currency, opening, _opt(lim.max_debit), _opt(lim.daily_stake), lim.message))
 
-    def issue_token(self, player: str, hours: float = 24.0) -> str:
-        """A new launch token of ``player`` (only its hash is kept)."""
+    def issue_token(self, player: str, minutes: float = TOKEN_MINUTES) -> str:
+        """A new launch token of ``player``, good for one session within
+        ``minutes`` (only its hash is kept)."""
         with self._write():
             if self.db.execute("SELECT 1 FROM player WHERE id=?", (player,)).fetchone() is None:
                 raise InputError(f"no player {player!r} in the ledger (players are loaded by tablesim wallet serve "
                                  "or token --players)")
             token = secrets.token_urlsafe(24)
-            expires = (datetime.now(timezone.utc) + timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-            self.db.execute("INSERT INTO token VALUES (?, ?, ?)", (_digest(token.encode()), player, expires))
+            expires = (datetime.now(timezone.utc) + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+            self.db.execute("INSERT INTO token VALUES (?, ?, ?, NULL)", (_digest(token.encode()), player, expires))
         return token
 
     def unit(self, currency: str) -> Decimal:
@@ -193,12 +204,19 @@ class Ledger:
     # --- reads ------------------------------------------------------------------------
 
     def authenticate(self, req: p.Authenticate) -> tuple[p.Status, bytes]:
-        with self.lock:
-            row = self.db.execute("SELECT player, expires FROM token WHERE digest=?",
-                                  (_digest(req.token.encode()),)).fetchone()
+        """The token's player, the token used up by this request: a
+        launch link opens one session. The same request again (its answer
+        lost on the way) is answered again; any other is refused."""
+        digest = _digest(req.token.encode())
+        with self._write():
+            row = self.db.execute("SELECT player, expires, used FROM token WHERE digest=?", (digest,)).fetchone()
             if row is None or row[1] < p.now_text():
                 return p.Status.INVALID_TOKEN, p.encode(_read_answer(req.request_id, p.Status.INVALID_TOKEN,
                                                                      "the launch token is unknown or expired"))
+            if row[2] is not None and row[2] != req.request_id:
+                return p.Status.TOKEN_USED, p.encode(_read_answer(
+                    req.request_id, p.Status.TOKEN_USED, "the launch token has opened a session already"))
+            self.db.execute("UPDATE token SET used=? WHERE digest=?", (req.request_id, digest))
             return self._account(req.request_id, row[0], None)
 
     def balance(self, req: p.Balance) -> tuple[p.Status, bytes]:
@@ -359,16 +377,14 @@ class Ledger:
         units = self.to_units(req.amount, currency)
         row["amount"] = self.text(units, currency)
         row["debits"] = json.dumps(list(req.debits))
+        # A credit settles the debits it names, and only those: a round's return may
+        # come in several credits (a player with more debits than one credit names),
+        # each naming debits no other credit named (``_creditable``: already_settled).
+        # A standing debit a credit leaves unnamed is not an error: it is a bet the
+        # table never took (an orphan), cancelled on its own before or after the
+        # credit. (Requiring every standing debit to be named made one orphan of a
+        # round fail its credit for good: the answer is kept under the credit's id.)
         self._creditable(req, balance)
-        if self._round_settled(req.player, req.table, req.round):
-            raise Answer(p.Status.ALREADY_SETTLED, f"round {req.round} of {req.table} is settled for this player",
-                         balance)
-        standing = {d for (d,) in self.db.execute(
-            "SELECT id FROM tx WHERE tbl=? AND round=? AND player=? AND kind='debit' AND status='ok'",
-            (req.table, req.round, req.player))} - self._cancelled_of(req.table, req.round, req.player)
-        missing = sorted(standing - set(req.debits))
-        if missing:
-            raise Answer(p.Status.FINAL_ERROR, f"the credit does not name debit {missing[0]!r} of the round", balance)
         row["effect"] = units
         row["balance"] = balance + units
 
@@ -418,13 +434,6 @@ class Ledger:
     def _cancelled(self, debit: str) -> bool:
         return self.db.execute("SELECT 1 FROM tx WHERE debit=? AND kind='cancel' AND status='ok'",
                                (debit,)).fetchone() is not None
-
-    def _cancelled_of(self, table: str, round_id: str, player: str) -> set[str]:
-        # (by player too: the index on table, round and player then finds the player's few rows,
-        # not every row of a round of thousands of bets, once per credit)
-        return {d for (d,) in self.db.execute(
-            "SELECT debit FROM tx WHERE tbl=? AND round=? AND player=? AND kind='cancel' AND status='ok'",
-            (table, round_id, player))}
 
     def _round_settled(self, player: str, table: str, round_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM tx WHERE tbl=? AND round=? AND player=? AND kind='credit' AND "

@@ -13,9 +13,10 @@ moved money; the others are ignored.
 What is found, one ``Finding`` each:
 
 - ``credit_missing``: a settled round, a player with standing bets, no credit;
-- ``credit_doubled``: more than one credit of a player's round;
-- ``credit_wrong_amount``: a credit that is not the stakes plus the net;
-- ``credit_wrong_debits``: a credit that does not name exactly the standing debits;
+- ``credit_doubled``: a debit named by more than one credit (a round may be credited in
+  parts, each naming debits of its own);
+- ``credit_wrong_amount``: credits that do not add up to the stakes plus the net;
+- ``credit_wrong_debits``: credits that do not name, together, exactly the standing debits;
 - ``credit_without_bet``: a credit of a player who has no standing bet in the round;
 - ``credit_in_void_round``: a void round credited;
 - ``debit_without_bet``: a debit, neither cancelled nor a bet the table accepted
@@ -171,21 +172,29 @@ def _settled(sr: StreamRound, moves: _Moves, add_finding) -> None:
                         f"no credit of the round (due: {fmt(expected)} for debits "
                         f"{', '.join(sorted(b.ref for b in standing))})")
             continue
-        if len(credits) > 1:
-            add_finding("credit_doubled", player, credits[1].transaction_id,
-                        f"{len(credits)} credits ({', '.join(c.transaction_id for c in credits)}) paying "
-                        f"{fmt(_total(c.amount for c in credits))}; due once: {fmt(expected)}")
-        first = credits[0]
-        if first.amount != expected:
+        # (a round may be credited in parts, each naming its own debits: the
+        # parts together pay the return and name each standing debit once)
+        named: dict[str, str] = {}
+        for c in credits:
+            for debit in c.debits or ():
+                if debit in named:
+                    add_finding("credit_doubled", player, c.transaction_id,
+                                f"debit {debit} is named by credit {named[debit]} and again by {c.transaction_id} "
+                                f"({len(credits)} credits paying {fmt(_total(x.amount for x in credits))}; due "
+                                f"once: {fmt(expected)})")
+                    break
+                named[debit] = c.transaction_id
+        first, paid = credits[0], _total(c.amount for c in credits)
+        if paid != expected:
             add_finding("credit_wrong_amount", player, first.transaction_id,
-                        f"credit {first.transaction_id} paid {fmt(first.amount)}, due {fmt(expected)} "
-                        f"(stakes {fmt(_total(b.amount for b in standing))}, net "
+                        f"credit {' + '.join(c.transaction_id for c in credits)} paid {fmt(paid)}, due "
+                        f"{fmt(expected)} (stakes {fmt(_total(b.amount for b in standing))}, net "
                         f"{fmt(sr.nets.get(player, ZERO))})")
-        named, due = set(first.debits or ()), {b.ref for b in standing}
-        if named != due:
+        due = {b.ref for b in standing}
+        if set(named) != due:
             add_finding("credit_wrong_debits", player, first.transaction_id,
-                        f"credit {first.transaction_id} names debits {', '.join(sorted(named)) or 'none'}, the "
-                        f"standing bets are {', '.join(sorted(due))}")
+                        f"the credits name debits {', '.join(sorted(named)) or 'none'}, the standing bets are "
+                        f"{', '.join(sorted(due))}")
 
 
 def _total(amounts) -> Decimal:

@@ -108,7 +108,33 @@ def test_the_backstop_wants_the_ids_settlement_sends(placed, void):
     want = {ids.cancel_of(r.ref) for r in rnd.refs.values() if r.withdrawn or void}
     if not void:
         want |= {ids.credit_of("WHEEL-01", "WHEEL-01-000001", p) for p in standing}
-    assert wanted(rnd) == want
+    assert wanted(rnd, OFFER) == want
+
+
+@given(st.integers(1, 350), st.integers(-3, 3))
+def test_a_players_credit_comes_in_parts_the_wallet_takes_that_add_up(n, net_units):
+    """However many bets a player placed, the credit parts each name at most
+    the protocol's limit of debits, name each standing debit once, add up to
+    the return, and carry ids derived from the round (the same every time)."""
+    from tablesim.platform.settle import credit_parts
+    from tablesim.wallet.protocol import MAX_DEBITS
+
+    rnd = Round("WHEEL-01", "WHEEL-01-000002")
+    for i in range(n):
+        rnd.add(Ref(f"d-{i:04d}", "ann", "7", Decimal("0.5"), "ann", i))
+    stake_total = Decimal("0.5") * n
+    net = max(Decimal(net_units), -stake_total)
+    rnd.result = {"status": "settled", "results": {"ann": {"7": str(net)}}}
+    part = parts(rnd)["ann"]
+    out = credit_parts(rnd, OFFER, part)
+    assert out == credit_parts(rnd, OFFER, part)  # (a retry, another process: the same requests)
+    bodies = [body for call, body in out]
+    assert {call for call, _ in out} == {"credit"} and len(out) == -(-n // MAX_DEBITS)
+    assert all(1 <= len(b["debits"]) <= MAX_DEBITS for b in bodies)
+    named = [d for b in bodies for d in b["debits"]]
+    assert sorted(named) == sorted(rnd.refs) and len(set(named)) == n
+    assert sum(Decimal(b["amount"]) for b in bodies) == stake_total + net == part.credit
+    assert len({b["transaction_id"] for b in bodies}) == len(bodies)
 
 
 def test_a_remembered_session_still_expires(monkeypatch):
