@@ -19,7 +19,6 @@ may have moved on.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass
@@ -56,9 +55,10 @@ class Held:
 
 
 class HeldWrites:
-    """The held writes of one platform database (``db`` shared with the intent log, ``lock`` with it)."""
+    """The held writes of one platform database (``db``, the intent log's connection, and its ``lock``:
+    SQLite is opened by the intent log alone)."""
 
-    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
+    def __init__(self, db, lock: threading.Lock) -> None:
         self.db, self.lock = db, lock
         with self.lock:
             self.db.executescript(SCHEMA)
