@@ -79,3 +79,13 @@ def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db
     finally:
         sock.close()
     click.echo("platform: stopped")
+
+
+def _held_commands() -> None:
+    from tablesim.cli.platform_held import held, resolve
+
+    platform.add_command(held)
+    platform.add_command(resolve)
+
+
+_held_commands()
