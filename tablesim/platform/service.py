@@ -14,6 +14,7 @@ from tablesim.platform.backstop import AFTER, Backstop
 from tablesim.platform.bets import Answer, Desk
 from tablesim.platform.decisions import Decisions
 from tablesim.platform.follow import Follower
+from tablesim.platform.held import HeldWrites
 from tablesim.platform.intents import Intents
 from tablesim.platform.orphans import Sweep
 from tablesim.platform.rounds import Rounds
@@ -39,6 +40,7 @@ class Platform:
         self.offers = offers
         self.sessions = Sessions(secret, session_hours)
         self.intents = Intents(db)
+        self.held = HeldWrites(self.intents.db, self.intents.lock)
         self.rounds = Rounds()
         # the player waits on the first; cancels wait for ever; credits alert after alert_after, then go on
         self.wallet = WalletClient(wallet_url, secret, attempts=4, give_up_after=10.0,
@@ -54,7 +56,7 @@ class Platform:
         self.decisions = Decisions(self.desk)
         self.sweep = Sweep(self.desk, self.follower, every=sweep_every)
         self.settler = Settler(js_source=self._js, nc_source=lambda: self.nc, wallet=self.settling,
-                               follower=self.follower, offers=offers,
+                               follower=self.follower, offers=offers, held=self.held,
                                alert_after=alert_after, durable=durable, ack_wait=ack_wait)
         self.backstop = Backstop(self.settler, self.follower, self.settling, after=backstop_after)
         self.tasks: list[asyncio.Task] = []
@@ -105,7 +107,8 @@ class Platform:
         return await self.decisions.decide(session, doc)
 
     def health(self) -> dict:
-        return {"ok": self.nc is not None and self.nc.is_connected and self.settler.stats["alerts"] == 0,
+        held = self.held.count_open()
+        return {"ok": self.nc is not None and self.nc.is_connected and self.settler.stats["alerts"] == 0 and not held,
                 "bus": {"url": natsio.shown(self.nats_url), "connected": bool(self.nc and self.nc.is_connected)},
                 "stream": {"seq": self.rounds.stream_seq, "caught_up": self.follower.caught_up.is_set(),
                            "rejected": self.follower.rejected},
@@ -115,4 +118,4 @@ class Platform:
                 "orphans_cancelled": self.sweep.orphans_cancelled, "settlement": dict(self.settler.stats),
                 "backstop": {"checked": self.backstop.checked, "settled": self.backstop.settled},
                 "stream_read_again": {"renumbered": self.follower.renumbered, "passed_over": self.follower.again},
-                "last_alert": self.settler.last_alert}
+                "held": held, "last_alert": self.settler.last_alert}
