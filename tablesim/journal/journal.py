@@ -350,7 +350,10 @@ class Journal(Reading):
             self._checkpoint_row = row  # written at the group's commit, after its records
         else:
             self.store.put_checkpoint(row)
-        self._insert(table_id, round_id, ROUND_KIND, ROUND_NAME, tip.round_data(self.profile), "journal")
+        # (the round's seal: a MAC under the chain's key, so only the journal's holder can
+        # make it, and the same journal always gives the same one)
+        seal = seal_mac(self.key(table_id), "round seal", tip.seq + 1, f"{table_id}/{round_id}")
+        self._insert(table_id, round_id, ROUND_KIND, ROUND_NAME, tip.round_data(self.profile, seal), "journal")
 
     def _insert(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str) -> Record:
         tip = self.tip

@@ -60,10 +60,16 @@ class Tip:
         self.keyed = True
         return {"chain": ALGORITHM, "key_id": key_id(key), "legacy": {"records": self.seq, "link": self.link}}
 
-    def round_data(self, profile: dict[str, str] | None) -> dict[str, Any]:
-        """The data of a round's first record: its rule profile, and the round closed before it."""
+    def round_data(self, profile: dict[str, str] | None, seal: str | None = None) -> dict[str, Any]:
+        """The data of a round's first record: its rule profile, the round closed
+        before it, and the round's seal (the secret its face-down cards are
+        published sealed under: ``tablesim.studio.sealed``; kept here so that
+        whoever holds the journal makes the very bytes the table published)."""
         closed = []
         if self.round_id:
             closed.append({"round_id": self.round_id, "records": self.round_records, "last_seq": self.round_last,
                            "link": self.round_link})
-        return {"profile": profile, "closed": closed}
+        data = {"profile": profile, "closed": closed}
+        if seal is not None:
+            data["seal"] = seal
+        return data

@@ -39,6 +39,7 @@ from tablesim.journal.journal import Journal
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from tablesim.studio import natsio, signing, wire
+from tablesim.studio.sealed import Sealer
 
 #: the record's own content (what "changed" means); links are compared apart
 CONTENT = ("ts", "table_id", "round_id", "kind", "name", "actor", "data")
@@ -193,9 +194,10 @@ def journal_bodies(path: str) -> dict[str, dict[int, bytes | wire.NotARecord]]:
     journal = Journal(path, readonly=True)  # (InputError: not a journal, or unreadable)
     try:
         out: dict[str, dict[int, bytes | wire.NotARecord]] = {}
+        sealer = Sealer(journal.rows)  # (face-down cards as the table published them: sealed)
         for row in journal.rows():
             try:
-                body: bytes | wire.NotARecord = wire.encode_row(row)
+                body: bytes | wire.NotARecord = sealer.body(row)
             except wire.NotARecord as exc:
                 body = exc
             out.setdefault(str(row["table_id"]), {})[int(row["seq"])] = body

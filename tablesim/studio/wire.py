@@ -10,7 +10,10 @@ Its body is canonical JSON (sorted keys, no spaces) of::
 
 The row's ``data`` column stays the text the journal holds (not parsed), so
 the message is a byte-exact copy of the row: ``encode_row`` of the journal's
-row equals the stored message, which is what anchoring compares.
+row equals the stored message, which is what anchoring compares. A record
+that names a card still face down goes out sealed instead
+(``tablesim.studio.sealed``: ``read_rows`` makes every body), the same bytes
+from the same journal.
 """
 
 from __future__ import annotations
@@ -130,9 +133,13 @@ def decode(payload: bytes) -> WireRecord:
 
 
 def read_rows(journal: Follower, after: int, limit: int, upto: int | None = None) -> list[tuple[int, str, str, bytes]]:
-    """Journal rows with seq > ``after`` (at most ``limit``): (seq, table_id, kind, message body)."""
-    return [(row["seq"], row["table_id"], row["kind"], encode_row(row))
-            for row in journal.rows(after=after, upto=upto, limit=limit)]
+    """Journal rows with seq > ``after`` (at most ``limit``): (seq, table_id, kind, message body),
+    face-down cards sealed (``tablesim.studio.sealed``, which builds on this module)."""
+    from tablesim.studio.sealed import Sealer
+
+    rows = list(journal.rows(after=after, upto=upto, limit=limit))
+    sealer = Sealer(journal.rows)  # (after the rows are read: what it looks up of their rounds is committed)
+    return [(row["seq"], row["table_id"], row["kind"], sealer.body(row)) for row in rows]
 
 
 def iter_rows(journal: Follower, batch: int = 2000) -> Iterator[tuple[int, str, str, bytes]]:
