@@ -9,9 +9,26 @@ from urllib.parse import urlsplit
 
 
 def split(text: str | list[str] | tuple[str, ...] | None) -> list[str]:
-    """The URLs of a comma-separated string (or a list), blanks dropped."""
+    """The URLs of a comma-separated string (or a list), blanks dropped; an
+    item ``@FILE`` stands for the URLs written in FILE (a role's file of
+    ``tablesim studio credentials``: its password never on a command line)."""
     parts = text if isinstance(text, (list, tuple)) else str(text or "").split(",")
-    return [p.strip() for p in parts if isinstance(p, str) and p.strip()]
+    out: list[str] = []
+    for p in parts:
+        if isinstance(p, str) and p.strip().startswith("@"):
+            out.extend(split(_read(p.strip()[1:])))
+        elif isinstance(p, str) and p.strip():
+            out.append(p.strip())
+    return out
+
+
+def _read(path: str) -> str:
+    """A role's URL file's text ('' if it cannot be read: the URL is then refused as missing, naming the file)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(64 * 1024).replace("\n", ",")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def bad(url: str) -> str | None:

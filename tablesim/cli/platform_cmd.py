@@ -46,7 +46,7 @@ def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db
     from tablesim.wallet.app import bind
     from tablesim.wallet.signing import load_secret
 
-    natsio.check_url(nats_url, where="--nats")
+    nats_url = natsio.check_url(nats_url, where="--nats")  # (a role's @FILE read: its URLs)
     if not wallet_url.startswith(("http://", "https://")):
         raise InputError(f"{wallet_url!r} is not an http:// or https:// URL", where="--wallet")
     secret = load_secret(secret_file)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from pathlib import Path
 
 from tablecore.errors import InputError
 from tablesim.cli.options import FiniteFloat
@@ -152,6 +153,22 @@ def studio_init(url: str, replicas: int, max_msgs: int | None, max_bytes: int | 
     click.echo(f"studio init on {shown(url)}:")
     for line in _run_on_bus(url, lambda: init(url, Wanted(replicas, max_msgs, max_bytes))):
         click.echo(f"  {line}")
+
+
+@studio.command("credentials")
+@click.argument("out", metavar="DIR")
+@click.option("--table", "tables", multiple=True, required=True, metavar="ID",
+              help="A table of the studio (repeat for each): its own user on the bus.")
+@click.option("--servers", required=True, metavar="nats://HOST:PORT[,...]",
+              help="The studio's broker or cluster nodes, as every role connects to them (no user).")
+def studio_credentials(out: str, tables: tuple[str, ...], servers: str) -> None:
+    """Close the bus by role: the broker's users.conf and one URL file per role (admin, platform, studio, each
+    table), mode 0600; give a role's file as --nats @FILE (or [studio] urls = "@FILE")."""
+    from tablesim.studio.credentials import write
+
+    files = write(out, list(tables), servers)
+    click.echo(f"wrote {Path(out) / 'users.conf'} (include it in every node's configuration) and "
+               f"{len(files)} role files: " + ", ".join(sorted(p.name for p in files.values())))
 
 
 @studio.command("register-key")

@@ -72,7 +72,7 @@ class Platform:
     async def _connect(self) -> None:
         while self.nc is None:
             try:
-                self.nc = await nats.connect(self.nats_url, name="tablesim-platform", max_reconnect_attempts=-1,
+                self.nc = await nats.connect(natsio.servers(self.nats_url), name="tablesim-platform", max_reconnect_attempts=-1,
                                              reconnect_time_wait=0.5, connect_timeout=2, error_cb=natsio.quiet,
                                              allow_reconnect=True, inbox_prefix=natsio.inbox_prefix(self.nats_url))
             except Exception as exc:

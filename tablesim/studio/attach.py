@@ -160,7 +160,8 @@ async def _stream_holding_once(url: str, table_id: str, bodies, pub) -> _AtStart
             return found
         kinds = natsio.stream_kinds(info.config.subjects or [])
         messages = await holding.table_messages_from(js, table_id, kinds, 1,
-                                                     expected=await holding.stored_count(js, table_id))
+                                                     expected=await holding.stored_count(js, table_id),
+                                                     direct=not natsio.closed(url))
         _first_record(found, table_id, messages, bodies, pub)
         if pub is not None:  # (a table that never signed a record has none of its own in the stream)
             found.holding = holding.hold(table_id, messages, bodies, pub)

@@ -99,7 +99,7 @@ DIRECT_MAX = 512
 
 
 async def table_messages_from(js, table_id: str, kinds: set[str], start_seq: int,
-                              expected: int | None = None) -> list[natsio.StreamMsg]:
+                              expected: int | None = None, direct: bool = True) -> list[natsio.StreamMsg]:
     """The table's record messages from stream sequence ``start_seq`` on, in stream order.
 
     ``expected``: about how many there are. Up to DIRECT_MAX are asked of the
@@ -107,9 +107,11 @@ async def table_messages_from(js, table_id: str, kinds: set[str], start_seq: int
     resumes as soon as the stream has a leader again, without a reader
     (whose making, on a cluster, waits for the cluster's metadata leader:
     after the node that led both was killed, a loaded cluster took tens of
-    seconds more to make readers again). More go through the table's reader."""
+    seconds more to make readers again). More go through the table's reader,
+    and all of them on a closed bus (``direct`` False: a table's role may not
+    read the stream by number, which reads any table's messages)."""
     start_seq = max(start_seq, 1)
-    if expected is not None and expected <= DIRECT_MAX:
+    if direct and expected is not None and expected <= DIRECT_MAX:
         direct = await natsio.leader_messages(js, table_id, kinds, start_seq, limit=DIRECT_MAX)
         if direct is not None:
             return direct

@@ -337,6 +337,23 @@ def _in_order(table_id: str, msgs: list[StreamMsg]) -> bool:
     return True
 
 
+async def own_message(js, table_id: str, seq: int) -> StreamMsg | None:
+    """The stream's message ``seq`` if it is on the table's own subjects, read
+    through a reader filtered on them: a table's user may not read the stream
+    by message number (that API reads any table's messages, a face-down card
+    among them: ``credentials``)."""
+    async for msg in read_messages(js, wire.table_filter(table_id), start_seq=seq, upto=seq):
+        if msg.stream_seq == seq:
+            return msg
+    return None
+
+
+def closed(url: str) -> bool:
+    """Whether a connection with these URLs runs under a role of the closed bus (its URL names a user):
+    it may use only what its role's permissions give (``credentials``)."""
+    return natsurl.inbox_prefix(url) != "_INBOX"
+
+
 async def leader_messages(js, table_id: str, kinds: set[str], start_seq: int = 1,
                           limit: int | None = None) -> list[StreamMsg] | None:
     """The table's record messages from ``start_seq``, as the stream's leader

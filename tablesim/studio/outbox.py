@@ -313,7 +313,8 @@ class StudioLink:
         if stored <= self._stored:  # nothing stored but what it published: no need to read that back
             self._advance(stored)
         messages = await holding.table_messages_from(js, self.table_id, kinds, self._checked + 1,
-                                                     expected=stored - self._checked_count)
+                                                     expected=stored - self._checked_count,
+                                                     direct=not natsio.closed(self.url))
         h = holding.hold(self.table_id, messages, self._journal_bodies, self._key.public_key())
         if h.why is not None:
             raise Diverged(f"{h.why}: run tablesim audit verify --anchor")
@@ -400,7 +401,7 @@ class StudioLink:
                 for seq, body, fut in futures:
                     deadline.reschedule(loop.time() + natsio.REQUEST_TIMEOUT)
                     ack = await fut
-                    self._took(seq, body, ack.seq, ack.duplicate and await js.get_msg(wire.STREAM, ack.seq))
+                    self._took(seq, body, ack.seq, ack.duplicate and await self._stored_at(js, ack.seq))
         finally:
             for _, _, fut in futures:
                 fut.cancel()
@@ -408,6 +409,13 @@ class StudioLink:
             # second and whenever all is published, not after every batch)
             if self.pending() == 0 or time.monotonic() - self._cursor_saved >= CURSOR_EVERY:
                 self._save_cursor()
+
+    async def _stored_at(self, js, stream_seq: int):
+        """The message the stream holds at ``stream_seq`` (a duplicate's): by number on
+        an open bus, through a reader of the table's own subjects on a closed one."""
+        if natsio.closed(self.url):
+            return await natsio.own_message(js, self.table_id, stream_seq)
+        return await js.get_msg(wire.STREAM, stream_seq)
 
     def _took(self, seq: int, body: bytes, stream_seq: int, stored) -> None:
         """Record ``seq`` acked at ``stream_seq`` (``stored``: the message the stream

@@ -17,7 +17,7 @@ import httpx
 
 import reaper
 import walletproc
-from natsserver import NatsServer, free_port
+from natsserver import ClosedNatsServer, NatsServer, free_port
 import webclient
 
 TABLE = "WHEEL-MOCK"
@@ -123,7 +123,7 @@ class Rig:
         with open(folder / "table.log", "a") as err:
             self.table = subprocess.Popen(
                 [sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "wheel", "--mock", "--seed", "3",
-                 "--port", str(self.table_port), "--journal", str(self.journal), "--studio", broker.url],
+                 "--port", str(self.table_port), "--journal", str(self.journal), "--studio", broker.role(TABLE)],
                 stdout=subprocess.DEVNULL, stderr=err, text=True, cwd=ROOT, env=self.env)
         self._wait_table()
         self._register_key()
@@ -153,7 +153,7 @@ class Rig:
         env = dict(self.env)
         if fault:
             env["TABLESIM_PLATFORM_FAULT"] = fault
-        argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", "--nats", self.broker.url,
+        argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", "--nats", self.broker.role("platform"),
                 "--wallet", wallet or self.wallet.url, "--secret", str(self.secret), "--tables", str(self.tables),
                 "--db", str(self.folder / db), "--keys", str(self.keys), "--port", "0", "--ack-wait", str(ack_wait)]
         if backstop_after is not None:
@@ -263,10 +263,12 @@ class Rig:
 
 
 @contextmanager
-def on_own_broker(folder: Path, make):
+def on_own_broker(folder: Path, make, tables=None):
     """A module's rig (``make(folder, broker)``) on a broker of its own: both
-    stopped after, the broker also when the rig does not start."""
-    broker = NatsServer(folder / "nats-store").start()
+    stopped after, the broker also when the rig does not start. The broker is
+    closed by role, as a studio runs it (``tablesim studio credentials``): the
+    table, the platform and the tests' own clients each connect as theirs."""
+    broker = ClosedNatsServer(folder / "nats-store", tables or getattr(make, "TABLES_ON_BUS", [TABLE])).start()
     try:
         r = make(folder, broker)
     except BaseException:

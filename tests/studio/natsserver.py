@@ -86,3 +86,49 @@ class NatsServer:
                 self.proc.kill()
                 self.proc.wait(10)
         self.proc = None
+
+
+class ClosedNatsServer(NatsServer):
+    """A broker closed by role, as a studio runs it: the users and
+    permissions ``tablesim studio credentials`` writes for ``tables``, the
+    stream and keys bucket made by ``studio init`` as the admin. ``url`` is
+    the admin's; ``role(name)`` is a role's URL file as the commands take it
+    (``@FILE``), ``role_url(name)`` the URL itself (for a test's own client)."""
+
+    def __init__(self, store: Path, tables: list[str], port: int | None = None) -> None:
+        super().__init__(store, port)
+        self.tables = list(tables)
+        self.creds = store.parent / f"{store.name}-credentials"
+        self._written_for: int | None = None
+
+    @property
+    def url(self) -> str:
+        return self.role_url("admin")
+
+    def role(self, name: str) -> str:
+        return f"@{self.creds / f'{name}.url'}"
+
+    def role_url(self, name: str) -> str:
+        return (self.creds / f"{name}.url").read_text().strip()
+
+    def _start(self, deadline: float) -> bool:
+        from tablesim.studio import credentials
+
+        if self._written_for != self.port and self._port_free_to_change:  # (once: restarts keep the passwords)
+            credentials.write(self.creds, self.tables, f"nats://127.0.0.1:{self.port}")
+            conf = self.creds / "node.conf"
+            conf.write_text("include users.conf\n")
+            self.args = ("-c", str(conf))
+            self._written_for = self.port
+        return super()._start(deadline)
+
+    def start(self, timeout: float = 60.0) -> "ClosedNatsServer":
+        first = self._port_free_to_change
+        super().start(timeout)
+        if first:
+            import asyncio
+
+            from tablesim.studio.setup import Wanted, init
+
+            asyncio.run(init(self.url, Wanted()))
+        return self
