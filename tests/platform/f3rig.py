@@ -49,7 +49,7 @@ class F3Rig(rigs.Rig):
             self.table = subprocess.Popen(
                 [sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "fortune3", "--mock", "--seed", "5",
                  "--profile", str(self.profile), "--table-id", TABLE, "--pace", "0.05", "--time-scale", "0.05",
-                 "--port", str(self.table_port), "--journal", str(self.journal), "--studio", broker.url],
+                 "--port", str(self.table_port), "--journal", str(self.journal), "--studio", broker.role(TABLE)],
                 stdout=subprocess.DEVNULL, stderr=err, text=True, cwd=rigs.ROOT, env=self.env)
         self._wait_table()
         self._register_key()

@@ -52,7 +52,7 @@ class Table:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "tablesim.cli.main", "serve", "--game", game, "--mock", "--seed", "3",
                  "--table-id", table_id, "--pace", "0.1", "--port", self.base.rsplit(":", 1)[1],
-                 "--journal", str(self.journal), "--studio", broker.url],
+                 "--journal", str(self.journal), "--studio", broker.role(table_id)],
                 stdout=subprocess.DEVNULL, stderr=err, cwd=ROOT, env=env)
 
     def wait_up(self) -> None:
@@ -116,7 +116,7 @@ class PlayerRig:
         for t in self.tables():
             t.wait_up()
         self._register_keys()
-        argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", "--nats", broker.url,
+        argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", "--nats", broker.role("platform"),
                 "--wallet", self.wallet.url, "--secret", str(self.secret), "--tables", str(self.tables_file),
                 "--db", str(folder / "platform.db"), "--keys", str(self.keys), "--port", "0"]
         self.platform = Platform(argv, self.env, folder / "platform.log")

@@ -21,6 +21,8 @@ from natsserver import ClosedNatsServer, NatsServer, free_port
 import webclient
 
 TABLE = "WHEEL-MOCK"
+#: every table the platform tests' rigs start, each a user of its own on their closed broker
+ON_BUS = [TABLE, "F3-REMOTE", "WHEEL-P1", "FB-P1", "F3-P1"]
 ROOT = Path(__file__).resolve().parents[2]
 
 PLAYERS = """\
@@ -268,7 +270,7 @@ def on_own_broker(folder: Path, make, tables=None):
     stopped after, the broker also when the rig does not start. The broker is
     closed by role, as a studio runs it (``tablesim studio credentials``): the
     table, the platform and the tests' own clients each connect as theirs."""
-    broker = ClosedNatsServer(folder / "nats-store", tables or getattr(make, "TABLES_ON_BUS", [TABLE])).start()
+    broker = ClosedNatsServer(folder / "nats-store", tables or ON_BUS).start()
     try:
         r = make(folder, broker)
     except BaseException:

@@ -54,12 +54,12 @@ def test_decisions_over_the_bus(f3):
     f3.table_bet("bob", "ante", "20")
     f3.table_bet("cat", "pair_plus", "5")
     f3.table_bet("dan", "ante", "5")
-    early = ask(f3.broker.url, [{"ref": "b-0", "round": rid, "player": "ann", "decision": "play"}])[0]
+    early = ask(f3.broker.role_url("platform"), [{"ref": "b-0", "round": rid, "player": "ann", "decision": "play"}])[0]
     assert early["ok"] is False and "decisions are taken once all hands are dealt" in early["reason"]
     state = f3.deal()
     assert state["round_id"] == rid
     d = {"round": rid, "decision": "play"}
-    replies = ask(f3.broker.url, [
+    replies = ask(f3.broker.role_url("platform"), [
         {**d, "ref": "b-1", "player": "ann"},
         {**d, "ref": "b-1", "player": "ann"},  # sent again: the same answer, taken once
         {**d, "ref": "b-2", "player": "ann", "decision": "fold"},  # twice
@@ -85,14 +85,14 @@ def test_decisions_over_the_bus(f3):
         assert reply["ok"] is False and reply["error"] == "refused" and "\n" not in reply["reason"]
     # dan never decides: the decision timer folds him and the round settles
     f3.wait_state(("complete",), "the decision timer never ran out", timeout=90)
-    late = ask(f3.broker.url, [{**d, "ref": "b-9", "player": "dan"}])[0]
+    late = ask(f3.broker.role_url("platform"), [{**d, "ref": "b-9", "player": "dan"}])[0]
     assert late["ok"] is False
     result = f3.result(rid)
     remote = result["outcome"]["remote"]
     assert remote["decisions"] == {"ann": "play", "bob": "fold", "dan": "fold"} and remote["timed_out"] == ["dan"]
     assert result["players"]["dan"]["results"] == {"remote": {"ante": "-5"}}
     assert result["players"]["ann"]["stakes"]["remote"] == {"ante": "10", "play": "10"}
-    again = ask(f3.broker.url, [{**d, "ref": "b-1", "player": "ann"}])[0]
+    again = ask(f3.broker.role_url("platform"), [{**d, "ref": "b-1", "player": "ann"}])[0]
     assert again["duplicate"] is True  # a retry after the round closed still finds it taken
 
 
