@@ -35,7 +35,9 @@ def f3(tmp_path_factory):
 def ask(url: str, docs: list) -> list[dict]:
     """Each request in turn over the bus, its reply."""
     async def go():
-        nc = await nats.connect(url)
+        from tablesim.studio import natsio
+
+        nc = await nats.connect(url, inbox_prefix=natsio.inbox_prefix(url))  # (the role's own inbox)
         try:
             out = []
             for doc in docs:
