@@ -141,15 +141,19 @@ def _start(children, nats: str, files, ports: dict[str, int], bet_seconds: float
 
 
 def _print_addresses(files, ports: dict[str, int]) -> None:
-    from tablesim.cli.demo_files import PLAYERS, TABLES
+    from tablesim.cli.demo_files import PLAYERS, TABLES, launch_token
 
     local = "http://127.0.0.1"
+    lobby = f"{local}:{ports['platform']}/"
     click.echo(f"studio demo in {files.dir} (each process's log there)")
-    click.echo(f"lobby: {local}:{ports['platform']}/#token={files.launch}")
+    click.echo(f"lobby: {lobby}#token={launch_token(files)}")
+    # (a launch link opens one session within minutes, as an operator's lobby hands them out)
+    click.echo(f"another launch link: tablesim wallet token --player {PLAYERS[0]} --db {files.ledger} "
+               f"--link {lobby}")
     click.echo(f"floor: {local}:{ports['floor']}/")
     for game, tid, _ in TABLES:
         click.echo(f"console {tid}: {local}:{ports[tid]}/#token={files.tokens[tid][1]}")
-    click.echo(f"wallet: {local}:{ports['wallet']}/wallet/v1 (players {', '.join(PLAYERS)}; another's launch "
-               f"token: tablesim wallet token --player {PLAYERS[1]} --db {files.ledger})")
+    click.echo(f"wallet: {local}:{ports['wallet']}/wallet/v1 (players {', '.join(PLAYERS)}: another's launch "
+               f"link with --player {PLAYERS[1]})")
     click.echo(f"nats: nats://127.0.0.1:{ports['nats']}")
     click.echo("stop with Ctrl-C")

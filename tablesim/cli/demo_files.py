@@ -1,6 +1,5 @@
 """What ``tablesim studio demo`` writes before it starts anything, all in its
-folder: the ports, the wallet's secret, players and ledger (with a launch
-token of a demo player), each table's operator tokens and signing key, the
+folder: the ports, the wallet's secret, players and ledger, each table's operator tokens and signing key, the
 keys file that registers them, and the platform's tables file."""
 
 from __future__ import annotations
@@ -56,7 +55,6 @@ class DemoFiles:
     keys: Path
     tables: Path
     tokens: dict[str, tuple[Path, str]]  # table id -> (its operator tokens file, its dealer's token)
-    launch: str  # a launch token of PLAYERS[0]
 
 
 def prepare(folder: Path, bet_seconds: float) -> DemoFiles:
@@ -81,7 +79,8 @@ def prepare(folder: Path, bet_seconds: float) -> DemoFiles:
     for _, tid, _ in TABLES:
         _register_key(home / f"{tid}.sign.key", tid, keys)
     ledger = folder / "wallet.db"
-    return DemoFiles(folder, data, secret, players, ledger, keys, tables, tokens, _launch(ledger, players))
+    _load_players(ledger, players)
+    return DemoFiles(folder, data, secret, players, ledger, keys, tables, tokens)
 
 
 def _write(path: Path, text: str) -> Path:
@@ -110,14 +109,24 @@ def _register_key(key_path: Path, table_id: str, keys: Path) -> None:
     register(keys, table_id, public_hex(create_signing_key(key_path)))
 
 
-def _launch(ledger_path: Path, players: Path) -> str:
-    """The demo players in the wallet's ledger, and a launch token of the first."""
+def _load_players(ledger_path: Path, players: Path) -> None:
     from tablesim.wallet.ledger import Ledger
     from tablesim.wallet.players import load_players
 
     ledger = Ledger(ledger_path)
     try:
         ledger.load(load_players(players), where=str(players))
-        return ledger.issue_token(PLAYERS[0])
+    finally:
+        ledger.close()
+
+
+def launch_token(files: DemoFiles, player: str = PLAYERS[0]) -> str:
+    """A fresh launch token of ``player`` (it opens one session, within the
+    wallet's few minutes: a lobby hands one out as a player opens the game)."""
+    from tablesim.wallet.ledger import Ledger
+
+    ledger = Ledger(files.ledger)
+    try:
+        return ledger.issue_token(player)
     finally:
         ledger.close()

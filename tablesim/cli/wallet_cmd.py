@@ -72,16 +72,21 @@ def serve(db: str, secret_file: str, players_file: str, host: str, port: int, wi
 @click.option("--player", required=True, metavar="ID", help="The player the launch token is for.")
 @click.option("--db", "db", required=True, metavar="FILE", help="The wallet's ledger.")
 @click.option("--players", "players_file", metavar="FILE", help="Load this players file into the ledger first.")
-@click.option("--hours", type=click.FloatRange(0.01, 24 * 30), default=24.0, show_default=True,
-              help="How long the token is valid.")
-def token(player: str, db: str, players_file: str | None, hours: float) -> None:
-    """Print a new launch token of a player (what the operator's site hands the game)."""
+@click.option("--minutes", type=click.FloatRange(0.1, 24 * 60), default=5.0, show_default=True,
+              help="How long the token may open a session (it opens one only).")
+@click.option("--link", metavar="URL", help="Print the player's launch link on the platform at URL "
+              "(URL/#token=TOKEN) instead of the bare token.")
+def token(player: str, db: str, players_file: str | None, minutes: float, link: str | None) -> None:
+    """Print a new launch token of a player (what the operator's site hands
+    the game): it opens one session, within --minutes."""
     from pathlib import Path
 
     from tablecore.errors import InputError
     from tablesim.wallet.ledger import Ledger
     from tablesim.wallet.players import load_players
 
+    if link is not None and not link.startswith(("http://", "https://")):
+        raise InputError(f"{link!r} is not an http:// or https:// URL", where="--link")
     roster = load_players(players_file) if players_file else None
     if roster is None and not Path(db).is_file():
         raise InputError("no such ledger (tablesim wallet serve creates it, or give --players)", where=db)
@@ -89,7 +94,8 @@ def token(player: str, db: str, players_file: str | None, hours: float) -> None:
     try:
         if roster is not None:
             ledger.load(roster, where=players_file)
-        click.echo(ledger.issue_token(player, hours))
+        issued = ledger.issue_token(player, minutes)
+        click.echo(issued if link is None else f"{link.split('#')[0].rstrip('/')}/#token={issued}")
     finally:
         ledger.close()
 

@@ -62,6 +62,8 @@ class Probe:
     currency: str = ""
     unit: Decimal = Decimal(0)
     counter: int = 0
+    token: str = ""  # the launch token, used up by the start's authenticate (``started``)
+    started: str = ""
 
     def id(self, what: str) -> str:
         self.counter += 1
@@ -152,8 +154,9 @@ async def run_cases(url: str, secret: bytes, token: str, cases=None) -> list[Cas
 
 async def _start(probe: Probe, token: str) -> None:
     """The test player's account, from the token (bad input if it does not hold)."""
+    probe.token, probe.started = token, probe.id("auth")
     try:
-        reply = await probe.send("authenticate", {"request_id": probe.id("auth"), "token": token})
+        reply = await probe.send("authenticate", {"request_id": probe.started, "token": token})
     except httpx.HTTPError as exc:
         raise InputError(f"cannot reach the wallet at {probe.url}: {type(exc).__name__} {exc}".rstrip()) from None
     except CaseFailed as exc:

@@ -34,6 +34,7 @@ class Status(str, Enum):
     ALREADY_CANCELLED = "already_cancelled"
     UNKNOWN_PLAYER = "unknown_player"
     INVALID_TOKEN = "invalid_token"
+    TOKEN_USED = "token_used"
     WRONG_CURRENCY = "wrong_currency"
     INVALID_REQUEST = "invalid_request"
     ID_REUSED = "id_reused"

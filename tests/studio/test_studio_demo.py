@@ -93,6 +93,23 @@ def _bet_on_the_wheel(lobby: str) -> tuple[dict, httpx.Client]:
     return _wait(placed, "a bet placed at the wheel"), client
 
 
+def _a_second_visit_takes_a_fresh_link(demo: Demo, platform: str) -> None:
+    """The lobby's launch token opened its session: opened again it is refused;
+    the printed command prints a fresh launch link, which opens one."""
+    used = webclient.post(platform + "/api/session", json={"token": demo.urls["lobby"].partition("#token=")[2]},
+                          timeout=WAIT)
+    assert used.status_code == 401 and used.json()["status"] == "token_used", used.text
+    command = next(line for line in demo.lines if line.startswith("another launch link: "))
+    argv = command.partition(": ")[2].split()
+    assert argv[:3] == ["tablesim", "wallet", "token"], command
+    res = tablesim(*argv[1:])
+    assert res.returncode == 0, res
+    base, _, token = res.stdout.strip().partition("#token=")
+    assert base == platform + "/", res.stdout
+    fresh = webclient.post(platform + "/api/session", json={"token": token}, timeout=WAIT)
+    assert fresh.status_code == 200 and fresh.json()["player"] == "demo1", fresh.text
+
+
 def _credit(ledger: Path, round_id: str) -> tuple | None:
     """The player's credit of the round, as (amount,), once the wallet has it."""
     with sqlite3.connect(f"file:{ledger}?mode=ro", uri=True) as db:
@@ -117,6 +134,7 @@ def test_the_demo_serves_a_bet_settled_to_the_wallet_and_stops_on_ctrl_c(tmp_pat
         assert webclient.get(base + "/api/health", timeout=WAIT).json()["ok"]
     bet, client = _bet_on_the_wheel(demo.urls["lobby"])
     assert bet["status"] == "placed" and bet["balance"] == "9995.00"
+    _a_second_visit_takes_a_fresh_link(demo, platform)
     credit = _wait(lambda: _credit(tmp_path / "demo" / "wallet.db", bet["round"]), "the round's credit")
     after = Decimal("9995.00") + credit[0]  # the stake's return (0 on a lost round) paid back
     _wait(lambda: Decimal(client.get("/api/balance").json()["balance"]) == after, "the balance after the round")

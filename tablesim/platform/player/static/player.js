@@ -88,10 +88,14 @@ function connect() {
 }
 
 function send(doc) {
+  }
+  // a launch token opens one session: the same link again (a reload of it) keeps the session it opened
+  if (token && !(token === sessionStorage.getItem("tablesim.launch") && sessionStorage.getItem("tablesim.session"))) {
   if (S.ws && S.ws.readyState === 1) { S.ws.send(JSON.stringify(doc)); return true; }
   return false;
 }
 
+    sessionStorage.setItem("tablesim.launch", token);
 function request(type, body) {
   S.n += 1;
   send({ type, id: S.n, ...body });
