@@ -189,6 +189,29 @@ def test_a_reload_mid_round_keeps_the_bet_and_shows_its_result(chromium, setup):
         context.close()
 
 
+def test_a_launch_link_opens_one_session_a_reload_of_it_keeps_it_another_browser_is_told_why(chromium, setup):
+    token = setup.token("abe")
+    context, abe = player(chromium, setup, "abe", "en-GB")
+    other = chromium.new_context(locale="pt-PT")
+    try:
+        abe.goto(f"{setup.platform.url}/?token={token}")  # the launch link used, then opened again in its tab
+        abe.wait_for_selector(f".table-card[data-table='{WHEEL}']")
+        abe.goto(f"{setup.platform.url}/#token={token}")
+        abe.reload()
+        abe.wait_for_selector(f".table-card[data-table='{WHEEL}']")
+        until(abe, "document.querySelector('#link').textContent && "
+                   "!document.querySelector('#link').classList.contains('down')")  # connected, not refused
+        page = other.new_page()
+        page.goto(f"{setup.platform.url}/#token={token}")
+        until(page, "document.querySelector('#link').classList.contains('down')")
+        assert text(page, "#link") == ("Não foi possível abrir a sua sessão: Esta ligação de entrada já abriu uma "
+                                       "sessão: abra o jogo de novo a partir do lobby para obter uma nova.")
+        assert not abe.errors, abe.errors
+    finally:
+        context.close()
+        other.close()
+
+
 def test_the_lobby_and_the_table_views_fit_a_phone(chromium, setup):
     context, kim = player(chromium, setup, "kim", "en-US", viewport=PHONE)
     try:
