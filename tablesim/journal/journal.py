@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -105,6 +106,8 @@ class Journal(Reading):
         #: found nothing new and slept its idle wait, so a round's records reached the
         #: bus 100-250 ms after they were committed.
         self.on_commit: list[Callable[[], None]] = []
+        #: told each transaction's seconds, begin to durable commit (a table's metrics), or None
+        self.commit_timer: Callable[[float], None] | None = None
 
     def _open(self, store: type) -> Store:
         if self.readonly:
@@ -238,6 +241,7 @@ class Journal(Reading):
             raise StorageError(self.path, self.failed, retry=False)
         self._check_space()
         saved = self.tip.saved()
+        began = time.perf_counter()
         self._touched = 0
         try:
             self.store.begin()
@@ -269,6 +273,8 @@ class Journal(Reading):
         finally:
             self._depth = 0
             self._rows = self._checkpoint_row = None
+        if self.commit_timer is not None:
+            self.commit_timer(time.perf_counter() - began)
         if marking:
             self._finish_mark((self.seq, self.last_hash))
         if self.on_commit and self.tip.seq != saved[0]:

@@ -12,7 +12,8 @@
 - ``POST /api/decisions`` ``{"table", "round", "decision"}``: a Fortune 3
   remote player's play (a second debit) or fold (``decisions``);
 - ``POST /api/bets/withdraw``: refused (the tables' bus takes no withdrawals);
-- ``GET /api/health``: the process's state and settlement counters.
+- ``GET /api/health``: the process's state and settlement counters;
+- ``GET /metrics``: the same and the wallet calls' times, for Prometheus (``metrics``).
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from __future__ import annotations
 import uuid
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
+from tablecore.metrics import CONTENT_TYPE, exposition
 from tablesim.platform.bets import Answer, refused
 from tablesim.platform.player.routes import player_routes
 from tablesim.platform.decision_routes import decision_routes
+from tablesim.platform.metrics import PlatformMetrics
 from tablesim.platform.fastbets import FastBets, closing, read_body, read_json
 from tablesim.platform.service import Platform
 from tablesim.platform.sessions import BadSession
@@ -66,6 +69,12 @@ def create_app(platform: Platform) -> FastBets:
     @app.get("/api/health")
     async def health() -> JSONResponse:
         return JSONResponse(platform.health())
+
+    metrics = PlatformMetrics(platform)
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics_text() -> Response:  # (open like the health: counts and times, no player named)
+        return Response(exposition(metrics.registry), media_type=CONTENT_TYPE)
 
     # (outside FastAPI's own middleware too: a bet passes through none of it)
     return FastBets(app, platform)

@@ -57,6 +57,7 @@ class Backstop:
         self.every = every
         self.checked = 0  # rounds looked up in the wallet
         self.settled = 0  # ... of them settled from the picture (the wallet lacked part of them)
+        self.passes = 0  # looks at the rounds due (the metrics: the backstop runs)
         self._live_since: float | None = None
 
     async def run(self) -> None:
@@ -80,6 +81,7 @@ class Backstop:
     async def once(self) -> int:
         """Look at the rounds due; how many were settled from the picture."""
         settled = 0
+        self.passes += 1
         for rnd in self.due():
             offer = self.settler.offers.get(rnd.table)
             want = wanted(rnd, offer) if offer is not None else set()

@@ -6,6 +6,7 @@
     GET  /api/history?last=N|round=ID   past rounds, as ``tablesim history --json``
     GET  /api/results?last=N       the last rounds' results (the board)
     GET  /api/events?since=SEQ     missed events (what a reconnecting WebSocket gets)
+    GET  /metrics                  the table's Prometheus metrics (no token: counts and times only)
     GET  /api/whoami               the operator a token belongs to
     GET  /api/incident             the open incident whole, its card too (operator token)
     POST /api/bets                 {position, bet, amount, ref?, player?} dealer
@@ -50,7 +51,7 @@ from tablesim.server.auth import TokenStore
 from tablesim.server.bets import QuickBets, refusal
 from tablesim.server.guard import BodyGuard
 from tablesim.server.reasons import NOT_JSON, NOT_JSON_SAID, readable, said
-from tablesim.server.routes import actions, bets, health, operator, pages, read, shift, stream
+from tablesim.server.routes import actions, bets, health, metrics, operator, pages, read, shift, stream
 from tablesim.server.routes.pages import STATIC
 from tablesim.server.runner import TableRunner
 from tablesim.server.words import words_router
@@ -64,7 +65,7 @@ HEADERS = [
 ]
 
 #: the routers, one per concern
-ROUTERS = (pages.router, health.router, read.router, bets.router, actions.router, operator.router, shift.router,
+ROUTERS = (pages.router, health.router, metrics.router, read.router, bets.router, actions.router, operator.router, shift.router,
            stream.router)
 
 

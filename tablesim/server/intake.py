@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Awaitable, Callable, Iterable, Sequence
@@ -275,6 +276,8 @@ class BetIntake:
         #: groups committed and bets in them (for the benchmark and the log)
         self.groups = 0
         self.bets = 0
+        #: the table's metrics (``tablesim.harness.metrics``): told each caller's outcomes and wait, or None
+        self.metrics = None
 
     def load_refs(self) -> None:
         """Read the refs of the latest rounds from the journal (the table's thread)."""
@@ -287,11 +290,15 @@ class BetIntake:
         reqs = list(requests)
         if not reqs:
             return [], None
+        started = time.perf_counter()
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
         self._waiting.append((reqs, with_book, fut))
         if self._drain is None or self._drain.done():
             self._drain = asyncio.create_task(self._drain_all(), name="bet-intake")
-        return await fut
+        got = await fut
+        if self.metrics is not None:
+            self.metrics.answered(got[0], started)
+        return got
 
     async def _drain_all(self) -> None:
         while self._waiting:

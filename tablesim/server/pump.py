@@ -31,6 +31,7 @@ class DevicePump:
         next, or None if no device had anything to say."""
         if self.mock_dealer is None:
             return self._pump_devices()
+        self.metrics.card_at = time.monotonic()  # (a mock card is reported as the dealer's hand moves)
         delay = self.mock_dealer.step(time.monotonic() - self.state_since)
         return None if delay is None else delay * self.pace
 
@@ -48,6 +49,7 @@ class DevicePump:
         now = time.monotonic()
         if event is not None:
             self.last_report, self._quiet_noticed = now, False
+            self.metrics.card_at = now
             if blocked and isinstance(event, HELD_WHILE_BLOCKED):
                 self._hold(event)
             else:
@@ -97,4 +99,5 @@ class DevicePump:
             # journal that cannot commit) stops the pings, and systemd restarts
             # the table, which recovers its journal.
             self._feed_watchdog()
+            self.metrics.card_shown()  # (the command's events went out as it returned)
             await asyncio.sleep(IDLE_POLL if wait is None else max(wait, 0.0))

@@ -56,6 +56,7 @@ from tablecore.said import CORE_WORDS as W
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
 from tablesim.games.console import MockDealer
+from tablesim.harness.metrics import TableMetrics
 from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.audit import first_forged
 from tablesim.journal.history import round_summary, select_rounds
@@ -128,6 +129,9 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
         self._init_view()
         #: bets go through group commit: many in one journal transaction
         self.intake = BetIntake(table, functools.partial(self.call, lazy_snapshot=True))
+        #: ``GET /metrics`` (``tablesim.harness.metrics``): its own registry, one per served table
+        self.metrics = TableMetrics(table, studio=lambda: self.studio)
+        self.intake.metrics = self.metrics
         #: faults raised and never cleared ("device:code" -> the fault), kept across restarts by the journal
         self.active_faults: dict[str, dict] = {}
         #: why the journal's last transaction failed (a full disk, an I/O error); None once one commits again
@@ -217,12 +221,14 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
             self.executor.submit(self._teardown).result()
             self.executor.shutdown(wait=True)
             self.executor = None
+        self.metrics.detach()
         self.notifier.close()
 
     def _setup(self) -> None:
         t = self.table
         if not self._subscribed:
             t.bus.subscribe(self._on_event)
+            self.metrics.attach()
             self._subscribed = True
         if self.journal is not None:
             from tablesim.journal.recovery import active_faults

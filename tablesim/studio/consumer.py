@@ -110,6 +110,7 @@ class StudioConsumer:
         self.resumed = 0  # times lost deliveries made the consumer again from the floor's place
         self.renumbered = 0  # times the stream was found numbered anew under the floor (the picture made again)
         self._places: dict[int, str] = {}  # stream seqs to check -> the message id the floor read there
+        self.metrics = None  # the floor's metrics (``tablesim.studio.metrics``): told each record taken
 
     @property
     def connected(self) -> bool:
@@ -288,6 +289,8 @@ class StudioConsumer:
                 self._changed()
                 continue
             taken = self._take(msgs)
+            if self.metrics is not None:
+                self.metrics.taken(taken)
             if self._places and min(self._places) <= self.floor.stream_seq:
                 await self._same_places(js)  # (read past a place to check: checked before going on)
             if taken:

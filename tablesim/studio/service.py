@@ -5,6 +5,7 @@ that pushes the floor's picture as it changes.
     GET /api/floor     every table, per-game / per-bet / floor figures, alerts, the consumer's state
     GET /api/tables/ID one table
     GET /api/report?by=shift|day|dealer  the figures per table for each shift, gaming day or dealer
+    GET /metrics       the floor's Prometheus metrics (``tablesim.studio.metrics``)
 
 Only what the tables signed is shown (``tablesim.studio.gate``).
     WS  /ws            {"type": "floor", ...} whenever the picture changed (at most 4 a second)
@@ -20,13 +21,15 @@ from importlib import resources
 from pathlib import Path
 
 from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from tablecore.metrics import CONTENT_TYPE, exposition
 from tablesim.games import registry
 from tablesim.i18n.web import router as words_router
 from tablesim.studio.consumer import StudioConsumer
 from tablesim.studio.floor import GROUPINGS
+from tablesim.studio.metrics import FloorMetrics
 
 STATIC = Path(str(resources.files("tablesim.studio") / "static"))
 #: seconds between two pushes of the picture to a WebSocket client
@@ -61,10 +64,16 @@ def create_app(url: str, keys: str | Path | None = None, silent_after: float | N
     app = FastAPI(title="tablesim studio", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.consumer = consumer
+    consumer.metrics = metrics = FloorMetrics(consumer)
     app.middleware("http")(_headers)
     _add_pages(app)
     _add_api(app, consumer)
     _add_socket(app, consumer, version)
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics_text() -> Response:  # (open like the floor's API: figures, no player named)
+        return Response(exposition(metrics.registry), media_type=CONTENT_TYPE)
+
     return app
 
 

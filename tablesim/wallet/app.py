@@ -1,6 +1,7 @@
 """The reference wallet's HTTP side: ``POST /wallet/v1/<call>``.
 
-Each request passes, in this order: a bounded body, its signature (before
+``GET /metrics`` answers the wallet's Prometheus metrics (``metrics``: counts
+and times, unsigned, naming no player). Each request passes, in this order: a bounded body, its signature (before
 anything else is believed), its timestamp within the replay window, its
 nonce not seen within the window, its JSON fields; only then does the
 ledger see it. Every answer, a refusal too, is signed over the nonce of the
@@ -19,10 +20,12 @@ import time
 import structlog
 
 from tablecore.listen import listening_socket
+from tablecore.metrics import asgi_answer
 from tablesim.wallet import batch
 from tablesim.wallet import protocol as p
 from tablesim.wallet import signing
 from tablesim.wallet.ledger import Ledger, LedgerUnavailable
+from tablesim.wallet.metrics import WalletMetrics
 
 log = structlog.get_logger("tablesim.wallet")
 
@@ -144,6 +147,7 @@ class Wallet:
         self._secret = secret
         self.window = window
         self.nonces = Nonces(window)
+        self.metrics = WalletMetrics()  # ``GET /metrics`` (tablesim.wallet.metrics)
 
     def check(self, path: str, headers, body: bytes) -> str:
         """The request's nonce, once its signature, time and nonce hold
@@ -167,10 +171,12 @@ class Wallet:
         if name == "batch":
             request_id, items = batch.parse(p.decode(body))
             results = self.ledger.write_many([i for i in items if not isinstance(i, p.Refused)])
-            return p.Status.OK, batch.encode(request_id, batch.answers_of(items, results))
+            answer = batch.encode(request_id, batch.answers_of(items, results))
+            self.metrics.batch_writes(items, results)
+            return p.Status.OK, answer
         record = p.parse(name, p.decode(body))
         if name in WRITES:
-            return self.ledger.write(record)
+            return self._counted(name, self.ledger.write(record))
         return getattr(self.ledger, name)(record)
 
     async def call_async(self, name: str, body: bytes) -> tuple[p.Status, bytes]:
@@ -180,8 +186,15 @@ class Wallet:
             request_id, items = batch.parse(p.decode(body))
             records = [i for i in items if not isinstance(i, p.Refused)]
             results = await self.writer.write_all(records) if records else []
-            return p.Status.OK, batch.encode(request_id, batch.answers_of(items, results))
-        return await self.writer.write(p.parse(name, p.decode(body)))
+            answer = batch.encode(request_id, batch.answers_of(items, results))
+            self.metrics.batch_writes(items, results)
+            return p.Status.OK, answer
+        return self._counted(name, await self.writer.write(p.parse(name, p.decode(body))))
+
+    def _counted(self, kind: str, answered: tuple[p.Status, bytes]) -> tuple[p.Status, bytes]:
+        """A write alone, counted by its status."""
+        self.metrics.writes.labels(kind, answered[0].value).inc()
+        return answered
 
     def sign(self, nonce: str, body: bytes) -> tuple[str, str]:
         """An answer's timestamp and signature headers."""
@@ -211,11 +224,17 @@ def create_app(wallet: Wallet):
     async def app(scope, receive, send) -> None:
         if scope["type"] != "http":
             return
+        if scope["path"] == "/metrics" and scope["method"] == "GET":  # (unsigned: counts and times only)
+            await asgi_answer(wallet.metrics.registry, send)
+            return
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        started = time.perf_counter()
         try:
             status, answer, nonce = await _answer(wallet, scope, receive, headers)
         except ConnectionError:  # gone before its body came: nothing was done
             return
+        name = scope["path"].removeprefix(p.PREFIX + "/")
+        wallet.metrics.request(name if name in CALLS else "unknown", status, time.perf_counter() - started)
         ts, sig = wallet.sign(nonce, answer)
         await send({"type": "http.response.start", "status": status.http, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode()),

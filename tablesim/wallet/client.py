@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
+from typing import Callable
 
 import tenacity
 
@@ -144,6 +145,9 @@ class WalletClient:
         self._stop = tenacity.stop_any(*stops) if stops else tenacity.stop_never
         self._wait = tenacity.wait_random_exponential(multiplier=0.05, max=max_wait)  # full jitter
         self.attempts_made = 0  # every attempt, for tests and the platform's metrics
+        #: told ``(call, result, seconds)`` of every call (``seconds`` None for a write answered
+        #: inside a batch, whose time is the batch's): the platform's metrics; None: nobody
+        self.observer: Callable[[str, str, float | None], None] | None = None
         # At most this many requests at the wallet at once (None: no bound): the
         # others wait here, unsigned, so a busy wallet never finds a request
         # that waited in its queue past the replay window.
@@ -183,6 +187,16 @@ class WalletClient:
         ``temporary_error`` is sent again in the next attempt, the others
         are not; a wallet that refuses the batch itself (one without the
         call) gets the writes one by one instead, the same ids."""
+        started = time.perf_counter()
+        results = await self._batch(writes, request_id)
+        if self.observer is not None:
+            gone = any(isinstance(r, WalletUnavailable) for r in results)
+            self.observer("batch", "unavailable" if gone else "ok", time.perf_counter() - started)
+            for (name, _), got in zip(writes, results):
+                self.observer(name, _result_of(got) if isinstance(got, WalletError) else got.status.value, None)
+        return results
+
+    async def _batch(self, writes: list[tuple[str, dict]], request_id: str) -> list[Outcome | WalletError]:
         results: list = [None] * len(writes)
         pending = list(range(len(writes)))
         retrying = tenacity.AsyncRetrying(stop=self._stop, wait=self._wait, reraise=True,
@@ -260,6 +274,21 @@ class WalletClient:
     # --- the exchange -------------------------------------------------------------
 
     async def _call(self, name: str, payload: dict) -> dict:
+        if self.observer is None:
+            return await self._exchange(name, payload)
+        started = time.perf_counter()
+        result = "ok"
+        try:
+            answer = await self._exchange(name, payload)
+            result = str(answer.get("status", "ok"))
+            return answer
+        except WalletError as exc:
+            result = _result_of(exc)
+            raise
+        finally:
+            self.observer(name, result, time.perf_counter() - started)
+
+    async def _exchange(self, name: str, payload: dict) -> dict:
         body = json.dumps(payload, separators=(",", ":")).encode()
         path = f"{p.PREFIX}/{name}"
         retrying = tenacity.AsyncRetrying(stop=self._stop, wait=self._wait, reraise=True,
@@ -365,3 +394,10 @@ def _transaction(row: dict) -> Transaction:
                        row["round"], read_amount(row["amount"]),
                        None if row["debits"] is None else tuple(row["debits"]), row["debit"], Status(row["status"]),
                        row["at"])
+
+
+def _result_of(exc: WalletError) -> str:
+    """A failed call's result label: the wallet's refusal status, or what went wrong (a few words)."""
+    if isinstance(exc, WalletRefused):
+        return exc.status.value
+    return "unavailable" if isinstance(exc, WalletUnavailable) else "protocol_error"
