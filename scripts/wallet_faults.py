@@ -98,22 +98,29 @@ def in_parallel(calls) -> None:
 
 
 def sessions(wallet: Wallet, platforms: list[PlatformProc], ids: list[str]) -> list[Player]:
-    """A launch token of each player (as ``tablesim wallet token`` writes it), then a session on a platform."""
+    """A launch token of each player (as ``tablesim wallet token`` writes it), then a session on a platform;
+    a refused attempt takes a fresh token (the wallet may have used the last one up before the platform
+    gave up on its answer: a launch token opens one session)."""
+    import threading
+
     from tablesim.wallet.ledger import Ledger
 
-    ledger = Ledger(wallet.db)
-    try:
-        tokens = {p: ledger.issue_token(p) for p in ids}
-    finally:
-        ledger.close()
+    ledger, lock = Ledger(wallet.db), threading.Lock()
+
+    def token(p: str) -> str:
+        with lock:
+            return ledger.issue_token(p)
 
     def session(i: int, p: str) -> Player:
         via = platforms[i % len(platforms)]
-        r = wait_until(lambda: (r := webclient.post(f"{via.url}/api/session", json={"token": tokens[p]}, timeout=60))
+        r = wait_until(lambda: (r := webclient.post(f"{via.url}/api/session", json={"token": token(p)}, timeout=60))
                        .status_code == 200 and r, 120, f"a session of {p}")
         return Player(p, r.json()["session"])
-    with concurrent.futures.ThreadPoolExecutor(8) as pool:
-        return list(pool.map(lambda a: session(*a), enumerate(ids)))
+    try:
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            return list(pool.map(lambda a: session(*a), enumerate(ids)))
+    finally:
+        ledger.close()
 
 
 def play_table(table: Table, n: int, bets: Bets, players: list[Player], platforms, rng: random.Random,
