@@ -93,3 +93,25 @@ def test_a_table_reads_nothing_of_another_table(rig):
 def test_no_role_writes_a_tables_records_but_the_table(rig):
     for role in (OTHER, "platform", "studio"):
         assert refused(rig.broker, role, lambda nc: nc.publish(wire.record_subject(TABLE, "event"), b"{}")), role
+
+
+def test_the_studios_role_reads_the_whole_stream(rig):
+    """The floor's and the anchor's role reads what the operator reads (its
+    readers are its own; its permissions give it nothing to publish)."""
+    import subprocess
+    import sys
+
+    from rig import ROOT
+
+    rig.open_round()
+    rig.spin()
+
+    def report(url: str) -> dict:
+        out = subprocess.run([sys.executable, "-m", "tablesim.cli.main", "studio", "report", "--nats", url, "--json",
+                              "--keys", str(rig.keys)], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                             env=rig.env)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    as_studio, as_admin = report(rig.broker.role("studio")), report(rig.broker.url)
+    assert as_studio["records"] == as_admin["records"] >= 10
