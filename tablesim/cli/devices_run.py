@@ -112,7 +112,8 @@ def run_configured(path: str, options: RunOptions, console: Console, *, record: 
     table_id = check_table_id(config.table_id) if checking else config.table_id
     run_options = RunOptions(config.game, options.rounds, options.seed, config.profile, {},
                              options.quiet, options.delay, options.journal, options.studio or config.studio_url,
-                             key_file=None if checking else config.key_file)
+                             key_file=None if checking else config.key_file, json=options.json,
+                             metrics_port=options.metrics_port)
     with ExitStack() as stack:
         recorder = _recorder(stack, record, _header("config", run_options, config=str(config.path), time_scale=None,
                                                     faults=[], devices=list(config.devices), table_id=table_id,
@@ -142,7 +143,8 @@ def _run_config_emulated(config: Any, options: RunOptions, console: Console, *, 
 
     table_id = f"{config.table_id[:28]}-EMU"
     run_options = RunOptions(config.game, options.rounds, options.seed, config.profile, {},
-                             options.quiet, options.delay, options.journal, options.studio or config.studio_url)
+                             options.quiet, options.delay, options.journal, options.studio or config.studio_url,
+                             json=options.json, metrics_port=options.metrics_port)
     with ExitStack() as stack:
         devices, where = emulated_devices(stack, config, seed=options.seed, time_scale=time_scale, faults=faults)
         # --seed seeds the emulators, the players and (a demo, in mock mode) the draw, as --emulated does

@@ -10,7 +10,7 @@ from tablesim.cli.display import make_console
 
 from tablesim.cli.devices_run import run_configured, run_emulated, run_mock
 from tablesim.cli.gameopts import game_choice, game_options
-from tablesim.cli.options import RUN_ROUNDS_MAX, FiniteFloat
+from tablesim.cli.options import RUN_ROUNDS_MAX, FiniteFloat, nats_option
 from tablesim.cli.tableid import check_table_id, table_id_option
 from tablecore.errors import InputError
 from tablesim.games.registry import check_options
@@ -37,14 +37,19 @@ from tablesim.harness.runopts import RunOptions
     default=None,
     help="Journal file (SQLite). Default: one per table in the user's data directory; 'none' for no journal.",
 )
-@click.option("--studio", default=None, metavar="nats://HOST:PORT[,...]",
-              help="Publish every journal record to the studio's NATS JetStream (see docs/studio.md).")
+@nats_option("--studio", help="Publish every journal record to the studio's NATS JetStream (see docs/studio.md); "
+                              "a cluster's nodes comma-separated or the option repeated.")
 @table_id_option()
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the session as one JSON object at the end (its rounds and results, the summary); "
+                   "everything else goes to standard error.")
+@click.option("--metrics-port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
+              help="Serve the table's Prometheus metrics on http://127.0.0.1:PORT/metrics while it runs.")
 @click.option("--record", "record", type=click.Path(dir_okay=False), default=None,
               help="--emulated/--config: write every device frame and each round's result to FILE "
                    "(JSON Lines) for `tablesim replay`.")
 def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed, profile, quiet,
-            delay, journal, studio, record, table_id, **options) -> None:
+            delay, journal, studio, record, table_id, as_json, metrics_port, **options) -> None:
     """Run a table with simulated players and show each round as it happens.
 
     The devices are mocks (--mock), emulators behind the real serial drivers
@@ -74,8 +79,10 @@ def command(game, mock, emulated, config_path, time_scale, faults, rounds, seed,
         check_url(studio)
         if journal == "none" or journal in ("memory", ":memory:"):
             raise InputError("--studio publishes the table's journal: it needs a journal file")
-    run_options = RunOptions(game, rounds, seed, profile, given, quiet, delay, journal, studio, table_id=table_id)
-    console = make_console(highlight=False, soft_wrap=True)
+    run_options = RunOptions(game, rounds, seed, profile, given, quiet, delay, journal, studio, table_id=table_id,
+                             json=as_json, metrics_port=metrics_port)
+    # (--json: stdout holds the one object; the rest, the journal's banner too, goes to stderr)
+    console = make_console(highlight=False, soft_wrap=True, stderr=as_json)
     if config_path:  # with --emulated: every device of the configuration on its emulator
         sys.exit(run_configured(config_path, run_options, console, record=record,
                                 emulated={"time_scale": time_scale, "faults": faults} if emulated else None))

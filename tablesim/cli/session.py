@@ -13,6 +13,7 @@ from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from tablesim.cli.display import attach_journal, print_summary
+from tablesim.cli.run_report import MetricsServer, print_json, round_json
 from tablesim.games.session import Line, SessionPlan
 from tablesim.harness.runopts import RunOptions
 
@@ -58,7 +59,14 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan,
         from tablesim.studio.attach import hold_at_start
 
         hold_at_start(options.studio, _journal_file(table, options.journal), table.table_id, options.key_file)
+    metrics = MetricsServer(options.metrics_port) if options.metrics_port is not None else None
+    if metrics is not None:
+        console.print(f"metrics: http://127.0.0.1:{metrics.port}/metrics")
     attach_journal(console, table, options.journal, key_file=options.key_file, banner=plan.banner)
+    if metrics is not None:
+        metrics.follow(table)
+    played: list[dict] = []
+    interrupted = False
     link = None
     said: set[str] = set()
     if options.studio:
@@ -71,22 +79,28 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan,
         if plan.after_recover is not None:
             plan.after_recover()
         with _progress(console, options) as advance:
-            for _ in range(options.rounds):
-                if simulated_floor and plan.simulated_floor is not None:
-                    plan.simulated_floor()
-                plan.play_round()
-                plan.stats.add(table.result, fold_into=plan.fold_into)
-                if link is not None:
-                    _loud(console, table, link, said)
-                if plan.after_round is not None:
-                    plan.after_round()
-                if not options.quiet:
-                    for line in plan.render():
-                        console.print(styled(line))
-                advance()
-                if options.delay:
-                    time.sleep(options.delay)
+            try:
+                for _ in range(options.rounds):
+                    if simulated_floor and plan.simulated_floor is not None:
+                        plan.simulated_floor()
+                    plan.play_round()
+                    plan.stats.add(table.result, fold_into=plan.fold_into)
+                    played.append(round_json(table))
+                    if link is not None:
+                        _loud(console, table, link, said)
+                    if plan.after_round is not None:
+                        plan.after_round()
+                    if not (options.quiet or options.json):
+                        for line in plan.render():
+                            console.print(styled(line))
+                    advance()
+                    if options.delay:
+                        time.sleep(options.delay)
+            except KeyboardInterrupt:  # (Ctrl-C: what was played is still told, below)
+                interrupted = True
     finally:
+        if metrics is not None:
+            metrics.stop()
         if link is not None:
             from tablesim.studio.attach import stop_link
 
@@ -98,9 +112,16 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan,
             console.print(line, style="bold red" if link.diverged else None, markup=False)
         if table.journal is not None:
             table.journal.close()  # (in-process runs: tests, embedding)
-    print_summary(console, plan.summary_title, plan.stats)
-    if plan.footer is not None:
-        console.print(plan.footer())
+    if options.json:
+        print_json(table, options.rounds, played, plan.stats, interrupted)
+    else:
+        print_summary(console, plan.summary_title, plan.stats)
+        if plan.footer is not None:
+            console.print(plan.footer())
+    if interrupted:
+        # (a round cut short is in the journal: the next start on it recovers it)
+        console.print(f"interrupted: {len(played)} of {options.rounds} round(s) played", style="bold", markup=False)
+        return 130
     return 1 if link is not None and link.diverged else 0  # (the studio's copy is not the journal: not a clean run)
 
 

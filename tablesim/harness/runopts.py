@@ -20,3 +20,5 @@ class RunOptions:
     studio: str | None = None  # nats://HOST:PORT: publish the journal to the studio (tablesim.studio)
     table_id: str | None = None  # --table-id: a mock or emulated table under an id of its own
     key_file: Any = None  # the journal chain's key (a table configuration's [table] key_file); None: the default
+    json: bool = False  # --json: one JSON object at the end (the rounds and the summary), nothing else on stdout
+    metrics_port: int | None = None  # --metrics-port: the table's Prometheus metrics on 127.0.0.1:PORT/metrics
