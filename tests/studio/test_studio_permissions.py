@@ -251,3 +251,12 @@ def test_the_docs_show_exactly_the_users_the_broker_runs():
     assert "```\n" + (CONFIG / "users.conf").read_text() + "```" in docs
     node = (CONFIG / "studio-1.conf").read_text()
     assert "include users.conf" in node and "nats-route://studio-3:6222" in node
+
+
+def test_the_sample_is_what_the_credentials_command_writes():
+    from tablesim.studio.credentials import users_conf
+
+    tables = ["F3-01", "FB-01", "WH-01"]
+    written = users_conf(tables, {n: PASSWORD.format(n) for n in ("admin", "platform", "studio", *tables)})
+    sample = (CONFIG / "users.conf").read_text()
+    assert sample.endswith(written.split("\n", 3)[3])
