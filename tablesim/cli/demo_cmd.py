@@ -132,7 +132,7 @@ def _start(children, nats: str, files, ports: dict[str, int], bet_seconds: float
     broker = demo_children.nats_child(nats, files, ports["nats"])
     children.start(broker)
     children.wait_ready([broker], START_WAIT)
-    url = f"nats://127.0.0.1:{ports['nats']}"
+    url = demo_children.role(files, "admin")  # (the operator's role makes the stream)
     lines = _run_on_bus(url, lambda: init(url, Wanted(1, None, None)))
     (files.dir / "studio-init.log").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
     rest = demo_children.others(files, ports, bet_seconds, pace)
@@ -155,5 +155,6 @@ def _print_addresses(files, ports: dict[str, int]) -> None:
         click.echo(f"console {tid}: {local}:{ports[tid]}/#token={files.tokens[tid][1]}")
     click.echo(f"wallet: {local}:{ports['wallet']}/wallet/v1 (players {', '.join(PLAYERS)}: another's launch "
                f"link with --player {PLAYERS[1]})")
-    click.echo(f"nats: nats://127.0.0.1:{ports['nats']}")
+    click.echo(f"nats: nats://127.0.0.1:{ports['nats']} (closed by role: each role's URL file is in "
+               f"{files.dir / 'bus'}, e.g. --nats @{files.dir / 'bus' / 'admin.url'})")
     click.echo("stop with Ctrl-C")
