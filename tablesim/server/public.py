@@ -17,6 +17,9 @@ it): nobody without a token sees it before its reveal.
 - A round's history is shown whole once the round is over; until then the
   game's own redaction applies and the above too.
 - The journal's location is not shown (its file name only).
+- No player: their ids, their own stakes and decisions are not shown, the
+  totals per spot and bet and the count of players are
+  (``tablesim.server.totals``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tablesim.games.console import HIDDEN
+from tablesim.server import totals
 
 #: the event kinds that carry an incident's card
 INCIDENT_KINDS = ("incident", "incident_resolved")
@@ -67,13 +71,17 @@ def device_faults(faults_by_code: dict[str, Any]) -> dict[str, Any]:
     return {k: hide_cards(v) for k, v in faults_by_code.items()}
 
 
-def event_redactor(game_redact: Callable[[dict], dict]) -> Callable[[dict], dict]:
+def event_redactor(game_redact: Callable[[dict], dict], spots: bool | None = None) -> Callable[[dict], dict]:
     """The open stream's view of one event message: the game's redaction, then
-    the incidents' cards and the texts. A stream event never becomes public
-    later (the reveal's own events carry the cards), so this is unconditional."""
+    the incidents' cards and the texts, and, given ``spots`` (whether the
+    table's positions are spots, not its players), no player
+    (``tablesim.server.totals``). A stream event never becomes public later
+    (the reveal's own events carry the cards), so this is unconditional."""
 
     def redact(msg: dict) -> dict:
         msg = game_redact(msg)
+        if spots is not None:
+            msg = totals.event(msg, spots)
         data = msg.get("data")
         if isinstance(data, dict) and (msg.get("kind") in INCIDENT_KINDS or any(k in data for k in TEXT_FIELDS)):
             msg = {**msg, "data": _scrubbed(data, msg.get("kind") in INCIDENT_KINDS)}
@@ -82,9 +90,10 @@ def event_redactor(game_redact: Callable[[dict], dict]) -> Callable[[dict], dict
     return redact
 
 
-def summary(game_redact: Callable[[dict], dict], rnd: dict) -> dict:
-    """A round of the history as shown openly: whole once it is over."""
-    rnd = game_redact(rnd)
+def summary(game_redact: Callable[[dict], dict], rnd: dict, spots: bool = True) -> dict:
+    """A round of the history as shown openly: whole once it is over, but
+    for its players (their totals only: ``tablesim.server.totals``)."""
+    rnd = totals.summary(game_redact(rnd), spots)
     if rnd.get("status") != "in_progress":
         return rnd
     events = [_scrubbed(ev, ev.get("kind") in INCIDENT_KINDS) for ev in rnd.get("events", [])]

@@ -61,6 +61,7 @@ from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.audit import first_forged
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.server import public
+from tablesim.studio import totals as round_totals
 from tablesim.server.adapters import GameAdapter, adapter_for
 from tablesim.server.bettimer import BetTimer
 from tablesim.server.executor import TableThread
@@ -147,7 +148,8 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
             stream_id, start_seq = journal_stream_id(self.journal.path), self.journal.seq
         else:
             stream_id, start_seq = f"memory:{secrets.token_hex(8)}", self.table.bus.seq
-        return EventStream(stream_id, start_seq=start_seq, redact=public.event_redactor(self.adapter.redact))
+        return EventStream(stream_id, start_seq=start_seq,
+                           redact=public.event_redactor(self.adapter.redact, spots=self.spots))
 
     def _init_running(self) -> None:
         """What the runner keeps while it serves: its thread and loop, the
@@ -382,7 +384,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
             out = []
             for rid in ids:
                 summary = round_summary(self.journal, rid)
-                out.append(public.summary(self.adapter.redact_summary, summary))
+                out.append(public.summary(self.adapter.redact_summary, summary, self.spots))
             return out
 
         return await self.call(do, publish=False)
@@ -403,7 +405,8 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
         return merged, complete
 
     def board(self, last: int) -> list[dict]:
-        return list(self.results)[-last:][::-1]
+        """The last results as the open board shows them: totals, no player."""
+        return [round_totals.result(r, self.spots) for r in list(self.results)[-last:][::-1]]
 
 
 def _other_round(bet: dict, now: str) -> dict:

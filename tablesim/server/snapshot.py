@@ -5,13 +5,14 @@ bets stream in; what the bets' coalesced message says of the book."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from pathlib import Path
 from typing import Any
 
 from tablecore.money import fmt
 from tablecore.said import message_of
-from tablesim.server import public
+from tablesim.server import public, totals
 from tablesim.server.fanout import BET_KINDS, SPOTS_MAX
 from tablesim.server.stream import jsonable
 
@@ -44,11 +45,21 @@ class Snapshots:
         self._snapshot_every = SNAPSHOT_EVERY
         self._snapshot_due = False  # a lazy refresh is scheduled
 
+    @functools.cached_property
+    def spots(self) -> bool:
+        """Whether the table's positions are spots (boxes), not its players (the wheel)."""
+        return bool(self.adapter.layout().get("positions"))
+
     def _bet_spots(self, pending: list[dict]) -> dict | None:
         """(The table's thread) after bets: the totals now on the positions they
         changed, from the table's book (a position's whole box), and the
-        table's total; what the consoles' coalesced ``bets`` message shows."""
+        table's total; what the consoles' coalesced ``bets`` message shows.
+        Where the positions are players, the totals per bet of them all."""
         book = self.table.book
+        if not self.spots:
+            if not any(msg["kind"] in BET_KINDS for msg in pending):
+                return None
+            return {"total_bet": fmt(book.total()), "spots": {totals.ALL: totals.by_bet(book.snapshot())}}
         spots: dict[str, dict[str, str]] | None = {}
         for msg in pending:
             if msg["kind"] in BET_KINDS:
@@ -155,7 +166,18 @@ class Snapshots:
         out["bets"] = t.book.snapshot()  # plain text already: the largest part, not walked again
         # each position's bets by player (position -> player -> bet -> amount), where bets name players
         out["players"] = t.book.players_snapshot() if t.book.named else {}
-        return out
+        return totals.table(out, self.spots)  # (open: the totals and the count of players)
+
+    def _book(self) -> dict[str, Any]:
+        """(The table's thread) what the dealer's console shows of each player:
+        the bet book by position and by player, and the round's result whole."""
+        t = self.table
+        result = {"round_id": t.result.round_id, **t.result.as_json()} if t.result is not None else None
+        return jsonable({"round_id": t.round_id, "bets": t.book.snapshot(),
+                         "players": t.book.players_snapshot() if t.book.named else {}, "result": result})
+
+    async def book(self) -> dict[str, Any]:
+        return await self.call(self._book, publish=False)
 
     async def snapshot(self) -> dict[str, Any]:
         return await self.call(self._snapshot, publish=False)

@@ -53,6 +53,7 @@ from typing import Any
 from tablecore.money import ZERO, fmt
 from tablesim.journal.invariants import SETTLED_BY
 from tablesim.journal.shifts import DUTY_RECORDS, NOBODY, ROUND_DEALER, SIGN_IN, Shifts, dealer_of_actor
+from tablesim.studio import totals
 from tablesim.studio.wire import WireRecord
 
 #: results kept per table for the floor page
@@ -255,8 +256,11 @@ class Floor:
         d = rec.data
         t.game = d.get("game") or t.game
         status = d.get("status")
+        # (open to all: the round's totals, never a player's id, own net or decision)
+        outcome = d.get("outcome")
         t.results.append({"round_id": rec.round_id, "status": status, "void_reason": d.get("void_reason"),
-                          "outcome": d.get("outcome"), "net": d.get("net"), "ts": None})
+                          "outcome": totals.outcome(outcome) if isinstance(outcome, dict) else outcome,
+                          "players_net": totals.players_net(d.get("net")), "ts": None})
         one = Figures()  # this round's figures
         if status != "settled":
             one.void += 1

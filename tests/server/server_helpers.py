@@ -70,6 +70,10 @@ class Served:
     def state(self) -> dict:
         return self.get("/api/table").json()
 
+    def book(self) -> dict:
+        """Each player's bets and the round's result whole: the dealer's (``GET /api/book``, a token's)."""
+        return self.get("/api/book", headers=self.auth()).json()
+
     def wait_state(self, *states: str, timeout: float = 10.0) -> dict:
         end = time.monotonic() + timeout
         while True:
@@ -127,5 +131,6 @@ def play_round(s: Served, bets=None) -> dict:
                 snap = s.state()
             if snap["state"] != "bets_closed":
                 break
-    snap = s.wait_state("complete", "void")
-    return snap["result"]
+    s.wait_state("complete", "void")
+    # (the round's result whole, as the dealer's console reads it: the open view has its totals only)
+    return s.book()["result"]

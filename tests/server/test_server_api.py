@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from drivers.mock import MockFault
 from tablesim.cli.main import cli
 from tablesim.games import registry
+from tablesim.server import totals
 from tablesim.server.auth import Operator, TokenStore
 
 from server_helpers import BETS, ok, play_round
@@ -91,7 +92,7 @@ def test_bets_are_placed_and_withdrawn_and_journaled_with_the_operator(serve):
     assert ok(res)["bets"] == {"3": {"ante": "12"}}
     assert s.state()["bets"] == {"3": {"ante": "12"}} and s.state()["total_bet"] == "12"
     inputs = [(name, actor) for _, kind, name, actor in s.records() if kind == "input"]
-    assert inputs == [("open_round", "dealer:mock-dealer")] + [("place_bet", "dealer:mock-dealer")] * 3 + [
+    assert inputs == [("open_round", "dealer:mock-dealer")] + [("place_bets", "dealer:mock-dealer")] * 3 + [
         ("withdraw_bet", "dealer:mock-dealer")]
 
 
@@ -128,14 +129,16 @@ def test_players_bet_on_the_common_box_each_within_their_own_limit(serve):
     over = s.post("/api/bets", {"position": "common", "bet": "odd", "amount": "1", "player": "ann"})
     assert over.status_code == 409 and over.json()["reason"] == "ann: 10001 is over the table limit 10000 for odd"
     snap = s.state()
-    assert snap["bets"] == {"common": {"odd": "20000"}}
-    assert snap["players"] == {"common": {"ann": {"odd": "10000"}, "bob": {"odd": "10000"}}}
+    assert snap["bets"] == {"common": {"odd": "20000"}} and snap["players_count"] == 2 and "players" not in snap
+    book = ok(s.get("/api/book", headers=s.auth()))  # (whose bet is whose: the dealer's, with a token)
+    assert book["players"] == {"common": {"ann": {"odd": "10000"}, "bob": {"odd": "10000"}}}
     res = s.client.delete("/api/bets/common/odd?player=ann", headers=s.auth())
     assert ok(res)["bets"] == {"common": {"odd": "10000"}}
-    assert s.state()["players"] == {"common": {"bob": {"odd": "10000"}}}
+    assert ok(s.get("/api/book", headers=s.auth()))["players"] == {"common": {"bob": {"odd": "10000"}}}
+    assert s.state()["players_count"] == 1
     inputs = [json.loads(r[0]) for r in __import__("sqlite3").connect(s.journal_path).execute(
-        "SELECT data FROM records WHERE kind = 'input' AND name = 'place_bet' ORDER BY seq")]
-    assert [i["args"][3] for i in inputs] == ["ann", "bob"]
+        "SELECT data FROM records WHERE kind = 'input' AND name = 'place_bets' ORDER BY seq")]
+    assert [e[4] for i in inputs for e in i["bets"]] == ["ann", "bob"]  # (each bet's group's one record)
 
 
 def test_a_late_bet_is_409_and_changes_nothing(serve):
@@ -223,7 +226,7 @@ def test_tokens_from_a_config(serve):
     res = s.client.post("/api/bets", json={"position": "ana's player", "bet": "3", "amount": "1"},
                         headers={"Authorization": "Bearer " + "a" * 20})
     assert res.status_code == 200
-    assert ("input", "place_bet", "dealer:ana") in [r[1:] for r in s.records()]
+    assert ("input", "place_bets", "dealer:ana") in [r[1:] for r in s.records()]
     with pytest.raises(Exception, match="too short"):
         TokenStore.from_config({"operators": [{"name": "x", "role": "dealer", "token": "short"}]})
     with pytest.raises(Exception, match="unknown role"):
@@ -390,7 +393,8 @@ def test_history_is_the_cli_history(serve):
     api = ok(s.get("/api/history", params={"last": 5}))
     res = CliRunner().invoke(cli, ["history", "--journal", str(s.journal_path), "--last", "5", "--json"])
     assert res.exit_code == 0, res.output
-    assert api == [json.loads(line) for line in res.output.splitlines()]
+    # (the open history: the CLI's, each round's players' parts as totals)
+    assert api == [totals.summary(json.loads(line), spots=False) for line in res.output.splitlines()]
     assert [r["round_id"] for r in api] == rounds
     one = ok(s.get("/api/history", params={"round": rounds[0]}))
     assert one == api[:1]
@@ -486,10 +490,16 @@ def test_a_boxs_decision_may_name_its_player_and_only_the_seated_one_decides(ser
     ok(s.post("/api/actions/decide", {"box": "2", "decision": "fold"}))
     s.wait_state("complete")
     decisions = [e for e in ok(s.get("/api/history", params={"last": 1}))[0]["events"] if e["kind"] == "decision"]
-    assert [(e["box"], e["decision"], e.get("player")) for e in decisions] == [("1", "play", "ann"), ("2", "fold", None)]
-    # the board's results name each player's part too
+    # (the open history names no player: the journal does)
+    assert [(e["box"], e["decision"], e.get("player")) for e in decisions] == [("1", "play", None), ("2", "fold", None)]
+    named = [json.loads(r[0]) for r in __import__("sqlite3").connect(s.journal_path).execute(
+        "SELECT data FROM records WHERE kind = 'event' AND name = 'decision' ORDER BY seq")]
+    assert [d.get("player") for d in named] == ["ann", None]
+    # the open board has each box's net; each player's part is the dealer's console's (a token's)
     (board,) = ok(s.get("/api/results", params={"last": 1}))
-    assert set(board["players"]) == {"ann", "2"} and board["players"]["2"]["net"] == "-10"
+    assert "players" not in board and board["net"]["2"] == "-10"
+    players = ok(s.get("/api/book", headers=s.auth()))["result"]["players"]
+    assert set(players) == {"ann", "2"} and players["2"]["net"] == "-10"
 
 
 def test_a_supervisor_switches_a_shuffler_table_to_the_shoe_and_back(serve):

@@ -134,7 +134,8 @@ def test_the_wheel_console(serve, browser):
     b.click('[data-symbol="joker"]')
     b.click('[data-symbol="3"]')
     wait(b, "document.querySelectorAll('.symbol.placed').length === 2")
-    assert s.state()["bets"] == {"P1": {"joker": "10", "3": "10"}}
+    assert s.book()["bets"] == {"P1": {"joker": "10", "3": "10"}}
+    assert s.state()["bets"] == {"all": {"joker": "10", "3": "10"}} and s.state()["players_count"] == 1
     b.click("#act-close_betting")
     for _ in range(20):  # a short spin is a no-spin: spin again
         b.click("#act-spin")
@@ -271,7 +272,7 @@ def test_a_shuffler_table_on_the_console_players_a_stray_hand_and_the_dealing_mo
     b.click('[data-pos="3"][data-bet="ante"]')
     wait(b, "!!document.querySelector('[data-players=\"3\"]')")
     assert b.evaluate("document.querySelector('[data-players=\"3\"]').textContent") == "ann: Ante 10"
-    assert s.state()["players"] == {"3": {"ann": {"ante": "10"}}}
+    assert s.book()["players"] == {"3": {"ann": {"ante": "10"}}}
     b.click("#act-close_betting")
     wait(b, state_is("bets_closed"))
     b.click("#act-deal")
@@ -288,7 +289,8 @@ def test_a_shuffler_table_on_the_console_players_a_stray_hand_and_the_dealing_mo
     b.click('[data-box="3"][data-decision="play"]')
     wait(b, state_is("complete"))
     wait(b, "!!document.querySelector('#player-results')")
-    net = s.state()["result"]["players"]["ann"]["net"]
+    result = s.book()["result"]
+    net = result["players"]["ann"]["net"]
     assert b.evaluate("document.querySelector('#player-results').textContent") == \
         f"ann {net if net.startswith('-') or net == '0' else '+' + net}"
     b.click("#act-set_dealing")
@@ -300,11 +302,14 @@ def test_a_shuffler_table_on_the_console_players_a_stray_hand_and_the_dealing_mo
     b.keyboard.press("Enter")
     wait(b, "document.querySelector('#dealing-mode').textContent === 'dealing by shoe'")
     assert s.state()["view"]["dealing"] == "shoe"
-    # the results board shows each player's net the same way
+    # the results board (open) shows each box's net, never a player
     b.goto(f"{s.url}/board")
-    wait(b, "!!document.querySelector('[data-player=\"ann\"]')")
-    assert b.evaluate("document.querySelector('[data-player=\"ann\"]').textContent") == \
-        f"ann {net if net.startswith('-') or net == '0' else '+' + net}"
+    wait(b, "!!document.querySelector('[data-player=\"3\"]')")
+    box = result["net"]["3"]
+    assert b.evaluate("document.querySelector('[data-player=\"3\"]').textContent") == \
+        f"box 3 {box if box.startswith('-') or box == '0' else '+' + box}"
+    assert b.evaluate("document.querySelector('[data-player=\"ann\"]')") is None
+    assert "ann" not in b.evaluate("document.body.textContent")
     assert b.errors.real() == []
 
 

@@ -74,7 +74,7 @@ def test_football_fits_and_pays_each_player_of_the_common_box(serve, page):
     ok(s.post("/api/actions/close_betting"))
     ok(s.post("/api/actions/deal"))
     wait(page, "document.body.dataset.state === 'complete' && !!document.querySelector('#result')")
-    result = s.state()["result"]
+    result = s.book()["result"]
     assert_fits(page, '[data-box="common"]', "#result", "#player-results", "[data-result]")
     # every bet's own result on its spot, as the table settled it
     for box, per in result["results"].items():
@@ -85,11 +85,12 @@ def test_football_fits_and_pays_each_player_of_the_common_box(serve, page):
         for bet, value in result["players"][player]["results"]["common"].items():
             assert text(page, f'[data-result="common:{player}:{bet}"]') == signed(value), (player, bet)
     assert text(page, '[data-players="common"] [data-player="ann"]').startswith("ann: Upper 15 ")
-    board = [(pl, x["net"]) for pl, x in result["players"].items()]
-    page.goto(f"{s.url}/board")
-    wait(page, f"!!document.querySelector('[data-round=\"{result['round_id']}\"] [data-player=\"ann\"]')")
-    for pl, net in board:
-        assert text(page, f'[data-round="{result["round_id"]}"] [data-player="{pl}"]') == f"{pl} {signed(net)}"
+    page.goto(f"{s.url}/board")  # (open: each box's net, never a player's)
+    wait(page, f"!!document.querySelector('[data-round=\"{result['round_id']}\"] [data-player=\"common\"]')")
+    for box, net in result["net"].items():
+        label = "common" if box == "common" else f"box {box}"
+        assert text(page, f'[data-round="{result["round_id"]}"] [data-player="{box}"]') == f"{label} {signed(net)}"
+    assert page.query_selector('[data-player="ann"]') is None
     assert page.errors.real() == []
 
 
@@ -157,15 +158,14 @@ def test_wheel_fits_and_shows_each_players_result_on_each_symbol(serve, page):
         if snap["state"] != "bets_closed":
             break
     wait(page, "document.body.dataset.state === 'complete' && !!document.querySelector('#result')")
-    result = s.state()["result"]
+    result = s.book()["result"]
     assert_fits(page, "#result", "#wheel-result", '[data-symbol="logo"]')
     for player, per in result["results"].items():
         for symbol, value in per.items():
             assert text(page, f'[data-result="{player}:{symbol}"]') == signed(value), (player, symbol)
-    page.goto(f"{s.url}/board")
-    wait(page, f"!!document.querySelector('[data-round=\"{result['round_id']}\"] [data-player=\"bob\"]')")
-    for player, net in result["net"].items():
-        assert text(page, f'[data-round="{result["round_id"]}"] [data-player="{player}"]') == f"{player} {signed(net)}"
+    page.goto(f"{s.url}/board")  # (open: the round, never a player: the wheel's positions are its players)
+    wait(page, f"!!document.querySelector('[data-round=\"{result['round_id']}\"]')")
+    assert page.query_selector("[data-player]") is None and "bob" not in text(page, "body")
     assert page.errors.real() == []
 
 

@@ -9,6 +9,8 @@ import time
 import pytest
 from websockets.sync.client import connect
 
+from tablesim.studio import totals
+
 from server_helpers import BETS, ok, play_round, stop
 
 
@@ -71,10 +73,15 @@ def test_the_stream_follows_a_whole_round(serve, game):
     states = [e["data"]["state"] for e in events if e["kind"] == "state"]
     assert states[0] == ("drawing" if game == "football" else "betting_open") and "bets_closed" in states
     assert states[-1] == "complete"
-    bets = [(e["data"]["position"], e["data"]["bet"], e["data"]["amount"]) for e in events if e["kind"] == "bet"]
-    assert bets == BETS[game]
+    # each bet is said, never its player or amount (a player's stake): the spots' totals are the snapshot's
+    bets = [e["data"] for e in events if e["kind"] == "bet"]
+    if game == "wheel":  # (its positions are its players)
+        assert bets == [{"bet": b} for _, b, _ in BETS[game]]
+    else:
+        assert bets == [{"position": p, "bet": b} for p, b, _ in BETS[game]]
     final = [e for e in events if e["kind"] == "result"][0]["data"]
-    assert final["status"] == "settled" and final["net"] == result["net"]
+    assert final["status"] == "settled" and "players" not in final
+    assert final["net"] == ({"all": totals.total(result["net"].values())} if game == "wheel" else result["net"])
     if game == "fortune3":
         assert any(e["data"]["text"].startswith("card 1 to box 3") for e in events if e["kind"] == "instruction")
     if game == "football":

@@ -1,4 +1,4 @@
-"""Reading the table: its view, history, results, missed events; who a token is."""
+"""Reading the table: its view, history, results, missed events; who a token is; each player's bets (a token's)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,13 @@ router = APIRouter()
 @router.get("/api/table")
 async def get_table(run: TableRunner = Depends(runner)) -> dict:
     return await run.snapshot()
+
+
+@router.get("/api/book")
+async def book(op: Operator = Depends(dealer), run: TableRunner = Depends(runner)) -> dict:
+    # the open view shows the players' totals only: each player's bets and
+    # results are the dealer's console's, with an operator's token
+    return await run.book()
 
 
 @router.get("/api/whoami")

@@ -17,10 +17,9 @@ function roundCard(game, r) {
   const detail = piece.roundDetail ? piece.roundDetail(o) : null;
   if (detail) el.append(...detail);
   else el.append(h("div", { class: "main" }, resultSummary(game, r)));
-  // each player's result: the named players', else each box's (its seat's) or, at the wheel, each player's
+  // each box's result (the board is open: it names no player; at the wheel, whose positions are its players, none)
   const wheel = table && table.layout && table.layout.kind === "wheel";
-  const nets = r.players ? Object.entries(r.players).map(([pl, x]) => [pl, pl, x.net])
-    : Object.entries(r.net || {}).map(([p, n]) => [p, wheel ? p : p === "common" ? say("board.common") : say("board.box", { box: p }), n]);
+  const nets = wheel ? [] : Object.entries(r.net || {}).map(([p, n]) => [p, p === "common" ? say("board.common") : say("board.box", { box: p }), n]);
   if (nets.length) {
     el.append(h("div", { class: "totals players" }, nets.map(([pl, label, net]) =>
       h("span", { class: String(net).startsWith("-") ? "lose" : net === "0" ? "" : "win", dataset: { player: pl } }, `${label} ${signed(net)}`))));

@@ -33,11 +33,45 @@ function takeTokenFromUrl() {
 }
 
 async function whoami() {
-  if (!token) { me = null; renderOperator(); return; }
+  if (!token) { me = null; book = null; renderOperator(); return; }
   const r = await request("GET", "/api/whoami", undefined, token);
   me = r.ok ? r.data : null;
   if (!r.ok) { toast(say("console.token_refused")); }
   renderOperator();
+  loadBook();
+}
+
+// --- each player's bets --------------------------------------------------------------
+// The stream and GET /api/table are open: they show the totals per spot and
+// bet, never a player. Whose bet is whose (and each player's result) is the
+// operator's: read with the token whenever the bets or the round change.
+
+let book = null;
+let bookAgain = false;
+let bookLoading = false;
+
+async function loadBook() {
+  if (!token) { book = null; return; }
+  bookAgain = true;
+  if (bookLoading) return;
+  bookLoading = true;
+  try {
+    while (bookAgain) {
+      bookAgain = false;
+      const r = await request("GET", "/api/book", undefined, token);
+      book = r.ok ? r.data : null;
+    }
+  } finally {
+    bookLoading = false;
+  }
+  render();
+}
+
+// The table with each player's bets and result where the book is of its round.
+function withPlayers(t) {
+  if (!t || !book || book.round_id !== t.round_id) return t;
+  const result = t.result && book.result && book.result.round_id === t.result.round_id ? book.result : t.result;
+  return { ...t, bets: book.bets, players: book.players, result };
 }
 
 function renderOperator() {
@@ -245,7 +279,7 @@ async function loadRecentEvents(upto) {
 // --- rendering ------------------------------------------------------------------------
 
 function render() {
-  const t = table;
+  const t = withPlayers(table);
   if (!t) return;
   document.body.dataset.state = t.state;
   document.body.dataset.game = t.game;
@@ -458,22 +492,22 @@ function onMessage(msg) {
   switch (msg.type) {
     case "hello":
       if (msg.reset) { $("log").replaceChildren(); loggedSeq = -1; recentLoaded = false; }
-      table = msg.table; render();
+      table = msg.table; render(); loadBook();
       loadRecentEvents(msg.seq);
       break;
     case "snapshot":  // (with the bets placed since the last such message, if any)
       table = keepBook(msg.table, table);
       if (msg.bets) { table = withBets(table, msg.bets); logEvent(msg.bets); }
-      render(); break;
+      render(); loadBook(); break;
     case "book":  // a big bet book, apart from the snapshot
-      table = withBook(table, msg); render(); break;
+      table = withBook(table, msg); render(); loadBook(); break;
     case "event":
       if (msg.kind === "card" && msg.data.card) fresh.add(msg.data.card);
       logEvent(msg);
       if (!msg.replay && (msg.kind === "fault" || (msg.kind === "incident" && msg.data.blocking))) toast(eventText(msg, table && table.game));
       break;
     case "bets":  // the bets since the last such message, coalesced by the stream
-      table = withBets(table, msg); render();
+      table = withBets(table, msg); render(); loadBook();
       logEvent(msg);
       break;
     case "timer":

@@ -60,7 +60,7 @@ export function layout(t, ui) {
     h("div", { class: "result-stats" },
       h("div", {}, say("wheel.no_spins_round") + " ", h("b", { id: "no-spins" }, v.no_spins)),
       h("div", {}, say("wheel.min_turns", { n: lay.min_turns })),
-      h("div", {}, say("wheel.players") + " ", h("b", {}, Object.keys(t.bets).length)),
+      h("div", {}, say("wheel.players") + " ", h("b", {}, t.players_count ?? Object.keys(t.bets).length)),
       h("div", { class: "dim" }, say("wheel.betting_for", { player }))));
   const grid = h("div", { class: "symbols" });
   for (const s of lay.symbols) {
