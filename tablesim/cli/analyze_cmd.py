@@ -6,12 +6,12 @@ import json
 
 import click
 
-from tablesim.cli.gameopts import game_choice, game_options
+from tablesim.cli.gameopts import game_given, game_options
 from tablesim.games.registry import check_options, spec
 
 
 @click.command("analyze")
-@click.argument("game", type=game_choice())
+@game_given()
 @click.option("--profile", default=None, help="Rule profile name or TOML path.")
 @game_options(analysis=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")

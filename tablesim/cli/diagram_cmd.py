@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from tablesim.cli.gameopts import game_choice
+from tablesim.cli.gameopts import game_given
 from tablesim.games.registry import spec
 
 
 @click.command("diagram")
-@click.argument("game", type=game_choice())
+@game_given()
 def command(game: str) -> None:
     """Print GAME's round state machine as a mermaid diagram."""
     click.echo(spec(game).part("diagram")(), nl=False)

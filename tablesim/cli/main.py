@@ -21,6 +21,10 @@ class _Group(click.Group):
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.UsageError as exc:
+            if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())) and exc.ctx is not None \
+                    and exc.ctx.parent is None:  # a bare ``tablesim``: the commands, as --help lists them
+                click.echo(exc.ctx.get_help())
+                sys.exit(0)
             where = exc.ctx.command_path if exc.ctx is not None else "tablesim"
             # one line, whatever click wrapped (a missing choice lists the choices one a line)
             message = " ".join(exc.format_message().split())

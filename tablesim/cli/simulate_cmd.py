@@ -13,7 +13,7 @@ from tablesim.cli.display import make_console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from tablesim.cli.display import report_table
-from tablesim.cli.gameopts import game_choice, game_options
+from tablesim.cli.gameopts import game_given, game_options
 from tablesim.cli.options import SIMULATE_ROUNDS_MAX
 from tablesim.games.registry import check_options, spec
 from tablesim.harness.simulate.report import build_report
@@ -21,7 +21,7 @@ from tablesim.harness.simulate.runner import simulate
 
 
 @click.command("simulate")
-@click.argument("game", type=game_choice())
+@game_given()
 @click.option("--rounds", type=click.IntRange(1, SIMULATE_ROUNDS_MAX), required=True)
 @click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Processes (default: all cores).")

@@ -1,0 +1,41 @@
+"""One command line: a bare ``tablesim`` lists the commands; the game is
+given as ``--game`` in every command, the first-argument form kept working."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from clirun import tablesim
+
+
+def test_a_bare_tablesim_lists_the_commands():
+    res = tablesim()
+    assert res.returncode == 0 and res.stderr == ""
+    assert "Commands:" in res.stdout
+    for name in ("run", "serve", "simulate", "analyze", "studio", "wallet", "platform", "audit"):
+        assert f"\n  {name} " in res.stdout, name
+
+
+@pytest.mark.parametrize("args", [("diagram",), ("analyze", "--json"), ("simulate", "--rounds", "50", "--workers", "1",
+                                                                        "--json")])
+def test_the_game_is_given_as_game_or_as_the_first_argument(args):
+    command, rest = args[0], list(args[1:])
+    by_option = tablesim(command, "--game", "wheel", *rest)
+    by_argument = tablesim(command, "wheel", *rest)
+    assert by_option.returncode == by_argument.returncode == 0, by_option.stderr
+    if "--json" in rest:
+        assert json.loads(by_option.stdout)["game"] == json.loads(by_argument.stdout)["game"] == "wheel"
+    else:
+        assert by_option.stdout == by_argument.stdout
+
+
+@pytest.mark.parametrize("args, said", [
+    (("diagram",), "no game given: --game fortune3, football, wheel"),
+    (("diagram", "wheel", "--game", "football"), "two games given: wheel and --game football"),
+])
+def test_no_game_or_two_games_is_one_line(args, said):
+    res = tablesim(*args)
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.strip() == f"tablesim: error: {said}"
