@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from decimal import Decimal
@@ -78,8 +79,11 @@ def audit() -> None:
               help="Also hold each journal against the table's records in the studio's stream (docs/studio.md).")
 @click.option("--complete", is_flag=True,
               help="With --anchor: fail (exit 1) unless the stream holds every committed record (none unanchored).")
+@click.option("--json", "as_json", is_flag=True,
+              help="The verdicts as one JSON object (a journal each: path, verdict, records, first bad record, "
+                   "reason, anchored); the exit status as without it.")
 def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path: str | None,
-                 anchor_url: str | None, complete: bool) -> None:
+                 anchor_url: str | None, complete: bool, as_json: bool) -> None:
     """Verify each journal: the SQLite integrity check, the keyed chain, its head
     and checkpoint, and with --anchor the studio's copy of its records. One
     verdict line per file; exit 0 if every file is intact, 1 if any is
@@ -93,6 +97,7 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
         check_url(anchor_url, where="--anchor")
     key = load_key(key_path) if key_path is not None else None
     worst = 0
+    verdicts: list[dict] = []
     for path in _journals(paths, all_, table):
         missing = _not_a_journal_file(path)
         if missing:
@@ -105,16 +110,35 @@ def audit_verify(paths: tuple[str, ...], all_: bool, table: str | None, key_path
             line = f"journal {path}: chain broken at record {result.first_bad}: {result.verdict}: {result.reason}"
         if result.verdict == "unreadable":  # not a verdict on its records: an error, as every command words one
             line = f"tablesim: error: {line}"
-        click.echo(line, err=not result.ok)
+        if as_json:
+            verdicts.append(verdict_json(path, result))
+            if result.verdict == "unreadable":  # (an error still: its one line too)
+                click.echo(line, err=True)
+        else:
+            click.echo(line, err=not result.ok)
         code = result.exit_code
         if anchor_url is not None:  # (an unreadable journal too: a deleted one held nothing the stream holds)
             from tablesim.cli.studio_cmd import report_anchor
 
-            if report_anchor(path, anchor_url, table, complete) is False:
+            # (--json: the anchor's lines go to stderr; its verdict is in the object)
+            with contextlib.redirect_stdout(sys.stderr) if as_json else contextlib.nullcontext():
+                held = report_anchor(path, anchor_url, table, complete)
+            if as_json:
+                verdicts[-1]["anchored"] = held
+            if held is False:
                 code = max(code, 1, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
         worst = max(worst, code, key=lambda c: {0: 0, 2: 1, 1: 2}[c])
+    if as_json:
+        click.echo(json.dumps({"ok": worst == 0, "exit_code": worst, "journals": verdicts}, indent=1))
     if worst:
         sys.exit(worst)
+
+
+def verdict_json(path: str, result: AuditResult) -> dict:
+    """One journal's verdict for ``audit verify --json``."""
+    return {"journal": path, "table_id": result.table_id, "verdict": result.verdict, "ok": result.ok,
+            "records": result.records, "first_bad": result.first_bad, "reason": result.reason or None,
+            "legacy_records": result.legacy, "exit_code": result.exit_code}
 
 
 @click.command("history")
