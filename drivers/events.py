@@ -110,13 +110,19 @@ class SpinResult(DeviceEvent):
     segment: int
     turns: Decimal  # a sensor measurement, exact (never a float: 2.999... is not 3)
     direction: Literal["CW", "CCW"]
+    #: how the turns were obtained (docs/drivers.md, "Turns"): the table records it with the
+    #: spin, since an integral of rotor speeds is not a count of index passes
+    turns_source: str = "sensor"
+    #: the measurement's bound: the true count lies within ``turns`` +/- this (0: exact)
+    turns_error: Decimal = Decimal(0)
 
 
 @dataclass(frozen=True, slots=True)
 class InvalidSpin(DeviceEvent):
     round_id: str
     turns: Decimal
-    reason: str  # few_turns | peg | reversed | early_motion | timeout
+    reason: str  # few_turns | peg | reversed | early_motion | timeout | device_no_spin
+    turns_source: str = "sensor"
 
 
 @dataclass(frozen=True, slots=True)

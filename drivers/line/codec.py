@@ -48,10 +48,14 @@ class LineFormat:
             if at < 0:
                 return BadLine(f"no start character {self.start!r}", raw)
             raw = raw[at + len(self.start):]
+        return self.check_body(raw)
+
+    def check_body(self, raw: bytes, *, checksum: bool = True) -> str | BadLine:
+        """The payload of a line after its start character, or why it is malformed."""
         if any(b < 0x20 or b > 0x7E for b in raw):
             return BadLine("not printable ASCII", raw)
         body = raw
-        if self.checksum.digits:
+        if self.checksum.digits and checksum:
             tail = len(self.separator) + self.checksum.digits
             if len(raw) < tail or raw[len(raw) - tail:len(raw) - self.checksum.digits] != self.separator:
                 return BadLine(f"no {self.checksum.name} checksum", raw)
@@ -61,15 +65,58 @@ class LineFormat:
         return body.decode("ascii")
 
 
+@dataclass(frozen=True)
+class Frame:
+    """One well-formed frame found in a line: its payload, the noise before it, and
+    whether it came without the start character (a bare message's line)."""
+
+    payload: str
+    noise: bytes = b""
+    bare: bool = False
+
+
+def frames(fmt: LineFormat, raw: bytes, *, bare: bool = False, resync: bool = True) -> list[Frame] | BadLine:
+    """The well-formed frames a line may be, the earliest first (so the first one
+    a message matches wins, and what comes before it is noise); or why none is.
+
+    With a start character, a frame begins after any of its occurrences (with
+    ``resync``; else after the last, as a device that restarts its line does),
+    and with ``bare`` the whole line may also be a frame without one. Without
+    a start character, with ``resync``, every tail of the line is a candidate:
+    stray bytes glued before a frame are skipped to reach it."""
+    out: list[Frame] = []
+    first_bad: BadLine | None = None
+    if fmt.start:
+        at = [i for i in range(len(raw)) if raw.startswith(fmt.start, i)]
+        if at and not resync:
+            at = at[-1:]
+        starts = [(i, i + len(fmt.start), False) for i in at]
+        if bare and not at:
+            starts.insert(0, (0, 0, True))
+        if not starts:
+            return BadLine(f"no start character {fmt.start!r}", raw)
+    else:
+        starts = [(i, i, False) for i in (range(len(raw)) if resync else (0,))]
+    for skip, begin, is_bare in starts:
+        body = fmt.check_body(raw[begin:], checksum=not is_bare)
+        if isinstance(body, BadLine):
+            first_bad = first_bad or body
+            continue
+        if body:
+            out.append(Frame(body, raw[:skip], is_bare))
+    return out or first_bad or BadLine("empty", raw)
+
+
 class LineDecoder:
     """Cuts a byte stream into lines: payloads (``str``) or :class:`BadLine`."""
 
-    def __init__(self, fmt: LineFormat) -> None:
+    def __init__(self, fmt: LineFormat, *, raw: bool = False) -> None:
         self.fmt = fmt
+        self.raw = raw  # hand out each line's bytes (the host's driver finds its frames itself)
         self._buf = bytearray()
         self._overlong = False  # dropping the rest of a line that was too long
 
-    def feed(self, data: bytes) -> list[str | BadLine]:
+    def feed(self, data: bytes) -> list[Any]:
         self._buf += data
         out: list[str | BadLine] = []
         term = self.fmt.terminator
@@ -92,7 +139,7 @@ class LineDecoder:
                 continue
             if not raw.strip(b"\r\n"):
                 continue  # an empty line (a device's blank keep-alive) says nothing
-            out.append(self.fmt.check(raw))
+            out.append(raw if self.raw else self.fmt.check(raw))
 
 
 class TemplateError(ValueError):
@@ -138,3 +185,26 @@ class Template:
 
     def __repr__(self) -> str:
         return f"Template({self.text!r})"
+
+
+def group_takes(pattern: re.Pattern[str], group: str, text: str) -> bool:
+    """Whether the named ``group`` of ``pattern`` can be ``text`` (its sub-pattern, tried alone)."""
+    source = pattern.pattern
+    start = source.find(f"(?P<{group}>")
+    if start < 0:
+        return False
+    depth, i = 0, start
+    while i < len(source):
+        c = source[i]
+        if c == "\\":
+            i += 2
+            continue
+        depth += c == "("
+        depth -= c == ")"
+        if depth == 0:
+            break
+        i += 1
+    try:
+        return re.fullmatch(source[start:i + 1], text) is not None
+    except re.error:
+        return False

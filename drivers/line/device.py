@@ -32,7 +32,8 @@ import structlog
 
 from drivers.base import Device, round_context
 from drivers.events import DeviceEvent, FaultCleared, FaultRaised, LinkLost, LinkRestored
-from drivers.line.codec import BadLine, LineDecoder
+from drivers.line.codec import BadLine, Frame, LineDecoder, frames
+from drivers.line.faultmap import MappedFault
 from drivers.line.spec import LineSpec, Message
 from drivers.serial.link_device import COMMAND_NOT_DELIVERED, COMMAND_REFUSED, HOST_FAULTS, DeviceUnavailable
 
@@ -65,14 +66,20 @@ class LineDevice(Device):
         self.identify_timeout = identify_timeout
         self.transport_wrapper = transport_wrapper
         self.cues: list[Cue] = []
-        self.counts = {"lines": 0, "events": 0, "malformed": 0, "unknown": 0, "refused": 0}
+        self.counts = {"lines": 0, "events": 0, "malformed": 0, "unknown": 0, "refused": 0, "noise": 0,
+                       "duplicates": 0}
+        #: the time of a line (seconds): monotonic, or a replayed capture's own clock
+        self.clock: Callable[[], float] = time.monotonic
+        self._bare = any(m.bare for m in spec.messages)
+        self._recent: dict[str, tuple[str, float]] = {}  # message -> (its last line, when): the duplicate window
+        self._flag_faults: set[int] = set()  # table codes raised by a {flags} group, cleared when its bits go
         self.health.link_up = False
         self._log = log.bind(device=self.name, where=url)
         self._lock = threading.RLock()
         self._cmd_lock = threading.Lock()
         self._events: queue.Queue[DeviceEvent | None] = queue.Queue()
         self._port: Any = None
-        self._decoder = LineDecoder(spec.fmt)
+        self._decoder = LineDecoder(spec.fmt, raw=True)
         self._answer: _Answer | None = None
         self._closing = threading.Event()
         self._heard = threading.Event()
@@ -115,12 +122,17 @@ class LineDevice(Device):
             raise DeviceUnavailable(f"{self.name}: closed devices cannot be opened again")
         self._port = self._open_port()
         self._start("reader", self._read_loop)
+        if self.spec.poll_interval is None and self.spec.status_interval is not None:
+            self._start("watch", self._watch_loop)
         if self.spec.poll_interval is not None:
             self._start("poll", self._poll_loop)
+        if self.spec.poll_interval is not None or self.spec.status_interval is not None:
+            # heard before the table arms it: a result it shows on its first line is an old one
             if not self._heard.wait(self.identify_timeout):
                 self.close()
+                how = "of polling" if self.spec.poll_interval is not None else "(it writes its status by itself)"
                 raise DeviceUnavailable(f"{self.name}: no line from the device on {self.url} within "
-                                        f"{self.identify_timeout:g} s of polling (wrong port, baud rate or cable?)")
+                                        f"{self.identify_timeout:g} s {how} (wrong port, baud rate or cable?)")
         else:
             with self._lock:
                 self.health.link_up = True  # nothing to ask: the port is the link
@@ -202,39 +214,101 @@ class LineDevice(Device):
             except DeviceUnavailable as exc:
                 self._log.info("reconnect failed", error=str(exc))
                 continue
-            self._decoder = LineDecoder(self.spec.fmt)
+            self._decoder = LineDecoder(self.spec.fmt, raw=True)
             self._log.info("reconnected")
             if self.spec.poll_interval is None:
                 self._link_up()
             return
 
-    def _line(self, item: str | BadLine) -> None:
+    def _line(self, item: bytes | BadLine) -> None:
         self.counts["lines"] += 1
-        if isinstance(item, BadLine):
+        found = frames(self.spec.fmt, item, bare=self._bare, resync=self.spec.resync) \
+            if isinstance(item, bytes) else item
+        if isinstance(found, BadLine):
             self.counts["malformed"] += 1
-            self._log.warning("malformed line", why=item.reason, line=item.raw.decode("ascii", "replace"))
+            self._log.warning("malformed line", why=found.reason, line=found.raw.decode("ascii", "replace"))
             return
-        self._link_up()
         with self._lock:
-            if self._answered(item):
+            self._link_up()
+            if any(self._answered(f.payload) for f in found[:1]):
                 return
-            message, match = next(((m, m.pattern.fullmatch(item)) for m in self.spec.messages
-                                   if m.pattern.fullmatch(item)), (None, None))
-            if message is None or match is None:
+            hit = self._match(found)
+            if hit is None:
                 self.counts["unknown"] += 1
-                self._log.warning("unknown line", line=item)
+                self._log.warning("unknown line", line=item.decode("ascii", "replace"))
                 return
-            groups = {k: v for k, v in match.groupdict().items() if v is not None}
+            frame, message, groups = hit
+            if frame.noise:
+                # what came before the frame is noise, never a card: said, counted
+                self.counts["noise"] += 1
+                self._log.warning("noise before a frame", noise=frame.noise.decode("ascii", "replace"),
+                                  line=frame.payload)
+            if self._duplicate(message, frame.payload):
+                return
             try:
-                events = self._common(message, groups)
-                if events is None:
-                    events = self.on_message(message, groups)
+                events = self._flags(groups)
+                common = self._common(message, groups)
+                events += self.on_message(message, groups) if common is None else common
             except Unacceptable as why:
                 self.counts["refused"] += 1
-                self._log.warning("line not taken", message=message.name, line=item, why=str(why))
+                self._log.warning("line not taken", message=message.name, line=frame.payload, why=str(why))
                 return
             for event in events:
                 self._put(event)
+
+    def _match(self, found: list[Frame]) -> tuple[Frame, Message, dict[str, str]] | None:
+        """The first frame a message matches (a bare frame only a bare message), with its groups."""
+        for frame in found:
+            for message in self.spec.messages:
+                if message.bare != frame.bare:
+                    continue
+                match = message.pattern.fullmatch(frame.payload)
+                if match is not None:
+                    return frame, message, {k: v for k, v in match.groupdict().items() if v is not None}
+        return None
+
+    def _duplicate(self, message: Message, payload: str) -> bool:
+        """A repeat of the message's last line within its window, with no arm between: one read."""
+        if message.duplicate_window is None:
+            return False
+        now = self.clock()
+        last = self._recent.get(message.name)
+        self._recent[message.name] = (payload, now)
+        if last is not None and last[0] == payload and now - last[1] <= message.duplicate_window:
+            self.counts["duplicates"] += 1
+            self._log.info("duplicate line taken once", message=message.name, line=payload)
+            return True
+        return False
+
+    def _flags(self, groups: dict[str, str]) -> list[DeviceEvent]:
+        """The faults a {flags} group raises and clears, through the configuration's flag map."""
+        if "flags" not in groups or not self.spec.faults.flags and not self.spec.turns.no_spin_flags:
+            return []
+        from drivers.line.turns import flag_bits
+
+        value = flag_bits(groups["flags"])
+        if value is None:
+            raise Unacceptable(f"flags {groups['flags']!r} are not hex")
+        raised = self.spec.faults.bits(self.kind, value, ignore=self.spec.turns.no_spin_flags)
+        events: list[DeviceEvent] = []
+        for code in sorted(self._flag_faults - set(raised)):
+            self._flag_faults.discard(code)
+            if self.health.faults.pop(code, None) is not None:
+                events.append(FaultCleared(code, device=self.name))
+        for code, fault in raised.items():
+            self._flag_faults.add(code)
+            events += self._raise(fault)
+        return events
+
+    def _raise(self, fault: MappedFault) -> list[DeviceEvent]:
+        if self.health.faults.get(fault.code) == fault.text:
+            return []  # the same fault shown again (a status line repeats it)
+        self.health.faults[fault.code] = fault.text
+        return [FaultRaised(fault.code, fault.severity, fault.text, device=self.name)]  # type: ignore[arg-type]
+
+    def reset_duplicates(self) -> None:
+        """An arm: a line after it is a new read, however soon it comes."""
+        self._recent.clear()
 
     def _answered(self, line: str) -> bool:
         answer = self._answer
@@ -254,6 +328,12 @@ class LineDevice(Device):
         if message.event not in ("fault", "fault_cleared"):
             return None
         code_s = groups["code"]
+        if self.spec.faults.codes:
+            mapped = self.spec.faults.code(self.kind, code_s)
+            if message.event == "fault_cleared":
+                return [FaultCleared(mapped.code, device=self.name)] \
+                    if self.health.faults.pop(mapped.code, None) is not None else []
+            return self._raise(mapped)
         if not (code_s.isascii() and code_s.isdigit() and 100 <= int(code_s) <= 999):
             raise Unacceptable(f"fault code {code_s!r} is not 100-999")
         code = int(code_s)
@@ -294,6 +374,15 @@ class LineDevice(Device):
             self._put(LinkLost(reason, device=self.name))
         self._log.warning("link lost", reason=reason)
 
+    def _watch_loop(self) -> None:
+        """A device that writes its status by itself: silent for ``poll_misses`` intervals is a lost link."""
+        interval = self.spec.status_interval or 1.0
+        self._last_heard = time.monotonic()
+        while not self._closing.wait(interval):
+            silent = time.monotonic() - self._last_heard
+            if silent > interval * self.spec.poll_misses and self._port is not None:
+                self._link_down(f"no line for {silent:.1f} s (the device writes its status every {interval:g} s)")
+
     def _poll_loop(self) -> None:
         interval = self.spec.poll_interval or 1.0
         self._last_heard = time.monotonic()
@@ -314,6 +403,8 @@ class LineDevice(Device):
     def _state_command(self, name: str, values: dict[str, Any]) -> bool:
         with self._lock:
             self._desired = (name, values)
+            if name == "arm":
+                self.reset_duplicates()
         ok = self._command(name, values)
         self._cue(name, values)
         return ok

@@ -21,8 +21,18 @@ dealer watches the table instead, so its emulator is cued by the driver
 A poll sooner than 100 ms after the last is not answered (``early_polls``
 counts them), as the slowest such controllers do.
 
+A wheel whose turns come from revolution lines writes one per pass of its
+index mark while it turns; one whose turns come from its rotor speed writes
+the speed (in device rpm, so as fast in real time as ``time_scale`` makes
+it) on each status line; a device with ``status_interval`` writes its status
+by itself that often; after a result it writes its bare messages (the
+winning number for passive displays). The spin counter wraps after 256.
+
 Faults: ``noise@line=N`` (the N-th device line goes out with a character
-damaged into DEL, which no line may hold), ``silent@after=S`` (no line after S device seconds).
+damaged into DEL, which no line may hold), ``silent@after=S`` (no line after S device seconds),
+``repeat@every=N`` (every N-th line is written twice, as shoes that resend do),
+``stray@every=N`` (every N-th line comes with stray bytes glued before it). A
+device's own ``emulate_faults`` are its emulator's from the start.
 """
 
 from __future__ import annotations
@@ -40,7 +50,7 @@ from typing import Any
 
 import structlog
 
-from drivers.line.codec import LineDecoder, Template
+from drivers.line.codec import LineDecoder, Template, group_takes
 from drivers.line.spec import MIN_POLL, LineSpec, Message
 from tablecore.cards import DECK, RANK_CHAR, Card
 
@@ -49,7 +59,11 @@ log = structlog.get_logger(__name__)
 FIRST_CARD, CARD_INTERVAL = 1.5, 0.8
 SPIN_DELAY, SPIN_TIME = 3.0, 6.0
 SHOW_TIME = 0.3
-FAULT_KINDS = ("noise", "silent")
+FAULT_KINDS = ("noise", "silent", "repeat", "stray")
+FAULT_FORMS = (("noise", "line"), ("silent", "after"), ("repeat", "every"), ("stray", "every"))
+SPEED_SPIN_TIME = 12.0  # device seconds a wheel timed by its rotor speed turns (slower: a wheel's own pace)
+COUNTER_WRAP = 256
+MIN_SPEED_SCALE = 0.02  # the spin counter goes 1 ... 256, 1 ...
 
 
 class _Plan:
@@ -58,9 +72,20 @@ class _Plan:
         for spec in self.specs:
             kind, at, value = spec.partition("@")
             key, eq, number = value.partition("=")
-            if kind not in FAULT_KINDS or not eq or (kind, key) not in (("noise", "line"), ("silent", "after")):
-                raise ValueError(f"fault {spec!r}: line emulators take noise@line=N and silent@after=S")
-            float(number)
+            if kind not in FAULT_KINDS or not eq or (kind, key) not in FAULT_FORMS:
+                raise ValueError(f"fault {spec!r}: line emulators take noise@line=N, silent@after=S, "
+                                 "repeat@every=N and stray@every=N")
+            if float(number) <= 0 and key == "every":
+                raise ValueError(f"fault {spec!r}: every takes a count of 1 or more")
+
+    def every(self, kind: str, n: int) -> bool:
+        """A periodic fault (never used up): is the n-th line one of its?"""
+        for spec in self.specs:
+            k, _, rest = spec.partition("@")
+            name, _, number = rest.partition("=")
+            if k == kind and name == "every" and n % max(1, int(float(number))) == 0:
+                return True
+        return False
 
     def take(self, kind: str, key: str, n: float) -> bool:
         for spec in self.specs:
@@ -79,9 +104,13 @@ class LineEmulator:
         self.spec, self.KIND = spec, spec.kind
         self.seed = seed if seed is not None else secrets.randbelow(2**32)
         self.rng = random.Random(self.seed)
+        # a wheel timed by its rotor speed never runs faster than 50 times: its speeds are integrated
+        # over the real time between its lines, which must hold more than the threads' jitter
+        if spec.turns.source == "rotor_speed":
+            time_scale = max(time_scale, MIN_SPEED_SCALE)
         self.time_scale, self.segments = time_scale, segments
         self.name = name or f"{spec.kind}-line-emulator"
-        self.plan = _Plan(faults)
+        self.plan = _Plan([*spec.emulate_faults, *faults])
         self.count: Counter[str] = Counter()
         self.lock = threading.RLock()
         self._cv = threading.Condition(self.lock)
@@ -102,6 +131,10 @@ class LineEmulator:
         self.pack: list[Card] = []
         self._fill(decks)
         self.spins, self.turning, self.result = 0, False, (0, Decimal(0), "CW")
+        self._spin_began, self._spin_turns, self._spin_time = 0.0, Decimal(0), SPIN_TIME
+        self.status_state = "rest"  # waiting | turning | rest (showing the last result)
+        # the counter a controller shows when the host first hears it (its own, from spins before)
+        self._counter0 = random.Random(self.seed ^ 0x5A5A).randrange(COUNTER_WRAP)
         self.showing: tuple[str, str] | None = None
         self._check_formats()
         #: a standalone emulator of a device without an arm command (nobody cues it): the
@@ -131,12 +164,13 @@ class LineEmulator:
 
     def _sample_values(self) -> dict[str, Any]:
         return {"card": DECK[0], "index": 0, "draw_id": "D1", "draw": 3, "upper": "3456", "lower": "7812",
-                "segment": 7, "turns": Decimal("5.25"), "direction": "CW", "state": "rest", "spin": 1}
+                "segment": 7, "turns": Decimal("5.25"), "direction": "CW", "state": "rest", "spin": 1,
+                "flags": 0, "speed": 0}
 
     def _values(self, message: Message, v: dict[str, Any]) -> dict[str, Any]:
         """What the device writes for ``v``, in the device's own codes."""
         out: dict[str, Any] = {name: "0" for name in message.format.names} if message.format else {}
-        out.update({k: v[k] for k in ("index", "draw_id", "draw", "upper", "lower", "segment", "spin") if k in v})
+        out.update({k: v[k] for k in ("index", "draw_id", "draw", "upper", "lower", "segment", "spin", "n") if k in v})
         if "card" in v:
             card = v["card"]
             out["code"] = next((k for k, c in message.cards.items() if c == card.code), card.code)
@@ -148,8 +182,12 @@ class LineEmulator:
         if "direction" in v:
             out["direction"] = next((k for k, d in message.directions.items() if d == v["direction"]), v["direction"])
         if "state" in v:
-            states = message.spinning_state if v["state"] == "turning" else message.result_state
+            states = {"turning": message.spinning_state, "late": message.spinning_state[-1:],
+                      "waiting": message.waiting_state or message.result_state}.get(v["state"], message.result_state)
             out["state"] = states[0] if states else v["state"]
+        for key in ("flags", "speed"):
+            if key in v:
+                out[key] = v[key]
         if "turns" in v:
             out["turns"] = self._turns_text(message, v["turns"])
         return out
@@ -172,6 +210,16 @@ class LineEmulator:
         if self.every is not None and self.KIND in ("shoe", "wheel"):
             with self.lock:
                 self.after(self.every, self._unprompted)
+        if self.spec.status_interval is not None and self.KIND == "wheel":
+            with self.lock:
+                self._status_tick()
+
+    def _status_tick(self) -> None:
+        """The device's own status, every ``status_interval`` (never faster than every 5 ms of real time)."""
+        self._status()
+        delay = max((self.spec.status_interval or 0.5) * self.time_scale, 0.005)
+        heapq.heappush(self._timers, (time.monotonic() + delay, next(self._ids), 0, self._status_tick))
+        self._cv.notify_all()
 
     def _unprompted(self) -> None:
         """The dealer of a standalone emulator acts on its own (see ``every``)."""
@@ -243,6 +291,12 @@ class LineEmulator:
             if self.plan.take("noise", "line", self.count["line"]):
                 middle = len(self.spec.fmt.start) + len(payload) // 2
                 data = data[:middle] + b"\x7f" + data[middle + 1:]  # a character lost on the wire
+            if self.plan.every("stray", self.count["line"]):
+                self.count["stray"] += 1
+                data = b"\x00\xfe" + data  # bytes of a power blip, glued before the frame
+            if self.plan.every("repeat", self.count["line"]):
+                self.count["repeat"] += 1
+                data = data + data  # the device sends its frame again
             if port is None:
                 # No host connected (a serial server between two connections): it keeps
                 # the device's last lines and hands them to the next connection.
@@ -339,25 +393,89 @@ class LineEmulator:
     def _spin(self, gen: int) -> None:
         if gen != self._gen or not self.armed:
             return
+        source = self.spec.turns.source
+        low, high, mode = (4.5, 9.0, 6.0) if source in ("rotor_speed", "revolutions") else (3.0, 8.5, 5.0)
+        self._spin_turns = Decimal(str(round(self.rng.triangular(low, high, mode), 2))).quantize(Decimal("0.01"))
+        self._spin_time = SPEED_SPIN_TIME if source == "rotor_speed" else SPIN_TIME
+        self._spin_began = time.monotonic()
+        self._direction = self.rng.choice(("CW", "CCW"))
         self.turning = True
-        self.after(SPIN_TIME, lambda: self._rest(gen))
+        if source == "revolutions":
+            self._passes(gen)
+        self.after(self._spin_time, lambda: self._rest(gen))
+
+    def _passes(self, gen: int) -> None:
+        """One revolution line per pass of the index mark, at the times a steady slowing makes them."""
+        message = next(m for m in self.spec.messages if m.event == "revolution")
+        phase = self.rng.random()
+        passes = int(self._spin_turns + Decimal(str(phase)))
+        turns, spin_time = float(self._spin_turns), self._spin_time
+        for n in range(1, passes + 1):
+            done = min((n - phase) / turns, 1.0) if turns else 1.0  # the share of the turns made at the pass
+            at = spin_time * (1 - (1 - done) ** 0.5)  # the time a linear slowing has made it
+            self.after(at, lambda n=n: self._pass(gen, message, n))
+
+    def _pass(self, gen: int, message: Message, n: int) -> None:
+        if gen == self._gen and self.turning and message.format is not None:
+            self.count["revolution"] += 1
+            direction = getattr(self, "_direction", None) or self.result[2]
+            self.write(message.format.render(self._values(message, {"n": n, "direction": direction})))
+
+    def _speed(self) -> Decimal:
+        """The rotor's speed now, in real rpm: up in 0.3 device s, then slowing steadily to rest."""
+        if not self.turning:
+            return Decimal(0)
+        scale = self.time_scale or 0.001
+        t = (time.monotonic() - self._spin_began) / scale
+        d = self._spin_time
+        peak = 2 * float(self._spin_turns) / d * 60  # rpm: the area under the ramp and the slowing is the turns
+        rpm = peak * t / 0.3 if t < 0.3 else peak * max(d - t, 0.0) / (d - 0.3)
+        return Decimal(str(rpm / scale))
 
     def _rest(self, gen: int) -> None:
         if gen != self._gen and self.every is None:
             return
-        turns = Decimal(str(round(self.rng.triangular(3.0, 8.5, 5.0), 2))).quantize(Decimal("0.01"))
+        turns = self._spin_turns or Decimal(str(round(self.rng.triangular(3.0, 8.5, 5.0), 2))).quantize(Decimal("0.01"))
         self.spins += 1
         self.count["spin"] += 1
         self.turning, self.armed = False, False
-        self.result = (self.rng.randrange(self.segments), turns, self.rng.choice(("CW", "CCW")))
+        direction = getattr(self, "_direction", None) or self.rng.choice(("CW", "CCW"))
+        self.result = (self.rng.randrange(self.segments), turns, direction)
+        self._direction = None
+        self.status_state = "rest"
         if self.spec.poll_interval is None:
             self._status()
+        for message in self.spec.messages:  # its bare lines: the winning number for passive displays
+            if message.bare and message.format is not None and set(message.format.names) <= {"segment"}:
+                self.write_bare(message.format.render({"segment": self.result[0]}))
+
+    def write_bare(self, payload: str) -> None:
+        """A line without the start character (a bare message)."""
+        with self.lock:
+            port = self._port
+            if port is None or getattr(self, "_muted", False) or self._silent():
+                return
+            self.count["line"] += 1
+            try:
+                port.write(payload.encode("ascii") + self.spec.fmt.terminator)
+            except OSError:
+                self._broken = True
 
     def _status(self) -> None:
         message = self._written()[0]
         segment, turns, direction = self.result
-        values = {"state": "turning" if self.turning else "rest", "spin": self.spins, "segment": segment,
-                  "turns": turns, "direction": direction}
+        if self.turning and getattr(self, "_direction", None):
+            direction = self._direction
+        state = self.status_state
+        if self.turning:
+            late = time.monotonic() - self._spin_began > self._spin_time * self.time_scale / 2
+            state = "late" if late else "turning"
+        elif self.armed or not self.spins:
+            state = "waiting"
+        speed = self._speed() / self.spec.turns.speed_unit
+        values = {"state": state, "spin": (self._counter0 + self.spins - 1) % COUNTER_WRAP + 1,
+                  "segment": segment, "turns": turns, "direction": direction, "flags": 0,
+                  "speed": int(speed.to_integral_value())}
         self.write(message.format.render(self._values(message, values)))  # type: ignore[union-attr]
 
     def _read_back(self, values: dict[str, Any]) -> None:
@@ -388,24 +506,9 @@ class LineEmulator:
 
 def _group_takes(message: Message, group: str, text: str) -> bool:
     """Whether ``group`` of the message's pattern can be ``text`` (a sub-pattern probe)."""
-    import re
+    return group_takes(message.pattern, group, text)
 
-    source = message.pattern.pattern
-    start = source.find(f"(?P<{group}>")
-    if start < 0:
-        return False
-    depth, i = 0, start
-    while i < len(source):
-        c = source[i]
-        if c == "\\":
-            i += 2
-            continue
-        depth += c == "("
-        depth -= c == ")"
-        if depth == 0:
-            break
-        i += 1
-    try:
-        return re.fullmatch(source[start:i + 1], text) is not None
-    except re.error:
-        return False
+
+def check_faults(specs: Iterable[str]) -> None:
+    """ValueError naming the first fault spec a line emulator does not take."""
+    _Plan(specs)

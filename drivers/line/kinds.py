@@ -31,17 +31,20 @@ from drivers.events import (
     DeviceEvent,
     DrawShown,
     FaultRaised,
+    InvalidSpin,
+    Revolution,
     SpinResult,
     SpinStarted,
 )
 from drivers.line.device import LineDevice, Unacceptable
 from drivers.line.spec import DIRECTIONS, Message
+from drivers.line.turns import SpeedIntegral, flag_bits
 from drivers.serial.display import draw_text, set_text
 from tablecore.cards import RANK_OF, Card, parse_dealt
 
 
 def _integer(groups: dict[str, str], key: str, hi: int = 9999) -> int:
-    text = groups[key]
+    text = groups[key].strip()  # a number space-padded to its width (" 7") is 7
     if not (text.isascii() and text.isdigit() and len(text) <= 6 and int(text) <= hi):
         raise Unacceptable(f"{key} {text!r} is not a number 0-{hi}")
     return int(text)
@@ -108,11 +111,17 @@ class LineWheel(LineDevice, WheelSensor):
         self._started = False  # this arming's spin has started
         self._last_spin: str | None = None  # the controller's spin counter, last seen
         self._idle_spins: set[str] = set()  # spin counters reported as moved while idle
+        self._passes = 0  # revolution lines of this spin
+        self._rest: tuple[Decimal, Decimal] | None = None  # the last rotor speed sample at rest (s, rpm)
+        self._samples: list[tuple[Decimal, Decimal]] = []  # this spin's samples, from the rest before it
+        self._waited = False  # a status not showing a result came since the arming: a result now is new
+        self._idle_counter: str | None = None  # the spin counter on the last status not showing a result
 
     def arm(self, round_id: str, min_turns: int, max_seconds: float) -> None:
         with self._lock:
             self.armed, self.round_id, self._started = True, round_id, False
             self.min_turns, self.max_seconds = min_turns, max_seconds
+            self._passes, self._samples, self._waited = 0, [], False
         seconds = f"{float(max_seconds):.3f}".rstrip("0").rstrip(".")
         self._state_command("arm", {"round_id": round_id, "min_turns": int(min_turns), "max_seconds": seconds})
 
@@ -136,30 +145,89 @@ class LineWheel(LineDevice, WheelSensor):
         return [SpinStarted(self.round_id, direction, device=self.name)]  # type: ignore[arg-type]
 
     def on_message(self, message: Message, groups: dict[str, str]) -> list[DeviceEvent]:
+        turns = self.spec.turns
+        if message.event == "revolution":
+            return self._revolution(message, groups)
         if message.event == "spin_started":
             return self._spin_start(self.direction(message, groups)) if self.armed else []
         if message.event != "spin":
             return []
         direction = self.direction(message, groups)
         state = groups.get("state")
-        if state is not None and state in message.spinning_state:
-            return self._spin_start(direction) if self.armed else []
-        if state is not None and state not in message.result_state:
+        moving = state is not None and state in message.spinning_state
+        declared = state is not None and state in turns.no_spin_state
+        if "speed" in groups and turns.source == "rotor_speed":
+            self._sample(groups["speed"], moving, shows_result=not moving and (
+                state is None or state in message.result_state or declared))
+        if moving or (state is not None and state not in message.result_state and not declared):
+            self._waited = self.armed
+            self._idle_counter = groups.get("spin", self._idle_counter)
+            if moving:
+                return self._spin_start(direction) if self.armed else []
             return []  # neither turning nor showing a result (e.g. a betting state)
-        segment, turns = _integer(groups, "segment", 999), self._turns(groups["turns"])
+        segment = _integer(groups, "segment", 999) if groups.get("segment", "").strip() else None
         spin = groups.get("spin")
+        ours = self.armed and (self._started or self._waited)
         if spin is not None:
             previous, self._last_spin = self._last_spin, spin
-            if previous is None or spin == previous:
-                return []  # first sight (the counter's start) or the same result shown again
-        elif state is not None and not (self.armed and self._started):
+            if spin == previous:
+                return []  # the same result shown again
+            moved = self._idle_counter is not None and spin != self._idle_counter
+            if previous is None and not (ours or self.armed and moved):
+                return []  # first sight of the counter: a result from before this spin
+        elif state is not None and not ours:
             return []  # a result shown before this arming's spin started: the last one's
         if not self.armed:
-            return self._idle_motion(spin, segment)
+            return self._idle_motion(spin, segment if segment is not None else 0)
         self.armed = False  # one arming, one spin
-        events = [*self._spin_start(direction), SpinResult(self.round_id, segment, turns, direction,  # type: ignore[arg-type]
-                                                      device=self.name)]
+        events = [*self._spin_start(direction)]
+        flags = flag_bits(groups.get("flags", "0")) or 0
+        if declared or flags & turns.no_spin_flags:
+            events.append(InvalidSpin(self.round_id, Decimal(0), "device_no_spin", turns.source, device=self.name))
+        elif segment is None:
+            raise Unacceptable("a result with no segment")
+        else:
+            count, error = self._measured(groups)
+            events.append(SpinResult(self.round_id, segment, count, direction, turns.source,  # type: ignore[arg-type]
+                                     error, device=self.name))
         self._started = False
+        self._passes, self._samples = 0, []
+        return events
+
+    def _measured(self, groups: dict[str, str]) -> tuple[Decimal, Decimal]:
+        """The spin's turns and their error, from the configured source."""
+        source = self.spec.turns.source
+        if source == "field":
+            if "turns" not in groups:
+                raise Unacceptable("a result with no turns")
+            return self._turns(groups["turns"]), self.spec.turns.error
+        if source == "revolutions":
+            return Decimal(self._passes), Decimal(1) if self._passes else Decimal(0)
+        if source == "rotor_speed":
+            if len(self._samples) < 2:
+                return Decimal(0), Decimal(0)  # no motion seen: no turns to count
+            return SpeedIntegral(self.spec.turns.speed_unit, self._samples).result()
+        return Decimal(self.min_turns), Decimal(0)  # controller: it judged the spin a spin
+
+    def _sample(self, text: str, moving: bool, shows_result: bool) -> None:
+        if not (text.isascii() and text.strip().isdigit() and len(text) <= 8):
+            raise Unacceptable(f"rotor speed {text!r} is not a number")
+        sample = (Decimal(repr(self.clock())), int(text.strip()) * self.spec.turns.speed_unit)
+        if moving and self.armed:
+            if not self._samples and self._rest is not None:
+                self._samples.append(self._rest)  # from the last moment seen at rest
+            self._samples.append(sample)
+        elif shows_result and self._samples and self.armed:
+            self._samples.append(sample)  # the spin's end (the result's line is read next)
+        else:
+            self._rest = sample
+
+    def _revolution(self, message: Message, groups: dict[str, str]) -> list[DeviceEvent]:
+        if not self.armed:
+            return []  # a pass of the mark while idle: the spin's result (if any) says it
+        events = self._spin_start(self.direction(message, groups))
+        self._passes += 1
+        events.append(Revolution(self.round_id, self._passes, device=self.name))
         return events
 
     def _turns(self, text: str) -> Decimal:

@@ -17,7 +17,9 @@ from decimal import Decimal
 from typing import Any
 
 from drivers.line.checksum import CHECKSUMS, checksum
-from drivers.line.codec import LineFormat, Template, TemplateError
+from drivers.line.codec import LineFormat, Template, TemplateError, group_takes
+from drivers.line.faultmap import FaultMap, MappedFault
+from drivers.line.turns import SOURCES, TurnsSpec, flag_bits
 from drivers.registry import BAUDRATES
 from tablecore.cards import parse_dealt
 from tablecore.errors import InputError
@@ -26,7 +28,7 @@ from tablecore.validate import Reader
 #: the events each kind's lines may carry
 KIND_EVENTS: dict[str, tuple[str, ...]] = {
     "shoe": ("card", "fault", "fault_cleared", "ignore"),
-    "wheel": ("spin", "spin_started", "fault", "fault_cleared", "ignore"),
+    "wheel": ("spin", "spin_started", "revolution", "fault", "fault_cleared", "ignore"),
     "display": ("shown", "fault", "fault_cleared", "ignore"),
 }
 #: the commands each kind's host may send, with the fields their templates may use
@@ -44,8 +46,9 @@ NEEDS: dict[str, tuple[tuple[str, ...], ...]] = {
     "card": (("rank", "suit"), ("code",)),
     "fault": (("code",),),
     "fault_cleared": (("code",),),
-    "spin": (("segment", "turns"),),
+    "spin": (("segment",),),  # the turns: see [turns] (drivers.line.turns)
     "spin_started": ((),),
+    "revolution": ((),),
     "shown": (("draw",), ("upper", "lower")),
     "ignore": ((),),
 }
@@ -68,6 +71,9 @@ class Message:
     directions: dict[str, str] = field(default_factory=dict)  # spin: device value -> CW / CCW
     spinning_state: tuple[str, ...] = ()  # spin: values of {state} while the wheel turns
     result_state: tuple[str, ...] = ()  # spin: values of {state} at rest, showing the last result
+    waiting_state: tuple[str, ...] = ()  # spin: values of {state} at rest before a spin (its emulator shows them)
+    bare: bool = False  # written without the start character (and without a checksum)
+    duplicate_window: float | None = None  # seconds: the same line again, no arm between, is one read
 
     def groups(self) -> set[str]:
         return set(self.pattern.groupindex)
@@ -90,6 +96,11 @@ class LineSpec:
     commands: dict[str, Command]
     poll_interval: float | None = None
     poll_misses: int = 3  # polls without a line before the link counts as lost
+    turns: TurnsSpec = TurnsSpec()
+    faults: FaultMap = FaultMap()
+    status_interval: float | None = None  # the device writes a line by itself this often (seconds)
+    resync: bool = True  # a line's leading noise is dropped to reach a frame that matches
+    emulate_faults: tuple[str, ...] = ()  # how its emulator misbehaves, as the real device does
 
     def message(self, event: str) -> Message | None:
         return next((m for m in self.messages if m.event == event), None)
@@ -107,6 +118,8 @@ def _seconds(reader: Reader, key: str, default: float | None, lo: float = 0.001)
         reader.raw(key, None)
         return default
     value = reader.decimal(key)
+    if value <= 0 and key == "duplicate_window":
+        raise reader.fail(key, f"{value} must be more than 0 seconds (the same line within it is one read)")
     if value < Decimal(str(lo)) or value > 3600:
         raise reader.fail(key, f"{value} is outside {lo}..3600 seconds")
     return float(value)
@@ -203,6 +216,8 @@ def _message(reader: Reader, kind: str, seen: set[str]) -> Message:
         except TemplateError as exc:
             raise reader.fail("format", str(exc)) from None
     severity = reader.str("severity", "E", choices=SEVERITIES) if event == "fault" else "E"
+    bare = reader.bool("bare", False)
+    window = _seconds(reader, "duplicate_window", None, lo=0.001) if reader.has("duplicate_window") else None
     message = Message(
         name, pattern, event, fmt, severity,
         cards=_mapping(reader, "cards", _card) if event == "card" else {},
@@ -211,6 +226,8 @@ def _message(reader: Reader, kind: str, seen: set[str]) -> Message:
         directions=_mapping(reader, "directions", _direction) if event in ("spin", "spin_started") else {},
         spinning_state=_choices(reader, "spinning_state") if event == "spin" else (),
         result_state=_choices(reader, "result_state") if event == "spin" else (),
+        waiting_state=_choices(reader, "waiting_state") if event == "spin" else (),
+        bare=bare, duplicate_window=window,
     )
     if event == "spin" and "state" in groups and not message.result_state:
         raise reader.fail("result_state", f"missing: {text!r} has a state group, so say which states show a result")
@@ -266,7 +283,105 @@ def parse_spec(kind: str, reader: Reader) -> LineSpec:
     if poll_interval is not None and "poll" not in commands:
         raise reader.fail("poll_interval", "needs a [commands.poll] to send")
     poll_misses = reader.int("poll_misses", 3, lo=1, hi=100)
-    return LineSpec(kind, fmt, messages, commands, poll_interval, poll_misses)
+    status_interval = _seconds(reader, "status_interval", None, lo=0.01)
+    resync = reader.bool("resync", True)
+    emulate_faults = _choices(reader, "emulate_faults")
+    if any(m.bare for m in messages) and not fmt.start:
+        raise reader.fail("messages", "a message is bare (no start character), but the lines have no start to "
+                          "leave out: drop bare, or give start")
+    turns = _turns(reader, kind, messages)
+    faults = _fault_map(reader, kind, messages)
+    spec = LineSpec(kind, fmt, messages, commands, poll_interval, poll_misses, turns, faults, status_interval,
+                    resync, emulate_faults)
+    if emulate_faults:
+        from drivers.line.emulator import check_faults
+
+        try:
+            check_faults(emulate_faults)
+        except ValueError as exc:
+            raise reader.fail("emulate_faults", str(exc)) from None
+    return spec
+
+
+def _groups(messages: tuple[Message, ...], *events: str) -> set[str]:
+    return set().union(*(m.groups() for m in messages if m.event in events)) if messages else set()
+
+
+def _turns(reader: Reader, kind: str, messages: tuple[Message, ...]) -> TurnsSpec:
+    """``[turns]`` of a wheel: where its turns come from, checked against what its lines carry."""
+    spin = _groups(messages, "spin")
+    if kind != "wheel":
+        if reader.has("turns"):
+            raise reader.fail("turns", f"a {kind} has no turns (only a wheel)")
+        return TurnsSpec()
+    sub = reader.sub("turns", {})
+    source = sub.str("source", "field", choices=SOURCES)
+    unit = sub.decimal("speed_unit", Decimal(1)) if sub.has("speed_unit") else Decimal(1)
+    if not unit.is_finite() or unit <= 0:
+        raise sub.fail("speed_unit", f"{unit} must be more than 0 (rpm per unit of the speed field)")
+    error = sub.decimal("error", Decimal(0)) if sub.has("error") else Decimal(0)
+    if not error.is_finite() or not 0 <= error < 100:
+        raise sub.fail("error", f"{error} is not a number of turns 0 to 100")
+    no_state = _choices(sub, "no_spin_state")
+    flags_text = sub.str("no_spin_flags", "")
+    no_flags = flag_bits(flags_text.removeprefix("0x").removeprefix("0X")) if flags_text else 0
+    if no_flags is None:
+        raise sub.fail("no_spin_flags", f"{flags_text!r} is not a hex bit mask (e.g. \"0x0010\")")
+    need = {"field": ("turns", "a (?P<turns>...) group on a spin line"),
+            "rotor_speed": ("speed", "a (?P<speed>...) group on a spin line"),
+            "controller": ("segment", "a spin line")}.get(source)
+    if need is not None and need[0] not in spin:
+        raise sub.fail("source", f"{source!r} needs {need[1]}, which no message has")
+    if source == "revolutions" and not any(m.event == "revolution" for m in messages):
+        raise sub.fail("source", "'revolutions' needs a message with event = \"revolution\" (a line per pass of "
+                       "the index mark), which none is")
+    if source == "rotor_speed" and not any("state" in m.groups() and m.spinning_state for m in messages
+                                           if m.event == "spin"):
+        raise sub.fail("source", "'rotor_speed' needs a spin line with a (?P<state>...) group and its "
+                       "spinning_state, to know when the wheel turns")
+    if no_state and not any("state" in m.groups() for m in messages if m.event == "spin"):
+        raise sub.fail("no_spin_state", "needs a spin line with a (?P<state>...) group")
+    if no_flags and "flags" not in spin:
+        raise sub.fail("no_spin_flags", "needs a spin line with a (?P<flags>...) group")
+    if source == "controller" and not (no_state or no_flags):
+        raise sub.fail("source", "'controller' needs no_spin_state or no_spin_flags: how the controller says "
+                       "\"no spin\"")
+    sub.reject_unknown()
+    return TurnsSpec(source, unit, error, no_state, no_flags)
+
+
+def _mapped(reader: Reader, key: str) -> MappedFault:
+    sub = reader.sub(key)
+    code = sub.int("code", lo=100, hi=999)
+    severity = sub.str("severity", "E", choices=SEVERITIES)
+    text = sub.str("text")
+    if not text.strip() or len(text) > 200:
+        raise sub.fail("text", "must say what the fault is (1 to 200 characters)")
+    sub.reject_unknown()
+    return MappedFault(code, severity, text)
+
+
+def _fault_map(reader: Reader, kind: str, messages: tuple[Message, ...]) -> FaultMap:
+    """``[fault_codes]`` and ``[fault_flags]``: the device's codes and bits as the table's faults."""
+    codes: dict[str, MappedFault] = {}
+    if reader.has("fault_codes"):
+        sub = reader.sub("fault_codes")
+        takers = [m for m in messages if m.event in ("fault", "fault_cleared")]
+        for raw in sub.data:
+            if not any(group_takes(m.pattern, "code", raw) for m in takers):
+                raise sub.fail(raw, f"no fault line's (?P<code>...) group captures {raw!r}")
+            codes[raw] = _mapped(sub, raw)
+    flags: dict[int, MappedFault] = {}
+    if reader.has("fault_flags"):
+        sub = reader.sub("fault_flags")
+        if not any("flags" in m.groups() for m in messages):
+            raise reader.fail("fault_flags", "no message has a (?P<flags>...) group to read the bits from")
+        for raw in sub.data:
+            bit = flag_bits(raw.removeprefix("0x").removeprefix("0X"))
+            if bit is None or bit & (bit - 1) or not bit:
+                raise sub.fail(raw, f"{raw!r} is not one bit in hex (e.g. \"0x04\")")
+            flags[bit] = _mapped(sub, raw)
+    return FaultMap(codes, flags)
 
 
 def line_settings(kind: str, reader: Reader) -> dict[str, Any]:

@@ -37,11 +37,13 @@ def _emulated(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed:
     if device.backend == "line":
         from drivers.line.emulator import LineEmulator
 
-        emulator = LineEmulator(device.options["spec"], seed=seed, time_scale=0)
+        spec = device.options["spec"]
+        emulator = LineEmulator(spec, seed=seed, time_scale=0)
         server = _tcp(stack, emulator)
         opened = config.open_device(kind, url=server.url, reconnect=0.2)
         opened.cues.append(emulator.cue)  # type: ignore[attr-defined]
-        return opened, DeviceSide(emulator.mute, server.drop, supervised=device.options["spec"].poll_interval is not None)
+        supervised = spec.poll_interval is not None or spec.status_interval is not None
+        return opened, DeviceSide(emulator.mute, server.drop, supervised=supervised)
     if device.backend == "usb":
         from drivers.usb.emulated_backend import EmulatedShoeBackend
 

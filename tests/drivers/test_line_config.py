@@ -11,7 +11,11 @@ from tablesim.harness.tableconfig import load_table_config
 from tablesim.profiles import config_root
 
 EXAMPLE = config_root() / "tables" / "fortune3-line.toml"
-WHEEL = config_root() / "tables" / "wheel-line.toml"
+WHEEL = config_root() / "tables" / "wheel-line-turns.toml"
+SS2 = config_root() / "tables" / "wheel-line.toml"
+INDEX = config_root() / "tables" / "wheel-line-index.toml"
+JUDGED = config_root() / "tables" / "wheel-line-judged.toml"
+CODES = config_root() / "tables" / "fortune3-line-codes.toml"
 FOOTBALL = config_root() / "tables" / "football-line.toml"
 
 
@@ -20,7 +24,8 @@ def run_config(path) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-@pytest.mark.parametrize("example", ["fortune3-line", "wheel-line", "football-line"])
+@pytest.mark.parametrize("example", ["fortune3-line", "fortune3-line-codes", "wheel-line", "wheel-line-turns",
+                                     "wheel-line-index", "wheel-line-judged", "football-line"])
 def test_the_examples_load(example):
     config = load_table_config(example)
     assert {d.backend for d in config.devices.values()} == {"line"}
@@ -42,6 +47,19 @@ CASES = [
     (WHEEL, 'result_state = ["1", "4"]', "", "devices.wheel.messages[0].result_state: missing"),
     (WHEEL, "[devices.wheel.commands.poll]", "[devices.wheel.commands.spin]",
      "devices.wheel.commands.spin: a wheel takes no 'spin' command"),
+    (SS2, 'source = "rotor_speed"', 'source = "field"',
+     "devices.wheel.turns.source: 'field' needs a (?P<turns>...) group on a spin line, which no message has"),
+    (SS2, "(?P<speed>", "(?P<rotor>", "devices.wheel.turns.source: 'rotor_speed' needs a (?P<speed>...) group"),
+    (SS2, 'no_spin_flags = "0x10"', 'no_spin_flags = "0xZZ"', "devices.wheel.turns.no_spin_flags: '0xZZ' is not a hex"),
+    (SS2, '"0x04" = {', '"0x06" = {', "devices.wheel.fault_flags.0x06: '0x06' is not one bit in hex"),
+    (SS2, 'source = "rotor_speed"', 'source = "spokes"', "devices.wheel.turns.source: 'spokes' is not one of"),
+    (INDEX, 'I = {', 'IX = {', "devices.wheel.fault_codes.IX: no fault line's (?P<code>...) group captures 'IX'"),
+    (INDEX, "event = \"revolution\"", "event = \"ignore\"",
+     "devices.wheel.turns.source: 'revolutions' needs a message with event = \"revolution\""),
+    (JUDGED, 'no_spin_state = ["7"]', "", "devices.wheel.turns.source: 'controller' needs no_spin_state or"),
+    (CODES, "duplicate_window = 0.3", "duplicate_window = 0", "devices.shoe.messages[0].duplicate_window: 0 must be more"),
+    (CODES, "duplicate_window = 0.3", "duplicate_window = -1", "devices.shoe.messages[0].duplicate_window: -1 must be"),
+    (CODES, '"3" = { code = 205', '"3" = { code = 25', "devices.shoe.fault_codes.3.code:"),
     (FOOTBALL, "timeout = 1.0", "timeout = 0", "devices.display.commands.show.timeout: 0 is outside 0.01..3600"),
     (FOOTBALL, "refused = 'ERR .*'", "refused = 'ERR (.*'", "devices.display.commands.show.refused: 'ERR (.*' is not"),
 ]

@@ -28,7 +28,7 @@ from leakcheck import no_leaks  # noqa: F401 - autouse fixture
 from line_support import Responder, emulated, quiet, raw_device, settings_of, spec_of, until, wait_events
 
 SHOE = settings_of("fortune3-line", "shoe")
-WHEEL = settings_of("wheel-line", "wheel")
+WHEEL = settings_of("wheel-line-turns", "wheel")  # a polled controller
 DISPLAY = settings_of("football-line", "display")
 
 

@@ -48,7 +48,7 @@ def test_each_example_plays_three_rounds_emulated(name):
 def test_a_fault_for_a_line_device_goes_to_its_emulator():
     result = invoke("run", "--config", "fortune3-line", "--emulated", "--rounds", "1", "--journal", "none",
                     "--time-scale", "0", "--fault", "shoe:jam@hand=1")
-    assert result.exit_code == 2 and "line emulators take noise@line=N and silent@after=S" in result.output
+    assert result.exit_code == 2 and "line emulators take noise@line=N, silent@after=S" in result.output
 
 
 def test_emulated_config_refuses_a_recording():

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from tablecore.codec import OMITTED
 from tablecore.records import TableRecord, table_event
 
 
@@ -36,6 +37,10 @@ class SpinResult(TableRecord):
     symbol: str
     turns: Decimal
     direction: str
+    #: how the turns were obtained (the driver's word; absent in journals written before it was kept)
+    turns_source: str = OMITTED
+    #: the bound of a measured count (absent: exact)
+    turns_error: Decimal = OMITTED
 
 
 @table_event("no_spin")
@@ -45,3 +50,5 @@ class NoSpin(TableRecord):
     turns: Decimal
     segment: int | None
     count: int
+    turns_source: str = OMITTED
+    turns_error: Decimal = OMITTED

@@ -60,6 +60,16 @@ from tablesim.games.wheel.records import (
 SENSOR_FAULT = "sensor_fault"
 
 
+def _measured(spin: dict) -> dict:
+    """How a spin's turns were obtained, for its journal record (none: a dealer's call)."""
+    if "turns_source" not in spin:
+        return {}
+    out: dict = {"turns_source": spin["turns_source"]}
+    if spin["turns_error"]:
+        out["turns_error"] = spin["turns_error"]
+    return out
+
+
 @dataclass(slots=True)
 class WheelRoundState(RoundState):
     no_spins: int = 0
@@ -287,41 +297,55 @@ class WheelTable(GameTable):
             ))
             self.void(SENSOR_FAULT)
             return
-        if not spin_counts(self.profile, turns):
-            self._no_spin("few_turns", turns, segment=event.segment, direction=event.direction)
+        source = event.turns_source if isinstance(event.turns_source, str) else "sensor"
+        error = exact_count(event.turns_error)
+        if error is None:
+            error = Decimal(0)
+        # Art. 4(3) asks for three full turns, not for three measured ones: a
+        # measurement with a bound (rotor speeds integrated, index passes counted)
+        # counts only when its lower end has them (docs/games/wheel.md, "How the
+        # turns are measured"); a doubtful spin is spun again, bets staying.
+        if not spin_counts(self.profile, max(turns - error, Decimal(0))):
+            self._no_spin("few_turns", turns, segment=event.segment, direction=event.direction,
+                          source=source, error=error)
             return
         self.round.segment = event.segment
         self.round.symbol = symbol_at(self.layout, event.segment)
         self.round.direction = event.direction
         self.round.spins.append(
             {"segment": event.segment, "symbol": self.round.symbol, "turns": turns,
-             "direction": event.direction, "counts": True}
+             "direction": event.direction, "counts": True, "turns_source": source, "turns_error": error}
         )
         self.trigger["spin_counted"]()
 
     def announce_result(self) -> None:
         spin = self.round.spins[-1]
         if self.heard():
-            self.emit(SpinResultRecord(segment=self.round.segment, symbol=self.round.symbol, turns=spin["turns"], direction=self.round.direction))
+            self.emit(SpinResultRecord(segment=self.round.segment, symbol=self.round.symbol, turns=spin["turns"],
+                                       direction=self.round.direction, **_measured(spin)))
         self.trigger["settle"]()
 
     def _on_invalid(self, event: InvalidSpin) -> None:
         if not self._ours(event.round_id):
             self._stray("invalid spin", event, reason=event.reason, turns=event.turns)
             return
-        self._no_spin(event.reason, exact_count(event.turns) or Decimal(0))
+        source = event.turns_source if isinstance(event.turns_source, str) else "sensor"
+        self._no_spin(event.reason, exact_count(event.turns) or Decimal(0), source=source)
 
-    def _no_spin(self, reason: str, turns: Decimal, *, segment: int | None = None, direction: str | None = None) -> None:
+    def _no_spin(self, reason: str, turns: Decimal, *, segment: int | None = None, direction: str | None = None,
+                 source: str | None = None, error: Decimal = Decimal(0)) -> None:
         """Art. 4(4): "no spin"; bets stay, the dealer spins again."""
         self.round.no_spins += 1
         self.round.spins.append(
-            {"segment": segment, "turns": turns, "direction": direction, "counts": False, "reason": reason}
+            {"segment": segment, "turns": turns, "direction": direction, "counts": False, "reason": reason,
+             **({"turns_source": source, "turns_error": error} if source is not None else {})}
         )
         self.trigger["no_spin"]()
 
     def spin_again(self) -> None:
         spin = self.round.spins[-1]
-        self.emit(NoSpin(reason=spin["reason"], turns=spin["turns"], segment=spin["segment"], count=self.round.no_spins))
+        self.emit(NoSpin(reason=spin["reason"], turns=spin["turns"], segment=spin["segment"], count=self.round.no_spins,
+                         **_measured(spin)))
         self.emit(Instruction(text=W("wheel.instruction.spin_again")))
         self._arm()
 
