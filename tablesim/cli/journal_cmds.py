@@ -12,6 +12,7 @@ import click
 from rich.markup import escape
 
 from tablesim.cli.display import make_console, signed
+from tablesim.cli.options import nats_option
 from tablecore.errors import InputError
 from tablesim.journal.audit import AuditResult, database_problem, first_forged, verify_file
 from tablesim.journal.keys import TABLE_ID, create_key, default_key_path, key_id, load_key
@@ -75,8 +76,9 @@ def audit() -> None:
 @click.option("--table", "table", default=None,
               help="The journal of this table id (in the data directory); with --journal, the table it should be.")
 @click.option("--key", "key_path", default=None, help="The table's key file (default: <data dir>/<table id>.key).")
-@click.option("--anchor", "anchor_url", default=None, metavar="nats://HOST:PORT[,...]",
-              help="Also hold each journal against the table's records in the studio's stream (docs/studio.md).")
+@nats_option("--anchor", "anchor_url",
+             help="Also hold each journal against the table's records in the studio's stream (docs/studio.md); "
+                  "a cluster's nodes comma-separated or the option repeated.")
 @click.option("--complete", is_flag=True,
               help="With --anchor: fail (exit 1) unless the stream holds every committed record (none unanchored).")
 @click.option("--json", "as_json", is_flag=True,

@@ -41,3 +41,17 @@ class FiniteFloat(click.ParamType):
 
     def __repr__(self) -> str:
         return f"FiniteFloat({self.low}, {self.high})"
+
+
+def _urls_joined(ctx, param, values: tuple[str, ...]) -> str | None:
+    return ",".join(values) if values else None
+
+
+def nats_option(*decls: str, **kwargs):
+    """A NATS URL option: a comma-separated list of a cluster's nodes, and
+    repeatable (``--nats A --nats B`` is ``--nats A,B``), handed on as one
+    comma-separated text (None when not given), checked where it is used.
+    A plain option would keep only the last of a repeated one: the cluster
+    a command was given would silently be one node."""
+    kwargs.setdefault("metavar", "nats://HOST:PORT[,...]")
+    return click.option(*decls, multiple=True, callback=_urls_joined, **kwargs)

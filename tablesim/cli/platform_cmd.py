@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import click
 
+from tablesim.cli.options import nats_option
+
 
 @click.group("platform")
 def platform() -> None:
@@ -12,7 +14,8 @@ def platform() -> None:
 
 
 @platform.command("serve")
-@click.option("--nats", "nats_url", required=True, metavar="URL", help="The studio's NATS (nats://HOST:PORT).")
+@nats_option("--nats", "nats_url", required=True,
+             help="The studio's NATS; a cluster's nodes comma-separated or the option repeated.")
 @click.option("--wallet", "wallet_url", required=True, metavar="URL",
               help="The operator's wallet (its base, e.g. http://host:8070/wallet/v1).")
 @click.option("--secret", "secret_file", required=True, metavar="FILE", help="The wallet's shared secret (mode 0600).")

@@ -13,7 +13,7 @@ import click
 from tablesim.cli.display import make_console
 
 from tablesim.cli.gameopts import game_choice, game_options
-from tablesim.cli.options import FiniteFloat
+from tablesim.cli.options import FiniteFloat, nats_option
 from tablesim.cli.tableid import check_table_id, rename, table_id_option
 from tablecore.errors import InputError
 
@@ -88,9 +88,9 @@ def _generated_tokens(table_id: str, journal: str | None, prefix: str):
 @click.option("--tokens", "tokens_path", default=None, type=click.Path(dir_okay=False),
               help="Operator tokens (JSON: {operators: [{name, role, token}]}). "
                    "Default: the configuration's [operators], else generated next to the journal.")
-@click.option("--studio", default=None, metavar="nats://HOST:PORT[,...]",
-              help="Publish the journal to the studio's NATS JetStream and take bets over the bus "
-                   "(tablesim.<table_id>.bets; see docs/studio.md).")
+@nats_option("--studio", help="Publish the journal to the studio's NATS JetStream and take bets over the bus "
+                              "(tablesim.<table_id>.bets; see docs/studio.md); a cluster's nodes comma-separated "
+                              "or the option repeated.")
 @table_id_option()
 @click.option("--operator", "operators", multiple=True, metavar="ROLE:NAME",
               help="A named operator (dealer:Ana, supervisor:Li; repeatable): a token of their own, kept in the "

@@ -6,7 +6,7 @@ import click
 from pathlib import Path
 
 from tablecore.errors import InputError
-from tablesim.cli.options import FiniteFloat
+from tablesim.cli.options import FiniteFloat, nats_option
 
 
 def _unreachable(url: str, exc: Exception) -> InputError:
@@ -93,7 +93,7 @@ def studio() -> None:
     """The studio: every table's records from NATS JetStream, the floor's figures (docs/studio.md)."""
 
 
-NATS_HELP = "The studio's NATS server, or several (a cluster's nodes), comma-separated."
+NATS_HELP = "The studio's NATS server, or several (a cluster's nodes), comma-separated or the option repeated."
 
 
 def shift_options():
@@ -132,8 +132,8 @@ def _run_on_bus(url: str, make):
 
 
 @studio.command("init")
-@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT[,...]", help="The studio's NATS server, or "
-              "several (a cluster's nodes), comma-separated; an operator's user (admin in config/nats/users.conf).")
+@nats_option("--nats", "url", required=True, help="The studio's NATS server, or several (a cluster's nodes), "
+             "comma-separated or the option repeated; an operator's user (admin in config/nats/users.conf).")
 @click.option("--replicas", type=click.IntRange(1, 5), default=1, show_default=True,
               help="Copies of the stream and the keys bucket (3 on a three-node cluster).")
 @click.option("--max-msgs", type=click.IntRange(min=-1), default=None, help="The stream's most records (-1: none).")
@@ -174,8 +174,8 @@ def studio_credentials(out: str, tables: tuple[str, ...], servers: str) -> None:
 @studio.command("register-key")
 @click.argument("public_key_file")
 @click.option("--keys", "keys_path", default=None, metavar="FILE", help=KEYS_HELP)
-@click.option("--nats", "url", default=None, metavar="nats://HOST:PORT[,...]",
-              help="Register it in the studio's key bucket (tablesim studio init) instead of the keys file "
+@nats_option("--nats", "url",
+             help="Register it in the studio's key bucket (tablesim studio init) instead of the keys file "
                    "(as well, with --keys); the operator's user.")
 @click.option("--replace", is_flag=True, help="Replace the key registered for the table (a new table PC).")
 def studio_register_key(public_key_file: str, keys_path: str | None, url: str | None, replace: bool) -> None:
@@ -195,7 +195,7 @@ def studio_register_key(public_key_file: str, keys_path: str | None, url: str | 
 
 
 @studio.command("serve")
-@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT[,...]", help=NATS_HELP)
+@nats_option("--nats", "url", required=True, help=NATS_HELP)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8090, show_default=True)
 @click.option("--keys", "keys_path", default=None, metavar="FILE", help=KEYS_HELP)
@@ -229,7 +229,7 @@ def studio_serve(url: str, host: str, port: int, keys_path: str | None, silent_a
 
 
 @studio.command("report")
-@click.option("--nats", "url", required=True, metavar="nats://HOST:PORT[,...]", help=NATS_HELP)
+@nats_option("--nats", "url", required=True, help=NATS_HELP)
 @click.option("--json", "as_json", is_flag=True, help="The figures as one JSON object (as /api/floor).")
 @click.option("--keys", "keys_path", default=None, metavar="FILE", help=KEYS_HELP)
 @click.option("--by", "by", type=click.Choice(["shift", "day", "dealer"]), default=None,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import click
 
+from tablesim.cli.options import nats_option
+
 
 @click.group("wallet")
 def wallet() -> None:
@@ -137,7 +139,8 @@ def check(url: str, secret_file: str, token: str) -> None:
 
 
 @wallet.command("reconcile")
-@click.option("--nats", "nats_url", required=True, metavar="URL", help="The studio's broker (nats://HOST:PORT).")
+@nats_option("--nats", "nats_url", required=True,
+             help="The studio's NATS; a cluster's nodes comma-separated or the option repeated.")
 @click.option("--wallet", "wallet_url", required=True, metavar="URL", help="The wallet's base URL (.../wallet/v1).")
 @click.option("--secret", "secret_file", required=True, metavar="FILE", help="The shared secret (mode 0600).")
 @click.option("--keys", "keys_file", metavar="FILE",

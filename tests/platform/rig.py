@@ -151,11 +151,14 @@ class Rig:
         trust.register(self.keys, TABLE, signing.public_hex(key))
 
     def platform(self, fault: str | None = None, ack_wait: float = 2.0, db: str = "platform.db",
-                 wallet: str | None = None, backstop_after: float | None = None) -> Platform:
+                 wallet: str | None = None, backstop_after: float | None = None,
+                 nats: list[str] | None = None) -> Platform:
+        """``nats``: each a ``--nats`` of its own (default: the platform's role on the broker)."""
         env = dict(self.env)
         if fault:
             env["TABLESIM_PLATFORM_FAULT"] = fault
-        argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", "--nats", self.broker.role("platform"),
+        given = [arg for url in (nats or [self.broker.role("platform")]) for arg in ("--nats", url)]
+        argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", *given,
                 "--wallet", wallet or self.wallet.url, "--secret", str(self.secret), "--tables", str(self.tables),
                 "--db", str(self.folder / db), "--keys", str(self.keys), "--port", "0", "--ack-wait", str(ack_wait)]
         if backstop_after is not None:

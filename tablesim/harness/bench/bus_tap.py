@@ -25,7 +25,9 @@ class BusTap:
     async def _run(self) -> None:
         import nats
 
-        nc = await nats.connect(self.url)
+        from tablecore.natsurl import split
+
+        nc = await nats.connect(split(self.url))  # (a cluster's nodes, comma-separated: each one a server)
 
         async def took(msg) -> None:
             now = time.time()
