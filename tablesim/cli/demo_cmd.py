@@ -11,6 +11,7 @@ stopped, and the status is 1."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import signal
 import sys
@@ -49,7 +50,10 @@ def _stop(signum, frame) -> None:
               help="The tables' bet timer.")
 @click.option("--pace", type=FiniteFloat(0, 60), default=0.5, show_default=True,
               help="The mock dealers' pace: seconds between two cards.")
-def command(port_base: int | None, folder: str | None, bet_seconds: float, pace: float) -> None:
+@click.option("--json", "as_json", is_flag=True,
+              help="Once everything is up, print one JSON object with every address and token (and each "
+                   "service's /metrics) instead of the lines; the rest goes to standard error.")
+def command(port_base: int | None, folder: str | None, bet_seconds: float, pace: float, as_json: bool) -> None:
     """Start a studio on this machine: NATS, a table per game playing by
     itself, the reference wallet with demo players, the platform and the
     floor; print their addresses; stop them all with Ctrl-C."""
@@ -63,7 +67,7 @@ def command(port_base: int | None, folder: str | None, bet_seconds: float, pace:
     where, temporary = _folder(folder)
     files = demo_files.prepare(where, bet_seconds)
     children = Children(_env(files))
-    code = _run(children, nats, files, ports, bet_seconds, pace)
+    code = _run(children, nats, files, ports, bet_seconds, pace, as_json)
     if temporary and code == 0:
         shutil.rmtree(where, ignore_errors=True)
     if code:
@@ -87,7 +91,8 @@ def _env(files) -> dict[str, str]:
     return {**os.environ, "XDG_DATA_HOME": str(files.data), "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
 
 
-def _run(children, nats: str, files, ports: dict[str, int], bet_seconds: float, pace: float) -> int:
+def _run(children, nats: str, files, ports: dict[str, int], bet_seconds: float, pace: float,
+         as_json: bool = False) -> int:
     """Start, print, watch, stop: the exit status."""
     from tablesim.cli.children import ChildDied
 
@@ -96,7 +101,10 @@ def _run(children, nats: str, files, ports: dict[str, int], bet_seconds: float, 
     code = 0
     try:
         _start(children, nats, files, ports, bet_seconds, pace)
-        _print_addresses(files, ports)
+        if as_json:
+            click.echo(json.dumps(addresses(files, ports), indent=1))
+        else:
+            _print_addresses(files, ports)
         while True:
             children.check()
             time.sleep(0.2)
@@ -119,7 +127,7 @@ def _run(children, nats: str, files, ports: dict[str, int], bet_seconds: float, 
         finally:
             signal.signal(signal.SIGINT, previous_int)
             signal.signal(signal.SIGTERM, previous)
-    click.echo("studio demo: stopped" + (f" (the logs are in {files.dir})" if code else ""))
+    click.echo("studio demo: stopped" + (f" (the logs are in {files.dir})" if code else ""), err=as_json)
     return code
 
 
@@ -158,3 +166,26 @@ def _print_addresses(files, ports: dict[str, int]) -> None:
     click.echo(f"nats: nats://127.0.0.1:{ports['nats']} (closed by role: each role's URL file is in "
                f"{files.dir / 'bus'}, e.g. --nats @{files.dir / 'bus' / 'admin.url'})")
     click.echo("stop with Ctrl-C")
+
+
+def addresses(files, ports: dict[str, int]) -> dict:
+    """What ``--json`` prints: every address and token of the running studio, and each service's metrics."""
+    from tablesim.cli.demo_files import PLAYERS, TABLES, launch_token
+
+    local = "http://127.0.0.1"
+    lobby = f"{local}:{ports['platform']}/"
+    token = launch_token(files)
+    return {
+        "dir": str(files.dir),
+        "lobby": {"url": lobby, "launch_token": token, "link": f"{lobby}#token={token}", "player": PLAYERS[0]},
+        "another_launch_link": ["tablesim", "wallet", "token", "--player", PLAYERS[0], "--db", str(files.ledger),
+                                "--link", lobby],
+        "floor": {"url": f"{local}:{ports['floor']}/", "metrics": f"{local}:{ports['floor']}/metrics"},
+        "tables": {tid: {"game": game, "console": f"{local}:{ports[tid]}/", "dealer_token": files.tokens[tid][1],
+                         "link": f"{local}:{ports[tid]}/#token={files.tokens[tid][1]}",
+                         "metrics": f"{local}:{ports[tid]}/metrics"} for game, tid, _ in TABLES},
+        "platform": {"url": lobby, "metrics": f"{local}:{ports['platform']}/metrics"},
+        "wallet": {"url": f"{local}:{ports['wallet']}/wallet/v1", "metrics": f"{local}:{ports['wallet']}/metrics",
+                   "players": list(PLAYERS)},
+        "nats": {"url": f"nats://127.0.0.1:{ports['nats']}", "role_urls": str(files.dir / "bus")},
+    }

@@ -8,6 +8,7 @@ a child that stops by itself is named and the others are stopped."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -53,21 +54,25 @@ def _alive(pid: int) -> bool:
 
 
 class Demo:
+    """``studio demo --json``: one object with every address and token, printed once all is up."""
+
     def __init__(self, folder: Path) -> None:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "300",
                "PATH": f"{Path(NATS_SERVER).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
         self.proc = reaper.track(subprocess.Popen(
             [sys.executable, "-m", "tablesim.cli.main", "studio", "demo", "--dir", str(folder),
-             "--bet-seconds", "1", "--pace", "0.02"],
+             "--bet-seconds", "1", "--pace", "0.02", "--json"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT))
-        self.lines: list[str] = []
+        lines: list[str] = []
         end = time.monotonic() + START
-        while not self.lines or self.lines[-1] != "stop with Ctrl-C":
+        while not lines or lines[-1] != "}":  # (the object's last line)
             line = self.proc.stdout.readline()
             assert line, f"the demo stopped: {self.proc.wait()} {self.proc.stderr.read()}"
-            self.lines.append(line.rstrip("\n"))
+            lines.append(line.rstrip("\n"))
             assert time.monotonic() < end
-        self.urls = {k: v for k, _, v in (line.partition(": ") for line in self.lines) if v.startswith("http")}
+        self.doc = json.loads("\n".join(lines))
+        self.urls = {"lobby": self.doc["lobby"]["link"], "floor": self.doc["floor"]["url"],
+                     **{f"console {tid}": t["link"] for tid, t in self.doc["tables"].items()}}
 
 
 def _wait(check, what: str):
@@ -99,15 +104,41 @@ def _a_second_visit_takes_a_fresh_link(demo: Demo, platform: str) -> None:
     used = webclient.post(platform + "/api/session", json={"token": demo.urls["lobby"].partition("#token=")[2]},
                           timeout=WAIT)
     assert used.status_code == 401 and used.json()["status"] == "token_used", used.text
-    command = next(line for line in demo.lines if line.startswith("another launch link: "))
-    argv = command.partition(": ")[2].split()
-    assert argv[:3] == ["tablesim", "wallet", "token"], command
+    argv = demo.doc["another_launch_link"]
+    assert argv[:3] == ["tablesim", "wallet", "token"], argv
     res = tablesim(*argv[1:])
     assert res.returncode == 0, res
     base, _, token = res.stdout.strip().partition("#token=")
     assert base == platform + "/", res.stdout
     fresh = webclient.post(platform + "/api/session", json={"token": token}, timeout=WAIT)
     assert fresh.status_code == 200 and fresh.json()["player"] == "demo1", fresh.text
+
+
+def _scrape(url: str) -> dict[str, float]:
+    """A service's metrics: each sample name -> the sum of its samples."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    res = webclient.get(url, timeout=WAIT)
+    assert res.status_code == 200 and res.headers["content-type"].startswith("text/plain"), res.text
+    out: dict[str, float] = {}
+    for family in text_string_to_metric_families(res.text):
+        for sample in family.samples:
+            out[sample.name] = out.get(sample.name, 0.0) + sample.value
+    return out
+
+
+def _every_service_counted_it(doc: dict) -> None:
+    """Each service's /metrics, as Prometheus scrapes them: the rounds the tables
+    played, the floor's picture of them, the platform's bet and the wallet's debit."""
+    for tid, table in doc["tables"].items():
+        _wait(lambda: _scrape(table["metrics"]).get("tablesim_rounds_total", 0) >= 1, f"{tid}'s rounds counted")
+        assert _scrape(table["metrics"])["tablesim_studio_link_up"] == 1
+    _wait(lambda: _scrape(doc["floor"]["metrics"]).get("tablesim_floor_rounds_total", 0) >= 3, "the floor's rounds")
+    platform = _scrape(doc["platform"]["metrics"])
+    assert platform["tablesim_platform_remote_bets_total"] >= 1 and platform["tablesim_platform_bus_connected"] == 1
+    assert platform["tablesim_platform_wallet_call_seconds_count"] >= 2
+    wallet = _scrape(doc["wallet"]["metrics"])
+    assert wallet["tablesim_wallet_writes_total"] >= 2 and wallet["tablesim_wallet_requests_total"] >= 3
 
 
 def _credit(ledger: Path, round_id: str) -> tuple | None:
@@ -139,11 +170,13 @@ def test_the_demo_serves_a_bet_settled_to_the_wallet_and_stops_on_ctrl_c(tmp_pat
     after = Decimal("9995.00") + credit[0]  # the stake's return (0 on a lost round) paid back
     _wait(lambda: Decimal(client.get("/api/balance").json()["balance"]) == after, "the balance after the round")
     client.close()
+    _every_service_counted_it(demo.doc)
     pids = _children_of(demo.proc.pid)
     assert len(pids) == 7, pids  # nats-server, three tables, the wallet, the platform, the floor
     demo.proc.send_signal(signal.SIGINT)
     assert demo.proc.wait(WAIT) == 0, demo.proc.stderr.read()
-    assert demo.proc.stdout.read().strip() == "studio demo: stopped"
+    assert demo.proc.stdout.read().strip() == ""  # (--json: the object alone on stdout)
+    assert demo.proc.stderr.read().strip().endswith("studio demo: stopped")
     assert not [pid for pid in pids if _alive(pid)]
 
 
