@@ -22,7 +22,9 @@ REASONS = Path(__file__).resolve().parent / "i18n"
 #: the device fault codes (docs/protocol.md) the catalogs name (``fault.<code>``); 301 is
 #: also the studio's stalled-link incident, named by its own id, so an incident is never
 #: worded as a fault by that code
-DEVICE_FAULTS = frozenset({201, 202, 203, 204, 205, 302, 303, 310, 320, 340, 401, 402, 501, 502, 503, 506})
+#: (209, 409, 509: a device's own fault that its configuration's fault map does not name)
+DEVICE_FAULTS = frozenset({201, 202, 203, 204, 205, 209, 302, 303, 310, 320, 340, 401, 402, 409, 501, 502, 503, 506,
+                           509})
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 log = logging.getLogger("tablecore")
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from drivers.events import DISPLAY_UNMAPPED, SHOE_UNMAPPED, WHEEL_UNMAPPED
+
 #: the table's code for a device fault its configuration does not map, per kind
-UNMAPPED = {"shoe": 209, "display": 409, "wheel": 509}
+UNMAPPED = {"shoe": SHOE_UNMAPPED, "display": DISPLAY_UNMAPPED, "wheel": WHEEL_UNMAPPED}
 
 
 @dataclass(frozen=True)
