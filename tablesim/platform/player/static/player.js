@@ -65,10 +65,14 @@ async function openSession() {
   if (token) {
     url.searchParams.delete("token");
     history.replaceState(null, "", url.pathname + url.search);
+  }
+  // a launch token opens one session: the same link again (a reload of it) keeps the session it opened
+  if (token && !(token === sessionStorage.getItem("tablesim.launch") && sessionStorage.getItem("tablesim.session"))) {
     const res = await fetch("/api/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token }) });
     const body = await res.json().catch(() => ({}));
     if (!res.ok) { linkState(() => t("player.session_refused", { message: refusalText(body) }), true); return null; }
     sessionStorage.setItem("tablesim.session", body.session);
+    sessionStorage.setItem("tablesim.launch", token);
   }
   return sessionStorage.getItem("tablesim.session");
 }
@@ -88,14 +92,10 @@ function connect() {
 }
 
 function send(doc) {
-  }
-  // a launch token opens one session: the same link again (a reload of it) keeps the session it opened
-  if (token && !(token === sessionStorage.getItem("tablesim.launch") && sessionStorage.getItem("tablesim.session"))) {
   if (S.ws && S.ws.readyState === 1) { S.ws.send(JSON.stringify(doc)); return true; }
   return false;
 }
 
-    sessionStorage.setItem("tablesim.launch", token);
 function request(type, body) {
   S.n += 1;
   send({ type, id: S.n, ...body });
