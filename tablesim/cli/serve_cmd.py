@@ -111,7 +111,8 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
     HTTP API (/api/...) and WebSocket event stream (/ws).
 
     The devices are mocks (--mock), emulators behind the real serial drivers
-    (--emulated), or those of a table configuration (--config FILE)."""
+    (--emulated), or those of a table configuration (--config FILE; with
+    --emulated, each on its emulator, as the table <id>-EMU)."""
     from tablesim.cli.display import attach_journal
     from tablesim.server.process import bind
 
@@ -156,6 +157,8 @@ def command(game, mock, emulated, config_path, time_scale, faults, host, port, j
 def _check_options(game, mock, emulated, config_path, faults, journal, studio, profile, seed, options) -> None:
     """The options that cannot go together, refused before anything is opened."""
     modes = [name for name, on in (("--mock", mock), ("--emulated", emulated), ("--config", config_path)) if on]
+    if modes == ["--emulated", "--config"]:
+        modes = ["--config --emulated"]  # the configuration's table on its devices' emulators
     if len(modes) != 1:
         raise InputError("choose a device mode: --mock, --emulated or --config FILE"
                          + (f" (not {' and '.join(modes)})" if modes else ""))
@@ -169,7 +172,7 @@ def _check_options(game, mock, emulated, config_path, faults, journal, studio, p
         raise InputError("--fault applies to --emulated")
     if config_path:
         given = [(f"--{k}", v) for k, v in options.items()]
-        for name, value in (("--profile", profile), *given, ("--seed", seed)):
+        for name, value in (("--profile", profile), *given, *([] if emulated else [("--seed", seed)])):
             if value is not None:
                 raise InputError(f"{name} does not apply to --config: the table configuration sets it")
     elif game is None:
@@ -198,6 +201,12 @@ def _build_table(stack: ExitStack, game, mock, emulated, config_path, host, toke
 
         rig = build_mock(game, seed=seed, profile=opts["profile"], **options)
         return rig.table, rig, None, f"mock devices, seed {rig.seed}"
+    if emulated and config_path:  # its devices on their emulators: a table of its own (<id>-EMU)
+        from tablesim.server.devices import configured_emulated_table
+
+        built = configured_emulated_table(stack, config_path, seed=seed, time_scale=opts["time_scale"],
+                                          faults=opts["faults"])
+        return built.table, None, None, built.description
     if emulated:
         from tablesim.server.devices import emulated_table
 

@@ -147,5 +147,20 @@ def configured_table(stack: ExitStack, config: TableConfig | str, *, game: str |
     return DeviceTable(table, devices, f"table {config.table_id} from {config.path} ({backends})", config)
 
 
-__all__ = ["DEVICE_TIMEOUT", "DeviceTable", "check_table_id", "configured_table", "reset_rounds", "default_settings", "emulated_table",
-           "game_table", "open_serial", "start_emulators"]
+def configured_emulated_table(stack: ExitStack, config: TableConfig | str, *, seed: int | None = None,
+                              time_scale: float = 1.0, faults: tuple[str, ...] | list[str] = ()) -> DeviceTable:
+    """The table a configuration describes with each device on its emulator (``--config FILE
+    --emulated``, as ``tablesim run`` has it): named ``<id>-EMU``, so its journal, tokens and
+    round ids are never the live table's."""
+    from tablesim.harness.emulated_config import emulated_devices
+
+    if not isinstance(config, TableConfig):
+        config = load_table_config(config)
+    devices, where = emulated_devices(stack, config, seed=seed, time_scale=time_scale, faults=faults)
+    table = game_table(config.game, devices, config.settings, profile=config.profile,
+                       table_id=f"{config.table_id[:28]}-EMU", seed=seed)
+    return DeviceTable(table, devices, f"table {table.table_id} from {config.path}, emulated ({where})")
+
+
+__all__ = ["DEVICE_TIMEOUT", "DeviceTable", "check_table_id", "configured_emulated_table", "configured_table",
+           "reset_rounds", "default_settings", "emulated_table", "game_table", "open_serial", "start_emulators"]

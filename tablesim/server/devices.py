@@ -1,5 +1,5 @@
 """Tables on real or emulated devices for ``tablesim serve --config FILE``
-and ``tablesim serve --game G --emulated`` (built in
+, ``tablesim serve --config FILE --emulated`` and ``tablesim serve --game G --emulated`` (built in
 :mod:`tablesim.harness.devicetables`, as for ``tablesim run``).
 
 With these tables there is no mock dealer (``rig``): the dealer's actions
@@ -9,6 +9,6 @@ the table whatever the devices report, as they report it.
 
 from __future__ import annotations
 
-from tablesim.harness.devicetables import DeviceTable, configured_table, emulated_table
+from tablesim.harness.devicetables import DeviceTable, configured_emulated_table, configured_table, emulated_table
 
-__all__ = ["DeviceTable", "configured_table", "emulated_table"]
+__all__ = ["DeviceTable", "configured_emulated_table", "configured_table", "emulated_table"]
