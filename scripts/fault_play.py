@@ -44,6 +44,7 @@ class Bets:
         self.answers: Counter = Counter()
         self.players: set[str] = set()  # who bet through the platforms' API
         self.samples: dict[str, list] = {}  # a few messages of each kind of answer but placed
+        self.decisions: Counter = Counter()  # remote Fortune 3 decisions by answer
         self.pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="bettor")
 
     def place(self, player: Player, body: dict, pick: float) -> None:
@@ -62,30 +63,80 @@ class Bets:
             if status != "placed" and len(self.samples.setdefault(status, [])) < 3:
                 self.samples[status].append(message)
 
+    def decide(self, player: Player, body: dict, pick: float) -> None:
+        """A remote player's Play or fold on Fortune 3's remote hand, through whichever platform is up."""
+        deadline = time.monotonic() + 3.0  # (within the decision timer)
+        while True:
+            live = [p for p in self.platforms if p.up() and p.url] or self.platforms
+            via = live[int(pick * len(live))]
+            try:
+                r = webclient.post(f"{via.url}/api/decisions", json=body, timeout=60,
+                                   headers={"Authorization": f"Bearer {player.session}"})
+                status = r.json().get("status", str(r.status_code))
+            except (httpx.HTTPError, ValueError) as exc:
+                status = f"no_answer ({type(exc).__name__})"
+            # (the platform's picture may not show the decisions yet: a player asks again, as the page does)
+            if status != "not_deciding" or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        with self.lock:
+            self.decisions[status] += 1
+
+    def decide_all(self, table: str, round_id: str, remote: list[Player]) -> None:
+        """Each remote player plays, folds, or says nothing (the timer folds them)."""
+        with self.lock:
+            picks = [(self.rng.random(), self.rng.random()) for _ in remote]
+        asks = [(p, {"table": table, "round": round_id, "decision": "play" if a < 0.5 else "fold"}, b)
+                for p, (a, b) in zip(remote, picks) if a < 0.85]
+        list(self.pool.map(lambda a: self.decide(*a), asks))
+
     def all(self, bets: list[tuple[Player, dict]]) -> None:
         with self.lock:
             picks = [self.rng.random() for _ in bets]
         list(self.pool.map(lambda a: self.place(*a), [(p, b, x) for (p, b), x in zip(bets, picks)]))
 
 
-def choose_bets(game: str, table: str, players: list[Player], rng: random.Random, share: float) -> list:
-    """A round's bets: at the wheel a bet of each of a share of the players;
-    football: a few players on boxes; Fortune 3: a player a box, an Ante
-    (folded: a Play would be a second stake) or a Pair Plus alone."""
+#: the player who places more bets in one round than a wallet credit names (the protocol's 100)
+WHALE_BETS = 120
+
+
+def choose_bets(game: str, table: str, players: list[Player], rng: random.Random, share: float,
+                whale: bool = False) -> list:
+    """A round's bets, as players really place them: several bets a player
+    on several spots. At the wheel a share of the players, one to four
+    symbols each (and, once, one player with ``WHALE_BETS`` bets of 1, past
+    what one credit names); football: a dozen players, one to three bets on
+    boxes and spots each; Fortune 3: a player a box, an Ante (folded by the
+    dealer) or a Pair Plus alone, and remote players on the shared remote
+    hand, an Ante each and a Pair Plus for some (they play or fold: ``decide``)."""
     out = []
     if game == "wheel":
-        for p in players:
+        for p in players[1:] if whale else players:
             if rng.random() < share:
-                out.append((p, {"table": table, "bet": rng.choice(WHEEL), "amount": str(rng.randint(1, 20))}))
+                for symbol in rng.sample(WHEEL, rng.randint(1, 4)):
+                    out.append((p, {"table": table, "bet": symbol, "amount": str(rng.randint(1, 20))}))
+        if whale:
+            out += [(players[0], {"table": table, "bet": "1", "amount": "1"})] * WHALE_BETS
     elif game == "football":
         for p in rng.sample(players, min(len(players), 12)):
-            out.append((p, {"table": table, "bet": rng.choice(FOOTBALL), "amount": str(rng.randint(1, 20)),
-                            "position": rng.choice(FOOTBALL_BOXES)}))
+            for _ in range(rng.randint(1, 3)):
+                out.append((p, {"table": table, "bet": rng.choice(FOOTBALL), "amount": str(rng.randint(1, 20)),
+                                "position": rng.choice(FOOTBALL_BOXES)}))
     else:
-        for box, p in enumerate(rng.sample(players, min(len(players), FORTUNE3_BOXES)), start=1):
+        seated = rng.sample(players, min(len(players), FORTUNE3_BOXES + REMOTE_PLAYERS))
+        for box, p in enumerate(seated[:FORTUNE3_BOXES], start=1):
             out.append((p, {"table": table, "bet": rng.choice(("ante", "pair_plus")),
                             "amount": str(rng.randint(1, 20)), "position": str(box)}))
+        for p in seated[FORTUNE3_BOXES:]:
+            out.append((p, {"table": table, "bet": "ante", "amount": str(rng.randint(1, 20)), "position": "remote"}))
+            if rng.random() < 0.5:
+                out.append((p, {"table": table, "bet": "pair_plus", "amount": str(rng.randint(1, 10)),
+                                "position": "remote"}))
     return out
+
+
+#: remote players on Fortune 3's shared remote hand, a round
+REMOTE_PLAYERS = 8
 
 
 def state(table: Table) -> dict:
@@ -128,9 +179,10 @@ def wait_betting(platforms: list[PlatformProc], table: str, round_id: str, budge
         pass
 
 
-def finish(table: Table, round_id: str) -> str:
+def finish(table: Table, round_id: str, on_decisions=None) -> str:
     """Close betting and play the round to its end from whatever state it
-    is in: its result's status."""
+    is in: its result's status. ``on_decisions()``: once, when the round
+    waits for decisions (the remote players decide; the timer folds the rest)."""
     deadline = time.monotonic() + BUDGET
     while time.monotonic() < deadline:
         t = state(table)
@@ -143,6 +195,9 @@ def finish(table: Table, round_id: str) -> str:
         if t["state"] in step:
             act(table, step[t["state"]])
         elif t["state"] == "decisions":
+            if on_decisions is not None:
+                on_decisions()
+                on_decisions = None
             for box in pending(t):
                 act(table, "decide", {"box": box, "decision": "fold"})
         else:
@@ -153,7 +208,7 @@ def finish(table: Table, round_id: str) -> str:
 def pending(t: dict) -> list[str]:
     boxes = (t.get("view") or {}).get("boxes") or {}
     return [b for b, bets in (t.get("bets") or {}).items()
-            if "ante" in bets and not (boxes.get(b) or {}).get("decision")]
+            if b != "remote" and "ante" in bets and not (boxes.get(b) or {}).get("decision")]
 
 
 def void(table: Table, round_id: str) -> None:

@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tests" / "studio"))  # the broker the tests use
 sys.path.insert(0, str(ROOT / "tests"))  # their HTTP client (one TLS context, not one a call)
 
 import webclient  # noqa: E402
-from natsserver import NatsServer, free_port  # noqa: E402
+from natsserver import ClosedNatsServer, NatsServer, free_port  # noqa: E402
 
 TABLESIM = [sys.executable, "-m", "tablesim.cli.main"]
 
@@ -92,12 +92,67 @@ class Child:
             self.kill()
 
 
+class ClusterNode(Child):
+    """One node of the studio's three-node cluster: SIGKILLed and started again alone."""
+
+    def __init__(self, cluster, index: int) -> None:
+        super().__init__(cluster.work, {})
+        self.cluster, self.index, self.name = cluster, index, f"nats-{index + 1}"
+
+    def start(self, budget: float = 60.0) -> "ClusterNode":
+        self.cluster.start(self.index)
+        self.proc, self.starts = self.cluster.procs[self.index], self.starts + 1
+        return self
+
+    def kill(self) -> None:
+        self.cluster.kill(self.index)
+
+    def stop(self) -> None:
+        pass  # (the cluster stops its nodes together: ``Bus.stop``)
+
+
+class Bus:
+    """The studio's bus, closed by role (``tablesim studio credentials``):
+    three clustered nodes (the stream replicated on all three: a node killed
+    loses nothing), or one broker (``--single-broker``); every process
+    connects as its own role (``role(name)``, a URL file)."""
+
+    def __init__(self, work: Path, tables: list[str], cluster: bool = True) -> None:
+        from natscluster import NatsCluster
+        from natsserver import ClosedNatsServer
+
+        self.replicas = 3 if cluster else 1
+        if cluster:
+            self.cluster = NatsCluster(work / "bus", tables=tables)
+            self.nodes: list[Child] = [ClusterNode(self.cluster, i) for i in range(3)]
+            self.single = None
+        else:
+            self.cluster = None
+            self.single = Broker(work, {}, tables)
+            self.nodes = [self.single]
+
+    def role(self, name: str) -> str:
+        return self.cluster.role(name) if self.cluster else self.single.nats.role(name)
+
+    def start(self) -> None:
+        if self.cluster:
+            self.cluster.start()
+        else:
+            self.single.start()
+
+    def stop(self) -> None:
+        if self.cluster:
+            self.cluster.stop()
+        else:
+            self.single.stop()
+
+
 class Broker(Child):
     name = "broker"
 
-    def __init__(self, work: Path, env: dict) -> None:
+    def __init__(self, work: Path, env: dict, tables: list[str] | None = None) -> None:
         super().__init__(work, env)
-        self.nats = NatsServer(work / "nats-store")
+        self.nats = NatsServer(work / "nats-store") if tables is None else ClosedNatsServer(work / "nats-store", tables)
 
     @property
     def url(self) -> str:
@@ -151,9 +206,10 @@ class Table(Child):
     prints_url = False
 
     def __init__(self, work: Path, env: dict, game: str, table_id: str, broker_url: str, seed: int,
-                 pace: float = 0.5) -> None:
+                 pace: float = 0.5, extra: tuple[str, ...] = ()) -> None:
         super().__init__(work, env)
         self.game, self.table_id, self.broker_url, self.seed, self.pace = game, table_id, broker_url, seed, pace
+        self.extra = extra  # more options of ``serve`` (e.g. a rule profile)
         self.name = table_id
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -162,7 +218,7 @@ class Table(Child):
     def argv(self) -> list[str]:
         return [*TABLESIM, "serve", "--game", self.game, "--mock", "--seed", str(self.seed), "--port",
                 str(self.port), "--journal", str(self.journal), "--studio", self.broker_url,
-                "--table-id", self.table_id, "--pace", str(self.pace)]
+                "--table-id", self.table_id, "--pace", str(self.pace), *self.extra]
 
     def ready(self) -> bool:
         return webclient.get(f"{self.base}/api/table", timeout=2).status_code == 200

@@ -1,21 +1,28 @@
 #!/usr/bin/env python3
-"""Players' money under faults, on real processes.
+"""Players' money under faults, on real processes, played as players play.
 
-A real ``nats-server`` (``tablesim studio init``), the reference wallet
-(``tablesim wallet serve``) answering slowly, failing with temporary errors
-and dropping answers after committing (``--fault``), a table of each game
-(``tablesim serve --mock --studio --table-id``) whose rounds this script
-drives through the dealer's API (one round of them voided by a
-supervisor), and platform processes side by side (``tablesim platform
-serve``). The players bet through the platforms' HTTP API over a few
-rounds of each game while, at random moments (``--seed``), the platforms,
-the wallet, the broker and the tables are SIGKILLed and started again.
-Once everything is back and settled:
+The studio's bus closed by role on a three-node ``nats-server`` cluster
+(``tablesim studio credentials``, ``studio init --replicas 3``; or one
+broker with ``--single-broker``), the reference wallet (``tablesim wallet
+serve``) answering slowly, failing with temporary errors and dropping
+answers after committing (``--fault``), a table of each game (``tablesim
+serve --mock --studio --table-id``, each as its own role; Fortune 3 with
+the shared remote hand) whose rounds this script drives through the
+dealer's API (one round of them voided by a supervisor), and platform
+processes side by side (``tablesim platform serve``, the platform's role).
+The players bet through the platforms' HTTP API over a few rounds of each
+game, several bets a player a round on several spots (one player places
+more bets in one round than one wallet credit names), and the remote
+players of Fortune 3 play, fold or let the timer fold them; meanwhile, at
+random moments (``--seed``), the platforms, the wallet, a node of the
+cluster and the tables are SIGKILLed and started again. Once everything is
+back and settled:
 
 - every player's balance in the wallet equals the opening balance minus
   the stakes plus the returns the tables' journals say, to the unit;
-- no credit doubled or missing, every void round's debits cancelled, no
-  debit left standing that no table accepted;
+- no credit doubled or missing (each bet's debit named by exactly one
+  credit), every void round's debits cancelled, no debit left standing
+  that no table accepted, no write held for an operator;
 - ``tablesim wallet reconcile`` exits 0 and ``tablesim wallet check`` (the
   conformance kit) passes on the reference wallet (started again without
   faults).
@@ -49,12 +56,22 @@ import httpx  # noqa: E402
 
 from fault_checks import check, journal_rounds, read_wallet  # noqa: E402
 from fault_play import Bets, Killer, Player, choose_bets, finish, open_round, state, void, wait_betting  # noqa: E402
-from fault_procs import TABLESIM, Broker, PlatformProc, Table, Wallet, environment, wait_until  # noqa: E402
+from fault_procs import TABLESIM, Bus, PlatformProc, Table, Wallet, environment, wait_until  # noqa: E402
 import webclient  # noqa: E402  (on the path fault_procs puts it on)
 
 GAMES = (("fortune3", "F3-FAULT", "box"), ("football", "FB-FAULT", "box"), ("wheel", "WH-FAULT", "player"))
 OPENING = Decimal("10000.00")
 FAULTS = ("slow:0.3", "error:0.05", "drop-after-commit:0.05")
+
+
+def remote_profile(work: Path) -> Path:
+    """Fortune 3 with the shared remote hand and a short decision timer (a
+    profile of its own name: the built-in one gives 20 s)."""
+    root = HERE.parent / "config" / "rules" / "fortune3-macau-2008-remote.toml"
+    text = root.read_text().replace('name = "macau-2008-remote"', 'name = "fault-run-remote"')
+    path = work / "fault-run-remote.toml"
+    path.write_text(text.replace("decision_seconds = 20", "decision_seconds = 4"))
+    return path
 
 
 def write_files(work: Path, players: list[str]) -> Path:
@@ -125,17 +142,20 @@ def sessions(wallet: Wallet, platforms: list[PlatformProc], ids: list[str]) -> l
 
 def play_table(table: Table, n: int, bets: Bets, players: list[Player], platforms, rng: random.Random,
                to_void: bool, out: dict) -> bool:
-    """Round ``n`` of one table: opened, bet on, closed and played, or
-    voided by a supervisor if ``to_void`` and it holds bets; whether it was voided."""
+    """Round ``n`` of one table: opened, bet on, closed and played (the
+    remote players of Fortune 3 deciding), or voided by a supervisor if
+    ``to_void`` and it holds bets; whether it was voided."""
     round_id = open_round(table)
     wait_betting(platforms, table.table_id, round_id)
     share = 1.0 if n == 0 else 0.5
-    bets.all(choose_bets(table.game, table.table_id, players, rng, share))
+    chosen = choose_bets(table.game, table.table_id, players, rng, share, whale=n == 0)
+    bets.all(chosen)
     voided = False
     if to_void and state(table).get("bets"):
         void(table, round_id)
         voided = True
-    status = finish(table, round_id)
+    remote = list({p.id: p for p, b in chosen if b.get("position") == "remote"}.values())
+    status = finish(table, round_id, on_decisions=lambda: bets.decide_all(table.table_id, round_id, remote))
     out.setdefault(table.game, []).append(status)
     return voided and status == "void"
 
@@ -190,21 +210,24 @@ def start(args, work: Path, env: dict, ids: list[str], children: list):
     """Every process up: (broker, wallet, tables, platforms), each put in
     ``children`` before it starts (to be stopped whatever happens)."""
     tables_file = write_files(work, ids)
-    broker = Broker(work, env)
+    broker = Bus(work, [tid for _, tid, _ in GAMES], cluster=not args.single_broker)
     children.append(broker)
     broker.start()
-    init = tablesim("studio", "init", "--nats", broker.url, env=env)
+    init = tablesim("studio", "init", "--nats", broker.role("admin"), "--replicas", str(broker.replicas), env=env)
     if init.returncode != 0:
         raise RuntimeError(f"studio init: {init.stderr.strip()}")
     wallet = Wallet(work, env, list(args.fault or FAULTS), args.seed)
-    tables = [Table(work, env, game, tid, broker.url, args.seed + i, args.pace)
+    profile = remote_profile(work)
+    tables = [Table(work, env, game, tid, broker.role(tid), args.seed + i, args.pace,
+                    ("--profile", str(profile)) if game == "fortune3" else ())
               for i, (game, tid, _) in enumerate(GAMES)]
     children += [wallet, *tables]
     in_parallel([wallet.start] + [t.start for t in tables])
     wait_until(lambda: all((t.state().get("studio") or {}).get("state") == "up" for t in tables), 180,
                "the tables' studio links up")
     keys = register_keys(work, tables)
-    platforms = [PlatformProc(work, env, i, broker.url, wallet, tables_file, keys) for i in range(args.platforms)]
+    platforms = [PlatformProc(work, env, i, broker.role("platform"), wallet, tables_file, keys)
+                 for i in range(args.platforms)]
     children += platforms
     in_parallel([p.start for p in platforms])
     return broker, wallet, tables, platforms, keys
@@ -227,7 +250,7 @@ def final_checks(args, work: Path, env: dict, wallet: Wallet, tables, ids, since
         ledger.close()
     done: dict = {}
     in_parallel([  # (the kit plays on table "kit", which reconcile does not look at)
-        lambda: done.update(rec=tablesim("wallet", "reconcile", "--nats", broker.url, "--wallet", wallet.url,
+        lambda: done.update(rec=tablesim("wallet", "reconcile", "--nats", broker.role("studio"), "--wallet", wallet.url,
                                          "--secret", str(wallet.secret), "--keys", str(keys), "--json", env=env)),
         lambda: done.update(kit=tablesim("wallet", "check", wallet.url, "--secret", str(wallet.secret), "--token",
                                          kit_token, env=env))])
@@ -250,7 +273,7 @@ def run(args, work: Path) -> dict:
         players = sessions(wallet, platforms, ids)
         rng = random.Random(args.seed)
         killer = Killer(random.Random(rng.random()), args.kills,
-                        {"platform": platforms, "wallet": [wallet], "broker": [broker], "table": tables},
+                        {"platform": platforms, "wallet": [wallet], "broker": broker.nodes, "table": tables},
                         gap=(args.gap / 4, args.gap))
         bets = Bets(platforms, random.Random(rng.random()))
         killer.start()
@@ -321,7 +344,9 @@ def report(args, work, figures, played, killer, bets, health, down, seconds) -> 
            "killed_at_s": [k["at_s"] for k in killer.done],  # (seconds after the play began)
            **{k: len(v) for k, v in lists.items()},
            "reconcile_rc": figures.get("reconcile_rc"), "conformance_rc": figures.get("conformance_rc"),
+           "decisions_answered": dict(bets.decisions),
            "platform_alerts": sum(h["settlement"]["alerts"] for h in health),
+           "platform_held": sum(h.get("held", 0) for h in health),
            "platform_mismatches": sum(h["settlement"]["mismatches"] for h in health),
            "orphans_cancelled": sum(h["orphans_cancelled"] for h in health),
            "faults": list(args.fault or FAULTS), "seed": args.seed, "seconds": round(seconds, 1),
@@ -336,6 +361,8 @@ def report(args, work, figures, played, killer, bets, health, down, seconds) -> 
         problems.append("reconcile: " + figures.get("_reconcile", "")[-2000:])
     if out["conformance_rc"] != 0:
         problems.append("conformance kit: " + figures.get("_kit", "")[-2000:])
+    if out["platform_held"]:
+        problems.append(f"{out['platform_held']} writes held for an operator (tablesim platform held)")
     if out["void_rounds"] < 1:
         problems.append("no void round with bets: the void cancels were not exercised")
     out["ok"] = not problems
@@ -356,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fault", action="append", metavar="MODE:VALUE",
                     help=f"the wallet's faults (default: {' '.join(FAULTS)})")
     ap.add_argument("--settle-budget", type=float, default=240.0, help="seconds to wait for everything settled")
+    ap.add_argument("--single-broker", action="store_true",
+                    help="one nats-server instead of a three-node cluster (its kills stop the whole bus)")
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)

@@ -29,16 +29,24 @@ def node_config(text: str, index: int, ports: list[int], routes: list[int], stor
 
 class NatsCluster:
     """``users``: keep the sample's users.conf (the permissions); without it,
-    the nodes take anyone (the include is left out)."""
+    the nodes take anyone (the include is left out). ``tables``: closed by
+    role as a studio runs it instead (``tablesim studio credentials`` for
+    these tables: ``role(name)`` is a role's URL file, ``url()`` the admin's)."""
 
-    def __init__(self, work: Path, users: bool = False) -> None:
-        self.work, self.users = work, users
+    def __init__(self, work: Path, users: bool = False, tables: list[str] | None = None) -> None:
+        self.work, self.users = work, users or tables is not None
         self.ports = [free_port() for _ in range(NODES)]
         self.routes = [free_port() for _ in range(NODES)]
         self.procs: list[subprocess.Popen | None] = [None] * NODES
+        self.closed = tables is not None
         work.mkdir(parents=True, exist_ok=True)
-        if users:
+        if tables is not None:
+            from tablesim.studio import credentials
+
+            credentials.write(work, list(tables), self.url())
+        elif users:
             (work / "users.conf").write_text((CONFIG / "users.conf").read_text())
+        users = self.users
         for i in range(NODES):
             text = node_config((CONFIG / f"studio-{i + 1}.conf").read_text(), i, self.ports, self.routes,
                                work / f"store-{i + 1}")
@@ -47,8 +55,17 @@ class NatsCluster:
             (work / f"studio-{i + 1}.conf").write_text(text)
 
     def url(self, user: str | None = None, password: str | None = None, nodes=range(NODES)) -> str:
+        if self.closed and user is None and (self.work / "admin.url").exists():
+            return self.role_url("admin")
         auth = f"{user}:{password}@" if user else ""
         return ",".join(f"nats://{auth}127.0.0.1:{self.ports[i]}" for i in nodes)
+
+    def role(self, name: str) -> str:
+        """A role's URL file as the commands take it (a closed cluster)."""
+        return f"@{self.work / f'{name}.url'}"
+
+    def role_url(self, name: str) -> str:
+        return (self.work / f"{name}.url").read_text().strip()
 
     def start(self, index: int | None = None) -> "NatsCluster":
         assert NATS_SERVER, "nats-server is not installed"
