@@ -47,6 +47,8 @@ class Rounds:
             self._refs(rnd, rec)
         elif rec.name == "bet_withdrawn":
             self._withdrawn(rnd, rec)
+        elif rec.name == "decision" and isinstance(rec.data.get("ref"), str) and rec.data.get("stake") is not None:
+            self._play(rnd, rec)
         elif rec.name == "result" and rec.data.get("status") in ("settled", "void") and rnd.status is None:
             rnd.status = rec.data["status"]
             if rnd.status == "settled":
@@ -74,6 +76,19 @@ class Rounds:
             seq, position, stake = self._seq_of[(rnd.table, rnd.round_id, bet.ref)]
             if bet.player == owner and (position, stake) == taken and seq < rec.seq:
                 bet.withdrawn = True
+
+    def _play(self, rnd: StreamRound, rec: wire.WireRecord) -> None:
+        """A remote player's Play on Fortune 3's shared hand: a debit of its
+        own, taken at the decision (its ref the decision's, of its stake), as
+        the platform reads it (``tablesim.platform.rounds``); a fold has none."""
+        ref, box = rec.data["ref"], str(rec.data.get("box"))
+        try:
+            value = read_amount(str(rec.data["stake"]))
+        except ValueError:
+            return
+        if ref not in rnd.bets:
+            rnd.bets[ref] = Bet(ref, str(rec.data.get("player") or box), value)
+            self._seq_of[(rnd.table, rnd.round_id, ref)] = (rec.seq, box, "play")
 
     def _refs(self, rnd: StreamRound, rec: wire.WireRecord) -> None:
         for entry in rec.data.get("refs") or []:

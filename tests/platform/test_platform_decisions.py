@@ -150,3 +150,16 @@ def test_the_play_is_a_second_debit_at_the_decision(f3):
         assert f3.wallet_balance(name) == Decimal("1000.00") - Decimal(stakes[name][0][1])
     # (the bus test's round, whose bets were no platform's, is the only one the platform finds amiss)
     assert f"round {rid} of" not in p.log.read_text()
+    _reconciled_clean(f3, rid)
+
+
+def _reconciled_clean(f3, rid: str) -> None:
+    """``tablesim wallet reconcile`` holds the round's Plays (debits at the
+    decision), folds and second Play (cancelled) against the wallet: no finding."""
+    import walletproc
+
+    rc, out, err = walletproc.cli("wallet", "reconcile", "--nats", f3.broker.url, "--wallet", f3.wallet.url,
+                                  "--secret", f3.secret, "--keys", f3.keys, "--json")
+    assert rc in (0, 1) and not err, err
+    report = json.loads(out)
+    assert [f for f in report["findings"] if f["round"] == rid] == [], report["findings"]

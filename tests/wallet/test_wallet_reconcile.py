@@ -231,3 +231,29 @@ def _now():
     from datetime import datetime, timezone
 
     return datetime(2026, 12, 1, 21, tzinfo=timezone.utc)
+
+
+def test_remote_plays_are_debits_of_their_own_and_a_missing_credit_is_still_found(world):
+    """Fortune 3's shared remote hand: a Play is a debit taken at the
+    decision (the decision's ref and stake), a fold none; a round paid right
+    is clean, a round whose credit never came is found, its Play named."""
+    t = Table("CLEAN-1")
+    for rid in ("R-1", "R-2"):
+        t.bets(rid, (f"{rid}-ante-a", "remote", "10", "alice"), (f"{rid}-ante-b", "remote", "5", "ann"))
+        t.record(rid, "event", "decision", {"box": "remote", "decision": "play", "player": "alice",
+                                            "ref": f"{rid}-play-a", "stake": "10"})
+        t.record(rid, "event", "decision", {"box": "remote", "decision": "fold", "player": "ann"})
+        t.result(rid, "settled", {"alice": ("remote", "20"), "ann": ("remote", "-5")})
+    asyncio.run(t.publish(world["nats"]))
+    acts = []
+    for rid in ("R-1", "R-2"):
+        acts += [("debit", f"{rid}-ante-a", "alice", rid, "10"), ("debit", f"{rid}-ante-b", "ann", rid, "5"),
+                 ("debit", f"{rid}-play-a", "alice", rid, "10"),
+                 ("credit", f"cr-{rid}-b", "ann", rid, "0", [f"{rid}-ante-b"])]
+    acts.append(("credit", "cr-R-1-a", "alice", "R-1", "40", ["R-1-ante-a", "R-1-play-a"]))
+    asyncio.run(money(world["wallet"], "CLEAN-1", *acts))
+    rc, out, _ = reconcile(world, "--json")
+    findings = json.loads(out)["findings"]
+    assert rc == 1 and [(f["kind"], f["round"], f["player"]) for f in findings] == [
+        ("credit_missing", "R-2", "alice")], findings
+    assert "due: 40 for debits R-2-ante-a, R-2-play-a" in findings[0]["text"], findings
