@@ -83,6 +83,8 @@ class Desk:
         self.bus_timeout = bus_timeout
         self.cancelling: set[asyncio.Task] = set()
         self.batchers: dict[str, Batcher] = {}
+        #: bets on their way from this process, by (table, round, player): the per-round limit counts them
+        self.in_flight: dict[tuple[str, str, str], int] = {}
         self.counts = {"placed": 0, "refused_by_wallet": 0, "refused_by_table": 0, "cancelled": 0, "unknown": 0}
 
     def check(self, session: Session, body: dict) -> tuple[Offer, str, str, Decimal] | Answer:
@@ -119,7 +121,29 @@ class Desk:
         if t is None or not t.betting:
             state = "not heard from" if t is None else f"{t.state or 'idle'}"
             return refused(409, "betting_closed", f"table {offer.table} is not taking bets (its round is {state})")
-        it = Intent(ids.new_debit(), "bet", session.player, session.currency, amount, offer.table, t.round_id,
+        key = (offer.table, t.round_id, session.player)
+        if self.bets_of(*key) >= offer.max_bets:
+            return refused(409, "too_many_bets", f"at most {offer.max_bets} bets a player in one round of table "
+                           f"{offer.table}", reason={"id": "player.refusal.too_many_bets",
+                                                     "args": {"max": offer.max_bets}})
+        self.in_flight[key] = self.in_flight.get(key, 0) + 1
+        try:
+            return await self._place(session, offer, t.round_id, position, bet, amount)
+        finally:
+            if (left := self.in_flight[key] - 1) > 0:
+                self.in_flight[key] = left
+            else:
+                del self.in_flight[key]
+
+    def bets_of(self, table: str, round_id: str, player: str) -> int:
+        """A player's bets in a round: those the table journaled (whichever process
+        sent them: the picture) and those still on their way from this process."""
+        rnd = self.rounds.rounds.get((table, round_id))
+        return (len(rnd.of(player)) if rnd is not None else 0) + self.in_flight.get((table, round_id, player), 0)
+
+    async def _place(self, session: Session, offer: Offer, round_id: str, position: str, bet: str,
+                     amount: Decimal) -> Answer:
+        it = Intent(ids.new_debit(), "bet", session.player, session.currency, amount, offer.table, round_id,
                     position, bet, "debiting")
         await self.intents.add(it)
         try:

@@ -9,6 +9,7 @@ tables file (TOML)::
     max = "10000"           # optional: the largest stake (the table's own limits still apply)
     game = "wheel"          # optional: its game (default: from the id's prefix, e.g. WHEEL-, FB-, F3-)
     bet_seconds = 15        # optional: the table's bet timer, shown to the players counting down
+    max_bets = 500          # optional: the most bets one player may place in one round (default 500)
 
 A table not in the file is not offered: a bet on it is refused before any debit.
 """
@@ -39,6 +40,7 @@ class Offer:
     max: Decimal
     game: str | None = None
     bet_seconds: int | None = None
+    max_bets: int = 500  # a player's bets in one round (credited in parts of the wallet's limit)
 
 
 def _amount(value: object, where: str) -> Decimal:
@@ -60,10 +62,10 @@ def _offer(table: str, entry: object, where: str) -> Offer:
         raise InputError(exc.message, where=where) from None
     if not isinstance(entry, dict):
         raise InputError("expected a table of currency, unit, position", where=where)
-    unknown = sorted(set(entry) - {"currency", "unit", "position", "max", "game", "bet_seconds"})
+    unknown = sorted(set(entry) - {"currency", "unit", "position", "max", "game", "bet_seconds", "max_bets"})
     if unknown:
         raise InputError(f"{unknown[0]}: not a field of a table (currency, unit, position, max, game, "
-                         "bet_seconds)", where=where)
+                         "bet_seconds, max_bets)", where=where)
     currency = entry.get("currency")
     if not isinstance(currency, str) or len(currency) != 3 or not currency.isascii() or not currency.isupper():
         raise InputError(f"currency: {currency!r} is not a currency code (three capitals, e.g. MOP)", where=where)
@@ -79,7 +81,10 @@ def _offer(table: str, entry: object, where: str) -> Offer:
         raise InputError(f"game: {game!r} is not one of {', '.join(GAMES)}", where=where)
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int) or not 1 <= seconds <= 600):
         raise InputError(f"bet_seconds: {seconds!r} is not a whole number of seconds from 1 to 600", where=where)
-    return Offer(table, currency, unit, position, min(top, HUGE), game, seconds)
+    most = entry.get("max_bets", 500)
+    if isinstance(most, bool) or not isinstance(most, int) or not 1 <= most <= 100_000:
+        raise InputError(f"max_bets: {most!r} is not a whole number of bets from 1 to 100000", where=where)
+    return Offer(table, currency, unit, position, min(top, HUGE), game, seconds, most)
 
 
 def load_tables(path: str | Path) -> dict[str, Offer]:

@@ -152,14 +152,15 @@ class Rig:
 
     def platform(self, fault: str | None = None, ack_wait: float = 2.0, db: str = "platform.db",
                  wallet: str | None = None, backstop_after: float | None = None,
-                 nats: list[str] | None = None) -> Platform:
+                 nats: list[str] | None = None, tables: Path | None = None) -> Platform:
         """``nats``: each a ``--nats`` of its own (default: the platform's role on the broker)."""
         env = dict(self.env)
         if fault:
             env["TABLESIM_PLATFORM_FAULT"] = fault
         given = [arg for url in (nats or [self.broker.role("platform")]) for arg in ("--nats", url)]
         argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", *given,
-                "--wallet", wallet or self.wallet.url, "--secret", str(self.secret), "--tables", str(self.tables),
+                "--wallet", wallet or self.wallet.url, "--secret", str(self.secret),
+                "--tables", str(tables or self.tables),
                 "--db", str(self.folder / db), "--keys", str(self.keys), "--port", "0", "--ack-wait", str(ack_wait)]
         if backstop_after is not None:
             argv += ["--backstop-after", str(backstop_after)]
