@@ -6,6 +6,7 @@ Each helper names the exact place of a bad value, e.g.
 
 from __future__ import annotations
 
+import difflib
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
@@ -13,6 +14,12 @@ from tablecore.errors import ConfigError, InputError
 from tablecore.money import parse_ratio
 
 _MISSING = object()
+
+
+def nearest(word: object, candidates: Iterable[object], cutoff: float = 0.75) -> str | None:
+    """The candidate ``word`` most likely misspells (a typo, a letter too many or too few), or None."""
+    close = difflib.get_close_matches(str(word), sorted({str(c) for c in candidates}), n=1, cutoff=cutoff)
+    return close[0] if close else None
 
 
 def _type_name(value: object) -> str:
@@ -50,6 +57,10 @@ class Reader:
         self._seen.add(key)
         if key not in self.data:
             if default is _MISSING:
+                # a key given misspelt is named for what it is, not only as the key it left missing
+                stray = nearest(key, [k for k in self.data if k not in self._seen])
+                if stray is not None:
+                    raise self.fail(stray, f"unknown key (nearest known key: {key}, which is missing)")
                 raise self.fail(key, "missing required key")
             return default
         return self.data[key]
@@ -107,4 +118,5 @@ class Reader:
         """Refuse keys nobody read: a typo must not become a silent default."""
         unknown = [k for k in self.data if k not in self._seen]
         if unknown:
-            raise self.fail(unknown[0], "unknown key")
+            known = nearest(unknown[0], self._seen)
+            raise self.fail(unknown[0], "unknown key" + (f" (nearest known key: {known})" if known else ""))

@@ -4,6 +4,7 @@ given as ``--game`` in every command, the first-argument form kept working."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -39,3 +40,26 @@ def test_no_game_or_two_games_is_one_line(args, said):
     res = tablesim(*args)
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.strip() == f"tablesim: error: {said}"
+
+
+def test_a_misspelt_key_in_a_script_is_named_with_the_nearest_known_key(tmp_path):
+    script = tmp_path / "spin.yaml"
+    script.write_text("game: wheel\nrounds:\n- bets:\n  - {player: alice, spot: '1', amount: 10}\n"
+                      "  spin:\n  - {segment: 0, turns: 3}\n")
+    res = tablesim("script", "run", script)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1
+    assert res.stderr.strip().endswith("round 1: spin: unknown key (nearest known key: spins, which is missing)")
+    script.write_text("game: wheel\nrounds:\n- bets:\n  - {player: alice, spot: '1', amount: 10}\n"
+                      "  spins:\n  - {segment: 0, turns: 3}\n  expectt: {status: settled}\n")
+    res = tablesim("script", "run", script)
+    assert res.returncode == 2
+    assert res.stderr.strip().endswith("round 1: expectt: unknown key (nearest known key: expect)")
+
+
+def test_a_misspelt_key_in_a_table_configuration_is_named_with_the_nearest_known_key(tmp_path):
+    config = tmp_path / "t.toml"
+    text = (Path(__file__).resolve().parents[2] / "config" / "tables" / "fortune3-mock.toml").read_text()
+    config.write_text(text.replace("[table]\n", "[table]\ngamme = \"x\"\n", 1))
+    res = tablesim("run", "--config", config, "--rounds", "1", "--journal", "none")
+    assert res.returncode == 2 and res.stderr.count("\n") == 1
+    assert "table.gamme: unknown key (nearest known key: game)" in res.stderr, res.stderr

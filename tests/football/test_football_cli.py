@@ -111,7 +111,7 @@ BAD_FILES = {
     "too-many-decks.yaml": ("table.decks", "9 is outside 1..8"),
     "unknown-fault.yaml": ("round 1: faults[0].fault", "'jam' is not one of"),
     "no-mismatch.yaml": ("round 1: faults[0].shown", "no mismatch"),
-    "unknown-round-key.yaml": ("round 1: bets", "missing required key"),
+    "unknown-round-key.yaml": ("round 1: bet", "unknown key (nearest known key: bets, which is missing)"),
     # the table's unit, and amounts refused before any arithmetic
     "off-unit.yaml": ("round 1: bets.1.odd", "12 is not a whole multiple of the table's betting unit 5"),
     "exponent-amount.yaml": ("round 1: bets.1.odd", "'1e1000000' is written with an exponent"),

@@ -47,8 +47,11 @@ def _error(path) -> ConfigError:
 BAD = [
     # missing keys
     ("missing boxes", {"boxes = 7\n": ""}, "boxes", "missing"),
-    ("missing ranking", {'ranking = ["straight_flush"': 'rankings = ["straight_flush"'}, "ranking", "missing"),
-    ("missing pair plus table", {"[pair_plus]": "[pair_plus_typo]"}, "pair_plus", "missing"),
+    # (a misspelt key is named as unknown, with the key it left missing)
+    ("missing ranking", {'ranking = ["straight_flush"': 'rankings = ["straight_flush"'}, "rankings",
+     "unknown key (nearest known key: ranking, which is missing)"),
+    ("missing pair plus table", {"[pair_plus]": "[pair_plus_typo]"}, "pair_plus_typo",
+     "unknown key (nearest known key: pair_plus, which is missing)"),
     ("missing pays.play", {"play = 1\n": ""}, "pays.play", "missing"),
     ("missing qualifier.category", {'category = "high_card"\n': ""}, "qualifier.category", "missing"),
     ("missing options.fold", {'fold_with_pair_plus = "forfeit"\n': ""}, "options.fold_with_pair_plus", "missing"),

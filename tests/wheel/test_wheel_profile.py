@@ -95,10 +95,10 @@ def test_a_zero_pay_is_refused(tmp_path):
 def test_unknown_keys_are_refused(tmp_path):
     path = _variant(tmp_path, lambda t: t.replace("min_turns = 3", "min_turns = 3\nmin_turn = 2"))
     err = _error(path)
-    assert (err.where, err.message) == (f"{path}: min_turn", "unknown key")
+    assert (err.where, err.message) == (f"{path}: min_turn", "unknown key (nearest known key: min_turns)")
     path = _variant(tmp_path, lambda t: t.replace("segments = 1\npays = 45", "segments = 1\npays = 45\npay = 40", 1))
     err = _error(path)
-    assert (err.where, err.message) == (f"{path}: symbols.joker.pay", "unknown key")
+    assert (err.where, err.message) == (f"{path}: symbols.joker.pay", "unknown key (nearest known key: pays)")
 
 
 def test_a_layout_symbol_the_profile_does_not_know(tmp_path):
