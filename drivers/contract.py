@@ -19,7 +19,13 @@ The checks, each passed, failed or skipped (with why):
 - **no card twice**: no round index and no card (from one deck) is
   reported twice, across everything above;
 - **faults named with their source**: every fault and link report names
-  its device, a fault has a code (100-999) and a text.
+  its device, a fault has a code (100-999) and a text;
+- **plausible reports**: not only the shape but the sense of what came, over
+  every round above: a wheel that never reports turns above 0 (a turns
+  field bound to a speed at rest), a result outside the wheel's segments, a
+  shoe reading the same card twice in a row within a round (a repeated
+  frame taken as a card), a device that answers (its lines are read) but
+  never changes state through a round it was armed for.
 
 Checks that need the device's side (silence, a cut) run only when a
 :class:`DeviceSide` is given: an emulator's. Without one they are skipped.
@@ -49,7 +55,7 @@ from drivers.events import (
 )
 
 CHECKS = ("typed events in order", "arm and disarm honoured", "silence is a fault, never a hang",
-          "reconnect after a lost link", "no card twice", "faults named with their source")
+          "reconnect after a lost link", "no card twice", "faults named with their source", "plausible reports")
 Status = Literal["pass", "fail", "skip"]
 
 
@@ -76,6 +82,8 @@ class _Run:
     wait: float
     seen: list[DeviceEvent] = field(default_factory=list)
     rounds: int = 0
+    segments: int | None = None  # a wheel's segments (its results are 0 .. segments - 1)
+    mute: list[str] = field(default_factory=list)  # rounds in which the device answered but reported nothing
 
     def events(self, until: Callable[[DeviceEvent], bool], seconds: float | None = None) -> list[DeviceEvent]:
         """Events up to the first ``until`` takes (all that came, if none did in time)."""
@@ -109,6 +117,7 @@ def _play(run: _Run) -> tuple[str, list[DeviceEvent]]:
     run.rounds += 1
     round_id = f"CHECK-{run.rounds:06d}"
     d: Any = run.device
+    heard = _lines(run.device)
     if run.kind == "shoe":
         d.arm(round_id, 3)
     elif run.kind == "wheel":
@@ -120,9 +129,17 @@ def _play(run: _Run) -> tuple[str, list[DeviceEvent]]:
         run.events(lambda e: isinstance(e, ShuffleDone))
         d.deal_hand(1, 3)
     events = run.events(_done(run.kind))
+    if not events and _lines(run.device) > heard:
+        run.mute.append(f"{round_id}: {_lines(run.device) - heard} lines read, no state change")
     if run.kind in ("shoe", "wheel"):
         d.disarm()
     return round_id, events
+
+
+def _lines(device: Device) -> int:
+    """The lines a device's driver has read (0 where it does not count them)."""
+    counts = getattr(device, "counts", None)
+    return int(counts.get("lines", 0)) if isinstance(counts, dict) else 0
 
 
 def _ordered(run: _Run, round_id: str, events: list[DeviceEvent]) -> str | None:
@@ -239,13 +256,40 @@ def _named(run: _Run) -> Outcome:
     return Outcome(CHECKS[5], "pass", f"{len(reports)} fault and link reports, each naming {run.device.name!r}")
 
 
-def check_device(device: Device, kind: str, side: DeviceSide | None = None, *, wait: float = 10.0) -> list[Outcome]:
+def _plausible(run: _Run) -> Outcome:
+    if run.mute:
+        return Outcome(CHECKS[6], "fail", f"answers but never changes state through a round: {run.mute[0]}")
+    if run.kind == "wheel":
+        results = [e for e in run.seen if isinstance(e, SpinResult)]
+        if not results:
+            return Outcome(CHECKS[6], "fail" if run.seen else "skip", "no spin result came" if run.seen
+                           else "no spin came")
+        if all(e.turns <= 0 for e in results):
+            return Outcome(CHECKS[6], "fail", f"never reports turns above 0 ({len(results)} results): "
+                           "where do its turns come from?")
+        if run.segments is not None and (bad := [e.segment for e in results if not 0 <= e.segment < run.segments]):
+            return Outcome(CHECKS[6], "fail", f"results outside the layout's segments 0-{run.segments - 1}: {bad}")
+        turns = ", ".join(f"{e.turns}" + (f" +/- {e.turns_error}" if e.turns_error else "") for e in results)
+        return Outcome(CHECKS[6], "pass", f"{len(results)} results, turns {turns} ({results[0].turns_source})")
+    if run.kind == "shoe":
+        reads = [e for e in run.seen if isinstance(e, CardRead)]
+        twice = [(a.round_id, a.index, str(a.card)) for a, b in zip(reads, reads[1:])
+                 if a.round_id == b.round_id and a.card == b.card]
+        if twice:
+            return Outcome(CHECKS[6], "fail", f"the same card twice in a row within a round: {twice[0]}")
+        return Outcome(CHECKS[6], "pass" if reads else "skip", f"{len(reads)} cards, none read twice in a row")
+    return Outcome(CHECKS[6], "pass", "each round changed the device's state")
+
+
+def check_device(device: Device, kind: str, side: DeviceSide | None = None, *, wait: float = 10.0,
+                 segments: int | None = None) -> list[Outcome]:
     """Run the contract on an open ``device`` of ``kind`` (``wait``: how long a
-    round may take, pure waiting); one outcome per check, in :data:`CHECKS` order."""
-    run = _Run(device, kind, wait)
+    round may take, pure waiting; ``segments``: a wheel's, to judge its results);
+    one outcome per check, in :data:`CHECKS` order."""
+    run = _Run(device, kind, wait, segments=segments)
     if kind == "shoe":
         device.load_shoe("CHECK", 1)  # type: ignore[attr-defined]
     elif kind == "shuffler":
         device.load(1, 52)  # type: ignore[attr-defined]
     out = [_typed(run), _arming(run), _silence(run, side), _reconnect(run, side)]
-    return [*out, _no_card_twice(run), _named(run)]
+    return [*out, _no_card_twice(run), _named(run), _plausible(run)]

@@ -76,6 +76,15 @@ def _hid(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int)
     return opened, DeviceSide(reader.mute, cut, supervised=False)
 
 
+def _segments(config: TableConfig, kind: str) -> int | None:
+    """A wheel's segments, from its table's profile (None for other kinds)."""
+    if kind != "wheel":
+        return None
+    from tablesim.games.wheel.profile import load_profile
+
+    return len(load_profile(config.profile).layout)
+
+
 def check_config(config: TableConfig, *, emulated: bool, wait: float = 10.0) -> dict[str, list[Outcome]]:
     """Each device of ``config`` through the contract: kind -> outcomes."""
     results: dict[str, list[Outcome]] = {}
@@ -86,7 +95,7 @@ def check_config(config: TableConfig, *, emulated: bool, wait: float = 10.0) -> 
             else:
                 opened, side = config.open_device(kind), None
             stack.callback(opened.close)  # closed before its emulator stops
-            results[kind] = check_device(opened, kind, side, wait=wait)
+            results[kind] = check_device(opened, kind, side, wait=wait, segments=_segments(config, kind))
     return results
 
 
