@@ -40,7 +40,10 @@ def test_serve_runs_a_table_and_stops_cleanly(env, tmp_path):
     try:
         assert s2.dealer == s.dealer and f"operator tokens: {tokens}" in s2.lines
         snap = s2.client.get("/api/table").json()
-        assert snap["state"] == "betting_open" and snap["bets"] == {"zoe": {"1": "2"}}
+        # (the open view: the wheel's totals per bet, not whose; the dealer's book names zoe)
+        assert snap["state"] == "betting_open" and snap["bets"] == {"all": {"1": "2"}} and snap["players_count"] == 1
+        assert s2.client.get("/api/book", headers={"Authorization": f"Bearer {s2.dealer}"}).json()["bets"] == {
+            "zoe": {"1": "2"}}
         assert snap["recovery"].startswith("recovered round WHEEL-MOCK-000001: resumed at betting_open")
     finally:
         assert s2.stop() == 0
