@@ -83,7 +83,7 @@ def test_concurrent_single_bets_are_committed_together_each_exactly_once(serve):
     assert sum(1 for r in records if r[2] == "bet") == 60
     # (a group's refs go in records of up to 16 each: a group of n bets journals ceil(n / 16) of them)
     assert groups <= sum(1 for r in records if r[2] == "bet_refs") <= groups + 60 // 16
-    assert len(s.state()["bets"]) == 60
+    assert len(s.book()["bets"]) == 60 and s.state()["players_count"] == 60
 
 
 _VALUE = st.one_of(st.text(max_size=90), st.text(alphabet="0123456789.-+ e", max_size=12), st.integers(),
