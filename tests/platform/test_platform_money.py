@@ -36,6 +36,26 @@ def test_a_player_with_more_bets_than_one_credit_names_is_paid_whole(rig):
     assert health["held"] == 0 and health["settlement"]["refused"] == 0
 
 
+def test_a_player_may_place_what_the_tables_file_says_in_a_round(rig):
+    """``max_bets``: the most bets one player places in one round of a table;
+    one more is refused before anything is debited, in words and by id."""
+    from rig import TABLES
+
+    limited = rig.folder / "limited.toml"
+    limited.write_text(TABLES + 'max_bets = 3\n')
+    platform = rig.platform(db="limited.db", tables=limited)
+    lea = platform.session(rig.token("lea"))
+    before = rig.wallet_balance("lea")
+    rig.open_round()
+    for spot in ("1", "3", "5"):
+        assert platform.bet(lea, {"table": TABLE, "bet": spot, "amount": "2"}).json()["status"] == "placed"
+    over = platform.bet(lea, {"table": TABLE, "bet": "10", "amount": "2"})
+    assert over.status_code == 409 and over.json()["status"] == "too_many_bets", over.text
+    assert over.json()["reason"] == {"id": "player.refusal.too_many_bets", "args": {"max": 3}}
+    assert rig.wallet_balance("lea") == before - 6  # (nothing debited for the fourth)
+    rig.spin()
+
+
 def test_an_orphan_beside_a_players_bets_does_not_stop_their_credit(rig):
     """The platform dies between a debit and the bus while the same player has
     bets standing through another process: the round's credit names only what
