@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+from tablesim.platform import nesting
 from tablesim.platform.bets import Answer, refused
 from tablesim.platform.sessions import BadSession
 
@@ -58,7 +59,10 @@ async def read_body(scope, receive) -> bytes | Answer | None:
 def read_json(body: bytes) -> dict | Answer:
     """A player's JSON object (``body`` as ``read_body`` kept it), or the refusal."""
     try:
+        nesting.check(body)
         doc = json.loads(body, parse_float=_Float)
+    except nesting.TooDeep as exc:
+        return refused(400, "bad_input", f"the body is refused: {exc}")
     except ValueError:
         return refused(400, "bad_input", "the body is not JSON")
     if not isinstance(doc, dict):

@@ -17,6 +17,7 @@ import uuid
 
 from fastapi import WebSocket, WebSocketDisconnect
 
+from tablesim.platform import nesting
 from tablesim.platform.bets import Answer, refused
 from tablesim.platform.player.hub import Client, Hub, dumps
 from tablesim.platform.sessions import BadSession, Session
@@ -63,7 +64,10 @@ def read(text: str) -> dict | Answer:
     if len(text.encode()) > MAX_MESSAGE:
         return refused(400, "too_large", f"a message is at most {MAX_MESSAGE} bytes")
     try:
+        nesting.check(text)
         doc = json.loads(text)
+    except nesting.TooDeep as exc:
+        return refused(400, "bad_input", f"the message is refused: {exc}")
     except ValueError:
         return refused(400, "bad_input", "a message is a JSON object")
     if not isinstance(doc, dict) or not isinstance(doc.get("type"), str):
