@@ -22,6 +22,10 @@ import httpx
 import pytest
 
 import f3rig
+from tablecore.cards import card as card_of
+from tablesim.games import registry
+from tablesim.games.fortune3.hands import classify
+from tablesim.i18n import read_catalog
 import reaper
 import rig as rigs
 from browser import WAIT_MS, needs_chromium, until
@@ -135,7 +139,7 @@ def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
         assert "本局" in text(ann, "#result") and "Ronda" in text(amy, "#result")
         assert text(ann, "#result").count("MOP") >= 7  # each of her bets, with its result
         amy_net = text(amy, "#result .round-net b")
-        assert amy_net.startswith("45" if symbol == "joker" else "-1"), amy_net  # her own, not ann's
+        assert amy_net.startswith("+45" if symbol == "joker" else "\u22121"), amy_net  # her own, not ann's, signed
         assert amy.locator("#result li").count() == 1 and ann.locator("#result li").count() == 7
         ann.wait_for_selector(f"#recall li[data-round='{round_id}']")
         shot(amy, "wheel-result-desktop")
@@ -318,6 +322,11 @@ def test_two_players_in_two_languages_decide_on_their_own_on_the_shared_remote_h
         # the same remote hand for both; the dealer's cards face down on both pages until the reveal
         assert cards(ann, "remote-cards") == cards(amy, "remote-cards") and "??" not in cards(ann, "remote-cards")
         assert cards(ann, "dealer-cards") == cards(amy, "dealer-cards") == ["??"] * 3
+        # the remote hand's rank, named as the game's catalog names the table's category of those cards
+        category, _ = classify([card_of(c) for c in cards(ann, "remote-cards")])
+        until(ann, "document.querySelector('#own-rank').textContent")
+        assert text(ann, "#own-rank") == "您的牌：" + read_catalog(registry.spec("fortune3").catalog_dir() / "zh-Hant.po")[
+            f"fortune3.hand.{category}"]
         # the decision timer counts down (it comes with the table's own event, a moment after the state)
         until(ann, "/\\d/.test(document.querySelector('#timer').textContent)")
         shot(ann, "fortune3-decide-desktop-zh")
@@ -338,6 +347,11 @@ def test_two_players_in_two_languages_decide_on_their_own_on_the_shared_remote_h
             nets = result["players"][who]["results"]["remote"]
             assert amount_of(text(p, "#result .round-net b")) == sum(Decimal(v) for v in nets.values()), who
         assert amount_of(text(amy, "#result .round-net b")) == Decimal("-5")
+        # amy's time-out fold is said in words (not "bet placed" left standing), in the terms of her language
+        assert text(amy, "#said") == "Desistiu: sem decisão a tempo." and "Desistiu" in text(amy, "#banner")
+        assert text(amy, "#play") == "Jogar" and "Jogar" in text(amy, "#fold-notice")
+        # each sees the rank of their own (remote) hand, as the table's rules name it
+        assert text(amy, "#own-rank").startswith("A sua mão: ") and text(ann, "#own-rank").startswith("您的牌：")
         assert ann.locator("#result li[data-bet='pair_plus']").count() == 1
         assert amy.locator("#result li").count() == 1 and "Ante" in text(amy, "#result")
         assert "本局" in text(ann, "#result") and "Ronda" in text(amy, "#result")
@@ -401,5 +415,163 @@ def test_a_refusal_and_a_void_round_read_in_the_players_language(chromium, setup
         until(ava, "document.querySelector('#result').textContent.includes('Ronda anulada (decisão do supervisor)')")
         assert text(ava, "#said").startswith("Aposta confirmada")  # the line said before, in the new language
         assert not ava.errors, ava.errors
+    finally:
+        context.close()
+
+
+# --- what a spot shows, the link going down, rounds missed --------------------------------
+
+
+def routed(page, hold=None):
+    """The page's socket through a route of the test's (``page.route_web_socket``):
+    the platform's messages that ``hold(doc)`` says are held wait until
+    ``release()``; ``cut()`` closes the socket and refuses new ones until
+    ``mend()``. Returns (release, cut, mend, held)."""
+    state = {"down": False, "held": [], "routes": []}
+
+    def handler(ws):
+        if state["down"]:
+            ws.close()
+            return
+        server = ws.connect_to_server()
+        state["routes"].append((ws, server))
+
+        def down(msg):
+            doc = json.loads(msg)
+            if hold is not None and hold(doc):
+                state["held"].append((ws, msg))
+            else:
+                ws.send(msg)
+
+        server.on_message(down)
+        ws.on_message(lambda msg: server.send(msg))
+
+    page._host.run(lambda: page._obj.route_web_socket(re.compile(r".*/ws$"), handler))
+
+    def release():
+        def go():
+            for ws, msg in state["held"]:
+                ws.send(msg)
+            state["held"].clear()
+        page._host.run(go)
+
+    def cut():
+        def go():
+            state["down"] = True
+            for ws, server in state["routes"]:
+                server.close()
+                ws.close()
+            state["routes"].clear()
+        page._host.run(go)
+
+    def mend():
+        state["down"] = False
+
+    return release, cut, mend, state["held"]
+
+
+def stake(page, spot: str) -> str:
+    return text(page, f".spot[data-bet='{spot}'] .stake")
+
+
+def test_a_spot_shows_each_bet_once_when_the_tables_record_comes_before_the_answer(chromium, setup):
+    """The table's record of the player's bets (``mine``) and the answer
+    ``placed`` race; a second tab of the same player makes the record come
+    first, always: the spot shows the bet once, as the table holds it."""
+    (c1, bea), (c2, bea2) = player(chromium, setup, "al", "en-US"), player(chromium, setup, "al", "en-US")
+    try:
+        answers = lambda doc: doc.get("type") == "answer" and doc.get("kind") == "bet"  # noqa: E731
+        release, _, _, held = routed(bea, hold=answers)
+        bea.reload()  # (through the route from now on)
+        bea.wait_for_selector(f".table-card[data-table='{FOOTBALL}']")
+        for p in (bea, bea2):
+            open_table(p, FOOTBALL)
+        betting_on(setup, setup.football, (bea, bea2), "odd")
+        bea.click(".chip[data-amount='5']")
+        bea.click(".spot[data-bet='odd']")
+        bea.click("#place")  # its answer is held
+        until(bea2, "document.querySelector(\".spot[data-bet='odd'] .stake\").textContent.includes('5')")  # recorded
+        assert len(held) == 1
+        bet(bea2, "even", "1")  # a record of the other tab's bet: bea is sent her bets again, odd among them
+        until(bea, "document.querySelector(\".spot[data-bet='even'] .stake\").textContent.includes('1')")
+        release()  # and now the answer for odd
+        until(bea, "document.querySelector('#said').textContent.startsWith('Bet placed')")
+        assert stake(bea, "odd") == "5 MOP placed" and stake(bea, "even") == "1 MOP placed"
+        assert text(bea, "#total-bet") == "6 MOP"
+        bea.reload()
+        until(bea, "document.querySelector(\".spot[data-bet='odd'] .stake\")?.textContent.includes('5')")
+        assert stake(bea, "odd") == "5 MOP placed" and stake(bea2, "odd") == "5 MOP placed"
+        setup.football.play_out()
+        for p in (bea, bea2):
+            p.wait_for_selector("#result:not([hidden]) .round-net")
+        assert bea.locator("#result li").count() == 2
+        assert not bea.errors and not bea2.errors, (bea.errors, bea2.errors)
+    finally:
+        c1.close()
+        c2.close()
+
+
+def test_no_bet_is_dropped_while_the_link_is_down(chromium, setup):
+    context, cy = player(chromium, setup, "ava", "en-US")
+    try:
+        _, cut, mend, _ = routed(cy)
+        cy.reload()
+        cy.wait_for_selector(f".table-card[data-table='{WHEEL}']")
+        open_table(cy, WHEEL)
+        betting_on(setup, setup.wheel, (cy,), "3")
+        until(cy, "/\\d/.test(document.querySelector('#latency').textContent)")
+        cy.click(".chip[data-amount='5']")
+        cy.click(".spot[data-bet='3']")
+        cut()
+        until(cy, "document.querySelector('#link').classList.contains('down')")
+        # Place bets says why it cannot; the chips wait on the felt; the latency meter keeps no stale figure
+        assert cy.locator("#place").is_disabled() and cy.locator("#place-why").is_visible()
+        assert "Connection lost" in text(cy, "#place-why")
+        assert stake(cy, "3") == "5 MOP to place" and text(cy, "#latency") == "Latency —"
+        mend()
+        until(cy, "!document.querySelector('#link').classList.contains('down')")
+        cy.wait_for_selector("#place:not([disabled])")
+        assert stake(cy, "3") == "5 MOP to place"
+        cy.click("#place")
+        until(cy, "document.querySelector(\".spot[data-bet='3'] .stake\").textContent === '5 MOP placed'")
+        assert not cy.errors, cy.errors
+    finally:
+        context.close()
+
+
+def test_a_round_missed_is_marked_in_a_new_tab_and_there_is_a_favicon(chromium, setup):
+    context = chromium.new_context(viewport=DESKTOP, locale="en-US")
+    context.set_default_timeout(WAIT_MS)
+    bad: list[str] = []
+    try:
+        def tab():
+            page = context.new_page()
+            page.on("console", lambda msg: bad.append(msg.text) if msg.type == "error" else None)
+            page.on("pageerror", lambda exc: bad.append(str(exc)))
+            page.goto(f"{setup.platform.url}/?token={setup.token('lea')}")
+            page.wait_for_selector(f".table-card[data-table='{WHEEL}']")
+            return page
+
+        first = tab()
+        open_table(first, WHEEL)
+        betting_on(setup, setup.wheel, (first,), "1")
+        bet(first, "1", "1")
+        setup.wheel.play_out()
+        first.wait_for_selector("#result:not([hidden]) .round-net")  # a result this browser saw
+        missed = betting_on(setup, setup.wheel, (first,), "1")
+        bet(first, "1", "1")
+        first.close()  # the tab is gone; the round is played without her
+        setup.wheel.play_out()
+        again = tab()  # the launch link again, in a new tab of the same browser
+        again.wait_for_selector(f"#recall li.missed-round[data-round='{missed}']")
+        assert again.locator("#recall li.missed-round").count() == 1
+        assert "while you were away" in text(again, f"#recall li[data-round='{missed}']")
+        assert text(again, "#missed").startswith("While you were away: 1 round was settled")
+        again.click("#missed-ok")
+        assert again.locator("#missed").is_hidden()
+        icon = webclient.get(f"{setup.platform.url}/favicon.ico", timeout=5)
+        assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+        assert again.evaluate("document.querySelector('link[rel=icon]').href").endswith("/player/favicon.svg")
+        assert not bad, bad  # (a favicon's 404 is a console error)
     finally:
         context.close()

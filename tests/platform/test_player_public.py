@@ -220,7 +220,7 @@ def test_a_player_watching_learns_of_their_bet_when_its_record_is_read():
     rounds.apply(wire.WireRecord(2, "WHEEL-MOCK", "R1", "event", "bet_refs", {"refs": refs}, "", "", b""), 2)
     sent = [json.loads(ann.queue.get_nowait()) for _ in range(ann.queue.qsize())]
     assert [m for m in sent if m["type"] == "mine"] == [
-        {"type": "mine", "table": "WHEEL-MOCK", "round_id": "R1", "mine": [{"position": "ann", "bet": "3", "amount": "30"}]}]
+        {"type": "mine", "table": "WHEEL-MOCK", "round_id": "R1", "mine": [{"position": "ann", "bet": "3", "amount": "30", "ids": ["d1", "d2"]}]}]
     assert all(json.loads(amy.queue.get_nowait())["type"] != "mine" for _ in range(amy.queue.qsize()))
 
 
@@ -246,8 +246,9 @@ def test_a_page_answered_placed_for_its_bets_is_not_sent_them_again_another_page
     refs = [["d1", "ann", "3", "25", "ann"], ["d2", "ann", "3", "5", "ann"]]
     rounds.apply(wire.WireRecord(2, "WHEEL-MOCK", "R1", "event", "bet_refs", {"refs": refs}, "", "", b""), 2)
     assert mines(phone) == []
-    assert mines(laptop) == [[{"position": "ann", "bet": "3", "amount": "30"}]]
+    assert mines(laptop) == [[{"position": "ann", "bet": "3", "amount": "30", "ids": ["d1", "d2"]}]]
     rounds.apply(wire.WireRecord(3, "WHEEL-MOCK", "R1", "event", "bet_refs", {"refs": [["d3", "ann", "7", "2", "ann"]]},
                                  "", "", b""), 3)
-    standing = [{"position": "ann", "bet": "3", "amount": "30"}, {"position": "ann", "bet": "7", "amount": "2"}]
+    standing = [{"position": "ann", "bet": "3", "amount": "30", "ids": ["d1", "d2"]},
+                {"position": "ann", "bet": "7", "amount": "2", "ids": ["d3"]}]
     assert mines(phone) == [standing] and mines(laptop) == [standing]

@@ -17,6 +17,7 @@ import logging
 import time
 from collections import deque
 from datetime import datetime
+from itertools import islice
 
 from tablesim.platform.player.layouts import game_of, table_layout
 from tablesim.platform.player.public import PublicTable, outcome, short
@@ -34,8 +35,10 @@ QUEUE = 512
 TOLD = 1000
 #: a round's public events kept for a player who comes in mid-round
 ROUND_EVENTS = 1000
-#: results kept per table for the lobby
+#: results per table in the lobby
 LAST_RESULTS = 10
+#: results kept per table for the table's roadmap (its recent results, given with the table)
+ROADMAP = 50
 #: the whole lobby goes to the players looking at it at most this often (seconds)
 LOBBY_EVERY = 0.5
 #: a table's watchers are written to at most this often (seconds) while its records stream in;
@@ -110,7 +113,7 @@ class LiveTable:
         self.offer = offer
         self.view = PublicTable(offer.table, game)
         self.events: deque[dict] = deque(maxlen=ROUND_EVENTS)  # the current round's, shown
-        self.results: deque[dict] = deque(maxlen=LAST_RESULTS)
+        self.results: deque[dict] = deque(maxlen=ROADMAP)
         self.timer: dict | None = None
         self.watchers: set[Client] = set()
         self.pending: list[str] = []  # shown, not yet sent to the watchers (sent together)
@@ -122,7 +125,7 @@ class LiveTable:
     def summary(self) -> dict:
         v = self.view
         return {**table_layout(self.offer), "state": v.state, "round_id": v.round_id, "betting": v.state == BETTING,
-                "players": len(self.watchers), "last": list(self.results), "timer": self.timer}
+                "players": len(self.watchers), "last": list(islice(self.results, LAST_RESULTS)), "timer": self.timer}
 
 
 class Hub:
@@ -172,7 +175,7 @@ class Hub:
         live = self.tables[client.table]
         self.flush(live)  # (what is pending is in the snapshot's events: not sent to this one again)
         live.watchers.add(client)
-        return {"type": "table", **live.summary(), "events": list(live.events),
+        return {"type": "table", **live.summary(), "events": list(live.events), "roadmap": list(live.results),
                 "mine": self.recall.open_bets(client.player, live.offer.table, live.view.round_id)}
 
     def lobby(self) -> dict:

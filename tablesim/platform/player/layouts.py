@@ -1,5 +1,5 @@
 """Each table's game and layout as the player's page draws it: the spots,
-their names and limits, what they pay, from the game's own console (its
+their names and limits, what they pay (and the paytable and rules), from the game's own console (its
 ``layout`` and ``limits`` of a table with the game's default profile and
 settings, made once per game and process).
 
@@ -15,6 +15,7 @@ from functools import lru_cache
 from tablecore.plain import jsonable
 from tablesim.games import registry
 from tablesim.games.rig import mock_rig
+from tablesim.platform.player.rules import rules_of
 from tablesim.platform.tables import GAMES, Offer
 
 #: where the remote players bet at a table whose bets name a box
@@ -35,7 +36,8 @@ def game_of(offer: Offer) -> str | None:
 def game_layout(game: str) -> dict:
     rig = mock_rig(game, seed=0)
     adapter = registry.spec(game).part("console")(rig.table, rig)
-    return jsonable({"game": game, "layout": adapter.layout(), "limits": adapter.limits()})
+    layout = {**adapter.layout(), "rules": rules_of(game, rig.table.profile)}
+    return jsonable({"game": game, "layout": layout, "limits": adapter.limits()})
 
 
 def table_layout(offer: Offer) -> dict:

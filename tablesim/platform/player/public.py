@@ -19,9 +19,12 @@ import importlib
 from types import SimpleNamespace
 from typing import Any, Callable
 
+from tablecore.cards import parse_dealt
 from tablecore.codec import decode
+from tablecore.errors import InputError
 from tablecore.plain import jsonable
 from tablesim.games import registry
+from tablesim.games.fortune3.hands import classify
 from tablesim.server import public as table_public
 from tablesim.studio.wire import WireRecord
 
@@ -65,6 +68,7 @@ class PublicTable:
         self.round_id = ""
         self._redact = _game_redact(game)
         self._open = table_public.event_redactor(lambda msg: self._redact(msg, self.state))
+        self._remote: tuple[str, list[str]] = ("", [])  # Fortune 3: the round and its remote hand's cards, as shown
 
     def shown(self, rec: WireRecord) -> dict | None:
         """The event message a player sees for ``rec``, or None (nothing shown)."""
@@ -77,7 +81,28 @@ class PublicTable:
         data = {k: v for k, v in plain(rec.data).items() if k not in PRIVATE_FIELDS}
         msg = {"kind": rec.name, "round_id": rec.round_id, "data": data}
         msg = self._open(msg)
+        if self.game == "fortune3" and rec.name == "card":
+            msg = self._remote_rank(msg, rec.round_id)
         return {"type": "event", "table": self.table, "seq": rec.seq, "ts": rec.ts, **msg}
+
+
+    def _remote_rank(self, msg: dict, round_id: str) -> dict:
+        """The remote hand's third card carries the hand's rank (its category):
+        the players decide on it, and the page names it as the table's rules do."""
+        data = msg.get("data") or {}
+        if data.get("to") != "remote":
+            return msg
+        if self._remote[0] != round_id:
+            self._remote = (round_id, [])
+        cards = self._remote[1]
+        cards.append(str(data.get("card") or ""))
+        if len(cards) != 3:
+            return msg
+        try:
+            category, _ = classify([parse_dealt(c).card for c in cards])
+        except InputError:  # (a card not shown face up: no rank to name)
+            return msg
+        return {**msg, "data": {**data, "hand": category}}
 
 
 def outcome(result: dict) -> dict:

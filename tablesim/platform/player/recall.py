@@ -43,9 +43,17 @@ class Recall:
         return out
 
     def open_bets(self, player: str, table: str, round_id: str) -> list[dict]:
-        """The player's bets standing in a round still open (the table holds them)."""
+        """The player's bets standing in a round still open (the table holds them),
+        each spot with the ids of the bets in it: a page that was also answered
+        ``placed`` for one of them counts it once (the answer and this list race)."""
         rnd = self.rounds.rounds.get((table, round_id))
-        return [] if rnd is None else _bets(rnd, player)
+        if rnd is None:
+            return []
+        ids: dict[tuple[str, str], list[str]] = {}
+        for ref in rnd.of(player):
+            if not ref.withdrawn:
+                ids.setdefault((ref.position, ref.bet), []).append(ref.ref)
+        return [{**b, "ids": ids.get((b["position"], b["bet"]), [])} for b in _bets(rnd, player)]
 
 
 def _bets(rnd: Round, player: str) -> list[dict]:

@@ -36,6 +36,10 @@ def player_routes(app: FastAPI, platform) -> Hub:
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html", media_type="text/html")
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:  # (browsers ask for it whatever the page names)
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     @app.websocket("/ws")
     async def socket(ws: WebSocket) -> None:
         await PlayerSocket(ws, platform, hub).run()

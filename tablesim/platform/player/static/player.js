@@ -4,15 +4,23 @@
 import { loadWords, t, has, amount, languageSwitch, fillTexts } from "/i18n/words.js";
 import { add, times, sign } from "/player/money.js";
 import { scene } from "/player/scene.js";
+import { spot, rack } from "/player/felt.js";
+import { paytable, roadmap, short } from "/player/rules.js";
 
 const $ = (id) => document.getElementById(id);
-const CHIPS = [1, 5, 25, 100, 500];
+//: seconds of the bet timer that are its "last bets"
+const LAST_BETS = 5;
+//: where a browser keeps each player's last result seen (every tab of it: a missed round is marked in any)
+const SEEN_KEY = "tablesim.seen";
 const S = {
   session: null, me: null, ws: null, tables: {}, table: null, offset: 0, chip: null,
   pending: [], // [{bet, amount}] in the order the chips went down (undo takes the last)
-  placed: {}, // bet -> amount placed this round (acknowledged by the table)
+  // What a spot shows placed is the table's record of the player's bets (``mine``: per spot, with
+  // the bets' ids) plus the bets answered ``placed`` that the record did not hold yet: each bet once.
+  mine: {}, mineIds: new Set(), acked: {}, // acked: bet id -> {bet, amount}
   last: [], // the bets of the player's last round at this table (rebet)
   events: [], result: null, recall: [], missed: [], seen: 0, backoff: 500, pingAt: {}, n: 0,
+  roadmap: [], lastWin: null, batch: null, up: false,
 };
 
 export function h(tag, attrs = {}, ...kids) {
@@ -37,6 +45,21 @@ function stateName(game, state) {
 
 export function betName(game, bet) {
   return t([`${game}.bet.${bet}`, `player.symbol.${bet}`], null, bet);
+}
+
+function setMine(list) {
+  S.mine = {}; S.mineIds = new Set();
+  for (const b of list || []) {
+    S.mine[b.bet] = add(S.mine[b.bet] || "0", b.amount);
+    for (const id of b.ids || []) S.mineIds.add(id);
+  }
+}
+
+// bet -> amount placed this round, as the table holds it
+function placedNow() {
+  const out = { ...S.mine };
+  for (const [id, a] of Object.entries(S.acked)) if (!S.mineIds.has(id)) out[a.bet] = add(out[a.bet] || "0", a.amount);
+  return out;
 }
 
 // A refusal in the player's language: the table's reason when the catalog has it, else its message.
@@ -85,6 +108,8 @@ function connect() {
   ws.onclose = () => {
     if (S.ws !== ws) return;
     S.ws = null;
+    S.pingAt = {};
+    showLatency(null);  // (no figure while the link is down: the last one would be a lie)
     linkState(() => t("player.reconnecting"), true);
     setTimeout(connect, S.backoff);
     S.backoff = Math.min(S.backoff * 2, 5000);
@@ -104,9 +129,18 @@ function request(type, body) {
 
 function linkState(words, down) {
   S.link = [words, down];
+  S.up = !down;
   const el = $("link");
   el.textContent = words();
   el.className = down ? "link-state down" : "link-state";
+  if (S.table && S.tables[S.table] && S.tables[S.table].layout) renderSpots();
+}
+
+function showLatency(ms) {
+  S.latency = ms;
+  const el = $("latency");
+  el.textContent = ms === null ? t("player.latency_none") : t("player.latency", { ms });
+  el.className = ms !== null && ms > 250 ? "latency slow" : "latency";
 }
 
 // --- what the platform says ----------------------------------------------------
@@ -116,7 +150,10 @@ const HANDLERS = {
     S.me = m; S.backoff = 500; S.offset = m.now - Date.now();
     linkState(() => t("player.connected"), false);
     showBalance(m.balance);
-    S.recall = m.recall; S.missed = m.missed || [];
+    S.recall = m.recall;
+    // missed: what this tab's hello said, and what settled since this browser last saw a result of the player's
+    const before = seenBefore(m.player);
+    S.missed = [...new Set([...(m.missed || []), ...m.recall.filter((r) => before !== null && r.seq > before).map((r) => r.round_id)])];
     noteSeen(m.recall);
     for (const tb of m.tables) S.tables[tb.table] = tb;
     renderMissed(); renderRecall(); renderLobby();
@@ -129,44 +166,58 @@ const HANDLERS = {
     if (S.table && S.tables[S.table]) { S.tables[S.table].players = m.tables.find((x) => x.table === S.table)?.players; renderHead(); }
   },
   table(m) {
-    S.tables[m.table] = m; S.events = m.events || []; S.placed = {};
+    const was = S.tables[m.table];
+    if (!was || was.round_id !== m.round_id) { S.acked = {}; S.pending = []; }
+    S.tables[m.table] = m; S.events = m.events || [];
+    S.roadmap = m.roadmap || [];
     // back in the middle of the decisions (a reconnect): the table's own decision timer, as it started
     const timer = m.state === "decisions" ? S.events.filter((e) => e.kind === "remote_decisions" && e.data.seconds).pop() : null;
-    if (timer) m.decisionTimer = { closes_at: Date.parse(timer.ts) + timer.data.seconds * 1000 };
-    for (const b of m.mine || []) S.placed[b.bet] = add(S.placed[b.bet] || "0", b.amount);
+    if (timer) m.decisionTimer = { closes_at: Date.parse(timer.ts) + timer.data.seconds * 1000, seconds: timer.data.seconds };
+    setMine(m.mine);
     renderTable();
   },
   mine(m) {  // the player's standing bets once the table's record of them is read (after a reload, too)
     const tb = S.tables[m.table];
     if (m.table !== S.table || !tb || tb.round_id !== m.round_id) return;
-    S.placed = {};
-    for (const b of m.mine || []) S.placed[b.bet] = add(S.placed[b.bet] || "0", b.amount);
+    setMine(m.mine);
     renderSpots();
   },
   event(m) {
     if (m.table !== S.table) return;
     const tb = S.tables[m.table];
     if (m.kind === "state") {
+      // Fortune 3: the decisions closed and this player, with an Ante on the hand, never decided: the table folded them
+      if (m.data.previous === "decisions" && tb.game === "fortune3" && S.decided !== tb.round_id && sign(placedNow().ante || "0") > 0) {
+        S.timedOut = tb.round_id;
+        say(() => t("player.folded_timeout"), true);
+      }
       tb.state = m.data.state; tb.round_id = m.round_id; tb.betting = m.data.state === "betting_open";
       if (tb.betting) newRound(tb);
       if (m.data.previous === "betting_open") tb.timer = null;
       if (m.data.state !== "decisions") tb.decisionTimer = null;
     }
     if (m.kind === "remote_decisions" && m.data.seconds) {  // the table's own decision timer, from when it started
-      tb.decisionTimer = { closes_at: Date.parse(m.ts) + m.data.seconds * 1000 };
+      tb.decisionTimer = { closes_at: Date.parse(m.ts) + m.data.seconds * 1000, seconds: m.data.seconds };
     }
     S.events.push(m);
     renderHead(); renderScene(); renderSpots();
   },
   outcome(m) {
     if (m.table !== S.table) return;
-    S.events.push(m); renderScene();
+    S.events.push(m);
+    const tb = S.tables[m.table];
+    S.roadmap = [short(tb.game, m), ...S.roadmap.filter((r) => r.round_id !== m.round_id)].slice(0, 50);
+    renderScene(); renderRoadmap();
   },
   result(m) {
     noteSeen([m]);
     S.recall = [m, ...S.recall.filter((r) => r.round_id !== m.round_id || r.table !== m.table)].slice(0, 10);
     renderRecall();
-    if (m.table === S.table) { S.result = m; renderResult(); renderSpots(); }
+    if (m.table === S.table) {
+      S.result = m;
+      if (m.status === "settled" && sign(m.net) > 0) S.lastWin = m.net;
+      renderResult(); renderSpots();
+    }
     // the credit follows the result (whichever platform process settles it): ask again a little later
     for (const wait of [800, 2500, 6000]) setTimeout(() => request("balance", {}), wait);
   },
@@ -175,10 +226,7 @@ const HANDLERS = {
     const sent = S.pingAt[m.t];
     delete S.pingAt[m.t];
     if (sent === undefined) return;
-    const ms = Math.round(performance.now() - sent);
-    const el = $("latency");
-    el.textContent = t("player.latency", { ms });
-    el.className = ms > 250 ? "latency slow" : "latency";
+    showLatency(Math.round(performance.now() - sent));
   },
   answer(m) {
     if (m.ok === false && m.status === "no_session") { sessionStorage.removeItem("tablesim.session"); linkState(() => t("player.no_session"), true); S.ws = null; return; }
@@ -203,9 +251,14 @@ const HANDLERS = {
     if (m.kind === "bet" && m.status === "placed") {
       const tb = S.tables[S.table];
       const bet = S.inFlight[m.id];
-      if (bet) S.placed[bet.bet] = add(S.placed[bet.bet] || "0", bet.amount);
+      delete S.inFlight[m.id];
+      if (bet && m.bet_id && (!bet.round || bet.round === tb.round_id)) S.acked[m.bet_id] = { bet: bet.bet, amount: bet.amount };
       showBalance(m.balance);
-      say(() => t("player.placed_ok", { bet: bet ? betName(tb.game, bet.bet) : "", amount: money(m.amount, tb.currency) }));
+      // the line says every bet of the last Place bets the table took, not only the last
+      const done = S.batch && bet && S.batch.ids.includes(m.id) ? S.batch.done : [];
+      done.push({ bet: bet ? bet.bet : "", amount: m.amount, game: tb.game, currency: tb.currency });
+      say(() => (done.length > 1 ? t("player.placed_all", { bets: done.map((d) => `${betName(d.game, d.bet)} ${money(d.amount, d.currency)}`).join(", ") })
+        : t("player.placed_ok", { bet: bet ? betName(tb.game, bet.bet) : "", amount: money(m.amount, tb.currency) })));
       renderSpots();
     }
   },
@@ -217,9 +270,23 @@ function onMessage(m) {
   if (fn) fn(m);
 }
 
+function seenMap() {
+  try { return JSON.parse(localStorage.getItem(SEEN_KEY) || "{}") || {}; } catch (e) { return {}; }
+}
+
+// The player's last result this browser showed (any tab), or null (never).
+function seenBefore(player) {
+  const v = seenMap()[player];
+  return Number.isInteger(v) ? v : null;
+}
+
 function noteSeen(rounds) {
   for (const r of rounds || []) if (r.seq > S.seen) S.seen = r.seq;
   sessionStorage.setItem("tablesim.seen", String(S.seen));
+  if (S.me && S.me.player) {
+    const all = seenMap();
+    if (!(all[S.me.player] >= S.seen)) { all[S.me.player] = S.seen; localStorage.setItem(SEEN_KEY, JSON.stringify(all)); }
+  }
 }
 
 function showBalance(value) {
@@ -227,8 +294,9 @@ function showBalance(value) {
 }
 
 function newRound(tb) {
-  if (Object.keys(S.placed).length) S.last = Object.entries(S.placed).map(([bet, a]) => ({ bet, amount: a }));
-  S.placed = {}; S.pending = []; S.events = []; S.result = null;
+  const placed = placedNow();
+  if (Object.keys(placed).length) S.last = Object.entries(placed).map(([bet, a]) => ({ bet, amount: a }));
+  S.mine = {}; S.mineIds = new Set(); S.acked = {}; S.pending = []; S.events = []; S.result = null; S.timedOut = null;
   $("result").hidden = true;
   tb.timer = tb.bet_seconds ? { closes_at: Date.now() + S.offset + tb.bet_seconds * 1000, seconds: tb.bet_seconds } : null;
 }
@@ -268,7 +336,9 @@ function renderLobby() {
 
 function watch(table) {
   if (!S.tables[table]) return;
-  S.table = table; S.pending = []; S.result = null; S.last = [];
+  // (the same table again, a reconnect: the chips waiting on its felt stay there)
+  if (S.table !== table) { S.pending = []; S.result = null; S.last = []; S.roadmap = []; }
+  S.table = table;
   sessionStorage.setItem("tablesim.table", table);
   send({ type: "watch", table });
   $("lobby-view").hidden = true; $("table-view").hidden = false;
@@ -290,24 +360,42 @@ function renderHead() {
   $("state").textContent = stateName(tb.game, tb.state);
   const f3 = tb.game === "fortune3";
   $("fold-notice").hidden = !f3;
-  $("decide").hidden = !(f3 && tb.state === "decisions" && S.decided !== tb.round_id);
+  $("decide").hidden = !(f3 && tb.state === "decisions" && S.decided !== tb.round_id && S.timedOut !== tb.round_id);
   tick();
+}
+
+function ui() {
+  const tb = S.tables[S.table] || {};
+  return { t, h, betName, amount, money, currency: tb.currency, onSpot: (bet) => () => addChip(bet), onChip: (value) => { S.chip = value; renderChips(); } };
+}
+
+function renderChips() {
+  const tb = S.tables[S.table];
+  $("chips").replaceChildren(...rack(tb, S.chip, ui()));
 }
 
 function renderTable() {
   const tb = S.tables[S.table];
-  renderHead(); renderScene(); renderSpots();
+  // a chip is chosen from the start: the smallest the table takes
+  if (!S.chip || S.chipUnit !== tb.unit) { S.chip = times(tb.unit, "1"); S.chipUnit = tb.unit; }
+  renderHead(); renderScene(); renderSpots(); renderChips(); renderRules(); renderRoadmap();
   $("unit").textContent = t("player.unit", { unit: money(tb.unit, tb.currency) });
-  $("chips").replaceChildren(...CHIPS.map((k) => {
-    const value = times(tb.unit, k);
-    return h("button", { class: S.chip === value ? "chip on" : "chip", "data-amount": value, onclick: () => { S.chip = value; renderTable(); } }, amount(value));
-  }));
   renderResult();
 }
 
 function renderScene() {
   const tb = S.tables[S.table];
-  if (tb) $("scene").replaceChildren(...scene(tb, S.events, { t, h, betName }));
+  if (tb) scene($("scene"), tb, S.events, ui());
+}
+
+function renderRules() {
+  const tb = S.tables[S.table];
+  if (tb && tb.layout) $("paytable").replaceChildren(...paytable(tb, ui()));
+}
+
+function renderRoadmap() {
+  const tb = S.tables[S.table];
+  if (tb) $("roadmap").replaceChildren(...roadmap(tb, S.roadmap, ui()));
 }
 
 function stakeOn(bet) {
@@ -317,19 +405,18 @@ function stakeOn(bet) {
 function renderSpots() {
   const tb = S.tables[S.table];
   if (!tb || !tb.layout) return;
-  const won = S.result ? new Set(S.result.bets.filter((b) => b.net && sign(b.net) > 0).map((b) => b.bet)) : new Set();
-  const pays = Object.fromEntries((tb.layout.symbols || []).map((s) => [s.name, s.pays]));
-  $("spots").replaceChildren(...tb.layout.bets.map((bet) => {
-    const lim = (tb.limits || {})[bet] || {};
-    const pending = stakeOn(bet);
-    return h("button", { class: won.has(bet) ? "spot win" : "spot", "data-bet": bet, disabled: !tb.betting, onclick: () => addChip(bet) },
-      h("span", { class: "name" }, betName(tb.game, bet)),
-      pays[bet] ? h("span", { class: "small" }, t("player.pays", { pays: pays[bet] })) : null,
-      h("span", { class: "small" }, t("player.spot_limits", { min: amount(lim.min), max: amount(lim.max) })),
-      h("span", { class: "stake" }, S.placed[bet] ? t("player.placed", { amount: money(S.placed[bet], tb.currency) }) : "",
-        sign(pending) ? ` ${t("player.pending", { amount: money(pending, tb.currency) })}` : ""));
-  }));
-  for (const id of ["place", "undo", "clear", "rebet", "double"]) $(id).disabled = !tb.betting;
+  const won = S.result && S.result.bets ? new Set(S.result.bets.filter((b) => b.net && sign(b.net) > 0).map((b) => b.bet)) : new Set();
+  const placed = placedNow();
+  $("spots").className = `spots felt-${tb.game}`;
+  $("spots").replaceChildren(...tb.layout.bets.map((bet) => spot(tb, bet, { placed: placed[bet] || "0", pending: stakeOn(bet), won: won.has(bet) }, ui())));
+  const pending = S.pending.reduce((sum, p) => add(sum, p.amount), "0");
+  const total = Object.values(placed).reduce((sum, a) => add(sum, a), "0");
+  $("total-bet").textContent = money(total, tb.currency) + (sign(pending) ? ` (+${money(pending, tb.currency)})` : "");
+  $("last-win").textContent = S.lastWin ? money(S.lastWin, tb.currency) : "—";
+  for (const id of ["undo", "clear", "rebet", "double"]) $(id).disabled = !tb.betting;
+  // no bet goes while the link is down: the button says why, the chips wait on the felt
+  $("place").disabled = !tb.betting || !S.up || !S.pending.length;
+  $("place-why").hidden = S.up || !tb.betting;
 }
 
 function addChip(bet) {
@@ -340,27 +427,50 @@ function addChip(bet) {
 
 function place() {
   const tb = S.tables[S.table];
+  if (!S.ws || S.ws.readyState !== 1) {  // (the link went down between two looks: nothing is dropped)
+    say(() => t("player.place_offline"), true);
+    renderSpots();
+    return;
+  }
   const per = {};
   for (const p of S.pending) per[p.bet] = add(per[p.bet] || "0", p.amount);
   S.pending = [];
+  S.batch = { ids: [], done: [] };
   for (const [bet, a] of Object.entries(per)) {
     const body = { table: tb.table, bet, amount: a };
     if (tb.position === "box" && tb.box) body.position = tb.box;
-    S.inFlight[request("bet", body)] = { bet, amount: a };
+    const id = request("bet", body);
+    S.batch.ids.push(id);
+    S.inFlight[id] = { bet, amount: a, round: tb.round_id };
   }
   renderSpots();
 }
 
 function renderResult() {
   const el = $("result");
+  const banner = $("banner");
   const r = S.result;
   const tb = S.tables[S.table];
-  if (!r || !tb) { el.hidden = true; return; }
+  if (!r || !tb) { el.hidden = true; banner.hidden = true; return; }
   el.hidden = false;
   el.replaceChildren(resultBody(r, tb.game, tb.currency));
+  // the round's net said large: a win is celebrated, a loss said plainly
+  banner.hidden = false;
+  const net = r.status === "settled" ? r.net : "0";
+  banner.className = `banner ${r.status !== "settled" ? "void" : sign(net) > 0 ? "win" : sign(net) < 0 ? "loss" : "even"}`;
+  banner.replaceChildren(r.status !== "settled" ? voidText(r)
+    : sign(net) > 0 ? h("span", {}, t("player.you_win"), " ", h("b", { id: "banner-net" }, signed(net, tb.currency)))
+      : h("span", {}, t(sign(net) < 0 ? "player.you_lose" : "player.you_even"), " ", h("b", { id: "banner-net" }, signed(net, tb.currency))),
+    S.timedOut === r.round_id ? h("div", { class: "small-line" }, t("player.folded_timeout")) : "");
 }
 
 function netClass(net) { return net && sign(net) > 0 ? "pos" : net && sign(net) < 0 ? "neg" : ""; }
+
+// A net with its sign always written (+20, −5, 0).
+function signed(net, currency) {
+  if (net === null || net === undefined) return "—";
+  return sign(net) > 0 ? `+${money(net, currency)}` : money(net, currency).replace(/^-/, "\u2212");
+}
 
 function resultBody(r, game, currency) {
   if (r.status === "void") return h("div", {}, h("b", {}, t("player.your_result")), " ", voidText(r));
@@ -368,8 +478,8 @@ function resultBody(r, game, currency) {
     h("b", {}, t("player.your_result")),
     h("ul", {}, r.bets.map((b) => h("li", { "data-bet": b.bet },
       t("player.bet_net", { bet: betName(game, b.bet), amount: money(b.amount, currency), net: "" }),
-      h("span", { class: netClass(b.net) }, money(b.net, currency))))),
-    h("div", { class: "round-net" }, t("player.round_net", { net: "" }), h("b", { class: netClass(r.net) }, money(r.net, currency)),
+      h("span", { class: netClass(b.net) }, signed(b.net, currency))))),
+    h("div", { class: "round-net" }, t("player.round_net", { net: "" }), h("b", { class: netClass(r.net) }, signed(r.net, currency)),
       " · ", t("player.returned", { amount: money(r.returned, currency) })));
 }
 
@@ -388,8 +498,9 @@ function recallLine(r) {
     : game === "wheel" ? t("player.symbol", { symbol: betName("wheel", o.symbol) })
       : game === "football" ? t("player.draw", { draw: o.draw })
         : o.dealer && o.dealer.hand ? `${t("player.dealer_hand")}: ${t(`fortune3.hand.${o.dealer.hand}`, null, o.dealer.hand)}` : "";
-  return h("li", { class: S.missed.includes(r.round_id) ? "missed-round" : "", "data-round": r.round_id },
-    h("div", {}, h("b", {}, r.round_id), " · ", what),
+  const missed = S.missed.includes(r.round_id);
+  return h("li", { class: missed ? "missed-round" : "", "data-round": r.round_id },
+    h("div", {}, h("b", {}, r.round_id), " · ", what, missed ? h("span", { class: "tag away" }, t("player.away_tag")) : ""),
     resultBody(r, game, tb.currency));
 }
 
@@ -400,25 +511,47 @@ function renderRecall() {
 
 function renderMissed() {
   const el = $("missed");
-  el.hidden = !S.missed.length;
-  el.textContent = S.missed.length ? t("player.missed", { n: S.missed.length }) : "";
+  const n = S.missed.length;
+  el.hidden = !n || S.missedSeen;
+  el.replaceChildren(...(n ? [h("span", {}, t(n === 1 ? "player.missed_one" : "player.missed", { n })),
+    h("button", { class: "link", id: "missed-ok", onclick: () => { S.missedSeen = true; renderMissed(); } }, t("player.dismiss"))] : []));
 }
 
-// The clock, the bet timer and the latency meter.
+function left(timer) {
+  return Math.max(0, Math.ceil((timer.closes_at - (Date.now() + S.offset)) / 1000));
+}
+
+// The timer's ring: the part of the time left (its circle's dash), in the bar that stays in view.
+function ring(part) {
+  const el = $("ring-left");
+  const full = 2 * Math.PI * 16;
+  el.style.strokeDasharray = `${(full * Math.max(0, Math.min(1, part))).toFixed(2)} ${full.toFixed(2)}`;
+}
+
+// The clock, the bet timer and the decision timer.
 function tick() {
   $("clock").textContent = new Date().toLocaleTimeString(document.documentElement.lang || undefined, { hour12: false });
   const tb = S.tables[S.table];
   const el = $("timer");
   if (!tb) return;
+  let secs = null;
+  let whole = 1;
   if (tb.betting && tb.timer) {
-    const left = Math.max(0, Math.ceil((tb.timer.closes_at - (Date.now() + S.offset)) / 1000));
-    el.textContent = t("player.timer", { s: left });
+    secs = left(tb.timer); whole = tb.timer.seconds || tb.bet_seconds || secs || 1;
+    el.textContent = t("player.timer", { s: secs });
   } else if (tb.state === "decisions" && tb.decisionTimer) {
-    const left = Math.max(0, Math.ceil((tb.decisionTimer.closes_at - (Date.now() + S.offset)) / 1000));
-    el.textContent = t("player.decision_timer", { s: left });
+    secs = left(tb.decisionTimer); whole = tb.decisionTimer.seconds || secs || 1;
+    el.textContent = t("player.decision_timer", { s: secs });
   } else {
     el.textContent = tb.betting ? t("player.betting_open") : t("player.betting_closed");
   }
+  $("ring-secs").textContent = secs === null ? "" : String(secs);
+  ring(secs === null ? 0 : secs / whole);
+  const hurry = secs !== null && secs <= LAST_BETS && secs > 0;
+  $("timebar").classList.toggle("hurry", hurry);
+  const warn = $("last-bets");
+  const words = hurry ? t(tb.betting ? "player.last_bets" : "player.last_seconds") : "";
+  if (warn.textContent !== words) warn.textContent = words;
 }
 
 function ping() {
@@ -431,10 +564,11 @@ function wire() {
   $("to-lobby").onclick = toLobby;
   $("place").onclick = place;
   $("undo").onclick = () => { S.pending.pop(); renderSpots(); };
+  $("rules-open").onclick = () => { const d = $("rules"); d.hidden = !d.hidden; $("rules-open").setAttribute("aria-expanded", String(!d.hidden)); };
   $("clear").onclick = () => { S.pending = []; renderSpots(); };
   $("rebet").onclick = () => { S.pending = S.last.map((b) => ({ ...b })); renderSpots(); };
   $("double").onclick = () => {
-    const base = S.pending.length ? S.pending : Object.entries(S.placed).map(([bet, a]) => ({ bet, amount: a }));
+    const base = S.pending.length ? S.pending : Object.entries(placedNow()).map(([bet, a]) => ({ bet, amount: a }));
     S.pending = [...S.pending, ...base.map((b) => ({ ...b }))];
     renderSpots();
   };
@@ -445,7 +579,7 @@ function wire() {
 
 async function main() {
   await loadWords();
-  $("langs").append(languageSwitch(() => { fillTexts(); if (S.link) linkState(...S.link); if (S.said) say(...S.said); renderLobby(); renderMissed(); renderRecall(); if (S.table && S.tables[S.table].layout) renderTable(); }));
+  $("langs").append(languageSwitch(() => { fillTexts(); if (S.link) linkState(...S.link); if (S.said) say(...S.said); showLatency(S.latency ?? null); renderLobby(); renderMissed(); renderRecall(); if (S.table && S.tables[S.table].layout) renderTable(); }));
   wire();
   S.seen = Number(sessionStorage.getItem("tablesim.seen") || 0);
   S.session = await openSession();

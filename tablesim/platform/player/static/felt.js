@@ -1,0 +1,59 @@
+// The felt: the table's spots laid out as on the table, each with its pay,
+// limits and the chips on it (placed by the table: solid; waiting to be
+// placed: outlined), and the chip rack, one colour per value.
+import { add, sign, times } from "/player/money.js";
+import { SYMBOL_COLOURS } from "/player/scene.js";
+
+//: the rack's chips, in the table's units (a chip's colour is its multiple's)
+export const CHIPS = ["1", "5", "25", "100", "500"];
+//: at most this many chips drawn on a spot's stack (the amount is written beside it)
+const STACK = 6;
+
+// An amount as chips of the rack, the largest first (what a dealer would stack): their multiples.
+export function chipsOf(amount, unit) {
+  const out = [];
+  let left = amount;
+  for (const k of [...CHIPS].reverse()) {
+    const chip = times(unit, k);
+    while (sign(left) > 0 && sign(add(left, `-${chip}`)) >= 0 && out.length < STACK) {
+      out.push(k);
+      left = add(left, `-${chip}`);
+    }
+  }
+  if (sign(left) > 0 && out.length < STACK) out.push("odd");  // (a part no chip of the rack makes)
+  return out;
+}
+
+function stack(amount, unit, kind, h) {
+  if (!sign(amount)) return [];
+  return chipsOf(amount, unit).map((c, i) => h("span", { class: `mini c${c} ${kind}`, style: `--i:${i}`, "aria-hidden": "true" }));
+}
+
+// One spot: ``shown`` = {placed, pending} amounts; ``pays``, ``note``: what the rules say of it.
+export function spot(tb, bet, shown, ui) {
+  const { t, h, money, amount, betName } = ui;
+  const lim = (tb.limits || {})[bet] || {};
+  const rules = (tb.layout && tb.layout.rules) || {};
+  const pays = rules.pays ? rules.pays[bet] : null;
+  const commission = rules.commission ? rules.commission[bet] : null;
+  const colour = tb.game === "wheel" ? SYMBOL_COLOURS[bet] : null;
+  return h("button", { class: `spot${shown.won ? " win" : ""}`, "data-bet": bet, disabled: !tb.betting, onclick: ui.onSpot(bet),
+    style: colour ? `--sym:${colour}` : null },
+  h("span", { class: "name" }, betName(tb.game, bet)),
+  pays ? h("span", { class: "small pays" }, t("player.pays", { pays: amount(pays) })) : null,
+  commission ? h("span", { class: "small commission" }, t("player.commission", { pct: amount(commission) })) : null,
+  h("span", { class: "small" }, t("player.spot_limits", { min: amount(lim.min), max: amount(lim.max) })),
+  h("span", { class: "stack" }, stack(shown.placed, tb.unit, "placed", h), stack(shown.pending, tb.unit, "pending", h)),
+  h("span", { class: "stake" }, sign(shown.placed) ? t("player.placed", { amount: money(shown.placed, tb.currency) }) : "",
+    sign(shown.pending) ? ` ${t("player.pending", { amount: money(shown.pending, tb.currency) })}` : ""));
+}
+
+export function rack(tb, chosen, ui) {
+  const { t, h, amount, onChip } = ui;
+  return CHIPS.map((k) => {
+    const value = times(tb.unit, k);
+    return h("button", { class: `chip c${k}${chosen === value ? " on" : ""}`, "data-amount": value,
+      "aria-pressed": chosen === value ? "true" : "false", "aria-label": t("player.chip", { amount: `${amount(value)} ${tb.currency}` }),
+      onclick: () => onChip(value) }, amount(value));
+  });
+}
