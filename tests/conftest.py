@@ -194,11 +194,29 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 
 def pytest_xdist_auto_num_workers(config) -> int:
-    """``-n auto``: three workers a core. Many tests spend their time waiting
-    on a served table, an emulator, a broker or a browser in another process,
-    so a core has room for more than one worker (2,254 tests on 2 cores, the
-    same quiet machine: 180 s with four workers, 147 s with six)."""
-    return 3 * (os.cpu_count() or 1)
+    """``-n auto``: three workers a core the suite is given. Many tests spend
+    their time waiting on a served table, an emulator, a broker or a browser
+    in another process, so a core has room for more than one worker (2,254
+    tests on 2 cores, the same quiet machine: 180 s with four workers, 147 s
+    with six)."""
+    return 3 * cores_given()
+
+
+def cores_given() -> int:
+    """The cores this process may run on: its CPU affinity (``taskset``, a
+    CI runner's cpuset), no more than its cgroup's CPU quota allows (a
+    container given 2 CPUs of a 16-core host sees 16 in ``os.cpu_count()``)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, -(-int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, cores)
 
 
 @pytest.fixture(autouse=True)
