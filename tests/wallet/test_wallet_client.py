@@ -116,8 +116,8 @@ def test_a_final_answer_is_never_retried(shared_wallet):
             await w.debit("f5", player="alice", currency="MOP", amount=D("1"), table="T1", round="RF2")
             await w.debit("f6", player="alice", currency="MOP", amount=D("1"), table="T1", round="RF2")
             final = await w.credit("f7", player="alice", currency="MOP", amount=D("2"), table="T1", round="RF2",
-                                   debits=["f5"])  # f6 not named: the wallet will never do this credit
-            assert (final.status, w.attempts_made) == (Status.FINAL_ERROR, 7)
+                                   debits=["f5", "f-none"])  # a debit that was never made: never done
+            assert (final.status, w.attempts_made) == (Status.UNKNOWN_TRANSACTION, 7)
 
     run(go())
 

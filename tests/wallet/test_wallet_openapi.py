@@ -148,7 +148,10 @@ def test_every_documented_call_status_and_field_is_the_wallets(wallet):
     # the reference wallet's reads never wait for the write lock (SQLite WAL):
     # they have no temporary error of their own to show (authenticate writes: it uses its token up)
     reads_never_wait = {(call, 503, "temporary_error") for call in ("balance", "transactions")}
-    assert documented() - reads_never_wait <= c.seen, documented() - reads_never_wait - c.seen
+    # (final_error is what a wallet answers a credit it will never do; the reference wallet has no
+    # such credit: a credit names the debits it settles, and every other refusal has its own status)
+    others_only = {("credit", 500, "final_error")}
+    assert documented() - reads_never_wait - others_only <= c.seen, documented() - reads_never_wait - others_only - c.seen
     assert c.seen <= documented(), c.seen - documented()
 
 

@@ -176,7 +176,8 @@ def test_each_discrepancy_is_one_line_and_exit_1(world):
         "debit b4-nodebit was made",
         "debit_without_bet: table BAD-1 round B-4 player alice: debit b4-orphan of 3 in a settled round is no "
         "bet the table accepted and is not cancelled",
-        "credit_doubled: table BAD-1 round B-5 player amy: 2 credits (cr-b5, cr-b5-again) paying 0; due once: 0",
+        "credit_doubled: table BAD-1 round B-5 player amy: debit b5 is named by credit cr-b5 and again by "
+        "cr-b5-again (2 credits paying 0; due once: 0)",
     ]
     assert lines[-1].endswith("7 discrepancies; 1 stream messages not signed by their table, left out")
     rc, out, _ = reconcile(world, "--json")
