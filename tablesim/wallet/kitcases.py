@@ -65,8 +65,9 @@ async def credit_in_parts(k: Probe) -> str:
     expect(await k.send("credit", k.credit(k.id("c"), r, k.stake(5), [d1, d2])), "ok")
     expect(await k.send("credit", k.credit(k.id("c"), r, "0", [d3])), "ok")
     await moved(k, before, Decimal(k.stake(2)), "three debits of a stake, credits of five and 0")
+    paid = await k.balance()
     expect(await k.send("credit", k.credit(k.id("c"), r, k.stake(), [d2])), "already_settled")
-    await unchanged(k, before, "a credit naming a debit another credit named")
+    await unchanged(k, paid, "a credit naming a debit another credit named")
     return "two credits naming their own debits, both ok; a third naming a credited debit: already_settled"
 
 
@@ -241,6 +242,15 @@ async def number_amount(k: Probe) -> str:
     return await _refused_debit(k, "an amount as a JSON number", "invalid_request", body=body)
 
 
+async def spaced_amount(k: Probe) -> str:
+    """An amount with white space around it (a space, an em space, a tab and
+    a newline) is no amount: refused, nothing taken, under any of them."""
+    for amount in (" " + k.stake(), k.stake() + "\u2003", "\t" + k.stake() + "\n"):
+        detail = await _refused_debit(k, f"a debit of {amount!r}", "invalid_request",
+                                      payload=k.debit(k.id("d"), k.id("space"), amount))
+    return detail
+
+
 async def unknown_field(k: Probe) -> str:
     return await _refused_debit(k, "a debit with a field the protocol lacks", "invalid_request",
                                 payload=k.debit(k.id("d"), k.id("field"), k.stake(), bonus="1"))
@@ -335,6 +345,6 @@ CASES = [(fn.__name__.replace("_", " "), fn) for fn in (
     won_round, lost_round, void_round, credit_in_parts, orphan_after_credit, duplicate_debit, duplicate_credit, reused_id, credit_before_debit,
     cancel_after_credit, cancel_unknown_debit, credit_of_cancelled, insufficient_funds, bad_signature, unsigned,
     tampered_body, stale_timestamp, replayed_request, concurrent_debits, too_many_decimals, negative_amount,
-    huge_amount, number_amount, unknown_field, unknown_player, wrong_currency, invalid_token, launch_token_once,
-    transactions,
+    huge_amount, number_amount, spaced_amount, unknown_field, unknown_player, wrong_currency, invalid_token,
+    launch_token_once, transactions,
     batch_as_alone)]

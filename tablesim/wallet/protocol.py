@@ -146,6 +146,8 @@ class _Fields:
         value = self.raw(name)
         if not isinstance(value, str):
             raise self._bad(name, f"{_show(value)} is not a decimal string (e.g. \"12.50\")")
+        if value != value.strip():  # (money is sent as written: a wallet reads "10", never " 10" or "10\t")
+            raise self._bad(name, f"{_show(value)} has spaces around it: an amount is its digits only")
         try:
             amount = read_amount(value)
         except ValueError as exc:

@@ -205,3 +205,32 @@ def test_a_ledger_written_before_the_kept_sums_gets_them_from_its_rows(tmp_path)
     assert json.loads(answer)["balance"] == "95.50"
     body = {"transaction_id": "o9", "player": "p1", "currency": "MOP", "amount": "0.50", "table": "T", "round": "R"}
     assert json.loads(again.call("debit", json.dumps(body).encode())[1])["balance"] == "95.00"
+
+
+def test_an_amount_with_spaces_around_it_is_refused_and_nothing_is_kept():
+    ledger = Ledger(":memory:")
+    ledger.load(ROSTER)
+    wallet = Wallet(ledger, b"x" * 32)
+    for n, amount in enumerate((" 10", "10\u2003", "\t10\n", "10 ")):
+        debit = {"transaction_id": f"s{n}", "player": "p1", "currency": "MOP", "amount": amount, "table": "T",
+                 "round": "R"}
+        try:
+            wallet.call("debit", json.dumps(debit).encode())
+        except Refused as refusal:
+            assert refusal.message == f"debit: amount: {json.dumps(amount)} has spaces around it: an amount is " \
+                                      "its digits only", refusal.message
+        else:
+            raise AssertionError(f"{amount!r} was taken")
+        credit = {**debit, "transaction_id": f"c{n}", "debits": ["d"]}
+        try:
+            wallet.call("credit", json.dumps(credit).encode())
+        except Refused as refusal:
+            assert "has spaces around it" in refusal.message
+        else:
+            raise AssertionError(f"a credit of {amount!r} was taken")
+    batch = {"request_id": "b", "calls": [{"call": "debit", "request": {**debit, "transaction_id": "b1"}}]}
+    _, answer = wallet.call("batch", json.dumps(batch).encode())
+    assert json.loads(answer)["answers"][0]["status"] == "invalid_request"
+    assert ledger.db.execute("SELECT COUNT(*) FROM tx").fetchone() == (0,)
+    _, answer = wallet.call("balance", b'{"request_id":"b","player":"p1","currency":"MOP"}')
+    assert json.loads(answer)["balance"] == "100.00"
