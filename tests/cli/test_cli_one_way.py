@@ -63,3 +63,22 @@ def test_a_misspelt_key_in_a_table_configuration_is_named_with_the_nearest_known
     res = tablesim("run", "--config", config, "--rounds", "1", "--journal", "none")
     assert res.returncode == 2 and res.stderr.count("\n") == 1
     assert "table.gamme: unknown key (nearest known key: game)" in res.stderr, res.stderr
+
+
+def test_shell_completion_as_the_readme_sets_it_up_completes_commands_and_games():
+    import os
+    import subprocess
+    import sys
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert 'eval "$(_TABLESIM_COMPLETE=bash_source tablesim)"' in readme
+
+    def complete(words: str) -> list[str]:
+        env = {**os.environ, "_TABLESIM_COMPLETE": "bash_complete", "COMP_WORDS": words,
+               "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
+        out = subprocess.run([sys.executable, "-m", "tablesim.cli.main"], env=env, capture_output=True, text=True,
+                             timeout=60)
+        return [line.split(",", 1)[1] for line in out.stdout.splitlines()]
+
+    assert complete("tablesim ana") == ["analyze"]
+    assert complete("tablesim diagram --game ") == ["fortune3", "football", "wheel"]
