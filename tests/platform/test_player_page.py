@@ -26,6 +26,7 @@ from tablecore.cards import card as card_of
 from tablesim.games import registry
 from tablesim.games.fortune3.hands import classify
 from tablesim.i18n import read_catalog
+from tablesim.platform.player.layouts import game_layout
 import reaper
 import rig as rigs
 from browser import WAIT_MS, needs_chromium, until
@@ -130,12 +131,24 @@ def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
             bet(ann, s, "5")  # one of them wins whatever the wheel says
         bet(amy, "joker", "1")
         shot(amy, "wheel-desktop")
-        setup.wheel.play_out()
+        setup.wheel.act("close_betting")
+        setup.wheel.act("spin")
+        # the wheel turns while the sensor reports motion (a picture of it when this look is in time for it)
+        if until(amy, "document.querySelector('.wheel-box.moving') ? 'moving' : document.querySelector('#spin').dataset.symbol") == "moving":
+            shot(amy, "wheel-spinning-desktop")
+        setup.wheel.wait_state("complete")
         for p in (ann, amy):
             p.wait_for_selector("#result:not([hidden]) .round-net")
         symbols = {p.get_attribute("#spin", "data-symbol") for p in (ann, amy)}
         assert len(symbols) == 1 and symbols != {""}
         symbol = symbols.pop()
+        # the wheel drawn from the table's own layout, at rest with the reported segment under the pointer
+        segments, under = ann.evaluate("(() => { const r = document.querySelector('#rotor'); const n = r.querySelectorAll('path').length;"
+                                       " return [n, ((Math.round(-Number(r.dataset.angle) / (360 / n)) % n) + n) % n]; })()")
+        wheel = game_layout("wheel")["layout"]["wheel"]
+        assert segments == len(wheel) == 52 and wheel[under] == symbol
+        assert "voltas" in text(amy, "#spin") and "圈" in text(ann, "#spin")  # the turns the sensor counted
+        assert text(ann, "#roadmap .road:last-child") == {"joker": "J", "logo": "\u2605"}.get(symbol, symbol)
         assert "本局" in text(ann, "#result") and "Ronda" in text(amy, "#result")
         assert text(ann, "#result").count("MOP") >= 7  # each of her bets, with its result
         amy_net = text(amy, "#result .round-net b")
@@ -166,6 +179,10 @@ def test_two_players_play_a_football_round_on_the_common_box(chromium, setup):
             p.wait_for_selector("#result:not([hidden]) .round-net")
             p.wait_for_selector("#common-total")
         assert text(kim, "#common-cards") == text(lea, "#common-cards") != ""
+        # the draw as the display shows it: its upper and lower sets, the fixed middle numbers
+        assert [len(kim.locator(f"#draw .draw-row.{r} .num").all_inner_texts()) for r in ("up", "mid", "down")] == [4, 2, 4]
+        assert kim.locator("#draw .draw-row.mid .num").all_inner_texts() == ["0", "9"]
+        assert "5 % commission" in text(kim, ".spot[data-bet='upper']") and "Odd" in text(kim, "#paytable")
         assert text(kim, "#common-total").split()[-1] == text(lea, "#common-total").split()[-1]
         assert "Odd" in text(kim, "#result") and "Even" in text(kim, "#result") and "Odd" not in text(lea, "#result")
         shot(kim, "football-result-desktop")
