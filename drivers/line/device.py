@@ -104,6 +104,18 @@ class LineDevice(Device):
         return self.url
 
     def _open_port(self) -> Any:
+        from drivers.line.capture import CaptureError, ReplayPort, replay_url
+
+        try:
+            replay = replay_url(self.url)
+            if replay is not None:  # a captured session plays the device (drivers.line.capture)
+                port = ReplayPort(replay[0], self.kind, speed=replay[1])
+                self.cues[:] = [c for c in self.cues if not isinstance(getattr(c, "__self__", None), ReplayPort)]
+                self.cues.insert(0, port.cue)
+                self.clock = port.clock
+                return port
+        except CaptureError as exc:
+            raise DeviceUnavailable(f"{self.name}: {exc}") from None
         try:
             import serial
         except ImportError as exc:

@@ -9,6 +9,7 @@ import sys
 import click
 
 from drivers.registry import BAUDRATES
+from tablesim.cli.display import make_console
 from tablesim.cli.options import FiniteFloat
 from tablecore.errors import InputError
 
@@ -88,9 +89,11 @@ def _probe(ports: tuple[str, ...], usb_ids: tuple[str, ...], baudrate: int, time
 @click.pass_context
 def command(ctx: click.Context, as_json: bool, probe: bool, ports: tuple[str, ...], usb_ids: tuple[str, ...],
             baudrate: str, timeout: float) -> None:
-    """List serial ports (pyserial) and USB devices (pyusb), or say why not;
-    with --probe, which device kind, id and firmware answers on each;
-    `devices check --config FILE`: the driver contract on a table's devices."""
+    """List serial ports (pyserial) and USB devices (pyusb), or say why not.
+    `devices probe`: which device kind, id and firmware answers on each port
+    (`--probe` is the same, kept for the scripts that use it); `devices check
+    --config FILE`: the driver contract on a table's devices; `devices record`
+    and `devices replay`: a table's raw device traffic captured and replayed."""
     if ctx.invoked_subcommand is not None:
         return
     if not probe:
@@ -98,7 +101,10 @@ def command(ctx: click.Context, as_json: bool, probe: bool, ports: tuple[str, ..
             raise InputError("--port and --usb apply to --probe")
         _list(as_json)
         return
-    results = _probe(ports, usb_ids, int(baudrate), timeout)
+    _report_probe(_probe(ports, usb_ids, int(baudrate), timeout), as_json)
+
+
+def _report_probe(results: list, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"probed": [r.as_json() for r in results]}, indent=2))
     else:
@@ -141,3 +147,55 @@ def check_command(config_path: str, emulated: bool, wait: float, as_json: bool) 
     from tablesim.cli.devices_check import run_check
 
     sys.exit(run_check(config_path, emulated=emulated, wait=wait, as_json=as_json))
+
+
+@command.command("probe")
+@click.option("--port", "ports", multiple=True, metavar="URL",
+              help="This port (a path or any pyserial URL) instead of every serial port (repeatable; only what "
+                   "is named is probed).")
+@click.option("--usb", "usb_ids", multiple=True, metavar="VID:PID[:SERIAL]",
+              help="The USB shoe reader to look for (repeatable; with neither --port nor --usb: 1209:0001).")
+@click.option("--baudrate", type=click.Choice([str(b) for b in BAUDRATES]), default="115200",
+              show_default=True, help="The line speed to try.")
+@click.option("--timeout", type=FiniteFloat(0.1, 30), default=1.0, show_default=True,
+              help="Seconds a port is given to answer.")
+@click.option("--json", "as_json", is_flag=True)
+def probe_command(ports: tuple[str, ...], usb_ids: tuple[str, ...], baudrate: str, timeout: float,
+                  as_json: bool) -> None:
+    """Say hello (TDL/1) on each serial port and USB shoe: which device answers
+    where, or why none; exit 1 if none answered."""
+    _report_probe(_probe(ports, usb_ids, int(baudrate), timeout), as_json)
+
+
+@command.command("record")
+@click.option("--config", "config_path", required=True, metavar="FILE",
+              help="The table configuration whose line devices are captured (a path or a name in config/tables/).")
+@click.option("--out", required=True, metavar="CAPTURE", help="The capture file to write (JSON Lines).")
+@click.option("--emulated", is_flag=True, help="Each device on its emulator (the table runs as <id>-EMU).")
+@click.option("--rounds", type=click.IntRange(1, 100000), default=3, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=None,
+              help="The players' (and emulators') seed; default: one picked and kept in the capture.")
+@click.option("--time-scale", type=FiniteFloat(0, 100), default=0.02, show_default=True,
+              help="--emulated: the emulators' timing (1 = as a real device).")
+@click.option("--quiet", is_flag=True)
+def record_command(config_path: str, out: str, emulated: bool, rounds: int, seed: int | None, time_scale: float,
+                   quiet: bool) -> None:
+    """Play rounds with simulated players and keep every byte each line device
+    sent and received, with its time, in CAPTURE (docs/drivers.md)."""
+    from tablesim.cli.devices_capture import record
+
+    sys.exit(record(config_path, out, make_console(), emulated=emulated, rounds=rounds, seed=seed,
+                    time_scale=time_scale, quiet=quiet))
+
+
+@command.command("replay")
+@click.argument("capture", metavar="CAPTURE")
+@click.option("--speed", type=FiniteFloat(0, 1000), default=0.0, show_default=True,
+              help="1: at the capture's own pace; 10: ten times faster; 0: as fast as the table's cues allow.")
+@click.option("--quiet", is_flag=True)
+def replay_command(capture: str, speed: float, quiet: bool) -> None:
+    """Replay CAPTURE as the table's devices: the same rounds, checked against
+    the results it recorded; exit 1 at the first that differs."""
+    from tablesim.cli.devices_capture import replay
+
+    sys.exit(replay(capture, make_console(), speed=speed, quiet=quiet))

@@ -36,7 +36,7 @@ def _seed(seed: int | None, kind: str) -> int | None:
 
 
 def _line(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int | None, time_scale: float,
-          faults: list[str]) -> tuple[Device, str]:
+          faults: list[str], **objects: Any) -> tuple[Device, str]:
     from drivers.line.emulator import LineEmulator
 
     try:
@@ -45,7 +45,7 @@ def _line(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int
     except ValueError as exc:
         raise ConfigError(f"cannot emulate it: {exc}", where=f"{config.path}: devices.{device.kind}") from None
     server = stack.enter_context(EmulatorServer(emulator, pty=True))
-    opened = config.open_device(device.kind, url=server.url)
+    opened = config.open_device(device.kind, url=server.url, **objects)
     opened.cues.append(emulator.cue)  # type: ignore[attr-defined]
     return opened, server.url
 
@@ -85,9 +85,11 @@ def _hid(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int 
 
 
 def emulated_devices(stack: ExitStack, config: TableConfig, *, seed: int | None = None, time_scale: float = 0.02,
-                     faults: list[str] | tuple[str, ...] = ()) -> tuple[dict[str, Device], str]:
+                     faults: list[str] | tuple[str, ...] = (),
+                     taps: dict[str, dict[str, Any]] | None = None) -> tuple[dict[str, Device], str]:
     """Open each device of ``config`` on its emulator (closed by ``stack``); the
-    devices and a description of where each one runs."""
+    devices and a description of where each one runs. ``taps``: settings that
+    code passes to a line device by kind (a capture's ``transport_wrapper``)."""
     try:
         per_kind = split_faults(list(faults), list(config.devices))
     except ValueError as exc:
@@ -107,7 +109,8 @@ def emulated_devices(stack: ExitStack, config: TableConfig, *, seed: int | None 
             raise ConfigError(f"the {device.backend} backend has no emulator (emulated: "
                               f"{', '.join(EMULATED_BACKENDS)})", where=f"{config.path}: devices.{kind}.backend")
         try:
-            devices[kind], url = opener(stack, config, device, _seed(seed, kind), time_scale, per_kind[kind])
+            more = (taps or {}).get(kind, {}) if device.backend == "line" else {}
+            devices[kind], url = opener(stack, config, device, _seed(seed, kind), time_scale, per_kind[kind], **more)
         except ValueError as exc:  # a fault spec the emulator does not take
             raise InputError(str(exc), where="--fault") from None
         stack.callback(devices[kind].close)  # closed before its emulator stops (the stack runs backwards)
