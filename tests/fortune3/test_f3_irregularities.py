@@ -44,6 +44,21 @@ def test_misdeal_after_the_last_card_waits_for_the_supervisor_then_voids(rig):
     assert resolved["actor"] == "supervisor:sam" and resolved["decision"] == "confirm"
 
 
+def test_a_confirmed_misdeal_returns_a_play_already_decided_with_the_bets(rig):
+    """Art. 11(1): every bet of a void round is returned, the Play a box
+    staked by its decision included (in the result and in the void event)."""
+    r = dealt_to_decisions(rig, "AS KD KS QS QD JS 9D 8C 2C", bets={1: {"ante": 10, "pair_plus": 5}, 2: {"ante": 20}})
+    r.table.decide("1", "play")
+    assert r.table.state is S.DECISIONS and r.table.pending_decisions() == ["2"]
+    r.table.misdeal()
+    r.table.resolve_incident("confirm", actor="supervisor:sam", why="box 2 got a card face up")
+    assert r.table.state is S.VOID
+    returned = {"1": {"ante": D(10), "pair_plus": D(5), "play": D(10)}, "2": {"ante": D(20)}}
+    assert r.table.result.bets == returned
+    assert r.kinds("void")[-1]["returned"] == {"1": {"ante": "10", "pair_plus": "5", "play": "10"}, "2": {"ante": "20"}}
+    assert r.table.result.as_json()["status"] == "void"
+
+
 def test_a_rejected_misdeal_call_plays_on(rig):
     r = dealt_to_decisions(rig)
     r.table.misdeal()

@@ -49,7 +49,8 @@ from tablesim.games.fortune3.service import ShufflerService
 from tablesim.games.fortune3.settings import BETS, Fortune3Settings
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box, settle_boxes
-from tablecore.records import CardSetAside, Fault, FaultCleared as FaultClearedRecord, Instruction, Settlement
+from tablecore.money import fmt
+from tablecore.records import CardSetAside, Fault, FaultCleared as FaultClearedRecord, Instruction, Settlement, Voided
 from tablesim.games.fortune3.records import DealerHand, DealingMode, Decision, RemoteDecisions, Shuffled
 
 DEALER = "dealer"
@@ -377,7 +378,26 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         self.shoe.arm(self.round_id, len(self.round.targets))
 
     def announce_void(self, note: Void) -> None:
-        super().announce_void(note)
+        """As the engine's, with every Play a decision staked returned too
+        (Art. 11(1): every bet of a void round is returned, the Play
+        included): in the round's result and in its ``void`` event. A Play is
+        staked by its decision, never placed in the book, so the book alone
+        returns the Ante without it."""
+        returned = self.stakes_at_risk(dict(self.book.bets))
+        players = {pl: self.stakes_at_risk(per, pl) for pl, per in self.book.by_player_first().items()} \
+            if self.book.named else {}
+        if self.result is not None and self.result.status == "void":
+            self.result.bets, self.result.players = returned, players
+        shown = {pos: {bet: fmt(a) for bet, a in per.items()} for pos, per in returned.items()}
+        if self.book.named:
+            by_position: dict[str, dict[str, dict[str, str]]] = {}
+            for player, per in players.items():
+                for pos, bets in per.items():
+                    by_position.setdefault(pos, {})[player] = {bet: fmt(a) for bet, a in bets.items()}
+            self.emit(Voided(reason=note.reason, returned=shown, actor=note.actor, why=note.why,
+                             returned_by_player=by_position))
+        else:
+            self.emit(Voided(reason=note.reason, returned=shown, actor=note.actor, why=note.why))
         self.note_void(note.reason)
 
     def stop_devices(self, note: Void) -> None:
