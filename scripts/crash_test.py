@@ -21,6 +21,7 @@ from pathlib import Path
 
 from tablesim.journal.invariants import check, states_at_crash
 from tablesim.journal.journal import Journal
+from tablesim.journal.placed import placed
 
 
 def start_table(args: list[str]) -> tuple[int, "object"]:
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     problems = check(j, allow_open_last=False)
     states = states_at_crash(j)
     rounds = len(j.round_ids())
-    bets = sum(1 for r in j.records() if r.kind == "event" and r.name == "bet")
+    bets = sum(1 for _ in placed(j.records()))
     print(f"{args.game}: {args.kills} kills, {rounds} rounds, {bets} bets checked, final run exit {code}")
     print("  state at crash (recovered rounds): " + ", ".join(f"{s} {n}" for s, n in sorted(states.items())))
     for p in problems:

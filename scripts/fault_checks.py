@@ -7,8 +7,9 @@ round's result: settled with each player's net, or void. From the wallet
 (its ``transactions`` call): every transaction answered ``ok``. Then, per
 player, the balance the journals say (opening balance plus the nets of the
 settled rounds: what the stakes took and the returns gave back) against
-the wallet's balance, to the unit; per round and player, the credits (one,
-exactly, for a settled round with bets), the void rounds' debits (each
+the wallet's balance, to the unit; per round and player, the credits (for a
+settled round with bets: each bet's debit named by exactly one credit, a
+player with more than one credit names being credited in parts), the void rounds' debits (each
 cancelled), and every debit not cancelled that no table accepted (an
 orphan)."""
 
@@ -21,6 +22,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from tablesim.journal.journal import Journal
+from tablesim.journal.placed import REF_NAMES, refs as placed_refs
 
 ZERO = Decimal(0)
 
@@ -46,15 +48,18 @@ def journal_rounds(table: str, journal: Path) -> dict[str, JournalRound]:
     rounds: dict[str, JournalRound] = {}
     opened = Journal(journal, readonly=True)
     try:
-        records = list(opened.find(names=("bet_refs", "result")))
+        records = list(opened.find(names=(*REF_NAMES, "decision", "result")))
     finally:
         opened.close()
     for rec in records:
         round_id, name, doc = rec.round_id, rec.name, rec.data
         rnd = rounds.setdefault(round_id, JournalRound(table, round_id))
-        if name == "bet_refs":
-            for ref, position, _bet, amount, *player in doc["refs"]:
+        if name in REF_NAMES:
+            for ref, position, _bet, amount, *player in placed_refs(rec):
                 rnd.refs[ref] = ((player[0] if player and player[0] else position), Decimal(amount))
+        elif name == "decision":  # a remote player's Play (Fortune 3): its debit is the decision's ref
+            if isinstance(doc.get("ref"), str) and doc.get("stake") is not None:
+                rnd.refs[doc["ref"]] = (str(doc.get("player") or doc.get("box")), Decimal(str(doc["stake"])))
         elif doc.get("status") in ("settled", "void") and rnd.status is None:
             rnd.status = doc["status"]
             if rnd.status == "settled":
@@ -73,6 +78,7 @@ class Moves:
     debits: dict[str, Decimal] = field(default_factory=dict)
     cancelled: set[str] = field(default_factory=set)
     credits: list[Decimal] = field(default_factory=list)
+    named: list[str] = field(default_factory=list)  # the debits the credits name (a round may be credited in parts)
 
 
 def wallet_moves(transactions) -> tuple[dict, dict[str, tuple]]:
@@ -90,6 +96,7 @@ def wallet_moves(transactions) -> tuple[dict, dict[str, tuple]]:
             moves[key].cancelled.add(t.debit)
         elif t.kind == "credit":
             moves[key].credits.append(t.amount)
+            moves[key].named.extend(t.debits or ())
     return moves, debits
 
 
@@ -114,11 +121,16 @@ def check(rounds: list[JournalRound], transactions, balances: dict[str, Decimal]
             continue
         for player in sorted(rnd.players()):
             expected[player] = expected.get(player, ZERO) + rnd.nets[player]
-            credits = moves[(rnd.table, rnd.round_id, player)].credits
-            if not credits:
+            got = moves[(rnd.table, rnd.round_id, player)]
+            standing = {ref for ref, (who, _) in rnd.refs.items() if who == player}
+            if not got.credits:
                 out["credits_missing"].append(f"{rnd.table} {rnd.round_id} {player}")
-            elif len(credits) > 1:
-                out["credits_doubled"].append(f"{rnd.table} {rnd.round_id} {player}: {len(credits)} credits")
+            elif len(got.named) != len(set(got.named)):  # (parts name their own debits: one named twice paid twice)
+                out["credits_doubled"].append(f"{rnd.table} {rnd.round_id} {player}: {len(got.credits)} credits "
+                                              f"name {len(got.named)} debits, {len(set(got.named))} of them apart")
+            elif not standing <= set(got.named):
+                out["credits_missing"].append(f"{rnd.table} {rnd.round_id} {player}: debits "
+                                              f"{sorted(standing - set(got.named))[:3]} named by no credit")
     for debit, key in debits.items():
         if debit not in refs and debit not in moves[key].cancelled:
             out["debits_orphaned"].append(f"{key[0]} {key[1]} {key[2]} {debit}")

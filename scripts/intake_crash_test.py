@@ -41,6 +41,7 @@ from pathlib import Path
 
 from tablesim.harness.bench.served import Connection, ServedTable, call
 from tablesim.journal.journal import Journal
+from tablesim.journal.placed import BET_NAMES, REF_NAMES, bets as placed_bets, refs as placed_refs
 
 BATCH = 20
 SPOTS = ("1", "3", "5", "10", "20", "joker", "logo")
@@ -151,9 +152,10 @@ def journal_refs(path: Path) -> Counter:
     journal = Journal(path, readonly=True)
     try:
         refs: Counter = Counter()
-        for rec in journal.find(kind="meta", names=("bet_refs",)):
-            refs.update(r[0] for r in rec.data["refs"])
-        bets = journal.store.count(kind="event", names=("bet",))
+        bets = 0
+        for rec in journal.find(names=REF_NAMES + BET_NAMES):
+            refs.update(r[0] for r in placed_refs(rec))
+            bets += sum(1 for _ in placed_bets(rec))
     finally:
         journal.close()
     refs["<bet events>"] = bets

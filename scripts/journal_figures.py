@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from tablecore import betbatch
 from tablesim.journal.journal import Journal
 
 
@@ -15,12 +16,15 @@ def journal_figures(path) -> dict:
     books: dict[str, dict] = {}
     journal = Journal(path, readonly=True)
     try:
-        for rec in journal.find(kind="event"):
+        for rec in journal.records():
             rid, name, data = rec.round_id, rec.name, rec.data
+            if rec.kind != "event" and not betbatch.is_batch(rec.kind, name):
+                continue
             book = books.setdefault(rid, {})
-            if name == "bet":
-                key = (data["position"], data["bet"])
-                book[key] = book.get(key, Decimal(0)) + Decimal(data["amount"])
+            if name == "bet" or betbatch.is_batch(rec.kind, name):  # (a group of bets is one record)
+                for bet in ([data] if name == "bet" else betbatch.bets_of(data)):
+                    key = (bet["position"], bet["bet"])
+                    book[key] = book.get(key, Decimal(0)) + Decimal(bet["amount"])
             elif name == "bet_withdrawn":
                 book.pop((data["position"], data["bet"]), None)
             elif name == "result":

@@ -88,7 +88,8 @@ def action(record: type[TableInput], *, actor: str = "dealer", opens_round: bool
             self._acting = True
             try:
                 journal = self.journal
-                if journal is None or self.replaying:
+                if journal is None or self.replaying or (self.batching and aname in self.BATCHED):
+                    # (a bet of a group: its group's one record holds it, written by the intake)
                     return fn(self, *args, **kwargs)
                 with journal.transaction():
                     rid = kwargs["round_id"] if opens else self.round_id

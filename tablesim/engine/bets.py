@@ -81,6 +81,10 @@ class BetBook:
         self._named = 0
         #: every bet in all, kept as bets change (None: to be summed again)
         self._total: Decimal | None = ZERO
+        #: each bet's (or spot's) total over every position, kept the same way: a console of a
+        #: table whose positions are its players shows these after every group of bets, which
+        #: summed over the whole book was the square of a round's bets
+        self._by_bet: dict[str, Decimal] | None = {}
 
     def clear(self) -> None:
         self.bets = {}
@@ -88,6 +92,7 @@ class BetBook:
         self._shown = {}
         self._named = 0
         self._total = ZERO
+        self._by_bet = {}
 
     def _show(self, position: str) -> None:
         """Bring the shown text of ``position`` in line with its bets."""
@@ -155,6 +160,8 @@ class BetBook:
         mine[bet] = add(mine.get(bet, ZERO), value)
         if self._total is not None:
             self._total = add(self._total, value)
+        if self._by_bet is not None:
+            self._by_bet[bet] = add(self._by_bet.get(bet, ZERO), value)
         shown = self._shown.get(position)
         text = _text.get(total) or _text_of(total)
         if shown is None:
@@ -172,7 +179,7 @@ class BetBook:
     def put_back(self, mark: tuple) -> None:
         """Undo what was placed on a bet since its ``mark`` (a group commit that failed)."""
         position, bet, who, total, mine = mark
-        self._total = None
+        self._total = self._by_bet = None
         per = self.by_player.setdefault(position, {})
         if who not in per and who != position:
             self._named += 1  # (counted here, as it may be dropped just below)
@@ -200,6 +207,7 @@ class BetBook:
         mine[bet] = value
         if self._total is not None:
             self._total = add(self._total, subtract(value, old))
+        self._by_bet = None
         self._show(position)
         return old
 
@@ -219,6 +227,7 @@ class BetBook:
         box[bet] = subtract(box[bet], value)
         if self._total is not None:
             self._total = subtract(self._total, value)
+        self._by_bet = None
         if not box[bet]:
             del box[bet]
         if not box:
@@ -255,6 +264,17 @@ class BetBook:
             with exact():
                 self._total = sum((a for box in self.bets.values() for a in box.values()), ZERO)
         return self._total
+
+    def bet_totals(self) -> dict[str, Decimal]:
+        """Each bet's (spot's) total over every position; a bet at 0 is left out."""
+        if self._by_bet is None:
+            sums: dict[str, Decimal] = {}
+            with exact():
+                for box in self.bets.values():
+                    for bet, amount in box.items():
+                        sums[bet] = sums.get(bet, ZERO) + amount
+            self._by_bet = sums
+        return {bet: amount for bet, amount in self._by_bet.items() if amount}
 
     def items(self) -> Iterator[tuple[str, str, Decimal]]:
         for position, box in self.bets.items():

@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from drivers.events import DeviceEvent
+from tablecore import betbatch
 from tablecore.codec import SCHEMA_VERSION, decode, encode
 
 
@@ -115,6 +116,28 @@ class PlaceBet(TableInput):
     bet: str
     amount: Decimal | str
     player: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceBets(TableInput):
+    """A group of bets taken as one action (``tablecore.betbatch``): each entry
+    ``[ref, position, bet, amount, player(, actor)]``. The bet intake journals
+    it after placing each bet on its own (a refused one is not in it); a replay
+    places them again in order, which is how they were accepted."""
+
+    bets: tuple = ()
+
+    def to_journal(self, *, nested: bool = False) -> dict[str, Any]:
+        entries = [list(e) for e in self.bets]
+        return {"bets": entries, "root": betbatch.root(entries)}
+
+    @classmethod
+    def from_journal(cls, data: dict[str, Any], actor: str | None = None) -> "PlaceBets":
+        return cls(tuple(tuple(e) for e in data.get("bets") or ()), actor=actor)
+
+    def each(self) -> list[PlaceBet]:
+        """The bets, one ``PlaceBet`` each (under its own actor, else the batch's)."""
+        return [PlaceBet(e[1], e[2], e[3], e[4], actor=e[5] if len(e) > 5 else self.actor) for e in self.bets]
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,12 @@ class Journaling:
 
     journal: Any
     replaying: bool
+    #: a group of bets is being placed (set by the bet intake): their ``place_bet``
+    #: inputs and ``bet`` events are not journaled one by one; the intake writes
+    #: the group as one ``place_bets`` record (``tablecore.betbatch``)
+    batching: bool = False
+    #: the actions a group of bets journals as its one record
+    BATCHED = frozenset({"place_bet"})
 
     def attach_journal(self, journal: Any) -> None:
         if self.journal is None:
@@ -61,7 +67,7 @@ class Journaling:
         self.journal = journal
 
     def _to_journal(self, event: TableEvent) -> None:
-        if self.journal is not None and not self.replaying:
+        if self.journal is not None and not self.replaying and not (self.batching and event.kind == "bet"):
             self.journal.append(self.table_id, event.round_id, "event", event.kind, encode(event.data), "table")
 
     def journal_input(self, spec: ActionSpec, round_id: str, record: TableInput, *, nested: bool) -> None:

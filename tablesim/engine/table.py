@@ -33,7 +33,8 @@ from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident, IncidentHandling
 from tablesim.engine.journaling import Journaling
 from tablesim.engine.pump import DevicePump
-from tablesim.engine.inputs import PlaceBet, Pause, Report, Resume, TableInput, Void, WithdrawBet
+from tablecore import betbatch
+from tablesim.engine.inputs import PlaceBet, PlaceBets, Pause, Report, Resume, TableInput, Void, WithdrawBet
 from tablesim.engine.machine import Check, Procedure, Refused, RoundMachine, mermaid, rule
 from tablecore.said import CORE_WORDS as W
 from tablesim.engine.result import RoundResult
@@ -271,11 +272,18 @@ class GameTable(IncidentHandling, Journaling):
         return self.state in states
 
     def apply(self, record: TableInput) -> Any:
-        """Take a journaled input again (a replay): the same action, the same arguments."""
+        """Take a journaled input again (a replay): the same action, the same arguments
+        (a group of bets: each bet of it, in order)."""
+        if type(record) is PlaceBets:
+            for bet in record.each():
+                self.act(bet)
+            return None
         return self.act(record)
 
     def input_from_journal(self, action: str, data: dict[str, Any], actor: str | None = None) -> TableInput:
         """The input record of a journaled ``action`` (any schema version)."""
+        if action == betbatch.NAME:
+            return PlaceBets.from_journal(data, actor)
         spec = self.action_specs.get(action)
         if spec is None:
             raise ValueError(f"{action!r} is not an action of the {self.game} table")

@@ -19,6 +19,8 @@ import hmac
 import json
 from dataclasses import dataclass, field
 
+from tablecore import betbatch
+
 GENESIS = "0" * 64
 CHAIN_KIND, CHAIN_NAME = "meta", "chain"
 ROUND_KIND, ROUND_NAME = "meta", "round"
@@ -125,12 +127,17 @@ class Walk:
                 if is_chain:
                     return f"record {seq}: the journal's chain record does not verify under key {self.key_id}" \
                            " (wrong key, or the record was altered)"
-                return f"record {seq} was altered or forged (its keyed link does not verify)"
+                return f"record {seq} was altered or forged (its keyed link does not verify)" + _batch_note(kind, name,
+                                                                                                             data)
         else:
             if hashlib.sha256(_message(prev_hash, seq, ts, table_id, round_id, kind, name, actor, data)).hexdigest() \
                     != link_text:
                 return f"record {seq} was altered (hash mismatch)"
             self.legacy += 1
+        if kind == _BATCH[0] and name == _BATCH[1]:
+            problem = _batch_problem(data)
+            if problem:
+                return f"record {seq}: {problem}"
         if self.cp is not None and seq == self.cp[0] and link_text != self.cp[1]:
             return f"record {seq} is not the record the checkpoint names (altered or replaced)"
         if kind == ROUND_KIND.encode() and name == ROUND_NAME.encode():
@@ -177,6 +184,28 @@ class Walk:
                         f"{entry.get('last_seq')}, but the journal holds {tally.records} ending at {tally.last_seq}")
         self.started_rounds.add(round_id.decode("utf-8", "replace"))
         return None
+
+
+_BATCH = (betbatch.KIND.encode(), betbatch.NAME.encode())
+
+
+def _batch_problem(data: bytes) -> str | None:
+    """Why a group of bets' record does not hold the bets its root was made of (None: it does)."""
+    info = _json(data)
+    bets = info.get("bets") if isinstance(info, dict) else None
+    if not isinstance(bets, list) or not all(isinstance(e, list) and len(e) >= 5 for e in bets):
+        return "a group of bets' record whose bets are not a list of bets"
+    if info.get("root") != betbatch.root(bets):
+        return f"its {len(bets)} bets do not match their Merkle root (a bet of the group was edited)"
+    return None
+
+
+def _batch_note(kind: bytes, name: bytes, data: bytes) -> str:
+    """What an altered record's bets say, for a group of bets' record."""
+    if (kind, name) != _BATCH:
+        return ""
+    problem = _batch_problem(data)
+    return f": {problem}" if problem else ""
 
 
 def _json(data: bytes) -> object:

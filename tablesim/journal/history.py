@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from tablecore import betbatch
 from tablesim.journal.journal import Journal
 
 #: events worth showing in a recall; state changes and instructions are noise there
@@ -30,12 +31,10 @@ def round_summary(journal: Journal, round_id: str) -> dict[str, Any]:
         elif rec.kind == "event" and rec.name == "result":
             result = rec.data
         elif rec.kind == "event" and rec.name in ("bet", "bet_withdrawn"):
-            sign = 1 if rec.name == "bet" else -1
-            _add(bets.setdefault(rec.data["position"], {}), rec.data["bet"], rec.data["amount"], sign)
-            player = rec.data.get("player")
-            named = named or (player is not None and player != rec.data["position"])
-            mine = by_player.setdefault(player or rec.data["position"], {}).setdefault(rec.data["position"], {})
-            _add(mine, rec.data["bet"], rec.data["amount"], sign)
+            named = _bet(bets, by_player, rec.data, 1 if rec.name == "bet" else -1) or named
+        elif betbatch.is_batch(rec.kind, rec.name):  # a group of bets, one record (older journals: a bet event each)
+            for bet in betbatch.bets_of(rec.data):
+                named = _bet(bets, by_player, bet, 1) or named
         elif rec.kind == "operator" or (rec.kind == "event" and rec.name in RECALL_EVENTS):
             # an event's own ``actor`` (who voided, who resolved) names who did it, when it names anyone
             events.append({"seq": rec.seq, "ts": rec.ts, "kind": rec.name, "actor": rec.actor,
@@ -56,6 +55,16 @@ def round_summary(journal: Journal, round_id: str) -> dict[str, Any]:
         out["player_bets"] = {pl: per for pl, per in players.items() if per}
     out["events"] = events
     return out
+
+
+def _bet(bets: dict, by_player: dict, data: dict, sign: int) -> bool:
+    """A bet placed (or withdrawn) into the round's totals; whether it names a player."""
+    position = data["position"]
+    _add(bets.setdefault(position, {}), data["bet"], data["amount"], sign)
+    player = data.get("player")
+    mine = by_player.setdefault(player or position, {}).setdefault(position, {})
+    _add(mine, data["bet"], data["amount"], sign)
+    return player is not None and player != position
 
 
 def _add(stakes: dict[str, str], bet: str, amount: str, sign: int) -> None:
@@ -103,6 +112,9 @@ def round_actions(journal: Journal, round_id: str) -> dict[str, Any]:
             dealer = rec.data.get("dealer") or dealer
         elif rec.kind == "input" and rec.name in ("bet", "withdraw_bet", "place_bet"):
             bets[who(rec.actor)] = bets.get(who(rec.actor), 0) + 1
+        elif betbatch.is_batch(rec.kind, rec.name):
+            for bet in betbatch.bets_of(rec.data, rec.actor):
+                bets[who(bet["actor"])] = bets.get(who(bet["actor"]), 0) + 1
         elif rec.kind in ("input", "operator") and rec.name != "handle":  # (a device's report: its events show it)
             if rec.kind == "input" and rec.name == "open_round" and dealer is None:
                 dealer = dealer_of_actor(rec.actor)

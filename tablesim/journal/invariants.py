@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from decimal import Decimal
 
+from tablecore import betbatch
 from tablesim.journal.audit import verify
 from tablesim.journal.journal import Journal
 
@@ -33,6 +34,12 @@ def check(journal: Journal, *, allow_open_last: bool = True) -> list[str]:
     results: Counter[str] = Counter()
     result_data: dict[str, dict] = {}
     for rec in journal.records():
+        if betbatch.is_batch(rec.kind, rec.name):  # a group of bets (older journals: a bet event each)
+            book = accepted.setdefault(rec.round_id, {})
+            for bet in betbatch.bets_of(rec.data):
+                key = (bet["position"], bet["bet"])
+                book[key] = book.get(key, Decimal(0)) + Decimal(bet["amount"])
+            continue
         if rec.kind != "event":
             continue
         rid = rec.round_id

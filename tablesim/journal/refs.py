@@ -1,7 +1,9 @@
 """Every bet ref a table ever placed, indexed in its journal.
 
-The chain holds the refs (``meta``/``bet_refs`` records, each with up to
-16 refs of a group of bets: ``[ref, position, bet, amount, player]`` each); the ``bet_refs``
+The chain holds the refs: each group of bets' one record (``input``/
+``place_bets``, ``tablecore.betbatch``), or in older journals ``meta``/
+``bet_refs`` records of up to 16 refs each, ``[ref, position, bet, amount,
+player]`` each (a bet without a ref is not indexed); the ``bet_refs``
 table indexes them by (table, ref, player), written in the same transaction
 as their record, so a retried ref is found however old it is, across
 restarts, without holding the journal's whole life in memory. The index is
@@ -14,6 +16,8 @@ from __future__ import annotations
 
 import json
 from typing import Iterable
+
+from tablecore import betbatch
 
 #: whose ref an older journal's entry is (it names no player): anyone's
 ANY_PLAYER = "\x00any"
@@ -58,3 +62,6 @@ def ensure_index(journal, table_id: str) -> None:
             return
         for rec in list(journal.find(kind="meta", names=("bet_refs",), table_id=table_id)):
             index(journal, table_id, rec.round_id, rec.seq, rec.data["refs"])
+        for rec in list(journal.find(kind=betbatch.KIND, names=(betbatch.NAME,), table_id=table_id)):
+            index(journal, table_id, rec.round_id, rec.seq,
+                  [e for e in rec.data.get("bets") or () if isinstance(e, list) and len(e) >= 5 and e[0] is not None])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tablecore import betbatch
 from tablesim.journal.chain import ALGORITHM, GENESIS, record_hash, record_link
 from tablesim.journal.keys import key_id
 
@@ -69,7 +70,8 @@ class Tip:
         if self.round_id:
             closed.append({"round_id": self.round_id, "records": self.round_records, "last_seq": self.round_last,
                            "link": self.round_link})
-        data = {"profile": profile, "closed": closed}
+        # (the format: how this round's records are written; 2: a group of bets is one record)
+        data = {"profile": profile, "closed": closed, "format": betbatch.FORMAT}
         if seal is not None:
             data["seal"] = seal
         return data

@@ -27,6 +27,7 @@ import logging
 from nats.js import api
 from nats.js.errors import NotFoundError
 
+from tablecore import betbatch
 from tablesim.platform.pull import Lost, Pull, make_consumer, pending_of, stream_seq_of
 from tablesim.platform.rounds import APPLIED, Rounds
 from tablesim.studio import signing, wire
@@ -178,7 +179,8 @@ class Follower:
         if seq <= self.rounds.stream_seq:
             return  # (read again after a reconnection)
         self._last_id = msg.headers.get(wire.MSG_ID) if msg.headers else None
-        if msg.subject.endswith(SKIPPED):  # (the tables' inputs: nothing here acts on them, none is checked)
+        if msg.subject.endswith(SKIPPED) and _name_of(msg.data) != betbatch.NAME:
+            # (the tables' inputs: nothing here acts on them, none is checked, but a group of bets)
             self.rounds.stream_seq = seq
             return
         got = signed_record(self.trust, msg.subject, msg.headers, msg.data, self.names)

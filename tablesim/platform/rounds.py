@@ -1,6 +1,7 @@
 """What the stream says of each table and round, folded from the records a
 table signed: the table's current round and whether betting is open, each
-round's accepted bets by ref (``bet_refs``) and Fortune 3 remote Plays
+round's accepted bets by ref (each group of bets' ``place_bets`` record;
+an older journal's ``bet_refs``) and Fortune 3 remote Plays
 (``decision`` records with a ref and a stake), the bets withdrawn, and its
 result (settled or void).
 
@@ -14,13 +15,14 @@ import time
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from tablecore import betbatch
 from tablecore.money import read_amount
 from tablesim.studio.wire import WireRecord
 
 #: the state in which every game takes bets
 BETTING = "betting_open"
 #: the records the picture is folded from (``Rounds.apply``): no other changes anything
-APPLIED = ("bet_refs", "decision", "state", "bet_withdrawn", "result")
+APPLIED = ("bet_refs", betbatch.NAME, "decision", "state", "bet_withdrawn", "result")
 
 
 @dataclass
@@ -99,10 +101,12 @@ class Rounds:
         name, data = rec.name, rec.data
         if rec.seq > self.table_seq.get(rec.table_id, 0):
             self.table_seq[rec.table_id] = rec.seq
-        if name == "bet_refs":
+        if name == "bet_refs" or name == betbatch.NAME:
+            # (a group of bets' one record holds each bet with its ref; an older journal's
+            # ``bet_refs`` record, up to 16 refs: the same entries, the same refs)
             rnd = self.round(rec.table_id, rec.round_id)
-            for entry in data.get("refs") or []:
-                if isinstance(entry, list) and len(entry) >= 4:
+            for entry in data.get("refs" if name == "bet_refs" else "bets") or []:
+                if isinstance(entry, list) and len(entry) >= 4 and entry[0] is not None:
                     ref = _ref(entry, rec.seq)
                     if ref is not None:
                         rnd.add(ref)

@@ -229,11 +229,14 @@ def select(items: list[Item], last: int, current: int) -> tuple[list[str], int]:
     """The texts of ``items`` a client sends that was last sent the event (or
     ``bets``) ``last`` and a snapshot as of ``current``; and its new ``last``."""
     texts = []
+    fresh = False  # an event of this call was sent: those after it with its seq are its group's
     for kind, seq, text in items:
         if kind == "event" or kind == "bets":
-            if seq <= last:
+            # (a group of bets is one journal record, so its bets share its seq; a group is
+            # published in one go, so it is either all in the backlog or all after it)
+            if seq < last or (seq == last and not fresh):
                 continue  # (already sent from the backlog)
-            last = seq
+            last, fresh = seq, True
         elif kind == "snapshot" and seq < current:
             continue
         texts.append(text)

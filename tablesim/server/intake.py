@@ -11,14 +11,22 @@ A refused bet's savepoint is undone and the others go on; if the commit
 itself fails, the whole group is answered with the error and the table's
 bet book is put back as it was: nothing is acknowledged that is not on disk.
 
-A bet may carry a ``ref``: the client's own id for it. The group's refs are
-journaled in the same transaction as its bets (``meta`` records
-``bet_refs``, one per up to ``REFS_PER_RECORD`` refs of the group:
-``[ref, position, bet, amount, player]`` each), so a
-client that lost the answer (a dropped connection, a table restarted after
-a crash) sends the bet again with the same ref and is told it already
-stands (``duplicate``) instead of betting twice. A ref is the player's own:
-two players may use the same one (a bet with no player is the position's
+The group's accepted bets are journaled as ONE record (``input``
+``place_bets``, ``tablecore.betbatch``: ``[ref, position, bet, amount,
+player]`` each, and their Merkle root), in the same transaction: each bet
+is checked and placed on its own (its savepoint), but neither its input nor
+its ``bet`` event is written apart, so a bet costs a share of one record's
+hash, commit, signature and message. A replay places the record's bets
+again in order. Older journals hold a ``place_bet`` input and a ``bet``
+event per bet and ``bet_refs`` records of up to 16 refs; every reader takes
+both.
+
+A bet may carry a ``ref``: the client's own id for it, journaled in its
+group's record and indexed (``tablesim.journal.refs``), so a client that
+lost the answer (a dropped connection, a table restarted after a crash)
+sends the bet again with the same ref and is told it already stands
+(``duplicate``) instead of betting twice. A ref is the player's own: two
+players may use the same one (a bet with no player is the position's
 seat's, as everywhere). An older journal's refs name no player
 (``[ref, position, bet, amount]``): they stand for whoever sends them.
 
@@ -40,7 +48,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Awaitable, Callable, Iterable, Sequence
 
+from tablecore import betbatch
 from tablecore.errors import IllegalAction, InputError
+from tablecore.money import parse_amount
 from tablecore.said import CORE_WORDS as W, message_of
 from tablecore.frozen import built
 from tablesim.engine.inputs import PlaceBet
@@ -49,10 +59,6 @@ from tablesim.journal.refs import ANY_PLAYER, SEAT, ensure_index, index, placed_
 
 #: the most bets committed in one transaction (a longer queue is split)
 MAX_GROUP = 2000
-#: the most refs in one ``bet_refs`` record (a larger group journals several): a remote bet's
-#: receipt carries its whole record, so a record of a group of 500 would make every one of its
-#: 500 receipts as large as the group (measured: the bus replies grew with the square of the group)
-REFS_PER_RECORD = 16
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,9 @@ class BetOutcome:
     detail: str | None = None
     duplicate: bool = False
     ref: str | None = None
+    #: where the bet stands: its group's ``place_bets`` record and its place in it (None: not placed now)
+    seq: int | None = None
+    at: int | None = None
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"ok": self.ok, "round_id": self.round_id}
@@ -122,7 +131,7 @@ class BetOutcome:
 def _accepted(round_id: str, ref: str | None) -> BetOutcome:
     """``BetOutcome(True, round_id, ref=ref)``, built at once (a group builds thousands)."""
     return built(BetOutcome, {"ok": True, "round_id": round_id, "error": None, "action": None, "reason": None,
-                              "detail": None, "duplicate": False, "ref": ref})
+                              "detail": None, "duplicate": False, "ref": ref, "seq": None, "at": None})
 
 
 def refused(exc: IllegalAction, ref: str | None = None, round_id: str = "") -> BetOutcome:
@@ -144,6 +153,8 @@ class BetRefs:
         self.by_ref: dict[tuple[str | None, str], tuple[str, tuple[str, str, str]]] = {}
         #: the journal's entries under the refs of the group being placed (looked up once per group)
         self.known: dict[tuple[str, str], tuple[str, tuple[str, str, str]]] = {}
+        #: the record the last group was journaled as (its bets' receipts are made of it)
+        self.written = None
 
     def load(self, journal, table_id: str) -> "BetRefs":
         """Make sure the journal's index holds every ref its chain does (at start)."""
@@ -180,27 +191,44 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
     book = table.book
     undo: list[tuple] = []  # what each accepted bet replaced (``BetBook.mark``), to put back
     added: list[tuple[str | None, str]] = []  # (player, ref) this group placed, to forget if it fails
+    batch: list[list] = []  # the group's accepted bets, as its one record holds them
+    placed_at: list[int] = []  # where each of them is in ``outcomes``
+    actor = None
     try:
         with journal.transaction(group=True):
             if refs is not None:
                 refs.prefetch(journal, table.table_id, requests)
-            for req in requests:
-                # Noted before the bet: a journal failure half-way through
-                # it has already changed the book.
-                undo.append(book.mark(str(req.position), req.bet, req.player))
-                outcome = _place(table, req, refs, journal)
-                if not outcome.ok or outcome.duplicate:
-                    undo.pop()  # a refused bet changed nothing
-                elif req.ref is not None:
-                    added.append((req.player, req.ref))
-                outcomes.append(outcome)
-            if added and refs is not None:
-                entries = [[ref, *refs.by_ref[(player, ref)][1], player] for player, ref in added]
-                for at in range(0, len(entries), REFS_PER_RECORD):
-                    chunk = entries[at:at + REFS_PER_RECORD]
-                    record = journal.append(table.table_id, table.round_id, "meta", "bet_refs", {"refs": chunk},
-                                            "intake")
-                    index(journal, table.table_id, table.round_id, record.seq, chunk)
+            table.batching = True
+            try:
+                for req in requests:
+                    # Noted before the bet: a journal failure half-way through
+                    # it has already changed the book.
+                    undo.append(book.mark(str(req.position), req.bet, req.player))
+                    outcome = _place(table, req, refs, journal)
+                    if not outcome.ok or outcome.duplicate:
+                        undo.pop()  # a refused bet changed nothing
+                    else:
+                        if req.ref is not None:
+                            added.append((req.player, req.ref))
+                        actor = req.actor if actor is None else actor
+                        batch.append(betbatch.entry(req.ref, str(req.position), req.bet, _text(req.amount), req.player,
+                                                    None if req.actor == actor else req.actor))
+                        placed_at.append(len(outcomes))
+                    outcomes.append(outcome)
+            finally:
+                table.batching = False
+            if batch:
+                # One record for the group: its bets, their refs, their Merkle root (hashed,
+                # committed, signed and published once, not about twice a bet)
+                record = journal.append(table.table_id, table.round_id, betbatch.KIND, betbatch.NAME,
+                                        {"bets": batch, "root": betbatch.root(batch)}, actor or "")
+                if refs is not None:
+                    refs.written = record
+                    if added:
+                        index(journal, table.table_id, table.round_id, record.seq,
+                              [e for e in batch if e[0] is not None])
+                for at, i in enumerate(placed_at):
+                    outcomes[i] = built(BetOutcome, {**outcomes[i].__dict__, "seq": record.seq, "at": at})
     except BaseException:
         for mark in reversed(undo):
             book.put_back(mark)
@@ -215,6 +243,11 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
     return outcomes
 
 
+def _text(amount: Decimal | str) -> str:
+    """An amount as the table's ``bet`` event wrote it (``str`` of the Decimal placed)."""
+    return str(amount if type(amount) is Decimal else parse_amount(amount))
+
+
 def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> BetOutcome:
     """One bet inside the group's transaction (its own savepoint)."""
     if refs is not None:
@@ -227,13 +260,13 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
                            table.round_id)
     # A bet of the position's own seat is placed (and journaled) as
     # ``place_bet(position, bet, amount)``, as a script or a dealer places it.
-    bet = PlaceBet(req.position, req.bet, req.amount, req.player, actor=req.actor)
     try:
         if journal is None:
-            table.act(bet)
+            table.act(PlaceBet(req.position, req.bet, req.amount, req.player, actor=req.actor))
         else:
+            # (the group's one record names its actor: the action itself, checked by its rules, is enough)
             with journal.savepoint():
-                table.act(bet)
+                table.place_bet(req.position, req.bet, req.amount, req.player)
     except IllegalAction as exc:
         return refused(exc, req.ref, table.round_id)
     except InputError as exc:
@@ -273,6 +306,8 @@ class BetIntake:
         self.max_group = max_group
         self._waiting: list[tuple[list[BetRequest], bool, asyncio.Future]] = []
         self._drain: asyncio.Task | None = None
+        #: the records of the latest groups, by seq (what their bets' receipts are made of)
+        self.written: dict[int, Any] = {}
         #: groups committed and bets in them (for the benchmark and the log)
         self.groups = 0
         self.bets = 0
@@ -312,11 +347,12 @@ class BetIntake:
             table, refs = self.table, self.refs
 
             def job(flat=flat, want_book=want_book):
+                refs.written = None
                 outcomes = commit_bets(table, flat, refs)
-                return outcomes, (table.book.snapshot() if want_book else None)
+                return outcomes, (table.book.snapshot() if want_book else None), refs.written
 
             try:
-                outcomes, book = await self.run(job)
+                outcomes, book, written = await self.run(job)
             except asyncio.CancelledError:
                 for _, _, fut in group:
                     if not fut.done():
@@ -329,6 +365,10 @@ class BetIntake:
                 continue
             self.groups += 1
             self.bets += len(flat)
+            if written is not None:
+                if len(self.written) >= 64:  # (the groups whose answers are still being sent)
+                    self.written.pop(next(iter(self.written)))
+                self.written[written.seq] = written
             at = 0
             for reqs, _, fut in group:
                 if not fut.done():

@@ -253,7 +253,8 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
         t = self.table
         if t.replaying:
             return
-        seq = self.journal.seq if self.journal is not None else event.seq
+        # (a bet of a group being placed: its group's one record, written next, is its seq)
+        seq = (self.journal.seq + t.batching) if self.journal is not None else event.seq
         msg = event_message(seq, event.kind, event.round_id, event.data)
         self._pending.append(msg)
         kind, data = event.kind, event.data
@@ -326,7 +327,18 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
         taken = [b for b in bets if b.get("round") in (None, now)]
         outcomes = iter(await self.place_bets([BetRequest(b["position"], b["bet"], b["amount"], b["actor"], b["ref"],
                                                           b.get("player")) for b in taken]) if taken else [])
-        return [next(outcomes).as_json() if b.get("round") in (None, now) else _other_round(b, now) for b in bets]
+        return [self._bus_result(next(outcomes)) if b.get("round") in (None, now) else _other_round(b, now)
+                for b in bets]
+
+    def _bus_result(self, outcome: BetOutcome) -> dict:
+        """A bus bet's result, with the record its group was journaled as and its place in it
+        (``group``, ``at``: what the bus makes its receipt of, and takes off the reply)."""
+        out = outcome.as_json()
+        if outcome.seq is not None:
+            group = self.intake.written.get(outcome.seq)
+            if group is not None:
+                out["group"], out["at"] = group, outcome.at
+        return out
 
     async def withdraw_bet(self, actor: str, position: str, bet: str, player: str | None = None) -> dict:
         def do():
@@ -399,8 +411,11 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
             return journal_events_since(self.journal, since, upto)
 
         older, complete = await self.call(do, publish=False)
-        seen = {m["seq"] for m in events}
-        merged = [self.stream.redact(m) for m in older if m["seq"] not in seen] + events
+        # The ring's oldest seq may be a group of bets it kept only the end of (they share
+        # their one record's seq): up to it the journal's events, after it the ring's.
+        first = events[0]["seq"] if events else None
+        merged = [self.stream.redact(m) for m in older if first is None or m["seq"] <= first]
+        merged += [m for m in events if m["seq"] != first]
         merged.sort(key=lambda m: m["seq"])
         return merged, complete
 

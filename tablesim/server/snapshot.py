@@ -59,7 +59,9 @@ class Snapshots:
         if not self.spots:
             if not any(msg["kind"] in BET_KINDS for msg in pending):
                 return None
-            return {"total_bet": fmt(book.total()), "spots": {totals.ALL: totals.by_bet(book.snapshot())}}
+            # (kept by the book as bets come: a sum over the whole book per group was the square of the bets)
+            per_bet = {bet: fmt(amount) for bet, amount in book.bet_totals().items()}
+            return {"total_bet": fmt(book.total()), "spots": {totals.ALL: per_bet}}
         spots: dict[str, dict[str, str]] | None = {}
         for msg in pending:
             if msg["kind"] in BET_KINDS:
@@ -166,7 +168,8 @@ class Snapshots:
         out["bets"] = t.book.snapshot()  # plain text already: the largest part, not walked again
         # each position's bets by player (position -> player -> bet -> amount), where bets name players
         out["players"] = t.book.players_snapshot() if t.book.named else {}
-        return totals.table(out, self.spots)  # (open: the totals and the count of players)
+        per_bet = None if self.spots else {bet: fmt(amount) for bet, amount in t.book.bet_totals().items()}
+        return totals.table(out, self.spots, per_bet)  # (open: the totals and the count of players)
 
     def _book(self) -> dict[str, Any]:
         """(The table's thread) what the dealer's console shows of each player:

@@ -21,6 +21,7 @@ import threading
 from collections import deque
 from typing import Any, Callable, Iterable
 
+from tablecore import betbatch
 from tablecore.plain import jsonable
 from tablesim.journal.clock import now_stamp
 from tablesim.server.fanout import EACH, FanOut, Subscription
@@ -61,8 +62,26 @@ def journal_events_since(journal, since: int, upto: int | None = None, limit: in
 
     records = list(journal.find(kind="event", after=since, upto=upto, limit=limit + 1))
     complete = len(records) <= limit
-    out = [event_message(r.seq, r.name, r.round_id, decode(r.data), r.ts) for r in records[:limit]]
+    records = records[:limit]
+    # A group of bets is one input record: its bets go out as the bet events the table emitted
+    # live for them (under the record's seq), up to where the events read reach.
+    end = upto if complete else records[-1].seq
+    groups = list(journal.find(kind=betbatch.KIND, names=(betbatch.NAME,), after=since, upto=end))
+    out = [event_message(r.seq, r.name, r.round_id, decode(r.data), r.ts) for r in records]
+    if groups:
+        for rec in groups:
+            out += [event_message(rec.seq, "bet", rec.round_id, _bet_event(bet), rec.ts)
+                    for bet in betbatch.bets_of(rec.data)]
+        out.sort(key=lambda m: m["seq"])
     return out, complete
+
+
+def _bet_event(bet: dict[str, Any]) -> dict[str, Any]:
+    """A batch record's bet as the table's ``bet`` event holds it (``player`` only when named)."""
+    out = {"position": bet["position"], "bet": bet["bet"], "amount": bet["amount"]}
+    if bet["player"] is not None:
+        out["player"] = bet["player"]
+    return out
 
 
 def wire_text(msg: dict) -> str:

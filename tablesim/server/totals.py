@@ -44,12 +44,14 @@ def players_count(bets: dict[str, Any], players: dict[str, Any]) -> int:
     return len(named | (set(bets) - set(players)))
 
 
-def table(snap: dict[str, Any], spots: bool) -> dict[str, Any]:
-    """The table's snapshot as shown openly: the book's totals and the count of players."""
+def table(snap: dict[str, Any], spots: bool, per_bet: dict[str, str] | None = None) -> dict[str, Any]:
+    """The table's snapshot as shown openly: the book's totals and the count of players.
+    ``per_bet``: where positions are players, the totals per bet as the book keeps them
+    (summed here from the whole book otherwise: thousands of positions each snapshot)."""
     out = dict(snap)
     bets, players = snap.get("bets") or {}, out.pop("players", None) or {}
     out["players_count"] = players_count(bets, players)
-    out["bets"] = book(bets, spots)
+    out["bets"] = ({ALL: per_bet} if per_bet else {}) if per_bet is not None and not spots else book(bets, spots)
     if isinstance(out.get("result"), dict):
         out["result"] = results.result(out["result"], spots)
     return out

@@ -22,11 +22,12 @@ answered ``duplicate`` and never placed twice. Bad input is answered per bet
 (``error: bad_input``) or, for a request that is no bet at all, with one
 ``error`` for the request; nothing is placed then.
 
-Every accepted bet's result (a duplicate's too) carries a ``receipt``: the
-journal record that holds its ref with the bet (``bet_refs``, committed in
-the same transaction as the bet), as published, signed with the table's key
-(``tablesim.studio.receipts``), which ``tablesim receipt verify`` checks
-offline against the table's public key.
+Every accepted bet's result (a duplicate's too) carries a ``receipt``: its
+entry in its group's one journal record (``place_bets``, committed with the
+bet) and its Merkle path to the group's root, signed once per group with the
+table's key (``tablesim.studio.receipts``; an older journal's bet: its
+``bet_refs`` record, as published, signed), which ``tablesim receipt
+verify`` checks offline against the table's public key.
 
 The subscription lives on the studio link's connection (its thread); the
 bets are handed to the table's event loop, which owns the table.
@@ -149,11 +150,13 @@ class BusBets:
         self.link = None  # the studio link (its signing key and journal reader), for receipts
         self._rounds: dict[str, _RoundRefs] = {}
         self._receipt_cache: dict[int, dict[str, Any]] = {}
+        self._proofs: dict[int, Any] = {}  # seq -> its group's receipts (``receipts.GroupProof``)
 
     def bind_link(self, link) -> None:
         self.link = link
         self._rounds.clear()
         self._receipt_cache.clear()
+        self._proofs.clear()
 
     async def attach(self, nc) -> None:
         """A studio-link hook: subscribe on each new connection (a queue group,
@@ -187,41 +190,77 @@ class BusBets:
         results = [p if "error" in p else next(placed) for p in parsed]
         if self.link is not None:
             self._receipts(parsed, results)
+        else:
+            for result in results:  # (no link, no key to sign receipts with)
+                result.pop("group", None), result.pop("at", None)
         return {"v": 1, "results": results}
 
     def encoded(self, reply: dict[str, Any]) -> bytes:
-        """The reply's bytes, each receipt's record encoded once for every ref
-        of it that the reply holds (the same JSON as the reply's, not sorted:
-        a group of bets' receipts share a few records, each over a kilobyte)."""
+        """The reply's bytes, what a receipt shares with the others of its record
+        encoded once (the same JSON as the reply's, not sorted: a group's receipts
+        share its signed root statement; an older journal's, a whole record each)."""
         results = reply.get("results")
         if not isinstance(results, list):
             return wire.canonical(reply)
         out = []
         for result in results:
             receipt = result.get("receipt")
-            made = self._receipt_cache.get(receipt["seq"]) if receipt else None
-            if made is None or made[0]["sig"] != receipt["sig"]:
+            shared = self._shared_of(receipt) if receipt else None
+            if shared is None:
                 out.append(_dumps(result))
                 continue
             rest = _dumps({k: v for k, v in result.items() if k != "receipt"})
-            out.append(b"%s,\"receipt\":%s,\"ref\":%s}}" % (rest[:-1], made[1], _dumps(receipt["ref"])))
+            if receipt.get("v") == 2:
+                own = _dumps({k: receipt[k] for k in ("v", "table_id", "seq", "ref", "at", "bet", "path")})
+                out.append(b"%s,\"receipt\":%s,%s}" % (rest[:-1], own[:-1], shared))
+            else:
+                out.append(b"%s,\"receipt\":%s,\"ref\":%s}}" % (rest[:-1], shared, _dumps(receipt["ref"])))
         return b'{"v":%d,"results":[%s]}' % (VERSION, b",".join(out))
 
+    def _shared_of(self, receipt: dict[str, Any]) -> bytes | None:
+        if receipt.get("v") == 2:
+            proof = self._proofs.get(receipt["seq"])
+            return None if proof is None or proof.sig != receipt["sig"] else proof.shared
+        made = self._receipt_cache.get(receipt["seq"])
+        return None if made is None or made[0]["sig"] != receipt["sig"] else made[1]
+
     def _receipts(self, parsed: list[dict[str, Any]], results: list[dict[str, Any]]) -> None:
-        """A receipt on each accepted bet's result: the record that journaled
-        its ref with the bet (``bet_refs``, committed with the bet), signed."""
+        """A receipt on each accepted bet's result: its entry in its group's one
+        record (``place_bets``) and its path to the group's signed root; a bet placed
+        before (``duplicate``) gets the receipt of the record that holds it."""
         for bet, result in zip(parsed, results):
+            group, at = result.pop("group", None), result.pop("at", None)
             if not result.get("ok") or "error" in bet or not result.get("round_id"):
+                continue
+            if group is not None:  # placed now: the group's record, as the intake wrote it
+                proof = self._proof(group.seq, group.round_id, group.ts, group.data["bets"])
+                result["receipt"] = proof.receipt(at)
                 continue
             key = (bet["ref"], bet["position"], bet["bet"], bet.get("player"))
             found = self._refs_of(result["round_id"], key)
-            if found is not None:
-                result["receipt"] = {**self._signed(*found), "ref": bet["ref"]}
+            if found is None:
+                continue
+            seq, body, data = found
+            if "bets" in data:  # a group's record
+                rec = wire.decode(body)
+                proof = self._proof(seq, rec.round_id, rec.ts, data["bets"])
+                result["receipt"] = proof.receipt(proof.at[key])
+            else:  # an older journal's ``bet_refs`` record
+                result["receipt"] = {**self._signed(seq, body), "ref": bet["ref"]}
 
-    def _refs_of(self, round_id: str, key: tuple) -> tuple[int, bytes] | None:
-        """The (seq, body) of the record holding ``key``, from the round's
-        ``bet_refs`` records read so far, reading only the newer ones (a round
-        of thousands of bets is read once, not once per request)."""
+    def _proof(self, seq: int, round_id: str, ts: str, entries: list):
+        """The receipts of record ``seq`` (its root signed once: every bet of the group shares it)."""
+        proof = self._proofs.get(seq)
+        if proof is None:
+            if len(self._proofs) >= 256:
+                self._proofs.pop(next(iter(self._proofs)))
+            proof = self._proofs[seq] = self.link.group_proof(seq, round_id, ts, entries)
+        return proof
+
+    def _refs_of(self, round_id: str, key: tuple) -> tuple[int, bytes, dict] | None:
+        """The (seq, body, data) of the record holding ``key``, from the round's
+        records of refs read so far, reading only the newer ones (a round of
+        thousands of bets is read once, not once per request)."""
         known = self._rounds.get(round_id)
         if known is None:
             if len(self._rounds) >= 4:  # (the rounds still taking bets: the oldest go)
@@ -230,10 +269,10 @@ class BusBets:
         if key not in known.found:
             for seq, data, body in self.link.ref_records(round_id, after=known.last_seq):
                 known.last_seq = max(known.last_seq, seq)
-                for entry in data.get("refs") or []:
-                    if isinstance(entry, list) and len(entry) >= 4:
+                for entry in data.get("refs") or data.get("bets") or []:
+                    if isinstance(entry, list) and len(entry) >= 4 and entry[0] is not None:
                         player = entry[4] if len(entry) > 4 else None
-                        known.found.setdefault((entry[0], str(entry[1]), entry[2], player), (seq, body))
+                        known.found.setdefault((entry[0], str(entry[1]), entry[2], player), (seq, body, data))
         return known.found.get(key)
 
     def _signed(self, seq: int, body: bytes) -> dict[str, Any]:
@@ -253,8 +292,8 @@ def _dumps(value: Any) -> bytes:
 
 
 class _RoundRefs:
-    """The refs of one round's ``bet_refs`` records read so far."""
+    """The refs of one round's records of refs read so far."""
 
     def __init__(self) -> None:
         self.last_seq = 0
-        self.found: dict[tuple, tuple[int, bytes]] = {}
+        self.found: dict[tuple, tuple[int, bytes, dict]] = {}

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from tablecore import betbatch
 from tablecore.money import ZERO, fmt
 from tablesim.journal.invariants import SETTLED_BY
 from tablesim.journal.shifts import DUTY_RECORDS, NOBODY, ROUND_DEALER, SIGN_IN, Shifts, dealer_of_actor
@@ -183,6 +184,10 @@ class Floor:
             self._operator(t, rec)
         if rec.kind == "event":
             self._event(t, rec)
+        elif betbatch.is_batch(rec.kind, rec.name):  # a group of bets, one record (older: a bet event each)
+            for bet in betbatch.bets_of(rec.data):
+                key = (str(bet["position"]), str(bet["bet"]))
+                t.book[key] = t.book.get(key, ZERO) + Decimal(bet["amount"])
 
     def _operator(self, t: TableView, rec: WireRecord) -> None:
         dealer = rec.data.get("dealer")

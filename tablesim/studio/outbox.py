@@ -479,13 +479,13 @@ class StudioLink:
             return wire.read_rows(self._db, after, limit) if self._db is not None else []
 
     def ref_records(self, round_id: str, after: int = 0) -> list[tuple[int, dict, bytes]]:
-        """The round's committed ``bet_refs`` records (the refs of each group of
-        bets, journaled with them) after seq ``after``: (seq, data, message body)."""
+        """The round's committed records of bet refs (each group of bets' ``place_bets``
+        record; an older journal's ``bet_refs``) after seq ``after``: (seq, data, message body)."""
         with self._db_lock:
             if self._db is None:
                 return []
             out = []
-            for row in self._db.rows(round_id=round_id, table_id=self.table_id, kind="meta", names=("bet_refs",),
+            for row in self._db.rows(round_id=round_id, table_id=self.table_id, names=("bet_refs", "place_bets"),
                                      after=after):
                 try:
                     body = wire.encode_row(row)
@@ -499,6 +499,12 @@ class StudioLink:
         from tablesim.studio import receipts
 
         return receipts.make(self._key, self.table_id, seq, body, ref)
+
+    def group_proof(self, seq: int, round_id: str, ts: str, entries: list):
+        """The receipts of a group of bets' record (its root signed once)."""
+        from tablesim.studio import receipts
+
+        return receipts.GroupProof(self._key, self.table_id, seq, round_id, ts, entries)
 
     def _journal_seq(self) -> int:
         with self._db_lock:

@@ -17,6 +17,19 @@ needs). A valid receipt proves that the table holding that key signed that
 record: a bet with this ref, position, stake and round, at that seq of its
 journal; the anchor (``audit verify --anchor``) then shows whether the
 journal still holds it.
+
+A bet placed in a group of bets (a journal of format 2: the group is one
+``place_bets`` record, ``tablecore.betbatch``) gets a receipt of version 2:
+its entry, its place in the group and its Merkle path, with the table's
+signature of the group's root statement (table, record, round, time, root,
+count), made once per group::
+
+    {"v": 2, "table_id": "F3-01", "seq": 1234, "ref": "p7-000123", "at": 17,
+     "bet": ["p7-000123", "3", "ante", "25", "ann"], "path": ["<64 hex>", ...],
+     "statement": "<the signed root statement>", "sig": "ed25519:<128 hex>", "key": "<64 hex>"}
+
+so a receipt stays small whatever the group's size; the record itself
+holds the same root, which the audit checks against its bets.
 """
 
 from __future__ import annotations
@@ -26,11 +39,42 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from tablecore import betbatch
 from tablecore.errors import InputError
 from tablesim.studio import signing, wire
 
 VERSION = 1
 FIELDS = ("v", "table_id", "seq", "ref", "message", "sig")
+#: a bet's receipt out of a group of bets' record
+BATCH_VERSION = 2
+BATCH_FIELDS = ("v", "table_id", "seq", "ref", "at", "bet", "path", "statement", "sig")
+
+
+class GroupProof:
+    """The receipts of one group of bets' record: its root statement signed once,
+    each bet's path to the root made once."""
+
+    def __init__(self, key: Ed25519PrivateKey, table_id: str, seq: int, round_id: str, ts: str,
+                 entries: list) -> None:
+        self.table_id, self.seq, self.entries = table_id, seq, entries
+        tree = betbatch.levels(entries)  # (made once: the root and every path read it)
+        root = betbatch.root(entries, tree)
+        self.statement = betbatch.root_statement(table_id, seq, round_id, ts, root, len(entries)).decode()
+        self.sig = signing.sign(key, self.statement.encode(), betbatch.ROOT_SIGNED)
+        self.key = signing.public_hex(key)
+        #: their shared part as a reply's JSON writes it (without its opening brace)
+        self.shared = json.dumps({"statement": self.statement, "sig": self.sig, "key": self.key},
+                                 separators=(",", ":"), ensure_ascii=False).encode()[1:]
+        self.paths = betbatch.paths(entries, tree)
+        #: where each ref stands in the group (its first entry)
+        self.at: dict[tuple, int] = {}
+        for i, e in enumerate(entries):
+            self.at.setdefault((e[0], str(e[1]), e[2], e[4]), i)
+
+    def receipt(self, at: int) -> dict[str, Any]:
+        e = self.entries[at]
+        return {"v": BATCH_VERSION, "table_id": self.table_id, "seq": self.seq, "ref": e[0], "at": at,
+                "bet": e[:5], "path": self.paths[at], "statement": self.statement, "sig": self.sig, "key": self.key}
 
 
 def make(key: Ed25519PrivateKey, table_id: str, seq: int, body: bytes, ref: str) -> dict[str, Any]:
@@ -44,18 +88,37 @@ def parse(doc: Any) -> dict[str, Any]:
         doc = doc["receipt"]  # (a bet's whole result, as the reply carries it)
     if not isinstance(doc, dict):
         raise InputError("not a receipt (a JSON object with v, table_id, seq, message, sig)")
+    if doc.get("v") == BATCH_VERSION:
+        return _parse_group(doc)
     missing = [f for f in FIELDS if f not in doc]
     if missing:
         raise InputError(f"not a receipt: no {', '.join(missing)}")
     if doc["v"] != VERSION:
-        raise InputError(f"v: receipt version {doc['v']!r} is not understood (this tablesim reads {VERSION})")
+        raise InputError(f"v: receipt version {doc['v']!r} is not understood (this tablesim reads {VERSION} "
+                         f"and {BATCH_VERSION})")
     if not all(isinstance(doc[f], str) for f in ("message", "sig", "ref", "table_id")) or type(doc["seq"]) is not int:
         raise InputError("not a receipt: table_id, ref, message and sig are strings, seq a whole number")
     return doc
 
 
+def _parse_group(doc: dict[str, Any]) -> dict[str, Any]:
+    missing = [f for f in BATCH_FIELDS if f not in doc]
+    if missing:
+        raise InputError(f"not a receipt: no {', '.join(missing)}")
+    bet, path = doc["bet"], doc["path"]
+    if not all(isinstance(doc[f], str) for f in ("statement", "sig", "ref", "table_id")) \
+            or type(doc["seq"]) is not int or type(doc["at"]) is not int \
+            or not isinstance(bet, list) or len(bet) != 5 or not isinstance(path, list) \
+            or not all(isinstance(p, str) for p in path):
+        raise InputError("not a receipt: table_id, ref, statement and sig are strings, seq and at whole numbers, "
+                         "bet a list of 5 and path a list of hashes")
+    return doc
+
+
 def check(doc: dict[str, Any], table_id: str, pub: Ed25519PublicKey) -> tuple[bool, str]:
     """(valid, what it proves or why not) for a parsed receipt."""
+    if doc["v"] == BATCH_VERSION:
+        return _check_group(doc, table_id, pub)
     body = doc["message"].encode()
     why = signing.verify(pub, body, doc["sig"])
     if why is not None:
@@ -75,3 +138,29 @@ def check(doc: dict[str, Any], table_id: str, pub: Ed25519PublicKey) -> tuple[bo
     ts = json.loads(body)["record"].get("ts")
     return True, (f"valid: table {table_id} journaled bet {entry[2]} {entry[3]} on position {entry[1]}, ref {entry[0]}"
                   + (f", player {player}" if player else "") + f", in round {rec.round_id} (record {rec.seq}, {ts})")
+
+
+def _check_group(doc: dict[str, Any], table_id: str, pub: Ed25519PublicKey) -> tuple[bool, str]:
+    """A bet's receipt out of a group's record: the root statement signed by the table, and the
+    bet's path leading to that root."""
+    statement = doc["statement"].encode()
+    why = signing.verify(pub, statement, doc["sig"], betbatch.ROOT_SIGNED)
+    if why is not None:
+        return False, f"the receipt is {why}: table {table_id}'s key did not sign this group of bets"
+    try:
+        said = json.loads(statement)
+        seq, count, root, round_id = said["seq"], said["count"], said["root"], said["round_id"]
+    except (ValueError, KeyError, TypeError):
+        return False, "the signed statement is no group of bets' root"
+    if said.get("table_id") != table_id or doc["table_id"] != table_id or seq != doc["seq"]:
+        return False, (f"the receipt names table {doc['table_id']} record {doc['seq']}, the signed group is "
+                       f"table {said.get('table_id')} record {seq}, the key is table {table_id}'s")
+    bet = doc["bet"]
+    if bet[0] != doc["ref"] or type(count) is not int \
+            or betbatch.root_of_path(bet, doc["at"], count, doc["path"]) != root:
+        return False, (f"the bet under ref {doc['ref']!r} is not in the signed group of record {seq} "
+                       "(its path does not lead to the group's root)")
+    player = bet[4] or None
+    return True, (f"valid: table {table_id} journaled bet {bet[2]} {bet[3]} on position {bet[1]}, ref {bet[0]}"
+                  + (f", player {player}" if player else "")
+                  + f", in round {round_id} (record {seq}, bet {doc['at'] + 1} of {count}, {said.get('ts')})")

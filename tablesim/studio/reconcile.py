@@ -4,9 +4,9 @@ discrepancies; this module reads the stream and the wallet).
 
 Only records their table signed count (the keys the studio registered):
 a forged record never stands for a bet or a result. From each round's
-records: ``bet_refs`` (the bets accepted, each with its ref, i.e. the
-debit's transaction id, and its player: the named player, else the
-position, as for the wheel), ``bet_withdrawn`` (a player's bet at a
+records: ``place_bets`` (a group of bets accepted, each with its ref, i.e.
+the debit's transaction id, and its player: the named player, else the
+position, as for the wheel; older journals' ``bet_refs``), ``bet_withdrawn`` (a player's bet at a
 position taken back: every ref of it journaled before), and the ``result``
 (settled, with each player's net, or void).
 """
@@ -17,6 +17,7 @@ import json
 from datetime import datetime, timezone
 from decimal import Decimal
 
+from tablecore import betbatch
 from tablecore.money import ZERO, exact, read_amount
 from tablesim.studio import natsio, signing, wire
 from tablesim.studio.trust import Trust
@@ -43,7 +44,7 @@ class Rounds:
         key = (rec.table_id, rec.round_id)
         rnd = self.rounds.get(key) or self.rounds.setdefault(key, StreamRound(*key))
         rnd.last_ts = max(rnd.last_ts, _ts(data))
-        if rec.name == "bet_refs":
+        if rec.name == "bet_refs" or betbatch.is_batch(rec.kind, rec.name):
             self._refs(rnd, rec)
         elif rec.name == "bet_withdrawn":
             self._withdrawn(rnd, rec)
@@ -91,7 +92,10 @@ class Rounds:
             self._seq_of[(rnd.table, rnd.round_id, ref)] = (rec.seq, box, "play")
 
     def _refs(self, rnd: StreamRound, rec: wire.WireRecord) -> None:
-        for entry in rec.data.get("refs") or []:
+        # (a group of bets' one record holds its bets as the older ``bet_refs`` did its refs)
+        for entry in rec.data.get("refs" if rec.name == "bet_refs" else "bets") or []:
+            if isinstance(entry, list) and entry and entry[0] is None:
+                continue  # (a bet with no ref: no debit to hold it against)
             if not isinstance(entry, list) or len(entry) < 4:
                 continue
             ref, position, bet, amount = (str(x) for x in entry[:4])

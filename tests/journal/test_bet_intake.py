@@ -11,9 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tablecore import betbatch
 from tablecore.errors import IllegalAction
 from tablesim.server.intake import BetIntake, BetRefs, BetRequest, commit_bets
 from tablesim.journal.journal import Journal
+from tablesim.journal.placed import placed
 from tablesim.server.mock import build_mock
 
 
@@ -35,8 +37,8 @@ def commits(journal: Journal) -> list[str]:
 
 
 def bet_events(journal: Journal) -> list[tuple]:
-    return [(r.data["position"], r.data["bet"], r.data["amount"], r.actor if r.kind == "input" else "")
-            for r in journal.records() if r.kind == "event" and r.name == "bet"]
+    """The bets the journal holds, in either format (a bet event each, or a group's one record)."""
+    return [(b["position"], b["bet"], b["amount"], b.get("player")) for _, b in placed(journal.records())]
 
 
 def test_a_group_is_one_commit_and_each_bet_gets_its_own_answer(tmp_path):
@@ -57,11 +59,13 @@ def test_a_group_is_one_commit_and_each_bet_gets_its_own_answer(tmp_path):
     assert "box '8' does not exist" in outcomes[2].reason and "unknown bet 'play'" in outcomes[4].reason
     assert table.book.snapshot() == {"3": {"ante": "10"}, "5": {"pair_plus": "5"}}
     # the refused bets left nothing in the journal, the accepted ones all of theirs
+    # (one record for the group's accepted bets: each bet, its ref, its actor where not the record's)
     new = [(r.kind, r.name, r.actor) for r in journal.records() if r.seq > before]
-    assert new == [("input", "place_bet", "dealer:ana"), ("event", "bet", "table"),
-                   ("input", "place_bet", "dealer:rui"), ("event", "bet", "table"),
-                   ("meta", "bet_refs", "intake")]
-    assert list(journal.records())[-1].data == {"refs": [["r-1", "5", "pair_plus", "5", None]]}
+    assert new == [("input", "place_bets", "dealer:ana")]
+    entries = [[None, "3", "ante", "10", None], ["r-1", "5", "pair_plus", "5", None, "dealer:rui"]]
+    assert list(journal.records())[-1].data == {"bets": entries, "root": betbatch.root(entries)}
+    assert [(o.seq, o.at) for o in outcomes] == [(before + 1, 0), (None, None), (None, None), (before + 1, 1),
+                                                 (None, None)]
     from tablesim.journal.audit import verify
 
     assert verify(journal).ok
@@ -107,15 +111,15 @@ def test_a_group_answers_and_journals_exactly_as_bets_placed_one_by_one(tmp_path
         aj.close()
 
 
-@pytest.mark.parametrize("fail_at", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("fail_at", [1, 2, 3, 4])
 def test_a_failed_commit_answers_no_bet_and_puts_the_book_back(tmp_path, fail_at):
     table, journal = table_with_journal(tmp_path / "j.sqlite")
     commit_bets(table, [BetRequest("1", "ante", Decimal("10"))])
     refs = BetRefs()
     records, book = journal.seq, table.book.snapshot()
     inserts = []
-    # The disk "fails" at one write of the group (the bets' records, the refs'
-    # record): real SQLite aborts that INSERT (the progress handler interrupts it).
+    # The disk "fails" at one write of the group (its refs' index rows, its one
+    # record, the head): real SQLite aborts that INSERT (the progress handler interrupts it).
     journal.store.db.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
     failed = []
 
@@ -159,7 +163,7 @@ def test_a_ref_is_never_placed_twice_also_after_a_restart(tmp_path):
     assert retry.ok and retry.duplicate and retry.round_id == again.round_id
     assert not other.ok and other.reason == "ref 'alice-1' was already used for another bet"
     assert again.book.snapshot() == {"alice": {"1": "10"}}
-    assert [r.data for r in journal.records() if r.name == "bet_refs"] == [{"refs": [["alice-1", "alice", "1", "10", None]]}]
+    assert [r.data["bets"] for r in journal.records() if r.name == "place_bets"] == [[["alice-1", "alice", "1", "10", None]]]
     journal.close()
 
 
@@ -236,15 +240,15 @@ def test_a_failed_commit_takes_back_each_players_share_too(tmp_path):
     commit_bets(table, [BetRequest("common", "upper", Decimal("10"), player="ann")])
     before = table.book.players_snapshot()
     inserts: list[str] = []
-    # the disk "fails" at the group's last bet record: real SQLite aborts that INSERT
+    # the disk "fails" at the group's one record: real SQLite aborts that INSERT
     journal.store.db.set_trace_callback(lambda sql: inserts.append(sql) if sql.startswith("INSERT") else None)
-    journal.store.db.set_progress_handler(lambda: 1 if len(inserts) == 4 else 0, 1)
+    journal.store.db.set_progress_handler(lambda: 1 if len(inserts) == 1 else 0, 1)
     with pytest.raises(sqlite3.OperationalError):
         commit_bets(table, [BetRequest("common", "upper", Decimal("5"), player="ann"),
                             BetRequest("common", "upper", Decimal("5"), player="bob")], BetRefs())
     journal.store.db.set_progress_handler(None, 1)
     journal.store.db.set_trace_callback(None)
-    assert len(inserts) == 4 and table.book.players_snapshot() == before
+    assert len(inserts) == 1 and table.book.players_snapshot() == before
     journal.close()
 
 
@@ -267,9 +271,8 @@ def test_a_bet_refused_after_its_records_were_written_leaves_none_of_them(tmp_pa
     outcomes = commit_bets(table, [BetRequest("alice", "1", Decimal("10"), ref="a"), BetRequest("bob", "1", Decimal("10"), ref="b"),
                                    BetRequest("carol", "5", Decimal("2"), ref="c")], BetRefs())
     assert [o.ok for o in outcomes] == [True, False, True] and outcomes[1].reason == "refused half-way"
-    new = [(r.kind, r.name, r.data.get("position")) for r in journal.records() if r.seq > before]
-    assert new == [("input", "place_bet", None), ("event", "bet", "alice"), ("input", "place_bet", None),
-                   ("event", "bet", "carol"), ("meta", "bet_refs", None)]
+    new = [(r.kind, r.name, [e[1] for e in r.data["bets"]]) for r in journal.records() if r.seq > before]
+    assert new == [("input", "place_bets", ["alice", "carol"])]
     assert [r.seq for r in journal.records()] == list(range(1, journal.seq + 1))
     assert verify(journal).ok
     journal.close()
@@ -331,19 +334,63 @@ def test_the_index_is_built_again_from_the_chain_when_it_falls_short(tmp_path):
     journal.close()
 
 
-def test_a_large_group_journals_its_refs_in_records_of_at_most_16_each_in_its_one_transaction(tmp_path):
-    """A remote bet's receipt carries the whole record of its ref: a record
-    per 16 refs keeps every receipt small however large the group."""
-    from tablesim.server.intake import REFS_PER_RECORD
-
+def test_a_large_group_is_one_record_and_each_bet_is_proved_by_its_path_to_the_root(tmp_path):
+    """A remote bet's receipt is its entry and its Merkle path: the group is one
+    record (hashed, committed, signed once) however large, each bet provable alone."""
     table, journal = table_with_journal(tmp_path / "j.sqlite", game="wheel")
     seen = commits(journal)
     before = journal.seq
-    refs = [f"w-{i}" for i in range(2 * REFS_PER_RECORD + 3)]
+    refs = [f"w-{i}" for i in range(37)]
     outcomes = commit_bets(table, [BetRequest(str(i), "1", Decimal("1"), "bus", ref=r) for i, r in enumerate(refs)], BetRefs())
     assert seen == ["COMMIT"] and all(o.ok for o in outcomes)
-    records = [r for r in journal.records() if r.seq > before and r.name == "bet_refs"]
-    assert [len(r.data["refs"]) for r in records] == [REFS_PER_RECORD, REFS_PER_RECORD, 3]
-    assert [e[0] for r in records for e in r.data["refs"]] == refs
+    (record,) = [r for r in journal.records() if r.seq > before]
+    assert (record.kind, record.name, record.actor) == ("input", "place_bets", "bus")
+    entries = record.data["bets"]
+    assert [e[0] for e in entries] == refs and record.data["root"] == betbatch.root(entries)
+    for i, path in enumerate(betbatch.paths(entries)):
+        assert betbatch.root_of_path(entries[i], i, len(entries), path) == record.data["root"]
+    forged = [entries[3][0], entries[3][1], entries[3][2], "100", None]
+    assert betbatch.root_of_path(forged, 3, len(entries), betbatch.paths(entries)[3]) != record.data["root"]
     again = commit_bets(table, [BetRequest(str(i), "1", Decimal("1"), "bus", ref=r) for i, r in enumerate(refs)], BetRefs())
-    assert all(o.duplicate for o in again)  # every chunk indexed
+    assert all(o.duplicate for o in again)  # every ref indexed
+    journal.close()
+
+
+def test_an_edited_bet_inside_a_group_record_is_named_by_the_audit(tmp_path):
+    """A group of bets is one record: the audit catches one bet of it edited (its
+    keyed link, and its bets against their Merkle root) and names the record."""
+    import sqlite3 as sql
+
+    from tablesim.journal.audit import verify
+
+    path = tmp_path / "j.sqlite"
+    table, journal = table_with_journal(path, "wheel")
+    commit_bets(table, [BetRequest(f"p{i}", "1", Decimal("5"), "bus", ref=f"r{i}") for i in range(9)], BetRefs())
+    (group,) = [r for r in journal.records() if r.name == "place_bets"]
+    journal.close()
+    with sql.connect(path) as db:
+        db.execute("UPDATE records SET data = replace(data, '[\"r4\",\"p4\",\"1\",\"5\"', '[\"r4\",\"p4\",\"1\",\"50\"')"
+                   " WHERE seq = ?", (group.seq,))
+    opened = Journal(path, readonly=True)
+    try:
+        audit = verify(opened)
+    finally:
+        opened.close()
+    assert not audit.ok and audit.verdict == "tampered" and audit.first_bad == group.seq
+    assert f"record {group.seq} was altered or forged" in audit.reason
+    assert "its 9 bets do not match their Merkle root (a bet of the group was edited)" in audit.reason
+
+
+def test_history_and_the_journals_promises_read_a_group_record_as_its_bets(tmp_path):
+    from tablesim.journal.history import round_actions, round_summary
+    from tablesim.journal.invariants import check
+
+    table, journal = table_with_journal(tmp_path / "j.sqlite", "wheel")
+    commit_bets(table, [BetRequest("ann", "1", Decimal("5"), "bus", ref="a"),
+                        BetRequest("bob", "joker", Decimal("3.00"), "dealer:ana"),
+                        BetRequest("ann", "1", Decimal("1"), "bus", ref="b")], BetRefs())
+    summary = round_summary(journal, table.round_id)
+    assert summary["bets"] == {"ann": {"1": "6"}, "bob": {"joker": "3.00"}}  # (as the bet events summed)
+    assert round_actions(journal, table.round_id)["bets_by"] == {"the platform (bus)": 2, "dealer ana": 1}
+    assert check(journal) == []
+    journal.close()

@@ -293,8 +293,9 @@ def test_a_table_process_refuses_to_start_on_a_tampered_open_round(tmp_path, env
     assert first_run.post("/api/actions/open_round").status_code == 200
     assert first_run.post("/api/bets", {"position": "1", "bet": "ante", "amount": "100"}).status_code == 200
     first_run.stop(9)  # SIGKILL: the round stays open
-    seq = first(journal, "kind = 'event' AND name = 'bet'")[0]
-    sql(journal, ("UPDATE records SET data = replace(data, '\"amount\":\"100\"', '\"amount\":\"5000\"') WHERE seq = ?", (seq,)))
+    # (the console's bet is its group's one record: ``[ref, position, bet, amount, player]``)
+    seq = first(journal, "kind = 'input' AND name = 'place_bets'")[0]
+    sql(journal, ("UPDATE records SET data = replace(data, '\"ante\",\"100\"', '\"ante\",\"5000\"') WHERE seq = ?", (seq,)))
     res = tablesim(env, "run", "--game", "fortune3", "--mock", "--rounds", "1", "--journal", journal)
     lines = [line for line in res.stderr.splitlines() if line.strip()]
     assert res.returncode == 2 and len(lines) == 1, res.stdout + res.stderr

@@ -89,7 +89,7 @@ def test_rounds_play_by_themselves_and_are_journaled(autoplayed, game):
     opened = _actors(s.journal_path, "open_round")
     assert len(opened) >= 2 and set(opened) == {ACTOR}
     assert set(_actors(s.journal_path, "close_betting")) == {"timer"}  # the bet timer closes betting
-    assert set(_actors(s.journal_path, "place_bet")) == {PLAYERS_ACTOR}
+    assert set(_actors(s.journal_path, "place_bets")) == {PLAYERS_ACTOR}  # (a group of bets: one record)
     if game == "fortune3":
         assert set(_actors(s.journal_path, "decide")) == {ACTOR}
     if game == "football":

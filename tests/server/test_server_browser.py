@@ -86,7 +86,7 @@ def test_a_dealer_plays_a_round_on_the_console(serve, browser):
 
     inputs = [r for r in s.records() if r[1] == "input" and r[2] != "handle"]
     assert {actor for *_, actor in inputs} == {"dealer:mock-dealer"}
-    assert [r[2] for r in inputs] == ["open_round", "place_bet", "place_bet", "place_bet", "close_betting",
+    assert [r[2] for r in inputs] == ["open_round", "place_bets", "place_bets", "place_bets", "close_betting",
                                       "start_dealing", "decide", "decide"]
 
     # the results board shows the round

@@ -98,7 +98,11 @@ def table(nats_server, tmp_path):
 
 def bet_records(journal) -> list[dict]:
     with sqlite3.connect(f"file:{journal}?mode=ro", uri=True) as db:
-        return [json.loads(d) for (d,) in db.execute("SELECT data FROM records WHERE kind='event' AND name='bet'")]
+        rows = db.execute("SELECT name, data FROM records WHERE (kind='event' AND name='bet') OR "
+                          "(kind='input' AND name='place_bets') ORDER BY seq")
+        # (a bet event each in an older journal; a group of bets' one record now)
+        return [json.loads(d) if name == "bet" else {"position": b[1], "bet": b[2], "amount": b[3]}
+                for name, d in rows for b in ([None] if name == "bet" else json.loads(d)["bets"])]
 
 
 def test_bets_over_the_bus_by_the_consoles_rules(table):
@@ -210,8 +214,9 @@ def test_accepted_bets_carry_receipts_checked_offline(table, tmp_path):
     assert later["ok"] and later["receipt"]["seq"] > ok["receipt"]["seq"] and later["receipt"]["ref"] == "r3"
     checked = tablesim("receipt", "verify", json.dumps(later), "--key", str(pub))
     assert checked.returncode == 0 and "ref r3" in checked.stdout, checked.stderr
-    # another bet in the signed record, another key, a bad file: invalid (1) or bad input (2)
-    forged = dict(ok["receipt"], message=ok["receipt"]["message"].replace("ante", "pair_plus"))
+    # another bet in the signed group, another key, a bad file: invalid (1) or bad input (2)
+    assert ok["receipt"]["v"] == 2 and ok["receipt"]["bet"] == ["r1", "1", "ante", "10", None]
+    forged = dict(ok["receipt"], bet=["r1", "1", "pair_plus", "10", None])
     bad = tablesim("receipt", "verify", json.dumps(forged), "--key", str(pub))
     assert bad.returncode == 1 and "receipt invalid" in bad.stderr
     other = tmp_path / "other.pub.json"

@@ -17,6 +17,7 @@ from typing import Any
 
 from tablesim.games.gamespec import IntakeSetup
 from tablesim.journal.journal import Journal
+from tablesim.journal.placed import BET_NAMES, placed
 from tablesim.harness.bench.served import Connection, ServedTable, call, percentile
 
 
@@ -64,7 +65,7 @@ async def _load(served: ServedTable, path: str, bodies: list[bytes], clients: in
 def _journal_bets(served: ServedTable, round_id: str) -> int:
     journal = Journal(served.journal, readonly=True)
     try:
-        return journal.store.count(round_id=round_id, kind="event", names=("bet",))
+        return sum(1 for _ in placed(journal.find(round_id=round_id, names=BET_NAMES)))
     finally:
         journal.close()
 

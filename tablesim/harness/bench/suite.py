@@ -42,7 +42,8 @@ def analysis_seconds(game: str) -> dict[str, Any]:
 
 
 #: what ``tablesim bench --only`` may pick
-SECTIONS = ("engine", "analysis", "link", "bet_intake", "card_to_console", "ws_fanout", "wallet", "platform")
+SECTIONS = ("engine", "analysis", "link", "bet_intake", "card_to_console", "ws_fanout", "wallet", "platform",
+            "table_bus")
 
 
 def run_suite(progress: Callable[[str], None] | None = None, only: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -94,8 +95,19 @@ def run_suite(progress: Callable[[str], None] | None = None, only: tuple[str, ..
             out["platform"] = {"money_path": platform_money(**PLATFORM_SIZES)}
         except (ImportError, OSError, RuntimeError) as exc:
             out["platform"] = {"money_path": {"error": f"{type(exc).__name__}: {exc}"}}
+    if "table_bus" in only:  # (only when named: a broker, a table and 100,000 bets)
+        from tablesim.harness.bench.table_bus_bench import table_bus
+
+        if progress:
+            progress("table_bus: one table fed remote bets on the bus")
+        try:
+            out["table_bus"] = table_bus(**TABLE_BUS_SIZES)
+        except (ImportError, OSError, RuntimeError) as exc:
+            out["table_bus"] = {"error": f"{type(exc).__name__}: {exc}"}
     return out
 
 
 #: the platform bench's arguments (a test makes them small)
 PLATFORM_SIZES: dict[str, Any] = {}
+#: the table_bus bench's arguments (a test makes them small)
+TABLE_BUS_SIZES: dict[str, Any] = {}

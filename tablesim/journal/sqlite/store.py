@@ -244,12 +244,18 @@ class SqliteStore:
         self.db.executemany("INSERT OR IGNORE INTO bet_refs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", entries)
 
     def ref_counts(self, table_id: str) -> tuple[int, int]:
-        """(entries indexed, refs the table's ``bet_refs`` records hold)."""
+        """(entries indexed, refs the table's ``bet_refs`` records and its batch
+        records' bets with a ref hold)."""
         indexed = self.db.execute("SELECT COUNT(*) FROM bet_refs WHERE table_id = ?", (table_id,)).fetchone()[0]
         (chained,) = self.db.execute(
             "SELECT COALESCE(SUM(json_array_length(data, '$.refs')), 0) FROM records"
             " WHERE kind = 'meta' AND name = 'bet_refs' AND table_id = ?", (table_id,)).fetchone()
-        return indexed, chained
+        (batched,) = self.db.execute(
+            "SELECT COUNT(*) FROM records, json_each(records.data, '$.bets') AS e"
+            " WHERE kind = 'input' AND name = 'place_bets' AND table_id = ?"
+            " AND json_extract(e.value, '$[0]') IS NOT NULL",
+            (table_id,)).fetchone()
+        return indexed, chained + batched
 
     # --- the file -------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from collections import deque
 from datetime import datetime
 from itertools import islice
 
+from tablecore import betbatch
 from tablesim.platform.player.layouts import game_of, table_layout
 from tablesim.platform.player.public import PublicTable, outcome, short
 from tablesim.platform.player.recall import Recall, entry
@@ -188,10 +189,11 @@ class Hub:
         live = self.tables.get(rec.table_id)
         if live is None:
             return
-        if rec.name == "bet_refs":  # (only this record's refs: a round's thousands of bets, each noted once)
+        if rec.name == "bet_refs" or rec.name == betbatch.NAME:
+            # (only this record's refs: a round's thousands of bets, each noted once)
             refs = self.rounds.round(rec.table_id, rec.round_id).refs
             owners: dict[str, set[str]] = {}
-            for entry in rec.data.get("refs") or []:
+            for entry in rec.data.get("refs" if rec.name == "bet_refs" else "bets") or []:
                 ref = refs.get(str(entry[0])) if isinstance(entry, list) and entry else None
                 if ref is not None:
                     self.recall.note(ref.owner, rec.table_id, rec.round_id)
