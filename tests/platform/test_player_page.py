@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+import access
 import f3rig
 from tablecore.cards import card as card_of
 from tablesim.games import registry
@@ -590,5 +591,39 @@ def test_a_round_missed_is_marked_in_a_new_tab_and_there_is_a_favicon(chromium, 
         assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
         assert again.evaluate("document.querySelector('link[rel=icon]').href").endswith("/player/favicon.svg")
         assert not bad, bad  # (a favicon's 404 is a console error)
+    finally:
+        context.close()
+
+
+def test_each_view_fits_both_sizes_in_each_language_and_is_labelled_reachable_and_legible(chromium, setup):
+    """The lobby and each table (its paytable open) at 1280x800 and 390x844 in
+    the three languages: nothing past the viewport's sides, every control
+    labelled, every text at WCAG AA contrast, no console error; and at
+    1280x800 every control reached by Tab (tests/platform/access.py)."""
+    context, eve = player(chromium, setup, "al", "en-US")
+    console: list[str] = []
+    eve.on("console", lambda msg: console.append(msg.text) if msg.type == "error" else None)
+    try:
+        eve.click("#rules-open") if eve.locator("#rules-open").is_visible() else None
+        for lang in ("en", "pt", "zh-Hant"):
+            eve.select_option("#lang", lang)
+            until(eve, f"document.documentElement.lang === {lang!r}")
+            for size in (DESKTOP, PHONE):
+                eve.set_viewport_size(size)
+                where = (lang, size["width"])
+                assert not access.outside(eve) and not access.unlabelled(eve) and not access.illegible(eve), where
+                for table in (WHEEL, FOOTBALL, FORTUNE3):
+                    open_table(eve, table)
+                    if eve.locator("#rules").is_hidden():
+                        eve.click("#rules-open")
+                    eve.wait_for_selector("#paytable table")
+                    where = (lang, size["width"], table)
+                    assert not access.outside(eve), (where, access.outside(eve))
+                    assert not access.unlabelled(eve), (where, access.unlabelled(eve))
+                    assert not access.illegible(eve), (where, access.illegible(eve))
+                    if size is DESKTOP and lang == "en":
+                        assert not access.unreachable(eve), (where, access.unreachable(eve))
+                    eve.click("#to-lobby")
+        assert not eve.errors and not console, (eve.errors, console)
     finally:
         context.close()

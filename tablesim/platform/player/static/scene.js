@@ -6,7 +6,7 @@
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const SVG = "http://www.w3.org/2000/svg";
 //: each wheel symbol's colour (the felt's spots and the roadmap use the same)
-export const SYMBOL_COLOURS = { 1: "#f2c14e", 3: "#4f8fd9", 5: "#9b5de5", 10: "#2fae6b", 20: "#e0523f", joker: "#111111", logo: "#d4a017" };
+export const SYMBOL_COLOURS = { 1: "#f2c14e", 3: "#4f8fd9", 5: "#7b3fc4", 10: "#2fae6b", 20: "#e0523f", joker: "#111111", logo: "#d4a017" };
 export const SYMBOL_INK = { 1: "#111", 3: "#111", 5: "#fff", 10: "#111", 20: "#111", joker: "#fff", logo: "#111" };
 // Cards already shown face up on this page: a card turned now is animated once, not at every redraw.
 const turned = new Set();
