@@ -66,6 +66,9 @@ BACKENDS: dict[str, dict[str, str]] = {
     "hid": {
         "shoe": "drivers.usb.hid:HidShoe",
     },
+    "evdev": {
+        "shoe": "drivers.evdev.shoe:EvdevShoe",
+    },
     "line": {
         "shoe": "drivers.line.kinds:LineShoe",
         "display": "drivers.line.kinds:LineDisplay",
@@ -74,7 +77,8 @@ BACKENDS: dict[str, dict[str, str]] = {
 }
 
 #: backend -> "module:function(kind, reader) -> settings": backends that check their own settings
-SETTINGS: dict[str, str] = {"line": "drivers.line.spec:line_settings", "hid": "drivers.usb.hid:hid_settings"}
+SETTINGS: dict[str, str] = {"line": "drivers.line.spec:line_settings", "hid": "drivers.usb.hid:hid_settings",
+                            "evdev": "drivers.evdev.shoe:evdev_settings"}
 
 #: what each backend needs installed, for the error when it is missing
 REQUIRES = {"serial": "pyserial", "usb": "pyusb and libusb 1.0", "line": "pyserial", "hid": "pyusb and libusb 1.0"}

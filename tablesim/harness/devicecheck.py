@@ -54,6 +54,8 @@ def _emulated(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed:
         return config.open_device(kind, usb_backend=backend), DeviceSide(backend.emulator.mute, None)
     if device.backend == "hid":
         return _hid(stack, config, device, seed)
+    if device.backend == "evdev":
+        return _evdev(stack, config, device, seed)
     raise ConfigError(f"the {device.backend} backend has no emulator", where=f"{config.path}: devices.{kind}.backend")
 
 
@@ -83,6 +85,23 @@ def _segments(config: TableConfig, kind: str) -> int | None:
     from tablesim.games.wheel.profile import load_profile
 
     return len(load_profile(config.profile).layout)
+
+
+def _evdev(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int) -> tuple[Device, DeviceSide]:
+    import threading
+
+    from drivers.evdev.emulator import EmulatedKeyboard
+
+    keyboard = EmulatedKeyboard(cards=device.options.get("cards"), seed=seed, time_scale=0)
+    stack.callback(keyboard.close)
+    opened = config.open_device(device.kind, path=keyboard.path, reconnect=0.1)
+    opened.cues.append(keyboard.cue)  # type: ignore[attr-defined]
+
+    def cut() -> None:  # unplugged, and plugged in again a moment later
+        keyboard.unplug()
+        threading.Timer(0.3, keyboard.replug).start()
+
+    return opened, DeviceSide(keyboard.mute, cut, supervised=False)
 
 
 def check_config(config: TableConfig, *, emulated: bool, wait: float = 10.0) -> dict[str, list[Outcome]]:

@@ -5,7 +5,7 @@ Every device keeps its backend and its settings, only its line is an
 emulator's: a ``serial`` device gets the TDL/1 emulator of its kind on a
 pty, a ``usb`` shoe reader the emulated USB backend (vendor, product and
 serial number as configured), a ``hid`` reader an emulated keyboard typing
-its codes, a ``line`` device the emulator built from its
+its codes, an ``evdev`` reader the input events of one in a pipe, a ``line`` device the emulator built from its
 own line description (cued by its driver when the device takes no arm
 command), and a ``mock`` stays a mock. So a configuration made for a table
 PC runs on a laptop as it is.
@@ -24,7 +24,7 @@ from tablecore.errors import ConfigError, InputError
 from tablesim.harness.tableconfig import DeviceConfig, TableConfig
 
 #: backends whose devices have an emulator here
-EMULATED_BACKENDS = ("serial", "usb", "hid", "line", "mock")
+EMULATED_BACKENDS = ("serial", "usb", "hid", "evdev", "line", "mock")
 
 
 def _decks(config: TableConfig) -> int:
@@ -84,6 +84,19 @@ def _hid(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int 
     return opened, f"usb {o['vid']:04x}:{o['pid']:04x} (emulated HID reader)"
 
 
+def _evdev(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int | None, time_scale: float,
+           faults: list[str]) -> tuple[Device, str]:
+    from drivers.evdev.emulator import EmulatedKeyboard
+
+    if faults:
+        raise ValueError("the emulated keyboard reader takes no faults")
+    keyboard = EmulatedKeyboard(cards=device.options.get("cards"), seed=seed, time_scale=time_scale)
+    stack.callback(keyboard.close)
+    opened = config.open_device(device.kind, path=keyboard.path)
+    opened.cues.append(keyboard.cue)  # type: ignore[attr-defined]
+    return opened, f"{keyboard.path} (emulated keyboard reader)"
+
+
 def emulated_devices(stack: ExitStack, config: TableConfig, *, seed: int | None = None, time_scale: float = 0.02,
                      faults: list[str] | tuple[str, ...] = (),
                      taps: dict[str, dict[str, Any]] | None = None) -> tuple[dict[str, Device], str]:
@@ -104,7 +117,7 @@ def emulated_devices(stack: ExitStack, config: TableConfig, *, seed: int | None 
             stack.callback(devices[kind].close)
             where.append(f"{kind} mock")
             continue
-        opener = {"line": _line, "serial": _serial, "usb": _usb, "hid": _hid}.get(device.backend)
+        opener = {"line": _line, "serial": _serial, "usb": _usb, "hid": _hid, "evdev": _evdev}.get(device.backend)
         if opener is None:
             raise ConfigError(f"the {device.backend} backend has no emulator (emulated: "
                               f"{', '.join(EMULATED_BACKENDS)})", where=f"{config.path}: devices.{kind}.backend")

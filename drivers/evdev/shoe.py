@@ -1,0 +1,261 @@
+"""A keyboard-wedge card reader read as a Linux input device (``backend = "evdev"``).
+
+The driver opens the reader's event device (a stable name:
+``/dev/input/by-id/usb-<maker>_<model>-event-kbd``, or the one
+``config/udev/99-tablesim.rules`` gives it), grabs it (``EVIOCGRAB``) so its
+keystrokes never reach the kiosk's screen, decodes its key events
+(:mod:`drivers.evdev.keys`) and maps each code to a card by the
+configuration's table (or reads it as a card code, ``QH``, without one). A
+card read while the shoe is disarmed is fault 204, never dealt; a code that
+is no card is logged and never an event. An unplugged reader (the device
+gone: ``ENODEV``, or the end of its stream) is ``LinkLost``; when its path
+opens again it is grabbed again and ``LinkRestored``. The same code reads a
+pipe of recorded events (a test machine has no ``/dev/uinput``): a pipe
+cannot be grabbed and needs none.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import queue
+import select
+import stat
+import threading
+from typing import Any
+
+import structlog
+
+from drivers.base import CardShoeReader, round_context
+from drivers.evdev.keys import EVIOCGRAB, KEYMAPS, KeyDecoder
+from drivers.events import DRAWN_WHILE_DISARMED, CardRead, DeviceEvent, FaultRaised, LinkLost, LinkRestored
+from drivers.serial.link_device import DeviceUnavailable
+from tablecore.cards import Card, parse_dealt
+from tablecore.errors import InputError
+from tablecore.validate import Reader
+
+log = structlog.get_logger(__name__)
+
+
+def evdev_settings(kind: str, reader: Reader) -> dict[str, Any]:
+    """``[devices.shoe]`` with ``backend = "evdev"``: path, grab, keymap, cards, reconnect."""
+    if kind != "shoe":
+        raise reader.fail(None, f"the evdev backend has no {kind} (it offers: shoe)")
+    out: dict[str, Any] = {}
+    if reader.has("name"):
+        out["name"] = reader.str("name")
+    out["path"] = reader.str("path")
+    if not out["path"].startswith("/"):
+        raise reader.fail("path", f"{out['path']!r} must be a device path (e.g. /dev/input/by-id/...-event-kbd)")
+    out["grab"] = reader.bool("grab", True)
+    out["keymap"] = reader.str("keymap", "us", choices=KEYMAPS)
+    if reader.has("cards"):
+        sub = reader.sub("cards")
+        cards = {}
+        for code in sub.data:
+            value = sub.str(code)
+            try:
+                cards[code] = parse_dealt(value).card.code
+            except InputError:
+                raise sub.fail(code, f"{value!r} is not a card code (e.g. QH)") from None
+        out["cards"] = cards
+    if reader.has("reconnect"):
+        seconds = reader.decimal("reconnect")
+        if not 0 < seconds <= 60:
+            raise reader.fail("reconnect", f"{seconds} is outside 0..60 seconds")
+        out["reconnect_interval"] = float(seconds)
+    reader.reject_unknown()
+    return out
+
+
+class EvdevShoe(CardShoeReader):
+    def __init__(self, path: str, *, grab: bool = True, keymap: str = "us", cards: dict[str, str] | None = None,
+                 name: str | None = None, reconnect_interval: float = 1.0, transport_wrapper: Any = None) -> None:
+        super().__init__(name)
+        self.path, self.grab, self.keymap, self.cards = path, grab, KEYMAPS[keymap], dict(cards or {})
+        self.reconnect_interval = reconnect_interval
+        self.cues: list[Any] = []
+        self.armed, self.round_id, self.shoe_id, self._index = False, "", "", 0
+        self.health.link_up = False
+        self._events: queue.Queue[DeviceEvent | None] = queue.Queue()
+        self._closing = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._fd: int | None = None
+        self._carry = b""  # what a reopened device had already sent
+        self._log = log.bind(device=self.name, where=path)
+
+    @classmethod
+    def from_settings(cls, settings: dict[str, Any]) -> "EvdevShoe":
+        return cls(**settings)
+
+    def where(self) -> str:
+        return self.path
+
+    # -- the reader -----------------------------------------------------------------
+
+    def _attach(self) -> int:
+        """Open the reader's device and grab it (a pipe of recorded events is not grabbed)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        except FileNotFoundError:
+            raise DeviceUnavailable(f"{self.name}: no input device {self.path} (unplugged, or another name: "
+                                    "ls -l /dev/input/by-id/)") from None
+        except PermissionError:
+            raise DeviceUnavailable(f"{self.name}: permission denied on {self.path} (the udev rule gives the "
+                                    "input group access: config/udev/99-tablesim.rules)") from None
+        except OSError as exc:
+            raise DeviceUnavailable(f"{self.name}: cannot open {self.path}: {exc}") from None
+        if self.grab and stat.S_ISCHR(os.fstat(fd).st_mode):
+            try:
+                fcntl.ioctl(fd, EVIOCGRAB, 1)
+            except OSError as exc:
+                os.close(fd)
+                raise DeviceUnavailable(f"{self.name}: cannot grab {self.path} (another program holds it?): "
+                                        f"{exc}") from None
+        return fd
+
+    def _release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            os.close(fd)  # a grab ends with its file: the keyboard is the system's again
+
+    def open(self) -> None:
+        if self._thread is not None:
+            return
+        self._fd = self._attach()
+        self.health.link_up = True
+        self._thread = threading.Thread(target=self._read_loop, name=f"evdev-{self.name}-reader", daemon=True)
+        self._thread.start()
+        self._log.info("opened", grabbed=self.grab)
+
+    def close(self) -> None:
+        self._closing.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
+        self._thread = None
+        self._release()
+        self.health.link_up = False
+        self._events.put(None)
+        self.reported()
+
+    def _read(self) -> bytes | None:
+        """What the device sent (b"" if nothing yet), or None when it is gone."""
+        if self._carry:
+            data, self._carry = self._carry, b""
+            return data
+        fd = self._fd
+        if fd is None:
+            return None
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if not ready:
+            return b""
+        try:
+            data = os.read(fd, 24 * 64)
+        except BlockingIOError:
+            return b""
+        except OSError as exc:
+            if exc.errno in (errno.ENODEV, errno.EIO):
+                return None
+            raise
+        return data or None  # the end of its stream: the device (or the pipe's writer) is gone
+
+    def _read_loop(self) -> None:
+        decoder = KeyDecoder(self.keymap)
+        while not self._closing.is_set():
+            data = self._read()
+            if data is None:
+                if self._closing.is_set():
+                    return
+                self._lost()
+                decoder = KeyDecoder(self.keymap)
+                continue
+            for code in decoder.feed(data):
+                self._code(code)
+
+    def _lost(self) -> None:
+        self._put(LinkLost("the reader was unplugged", device=self.name))
+        self.health.link_up = False
+        self._log.warning("reader lost")
+        self._release()
+        while not self._closing.wait(self.reconnect_interval):
+            try:
+                fd = self._attach()
+            except DeviceUnavailable:
+                continue
+            first = self._first_look(fd)
+            if first is None:  # opened, but nobody is there yet
+                os.close(fd)
+                continue
+            self._fd, self._carry = fd, first
+            self.health.link_up = True
+            self._put(LinkRestored(device=self.name))
+            self._log.info("reader back")
+            return
+
+    @staticmethod
+    def _first_look(fd: int) -> bytes | None:
+        """What a reopened device has already sent (b"" if nothing), or None if it is gone
+        again at once (a pipe with no writer reads as its end)."""
+        ready, _, _ = select.select([fd], [], [], 0)
+        if not ready:
+            return b""
+        try:
+            data = os.read(fd, 24 * 64)
+        except BlockingIOError:
+            return b""
+        except OSError:
+            return None
+        return data or None
+
+    def _code(self, code: str) -> None:
+        card = self._card(code)
+        if card is None:
+            self._log.warning("unknown card code", code=code)
+            return
+        if not self.armed:
+            self._put(FaultRaised(DRAWN_WHILE_DISARMED, "W", f"card {card} drawn while the shoe was disarmed",
+                                  card, self.shoe_id, device=self.name))
+            return
+        index, self._index = self._index, self._index + 1
+        self._put(CardRead(self.round_id, index, card, False, device=self.name))
+
+    def _card(self, code: str) -> Card | None:
+        text = self.cards.get(code) if self.cards else code.upper()
+        try:
+            return parse_dealt(text).card if text else None
+        except InputError:
+            return None
+
+    # -- the table's side -------------------------------------------------------------
+
+    def _put(self, event: DeviceEvent) -> None:
+        self._events.put(event)
+        self.reported()
+
+    def next_event(self, timeout: float | None = 0.0) -> DeviceEvent | None:
+        try:
+            event = self._events.get(timeout=timeout) if timeout else self._events.get_nowait()
+        except queue.Empty:
+            return None
+        if event is None:
+            self._events.put(None)
+        return event
+
+    def load_shoe(self, shoe_id: str, decks: int) -> None:
+        self.shoe_id = shoe_id
+
+    def arm(self, round_id: str, max_cards: int) -> None:
+        context = round_context()
+        if context:
+            self._log = log.bind(device=self.name, where=self.path, **context)
+        if round_id != self.round_id:
+            self.round_id, self._index = round_id, 0
+        self.armed = True
+        for cue in list(self.cues):
+            cue("arm", {"round_id": round_id, "max_cards": max_cards})
+
+    def disarm(self) -> None:
+        self.armed = False
+        for cue in list(self.cues):
+            cue("disarm", {})
