@@ -92,7 +92,7 @@ def test_bets_are_placed_and_withdrawn_and_journaled_with_the_operator(serve):
     assert ok(res)["bets"] == {"3": {"ante": "12"}}
     assert s.state()["bets"] == {"3": {"ante": "12"}} and s.state()["total_bet"] == "12"
     inputs = [(name, actor) for _, kind, name, actor in s.records() if kind == "input"]
-    assert inputs == [("open_round", "dealer:mock-dealer")] + [("place_bet", "dealer:mock-dealer")] * 3 + [
+    assert inputs == [("open_round", "dealer:mock-dealer")] + [("place_bets", "dealer:mock-dealer")] * 3 + [
         ("withdraw_bet", "dealer:mock-dealer")]
 
 
@@ -137,7 +137,7 @@ def test_players_bet_on_the_common_box_each_within_their_own_limit(serve):
     assert ok(s.get("/api/book", headers=s.auth()))["players"] == {"common": {"bob": {"odd": "10000"}}}
     assert s.state()["players_count"] == 1
     inputs = [json.loads(r[0]) for r in __import__("sqlite3").connect(s.journal_path).execute(
-        "SELECT data FROM records WHERE kind = 'input' AND name = 'place_bet' ORDER BY seq")]
+        "SELECT data FROM records WHERE kind = 'input' AND name = 'place_bets' ORDER BY seq")]
     assert [e[4] for i in inputs for e in i["bets"]] == ["ann", "bob"]  # (each bet's group's one record)
 
 
@@ -226,7 +226,7 @@ def test_tokens_from_a_config(serve):
     res = s.client.post("/api/bets", json={"position": "ana's player", "bet": "3", "amount": "1"},
                         headers={"Authorization": "Bearer " + "a" * 20})
     assert res.status_code == 200
-    assert ("input", "place_bet", "dealer:ana") in [r[1:] for r in s.records()]
+    assert ("input", "place_bets", "dealer:ana") in [r[1:] for r in s.records()]
     with pytest.raises(Exception, match="too short"):
         TokenStore.from_config({"operators": [{"name": "x", "role": "dealer", "token": "short"}]})
     with pytest.raises(Exception, match="unknown role"):
