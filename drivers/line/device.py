@@ -35,6 +35,7 @@ from drivers.events import DeviceEvent, FaultCleared, FaultRaised, LinkLost, Lin
 from drivers.line.codec import BadLine, Frame, LineDecoder, frames
 from drivers.line.faultmap import MappedFault
 from drivers.line.spec import LineSpec, Message
+from drivers.line.watch import LineWatch
 from drivers.serial.link_device import COMMAND_NOT_DELIVERED, COMMAND_REFUSED, HOST_FAULTS, DeviceUnavailable
 
 log = structlog.get_logger(__name__)
@@ -72,6 +73,7 @@ class LineDevice(Device):
         self.clock: Callable[[], float] = time.monotonic
         self._bare = any(m.bare for m in spec.messages)
         self._recent: dict[str, tuple[str, float]] = {}  # message -> (its last line, when): the duplicate window
+        self._watch = LineWatch()
         self._flag_faults: set[int] = set()  # table codes raised by a {flags} group, cleared when its bits go
         self.health.link_up = False
         self._log = log.bind(device=self.name, where=url)
@@ -236,6 +238,7 @@ class LineDevice(Device):
         self.counts["lines"] += 1
         found = frames(self.spec.fmt, item, bare=self._bare, resync=self.spec.resync) \
             if isinstance(item, bytes) else item
+        self._watch_line(isinstance(found, BadLine))
         if isinstance(found, BadLine):
             self.counts["malformed"] += 1
             self._log.warning("malformed line", why=found.reason, line=found.raw.decode("ascii", "replace"))
@@ -267,6 +270,18 @@ class LineDevice(Device):
                 return
             for event in events:
                 self._put(event)
+
+    def _watch_line(self, malformed: bool) -> None:
+        """Garbage or a flood as the device's named fault (drivers.line.watch), never an event of its lines."""
+        raised, cleared = self._watch.line(self.clock(), malformed)
+        with self._lock:
+            for code, text in raised:
+                self._log.warning("line fault", code=code, text=text)
+                self.health.faults[code] = text
+                self._put(FaultRaised(code, "W", text, device=self.name))
+            for code in cleared:
+                if self.health.faults.pop(code, None) is not None:
+                    self._put(FaultCleared(code, device=self.name))
 
     def _match(self, found: list[Frame]) -> tuple[Frame, Message, dict[str, str]] | None:
         """The first frame a message matches (a bare frame only a bare message), with its groups."""

@@ -38,6 +38,8 @@ def test_random_bytes_never_become_events_and_never_stop_the_reader():
             port.write(data + b"\r\n")  # ended, so the sentinel after it is a line of its own
             port.write(SENTINEL)
             events = until(shoe, lambda e: isinstance(e, CardRead) and e.card.code == "7D")
+            # garbage piling up is the device's line-noise fault (103), never an event of its lines
+            events = [e for e in events if getattr(e, "code", None) not in (103, 104)]
             assert len(events) - 1 == messages_in(data + b"\r\n"), events
 
         feed()

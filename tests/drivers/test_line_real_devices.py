@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal as D
 
-from drivers.events import FaultCleared, FaultRaised, InvalidSpin, Revolution, SpinResult, SpinStarted
+from drivers.events import CardRead, FaultCleared, FaultRaised, InvalidSpin, Revolution, SpinResult, SpinStarted
 from drivers.line.kinds import LineShoe, LineWheel
 from drivers.line.spec import line_settings
 from line_support import settings_of
@@ -146,3 +146,15 @@ def test_a_vendor_fault_code_of_a_shoe_is_the_tables_and_an_unknown_one_named_by
     assert feed(shoe, b"E2") == [FaultRaised(202, "E", "two cards drawn together", device="shoe")]
     unknown = feed(shoe, b"E9")
     assert unknown[0].code == 209 and "'9'" in unknown[0].text
+
+
+def test_garbage_and_a_flood_are_named_faults_of_the_device_never_cards():
+    shoe = device("fortune3-line-codes", "shoe")
+    shoe.arm("R1", 6)
+    events = feed(shoe, *[b"\x00\xfe"] * 6, step=0.5)  # six lines of garbage within 10 s
+    assert [(e.code, e.severity) for e in events] == [(103, "W")] and "6 malformed lines" in events[0].text
+    shoe.clock.now += 11  # ten seconds of clean lines: the noise is over
+    cleared = feed(shoe, b"A01")
+    assert cleared[0] == FaultCleared(103, device="shoe") and cleared[1].card.code == "AS"
+    flood = feed(shoe, *[b"Z99"] * 201)  # far more lines than a reader writes in a second
+    assert [e.code for e in flood] == [104] and not any(isinstance(e, CardRead) for e in flood)
