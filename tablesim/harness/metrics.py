@@ -113,6 +113,10 @@ class TableMetrics:
     def answered(self, outcomes: Iterable, started: float) -> None:
         """A caller's bets answered (the intake), ``started`` its ``perf_counter()`` at arrival."""
         self.intake.observe(time.perf_counter() - started)
+        self.counted(outcomes)
+
+    def counted(self, outcomes: Iterable) -> None:
+        """Bets placed past the intake's queue (the autoplay's simulated players), or through it."""
         accepted = 0
         for outcome in outcomes:
             if outcome.ok:

@@ -154,7 +154,7 @@ class AutoDealer:
         requests = [BetRequest(str(position), bet, amount, PLAYERS_ACTOR)
                     for position, bet, amount in self.players.bets(t)]
         if requests:  # (a refused one, e.g. a box a console player sits at, is left out)
-            commit_bets(t, requests, self.runner.intake.refs)
+            self.runner.metrics.counted(commit_bets(t, requests, self.runner.intake.refs))
 
     def _decide(self, waited: float) -> float | None:
         """Fortune 3: the next box of the simulated players plays or folds by

@@ -132,7 +132,9 @@ def _every_service_counted_it(doc: dict) -> None:
     played, the floor's picture of them, the platform's bet and the wallet's debit."""
     for tid, table in doc["tables"].items():
         _wait(lambda: _scrape(table["metrics"]).get("tablesim_rounds_total", 0) >= 1, f"{tid}'s rounds counted")
-        assert _scrape(table["metrics"])["tablesim_studio_link_up"] == 1
+        found = _scrape(table["metrics"])
+        assert found["tablesim_studio_link_up"] == 1
+        assert found["tablesim_bets_total"] >= 1  # (the simulated players' bets too, placed past the intake's queue)
     _wait(lambda: _scrape(doc["floor"]["metrics"]).get("tablesim_floor_rounds_total", 0) >= 3, "the floor's rounds")
     platform = _scrape(doc["platform"]["metrics"])
     assert platform["tablesim_platform_remote_bets_total"] >= 1 and platform["tablesim_platform_bus_connected"] == 1
