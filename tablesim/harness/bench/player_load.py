@@ -262,6 +262,16 @@ def _figures(plan: Plan, connected: int, got: dict, watched: list[str], rss: dic
                  "with the players"}
 
 
+def _cpu_per_bet(cpu0: dict, cpu1: dict, cpu2: dict, plan: Plan, placed: int) -> dict | None:
+    """Each process's CPU in the betting rounds less that of as many rounds of players only
+    watching (the rounds' own work), per bet placed, in µs; and their sum."""
+    if not placed:
+        return None
+    scale = plan.rounds / plan.quiet_rounds if plan.quiet_rounds else 0.0
+    out = {k: round(((cpu2[k] - cpu1[k]) - (cpu1[k] - cpu0[k]) * scale) * 1e6 / placed, 1) for k in cpu0}
+    return {**out, "all": round(sum(out.values()), 1)}
+
+
 def failures(fig: dict) -> list[str]:
     """Why the run is not a measurement (exit 1), empty when it is."""
     why = []
@@ -330,6 +340,7 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         fig = _figures(plan, connected, got, watched + betting_ids, rss, cpu, time.monotonic() - started)
         fig["cpu_s_watching"] = {k: round(cpu1[k] - cpu0[k], 2) for k in cpu0}
         fig["cpu_s_betting"] = {k: round(cpu2[k] - cpu1[k], 2) for k in cpu1}
+        fig["cpu_us_per_bet"] = _cpu_per_bet(cpu0, cpu1, cpu2, plan, fig["bets_placed"])
         fig["deliveries_watching"] = frames1 - frames0
         fig["platform_cpu_us_per_delivery"] = (round((cpu1["platforms"] - cpu0["platforms"]) * 1e6 / (frames1 - frames0), 2)
                                                if frames1 > frames0 else None)
