@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from tablecore.errors import InputError
+from tablecore.metrics import CollectorRegistry, Scraped
 from tablecore.money import fmt
 from tablesim.engine.stats import SessionStats
 from tablesim.harness.metrics import TableMetrics
@@ -39,7 +40,7 @@ class MetricsServer:
         from prometheus_client import start_http_server
 
         self.metrics: TableMetrics | None = None
-        self._registry = _Later()
+        self._registry = CollectorRegistry()  # (the table's, once it is known: ``follow``)
         try:
             self.server, self.thread = start_http_server(port, addr="127.0.0.1", registry=self._registry)
         except OSError as exc:
@@ -49,8 +50,8 @@ class MetricsServer:
 
     def follow(self, table) -> None:
         """Count the table's events from now on (its journal attached)."""
-        self.metrics = TableMetrics(table, count_bet_events=True).attach()
-        self._registry.target = self.metrics.registry
+        self.metrics = metrics = TableMetrics(table, count_bet_events=True).attach()
+        self._registry.register(Scraped(lambda: metrics.registry.collect()))
 
     def stop(self) -> None:
         self.server.shutdown()
@@ -58,11 +59,3 @@ class MetricsServer:
         if self.metrics is not None:
             self.metrics.detach()
 
-
-class _Later:
-    """A registry that is the table's once the table is known (nothing before)."""
-
-    target: Any = None
-
-    def collect(self):
-        return self.target.collect() if self.target is not None else iter(())

@@ -62,7 +62,12 @@ def run_session(table, options: RunOptions, console: Console, plan: SessionPlan,
     metrics = MetricsServer(options.metrics_port) if options.metrics_port is not None else None
     if metrics is not None:
         console.print(f"metrics: http://127.0.0.1:{metrics.port}/metrics")
-    attach_journal(console, table, options.journal, key_file=options.key_file, banner=plan.banner)
+    try:
+        attach_journal(console, table, options.journal, key_file=options.key_file, banner=plan.banner)
+    except BaseException:
+        if metrics is not None:  # (a journal refused: nothing runs, nothing listens)
+            metrics.stop()
+        raise
     if metrics is not None:
         metrics.follow(table)
     played: list[dict] = []
