@@ -71,7 +71,7 @@ from tablesim.server.notices import Notices
 from tablesim.server.pump import DevicePump
 from tablesim.server.remotehand import RemoteHandRunner, has_remote
 from tablesim.server.snapshot import Snapshots
-from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable
+from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable, now_ts
 
 log = logging.getLogger("tablesim.server")
 
@@ -255,7 +255,11 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
             return
         # (a bet of a group being placed: its group's one record, written next, is its seq)
         seq = (self.journal.seq + t.batching) if self.journal is not None else event.seq
-        msg = event_message(seq, event.kind, event.round_id, event.data)
+        if event.kind == "bet":  # (a bet's fields are text already: thousands a second, not walked again)
+            msg = {"type": "event", "seq": seq, "kind": "bet", "round_id": event.round_id, "ts": now_ts(),
+                   "data": event.data}
+        else:
+            msg = event_message(seq, event.kind, event.round_id, event.data)
         self._pending.append(msg)
         kind, data = event.kind, event.data
         if kind == "state":
