@@ -5,7 +5,8 @@
   last has exactly one;
 - every bet accepted (placed and not withdrawn while betting was open) is
   settled (it appears in the round's results) or returned (the round's void
-  lists it), exactly once.
+  lists it, with any stake made on it during the round, such as a play),
+  exactly once.
 - where a settled result records its stakes at risk, every bet accepted is
   among them at its amount, and every stake beyond the bets (a play) is
   settled.
@@ -69,7 +70,9 @@ def check(journal: Journal, *, allow_open_last: bool = True) -> list[str]:
         if data["status"] == "void":
             returned = result_data.get(f"{rid}#void", {}).get("returned", {})
             got = {(p, b): Decimal(a) for p, per in returned.items() for b, a in per.items()}
-            if got != bets:
+            # (a stake made during the round rides on a bet and goes back with it: fortune3's play)
+            staked = {(p, b) for p, b in got.keys() - bets.keys() if (p, SETTLED_BY.get(b)) in bets}
+            if {k: a for k, a in got.items() if k not in staked} != bets:
                 problems.append(f"round {rid} void returned {got} but had accepted {bets}")
         else:
             settled = {

@@ -40,3 +40,25 @@ def test_a_settled_results_stakes_hold_every_bet_and_settle_every_stake(tmp_path
         assert check(journal, allow_open_last=False) == problems
     finally:
         journal.close()
+
+
+@pytest.mark.parametrize("returned, problems", [
+    ({"1": {"ante": "10", "play": "10"}}, []),  # the play made on the ante goes back with it (Art. 11(1))
+    ({"1": {"ante": "10"}}, []),
+    ({"1": {"ante": "10", "play": "10"}, "2": {"play": "5"}},
+     [f"round {RID} void returned {{('1', 'ante'): Decimal('10'), ('1', 'play'): Decimal('10'), "
+      f"('2', 'play'): Decimal('5')}} but had accepted {{('1', 'ante'): Decimal('10')}}"]),
+    ({"1": {"play": "10"}},
+     [f"round {RID} void returned {{('1', 'play'): Decimal('10')}} but had accepted {{('1', 'ante'): Decimal('10')}}"]),
+], ids=["with its play", "bets alone", "a play on no bet", "the bet missing"])
+def test_a_void_returns_every_bet_and_only_stakes_made_on_them(tmp_path, returned, problems):
+    journal = Journal(tmp_path / "j.sqlite")
+    try:
+        journal.append("T1", RID, "event", "bet", {"position": "1", "bet": "ante", "amount": "10"}, "player")
+        journal.append("T1", RID, "event", "void", {"reason": "misdeal", "returned": returned, "actor": None,
+                                                    "why": None}, "table")
+        journal.append("T1", RID, "event", "result", {"game": "g", "status": "void", "void_reason": "misdeal",
+                                                      "outcome": {}, "results": {}, "net": {}}, "table")
+        assert check(journal, allow_open_last=False) == problems
+    finally:
+        journal.close()
