@@ -70,6 +70,7 @@ def test_football_fits_and_pays_each_player_of_the_common_box(serve, page):
     ok(s.post("/api/bets", {"position": "common", "bet": "upper", "amount": "15", "player": "ann"}))
     wait(page, "document.querySelector('[data-pos=\"common\"][data-bet=\"middle\"] .amt').textContent === '10'")
     wait(page, "document.querySelector('#in-play').textContent === 'in play 565'")
+    assert text(page, '[data-box="common"] .head .dim') == "players: 1"  # the remote players on the common box, counted
     assert_fits(page, '[data-box="common"]', '[data-box="10"]')
     ok(s.post("/api/actions/close_betting"))
     ok(s.post("/api/actions/deal"))
@@ -241,3 +242,30 @@ def test_a_failed_shuffler_is_shown_and_its_replacement_confirmed_from_the_conso
     wait(page, "!document.querySelector('#shuffler-out')")
     assert s.state()["view"]["shuffler_out_of_service"] is None
     assert page.errors.real() == []
+
+
+def test_each_console_fits_1280x800_in_each_language_and_says_the_shift_once(serve, page):
+    """Signed in as the dealer, in English, Portuguese and Traditional
+    Chinese: no horizontal scroll, the header on one line (the round's id
+    unwrapped), the shift's state said once (no "no dealer on duty" beside
+    the signed-in dealer: the way to start the shift instead)."""
+    for game in ("wheel", "fortune3", "football"):
+        s = serve(game, pace=0.005, seed=5)
+        open_console(page, s)
+        ok(s.post("/api/actions/open_round"))
+        s.wait_state("betting_open")
+        for lang, start in (("en", "Sign in to the shift"), ("pt", "Iniciar o turno"), ("zh-Hant", "登記上班")):
+            page.select_option("#lang", lang)
+            wait(page, f"document.documentElement.lang === {lang!r}")
+            where = (game, lang)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 1280, where
+            assert page.evaluate("document.getElementById('top').scrollWidth") <= 1280, where
+            line = page.evaluate("parseFloat(getComputedStyle(document.getElementById('round-id')).lineHeight) || 24")
+            assert page.evaluate("document.getElementById('round-id').offsetHeight") <= line * 1.5, where
+            assert page.evaluate(IN_VIEW, "#top > *:not([hidden]):not(.spacer)") == [], where
+            assert text(page, "#duty") == start and "mock-dealer" in text(page, "#operator"), where
+            assert_fits(page)
+        ok(s.post("/api/shift/sign-in", {}))
+        wait(page, "document.querySelector('#duty').textContent.includes('mock-dealer')")
+        assert "mock-dealer" not in text(page, "#operator")  # (named once: on the duty button)
+        assert page.errors.real() == []

@@ -129,7 +129,7 @@ def test_an_incident_and_the_dealer_on_duty_read_in_the_consoles_language(serve,
     s = serve("fortune3", pace=0.02, seed=11)
     b = page
     console_in(b, s, "zh-Hant", "新一局")
-    assert text(b, "#duty") == "沒有當值荷官"
+    assert text(b, "#duty") == "登記上班"  # (signed in, no one on duty: the way to start the shift)
     assert s.post("/api/actions/open_round").status_code == 200
     assert s.post("/api/bets", {"position": "2", "bet": "ante", "amount": "10"}).status_code == 200
     assert s.post("/api/actions/close_betting").status_code == 200

@@ -63,6 +63,8 @@ def test_the_console_shows_the_remote_hand_and_its_timer(serve, page, remote_pro
     until(page, "document.body.dataset.live === '1'")
     dealt(s)
     until(page, "!!document.querySelector('#remote-timer')")
+    # the remote players' bets on the shared hand: totals per spot (the dealer's book), not a list of players
+    until(page, "document.querySelector('#remote-totals')?.textContent === 'Ante 30 · Pair Plus 5'")
     row = page.evaluate("document.querySelector('#remote-hand').textContent")
     assert "3 remote players in" in row and "2 still deciding" in row
     assert page.evaluate("document.querySelectorAll('#remote-hand .card').length") == 3

@@ -74,9 +74,16 @@ function withPlayers(t) {
   return { ...t, bets: book.bets, players: book.players, result };
 }
 
+// Who is signed in (the dealer on duty is named once, on the duty button).
+function operatorLabel() {
+  if (!me) return say("console.sign_in");
+  const role = say(`role.${me.role}`, null, me.role);
+  return table && table.on_duty && table.on_duty.dealer === me.name ? role : say("console.operator", { role, name: me.name });
+}
+
 function renderOperator() {
   const b = $("operator");
-  b.textContent = me ? say("console.operator", { role: say(`role.${me.role}`, null, me.role), name: me.name }) : say("console.sign_in");
+  b.textContent = operatorLabel();
   b.dataset.role = me ? me.role : "";
   document.body.dataset.signedIn = me ? "1" : "";
   render();  // what an operator may press depends on who is signed in
@@ -288,7 +295,9 @@ function render() {
   $("game-title").textContent = say([`${t.game}.title`], null, t.title);
   $("table-id").textContent = t.table_id + (t.mock ? " · " + say("console.mock") : "");
   const duty = t.on_duty;
-  $("duty").textContent = duty ? say("console.on_duty", { dealer: duty.dealer }) : say("console.no_duty");
+  // the shift's state said once: who is on duty, else (to a signed-in operator) the way to start it
+  $("duty").textContent = duty ? say("console.on_duty", { dealer: duty.dealer }) : me ? say("console.shift_in_title") : say("console.no_duty");
+  $("operator").textContent = operatorLabel();
   $("duty").title = duty ? say("console.duty_since", { since: duty.since }) : say("console.duty_press");
   $("round-id").textContent = t.round_id || say("console.no_round");
   $("state-badge").textContent = stateText(t.state, t.game);
@@ -406,6 +415,11 @@ function spot(t, position, betName, label, { amount: given, fixed = false } = {}
   }, h("span", {}, label), h("span", { class: "amt" }, amount(amt)), resultEl(res, `${position}:${betName}`));
 }
 
+// How many players (other than its seat) have bets on a box: the remote players on the common box.
+function sharedBy(t, pos) {
+  return Object.keys((t.players || {})[pos] || {}).filter((pl) => pl !== pos).length;
+}
+
 // Each player's bets on a box and, once settled, each bet's result and the player's net there.
 function playerLines(t, pos, labels) {
   const who = (t.players || {})[pos] || {};
@@ -441,7 +455,8 @@ function renderBoxes(t, ui) {
     const active = next === pos;
     const box = h("div", { class: "box" + (Object.keys(bets).length ? " has-bets" : "") + (active ? " active" : ""), dataset: { box: pos } },
       h("div", { class: "head" }, h("span", {}, pos === lay.common ? say("console.common") : say("console.box", { box: pos })),
-        h("span", { class: "dim" }, b.decision ? say(`decision.${b.decision}`, null, b.decision).toLocaleUpperCase() : "")));
+        h("span", { class: "dim" }, b.decision ? say(`decision.${b.decision}`, null, b.decision).toLocaleUpperCase()
+          : sharedBy(t, pos) ? say("console.box_players", { n: sharedBy(t, pos) }) : "")));
     // a game's own spots (Fortune 3's Play) go after the bet they belong to
     const extra = piece.extraSpots ? piece.extraSpots(t, pos, b, ui) : {};
     box.append(h("div", { class: "spots" }, lay.bets.map((name) => [spot(t, pos, name, betLabel(t.game, name, lay.bet_labels[name])), extra[name] || []])));

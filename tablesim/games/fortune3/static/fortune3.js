@@ -1,7 +1,7 @@
 // Fortune 3 Card Poker on the console and the board: the dealer's hand, a
 // hand per box, play/fold per box (served as /static/game.js; see
 // tablesim/server/static/common.js).
-import { h, cardEl, say } from "./common.js";
+import { h, cardEl, say, amount } from "./common.js";
 
 const RANK = { T: 10, J: 11, Q: 12, K: 13, A: 14 };
 const FACE = { 10: "10", 11: "J", 12: "Q", 13: "K", 14: "A" };
@@ -83,11 +83,22 @@ function remoteRow(t, r, ui) {
     h("span", { class: "who" }, say("fortune3.remote.hand")), ui.cardsRow(r.cards, false),
     h("span", { id: "remote-hand-name" }, r.hand ? handName(r.hand, r.cards) : ""),
     h("span", { id: "remote-players" }, say("fortune3.remote.players", { n: r.players })),
+    remoteTotals(t, ui),
     r.played || r.folded ? h("span", { class: "dim", id: "remote-decided" },
       say("fortune3.remote.decided", { played: r.played, folded: r.folded })) : null,
     r.pending ? h("span", { class: "warn", id: "remote-pending" }, say("fortune3.remote.pending", { n: r.pending })) : null,
     r.pending ? h("span", { class: "timer", id: "remote-timer" },
       say("fortune3.remote.timer", { n: timer === null ? r.seconds : timer })) : null);
+}
+
+// What the remote players have on the shared hand, per spot (the dealer's book: the totals, never a list
+// of hundreds of players); nothing before the book is read or while nobody bets there.
+function remoteTotals(t, ui) {
+  const totals = (t.bets || {}).remote || {};
+  const spots = Object.entries(totals).filter(([, a]) => a && a !== "0");
+  if (!spots.length) return null;
+  return h("span", { class: "dim", id: "remote-totals" },
+    spots.map(([bet, a]) => `${say(`fortune3.bet.${bet}`, null, bet)} ${amount(a)}`).join(" · "));
 }
 
 // The stream's messages of this game (the console hands it every one).
