@@ -7,6 +7,7 @@
     GET  /api/results?last=N       the last rounds' results (the board)
     GET  /api/events?since=SEQ     missed events (what a reconnecting WebSocket gets)
     GET  /metrics                  the table's Prometheus metrics (no token: counts and times only)
+    GET  /api/book                 each player's bets and the round's result whole (operator token; the open views show totals)
     GET  /api/whoami               the operator a token belongs to
     GET  /api/incident             the open incident whole, its card too (operator token)
     POST /api/bets                 {position, bet, amount, ref?, player?} dealer
