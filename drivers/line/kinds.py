@@ -8,9 +8,14 @@
   With a ``state`` group, states in ``spinning_state`` start the spin and
   states in ``result_state`` show the last result; with a ``spin`` group
   (the controller's spin counter) a result is new only when the counter
-  moved, so a polled status that keeps showing the last result is taken
-  once. One arming, one spin; a spin while disarmed is fault 506, never a
-  result.
+  moved (it may wrap), so a polled status that keeps showing the last
+  result is taken once; the first result heard is an old one unless the
+  wheel was seen turning or waiting since the arming. The turns come from
+  the configured source (:mod:`drivers.line.turns`: a field, revolution
+  lines counted, rotor speeds integrated, or the controller's judgement),
+  reported with how they were obtained and their error; a "no spin" state
+  or flag is ``InvalidSpin``. One arming, one spin; a spin while disarmed
+  is fault 506, never a result.
 - :class:`LineDisplay`: a ``shown`` line is the display's read-back
   (``DrawShown``), of the draw number or of the sets' numbers, compared
   with what was sent like the TDL/1 display's.
