@@ -266,6 +266,8 @@ def test_the_fortune3_view_shows_the_remote_hand_ante_and_pair_plus_and_says_no_
         assert [abe.get_attribute(f".spot >> nth={i}", "data-bet") for i in range(2)] == ["ante", "pair_plus"]
         assert "Pair Plus" in text(abe, ".spot[data-bet='pair_plus']") and "Remote hand" in text(abe, "#scene")
         assert "no decision is a fold" in text(abe, "#fold-notice")
+        assert "pays 1 to 1" in text(abe, ".spot[data-bet='ante']")  # the profile's pays, on the spots
+        assert "pays up to 40 to 1" in text(abe, ".spot[data-bet='pair_plus']")
         assert not abe.locator("#decide").is_visible()  # Play / Fold once the hands are dealt
         shot(abe, "fortune3-desktop")
     finally:

@@ -34,13 +34,17 @@ export function spot(tb, bet, shown, ui) {
   const { t, h, money, amount, betName } = ui;
   const lim = (tb.limits || {})[bet] || {};
   const rules = (tb.layout && tb.layout.rules) || {};
-  const pays = rules.pays ? rules.pays[bet] : null;
+  // (Fortune 3: the Ante's even money; Pair Plus by the hand, its best pay said: the paytable has the rest)
+  const best = (table) => Object.values(table || {}).reduce((a, b) => (sign(add(b, `-${a}`)) > 0 ? b : a), "0");
+  const pays = rules.pays ? rules.pays[bet] : bet === "ante" ? rules.ante_pays : null;
+  const upTo = bet === "pair_plus" && rules.pair_plus ? best(rules.pair_plus) : null;
   const commission = rules.commission ? rules.commission[bet] : null;
   const colour = tb.game === "wheel" ? SYMBOL_COLOURS[bet] : null;
   return h("button", { class: `spot${shown.won ? " win" : ""}`, "data-bet": bet, disabled: !tb.betting, onclick: ui.onSpot(bet),
     style: colour ? `--sym:${colour}` : null },
   h("span", { class: "name" }, betName(tb.game, bet)),
   pays ? h("span", { class: "small pays" }, t("player.pays", { pays: amount(pays) })) : null,
+  upTo ? h("span", { class: "small pays" }, t("player.pays_up_to", { pays: amount(upTo) })) : null,
   commission ? h("span", { class: "small commission" }, t("player.commission", { pct: amount(commission) })) : null,
   h("span", { class: "small" }, t("player.spot_limits", { min: amount(lim.min), max: amount(lim.max) })),
   h("span", { class: "stack" }, stack(shown.placed, tb.unit, "placed", h), stack(shown.pending, tb.unit, "pending", h)),
