@@ -64,3 +64,17 @@ def test_probe_is_a_subcommand_and_the_old_flag_still_works():
     new = invoke("devices", "probe", "--port", "loop://", "--timeout", "0.1")
     old = invoke("devices", "--probe", "--port", "loop://", "--timeout", "0.1")
     assert new.exit_code == old.exit_code == 1 and new.output == old.output and "loop://" in new.output
+
+
+def test_a_replay_url_that_cannot_work_is_one_line(tmp_path):
+    from drivers.serial.link_device import DeviceUnavailable
+    from drivers.line.kinds import LineShoe
+    from drivers.line.spec import line_settings
+    from line_support import settings_of
+    from tablecore.validate import Reader
+
+    for url, why in ((f"replay:{tmp_path / 'none.cap'}", "cannot read the capture"),
+                     (f"replay:{tmp_path / 'none.cap'}?speed=fast", r"a replay url takes \?speed=X")):
+        settings = line_settings("shoe", Reader({**settings_of("fortune3-line-codes", "shoe"), "url": url}, "d"))
+        with pytest.raises(DeviceUnavailable, match=why):
+            LineShoe(**settings).open()
