@@ -31,6 +31,9 @@ def round_context() -> dict[str, str]:
 class DeviceHealth:
     link_up: bool = True
     faults: dict[int, str] = field(default_factory=dict)  # active fault code -> text
+    #: what a driver counts of its traffic (a line device: lines, malformed, unknown, noise,
+    #: duplicates taken once ...); empty where it counts nothing
+    counts: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

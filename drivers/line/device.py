@@ -67,8 +67,9 @@ class LineDevice(Device):
         self.identify_timeout = identify_timeout
         self.transport_wrapper = transport_wrapper
         self.cues: list[Cue] = []
-        self.counts = {"lines": 0, "events": 0, "malformed": 0, "unknown": 0, "refused": 0, "noise": 0,
-                       "duplicates": 0}
+        self.counts = self.health.counts  # the device's status carries them
+        self.counts.update({"lines": 0, "events": 0, "malformed": 0, "unknown": 0, "refused": 0, "noise": 0,
+                            "duplicates": 0})
         #: the time of a line (seconds): monotonic, or a replayed capture's own clock
         self.clock: Callable[[], float] = time.monotonic
         self._bare = any(m.bare for m in spec.messages)

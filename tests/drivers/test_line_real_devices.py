@@ -133,6 +133,7 @@ def test_stray_bytes_before_a_frame_are_noise_and_a_repeated_frame_is_one_read()
     events = feed(shoe, b"\x00\xfeA01", b"A01", step=0.1)  # glued noise; the frame again 0.1 s later
     assert [(e.index, e.card.code) for e in events] == [(0, "AS")]
     assert shoe.counts["noise"] == 1 and shoe.counts["duplicates"] == 1
+    assert shoe.health.counts["duplicates"] == 1  # in the device's status
     assert [e.card.code for e in feed(shoe, b"H12A01H12")] == ["QH"]  # its first frame's characters repeated
     shoe.clock.now += 1.0
     assert [e.index for e in feed(shoe, b"H12")] == [2]  # the same code outside the window: a second card
