@@ -77,6 +77,9 @@ def replay(path: str, console: Console, *, speed: float, quiet: bool) -> int:
         raise InputError(str(exc)) from None
     config = load_table_config(header.get("config", ""))
     _line_only(config)
+    if "display" in config.devices:
+        raise InputError(f"{path}: a draw display waits for answers to its commands, which a replay does not "
+                         "give: captures of shoes and wheels replay")
     recorded = _results(items)
     replayed: list[dict[str, Any]] = []
     with ExitStack() as stack:
