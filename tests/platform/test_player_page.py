@@ -369,6 +369,7 @@ def test_two_players_in_two_languages_decide_on_their_own_on_the_shared_remote_h
         assert amount_of(text(amy, "#result .round-net b")) == Decimal("-5")
         # amy's time-out fold is said in words (not "bet placed" left standing), in the terms of her language
         assert text(amy, "#said") == "Desistiu: sem decisão a tempo." and "Desistiu" in text(amy, "#banner")
+        assert amy.get_attribute("#timebar", "data-warned") == rid  # her last seconds were called out
         assert text(amy, "#play") == "Jogar" and "Jogar" in text(amy, "#fold-notice")
         # each sees the rank of their own (remote) hand, as the table's rules name it
         assert text(amy, "#own-rank").startswith("A sua mão: ") and text(ann, "#own-rank").startswith("您的牌：")
@@ -542,18 +543,21 @@ def test_no_bet_is_dropped_while_the_link_is_down(chromium, setup):
         until(cy, "/\\d/.test(document.querySelector('#latency').textContent)")
         cy.click(".chip[data-amount='5']")
         cy.click(".spot[data-bet='3']")
+        cy.click(".spot[data-bet='5']")
         cut()
         until(cy, "document.querySelector('#link').classList.contains('down')")
         # Place bets says why it cannot; the chips wait on the felt; the latency meter keeps no stale figure
         assert cy.locator("#place").is_disabled() and cy.locator("#place-why").is_visible()
         assert "Connection lost" in text(cy, "#place-why")
-        assert stake(cy, "3") == "5 MOP to place" and text(cy, "#latency") == "Latency —"
+        assert stake(cy, "3") == stake(cy, "5") == "5 MOP to place" and text(cy, "#latency") == "Latency —"
         mend()
         until(cy, "!document.querySelector('#link').classList.contains('down')")
         cy.wait_for_selector("#place:not([disabled])")
         assert stake(cy, "3") == "5 MOP to place"
         cy.click("#place")
         until(cy, "document.querySelector(\".spot[data-bet='3'] .stake\").textContent === '5 MOP placed'")
+        until(cy, "document.querySelector('#said').textContent.startsWith('Bets placed: ')")  # every bet of it named
+        assert sorted(text(cy, "#said").removeprefix("Bets placed: ").split(", ")) == ["3 5 MOP", "5 5 MOP"]
         assert not cy.errors, cy.errors
     finally:
         context.close()

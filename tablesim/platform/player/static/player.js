@@ -549,6 +549,7 @@ function tick() {
   ring(secs === null ? 0 : secs / whole);
   const hurry = secs !== null && secs <= LAST_BETS && secs > 0;
   $("timebar").classList.toggle("hurry", hurry);
+  if (hurry) $("timebar").dataset.warned = tb.round_id || "";  // (the round whose last seconds were called)
   const warn = $("last-bets");
   const words = hurry ? t(tb.betting ? "player.last_bets" : "player.last_seconds") : "";
   if (warn.textContent !== words) warn.textContent = words;
