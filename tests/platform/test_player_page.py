@@ -38,6 +38,7 @@ import webclient
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / ("docs/player" if os.environ.get("TABLESIM_PLAYER_SHOTS") == "docs" else "artifacts/player")
 PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 800}
+VIEWS = ROOT / "artifacts" / "player-views"
 
 pytestmark = [needs_chromium, pytest.mark.slow]
 
@@ -629,6 +630,8 @@ def test_each_view_fits_both_sizes_in_each_language_and_is_labelled_reachable_an
                     assert not access.illegible(eve), (where, access.illegible(eve))
                     if size is DESKTOP and lang == "en":
                         assert not access.unreachable(eve), (where, access.unreachable(eve))
+                    VIEWS.mkdir(parents=True, exist_ok=True)  # (every game x language x size: artifacts, not docs)
+                    eve.screenshot(path=str(VIEWS / f"{table}-{lang}-{size['width']}.png"))
                     eve.click("#to-lobby")
         assert not eve.errors and not console, (eve.errors, console)
     finally:

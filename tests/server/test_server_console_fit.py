@@ -12,6 +12,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from browser import needs_chromium, until
 from server_helpers import ok, stop
 
@@ -244,6 +246,7 @@ def test_a_failed_shuffler_is_shown_and_its_replacement_confirmed_from_the_conso
     assert page.errors.real() == []
 
 
+@pytest.mark.slow
 def test_each_console_fits_1280x800_in_each_language_and_says_the_shift_once(serve, page):
     """Signed in as the dealer, in English, Portuguese and Traditional
     Chinese: no horizontal scroll, the header on one line (the round's id
