@@ -31,7 +31,9 @@ winning number for passive displays). The spin counter wraps after 256.
 Faults: ``noise@line=N`` (the N-th device line goes out with a character
 damaged into DEL, which no line may hold), ``silent@after=S`` (no line after S device seconds),
 ``repeat@every=N`` (every N-th line is written twice, as shoes that resend do),
-``stray@every=N`` (every N-th line comes with stray bytes glued before it). A
+``stray@every=N`` (every N-th line comes with stray bytes glued before it),
+``nospin@spin=N`` (a wheel whose controller judges the spin calls its N-th
+spin "no spin", by its state or flag). A
 device's own ``emulate_faults`` are its emulator's from the start.
 """
 
@@ -59,8 +61,8 @@ log = structlog.get_logger(__name__)
 FIRST_CARD, CARD_INTERVAL = 1.5, 0.8
 SPIN_DELAY, SPIN_TIME = 3.0, 6.0
 SHOW_TIME = 0.3
-FAULT_KINDS = ("noise", "silent", "repeat", "stray")
-FAULT_FORMS = (("noise", "line"), ("silent", "after"), ("repeat", "every"), ("stray", "every"))
+FAULT_KINDS = ("noise", "silent", "repeat", "stray", "nospin")
+FAULT_FORMS = (("noise", "line"), ("silent", "after"), ("repeat", "every"), ("stray", "every"), ("nospin", "spin"))
 SPEED_SPIN_TIME = 12.0  # device seconds a wheel timed by its rotor speed turns (slower: a wheel's own pace)
 COUNTER_WRAP = 256
 MIN_SPEED_SCALE = 0.02  # the spin counter goes 1 ... 256, 1 ...
@@ -74,7 +76,7 @@ class _Plan:
             key, eq, number = value.partition("=")
             if kind not in FAULT_KINDS or not eq or (kind, key) not in FAULT_FORMS:
                 raise ValueError(f"fault {spec!r}: line emulators take noise@line=N, silent@after=S, "
-                                 "repeat@every=N and stray@every=N")
+                                 "repeat@every=N, stray@every=N and nospin@spin=N")
             if float(number) <= 0 and key == "every":
                 raise ValueError(f"fault {spec!r}: every takes a count of 1 or more")
 
@@ -183,6 +185,7 @@ class LineEmulator:
             out["direction"] = next((k for k, d in message.directions.items() if d == v["direction"]), v["direction"])
         if "state" in v:
             states = {"turning": message.spinning_state, "late": message.spinning_state[-1:],
+                      "no_spin": self.spec.turns.no_spin_state,
                       "waiting": message.waiting_state or message.result_state}.get(v["state"], message.result_state)
             out["state"] = states[0] if states else v["state"]
         for key in ("flags", "speed"):
@@ -438,6 +441,9 @@ class LineEmulator:
         turns = self._spin_turns or Decimal(str(round(self.rng.triangular(3.0, 8.5, 5.0), 2))).quantize(Decimal("0.01"))
         self.spins += 1
         self.count["spin"] += 1
+        # the controller's own "no spin" for this result (a wheel whose turns it judges)
+        self.no_spin = self.plan.take("nospin", "spin", self.spins) and bool(
+            self.spec.turns.no_spin_state or self.spec.turns.no_spin_flags)
         self.turning, self.armed = False, False
         direction = getattr(self, "_direction", None) or self.rng.choice(("CW", "CCW"))
         self.result = (self.rng.randrange(self.segments), turns, direction)
@@ -473,8 +479,13 @@ class LineEmulator:
         elif self.armed or not self.spins:
             state = "waiting"
         speed = self._speed() / self.spec.turns.speed_unit
+        flags = 0
+        if state == "rest" and getattr(self, "no_spin", False):
+            if self.spec.turns.no_spin_state:
+                state = "no_spin"
+            flags = self.spec.turns.no_spin_flags
         values = {"state": state, "spin": (self._counter0 + self.spins - 1) % COUNTER_WRAP + 1,
-                  "segment": segment, "turns": turns, "direction": direction, "flags": 0,
+                  "segment": segment, "turns": turns, "direction": direction, "flags": flags,
                   "speed": int(speed.to_integral_value())}
         self.write(message.format.render(self._values(message, values)))  # type: ignore[union-attr]
 

@@ -54,3 +54,17 @@ def test_the_controllers_no_spin_is_spun_again_with_bets_staying():
     table.handle(SpinStarted(table.round_id, "CW"))
     table.handle(SpinResult(table.round_id, 51, D(3), "CW", "controller"))
     assert table.result.status == "settled" and table.result.outcome["no_spins"] == 1
+
+
+def test_a_controllers_no_spin_on_its_emulator_is_spun_again_end_to_end():
+    from click.testing import CliRunner
+
+    from tablesim.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["run", "--config", "wheel-line-judged", "--emulated", "--rounds", "1",
+                                      "--journal", "none", "--seed", "3", "--time-scale", "0",
+                                      "--fault", "wheel:nospin@spin=1"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    (line,) = [x for x in result.stdout.splitlines() if x.startswith("WH-JUDGED-EMU-000001")]
+    assert "no spin (device_no_spin, 0 turns), segment" in line and "(3 turns" in line
+    assert "1 round(s) played (0 void)" in result.stdout
