@@ -57,10 +57,12 @@ def setup(tmp_path_factory):
         yield r
 
 
-def player(chromium, setup, who: str, locale: str, viewport=DESKTOP, *, url: str | None = None, first: str = WHEEL):
+def player(chromium, setup, who: str, locale: str, viewport=DESKTOP, *, url: str | None = None, first: str = WHEEL,
+           motion: str = "no-preference"):
     """A browser page of ``who``, opened with a launch token, in a browser of
-    ``locale``, on the rig's platform (or ``url``'s) once its lobby shows ``first``."""
-    context = chromium.new_context(viewport=viewport, locale=locale, device_scale_factor=1)
+    ``locale`` (and ``motion``: its reduced-motion preference), on the rig's
+    platform (or ``url``'s) once its lobby shows ``first``."""
+    context = chromium.new_context(viewport=viewport, locale=locale, device_scale_factor=1, reduced_motion=motion)
     context.set_default_timeout(WAIT_MS)
     page = context.new_page()
     errors: list[str] = []
@@ -117,7 +119,7 @@ def small(path: Path) -> None:
 
 
 def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
-    (c1, ann), (c2, amy) = player(chromium, setup, "ann", "zh-TW"), player(chromium, setup, "amy", "pt-PT")
+    (c1, ann), (c2, amy) = player(chromium, setup, "ann", "zh-TW"), player(chromium, setup, "amy", "pt-PT", motion="reduce")
     try:
         assert ann.evaluate("document.documentElement.lang") == "zh-Hant"
         assert amy.evaluate("document.documentElement.lang") == "pt"
@@ -136,8 +138,8 @@ def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
         setup.wheel.act("close_betting")
         setup.wheel.act("spin")
         # the wheel turns while the sensor reports motion (a picture of it when this look is in time for it)
-        if until(amy, "document.querySelector('.wheel-box.moving') ? 'moving' : document.querySelector('#spin').dataset.symbol") == "moving":
-            shot(amy, "wheel-spinning-desktop")
+        if until(ann, "document.querySelector('.wheel-box.moving') ? 'moving' : document.querySelector('#spin').dataset.symbol") == "moving":
+            shot(ann, "wheel-spinning-desktop-zh")
         setup.wheel.wait_state("complete")
         for p in (ann, amy):
             p.wait_for_selector("#result:not([hidden]) .round-net")
@@ -149,6 +151,10 @@ def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
                                        " return [n, ((Math.round(-Number(r.dataset.angle) / (360 / n)) % n) + n) % n]; })()")
         wheel = game_layout("wheel")["layout"]["wheel"]
         assert segments == len(wheel) == 52 and wheel[under] == symbol
+        # amy's browser asks for reduced motion: her wheel is put at rest without turning there; ann's turns
+        assert amy.evaluate("document.querySelector('#rotor').getAnimations().length") == 0
+        assert ann.evaluate("document.querySelector('#rotor').classList.contains('settle')")
+        assert abs(float(amy.evaluate("document.querySelector('#rotor').dataset.angle")) + under * 360 / 52) < 1e-6
         assert "voltas" in text(amy, "#spin") and "圈" in text(ann, "#spin")  # the turns the sensor counted
         assert text(ann, "#roadmap .road:last-child") == {"joker": "J", "logo": "\u2605"}.get(symbol, symbol)
         assert "本局" in text(ann, "#result") and "Ronda" in text(amy, "#result")
