@@ -231,7 +231,8 @@ const HANDLERS = {
   answer(m) {
     if (m.ok === false && m.status === "no_session") { sessionStorage.removeItem("tablesim.session"); linkState(() => t("player.no_session"), true); S.ws = null; return; }
     if (m.kind === "balance" && m.ok) { showBalance(m.balance); return; }
-    if (m.kind === "decide" && m.decision === "fold") S.decided = m.round || S.tables[S.table]?.round_id;
+    // a decision answered (a Play the wallet refused is a fold too): not a fold on time-out
+    if (m.kind === "decide" && (m.decision === "fold" || m.status !== "not_deciding")) S.decided = m.round || S.tables[S.table]?.round_id;
     if (m.ok === false) {
       // a Play the wallet refused is a fold: said beside the reason
       const folded = () => (m.kind === "decide" && m.decision === "fold" ? ` ${t("player.you_fold")}` : "");
