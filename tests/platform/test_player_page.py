@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from decimal import Decimal
 from pathlib import Path
 
@@ -498,6 +499,15 @@ def routed(page, hold=None):
     return release, cut, mend, state["held"]
 
 
+def pumped(page, done) -> None:
+    """Until ``done()``, on what the page's route handlers see: they run while
+    Playwright runs a call (its events are taken then), so each look is one."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not done():
+        assert time.monotonic() < deadline, "never came"
+        page.wait_for_timeout(20)
+
+
 def stake(page, spot: str) -> str:
     return text(page, f".spot[data-bet='{spot}'] .stake")
 
@@ -519,6 +529,7 @@ def test_a_spot_shows_each_bet_once_when_the_tables_record_comes_before_the_answ
         bea.click(".spot[data-bet='odd']")
         bea.click("#place")  # its answer is held
         until(bea2, "document.querySelector(\".spot[data-bet='odd'] .stake\").textContent.includes('5')")  # recorded
+        pumped(bea, lambda: held)  # the answer reached the route (and waits there)
         assert len(held) == 1
         bet(bea2, "even", "1")  # a record of the other tab's bet: bea is sent her bets again, odd among them
         until(bea, "document.querySelector(\".spot[data-bet='even'] .stake\").textContent.includes('1')")
