@@ -1,0 +1,87 @@
+"""A bus request of bets, in process (no broker): a request over the limit is
+refused whole and places nothing; each accepted bet's receipt (its entry and
+Merkle path, the group's root signed once) verifies on its own, and the reply's
+bytes, made with what the receipts share encoded once, are the reply's JSON."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from decimal import Decimal
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from tablecore import betbatch
+from tablesim.journal.record import Record
+from tablesim.studio import receipts
+from tablesim.studio.bus_bets import MAX_BETS, BusBets
+
+KEY = Ed25519PrivateKey.generate()
+
+
+class Link:
+    """The studio link's part the receipts need: the table's signing key."""
+
+    def group_proof(self, seq, round_id, ts, entries):
+        return receipts.GroupProof(KEY, "T-1", seq, round_id, ts, entries)
+
+
+def answer(body: dict, submit) -> dict:
+    async def run() -> dict:
+        bets = BusBets("T-1", submit, asyncio.get_running_loop())
+        bets.bind_link(Link())
+        reply = await bets.answer(json.dumps(body).encode())
+        encoded = bets.encoded(reply)
+        assert json.loads(encoded) == json.loads(json.dumps(reply))  # (the shared parts encoded once)
+        return json.loads(encoded)
+
+    return asyncio.run(run())
+
+
+def test_a_request_over_the_limit_is_refused_whole_and_places_nothing():
+    asked = []
+
+    async def submit(bets):
+        asked.append(bets)
+        return []
+
+    bets = [{"ref": f"r{i}", "position": "1", "bet": "ante", "amount": "1"} for i in range(MAX_BETS + 1)]
+    got = answer({"v": 1, "bets": bets}, submit)
+    assert got["error"] == "bad_input" and str(MAX_BETS) in got["detail"] and "\n" not in got["detail"]
+    assert asked == []
+
+
+def test_each_accepted_bet_carries_a_receipt_of_its_own_entry_checked_offline():
+    async def submit(bets):
+        entries = [betbatch.entry(b["ref"], b["position"], b["bet"], str(b["amount"]), b.get("player"))
+                   for b in bets if b["position"] != "9"]
+        group = Record(41, "2026-12-06T05:00:00.000000+00:00", "T-1", "T-1-000007", "input", "place_bets", "bus",
+                       {"bets": entries, "root": betbatch.root(entries)}, "0" * 64, "1" * 64)
+        out, at = [], 0
+        for b in bets:
+            if b["position"] == "9":  # (the table's refusal: no receipt)
+                out.append({"ok": False, "round_id": "T-1-000007", "ref": b["ref"], "error": "refused",
+                            "action": "bet", "reason": "no box 9", "detail": "bet refused: no box 9"})
+                continue
+            out.append({"ok": True, "round_id": "T-1-000007", "ref": b["ref"], "group": group, "at": at})
+            at += 1
+        return out
+
+    bets = [{"ref": f"r{i}", "position": "9" if i == 3 else str(1 + i % 7), "bet": "ante", "amount": "5",
+             "player": f"p{i}"} for i in range(11)]
+    got = answer({"v": 1, "bets": bets}, submit)["results"]
+    assert [r["ok"] for r in got] == [i != 3 for i in range(11)] and "receipt" not in got[3]
+    pub = KEY.public_key()
+    for i, result in enumerate(got):
+        if i == 3:
+            continue
+        receipt = receipts.parse(result)
+        assert "group" not in result and "at" not in result  # (the table's own notes stay at the table)
+        ok, said = receipts.check(receipt, "T-1", pub)
+        assert ok, said
+        assert f"ref r{i}, player p{i}, in round T-1-000007 (record 41" in said
+    forged = dict(got[0]["receipt"], bet=["r0", "1", "ante", "500", "p0"])
+    assert receipts.check(receipts.parse(forged), "T-1", pub)[0] is False
+    moved = dict(got[0]["receipt"], at=1)
+    assert receipts.check(receipts.parse(moved), "T-1", pub)[0] is False
+    assert Decimal(got[1]["receipt"]["bet"][3]) == 5
