@@ -128,10 +128,10 @@ class BetOutcome:
         raise InputError(self.detail or "bad bet")
 
 
-def _accepted(round_id: str, ref: str | None) -> BetOutcome:
-    """``BetOutcome(True, round_id, ref=ref)``, built at once (a group builds thousands)."""
+def _accepted(round_id: str, ref: str | None, seq: int | None = None, at: int | None = None) -> BetOutcome:
+    """``BetOutcome(True, round_id, ref=ref, seq=seq, at=at)``, built at once (a group builds thousands)."""
     return built(BetOutcome, {"ok": True, "round_id": round_id, "error": None, "action": None, "reason": None,
-                              "detail": None, "duplicate": False, "ref": ref, "seq": None, "at": None})
+                              "detail": None, "duplicate": False, "ref": ref, "seq": seq, "at": at})
 
 
 def refused(exc: IllegalAction, ref: str | None = None, round_id: str = "") -> BetOutcome:
@@ -199,12 +199,13 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
             if refs is not None:
                 refs.prefetch(journal, table.table_id, requests)
             table.batching = True
+            seq = journal.seq + 1  # the group's record, written once its bets are placed
             try:
                 for req in requests:
                     # Noted before the bet: a journal failure half-way through
                     # it has already changed the book.
                     undo.append(book.mark(str(req.position), req.bet, req.player))
-                    outcome = _place(table, req, refs, journal)
+                    outcome = _place(table, req, refs, journal, seq, len(batch))
                     if not outcome.ok or outcome.duplicate:
                         undo.pop()  # a refused bet changed nothing
                     else:
@@ -227,8 +228,9 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
                     if added:
                         index(journal, table.table_id, table.round_id, record.seq,
                               [e for e in batch if e[0] is not None])
-                for at, i in enumerate(placed_at):
-                    outcomes[i] = built(BetOutcome, {**outcomes[i].__dict__, "seq": record.seq, "at": at})
+                if record.seq != seq:  # (a record the bets' action wrote came first: not the usual case)
+                    for at, i in enumerate(placed_at):
+                        outcomes[i] = built(BetOutcome, {**outcomes[i].__dict__, "seq": record.seq, "at": at})
     except BaseException:
         for mark in reversed(undo):
             book.put_back(mark)
@@ -248,8 +250,10 @@ def _text(amount: Decimal | str) -> str:
     return str(amount if type(amount) is Decimal else parse_amount(amount))
 
 
-def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> BetOutcome:
-    """One bet inside the group's transaction (its own savepoint)."""
+def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal, seq: int | None = None,
+           at: int | None = None) -> BetOutcome:
+    """One bet inside the group's transaction (its own savepoint); accepted, it stands at
+    ``at`` in the group's record ``seq``."""
     if refs is not None:
         found = None if req.ref is None else refs.find(req.player, req.ref)
         if found is not None:
@@ -273,7 +277,7 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal) -> 
         return bad_input(str(exc), req.ref)
     if refs is not None and req.ref is not None:
         refs.by_ref[(req.player, req.ref)] = (table.round_id, (str(req.position), req.bet, str(req.amount)))
-    return _accepted(table.round_id, req.ref)
+    return _accepted(table.round_id, req.ref, seq, at)
 
 
 def _same_amount(placed: str, asked: Decimal) -> bool:
