@@ -19,15 +19,41 @@ function incidentText(i) {
 }
 
 const FIG = ["rounds", "void", "bets", "wagered", "paid", "house_result", "hold_pct"];
+const MONEY = ["wagered", "paid", "house_result"];
+
+// Money in a column shows as many decimals on every row (the most any row has):
+// "2,613.7" beside "4,820" read as two different units. Zeros are only added,
+// never a digit taken away: the amounts stay exact.
+let moneyPlaces = 0;
+function placesOf(rows) {
+  let most = 0;
+  for (const r of rows) for (const k of MONEY) {
+    const m = String(r[k] ?? "").match(/\.(\d+)$/);
+    if (m) most = Math.max(most, m[1].length);
+  }
+  return most;
+}
+function money(value) {
+  if (value === undefined || value === null || value === "") return "";
+  let text = String(value);
+  const have = (text.match(/\.(\d+)$/) || [null, ""])[1].length;
+  if (have < moneyPlaces) text = (have ? text : text + ".") + "0".repeat(moneyPlaces - have);
+  return amount(text);
+}
+function figure(k, f) {
+  if (k === "hold_pct") return f[k] == null ? "-" : amount(f[k]) + " %";
+  return MONEY.includes(k) ? money(f[k]) : amount(f[k]);
+}
 
 function figureRow(label, f, extra) {
   return el("tr", {}, el("td", {}, label), ...(extra || []).map(x => el("td", { class: "n" }, x)),
-    ...FIG.map(k => el("td", { class: "n" }, k === "hold_pct" ? (f[k] == null ? "-" : amount(f[k]) + " %") : amount(f[k]))));
+    ...FIG.map(k => el("td", { class: "n" }, figure(k, f))));
 }
 
 function renderFigures(data) {
   const table = document.getElementById("figures");
   table.replaceChildren(el("tr", {}, el("th", {}, ""), el("th", {}, t("floor.col.tables")), ...FIG.map(k => el("th", {}, t(`floor.col.${k}`)))));
+  moneyPlaces = placesOf([data.floor, ...Object.values(data.games).flatMap(g => [g, ...Object.values(g.by_bet)])]);
   table.append(figureRow(t("floor.floor"), data.floor, [data.floor.tables]));
   for (const [game, g] of Object.entries(data.games)) {
     table.append(figureRow(gameName(game), g, [g.tables]));
@@ -101,10 +127,10 @@ function renderGrouped() {
     const grid = document.getElementById("grouped");
     grid.replaceChildren(el("tr", {}, el("th", {}, t(`floor.by.${by}`, null, by)), el("th", {}, t("floor.col.table")),
       ...FIG.concat(["incidents"]).map(k => el("th", {}, t(`floor.col.${k}`, null, k)))));
+    moneyPlaces = placesOf(data.rows);
     for (const r of data.rows) {
       grid.append(el("tr", {}, el("td", {}, r[by]), el("td", {}, r.table_id || t("floor.all_tables")),
-        ...FIG.concat(["incidents"]).map(k => el("td", { class: "n" },
-          k === "hold_pct" ? (r[k] == null ? "-" : amount(r[k]) + " %") : amount(r[k])))));
+        ...FIG.concat(["incidents"]).map(k => el("td", { class: "n" }, figure(k, r)))));
     }
   }).catch(() => {});
 }
