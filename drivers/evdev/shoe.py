@@ -19,7 +19,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import queue
 import select
 import stat
 import threading
@@ -27,11 +26,11 @@ from typing import Any
 
 import structlog
 
-from drivers.base import CardShoeReader, round_context
+from drivers.codeshoe import CodeShoe
 from drivers.evdev.keys import EVIOCGRAB, KEYMAPS, KeyDecoder
-from drivers.events import DRAWN_WHILE_DISARMED, CardRead, DeviceEvent, FaultRaised, LinkLost, LinkRestored
+from drivers.events import LinkLost, LinkRestored
 from drivers.serial.link_device import DeviceUnavailable
-from tablecore.cards import Card, parse_dealt
+from tablecore.cards import parse_dealt
 from tablecore.errors import InputError
 from tablecore.validate import Reader
 
@@ -69,16 +68,14 @@ def evdev_settings(kind: str, reader: Reader) -> dict[str, Any]:
     return out
 
 
-class EvdevShoe(CardShoeReader):
+class EvdevShoe(CodeShoe):
     def __init__(self, path: str, *, grab: bool = True, keymap: str = "us", cards: dict[str, str] | None = None,
                  name: str | None = None, reconnect_interval: float = 1.0, transport_wrapper: Any = None) -> None:
-        super().__init__(name)
-        self.path, self.grab, self.keymap, self.cards = path, grab, KEYMAPS[keymap], dict(cards or {})
+        CodeShoe.__init__(self, name, cards)
+        self.path, self.grab, self.keymap = path, grab, KEYMAPS[keymap]
         self.reconnect_interval = reconnect_interval
         self.cues: list[Any] = []
-        self.armed, self.round_id, self.shoe_id, self._index = False, "", "", 0
         self.health.link_up = False
-        self._events: queue.Queue[DeviceEvent | None] = queue.Queue()
         self._closing = threading.Event()
         self._thread: threading.Thread | None = None
         self._fd: int | None = None
@@ -91,6 +88,9 @@ class EvdevShoe(CardShoeReader):
 
     def where(self) -> str:
         return self.path
+
+    def log_fields(self) -> dict[str, Any]:
+        return {"where": self.path}
 
     # -- the reader -----------------------------------------------------------------
 
@@ -207,55 +207,3 @@ class EvdevShoe(CardShoeReader):
         except OSError:
             return None
         return data or None
-
-    def _code(self, code: str) -> None:
-        card = self._card(code)
-        if card is None:
-            self._log.warning("unknown card code", code=code)
-            return
-        if not self.armed:
-            self._put(FaultRaised(DRAWN_WHILE_DISARMED, "W", f"card {card} drawn while the shoe was disarmed",
-                                  card, self.shoe_id, device=self.name))
-            return
-        index, self._index = self._index, self._index + 1
-        self._put(CardRead(self.round_id, index, card, False, device=self.name))
-
-    def _card(self, code: str) -> Card | None:
-        text = self.cards.get(code) if self.cards else code.upper()
-        try:
-            return parse_dealt(text).card if text else None
-        except InputError:
-            return None
-
-    # -- the table's side -------------------------------------------------------------
-
-    def _put(self, event: DeviceEvent) -> None:
-        self._events.put(event)
-        self.reported()
-
-    def next_event(self, timeout: float | None = 0.0) -> DeviceEvent | None:
-        try:
-            event = self._events.get(timeout=timeout) if timeout else self._events.get_nowait()
-        except queue.Empty:
-            return None
-        if event is None:
-            self._events.put(None)
-        return event
-
-    def load_shoe(self, shoe_id: str, decks: int) -> None:
-        self.shoe_id = shoe_id
-
-    def arm(self, round_id: str, max_cards: int) -> None:
-        context = round_context()
-        if context:
-            self._log = log.bind(device=self.name, where=self.path, **context)
-        if round_id != self.round_id:
-            self.round_id, self._index = round_id, 0
-        self.armed = True
-        for cue in list(self.cues):
-            cue("arm", {"round_id": round_id, "max_cards": max_cards})
-
-    def disarm(self) -> None:
-        self.armed = False
-        for cue in list(self.cues):
-            cue("disarm", {})
