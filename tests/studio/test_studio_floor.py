@@ -115,6 +115,11 @@ def test_serve_shows_the_same_figures_and_again_after_a_restart(three_tables, na
             assert sorted(tables) == sorted(r["table_id"] or "all tables" for r in rows)
             wagered = b.evaluate("[...document.querySelectorAll('#grouped tr')].slice(1).map(r => r.children[5].textContent)")
             assert sorted(wagered) == sorted(f"{Decimal(r['wagered']):,}" for r in rows)  # as the floor's figures: 1,654
+            # a money column shows as many decimals on every row (a 5 % commission's .65 above a 4,820)
+            for column in (5, 6, 7):
+                shown = b.evaluate(f"[...document.querySelectorAll('#grouped tr')].slice(1)"
+                                   f".map(r => r.children[{column}].textContent)")
+                assert len({text.rpartition(".")[2].__len__() if "." in text else 0 for text in shown}) == 1, shown
     finally:
         proc.terminate()
         proc.wait(30)

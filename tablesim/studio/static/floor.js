@@ -21,28 +21,31 @@ function incidentText(i) {
 const FIG = ["rounds", "void", "bets", "wagered", "paid", "house_result", "hold_pct"];
 const MONEY = ["wagered", "paid", "house_result"];
 
-// Money in a column shows as many decimals on every row (the most any row has):
-// "2,613.7" beside "4,820" read as two different units. Zeros are only added,
-// never a digit taken away: the amounts stay exact.
-let moneyPlaces = 0;
+// Money in a column shows as many decimals on every row (the most any row of
+// that column has): "2,613.7" above "4,820" read as two different units. Zeros
+// are only added, never a digit taken away: the amounts stay exact.
+let moneyPlaces = {};
 function placesOf(rows) {
-  let most = 0;
-  for (const r of rows) for (const k of MONEY) {
-    const m = String(r[k] ?? "").match(/\.(\d+)$/);
-    if (m) most = Math.max(most, m[1].length);
+  const most = {};
+  for (const k of MONEY) {
+    most[k] = 0;
+    for (const r of rows) {
+      const m = String(r[k] ?? "").match(/\.(\d+)$/);
+      if (m) most[k] = Math.max(most[k], m[1].length);
+    }
   }
   return most;
 }
-function money(value) {
+function money(value, places) {
   if (value === undefined || value === null || value === "") return "";
   let text = String(value);
   const have = (text.match(/\.(\d+)$/) || [null, ""])[1].length;
-  if (have < moneyPlaces) text = (have ? text : text + ".") + "0".repeat(moneyPlaces - have);
+  if (have < places) text = (have ? text : text + ".") + "0".repeat(places - have);
   return amount(text);
 }
 function figure(k, f) {
   if (k === "hold_pct") return f[k] == null ? "-" : amount(f[k]) + " %";
-  return MONEY.includes(k) ? money(f[k]) : amount(f[k]);
+  return MONEY.includes(k) ? money(f[k], moneyPlaces[k] || 0) : amount(f[k]);
 }
 
 function figureRow(label, f, extra) {
