@@ -65,6 +65,7 @@ def test_the_docs_and_the_unit_name_the_same_installation():
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_install_from_the_docs_in_a_fresh_virtual_environment(tmp_path):
     prefix = tmp_path / "opt-tablesim"
     venv = prefix / "venv"

@@ -11,6 +11,7 @@ from natsserver import NATS_SERVER
 pytestmark = pytest.mark.skipif(NATS_SERVER is None, reason="nats-server is not installed")
 
 
+@pytest.mark.soak
 def test_the_bench_reports_rate_latency_credits_and_cpu_per_process():
     from tablesim.harness.bench.platform_bench import platform_money
 

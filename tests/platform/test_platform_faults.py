@@ -8,22 +8,23 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
-from rig import OPENING, PAYS, TABLE
+from rig import PAYS, TABLE
 
 
 def test_a_debit_left_by_a_kill_before_the_bus_is_cancelled_at_the_next_start(rig):
     dying = rig.platform(fault="exit_after_debit", db="orphan.db")
     al = dying.session(rig.token("al"))
+    opening = rig.wallet_balance("al")  # (the module's tests share the wallet, in any order)
     round_id = rig.open_round()
     try:
         dying.bet(al, {"table": TABLE, "bet": "5", "amount": "40"}, timeout=20)
     except Exception:
         pass  # (the process died under the request)
     assert dying.proc.wait(20) == 70
-    assert rig.wallet_balance("al") == OPENING - 40  # debited; the table never heard of the bet
+    assert rig.wallet_balance("al") == opening - 40  # debited; the table never heard of the bet
     rig.spin()  # the round closes without it
     again = rig.platform(db="orphan.db")  # the same intent log: the next start of the same process
-    rig.wait_for(lambda: rig.wallet_balance("al") == OPENING, what="al's orphan debit cancelled")
+    rig.wait_for(lambda: rig.wallet_balance("al") == opening, what="al's orphan debit cancelled")
     rows = rig.transactions(round_id)
     assert sorted((r[1], r[2], r[3], r[4]) for r in rows) == [("cancel", "al", "40.00", "ok"),
                                                               ("debit", "al", "40.00", "ok")]
@@ -34,13 +35,14 @@ def test_a_debit_left_by_a_kill_before_the_bus_is_cancelled_at_the_next_start(ri
 def test_a_kill_after_the_credit_before_the_ack_does_not_pay_twice(rig):
     dying = rig.platform(fault="exit_before_ack", db="ack.db")
     ava = dying.session(rig.token("ava"))
+    before = rig.wallet_balance("ava")  # (the module's tests share the wallet, in any order)
     round_id = rig.open_round()
     bets = {s: "3" for s in PAYS}
     for spot, amount in bets.items():
         assert dying.bet(ava, {"table": TABLE, "bet": spot, "amount": amount}).status_code == 200
     symbol = rig.spin()
     assert dying.proc.wait(60) == 70  # credited, then killed before its ack
-    want = OPENING - 21 + Decimal(3) * (1 + PAYS[symbol])
+    want = before - 21 + Decimal(3) * (1 + PAYS[symbol])
     assert rig.wallet_balance("ava") == want
     again = rig.platform(db="ack.db")  # the result comes again (unacknowledged): the same credit, answered as before
     rig.wait_for(lambda: again.health()["settlement"]["rounds_settled"] >= 1, what="the result settled again")

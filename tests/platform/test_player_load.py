@@ -18,6 +18,7 @@ from rig import ROOT
 pytestmark = pytest.mark.skipif(shutil.which("nats-server") is None, reason="nats-server is not installed")
 
 
+@pytest.mark.soak
 def test_a_small_load_run_reports_every_figure_and_no_player_missed_a_result():
     run = subprocess.run([sys.executable, "scripts/player_load.py", "--players", "50", "--bettors", "5",
                           "--bet-rate", "25", "--rounds", "1", "--quiet-rounds", "1", "--bet-seconds", "2",

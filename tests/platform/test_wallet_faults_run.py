@@ -16,7 +16,7 @@ import pytest
 
 from natsserver import NATS_SERVER
 
-pytestmark = pytest.mark.slow  # real processes (started first: see tests/conftest.py)
+pytestmark = [pytest.mark.slow, pytest.mark.soak]  # real processes, a cluster and kills: the soak tier
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "wallet_faults.py"
 

@@ -97,6 +97,7 @@ def test_analyze_json_for_every_game(game, key):
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_bench_json_measures_every_part(monkeypatch):
     import tablesim.harness.bench.suite as suite
 

@@ -26,6 +26,7 @@ TABLES, ROUNDS, DELAY = 2, 12, "1.0"
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_leader_killed_then_quorum_lost_nothing_lost_doubled_or_reordered(tmp_path):
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (Debian package nats-server): the studio needs a broker")

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_four_tables_broker_killed_and_a_table_killed(tmp_path):
     # four tables (the three games, one of them killed with the broker) show
     # every property the load run checks; two cores carry them beside the rest

@@ -11,6 +11,7 @@ import pytest
 pytestmark = pytest.mark.skipif(shutil.which("nats-server") is None, reason="nats-server is not installed")
 
 
+@pytest.mark.soak
 def test_the_bench_reports_rate_latency_cpu_and_one_record_per_group():
     from tablesim.harness.bench.table_bus_bench import table_bus
 
