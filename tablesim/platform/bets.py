@@ -85,6 +85,9 @@ class Desk:
         self.batchers: dict[str, Batcher] = {}
         #: bets on their way from this process, by (table, round, player): the per-round limit counts them
         self.in_flight: dict[tuple[str, str, str], int] = {}
+        #: bets this process was told the table took, by (table, round, player): the picture may not
+        #: have read their record yet when the same player bets again
+        self.placed_here: dict[tuple[str, str, str], int] = {}
         self.counts = {"placed": 0, "refused_by_wallet": 0, "refused_by_table": 0, "cancelled": 0, "unknown": 0}
 
     def check(self, session: Session, body: dict) -> tuple[Offer, str, str, Decimal] | Answer:
@@ -128,18 +131,28 @@ class Desk:
                                                      "args": {"max": offer.max_bets}})
         self.in_flight[key] = self.in_flight.get(key, 0) + 1
         try:
-            return await self._place(session, offer, t.round_id, position, bet, amount)
+            answer = await self._place(session, offer, t.round_id, position, bet, amount)
         finally:
             if (left := self.in_flight[key] - 1) > 0:
                 self.in_flight[key] = left
             else:
                 del self.in_flight[key]
+        if answer.body.get("status") == "placed":
+            if len(self.placed_here) > 100_000:  # (the rounds gone by: their counts are done with)
+                self.placed_here = {k: n for k, n in self.placed_here.items()
+                                    if (t := self.rounds.tables.get(k[0])) is not None and t.round_id == k[1]}
+            self.placed_here[key] = self.placed_here.get(key, 0) + 1
+        return answer
 
     def bets_of(self, table: str, round_id: str, player: str) -> int:
         """A player's bets in a round: those the table journaled (whichever process
-        sent them: the picture) and those still on their way from this process."""
+        sent them: the picture; at least those this process was told were placed,
+        whose record the picture may not have read yet) and those still on their
+        way from this process."""
+        key = (table, round_id, player)
         rnd = self.rounds.rounds.get((table, round_id))
-        return (len(rnd.of(player)) if rnd is not None else 0) + self.in_flight.get((table, round_id, player), 0)
+        seen = len(rnd.of(player)) if rnd is not None else 0
+        return max(seen, self.placed_here.get(key, 0)) + self.in_flight.get(key, 0)
 
     async def _place(self, session: Session, offer: Offer, round_id: str, position: str, bet: str,
                      amount: Decimal) -> Answer:

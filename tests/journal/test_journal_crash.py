@@ -45,10 +45,11 @@ def crash_test(game: str, journal: Path, seed: int, extra: list[str], env: dict)
     "game, extra",
     [
         ("fortune3", []),
-        ("fortune3", ["--dealing", "shuffler"]),
-        ("football", []),
-        ("football", ["--decks", "6"]),
-        ("wheel", []),
+        # (one game's crash run in the default tier, every game's in the soak tier: minutes of CPU)
+        pytest.param("fortune3", ["--dealing", "shuffler"], marks=pytest.mark.soak),
+        pytest.param("football", [], marks=pytest.mark.soak),
+        pytest.param("football", ["--decks", "6"], marks=pytest.mark.soak),
+        pytest.param("wheel", [], marks=pytest.mark.soak),
     ],
     ids=["fortune3", "fortune3-shuffler", "football", "football-6-decks", "wheel"],
 )
