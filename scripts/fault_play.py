@@ -63,9 +63,11 @@ class Bets:
             if status != "placed" and len(self.samples.setdefault(status, [])) < 3:
                 self.samples[status].append(message)
 
-    def decide(self, player: Player, body: dict, pick: float) -> None:
-        """A remote player's Play or fold on Fortune 3's remote hand, through whichever platform is up."""
-        deadline = time.monotonic() + 3.0  # (within the decision timer)
+    def decide(self, player: Player, body: dict, pick: float, deciding=lambda: False) -> None:
+        """A remote player's Play or fold on Fortune 3's remote hand, through whichever platform is up;
+        asked again while the platform's picture does not show the decisions yet and the table
+        (``deciding()``) still waits for them."""
+        deadline = time.monotonic() + 15.0
         while True:
             live = [p for p in self.platforms if p.up() and p.url] or self.platforms
             via = live[int(pick * len(live))]
@@ -76,19 +78,19 @@ class Bets:
             except (httpx.HTTPError, ValueError) as exc:
                 status = f"no_answer ({type(exc).__name__})"
             # (the platform's picture may not show the decisions yet: a player asks again, as the page does)
-            if status != "not_deciding" or time.monotonic() > deadline:
+            if status != "not_deciding" or time.monotonic() > deadline or not deciding():
                 break
             time.sleep(0.2)
         with self.lock:
             self.decisions[status] += 1
 
-    def decide_all(self, table: str, round_id: str, remote: list[Player]) -> None:
+    def decide_all(self, table: str, round_id: str, remote: list[Player], deciding=lambda: False) -> None:
         """Each remote player plays, folds, or says nothing (the timer folds them)."""
         with self.lock:
             picks = [(self.rng.random(), self.rng.random()) for _ in remote]
         asks = [(p, {"table": table, "round": round_id, "decision": "play" if a < 0.5 else "fold"}, b)
                 for p, (a, b) in zip(remote, picks) if a < 0.85]
-        list(self.pool.map(lambda a: self.decide(*a), asks))
+        list(self.pool.map(lambda a: self.decide(*a, deciding=deciding), asks))
 
     def all(self, bets: list[tuple[Player, dict]]) -> None:
         with self.lock:
@@ -195,11 +197,11 @@ def finish(table: Table, round_id: str, on_decisions=None) -> str:
         if t["state"] in step:
             act(table, step[t["state"]])
         elif t["state"] == "decisions":
+            for box in pending(t):  # (the boxes first: the remote players then have the timer to themselves)
+                act(table, "decide", {"box": box, "decision": "fold"})
             if on_decisions is not None:
                 on_decisions()
                 on_decisions = None
-            for box in pending(t):
-                act(table, "decide", {"box": box, "decision": "fold"})
         else:
             time.sleep(0.2)
     raise RuntimeError(f"{table.table_id} round {round_id} did not end: {table.state()['state']}")

@@ -70,7 +70,7 @@ def remote_profile(work: Path) -> Path:
     root = HERE.parent / "config" / "rules" / "fortune3-macau-2008-remote.toml"
     text = root.read_text().replace('name = "macau-2008-remote"', 'name = "fault-run-remote"')
     path = work / "fault-run-remote.toml"
-    path.write_text(text.replace("decision_seconds = 20", "decision_seconds = 4"))
+    path.write_text(text.replace("decision_seconds = 20", "decision_seconds = 6"))
     return path
 
 
@@ -155,7 +155,15 @@ def play_table(table: Table, n: int, bets: Bets, players: list[Player], platform
         void(table, round_id)
         voided = True
     remote = list({p.id: p for p, b in chosen if b.get("position") == "remote"}.values())
-    status = finish(table, round_id, on_decisions=lambda: bets.decide_all(table.table_id, round_id, remote))
+    def deciding() -> bool:
+        try:
+            t = state(table)
+        except (httpx.HTTPError, ValueError):
+            return True  # (the table killed under the round: it comes back deciding or done)
+        return t.get("round_id") == round_id and t.get("state") == "decisions"
+
+    status = finish(table, round_id,
+                    on_decisions=lambda: bets.decide_all(table.table_id, round_id, remote, deciding))
     out.setdefault(table.game, []).append(status)
     return voided and status == "void"
 
