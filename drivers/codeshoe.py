@@ -12,9 +12,33 @@ from typing import Any
 import structlog
 
 from drivers.base import CardShoeReader, round_context
+from tablecore.validate import Reader
 from drivers.events import DRAWN_WHILE_DISARMED, CardRead, DeviceEvent, FaultRaised
 from tablecore.cards import Card, parse_dealt
 from tablecore.errors import InputError
+
+
+def code_settings(reader: Reader, out: dict[str, Any]) -> dict[str, Any]:
+    """What every code-reading shoe's settings share: ``cards`` (a device's code ->
+    our card code, each checked) and ``reconnect`` (seconds, 0 to 60); the rest
+    of the section refused as unknown. ``out``: the backend's own settings."""
+    if reader.has("cards"):
+        sub = reader.sub("cards")
+        cards = {}
+        for code in sub.data:
+            value = sub.str(code)
+            try:
+                cards[code] = parse_dealt(value).card.code
+            except InputError:
+                raise sub.fail(code, f"{value!r} is not a card code (e.g. QH)") from None
+        out["cards"] = cards
+    if reader.has("reconnect"):
+        seconds = reader.decimal("reconnect")
+        if not 0 < seconds <= 60:
+            raise reader.fail("reconnect", f"{seconds} is outside 0..60 seconds")
+        out["reconnect_interval"] = float(seconds)
+    reader.reject_unknown()
+    return out
 
 
 class CodeShoe(CardShoeReader):

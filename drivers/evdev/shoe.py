@@ -26,12 +26,10 @@ from typing import Any
 
 import structlog
 
-from drivers.codeshoe import CodeShoe
+from drivers.codeshoe import CodeShoe, code_settings
 from drivers.evdev.keys import EVIOCGRAB, KEYMAPS, KeyDecoder
 from drivers.events import LinkLost, LinkRestored
 from drivers.serial.link_device import DeviceUnavailable
-from tablecore.cards import parse_dealt
-from tablecore.errors import InputError
 from tablecore.validate import Reader
 
 log = structlog.get_logger(__name__)
@@ -49,23 +47,7 @@ def evdev_settings(kind: str, reader: Reader) -> dict[str, Any]:
         raise reader.fail("path", f"{out['path']!r} must be a device path (e.g. /dev/input/by-id/...-event-kbd)")
     out["grab"] = reader.bool("grab", True)
     out["keymap"] = reader.str("keymap", "us", choices=KEYMAPS)
-    if reader.has("cards"):
-        sub = reader.sub("cards")
-        cards = {}
-        for code in sub.data:
-            value = sub.str(code)
-            try:
-                cards[code] = parse_dealt(value).card.code
-            except InputError:
-                raise sub.fail(code, f"{value!r} is not a card code (e.g. QH)") from None
-        out["cards"] = cards
-    if reader.has("reconnect"):
-        seconds = reader.decimal("reconnect")
-        if not 0 < seconds <= 60:
-            raise reader.fail("reconnect", f"{seconds} is outside 0..60 seconds")
-        out["reconnect_interval"] = float(seconds)
-    reader.reject_unknown()
-    return out
+    return code_settings(reader, out)
 
 
 class EvdevShoe(CodeShoe):
@@ -147,18 +129,12 @@ class EvdevShoe(CodeShoe):
         fd = self._fd
         if fd is None:
             return None
-        ready, _, _ = select.select([fd], [], [], 0.1)
-        if not ready:
-            return b""
         try:
-            data = os.read(fd, 24 * 64)
-        except BlockingIOError:
-            return b""
+            return _read_once(fd, 0.1)
         except OSError as exc:
             if exc.errno in (errno.ENODEV, errno.EIO):
                 return None
             raise
-        return data or None  # the end of its stream: the device (or the pipe's writer) is gone
 
     def _read_loop(self) -> None:
         decoder = KeyDecoder(self.keymap)
@@ -197,13 +173,20 @@ class EvdevShoe(CodeShoe):
     def _first_look(fd: int) -> bytes | None:
         """What a reopened device has already sent (b"" if nothing), or None if it is gone
         again at once (a pipe with no writer reads as its end)."""
-        ready, _, _ = select.select([fd], [], [], 0)
-        if not ready:
-            return b""
         try:
-            data = os.read(fd, 24 * 64)
-        except BlockingIOError:
-            return b""
+            return _read_once(fd, 0)
         except OSError:
             return None
-        return data or None
+
+
+def _read_once(fd: int, wait: float) -> bytes | None:
+    """What ``fd`` has within ``wait`` seconds (b"" if nothing), None at the end of
+    its stream (the device, or the pipe's writer, is gone); OSError as read raises it."""
+    ready, _, _ = select.select([fd], [], [], wait)
+    if not ready:
+        return b""
+    try:
+        data = os.read(fd, 24 * 64)
+    except BlockingIOError:
+        return b""
+    return data or None

@@ -20,11 +20,9 @@ from typing import Any
 
 import structlog
 
-from drivers.codeshoe import CodeShoe
+from drivers.codeshoe import CodeShoe, code_settings
 from drivers.events import LinkLost, LinkRestored
 from drivers.serial.link_device import DeviceUnavailable
-from tablecore.cards import parse_dealt
-from tablecore.errors import InputError
 from tablecore.validate import Reader
 
 log = structlog.get_logger(__name__)
@@ -78,23 +76,7 @@ def hid_settings(kind: str, reader: Reader) -> dict[str, Any]:
             out[key] = reader.str(key)
     out["interface"] = reader.int("interface", 0, lo=0, hi=255)
     out["keymap"] = reader.str("keymap", "us", choices=KEYMAPS)
-    if reader.has("cards"):
-        sub = reader.sub("cards")
-        cards = {}
-        for code in sub.data:
-            value = sub.str(code)
-            try:
-                cards[code] = parse_dealt(value).card.code
-            except InputError:
-                raise sub.fail(code, f"{value!r} is not a card code (e.g. QH)") from None
-        out["cards"] = cards
-    if reader.has("reconnect"):
-        seconds = reader.decimal("reconnect")
-        if not 0 < seconds <= 60:
-            raise reader.fail("reconnect", f"{seconds} is outside 0..60 seconds")
-        out["reconnect_interval"] = float(seconds)
-    reader.reject_unknown()
-    return out
+    return code_settings(reader, out)
 
 
 class HidShoe(CodeShoe):
