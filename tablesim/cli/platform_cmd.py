@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import click
 
+from tablesim.cli.platform_held import held, resolve
+
 from tablesim.cli.options import nats_option
 
 
@@ -84,11 +86,5 @@ def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db
     click.echo("platform: stopped")
 
 
-def _held_commands() -> None:
-    from tablesim.cli.platform_held import held, resolve
-
-    platform.add_command(held)
-    platform.add_command(resolve)
-
-
-_held_commands()
+platform.add_command(held)
+platform.add_command(resolve)

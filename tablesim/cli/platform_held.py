@@ -5,6 +5,7 @@ When the wallet refuses a credit for good)."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import click
@@ -97,8 +98,7 @@ def _send_again(found, wallet_url: str, secret_file: str) -> tuple[str, str | No
             call = client.credit if found.call == "credit" else client.cancel
             fields = {k: v for k, v in body.items() if k != "transaction_id"}
             if found.call == "credit":
-                from decimal import Decimal
-                fields["amount"] = Decimal(fields["amount"])
+                fields["amount"] = Decimal(fields["amount"])  # (the kept request's decimal string, exact)
             return await call(body["transaction_id"], **fields)
 
     try:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS held (
@@ -49,9 +49,7 @@ class Held:
     resolved: str | None
 
     def as_json(self) -> dict:
-        return {"id": self.id, "call": self.call, "player": self.player, "table": self.table, "round": self.round,
-                "status": self.status, "message": self.message, "at": self.at, "tries": self.tries,
-                "resolved": self.resolved, "request": self.request}
+        return asdict(self)
 
 
 class HeldWrites:
