@@ -66,7 +66,7 @@ class Device(abc.ABC):
 
     def watch(self, wake: Callable[[], None]) -> None:
         """Call ``wake`` (from any thread) whenever this device queues a report,
-        so one waiter can wait on several devices at once (``tablesim.engine.pump``).
+        so one waiter can wait on several devices at once (``tablesim.engine.devicewait``).
         A device that reports only when asked (a mock) never needs to call it."""
         self._wakers = (*getattr(self, "_wakers", ()), wake)
 

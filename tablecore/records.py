@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tablecore.codec import OMITTED, register
-from tablecore.said import device_text, message_of
+from tablecore.wording import device_text, message_of
 
 
 

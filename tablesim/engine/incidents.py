@@ -16,7 +16,7 @@ from typing import Any
 from drivers.events import DeviceEvent, LinkLost, LinkRestored
 from tablesim.engine.actions import action
 from tablesim.engine.inputs import ResolveIncident
-from tablecore.said import CORE_WORDS as W, device_text
+from tablecore.wording import CORE_WORDS as W, device_text
 from tablesim.engine.machine import Refused
 from tablecore.records import IncidentOpened, IncidentResolved, Link
 

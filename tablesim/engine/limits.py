@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from tablecore.money import ONE, fmt, is_multiple
-from tablecore.said import CORE_WORDS as W
+from tablecore.wording import CORE_WORDS as W
 from tablecore.validate import Reader
 
 

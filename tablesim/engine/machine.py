@@ -35,7 +35,7 @@ from tablecore.errors import IllegalAction
 from transitions import Machine, MachineError
 from transitions.core import Event
 
-from tablecore.said import CORE_WORDS, Said, fill
+from tablecore.wording import CORE_WORDS, Said, fill
 
 States = Sequence[enum.Enum] | enum.Enum
 

@@ -28,15 +28,15 @@ from drivers.events import DeviceEvent
 from tablecore.errors import IllegalAction
 from tablecore.money import parse_amount
 from tablesim.engine.actions import ActionSpec, action, actions_of
-from tablesim.engine.bets import BetBook
+from tablesim.engine.betbook import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident, IncidentHandling
 from tablesim.engine.journaling import Journaling
-from tablesim.engine.pump import DevicePump
+from tablesim.engine.devicewait import DeviceWaiter
 from tablecore import betbatch
 from tablesim.engine.inputs import PlaceBet, PlaceBets, Pause, Report, Resume, TableInput, Void, WithdrawBet
 from tablesim.engine.machine import Check, Procedure, Refused, RoundMachine, mermaid, rule
-from tablecore.said import CORE_WORDS as W
+from tablecore.wording import CORE_WORDS as W
 from tablesim.engine.result import RoundResult
 from tablesim.log import bind_round
 from tablecore.records import (
@@ -127,7 +127,7 @@ class GameTable(IncidentHandling, Journaling):
         self.table_id = table_id
         self.book = book
         self.devices = [d for d in devices if d is not None]
-        self.device_pump = DevicePump()
+        self.device_pump = DeviceWaiter()
         # bind() resolves structlog's lazy proxy once; per-call resolution was
         # the largest single cost of a round.
         self.log = structlog.get_logger(f"tablesim.{self.game}").bind()
@@ -489,7 +489,7 @@ class GameTable(IncidentHandling, Journaling):
         return True
 
     def _next_event(self, timeout: float) -> DeviceEvent | None:
-        """The next event of any device, waiting up to ``timeout`` seconds (see ``pump.py``)."""
+        """The next event of any device, waiting up to ``timeout`` seconds (see ``devicewait.py``)."""
         return self.device_pump.next_event(self.devices, timeout)
 
 

@@ -23,7 +23,7 @@ from typing import Any, Callable, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tablesim.engine.table import GameTable
-from tablecore.plain import jsonable
+from tablecore.plainjson import jsonable
 from tablesim.games import registry
 from tablesim.games.dealer import Hands, Players
 from tablesim.games.rig import MockRig

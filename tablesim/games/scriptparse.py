@@ -12,7 +12,7 @@ from tablecore.cards import DealtCard, parse_dealt
 from tablecore.errors import IllegalAction, InputError
 from tablecore.money import MAX_FRACTION_DIGITS, fmt, is_multiple
 from tablecore.validate import Reader
-from tablesim.engine.bets import player_refusal
+from tablesim.engine.betbook import player_refusal
 from tablesim.engine.limits import Limits
 
 #: A scripted round reproduces rounds of any table, so unless its ``table``

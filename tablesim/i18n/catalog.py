@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from babel.messages.pofile import read_po
 
-from tablecore.said import REASONS
+from tablecore.wording import REASONS
 from tablesim.i18n.languages import LANGUAGES
 
 #: the core's catalogs: the console's, the board's and the floor's own words

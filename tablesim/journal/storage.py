@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Protocol, Sequence
 
 from tablecore.errors import IllegalAction
-from tablecore.said import CORE_WORDS
+from tablecore.wording import CORE_WORDS
 
 
 class StorageError(IllegalAction):

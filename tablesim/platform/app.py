@@ -24,7 +24,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
 from tablecore.metrics import CONTENT_TYPE, exposition
-from tablesim.platform.bets import Answer, refused
+from tablesim.platform.betdesk import Answer, refused
 from tablesim.platform.player.routes import player_routes
 from tablesim.platform.decision_routes import decision_routes
 from tablesim.platform.metrics import PlatformMetrics

@@ -24,7 +24,7 @@ import time
 
 from tablesim.platform import ids
 from tablesim.platform.periodic import repeat
-from tablesim.platform.returns import parts
+from tablesim.platform.roundcredits import parts
 from tablesim.platform.rounds import Round
 from tablesim.platform.settle import credit_parts
 from tablesim.wallet.client import WalletUnavailable

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from tablesim.platform.bets import Answer, refused
+from tablesim.platform.betdesk import Answer, refused
 from tablesim.platform.sessions import BadSession
 
 

@@ -37,7 +37,7 @@ import nats
 
 from tablecore.money import ZERO, add, fmt
 from tablesim.platform import ids
-from tablesim.platform.bets import BUS_TRIES, Answer, Desk, refused
+from tablesim.platform.betdesk import BUS_TRIES, Answer, Desk, refused
 from tablesim.platform.intents import Intent
 from tablesim.platform.sessions import Session
 from tablesim.studio import wire

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 from tablesim.platform import nesting
-from tablesim.platform.bets import Answer, refused
+from tablesim.platform.betdesk import Answer, refused
 from tablesim.platform.sessions import BadSession
 
 PATH = "/api/bets"

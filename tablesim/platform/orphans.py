@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from tablesim.platform.bets import Desk
+from tablesim.platform.betdesk import Desk
 from tablesim.platform.follow import Follower
 from tablesim.platform.periodic import repeat
 

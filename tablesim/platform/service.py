@@ -11,7 +11,7 @@ from pathlib import Path
 import nats
 
 from tablesim.platform.backstop import AFTER, Backstop
-from tablesim.platform.bets import Answer, Desk
+from tablesim.platform.betdesk import Answer, Desk
 from tablesim.platform.decisions import Decisions
 from tablesim.platform.follow import Follower
 from tablesim.platform.held import HeldWrites

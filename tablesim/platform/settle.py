@@ -39,7 +39,7 @@ from tablesim.platform import ids
 from tablesim.platform.faults import die_at, faulty
 from tablesim.platform.follow import Follower, signed_record
 from tablesim.platform.pull import Pull, make_consumer
-from tablesim.platform.returns import PlayerPart, parts
+from tablesim.platform.roundcredits import PlayerPart, parts
 from tablesim.platform.rounds import Round
 from tablesim.platform.tables import Offer
 from tablesim.studio import wire

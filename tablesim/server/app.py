@@ -47,11 +47,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tablecore.errors import IllegalAction, InputError
-from tablecore.said import message_of
+from tablecore.wording import message_of
 from tablesim.server.auth import TokenStore
-from tablesim.server.bets import QuickBets, refusal
-from tablesim.server.guard import BodyGuard
-from tablesim.server.reasons import NOT_JSON, NOT_JSON_SAID, readable, said
+from tablesim.server.betrequests import QuickBets, refusal
+from tablesim.server.requestlimits import BodyGuard
+from tablesim.server.bodyerrors import NOT_JSON, NOT_JSON_SAID, readable, said
 from tablesim.server.routes import actions, bets, health, metrics, operator, pages, read, shift, stream
 from tablesim.server.routes.pages import STATIC
 from tablesim.server.runner import TableRunner

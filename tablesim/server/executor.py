@@ -11,7 +11,7 @@ import time
 from typing import Any, Callable
 
 from tablesim.journal.storage import StorageError
-from tablesim.server import heap
+from tablesim.server import gctuning
 
 
 class TableThread:
@@ -52,7 +52,7 @@ class TableThread:
                 self._refresh_snapshot(True)
         if self._round_over:
             self._round_over = False
-            heap.round_over()
+            gctuning.round_over()
         return result
 
     def _teardown(self) -> None:

@@ -51,7 +51,7 @@ from typing import Any, Awaitable, Callable, Iterable, Sequence
 from tablecore import betbatch
 from tablecore.errors import IllegalAction, InputError
 from tablecore.money import parse_amount
-from tablecore.said import CORE_WORDS as W, message_of
+from tablecore.wording import CORE_WORDS as W, message_of
 from tablecore.frozen import built
 from tablesim.engine.inputs import PlaceBet
 from tablesim.engine.table import GameTable

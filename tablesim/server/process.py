@@ -15,7 +15,7 @@ from fastapi import FastAPI
 
 from tablecore.listen import listening_socket
 from tablecore.errors import InputError
-from tablesim.server import heap
+from tablesim.server import gctuning
 from tablesim.server.app import create_app
 from tablesim.server.auth import TokenStore
 from tablesim.server.origins import LOOPBACK_HOSTS, is_loopback
@@ -91,7 +91,7 @@ def serve_table(
     app = create_app(runner, tokens, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
     sock = sock or bind(host, port)
     server = _server(app, log_level)
-    heap.settle()
+    gctuning.settle()
     server.run(sockets=[sock])
 
 

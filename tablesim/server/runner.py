@@ -52,7 +52,7 @@ from decimal import Decimal
 from typing import Any
 
 from tablecore.errors import IllegalAction
-from tablecore.said import CORE_WORDS as W
+from tablecore.wording import CORE_WORDS as W
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
 from tablesim.games.console import MockDealer
@@ -68,7 +68,7 @@ from tablesim.server.executor import TableThread
 from tablesim.server.intake import BetIntake, BetOutcome, BetRequest
 from tablesim.server.mock import MockRig
 from tablesim.server.notices import Notices
-from tablesim.server.pump import DevicePump
+from tablesim.server.devicefeed import DeviceFeed
 from tablesim.server.remotehand import RemoteHandRunner, has_remote
 from tablesim.server.snapshot import Snapshots
 from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable, now_ts
@@ -85,7 +85,7 @@ def journal_stream_id(path: str) -> str:
     return "journal:" + hashlib.sha256(where.encode()).hexdigest()[:16]
 
 
-class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump, Notices):
+class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed, Notices):
     """A served table: its thread (``executor``), view (``snapshot``), bet
     timer (``bettimer``), device pump (``pump``) and notices (``notices``),
     the commands the routes call, and the stream they publish to."""
@@ -276,7 +276,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DevicePump
                 self.timer_remaining = None
             if data.get("state") in {s.value for s in t.FINALS}:
                 self.instruction = None
-                self._round_over = True  # (the collector's turn once its events are out: server/heap.py)
+                self._round_over = True  # (the collector's turn once its events are out: server/gctuning.py)
         elif kind == "instruction":
             self.instruction = data.get("text")
         elif kind == "result":

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablecore.errors import IllegalAction
-from tablecore.said import CORE_WORDS as W
+from tablecore.wording import CORE_WORDS as W
 from tablesim.journal.shifts import ROUND_DEALER, SIGN_IN, SIGN_OUT, dealer_of_actor, on_duty
 
 

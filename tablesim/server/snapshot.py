@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tablecore.money import fmt
-from tablecore.said import message_of
+from tablecore.wording import message_of
 from tablesim.server import public, totals
 from tablesim.server.fanout import BET_KINDS, SPOTS_MAX
 from tablesim.server.stream import jsonable

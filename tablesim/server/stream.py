@@ -22,7 +22,7 @@ from collections import deque
 from typing import Any, Callable, Iterable
 
 from tablecore import betbatch
-from tablecore.plain import jsonable
+from tablecore.plainjson import jsonable
 from tablesim.journal.clock import now_stamp
 from tablesim.server.fanout import EACH, FanOut, Subscription
 

@@ -20,8 +20,8 @@ from typing import Callable
 
 from tablesim.engine.table import GameTable
 from tablecore.errors import InputError
-from tablecore.said import CORE_WORDS as W
-from tablesim.studio import holding, natsio, presence, signing, wire
+from tablecore.wording import CORE_WORDS as W
+from tablesim.studio import natsio, presence, signing, streamcheck, wire
 from tablesim.studio.outbox import Hook, StudioLink
 
 log = logging.getLogger("tablesim.studio")
@@ -130,7 +130,7 @@ def _refuse(found: "_AtStart", url: str, journal_path: str, table_id: str, bodie
         why = ("the journal is empty: another journal of this table id published them (another --journal or data "
                "folder), or this one was emptied" if bodies_empty else
                "the journal lost records it had committed (a lost or older WAL, a restored older copy)")
-        raise InputError(f"the studio's stream holds {holding.records(h.lacked)} of {table_id}, signed by this "
+        raise InputError(f"the studio's stream holds {streamcheck.records(h.lacked)} of {table_id}, signed by this "
                          f"table, that the journal lacks or holds otherwise: {why}; {audit}", where=journal_path)
 
 
@@ -139,7 +139,7 @@ class _AtStart:
     live: dict | None = None  # another process live under the table id
     first: str | None = None  # the time of the stream's record 1 of the table, where it is not the journal's
     first_mine: bool = False  # ... signed by this table's key
-    holding: holding.Holding | None = None
+    holding: streamcheck.Holding | None = None
 
 
 async def _stream_holding(url: str, table_id: str, bodies, pub) -> _AtStart:
@@ -159,12 +159,12 @@ async def _stream_holding_once(url: str, table_id: str, bodies, pub) -> _AtStart
         except natsio.NotFoundError:
             return found
         kinds = natsio.stream_kinds(info.config.subjects or [])
-        messages = await holding.table_messages_from(js, table_id, kinds, 1,
-                                                     expected=await holding.stored_count(js, table_id),
+        messages = await streamcheck.table_messages_from(js, table_id, kinds, 1,
+                                                     expected=await streamcheck.stored_count(js, table_id),
                                                      direct=not natsio.closed(url))
         _first_record(found, table_id, messages, bodies, pub)
         if pub is not None:  # (a table that never signed a record has none of its own in the stream)
-            found.holding = holding.hold(table_id, messages, bodies, pub)
+            found.holding = streamcheck.hold(table_id, messages, bodies, pub)
         return found
     finally:
         await nc.close()

@@ -42,7 +42,7 @@ from typing import Any, Awaitable, Callable
 
 from tablecore.errors import InputError
 from tablecore.money import amount_form_refusal, parse_amount
-from tablecore.said import CORE_WORDS as W, message_of
+from tablecore.wording import CORE_WORDS as W, message_of
 from tablesim.studio import wire
 
 log = logging.getLogger("tablesim.studio")

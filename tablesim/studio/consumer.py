@@ -15,7 +15,7 @@ status messages (core NATS, not stored) give each table's studio-link
 health live.
 
 Nothing reaches the picture that its table did not sign
-(``tablesim.studio.gate``, against the keys file an operator keeps). When
+(``tablesim.studio.signaturecheck``, against the keys file an operator keeps). When
 that file changes (a key registered), the picture is rebuilt from the
 stream's first record under the new keys.
 """
@@ -37,7 +37,7 @@ from pathlib import Path
 
 from tablesim.studio import natsio, trust, wire
 from tablesim.studio.floor import Floor
-from tablesim.studio.gate import Gate, Renumbered, renumbered
+from tablesim.studio.signaturecheck import Gate, Renumbered, renumbered
 
 log = logging.getLogger("tablesim.studio")
 

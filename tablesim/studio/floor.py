@@ -34,7 +34,7 @@ shows with its link and no figures, and it counts in no figure (the
 figures, ``tables`` included, are the stream's: ``studio report`` shows
 the same).
 
-Only records their table signed reach this picture (``tablesim.studio.gate``
+Only records their table signed reach this picture (``tablesim.studio.signaturecheck``
 checks each against the table's registered key). Each table's records must follow on one another: a record whose seq is not
 the next one is a gap (or a duplicate), one whose link does not name the
 previous record's hash does not chain. Either raises an alert and is left

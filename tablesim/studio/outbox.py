@@ -18,7 +18,7 @@ sign.
 
 Before resuming, every message the stream holds on the table's subjects
 must be the journal's record of its seq, byte for byte
-(``tablesim.studio.holding``: every message, not the last per subject, and
+(``tablesim.studio.streamcheck``: every message, not the last per subject, and
 the highest seq is where publishing resumes); while publishing, a
 "duplicate" acknowledgement is taken only after the stored message is read
 back and found to be this record (someone may have published beside the
@@ -50,7 +50,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from tablesim.studio import holding, natsio, presence, signing, wire
+from tablesim.studio import natsio, presence, signing, streamcheck, wire
 
 log = logging.getLogger("tablesim.studio")
 
@@ -277,7 +277,7 @@ class StudioLink:
                     await self._recheck(js, kinds)
                     await self._status(nc)
                     next_status = time.monotonic() + STATUS_EVERY
-                elif self._unchecked() > holding.DIRECT_MAX - BATCH:  # (catching up: looked at sooner)
+                elif self._unchecked() > streamcheck.DIRECT_MAX - BATCH:  # (catching up: looked at sooner)
                     await self._recheck(js, kinds)
                 if not rows:
                     await self._sleep(IDLE_WAIT)
@@ -309,13 +309,13 @@ class StudioLink:
         """Hold the table's messages stored since the last look against the
         journal; the highest seq the stream holds of the table (Diverged if
         anything there is not the journal's)."""
-        stored = await holding.stored_count(js, self.table_id)  # (first: whatever comes later is looked at later)
+        stored = await streamcheck.stored_count(js, self.table_id)  # (first: whatever comes later is looked at later)
         if stored <= self._stored:  # nothing stored but what it published: no need to read that back
             self._advance(stored)
-        messages = await holding.table_messages_from(js, self.table_id, kinds, self._checked + 1,
+        messages = await streamcheck.table_messages_from(js, self.table_id, kinds, self._checked + 1,
                                                      expected=stored - self._checked_count,
                                                      direct=not natsio.closed(self.url))
-        h = holding.hold(self.table_id, messages, self._journal_bodies, self._key.public_key())
+        h = streamcheck.hold(self.table_id, messages, self._journal_bodies, self._key.public_key())
         if h.why is not None:
             raise Diverged(f"{h.why}: run tablesim audit verify --anchor")
         if h.last_stream_seq > self._checked:
@@ -328,7 +328,7 @@ class StudioLink:
         """Every few seconds: does the stream hold more of the table's
         messages than the table published? Then someone published beside it
         (a record far ahead, say): look at them."""
-        stored = await holding.stored_count(js, self.table_id)
+        stored = await streamcheck.stored_count(js, self.table_id)
         if stored > self._stored:
             await self._hold(js, kinds)
         else:

@@ -7,7 +7,7 @@ that pushes the floor's picture as it changes.
     GET /api/report?by=shift|day|dealer  the figures per table for each shift, gaming day or dealer
     GET /metrics       the floor's Prometheus metrics (``tablesim.studio.metrics``)
 
-Only what the tables signed is shown (``tablesim.studio.gate``).
+Only what the tables signed is shown (``tablesim.studio.signaturecheck``).
     WS  /ws            {"type": "floor", ...} whenever the picture changed (at most 4 a second)
 
 Read-only: the studio changes nothing at any table.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tablecore.money import AMOUNT_FORM
-from tablesim.server.bets import _bet_request
+from tablesim.server.betrequests import _bet_request
 from tablesim.studio.bus_bets import _bet
 
 

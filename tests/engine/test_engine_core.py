@@ -7,7 +7,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from tablesim.engine.bets import BetBook
+from tablesim.engine.betbook import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.limits import Limit, Limits
 from tablesim.engine.machine import Procedure, mermaid, steps

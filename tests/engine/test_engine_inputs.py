@@ -13,7 +13,7 @@ import pytest
 
 from tablecore.errors import IllegalAction
 from tablesim.engine.actions import action
-from tablesim.engine.bets import BetBook
+from tablesim.engine.betbook import BetBook
 from tablesim.engine.inputs import CloseBetting, OpenRound, PlaceBet, TableInput
 from tablesim.engine.limits import Limit, Limits
 from tablesim.engine.machine import Procedure, Refused, rule, step

@@ -1,4 +1,4 @@
-"""The device pump (tablesim/engine/pump.py): one wait over several devices,
+"""The device pump (tablesim/engine/devicewait.py): one wait over several devices,
 woken by the report itself, never a sleep loop."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 from drivers.base import Device
 from drivers.events import CardRead
 from tablecore.cards import parse_dealt
-from tablesim.engine.pump import DevicePump
+from tablesim.engine.devicewait import DeviceWaiter
 
 
 class ThreadedDevice(Device):
@@ -45,7 +45,7 @@ def card(code: str, device: str) -> CardRead:
 
 def test_a_report_of_the_second_device_wakes_the_wait_at_once():
     a, b = ThreadedDevice("display"), ThreadedDevice("shoe")
-    pump = DevicePump()
+    pump = DeviceWaiter()
     b.report_later(0.2, card("AS", "shoe"))
     start = time.monotonic()
     event = pump.next_event([a, b], 5.0)
@@ -58,7 +58,7 @@ def test_a_report_of_the_second_device_wakes_the_wait_at_once():
 
 def test_nothing_reported_returns_none_after_the_timeout_and_reports_queued_before_come_first():
     a, b = ThreadedDevice("display"), ThreadedDevice("shoe")
-    pump = DevicePump()
+    pump = DeviceWaiter()
     start = time.monotonic()
     assert pump.next_event([a, b], 0.3) is None
     assert time.monotonic() - start >= 0.3

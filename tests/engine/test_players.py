@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tablecore.errors import IllegalAction
 from tablecore.validate import Reader
-from tablesim.engine.bets import BetBook
+from tablesim.engine.betbook import BetBook
 from tablesim.engine.limits import Limit, Limits
 
 

@@ -20,7 +20,7 @@ from drivers.mock.display import MockDisplay
 from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin
 from tablecore.cards import parse_dealt
 from tablecore.errors import IllegalAction, InputError
-from tablecore.said import CORE_WORDS, DEVICE_FAULTS, Said, device_text, fill
+from tablecore.wording import CORE_WORDS, DEVICE_FAULTS, Said, device_text, fill
 from tablesim.games import registry
 from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.profile import load_profile as load_fb
@@ -398,7 +398,7 @@ def test_a_storage_refusal_names_the_journal_by_its_file_only_in_its_values_too(
     from types import SimpleNamespace
 
     from tablesim.journal.storage import StorageError
-    from tablesim.server.bets import refusal
+    from tablesim.server.betrequests import refusal
 
     body = refusal(StorageError("/data/studio/T1.sqlite", "database or disk is full"),
                    SimpleNamespace(path="/data/studio/T1.sqlite"))
@@ -412,7 +412,7 @@ def body_models():
     from pydantic import BaseModel
 
     import tablesim.games.console as console
-    import tablesim.server.bets as bets
+    import tablesim.server.betrequests as bets
     import tablesim.server.routes.operator  # noqa: F401 (its bodies)
     for g in registry.names():
         __import__(f"tablesim.games.{g}.console")  # (each game's console: its own bodies)
@@ -437,7 +437,7 @@ VALUES = st.recursive(st.none() | st.booleans() | st.integers(-10, 10**20) | st.
 def test_any_bad_body_of_the_apis_is_worded_from_the_catalogs(which, doc):
     from pydantic import ValidationError
 
-    from tablesim.server.reasons import parts, readable, said
+    from tablesim.server.bodyerrors import parts, readable, said
 
     models = body_models()
     model = models[which % len(models)]
@@ -460,7 +460,7 @@ def test_the_body_models_are_seen():
 
 def test_every_refusal_of_the_platform_is_worded_by_its_status():
     from tablesim.i18n import read_catalog
-    from tablesim.platform.bets import refused
+    from tablesim.platform.betdesk import refused
     from tablesim.platform.player.routes import CATALOG
     from tablesim.wallet.protocol import Status
 

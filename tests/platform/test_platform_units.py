@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from tablesim.platform.amounts import BadBet, stake
-from tablesim.platform.returns import part_of, parts
+from tablesim.platform.roundcredits import part_of, parts
 from tablesim.platform.rounds import Ref, Round
 from tablesim.platform.sessions import BadSession, Sessions
 from tablesim.platform.tables import Offer

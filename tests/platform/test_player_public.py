@@ -176,7 +176,7 @@ def test_a_tables_file_names_a_tables_game_and_bet_timer_or_is_refused_in_one_li
                                                        max_leaves=20).map(json.dumps)))
 @settings(max_examples=80, deadline=None)
 def test_any_message_a_socket_sends_is_read_or_refused_in_one_line(text):
-    from tablesim.platform.bets import Answer
+    from tablesim.platform.betdesk import Answer
     from tablesim.platform.player.socket import MAX_MESSAGE, read
 
     got = read(text)

@@ -100,7 +100,7 @@ _ITEM = st.one_of(
 def test_a_batch_bet_read_at_a_glance_is_read_as_the_model_reads_it(item):
     """The batch route reads a plainly well-formed bet without building its
     pydantic model: whatever a bet is, the answer is the model's."""
-    from tablesim.server.bets import _bet_request, _bet_request_model
+    from tablesim.server.betrequests import _bet_request, _bet_request_model
 
     assert _bet_request(item, 3, "dealer:ana") == _bet_request_model(item, 3, "dealer:ana")
 
@@ -127,11 +127,11 @@ _CASES = [
 
 def test_plain_bets_are_answered_before_fastapi_exactly_as_the_routes_answer(serve, monkeypatch, tmp_path):
     """A plainly well-formed bet or batch is answered by the quick way in
-    (``tablesim.server.bets.QuickBets``); the same requests sent so that the
+    (``tablesim.server.betrequests.QuickBets``); the same requests sent so that the
     FastAPI routes read them (another spelling of the JSON content type) get
     the same status, the same answer and the same headers, and leave the same
     journal records."""
-    from tablesim.server.bets import QuickBets
+    from tablesim.server.betrequests import QuickBets
 
     quick_answers = []
     answer = QuickBets._answer

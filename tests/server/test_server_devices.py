@@ -237,7 +237,7 @@ def test_a_jammed_shuffler_voids_the_round_and_the_next_is_dealt_once_replaced(e
 
 def test_the_pump_never_holds_the_table_thread_for_long(emulated):
     s = emulated("wheel")
-    from tablesim.server import pump
+    from tablesim.server import devicefeed as pump
 
     assert pump.DEVICE_WAIT <= 0.05
     # A pump that waited for the table's device timeout would hold the thread

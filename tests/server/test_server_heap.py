@@ -1,4 +1,4 @@
-"""The served table's garbage collector (tablesim/server/heap.py): the
+"""The served table's garbage collector (tablesim/server/gctuning.py): the
 start-up heap frozen, Python's own full collections held back, and one
 made at the end of each round, when its last events are out."""
 
@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from tablesim.server import heap
+from tablesim.server import gctuning
 
 from server_helpers import play_round
 
@@ -19,17 +19,17 @@ def test_settle_freezes_the_start_up_heap_and_holds_back_full_collections():
     # (in a process of its own: the test worker's collector stays as it is)
     code = textwrap.dedent("""
         import gc
-        from tablesim.server import heap
+        from tablesim.server import gctuning
         before = gc.get_threshold()
         full = []
         gc.callbacks.append(lambda phase, info: full.append(1) if phase == "stop" and info["generation"] == 2 else None)
-        heap.round_over()
+        gctuning.round_over()
         assert full == [], "no collection before the heap is settled (a table not served)"
-        heap.settle()
+        gctuning.settle()
         assert gc.get_freeze_count() > 1000, gc.get_freeze_count()
-        assert gc.get_threshold() == before[:2] + (heap.FULL_AFTER,), gc.get_threshold()
+        assert gc.get_threshold() == before[:2] + (gctuning.FULL_AFTER,), gc.get_threshold()
         full.clear()
-        heap.round_over()
+        gctuning.round_over()
         assert full == [1], full
         print("ok")
     """)
@@ -41,7 +41,7 @@ def test_settle_freezes_the_start_up_heap_and_holds_back_full_collections():
 def test_a_full_collection_follows_each_round_and_none_comes_in_its_middle(serve, monkeypatch, game):
     s = serve(game)
     ended: list[str] = []
-    monkeypatch.setattr(heap, "round_over", lambda: ended.append(str(s.table.state.value)))
+    monkeypatch.setattr(gctuning, "round_over", lambda: ended.append(str(s.table.state.value)))
     play_round(s)
     assert ended == ["complete"]  # once, when the round is over (not at each of its actions)
     play_round(s)

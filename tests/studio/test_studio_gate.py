@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tablesim.studio import signing, wire
-from tablesim.studio.gate import Gate, Renumbered
+from tablesim.studio.signaturecheck import Gate, Renumbered
 from tablesim.studio.trust import Trust
 
 KEYS = {"F3-MOCK": Ed25519PrivateKey.generate(), "WHEEL-MOCK": Ed25519PrivateKey.generate()}

@@ -13,7 +13,7 @@ import enum
 
 from tablesim.engine.inputs import CloseBetting, StartDealing
 from tablesim.engine.machine import Procedure, rule, step
-from tablecore.said import CORE_WORDS as C
+from tablecore.wording import CORE_WORDS as C
 from tablesim.games.football.words import WORDS as W
 from tablesim.games.football.inputs import Settle
 

@@ -46,9 +46,9 @@ from tablecore.cards import Card, DealtCard, dealt as dealt_card
 from tablesim.engine.actions import action
 from tablesim.engine.inputs import OpenRound, Void
 from tablesim.engine.machine import Refused
-from tablecore.said import CORE_WORDS as C
+from tablecore.wording import CORE_WORDS as C
 from tablesim.games.football.words import WORDS as W
-from tablesim.engine.bets import BetBook
+from tablesim.engine.betbook import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.table import GameTable, RoundState
 from tablesim.games.football.draw import DrawSource, SecureDraw, check_source

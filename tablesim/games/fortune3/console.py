@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 from tablecore.money import ZERO, exact
-from tablecore.plain import jsonable
+from tablecore.plainjson import jsonable
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.table import DEALER
 from typing import Literal

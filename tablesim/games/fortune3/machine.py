@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 
 from tablesim.engine.inputs import CloseBetting, StartDealing
-from tablecore.said import CORE_WORDS as C
+from tablecore.wording import CORE_WORDS as C
 from tablesim.engine.machine import Procedure, rule, step
 from tablesim.games.fortune3.words import WORDS as W
 from tablesim.games.fortune3.inputs import Reveal

@@ -31,11 +31,11 @@ from tablecore.cards import Card, DealtCard, parse_dealt, dealt as dealt_card
 from tablecore.errors import IllegalAction
 from tablesim.engine.actions import action
 from tablesim.engine.inputs import OpenRound, ResolveIncident, TableInput, Void
-from tablecore.said import CORE_WORDS as C
+from tablecore.wording import CORE_WORDS as C
 from tablesim.engine.machine import Refused
 from tablesim.games.fortune3.words import WORDS as W
 from tablesim.games.fortune3.inputs import CloseDecisions, Decide, Misdeal, SetDealing, Stray
-from tablesim.engine.bets import BetBook
+from tablesim.engine.betbook import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident
 from tablesim.engine.result import RoundResult

@@ -4,6 +4,6 @@ message ids, so a page shows them in its own language."""
 
 from pathlib import Path
 
-from tablecore.said import Words
+from tablecore.wording import Words
 
 WORDS = Words(Path(__file__).resolve().parent / "i18n")

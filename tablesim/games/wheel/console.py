@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablecore.errors import IllegalAction
-from tablecore.plain import jsonable
+from tablecore.plainjson import jsonable
 from tablesim.games.wheel.words import WORDS as W
 from tablesim.games.wheel.machine import AWAITING_SPIN, S
 from tablesim.games.console import Action, GameAdapter

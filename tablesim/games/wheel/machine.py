@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 
-from tablecore.said import CORE_WORDS as C
+from tablecore.wording import CORE_WORDS as C
 from tablesim.games.wheel.words import WORDS as W
 from tablesim.engine.machine import Procedure, rule, step
 

@@ -39,10 +39,10 @@ from tablecore.money import fmt, parse_amount
 from tablesim.engine.actions import action
 from tablesim.engine.inputs import CloseBetting, OpenRound, Void
 from tablesim.engine.machine import Refused
-from tablecore.said import CORE_WORDS as C
+from tablecore.wording import CORE_WORDS as C
 from tablesim.games.wheel.words import WORDS as W
 from tablesim.games.wheel.inputs import ChangeBet, DeclareNoSpin
-from tablesim.engine.bets import BetBook
+from tablesim.engine.betbook import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.table import GameTable, RoundState
 from tablesim.games.wheel.machine import AWAITING_SPIN, PROCEDURE, S

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from tablecore.plain import jsonable
+from tablecore.plainjson import jsonable
 from tablesim.games import registry
 from tablesim.games.rig import mock_rig
 from tablesim.platform.player.rules import rules_of

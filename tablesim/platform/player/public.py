@@ -22,7 +22,7 @@ from typing import Any, Callable
 from tablecore.cards import parse_dealt
 from tablecore.codec import decode
 from tablecore.errors import InputError
-from tablecore.plain import jsonable
+from tablecore.plainjson import jsonable
 from tablesim.games import registry
 from tablesim.games.fortune3.hands import classify
 from tablesim.server import public as table_public

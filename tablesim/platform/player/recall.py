@@ -10,7 +10,7 @@ from collections import OrderedDict
 
 from tablecore.money import ZERO, add, fmt
 from tablesim.platform.player.public import outcome
-from tablesim.platform.returns import part_of, signed
+from tablesim.platform.roundcredits import part_of, signed
 from tablesim.platform.rounds import Round, Rounds
 
 #: rounds shown (GLI-19: the last game and the nine before it)

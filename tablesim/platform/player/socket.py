@@ -18,7 +18,7 @@ import uuid
 from fastapi import WebSocket, WebSocketDisconnect
 
 from tablesim.platform import nesting
-from tablesim.platform.bets import Answer, refused
+from tablesim.platform.betdesk import Answer, refused
 from tablesim.platform.player.hub import Client, Hub, dumps
 from tablesim.platform.sessions import BadSession, Session
 from tablesim.server.wsframes import SCOPE_KEY, Wire

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
-from tablesim.server.reasons import TOO_DEEP, TooDeep, loads
+from tablesim.server.bodyerrors import TOO_DEEP, TooDeep, loads
 from tablesim.server.routes.deps import need, operator_of, runner
 from tablesim.server.runner import TableRunner
 

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 
 from tablecore.money import parse_amount
 from tablesim.server.auth import Operator
-from tablesim.server.bets import BatchBody, BetBody, _position, place_batch, place_one
+from tablesim.server.betrequests import BatchBody, BetBody, _position, place_batch, place_one
 from tablesim.server.routes.deps import dealer, runner
 from tablesim.server.runner import TableRunner
 

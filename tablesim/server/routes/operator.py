@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends
 from pydantic import Field, StrictStr
 
 from tablesim.server.auth import Operator
-from tablesim.server.bets import Strict
+from tablesim.server.betrequests import Strict
 from tablesim.server.routes.deps import dealer, runner, supervisor
 from tablesim.server.runner import TableRunner
 

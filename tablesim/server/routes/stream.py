@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from tablesim.server.origins import origin_allowed
-from tablesim.server.reasons import loads
+from tablesim.server.bodyerrors import loads
 from tablesim.server.runner import TableRunner
 from tablesim.server.fanout import select
 from tablesim.server.stream import wire_text

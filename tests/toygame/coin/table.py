@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from tablesim.engine.actions import action
-from tablesim.engine.bets import BetBook
+from tablesim.engine.betbook import BetBook
 from tablesim.engine.inputs import CloseBetting, OpenRound, TableInput
 from tablesim.engine.machine import Procedure, rule, step
 from tablesim.engine.result import RoundResult

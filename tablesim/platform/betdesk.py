@@ -31,7 +31,7 @@ from tablesim.platform import ids
 from tablesim.platform.faults import die_at
 from tablesim.platform.amounts import BadBet, stake
 from tablesim.platform.intents import Intent, Intents
-from tablesim.platform.reasons import table_reason
+from tablesim.platform.tablereason import table_reason
 from tablesim.platform.rounds import Rounds
 from tablesim.platform.sessions import Session
 from tablesim.platform.tables import Offer

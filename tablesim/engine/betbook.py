@@ -20,7 +20,7 @@ from tablesim.engine.limits import Limits
 from tablecore.errors import IllegalAction
 from tablecore.money import ZERO, add, exact, fmt, parse_amount, subtract
 from tablecore.errors import InputError
-from tablecore.said import CORE_WORDS as W
+from tablecore.wording import CORE_WORDS as W
 
 #: what a missing position or player reads as (never written to)
 _NONE: dict = {}

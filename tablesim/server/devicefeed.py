@@ -1,4 +1,4 @@
-"""The device pump: asks the devices for what they reported and hands it to
+"""The device feed: asks the devices for what they reported and hands it to
 the table (see ``tablesim.server.runner`` for how real and mock devices
 are paced, and what waits while the table is paused)."""
 
@@ -23,7 +23,7 @@ DEVICE_WAIT = 0.02
 HELD_WHILE_BLOCKED = (CardRead, HandDispensed)
 
 
-class DevicePump:
+class DeviceFeed:
     """(A part of ``TableRunner``.)"""
 
     def _pump_once(self) -> float | None:

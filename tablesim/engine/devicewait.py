@@ -21,7 +21,7 @@ from drivers.base import Device
 from drivers.events import DeviceEvent
 
 
-class DevicePump:
+class DeviceWaiter:
     def __init__(self) -> None:
         self._wake = threading.Event()
         self._watched: set[int] = set()

@@ -22,12 +22,12 @@ from starlette.responses import JSONResponse
 
 from tablecore.errors import IllegalAction, InputError
 from tablecore.money import parse_amount
-from tablecore.said import message_of
+from tablecore.wording import message_of
 from tablesim.server.intake import BetOutcome, BetRequest, bad_input, bet_request, refused
 from tablesim.journal.storage import StorageError
 from tablesim.server import public
 from tablesim.server.auth import Operator, TokenStore, bearer
-from tablesim.server.reasons import TOO_DEEP, TOO_DEEP_SAID, TooDeep, loads, readable
+from tablesim.server.bodyerrors import TOO_DEEP, TOO_DEEP_SAID, TooDeep, loads, readable
 
 
 class Strict(BaseModel):
