@@ -27,7 +27,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from drivers.link import ACK, NAK, PNG, PON, DeviceAddr, Frame, FrameError, StreamDecoder, Transport, encode
+from drivers.tdl import ACK, NAK, PNG, PON, DeviceAddr, Frame, FrameError, StreamDecoder, Transport, encode
 
 KIND_OF_ADDR = {DeviceAddr.SHUFFLER: "shuffler", DeviceAddr.SHOE: "shoe", DeviceAddr.DISPLAY: "display",
                 DeviceAddr.WHEEL: "wheel"}

@@ -70,14 +70,14 @@ BACKENDS: dict[str, dict[str, str]] = {
         "shoe": "drivers.evdev.shoe:EvdevShoe",
     },
     "line": {
-        "shoe": "drivers.line.kinds:LineShoe",
-        "display": "drivers.line.kinds:LineDisplay",
-        "wheel": "drivers.line.kinds:LineWheel",
+        "shoe": "drivers.lineproto.kinds:LineShoe",
+        "display": "drivers.lineproto.kinds:LineDisplay",
+        "wheel": "drivers.lineproto.kinds:LineWheel",
     },
 }
 
 #: backend -> "module:function(kind, reader) -> settings": backends that check their own settings
-SETTINGS: dict[str, str] = {"line": "drivers.line.spec:line_settings", "hid": "drivers.usb.hid:hid_settings",
+SETTINGS: dict[str, str] = {"line": "drivers.lineproto.spec:line_settings", "hid": "drivers.usb.hid:hid_settings",
                             "evdev": "drivers.evdev.shoe:evdev_settings"}
 
 #: what each backend needs installed, for the error when it is missing

@@ -39,8 +39,8 @@ from typing import Any, ClassVar
 
 import structlog
 
-from drivers.link import ANSWER_TYPES, DeviceAddr, Frame, LinkDown, LinkSession, Nak, NakReason, Transport
-from drivers.link.frame import STX
+from drivers.tdl import ANSWER_TYPES, DeviceAddr, Frame, LinkDown, LinkSession, Nak, NakReason, Transport
+from drivers.tdl.frame import STX
 from drivers.emulators.faults import FaultPlan, FaultSpec, parse_fault
 from drivers.serial import parse
 from drivers.serial.parse import Refuse

@@ -17,7 +17,7 @@ from typing import Any
 
 from drivers.events import DISPLAY_SEGMENT
 from drivers.emulators.base import Emulator
-from drivers.link import DeviceAddr, Frame, NakReason
+from drivers.tdl import DeviceAddr, Frame, NakReason
 from drivers.serial import parse
 
 SHOW_TIME = 0.3

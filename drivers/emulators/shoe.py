@@ -21,7 +21,7 @@ from typing import Any
 
 from drivers.events import DRAWN_WHILE_DISARMED, MISREAD
 from drivers.emulators.base import Emulator, Outgoing
-from drivers.link import DeviceAddr, Frame, NakReason
+from drivers.tdl import DeviceAddr, Frame, NakReason
 from drivers.serial import parse
 from tablecore.cards import DECK, RANK_CHAR, Card
 

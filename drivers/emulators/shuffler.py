@@ -22,7 +22,7 @@ from typing import Any
 
 from drivers.events import MISREAD, SHUFFLER_JAM
 from drivers.emulators.base import Emulator
-from drivers.link import DeviceAddr, Frame, NakReason
+from drivers.tdl import DeviceAddr, Frame, NakReason
 from drivers.serial import parse
 from tablecore.cards import DECK, Card
 

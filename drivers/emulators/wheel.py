@@ -23,7 +23,7 @@ from typing import Any
 
 from drivers.events import WHEEL_MOTION_IDLE, WHEEL_SENSORS_DISAGREE
 from drivers.emulators.base import Emulator
-from drivers.link import DeviceAddr, Frame, NakReason
+from drivers.tdl import DeviceAddr, Frame, NakReason
 from drivers.serial import parse
 
 SPIN_DELAY = 3.0  # from ARM ("no more bets") to the dealer's spin

@@ -19,7 +19,7 @@ from typing import Any
 
 from drivers.base import DrawDisplay
 from drivers.events import DISPLAY_READBACK, DeviceEvent, DrawShown
-from drivers.link import DeviceAddr, Frame
+from drivers.tdl import DeviceAddr, Frame
 from drivers.serial import parse
 from drivers.serial.link_device import Handler, LinkDevice
 

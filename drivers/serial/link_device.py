@@ -38,7 +38,7 @@ import structlog
 
 from drivers.base import Device, round_context
 from drivers.events import DeviceEvent, FaultCleared, FaultRaised, LinkLost, LinkRestored
-from drivers.link import PON, DeviceAddr, Frame, LinkDown, LinkSession, Nak, NakReason, Transport
+from drivers.tdl import PON, DeviceAddr, Frame, LinkDown, LinkSession, Nak, NakReason, Transport
 from drivers.serial import parse
 from drivers.serial.parse import Refuse
 from drivers.serial.timing import LinkTiming

@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 
-from drivers.link import Frame, NakReason
+from drivers.tdl import Frame, NakReason
 from tablecore.cards import RANK_OF, SUITS, Card, DealtCard, parse_dealt
 from tablecore.errors import InputError
 

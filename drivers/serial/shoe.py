@@ -14,7 +14,7 @@ from typing import Any
 
 from drivers.base import CardShoeReader
 from drivers.events import DRAWN_WHILE_DISARMED, MISREAD, CardRead, DeviceEvent, ShoeCount, ShoeEmpty
-from drivers.link import DeviceAddr, Frame, NakReason
+from drivers.tdl import DeviceAddr, Frame, NakReason
 from drivers.serial import parse
 from drivers.serial.link_device import Handler, LinkDevice
 from drivers.serial.parse import Refuse

@@ -17,7 +17,7 @@ from typing import Any
 
 from drivers.base import Shuffler
 from drivers.events import DeviceEvent, HandDispensed, ShoeEmpty, ShuffleDone
-from drivers.link import DeviceAddr, Frame
+from drivers.tdl import DeviceAddr, Frame
 from drivers.serial import parse
 from drivers.serial.link_device import Handler, LinkDevice
 

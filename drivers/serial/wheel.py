@@ -15,7 +15,7 @@ from typing import Any
 
 from drivers.base import WheelSensor
 from drivers.events import DeviceEvent, InvalidSpin, Revolution, SpinResult, SpinStarted
-from drivers.link import DeviceAddr, Frame, NakReason
+from drivers.tdl import DeviceAddr, Frame, NakReason
 from drivers.serial import parse
 from drivers.serial.link_device import Handler, LinkDevice
 from drivers.serial.parse import Refuse

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from drivers.link import MAX_FRAME_LEN
+from drivers.tdl import MAX_FRAME_LEN
 from drivers.serial.link_device import DeviceUnavailable
 from drivers.serial.shoe import SerialShoe
 

@@ -1,7 +1,7 @@
 """``tablesim devices record`` and ``tablesim devices replay``: a table's raw
 line-device traffic captured while it plays (on its devices, or on their
 emulators), and the capture replayed as the devices, round for round
-(:mod:`drivers.line.capture`, the format)."""
+(:mod:`drivers.lineproto.capture`, the format)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from drivers.line.capture import CaptureError, CaptureWriter, read_capture
+from drivers.lineproto.capture import CaptureError, CaptureWriter, read_capture
 from tablecore.errors import ConfigError, InputError
 from tablesim.cli.devices_run import run_table
 from tablesim.harness.devicetables import DEVICE_TIMEOUT, check_table_id, close_all, game_table, reset_rounds

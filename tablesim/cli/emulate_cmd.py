@@ -57,7 +57,7 @@ def command(kind: str, use_pty: bool, tcp: int | None, seed: int | None, time_sc
 
 def _line_emulator(config_path: str, kind: str, **options) -> object:
     """The emulator of a configuration's line device (its description checked as on load)."""
-    from drivers.line.emulator import LineEmulator
+    from drivers.lineproto.emulator import LineEmulator
     from tablecore.errors import ConfigError
     from tablesim.harness.tableconfig import load_table_config
 

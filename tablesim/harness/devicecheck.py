@@ -35,7 +35,7 @@ def _emulated(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed:
         opened = config.open_device(kind, url=server.url)
         return opened, DeviceSide(emulator.mute, server.drop, supervised=True)
     if device.backend == "line":
-        from drivers.line.emulator import LineEmulator
+        from drivers.lineproto.emulator import LineEmulator
 
         spec = device.options["spec"]
         emulator = LineEmulator(spec, seed=seed, time_scale=0)

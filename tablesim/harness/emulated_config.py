@@ -37,7 +37,7 @@ def _seed(seed: int | None, kind: str) -> int | None:
 
 def _line(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int | None, time_scale: float,
           faults: list[str], **objects: Any) -> tuple[Device, str]:
-    from drivers.line.emulator import LineEmulator
+    from drivers.lineproto.emulator import LineEmulator
 
     try:
         emulator = LineEmulator(device.options["spec"], seed=seed, time_scale=time_scale, decks=_decks(config),

@@ -12,8 +12,8 @@ from typing import Any
 from drivers.emulators.server import EmulatorServer
 from drivers.emulators.transport import PtyPort
 from drivers.events import DeviceEvent
-from drivers.line.emulator import LineEmulator
-from drivers.line.spec import LineSpec, line_settings
+from drivers.lineproto.emulator import LineEmulator
+from drivers.lineproto.spec import LineSpec, line_settings
 from drivers.registry import open_device
 from tablecore.validate import Reader
 from tablesim.harness.tableconfig import load_table_config
@@ -112,7 +112,7 @@ class Responder:
     def __init__(self, port: PtyPort, spec: LineSpec, answer: Callable[[str], list[str]]) -> None:
         import threading
 
-        from drivers.line.codec import LineDecoder
+        from drivers.lineproto.codec import LineDecoder
 
         self.port, self.spec, self.answer = port, spec, answer
         self.heard: list[str] = []

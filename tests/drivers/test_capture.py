@@ -1,6 +1,6 @@
 """Raw device traffic captured while a table plays and replayed as its
 devices: ``tablesim devices record`` / ``tablesim devices replay`` (the
-capture format: drivers/line/capture.py, docs/drivers.md)."""
+capture format: drivers/lineproto/capture.py, docs/drivers.md)."""
 
 from __future__ import annotations
 
@@ -68,8 +68,8 @@ def test_probe_is_a_subcommand_and_the_old_flag_still_works():
 
 def test_a_replay_url_that_cannot_work_is_one_line(tmp_path):
     from drivers.serial.link_device import DeviceUnavailable
-    from drivers.line.kinds import LineShoe
-    from drivers.line.spec import line_settings
+    from drivers.lineproto.kinds import LineShoe
+    from drivers.lineproto.spec import line_settings
     from line_support import settings_of
     from tablecore.validate import Reader
 

@@ -17,7 +17,7 @@ import serial
 from click.testing import CliRunner
 
 from drivers.emulators.launcher import running_emulators
-from drivers.link import Frame, encode
+from drivers.tdl import Frame, encode
 from drivers.probe import probe_serial, probe_usb_shoe
 from drivers.serial import SerialShoe
 from drivers.usb.emulated_backend import EmulatedShoeBackend

@@ -109,7 +109,7 @@ def test_seeded_emulators_are_reproducible() -> None:
 
 
 def test_emulator_refuses_bad_commands() -> None:
-    from drivers.link import Frame
+    from drivers.tdl import Frame
 
     shoe = make_emulator("shoe", seed=1)
     assert shoe._on_frame(Frame(2, 0, "ARM", ("R1",))) == "FMT"

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drivers.line.checksum import CHECKSUMS, CRC16, checksum, sum8, xor8
-from drivers.line.codec import BadLine, LineDecoder, LineFormat, Template, TemplateError
+from drivers.lineproto.checksum import CHECKSUMS, CRC16, checksum, sum8, xor8
+from drivers.lineproto.codec import BadLine, LineDecoder, LineFormat, Template, TemplateError
 
 
 @pytest.mark.parametrize("name", sorted(CRC16))

@@ -21,7 +21,7 @@ from drivers.events import (
     LinkRestored,
     SpinResult,
 )
-from drivers.line.checksum import xor8
+from drivers.lineproto.checksum import xor8
 from drivers.registry import open_device
 from drivers.serial import COMMAND_NOT_DELIVERED, COMMAND_REFUSED
 from leakcheck import no_leaks  # noqa: F401 - autouse fixture

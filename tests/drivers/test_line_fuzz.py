@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.events import CardRead
-from drivers.line.codec import LineDecoder
+from drivers.lineproto.codec import LineDecoder
 from leakcheck import no_leaks  # noqa: F401 - autouse fixture
 from line_support import quiet, raw_device, settings_of, spec_of, until
 

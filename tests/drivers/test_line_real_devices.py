@@ -10,8 +10,8 @@ from __future__ import annotations
 from decimal import Decimal as D
 
 from drivers.events import CardRead, FaultCleared, FaultRaised, InvalidSpin, Revolution, SpinResult, SpinStarted
-from drivers.line.kinds import LineShoe, LineWheel
-from drivers.line.spec import line_settings
+from drivers.lineproto.kinds import LineShoe, LineWheel
+from drivers.lineproto.spec import line_settings
 from line_support import settings_of
 from tablecore.validate import Reader
 

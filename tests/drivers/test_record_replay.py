@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from drivers.link import crc16
+from drivers.tdl import crc16
 from tablesim.cli.main import cli
 from tablesim.harness.recording import FORMAT, RX, TX, Recording
 from test_serial_support import no_leaks  # noqa: F401 - fixture (autouse): no thread or fd left behind

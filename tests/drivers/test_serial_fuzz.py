@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from drivers.events import CardRead
-from drivers.link import Frame, LinkSession, NakReason, encode
+from drivers.tdl import Frame, LinkSession, NakReason, encode
 from drivers.serial import SerialShoe, SerialWheel
 from tablecore.cards import RANK_CHARS, SUITS
 from test_serial_support import FAST, no_leaks  # noqa: F401 - fixture

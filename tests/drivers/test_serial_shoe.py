@@ -18,7 +18,7 @@ from drivers.events import (
     ShoeCount,
     ShoeEmpty,
 )
-from drivers.link import Frame, NakReason
+from drivers.tdl import Frame, NakReason
 from drivers.serial import COMMAND_NOT_DELIVERED, COMMAND_REFUSED, DeviceUnavailable, SerialShoe
 from tablecore.cards import DECK
 from test_serial_support import FAST, no_leaks, rig, types, wait_for  # noqa: F401 - fixture

@@ -1,7 +1,7 @@
 """Helpers shared by the serial, USB, emulator and registry tests (no tests here).
 
 Import what a test module needs: ``from test_serial_support import no_leaks, rig``.
-The leak check is the one of tests/drivers/link/test_link_session.py:
+The leak check is the one of tests/drivers/tdl/test_link_session.py:
 every test must leave threads and file descriptors as it found them.
 """
 

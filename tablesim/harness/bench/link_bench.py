@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Any
 
-from drivers.link import Frame, StreamDecoder, decode, encode
+from drivers.tdl import Frame, StreamDecoder, decode, encode
 from tablesim.harness.bench.measure import rate
 
 CARDS = 1040  # cards dealt for the latency measurement (20 decks)

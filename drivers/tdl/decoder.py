@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from drivers.link.errors import FrameError
-from drivers.link.frame import ETX, MAX_FRAME_LEN, STX, TRAILER_LEN, Frame, decode
+from drivers.tdl.errors import FrameError
+from drivers.tdl.frame import ETX, MAX_FRAME_LEN, STX, TRAILER_LEN, Frame, decode
 
 # The last index an ETX may have in a frame of at most MAX_FRAME_LEN bytes.
 _LAST_ETX = MAX_FRAME_LEN - TRAILER_LEN - 1

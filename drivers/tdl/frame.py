@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from drivers.link.crc import crc16
-from drivers.link.errors import FrameError, NakReason
+from drivers.tdl.crc import crc16
+from drivers.tdl.errors import FrameError, NakReason
 
 STX = 0x02
 ETX = 0x03

@@ -11,7 +11,7 @@
   moved (it may wrap), so a polled status that keeps showing the last
   result is taken once; the first result heard is an old one unless the
   wheel was seen turning or waiting since the arming. The turns come from
-  the configured source (:mod:`drivers.line.turns`: a field, revolution
+  the configured source (:mod:`drivers.lineproto.turns`: a field, revolution
   lines counted, rotor speeds integrated, or the controller's judgement),
   reported with how they were obtained and their error; a "no spin" state
   or flag is ``InvalidSpin``. One arming, one spin; a spin while disarmed
@@ -41,9 +41,9 @@ from drivers.events import (
     SpinResult,
     SpinStarted,
 )
-from drivers.line.device import LineDevice, Unacceptable
-from drivers.line.spec import DIRECTIONS, Message
-from drivers.line.turns import SpeedIntegral, flag_bits
+from drivers.lineproto.device import LineDevice, Unacceptable
+from drivers.lineproto.spec import DIRECTIONS, Message
+from drivers.lineproto.turns import SpeedIntegral, flag_bits
 from drivers.serial.display import draw_text, set_text
 from tablecore.cards import RANK_OF, Card, parse_dealt
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drivers.link.crc import crc16
+from drivers.tdl.crc import crc16
 
 
 @pytest.mark.parametrize(

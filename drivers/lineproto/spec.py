@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from drivers.line.checksum import CHECKSUMS, checksum
-from drivers.line.codec import LineFormat, Template, TemplateError, group_takes
-from drivers.line.faultmap import FaultMap, MappedFault
-from drivers.line.turns import SOURCES, TurnsSpec, flag_bits
+from drivers.lineproto.checksum import CHECKSUMS, checksum
+from drivers.lineproto.codec import LineFormat, Template, TemplateError, group_takes
+from drivers.lineproto.faultmap import FaultMap, MappedFault
+from drivers.lineproto.turns import SOURCES, TurnsSpec, flag_bits
 from drivers.registry import BAUDRATES
 from tablecore.cards import parse_dealt
 from tablecore.errors import InputError
@@ -46,7 +46,7 @@ NEEDS: dict[str, tuple[tuple[str, ...], ...]] = {
     "card": (("rank", "suit"), ("code",)),
     "fault": (("code",),),
     "fault_cleared": (("code",),),
-    "spin": (("segment",),),  # the turns: see [turns] (drivers.line.turns)
+    "spin": (("segment",),),  # the turns: see [turns] (drivers.lineproto.turns)
     "spin_started": ((),),
     "revolution": ((),),
     "shown": (("draw",), ("upper", "lower")),
@@ -294,7 +294,7 @@ def parse_spec(kind: str, reader: Reader) -> LineSpec:
     spec = LineSpec(kind, fmt, messages, commands, poll_interval, poll_misses, turns, faults, status_interval,
                     resync, emulate_faults)
     if emulate_faults:
-        from drivers.line.emulator import check_faults
+        from drivers.lineproto.emulator import check_faults
 
         try:
             check_faults(emulate_faults)

@@ -3,9 +3,9 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drivers.link.decoder import StreamDecoder
-from drivers.link.errors import FrameError, NakReason
-from drivers.link.frame import MAX_FRAME_LEN, Frame, encode
+from drivers.tdl.decoder import StreamDecoder
+from drivers.tdl.errors import FrameError, NakReason
+from drivers.tdl.frame import MAX_FRAME_LEN, Frame, encode
 
 HEL = encode(Frame(1, 0, "HEL"))
 STS = encode(Frame(1, 1, "STS", ("IDLE", "0")))

@@ -23,9 +23,9 @@ from typing import Literal, ParamSpec, Protocol, TypeVar
 
 import structlog
 
-from drivers.link.decoder import StreamDecoder
-from drivers.link.errors import FrameError, LinkDown, Nak, NakReason
-from drivers.link.frame import ACK, ANSWER_TYPES, NAK, PNG, PON, Frame, encode
+from drivers.tdl.decoder import StreamDecoder
+from drivers.tdl.errors import FrameError, LinkDown, Nak, NakReason
+from drivers.tdl.frame import ACK, ANSWER_TYPES, NAK, PNG, PON, Frame, encode
 
 log = structlog.get_logger(__name__)
 

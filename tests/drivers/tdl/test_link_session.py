@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 import pytest
 import serial
 
-from drivers.link import Frame, FrameError, LinkDown, LinkSession, Nak, StreamDecoder, crc16
+from drivers.tdl import Frame, FrameError, LinkDown, LinkSession, Nak, StreamDecoder, crc16
 from leakcheck import no_leaks, open_fds  # noqa: F401  (no_leaks: an autouse fixture)
 
 H2D, D2H = "host->device", "device->host"

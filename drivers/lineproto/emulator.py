@@ -52,8 +52,8 @@ from typing import Any
 
 import structlog
 
-from drivers.line.codec import LineDecoder, Template, group_takes
-from drivers.line.spec import MIN_POLL, LineSpec, Message
+from drivers.lineproto.codec import LineDecoder, Template, group_takes
+from drivers.lineproto.spec import MIN_POLL, LineSpec, Message
 from tablecore.cards import DECK, RANK_CHAR, Card
 
 log = structlog.get_logger(__name__)

@@ -4,7 +4,7 @@
 pyserial URL: ``/dev/ttyUSB0``, ``socket://HOST:PORT`` for a device behind
 a TCP serial server, a pty), reads it on a thread of its own, and hands
 each line to the first message whose pattern matches all of it. The kind's
-driver (:mod:`drivers.line.kinds`) turns the named groups into typed
+driver (:mod:`drivers.lineproto.kinds`) turns the named groups into typed
 events. Rules every line driver keeps:
 
 - a line that is malformed (framing, characters, checksum) or matches no
@@ -32,10 +32,10 @@ import structlog
 
 from drivers.base import Device, round_context
 from drivers.events import DeviceEvent, FaultCleared, FaultRaised, LinkLost, LinkRestored
-from drivers.line.codec import BadLine, Frame, LineDecoder, frames
-from drivers.line.faultmap import MappedFault
-from drivers.line.spec import LineSpec, Message
-from drivers.line.watch import LineWatch
+from drivers.lineproto.codec import BadLine, Frame, LineDecoder, frames
+from drivers.lineproto.faultmap import MappedFault
+from drivers.lineproto.spec import LineSpec, Message
+from drivers.lineproto.watch import LineWatch
 from drivers.serial.link_device import COMMAND_NOT_DELIVERED, COMMAND_REFUSED, HOST_FAULTS, DeviceUnavailable
 
 log = structlog.get_logger(__name__)
@@ -107,11 +107,11 @@ class LineDevice(Device):
         return self.url
 
     def _open_port(self) -> Any:
-        from drivers.line.capture import CaptureError, ReplayPort, replay_url
+        from drivers.lineproto.capture import CaptureError, ReplayPort, replay_url
 
         try:
             replay = replay_url(self.url)
-            if replay is not None:  # a captured session plays the device (drivers.line.capture)
+            if replay is not None:  # a captured session plays the device (drivers.lineproto.capture)
                 port = ReplayPort(replay[0], self.kind, speed=replay[1])
                 self.cues[:] = [c for c in self.cues if not isinstance(getattr(c, "__self__", None), ReplayPort)]
                 self.cues.insert(0, port.cue)
@@ -273,7 +273,7 @@ class LineDevice(Device):
                 self._put(event)
 
     def _watch_line(self, malformed: bool) -> None:
-        """Garbage or a flood as the device's named fault (drivers.line.watch), never an event of its lines."""
+        """Garbage or a flood as the device's named fault (drivers.lineproto.watch), never an event of its lines."""
         raised, cleared = self._watch.line(self.clock(), malformed)
         with self._lock:
             for code, text in raised:
@@ -312,7 +312,7 @@ class LineDevice(Device):
         """The faults a {flags} group raises and clears, through the configuration's flag map."""
         if "flags" not in groups or not self.spec.faults.flags and not self.spec.turns.no_spin_flags:
             return []
-        from drivers.line.turns import flag_bits
+        from drivers.lineproto.turns import flag_bits
 
         value = flag_bits(groups["flags"])
         if value is None:

@@ -4,10 +4,10 @@ The protocol is documented in docs/protocol.md. Layers, bottom up:
 ``crc16`` -> ``Frame``/``encode``/``decode`` -> ``StreamDecoder`` -> ``LinkSession``.
 """
 
-from drivers.link.crc import crc16
-from drivers.link.decoder import StreamDecoder
-from drivers.link.errors import FrameError, LinkDown, LinkError, Nak, NakReason
-from drivers.link.frame import (
+from drivers.tdl.crc import crc16
+from drivers.tdl.decoder import StreamDecoder
+from drivers.tdl.errors import FrameError, LinkDown, LinkError, Nak, NakReason
+from drivers.tdl.frame import (
     ACK,
     ANSWER_TYPES,
     MAX_FRAME_LEN,
@@ -19,7 +19,7 @@ from drivers.link.frame import (
     decode,
     encode,
 )
-from drivers.link.session import LinkSession, OnFrame, OnLink, PonFields, Role, Transport
+from drivers.tdl.session import LinkSession, OnFrame, OnLink, PonFields, Role, Transport
 
 __all__ = [
     "ACK",

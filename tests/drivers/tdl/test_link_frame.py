@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drivers.link.crc import crc16
-from drivers.link.errors import FrameError, NakReason
-from drivers.link.frame import MAX_FRAME_LEN, Frame, decode, encode
+from drivers.tdl.crc import crc16
+from drivers.tdl.errors import FrameError, NakReason
+from drivers.tdl.frame import MAX_FRAME_LEN, Frame, decode, encode
 
 HEL = b"\x0201|00|HEL\x037754\r\n"
 CRD = b"\x0202|1F|CRD|R1|3|A|S|U\x03AFF6\r\n"

@@ -1,7 +1,7 @@
 """Lines on the wire: framing, checksums and templates.
 
 A line is ``[start] payload [separator checksum] terminator``: the payload
-is printable ASCII, the checksum (``drivers.line.checksum``) covers the
+is printable ASCII, the checksum (``drivers.lineproto.checksum``) covers the
 payload and is written as uppercase hex. :class:`LineDecoder` cuts a byte
 stream into payloads and says why a line is malformed (never guessing at
 it); :meth:`LineFormat.encode` writes one. A :class:`Template` is a line
@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.line.checksum import NONE, Checksum
+from drivers.lineproto.checksum import NONE, Checksum
 
 
 @dataclass(frozen=True)
