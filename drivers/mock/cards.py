@@ -17,8 +17,9 @@ class CardSource:
     def draw(self) -> DealtCard:
         raise NotImplementedError
 
-    def reload(self) -> None:
-        """A new pack was loaded (the shoe was refilled / the shuffler reloaded)."""
+    def reload(self, decks: int | None = None) -> None:
+        """A new pack was loaded (the shoe was refilled / the shuffler
+        reloaded); ``decks``: how many decks the table loaded (None: as before)."""
 
     def remaining(self) -> int:
         raise NotImplementedError
@@ -77,8 +78,13 @@ class ShuffledShoe(CardSource):
         self._pack = list(DECK) * self.decks
         self.rng.shuffle(self._pack)
 
-    def reload(self) -> None:
-        if self.reshuffle_each_load:
+    def reload(self, decks: int | None = None) -> None:
+        # A table that loads another number of decks gets a pack of that many,
+        # freshly shuffled; the same number keeps the pack as it ran down.
+        if decks is not None and decks != self.decks:
+            self.decks = decks
+            self._shuffle()
+        elif self.reshuffle_each_load:
             self._shuffle()
 
     def exclude(self, cards: Iterable) -> None:

@@ -32,7 +32,7 @@ class MockShoe(MockCardDevice, CardShoeReader):
 
     def load_shoe(self, shoe_id: str, decks: int) -> None:
         self.shoe_id = shoe_id
-        self.source.reload()
+        self.source.reload(decks)
         self.dealt = 0
 
     def arm(self, round_id: str, max_cards: int) -> None:

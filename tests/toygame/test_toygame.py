@@ -129,9 +129,10 @@ def test_the_toy_game_is_one_folder_of_its_own_parts_and_the_kit_does_the_rest(m
         table = rig.table
         assert table.table_id == "COIN-MOCK" and rig.rng is not None
         console = spec.part("console")(table, rig)
-        assert console.layout() == {"kind": "boxes", "positions": ["1", "2", "3"], "bets": ["heads", "tails"]}
+        assert console.layout() == {"kind": "boxes", "positions": ["1", "2", "3"], "bets": ["heads", "tails"],
+                                    "bet_labels": {"heads": "heads", "tails": "tails"}}
         buttons = console.actions()
-        assert [n for n in buttons] == ["open_round", "close_betting"]
+        assert [n for n in buttons] == ["open_round", "close_betting", "toss_heads", "toss_tails"]
         assert buttons["open_round"].describe()["enabled"] and not buttons["close_betting"].describe()["enabled"]
         buttons["open_round"].run(None)
         assert table.state.value == "betting_open" and buttons["close_betting"].describe()["enabled"]

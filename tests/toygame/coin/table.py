@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from tablesim.engine.actions import action
@@ -45,9 +45,9 @@ PROCEDURE = Procedure(
 
 @dataclass(frozen=True, slots=True)
 class Toss(TableInput):
-    """The coin lands on ``side``."""
+    """The coin lands on ``side`` (the console's default buttons: one a side)."""
 
-    side: str
+    side: str = field(metadata={"choices": SIDES})
 
 
 @dataclass(slots=True)
