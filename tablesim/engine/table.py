@@ -3,8 +3,9 @@ bet book, round ids, the event bus, device polling, voiding and pausing.
 
 A game subclasses ``GameTable`` and declares its round as a ``Procedure``
 (``PROCEDURE``: states, steps, rules; see ``machine.py``), its public
-actions with ``@action`` (``actions.py``), and how it takes device reports
-(``on_device_event``) and settles. The machine refuses an illegal action,
+actions with ``@action`` (``actions.py``), how it takes each kind of device
+report (its typed hooks, ``DEVICE_HOOKS``: ``on_card``, ``on_fault``...)
+and settles. A card game builds on ``cardtable.CardTable``. The machine refuses an illegal action,
 with its reason, before anything changes; ``can``/``refusal`` ask the same
 rules without acting.
 
@@ -24,7 +25,10 @@ from typing import Any, ClassVar, Iterable, Iterator, Sequence
 import structlog
 
 from drivers.base import Device
-from drivers.events import DeviceEvent
+from drivers.events import (
+    CardRead, DeviceEvent, DrawShown, FaultCleared, FaultRaised, HandDispensed, InvalidSpin, Revolution, ShoeCount,
+    ShuffleDone, SpinResult, SpinStarted,
+)
 from tablecore.errors import IllegalAction
 from tablecore.money import parse_amount
 from tablesim.engine.actions import ActionSpec, action, actions_of
@@ -40,8 +44,32 @@ from tablecore.wording import CORE_WORDS as W
 from tablesim.engine.result import RoundResult
 from tablesim.log import bind_round
 from tablecore.records import (
-    BetPlaced, BetWithdrawn, DeviceReport, Paused, Result, Resumed, StateChanged, TableRecord, Voided,
+    BetPlaced, BetWithdrawn, DeviceReport, FaultCleared as FaultClearedRecord, Paused, Result, Resumed,
+    StateChanged, TableRecord, Voided,
 )
+
+#: each kind of device report and the table's hook that takes it
+#: (``hook(self, event)``): a game defines the hooks of the reports it takes;
+#: a report with no hook goes to ``on_other_event`` (a link lost or
+#: restored, or recorded as it is)
+DEVICE_HOOKS: dict[type, str] = {
+    CardRead: "on_card",
+    HandDispensed: "on_hand",
+    ShuffleDone: "on_shuffle_done",
+    ShoeCount: "on_shoe_count",
+    DrawShown: "on_draw_shown",
+    SpinStarted: "on_spin_started",
+    Revolution: "on_revolution",
+    SpinResult: "on_spin_result",
+    InvalidSpin: "on_invalid_spin",
+    FaultRaised: "on_fault",
+    FaultCleared: "on_fault_cleared",
+}
+
+
+def _device_hooks(cls: type) -> dict[type, Any]:
+    """The class's hook per kind of device report (the functions, looked up once)."""
+    return {kind: hook for kind, name in DEVICE_HOOKS.items() if callable(hook := getattr(cls, name, None))}
 
 
 def engine_rules(procedure: Procedure, betting: enum.Enum) -> list:
@@ -112,9 +140,10 @@ class GameTable(IncidentHandling, Journaling):
                     setattr(cls, r.action, action(r.fires, name=r.action)(_firing(r.action, r.trigger)))
         if "Round" in cls.__dict__:
             _round_fields(cls)
+        cls.device_hooks = _device_hooks(cls)
         if "on_device_event" in cls.__dict__:
-            # A device report is a public action (journaled, replayed): the
-            # game's handler is the action ``handle`` itself.
+            # A device report is a public action (journaled, replayed): a
+            # game's own handler is the action ``handle`` itself.
             cls.handle = action(Report, actor="device", always=True, name="handle")(cls.__dict__["on_device_event"])
         cls.action_specs = actions_of(cls)
         cls.input_specs = {spec.record: spec for spec in cls.action_specs.values()}
@@ -429,13 +458,24 @@ class GameTable(IncidentHandling, Journaling):
 
     # --- devices ---------------------------------------------------------------
 
-    @action(Report, actor="device", always=True)
-    def handle(self, event: DeviceEvent) -> None:
-        """A device's report, handed to the game."""
-        self.on_device_event(event)
+    #: the hook per kind of device report (filled in per class, ``DEVICE_HOOKS``)
+    device_hooks: ClassVar[dict[type, Any]] = {}
 
     def on_device_event(self, event: DeviceEvent) -> None:
-        raise NotImplementedError
+        """A device's report, handed to the game's hook for its kind."""
+        hook = self.device_hooks.get(type(event))
+        if hook is None:
+            self.on_other_event(event)
+        else:
+            hook(self, event)
+
+    # A device report is a public action (journaled, replayed): the dispatch
+    # itself, so a report costs one call more than its hook.
+    handle = action(Report, actor="device", always=True, name="handle")(on_device_event)
+
+    def on_fault_cleared(self, event: FaultCleared) -> None:
+        """A device's fault is over: recorded (every game alike)."""
+        self.emit(FaultClearedRecord(device=event.device, code=event.code))
 
     def stale_card(self, event: DeviceEvent) -> bool:
         """Whether the reader read this card for another round (one still in
@@ -491,6 +531,9 @@ class GameTable(IncidentHandling, Journaling):
     def _next_event(self, timeout: float) -> DeviceEvent | None:
         """The next event of any device, waiting up to ``timeout`` seconds (see ``devicewait.py``)."""
         return self.device_pump.next_event(self.devices, timeout)
+
+
+GameTable.device_hooks = _device_hooks(GameTable)
 
 
 def _firing(name: str, trigger: str):

@@ -27,7 +27,6 @@ from drivers.events import (
     WHEEL_MOTION_IDLE,
     WHEEL_SENSORS_DISAGREE,
     DeviceEvent,
-    FaultCleared,
     FaultRaised,
     InvalidSpin,
     Revolution,
@@ -50,7 +49,7 @@ from tablesim.games.wheel.profile import WheelProfile
 from tablesim.games.wheel.settings import WheelSettings
 from tablesim.games.wheel.settle import exact_count, settle, spin_counts, symbol_at
 from tablecore.records import (
-    BetPlaced, BetWithdrawn, Fault, FaultCleared as FaultClearedRecord, Instruction, Settlement,
+    BetPlaced, BetWithdrawn, Fault, Instruction, Settlement,
 )
 from tablesim.games.wheel.records import (
     NoSpin, Revolution as RevolutionRecord, SpinResult as SpinResultRecord, SpinStarted as SpinStartedRecord,
@@ -224,21 +223,7 @@ class WheelTable(GameTable):
 
     # --- device events ---------------------------------------------------------
 
-    def on_device_event(self, event: DeviceEvent) -> None:
-        if isinstance(event, SpinStarted):
-            self._on_start(event)
-        elif isinstance(event, Revolution):
-            self._on_revolution(event)
-        elif isinstance(event, SpinResult):
-            self._on_result(event)
-        elif isinstance(event, InvalidSpin):
-            self._on_invalid(event)
-        elif isinstance(event, FaultRaised):
-            self._on_fault(event)
-        elif isinstance(event, FaultCleared):
-            self.emit(FaultClearedRecord(device=event.device, code=event.code))
-        else:
-            self.on_other_event(event)
+    # Each report's hook (the engine hands it over by its kind, ``DEVICE_HOOKS``).
 
     def _ours(self, round_id: str) -> bool:
         """A spin report that belongs to this round's armed spin."""
@@ -262,7 +247,7 @@ class WheelTable(GameTable):
         else:
             self._incident(W(f"wheel.incident.{key}.no_round", state=self.state.value), **data)
 
-    def _on_start(self, event: SpinStarted) -> None:
+    def on_spin_started(self, event: SpinStarted) -> None:
         if not self._ours(event.round_id):
             self._stray("spin started", event, direction=event.direction)
             return
@@ -275,7 +260,7 @@ class WheelTable(GameTable):
         if self.heard():
             self.emit(SpinStartedRecord(direction=event.direction))
 
-    def _on_revolution(self, event: Revolution) -> None:
+    def on_revolution(self, event: Revolution) -> None:
         if self.state is S.SPINNING and event.round_id == self.round_id:
             self.round.revolutions = max(self.round.revolutions, event.n)
             if self.heard():
@@ -285,7 +270,7 @@ class WheelTable(GameTable):
             if self.heard():
                 self.emit(StrayRevolution(n=event.n, round=event.round_id))
 
-    def _on_result(self, event: SpinResult) -> None:
+    def on_spin_result(self, event: SpinResult) -> None:
         if not self._ours(event.round_id):
             self._stray("spin result", event, segment=event.segment, turns=event.turns)
             return
@@ -325,7 +310,7 @@ class WheelTable(GameTable):
                                        direction=self.round.direction, **_measured(spin)))
         self.trigger["settle"]()
 
-    def _on_invalid(self, event: InvalidSpin) -> None:
+    def on_invalid_spin(self, event: InvalidSpin) -> None:
         if not self._ours(event.round_id):
             self._stray("invalid spin", event, reason=event.reason, turns=event.turns)
             return
@@ -349,7 +334,7 @@ class WheelTable(GameTable):
         self.emit(Instruction(text=W("wheel.instruction.spin_again")))
         self._arm()
 
-    def _on_fault(self, event: FaultRaised) -> None:
+    def on_fault(self, event: FaultRaised) -> None:
         self.emit(Fault(device=event.device, code=event.code, severity=event.severity, text=event.text))
         if event.code == WHEEL_MOTION_IDLE:
             self._incident(W("wheel.incident.moved_idle"), event.code)
