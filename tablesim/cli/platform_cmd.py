@@ -65,7 +65,7 @@ def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db
                nl=True)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     from tablesim.platform.player.socket import MAX_FRAME
-    from tablesim.server.wsframes import RawFrames
+    from tablesim.web.wsframes import RawFrames
 
     # (no proxy headers read, no Server or Date header written: the platform reads no client address,
     # and at thousands of bets a second each answer's extra work shows; the players' socket writes its

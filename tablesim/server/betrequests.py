@@ -25,7 +25,7 @@ from tablecore.money import parse_amount
 from tablecore.wording import message_of
 from tablesim.server.intake import BetOutcome, BetRequest, bad_input, bet_request, refused
 from tablesim.journal.storage import StorageError
-from tablesim.server import public
+from tablesim.web import redaction
 from tablesim.server.auth import Operator, TokenStore, bearer
 from tablesim.server.bodyerrors import TOO_DEEP, TOO_DEEP_SAID, TooDeep, loads, readable
 
@@ -121,10 +121,10 @@ async def place_one(runner, op: Operator, position: str, bet: str, amount: Decim
 
 def refusal(exc: IllegalAction, journal) -> dict:
     """A 409's body (the journal named by its file only, not where it is)."""
-    reason, detail = public.hide_path(exc.reason, journal), public.hide_path(str(exc), journal)
+    reason, detail = redaction.hide_path(exc.reason, journal), redaction.hide_path(str(exc), journal)
     said = message_of(exc.reason)
     if said:  # (its values name no more of where the journal is than the text does)
-        said = {**said, "args": {k: public.hide_path(v, journal) for k, v in said["args"].items()}}
+        said = {**said, "args": {k: redaction.hide_path(v, journal) for k, v in said["args"].items()}}
     return {"error": "refused", "action": exc.action, "reason": reason, "detail": detail,
             **({"say": said} if said else {})}  # the reason's message id and values, for a page in another language
 
@@ -138,7 +138,7 @@ async def place_batch(runner, op: Operator, items: list[dict[str, Any]]) -> dict
     try:
         outcomes = await runner.place_bets(requests)
     except StorageError as exc:
-        exc = IllegalAction("bet", public.hide_path(exc.reason, runner.journal))
+        exc = IllegalAction("bet", redaction.hide_path(exc.reason, runner.journal))
         outcomes = [refused(exc, r.ref, runner.table.round_id) for r in requests]
     answers = iter(outcomes)
     results = [next(answers) if isinstance(p, BetRequest) else p for p in parsed]

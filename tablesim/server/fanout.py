@@ -24,7 +24,7 @@ import time
 from collections import deque
 from typing import Any, Callable
 
-from tablesim.server.wsframes import Wire, text_frame
+from tablesim.web.wsframes import Wire, text_frame
 
 #: the clients' writers are woken at most this often (seconds) while messages stream in: every
 #: bet for the ``each`` clients; for the live ones, whose bets are coalesced, far less often than

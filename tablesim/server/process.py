@@ -42,7 +42,7 @@ def _server(app: FastAPI, log_level: str = "warning"):
         def capture_signals(self):
             return _unblocking_stop_signals(super().capture_signals())
 
-    from tablesim.server.wsframes import RawFrames
+    from tablesim.web.wsframes import RawFrames
 
     # log_config=None: uvicorn's records go to the root logger, rendered as ours (tablesim.log);
     # RawFrames: the stream's frames written by the fan-out itself (no compression negotiated)

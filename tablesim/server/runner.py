@@ -60,7 +60,7 @@ from tablesim.harness.metrics import TableMetrics
 from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.audit import first_forged
 from tablesim.journal.history import round_summary, select_rounds
-from tablesim.server import public
+from tablesim.web import redaction
 from tablesim.studio import totals as round_totals
 from tablesim.server.adapters import GameAdapter, adapter_for
 from tablesim.server.bettimer import BetTimer
@@ -143,13 +143,13 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
 
     def _open_stream(self) -> EventStream:
         """The table's event stream, numbered on from its journal (or its bus,
-        without one); its events are the public view's (tablesim.server.public)."""
+        without one); its events are the public view's (tablesim.web.redaction)."""
         if self.journal is not None:
             stream_id, start_seq = journal_stream_id(self.journal.path), self.journal.seq
         else:
             stream_id, start_seq = f"memory:{secrets.token_hex(8)}", self.table.bus.seq
         return EventStream(stream_id, start_seq=start_seq,
-                           redact=public.event_redactor(self.adapter.redact, spots=self.spots))
+                           redact=redaction.event_redactor(self.adapter.redact, spots=self.spots))
 
     def _init_running(self) -> None:
         """What the runner keeps while it serves: its thread and loop, the
@@ -400,7 +400,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
             out = []
             for rid in ids:
                 summary = round_summary(self.journal, rid)
-                out.append(public.summary(self.adapter.redact_summary, summary, self.spots))
+                out.append(redaction.summary(self.adapter.redact_summary, summary, self.spots))
             return out
 
         return await self.call(do, publish=False)

@@ -12,7 +12,7 @@ from typing import Any
 
 from tablecore.money import fmt
 from tablecore.wording import message_of
-from tablesim.server import public, totals
+from tablesim.web import opentotals, redaction
 from tablesim.server.fanout import BET_KINDS, SPOTS_MAX
 from tablesim.server.stream import jsonable
 
@@ -61,7 +61,7 @@ class Snapshots:
                 return None
             # (kept by the book as bets come: a sum over the whole book per group was the square of the bets)
             per_bet = {bet: fmt(amount) for bet, amount in book.bet_totals().items()}
-            return {"total_bet": fmt(book.total()), "spots": {totals.ALL: per_bet}}
+            return {"total_bet": fmt(book.total()), "spots": {opentotals.ALL: per_bet}}
         spots: dict[str, dict[str, str]] | None = {}
         for msg in pending:
             if msg["kind"] in BET_KINDS:
@@ -125,7 +125,7 @@ class Snapshots:
         actions = self._actions_view()
         devices = [
             {"name": d.name, "kind": d.kind, "link_up": d.health.link_up, "ok": d.health.ok,
-             "faults": public.device_faults({str(k): v for k, v in d.health.faults.items()})}
+             "faults": redaction.device_faults({str(k): v for k, v in d.health.faults.items()})}
             for d in t.devices
         ]
         result = None
@@ -144,11 +144,11 @@ class Snapshots:
             "round_id": t.round_id,
             "betting_open": t.state is t.BETTING,
             "paused": t.paused,
-            "incident": public.incident(t.incident.as_dict() if t.incident is not None else None),
+            "incident": redaction.incident(t.incident.as_dict() if t.incident is not None else None),
             "total_bet": t.book.total(),
             "limits": a.limits(),
             "devices": devices,
-            "active_faults": public.faults(self.active_faults),
+            "active_faults": redaction.faults(self.active_faults),
             "bet_timer": timer,
             "instruction": self.instruction,
             "instruction_say": message_of(self.instruction),  # its message id and values, for the console's language
@@ -169,7 +169,7 @@ class Snapshots:
         # each position's bets by player (position -> player -> bet -> amount), where bets name players
         out["players"] = t.book.players_snapshot() if t.book.named else {}
         per_bet = None if self.spots else {bet: fmt(amount) for bet, amount in t.book.bet_totals().items()}
-        return totals.table(out, self.spots, per_bet)  # (open: the totals and the count of players)
+        return opentotals.table(out, self.spots, per_bet)  # (open: the totals and the count of players)
 
     def _book(self) -> dict[str, Any]:
         """(The table's thread) what the dealer's console shows of each player:

@@ -32,7 +32,7 @@ seal, written before it existed, go out as the journal holds them):
   is face up);
 - an incident's card (``incident``, ``incident_resolved``) and the card
   codes in free texts (``text``, ``why``, a text's ``say`` values), as the
-  open interfaces hide them (``tablesim.server.public``);
+  open interfaces hide them (``tablesim.web.redaction``);
 - every card a device reported (an input's ``$card``/``$dealt`` values:
   the input does not say where the card went) and the cards an operator
   named (``stray``, ``resolve_incident``).

@@ -209,7 +209,7 @@ def test_a_tables_messages_are_framed_once_written_together_and_a_player_far_beh
     import socket as sockets
     from types import SimpleNamespace
 
-    from tablesim.server.wsframes import Wire
+    from tablesim.web.wsframes import Wire
 
     async def run():
         loop = asyncio.get_running_loop()

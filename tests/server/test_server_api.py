@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from drivers.mock import MockFault
 from tablesim.cli.main import cli
 from tablesim.games import registry
-from tablesim.server import totals
+from tablesim.web import opentotals
 from tablesim.server.auth import Operator, TokenStore
 
 from server_helpers import BETS, ok, play_round
@@ -394,7 +394,7 @@ def test_history_is_the_cli_history(serve):
     res = CliRunner().invoke(cli, ["history", "--journal", str(s.journal_path), "--last", "5", "--json"])
     assert res.exit_code == 0, res.output
     # (the open history: the CLI's, each round's players' parts as totals)
-    assert api == [totals.summary(json.loads(line), spots=False) for line in res.output.splitlines()]
+    assert api == [opentotals.summary(json.loads(line), spots=False) for line in res.output.splitlines()]
     assert [r["round_id"] for r in api] == rounds
     one = ok(s.get("/api/history", params={"round": rounds[0]}))
     assert one == api[:1]

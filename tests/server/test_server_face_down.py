@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from tablecore.cards import DECK
-from tablesim.server.public import hide_cards
+from tablesim.web.redaction import hide_cards
 
 from server_helpers import Served, ok
 from test_server_devices import BETS, play

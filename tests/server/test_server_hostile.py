@@ -186,7 +186,7 @@ def test_a_websocket_client_sending_on_after_its_refusal_is_cut_off(served):
     import os
     import time
 
-    from tablesim.server.wsframes import LINGER, LINGER_BYTES
+    from tablesim.web.wsframes import LINGER, LINGER_BYTES
 
     host, port = served.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as conn:

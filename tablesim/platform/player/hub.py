@@ -3,7 +3,7 @@ reads (it reads the whole stream once, for all its players) goes through
 each table's public view once; a message shown is serialised once and
 framed once, and what a table shows within ``FLUSH_EVERY`` goes to each of
 its watchers in one write of the same bytes, straight to the connection
-(``tablesim.server.wsframes``; through a bounded queue per player on
+(``tablesim.web.wsframes``; through a bounded queue per player on
 another server). A player too far behind is dropped (their page
 reconnects and is given the table again), never waited for: one slow phone
 never holds the others back.
@@ -25,7 +25,7 @@ from tablesim.platform.player.public import PublicTable, outcome, short
 from tablesim.platform.player.recall import Recall, entry
 from tablesim.platform.rounds import BETTING
 from tablesim.platform.tables import Offer
-from tablesim.server.wsframes import Wire, text_frame
+from tablesim.web.wsframes import Wire, text_frame
 from tablesim.studio.wire import WireRecord
 
 log = logging.getLogger("tablesim.platform")

@@ -5,7 +5,7 @@ The stream carries every journal record a table wrote, its inputs with the
 device reports (a face-down card's code among them), the operators' words
 and the bets of every player. A player is shown only table events of the
 kinds named in ``SHOWN``, each through the table's own public rules
-(``tablesim.server.public``: incidents' cards and card codes in free texts
+(``tablesim.web.redaction``: incidents' cards and card codes in free texts
 hidden) after the game's own console redaction (e.g. Fortune 3's dealer
 cards until the reveal), applied to the table's state as the stream shows
 it. Everything else (inputs, operator and meta records, bets, bet refs,
@@ -25,7 +25,7 @@ from tablecore.errors import InputError
 from tablecore.plainjson import jsonable
 from tablesim.games import registry
 from tablesim.games.fortune3.hands import classify
-from tablesim.server import public as table_public
+from tablesim.web import redaction as table_public
 from tablesim.studio.wire import WireRecord
 
 #: the event kinds a player is shown as they happen (the rest stays in the platform)

@@ -21,7 +21,7 @@ from tablesim.platform import nesting
 from tablesim.platform.betdesk import Answer, refused
 from tablesim.platform.player.hub import Client, Hub, dumps
 from tablesim.platform.sessions import BadSession, Session
-from tablesim.server.wsframes import SCOPE_KEY, Wire
+from tablesim.web.wsframes import SCOPE_KEY, Wire
 from tablesim.wallet.client import WalletError
 
 #: the largest message a player may send (bytes)

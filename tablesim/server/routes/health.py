@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
-from tablesim.server import public
+from tablesim.web import redaction
 from tablesim.server.routes.deps import runner
 from tablesim.server.runner import TableRunner
 
@@ -18,6 +18,6 @@ async def health(run: TableRunner = Depends(runner)) -> JSONResponse:
     problem = run.journal_problem()
     ok = run.started and problem is None
     return JSONResponse({"ok": ok, "table_id": run.table.table_id, "game": run.table.game,
-                         "journal": (public.hide_path(problem, run.journal) if problem
+                         "journal": (redaction.hide_path(problem, run.journal) if problem
                                      else "ok" if run.journal is not None else None)},
                         200 if ok else 503)

@@ -14,7 +14,7 @@ from tablesim.server.bodyerrors import loads
 from tablesim.server.runner import TableRunner
 from tablesim.server.fanout import select
 from tablesim.server.stream import wire_text
-from tablesim.server.wsframes import SCOPE_KEY, Wire
+from tablesim.web.wsframes import SCOPE_KEY, Wire
 
 #: how long a new WebSocket client may take to send ``{"since": N}`` first
 FIRST_MESSAGE_WAIT = 0.3

@@ -19,7 +19,7 @@ it): nobody without a token sees it before its reveal.
 - The journal's location is not shown (its file name only).
 - No player: their ids, their own stakes and decisions are not shown, the
   totals per spot and bet and the count of players are
-  (``tablesim.server.totals``).
+  (``tablesim.web.opentotals``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tablesim.games.console import HIDDEN
-from tablesim.server import totals
+from tablesim.web import opentotals
 
 #: the event kinds that carry an incident's card
 INCIDENT_KINDS = ("incident", "incident_resolved")
@@ -75,13 +75,13 @@ def event_redactor(game_redact: Callable[[dict], dict], spots: bool | None = Non
     """The open stream's view of one event message: the game's redaction, then
     the incidents' cards and the texts, and, given ``spots`` (whether the
     table's positions are spots, not its players), no player
-    (``tablesim.server.totals``). A stream event never becomes public later
+    (``tablesim.web.opentotals``). A stream event never becomes public later
     (the reveal's own events carry the cards), so this is unconditional."""
 
     def redact(msg: dict) -> dict:
         msg = game_redact(msg)
         if spots is not None:
-            msg = totals.event(msg, spots)
+            msg = opentotals.event(msg, spots)
         data = msg.get("data")
         if isinstance(data, dict) and (msg.get("kind") in INCIDENT_KINDS or any(k in data for k in TEXT_FIELDS)):
             msg = {**msg, "data": _scrubbed(data, msg.get("kind") in INCIDENT_KINDS)}
@@ -92,8 +92,8 @@ def event_redactor(game_redact: Callable[[dict], dict], spots: bool | None = Non
 
 def summary(game_redact: Callable[[dict], dict], rnd: dict, spots: bool = True) -> dict:
     """A round of the history as shown openly: whole once it is over, but
-    for its players (their totals only: ``tablesim.server.totals``)."""
-    rnd = totals.summary(game_redact(rnd), spots)
+    for its players (their totals only: ``tablesim.web.opentotals``)."""
+    rnd = opentotals.summary(game_redact(rnd), spots)
     if rnd.get("status") != "in_progress":
         return rnd
     events = [_scrubbed(ev, ev.get("kind") in INCIDENT_KINDS) for ev in rnd.get("events", [])]
