@@ -99,21 +99,34 @@ def script_profile(table, load):
 NOT_RULES = ("name", "description", "source")
 
 
-def _plain(value: Any) -> Any:
-    """A profile's values as JSON: exact decimals as text, sets sorted."""
+def _plain(value: Any, parts: tuple[str, ...] = NOT_RULES) -> Any:
+    """A profile's values as JSON: exact decimals as text, sets sorted.
+    ``parts``: the fields left out of the profile's parts (its symbols, its
+    draws); the profile's own name, description and file are always left out."""
     import dataclasses
     from decimal import Decimal
 
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name not in NOT_RULES}
+        return {f.name: _plain(getattr(value, f.name), parts) for f in dataclasses.fields(value)
+                if f.name not in NOT_RULES}
+    return _plain_part(value, parts)
+
+
+def _plain_part(value: Any, parts: tuple[str, ...]) -> Any:
+    import dataclasses
+    from decimal import Decimal
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain_part(getattr(value, f.name), parts) for f in dataclasses.fields(value)
+                if f.name not in parts}
     if isinstance(value, Decimal):
         return format(value.normalize(), "f")
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _plain_part(v, parts) for k, v in value.items()}
     if isinstance(value, (set, frozenset)):
-        return sorted((_plain(v) for v in value), key=repr)
+        return sorted((_plain_part(v, parts) for v in value), key=repr)
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [_plain_part(v, parts) for v in value]
     if hasattr(value, "value") and hasattr(value, "name"):  # an enum
         return value.value
     return value
@@ -136,6 +149,35 @@ def profile_sha256(profile: Any) -> str:
 def profile_stamp(profile: Any) -> dict[str, str]:
     """What each round's first journal record says of its rule profile."""
     return {"name": str(getattr(profile, "name", "")), "sha256": profile_sha256(profile)}
+
+
+def profile_rules(profile: Any) -> dict[str, Any]:
+    """The profile's rules as each round's first record publishes them beside
+    its stamp, for whoever shows the table's rules (the players' page reads
+    the pays in force from them, not from a copy of its own): the content
+    with the names of its parts kept (which of a wheel's symbols pays what).
+    ``rules_match`` checks them against the stamp."""
+    return _plain(profile, parts=("description", "source"))
+
+
+def _content_of_rules(value: Any, top: bool = True) -> Any:
+    """``profile_rules``'s form back to ``profile_content``'s: the parts' names left out."""
+    if isinstance(value, dict):
+        return {k: _content_of_rules(v, False) for k, v in value.items() if top or k != "name"}
+    if isinstance(value, list):
+        return [_content_of_rules(v, False) for v in value]
+    return value
+
+
+def rules_match(stamp: Any, rules: Any) -> bool:
+    """Whether ``rules`` (as ``profile_rules`` made them) are the rules the stamp's sha256 names."""
+    import hashlib
+    import json
+
+    if not isinstance(stamp, dict) or not isinstance(rules, dict) or not isinstance(stamp.get("sha256"), str):
+        return False
+    text = json.dumps(_content_of_rules(rules), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest() == stamp["sha256"]
 
 
 def _first_difference(a: Any, b: Any, path: str = "") -> str:

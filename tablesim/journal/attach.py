@@ -23,7 +23,7 @@ from tablesim.journal.location import data_dir, default_journal_path
 from tablesim.journal.reach import check_reach, open_mark
 from tablesim.journal.recovery import RecoveryReport, active_faults, recover
 from tablesim.journal.journal import Journal, open_journal
-from tablesim.profiles import profile_stamp
+from tablesim.profiles import profile_rules, profile_stamp
 
 
 def journal_for(table: Any, spec: str | None, key_file: str | Path | None = None) -> Journal | None:
@@ -96,6 +96,7 @@ def attach_and_recover(table: Any, spec: str | None, notices: list | None = None
         check_before_recovery(journal, table.table_id)
         profile = getattr(table, "profile", None)
         journal.profile = profile_stamp(profile) if profile is not None else None
+        journal.profile_rules = profile_rules(profile) if profile is not None else None
         journal.seal(table.table_id)
         open_mark(journal, table.table_id)
         table.attach_journal(journal)

@@ -78,6 +78,7 @@ class Journal(Reading):
         self.store: Store | None = None
         self.failed: str | None = None  # a write failed after the table acted: no more actions
         self.profile: dict[str, str] | None = None  # stamped on each round's first record
+        self.profile_rules: dict[str, Any] | None = None  # and its rules, published beside the stamp
         self.reserve = RESERVE_BYTES
         try:
             self.store = self._open(store)
@@ -359,7 +360,7 @@ class Journal(Reading):
         # (the round's seal: a MAC under the chain's key, so only the journal's holder can
         # make it, and the same journal always gives the same one)
         seal = seal_mac(self.key(table_id), "round seal", tip.seq + 1, f"{table_id}/{round_id}")
-        self._insert(table_id, round_id, ROUND_KIND, ROUND_NAME, tip.round_data(self.profile, seal), "journal")
+        self._insert(table_id, round_id, ROUND_KIND, ROUND_NAME, tip.round_data(self.profile, seal, self.profile_rules), "journal")
 
     def _insert(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str) -> Record:
         tip = self.tip

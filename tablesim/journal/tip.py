@@ -61,8 +61,10 @@ class Tip:
         self.keyed = True
         return {"chain": ALGORITHM, "key_id": key_id(key), "legacy": {"records": self.seq, "link": self.link}}
 
-    def round_data(self, profile: dict[str, str] | None, seal: str | None = None) -> dict[str, Any]:
-        """The data of a round's first record: its rule profile, the round closed
+    def round_data(self, profile: dict[str, str] | None, seal: str | None = None,
+                   rules: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The data of a round's first record: its rule profile (and, given
+        ``rules``, the profile's rules: what the players' pages show), the round closed
         before it, and the round's seal (the secret its face-down cards are
         published sealed under: ``tablesim.studio.sealed``; kept here so that
         whoever holds the journal makes the very bytes the table published)."""
@@ -72,6 +74,8 @@ class Tip:
                            "link": self.round_link})
         # (the format: how this round's records are written; 2: a group of bets is one record)
         data = {"profile": profile, "closed": closed, "format": betbatch.FORMAT}
+        if rules is not None:
+            data["rules"] = rules
         if seal is not None:
             data["seal"] = seal
         return data

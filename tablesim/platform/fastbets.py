@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from tablesim.platform import nesting
+from tablesim.web import requestlimits
 from tablesim.platform.betdesk import Answer, refused
 from tablesim.platform.sessions import BadSession
 

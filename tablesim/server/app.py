@@ -50,7 +50,7 @@ from tablecore.errors import IllegalAction, InputError
 from tablecore.wording import message_of
 from tablesim.server.auth import TokenStore
 from tablesim.server.betrequests import QuickBets, refusal
-from tablesim.server.requestlimits import BodyGuard
+from tablesim.server.bodyguard import BodyGuard
 from tablesim.server.bodyerrors import NOT_JSON, NOT_JSON_SAID, readable, said
 from tablesim.server.routes import actions, bets, health, metrics, operator, pages, read, shift, stream
 from tablesim.server.routes.pages import STATIC

@@ -35,7 +35,8 @@ class Platform(rigs.Platform):
 
 
 class F3Rig(rigs.Rig):
-    def __init__(self, folder: Path, broker) -> None:  # (the wheel rig's start, with this table)
+    def __init__(self, folder: Path, broker, edits: tuple[tuple[str, str], ...] = ()) -> None:
+        """(the wheel rig's start, with this table; ``edits``: texts of the profile's file replaced)"""
         self.tables = rigs.start_wallet(self, folder, broker, TABLES)
         self.journal = folder / f"{TABLE}.journal.sqlite"
         self.table_port = free_port()
@@ -44,7 +45,10 @@ class F3Rig(rigs.Rig):
         profile = (rigs.ROOT / "config" / "rules" / "fortune3-macau-2008-remote.toml").read_text()
         profile = profile.replace('name = "macau-2008-remote"', 'name = "test-remote"')
         self.profile = folder / "test-remote.toml"
-        self.profile.write_text(profile.replace("decision_seconds = 20", f"decision_seconds = {DECISION_SECONDS}"))
+        for was, now in (("decision_seconds = 20", f"decision_seconds = {DECISION_SECONDS}"), *edits):
+            assert profile.count(was) == 1, was
+            profile = profile.replace(was, now)
+        self.profile.write_text(profile)
         with open(folder / "table.log", "a") as err:
             self.table = subprocess.Popen(
                 [sys.executable, "-m", "tablesim.cli.main", "serve", "--game", "fortune3", "--mock", "--seed", "5",

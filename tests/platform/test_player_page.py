@@ -285,6 +285,11 @@ def test_the_fortune3_view_shows_the_remote_hand_ante_and_pair_plus_and_says_no_
 # --- Fortune 3 with the shared remote hand ------------------------------------------------
 
 
+#: the page test's remote profile pays other than the regulation's (Pair Plus: a straight flush 35, a flush 3):
+#: what the page shows is what the table plays
+PROFILE_PAYS = (("straight_flush = 40", "straight_flush = 35"), ("\nflush = 4\n", "\nflush = 3\n"))
+
+
 @pytest.fixture(scope="module")
 def f3(tmp_path_factory):
     """A Fortune 3 table on the remote profile (the rig's copy of it, its own
@@ -298,7 +303,7 @@ def f3(tmp_path_factory):
     def make(folder, broker):
         saved, f3rig.DECISION_SECONDS = f3rig.DECISION_SECONDS, 12
         try:
-            r = f3rig.F3Rig(folder, broker)
+            r = f3rig.F3Rig(folder, broker, edits=PROFILE_PAYS)
         finally:
             f3rig.DECISION_SECONDS = saved
         r.page_platform = r.platform()
@@ -347,6 +352,12 @@ def test_two_players_in_two_languages_decide_on_their_own_on_the_shared_remote_h
         assert "逾時未決定即作棄牌" in text(ann, "#fold-notice") and "Desiste" not in text(ann, "#fold-notice")
         assert "pt" == amy.evaluate("document.documentElement.lang")
         rid = start_deciding(f3, (ann, amy), ((ann, ("ante", "25")), (ann, ("pair_plus", "5")), (amy, ("ante", "5"))))
+        # the pays on the spots and in the paytable are the table's profile's (its round's record), not the game's default's
+        assert "40" in game_layout("fortune3")["layout"]["rules"]["pair_plus"].values()
+        until(amy, "document.querySelector(\".spot[data-bet='pair_plus']\").textContent.includes('35')")
+        assert "35" in text(ann, ".spot[data-bet='pair_plus']") and "40" not in text(amy, ".spot[data-bet='pair_plus']")
+        flush = amy.evaluate("[...document.querySelectorAll('#paytable tbody tr')].map((r) => r.textContent)")
+        assert any(row.startswith("Cor") and "3 para 1" in row for row in flush), flush
         # the same remote hand for both; the dealer's cards face down on both pages until the reveal
         assert cards(ann, "remote-cards") == cards(amy, "remote-cards") and "??" not in cards(ann, "remote-cards")
         assert cards(ann, "dealer-cards") == cards(amy, "dealer-cards") == ["??"] * 3

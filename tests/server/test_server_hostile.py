@@ -12,7 +12,7 @@ import pytest
 from hostile import HUNDRED_MB, rss_kib, send_big
 
 from server_process import Serve
-from tablesim.server.requestlimits import MAX_BODY
+from tablesim.server.bodyguard import MAX_BODY
 
 CHANGING_ROUTES = ["/api/bets", "/api/actions/open_round", "/api/pause", "/api/resume", "/api/void",
                    "/api/incident/resolve"]

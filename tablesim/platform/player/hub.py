@@ -21,6 +21,7 @@ from itertools import islice
 
 from tablecore import betbatch
 from tablesim.platform.player.layouts import game_of, table_layout
+from tablesim.platform.player.inforce import ROUND_RECORD, layout_in_force
 from tablesim.platform.player.public import PublicTable, outcome, short
 from tablesim.platform.player.recall import Recall, entry
 from tablesim.platform.rounds import BETTING
@@ -122,10 +123,15 @@ class LiveTable:
         self.line_players = -1  # the players count of the last line they got
         self.flush_due = False
         self.flushed_at = 0.0
+        #: the layout and limits under the profile the table's last round began under (None: the game's default)
+        self.in_force: dict | None = None
 
     def summary(self) -> dict:
         v = self.view
-        return {**table_layout(self.offer), "state": v.state, "round_id": v.round_id, "betting": v.state == BETTING,
+        drawn = table_layout(self.offer)
+        if self.in_force is not None and "layout" in drawn:
+            drawn = {**drawn, **self.in_force}
+        return {**drawn, "state": v.state, "round_id": v.round_id, "betting": v.state == BETTING,
                 "players": len(self.watchers), "last": list(islice(self.results, LAST_RESULTS)), "timer": self.timer}
 
 
@@ -203,6 +209,9 @@ class Hub:
         if rec.kind == "event" and rec.name == "result":
             self._result(live, rec)
             return
+        if (rec.kind, rec.name) == ROUND_RECORD:
+            self._profile(live, rec)
+            return
         msg = live.view.shown(rec)
         if msg is None:
             return
@@ -232,6 +241,15 @@ class Hub:
                               "mine": self.recall.open_bets(player, live.offer.table, round_id)})
                 for client in watching:
                     self._send(client, text)
+
+    def _profile(self, live: LiveTable, rec: WireRecord) -> None:
+        """A round begins under the profile its first record names: the page
+        draws the table under it (its watchers get the table's line again
+        when it changed)."""
+        drawn = layout_in_force(live.view.game, rec.data)
+        if drawn != live.in_force:
+            live.in_force = drawn
+            self.lobby_changed(live)
 
     def _state(self, live: LiveTable, rec: WireRecord) -> None:
         if rec.data.get("state") == BETTING:

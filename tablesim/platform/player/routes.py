@@ -14,6 +14,7 @@ from tablesim.games import registry
 from tablesim.i18n.web import router as words_router
 from tablesim.platform.player.public import SHOWN
 from tablesim.platform.player.hub import Hub, tap
+from tablesim.platform.player.inforce import ROUND_RECORD
 from tablesim.platform.player.socket import PlayerSocket
 from tablesim.platform.sessions import BadSession
 
@@ -27,6 +28,7 @@ def player_routes(app: FastAPI, platform) -> Hub:
     hub = Hub(platform.offers, platform.rounds)
     tap(platform.rounds, hub)
     platform.follower.read_also(SHOWN)  # (the money's picture reads only what it needs; the players see these too)
+    platform.follower.read_also((ROUND_RECORD[1],))  # (a round's first record: the profile it is played under)
     platform.hub = hub
     folders = [CATALOG, *(registry.spec(g).catalog_dir() for g in registry.names())]
     app.include_router(words_router(folders))  # (the page writes each table's currency code itself)

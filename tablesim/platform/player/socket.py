@@ -17,7 +17,7 @@ import uuid
 
 from fastapi import WebSocket, WebSocketDisconnect
 
-from tablesim.platform import nesting
+from tablesim.web import requestlimits
 from tablesim.platform.betdesk import Answer, refused
 from tablesim.platform.player.hub import Client, Hub, dumps
 from tablesim.platform.sessions import BadSession, Session

@@ -161,9 +161,15 @@ const HANDLERS = {
     if (back) watch(back);
   },
   lobby(m) {
+    const drawn = (tb) => JSON.stringify(tb && tb.layout && tb.layout.rules);
+    const before = drawn(S.tables[S.table]);
     for (const tb of m.tables) S.tables[tb.table] = { ...S.tables[tb.table], ...tb };
     renderLobby();
-    if (S.table && S.tables[S.table]) { S.tables[S.table].players = m.tables.find((x) => x.table === S.table)?.players; renderHead(); }
+    if (S.table && S.tables[S.table]) {
+      S.tables[S.table].players = m.tables.find((x) => x.table === S.table)?.players;
+      // a round began under another profile than the page drew: the felt, the paytable and the scene again
+      if (drawn(S.tables[S.table]) !== before) renderTable(); else renderHead();
+    }
   },
   table(m) {
     const was = S.tables[m.table];

@@ -23,7 +23,8 @@ export function paytable(tb, { t, h, amount, betName }) {
   if (game === "football") {
     const middle = ((tb.layout.numbers || {}).middle || []).join(", ");
     return [h("p", {}, t("player.rules.football")),
-      table(Object.entries(r.pays || {}).map(([b, p]) => [betName("football", b), to1(p),
+      // (in the felt's order: the published pays are in no particular one)
+      table((tb.layout.bets || Object.keys(r.pays || {})).filter((b) => (r.pays || {})[b] !== undefined).map((b) => [b, r.pays[b]]).map(([b, p]) => [betName("football", b), to1(p),
         (r.commission || {})[b] ? t("player.commission", { pct: amount(r.commission[b]) }) : "—",
         t(`player.on_middle.${(r.on_middle || {})[b]}`, null, (r.on_middle || {})[b] || "—")]),
       [t("player.col.bet"), t("player.col.pays"), t("player.col.commission"), t("player.col.on_middle", { middle })], h)];
