@@ -20,7 +20,7 @@ from tablesim.platform.sessions import BadSession
 
 PATH = "/api/bets"
 #: the largest request body a player's call may have
-MAX_BODY = 16 * 1024
+MAX_BODY = requestlimits.MAX_BODY
 
 
 def too_large() -> Answer:
@@ -42,26 +42,18 @@ async def read_body(scope, receive) -> bytes | Answer | None:
     for name, value in scope["headers"]:
         if name == b"content-length" and value.isdigit() and int(value) > MAX_BODY:
             return too_large()
-    chunks, size = [], 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return None
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > MAX_BODY:
-            return too_large()
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks)
+    try:
+        return await requestlimits.read_bounded(receive, MAX_BODY)
+    except requestlimits.TooLarge:
+        return too_large()
 
 
 def read_json(body: bytes) -> dict | Answer:
     """A player's JSON object (``body`` as ``read_body`` kept it), or the refusal."""
     try:
-        nesting.check(body)
+        requestlimits.check_depth(body)
         doc = json.loads(body, parse_float=_Float)
-    except nesting.TooDeep as exc:
+    except requestlimits.TooDeep as exc:
         return refused(400, "bad_input", f"the body is refused: {exc}")
     except ValueError:
         return refused(400, "bad_input", "the body is not JSON")

@@ -17,9 +17,10 @@ import json
 from typing import Any, Awaitable, Callable
 
 from tablesim.server.auth import TokenStore, bearer
+from tablesim.web import requestlimits
 
 #: the largest request body the API takes (its bodies are a few hundred bytes)
-MAX_BODY = 16 * 1024
+MAX_BODY = requestlimits.MAX_BODY
 
 #: routes whose bodies are legitimately larger: a batch of bets carries up to
 #: ``MAX_BATCH`` bets of a few dozen bytes each
@@ -78,21 +79,13 @@ class BodyGuard:
             if length > limit:
                 await _answer(send, 413, too_big)
                 return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:  # no Content-Length, or it lied: stop reading here
-                await _answer(send, 413, too_big)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
+        try:
+            body = await requestlimits.read_bounded(receive, limit)
+        except requestlimits.TooLarge:  # no Content-Length, or it lied: stopped reading there
+            await _answer(send, 413, too_big)
+            return
+        if body is None:
+            return
         delivered = False
 
         async def replay() -> dict:

@@ -64,9 +64,9 @@ def read(text: str) -> dict | Answer:
     if len(text.encode()) > MAX_MESSAGE:
         return refused(400, "too_large", f"a message is at most {MAX_MESSAGE} bytes")
     try:
-        nesting.check(text)
+        requestlimits.check_depth(text)
         doc = json.loads(text)
-    except nesting.TooDeep as exc:
+    except requestlimits.TooDeep as exc:
         return refused(400, "bad_input", f"the message is refused: {exc}")
     except ValueError:
         return refused(400, "bad_input", "a message is a JSON object")
