@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tablesim.cli.children import Child, answers_http, says, speaks_nats
 from tablesim.cli.demo_files import TABLES, DemoFiles
+from tablesim.games import registry
 
 
 def _tablesim(*args: object) -> list[str]:
@@ -37,8 +38,11 @@ def nats_child(nats: str, files: DemoFiles, port: int) -> Child:
     return Child("nats-server", argv, files.dir / "nats-server.log", speaks_nats(port))
 
 
-#: the remote players play Fortune 3 on the shared remote hand: its profile of its own name
-PROFILES = {"fortune3": ("--profile", "macau-2008-remote")}
+def _profile(game: str) -> tuple[str, ...]:
+    """The rule profile a table offered to remote players runs, where its game
+    names one (e.g. the profile with a shared remote hand)."""
+    profile = registry.spec(game).remote_view().profile
+    return ("--profile", profile) if profile else ()
 
 
 def others(files: DemoFiles, ports: dict[str, int], bet_seconds: float, pace: float) -> list[Child]:
@@ -48,7 +52,7 @@ def others(files: DemoFiles, ports: dict[str, int], bet_seconds: float, pace: fl
     for game, tid, _ in TABLES:
         argv = _tablesim("serve", "--game", game, "--mock", "--autoplay", "--table-id", tid, "--studio", role(files, tid),
                          "--tokens", files.tokens[tid][0], "--port", ports[tid], "--bet-seconds", f"{bet_seconds:g}",
-                         "--pace", f"{pace:g}", *PROFILES.get(game, ()))
+                         "--pace", f"{pace:g}", *_profile(game))
         out.append(Child(tid, argv, files.dir / f"{tid}.log", answers_http(f"{local}:{ports[tid]}/api/health")))
     wallet = _tablesim("wallet", "serve", "--db", files.ledger, "--secret", files.secret, "--players", files.players,
                        "--port", ports["wallet"])

@@ -26,9 +26,15 @@ from tablesim.cli.options import FiniteFloat
 
 #: pure waiting for the children to be ready (a loaded machine starts a Python process slowly)
 START_WAIT = 180.0
-#: the order they stop in: every process of ours together (each stops cleanly on its own: the tables
-#: publish what is left, the platform's intents are on disk), then the bus they need for that
-STAGES = [["platform", "floor", "F3-DEMO", "FB-DEMO", "WHEEL-DEMO", "wallet"], ["nats-server"]]
+
+
+def _stages() -> list[list[str]]:
+    """The order they stop in: every process of ours together (each stops
+    cleanly on its own: the tables publish what is left, the platform's
+    intents are on disk), then the bus they need for that."""
+    from tablesim.cli.demo_files import TABLES
+
+    return [["platform", "floor", *(tid for _, tid, _ in TABLES), "wallet"], ["nats-server"]]
 
 
 class _Stopped(Exception):
@@ -123,7 +129,7 @@ def _run(children, nats: str, files, ports: dict[str, int], bet_seconds: float, 
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # (a second Ctrl-C does not cut the stop short)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         try:
-            children.stop(STAGES)
+            children.stop(_stages())
         finally:
             signal.signal(signal.SIGINT, previous_int)
             signal.signal(signal.SIGTERM, previous)

@@ -12,9 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tablecore.errors import InputError
+from tablesim.games import registry
+
+
+def _tables() -> tuple[tuple[str, str, str], ...]:
+    """A table for each registered game: (game, table id, what a remote
+    bet's position is at the platform, as the game says)."""
+    specs = [registry.spec(game) for game in registry.names()]
+    return tuple((s.name, s.table_id("DEMO"), s.remote_view().position) for s in specs)
+
 
 #: the demo's tables: (game, table id, what a remote bet's position is at the platform)
-TABLES = (("fortune3", "F3-DEMO", "box"), ("football", "FB-DEMO", "box"), ("wheel", "WHEEL-DEMO", "player"))
+TABLES = _tables()
 #: the demo's players in the reference wallet, each with this opening balance
 PLAYERS = ("demo1", "demo2", "demo3", "demo4")
 BALANCE = "10000.00"

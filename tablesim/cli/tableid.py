@@ -12,7 +12,7 @@ from tablesim.journal.keys import TABLE_ID
 
 def table_id_option():
     return click.option("--table-id", "table_id", default=None, metavar="ID",
-                        help="--mock/--emulated: the table's id (default: the game's, e.g. WHEEL-MOCK); "
+                        help="--mock/--emulated: the table's id (default: the game's id prefix, then -MOCK or -EMU); "
                              "1 to 32 of A-Z a-z 0-9 _ -. A configuration names its own ([table] id).")
 
 

@@ -14,6 +14,7 @@ import importlib
 import importlib.resources
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from tablecore.errors import InputError
@@ -36,6 +37,7 @@ PARTS = (
     "console",  # the console adapter class: console(table, rig) -> GameAdapter (default: boxes and bets)
     "dealer",  # dealer(table, players: Players, hands: Hands): the round goes on from the table's state
     "diagram",  # diagram() -> the round machine as mermaid (default: the ``procedure``'s)
+    "remote",  # the RemoteView: what remote players see and where they bet (default: RemoteView())
 )
 
 #: the parts a game may leave out where it is like the others: each one's stand-in, given the spec
@@ -50,6 +52,8 @@ DEFAULTS: dict[str, Callable[["GameSpec"], Callable[..., Any]]] = {
     "console": lambda spec: _default("console", spec),
     "render_analysis": lambda spec: _default("render_analysis", spec),
     "simulation_exact": lambda spec: _default("simulation_exact", spec),
+    # (an object, not a function: the view itself)
+    "remote": lambda spec: RemoteView(),
 }
 
 
@@ -102,6 +106,8 @@ class IntakeSetup:
     position_prefix: str
     #: what the report says the table is
     table: str
+    #: the dealer's action that plays a round out once betting is closed (``/api/actions/<finish>``)
+    finish: str = "deal"
 
 
 @dataclass(frozen=True)
@@ -116,6 +122,91 @@ class CardsSetup:
     #: play_round(call, wait) -> round id: one round through the API, where
     #: call(method, path, body=None) -> answer and wait(*states, timeout=30) -> snapshot
     play_round: Callable[..., str]
+
+
+class SharedHand:
+    """A game's shared remote hand: one more position, dealt like a box, on
+    which any number of remote players bet, each deciding alone within a
+    decision timer (the table asks ``close`` when it runs out: whoever has
+    not decided gets the game's default). The server runs the timer and
+    takes the decisions that come over the bus, the platform debits a
+    decision that stakes more; both know the hand only through this object,
+    which the game makes (its ``RemoteView.hand``).
+
+    The table's side (``active`` .. ``stake``) runs on the table's thread."""
+
+    #: the hand's position at the table
+    position: str = "remote"
+    #: the table's state while its players decide
+    deciding: str = "decisions"
+    #: the decisions a remote player may send
+    decisions: tuple[str, ...] = ()
+    #: the decision of a player who does not decide in time, or whose stake the wallet refuses
+    default: str = ""
+    #: a decision that stakes more -> the player's bet on the hand whose amount it stakes again
+    stakes: Mapping[str, str] = MappingProxyType({})
+
+    def active(self, table: Any) -> bool:
+        """Whether this table has the hand (its rule profile may leave it out)."""
+        raise NotImplementedError
+
+    def seconds(self, table: Any) -> int:
+        """The decision timer's length."""
+        raise NotImplementedError
+
+    def pending(self, table: Any) -> list[str]:
+        """The remote players who still have a decision to make."""
+        raise NotImplementedError
+
+    def close(self, table: Any) -> None:
+        """The decision timer ran out."""
+        raise NotImplementedError
+
+    def decide(self, table: Any, player: str, decision: str, ref: str | None) -> None:
+        """One remote player's decision (refused with the table's reason)."""
+        raise NotImplementedError
+
+    def stake(self, table: Any, player: str, decision: str) -> Any:
+        """What ``decision`` stakes of ``player`` (a Decimal), or None."""
+        bet = self.stakes.get(decision)
+        return None if bet is None else table.book.get(self.position, bet, player)
+
+
+class Follower:
+    """Follows one table's shown events for its remote players (one per
+    table on the platform): may add what the game tells them of an event
+    (e.g. a hand's rank once its cards are out). The default adds nothing."""
+
+    def shown(self, msg: dict) -> dict:
+        return msg
+
+
+class RemoteView:
+    """What a game shows the remote players of the platform and where they
+    bet: one object per game (the spec's ``remote`` part). Each default suits
+    a game whose remote players name the box they bet on; a game overrides
+    what differs."""
+
+    #: a bet's position at the platform: "box" (a spot of the table) or "player" (the player is the position)
+    position: str = "box"
+    #: at a table whose bets name a box, the box the remote players bet on (None: they name one)
+    box: str | None = None
+    #: the rule profile a table offered to remote players runs (None: the game's default)
+    profile: str | None = None
+    #: the game's shared remote hand, or None
+    hand: SharedHand | None = None
+
+    def short(self, outcome: dict) -> dict:
+        """A settled round's outcome as the lobby lists it, beside its status."""
+        return {}
+
+    def rules(self, profile: Any) -> dict:
+        """What the page says of the game's pays and rules under ``profile``
+        (amounts as decimal texts), beside the profile's name."""
+        return {}
+
+    def follower(self) -> Follower:
+        return Follower()
 
 
 @dataclass(frozen=True)
@@ -182,6 +273,16 @@ class GameSpec:
 
     def table_id(self, kind: str) -> str:
         return f"{self.id_prefix}-{kind}"
+
+    def remote_view(self) -> RemoteView:
+        """What the game shows remote players (the ``remote`` part)."""
+        return self.part("remote")  # type: ignore[return-value]
+
+    def states(self) -> Any:
+        """The enum of the game's round states (its procedure's), or None
+        where the game names no procedure."""
+        target = self.parts.get("procedure")
+        return load(target).states if target else None
 
     def console_piece_file(self) -> Any:
         """The file of :attr:`console_piece` (an ``importlib.resources`` path), or None."""

@@ -79,12 +79,13 @@ def _hid(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int)
 
 
 def _segments(config: TableConfig, kind: str) -> int | None:
-    """A wheel's segments, from its table's profile (None for other kinds)."""
+    """A wheel's segments, from its table's profile, the game's (None for other kinds)."""
     if kind != "wheel":
         return None
-    from tablesim.games.wheel.profile import load_profile
+    from tablesim.games import registry
 
-    return len(load_profile(config.profile).layout)
+    layout = getattr(registry.spec(config.game).load_profile(config.profile), "layout", None)
+    return None if layout is None else len(layout)
 
 
 def _evdev(stack: ExitStack, config: TableConfig, device: DeviceConfig, seed: int) -> tuple[Device, DeviceSide]:

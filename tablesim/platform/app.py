@@ -9,8 +9,9 @@
 - ``POST /api/bets`` ``{"table", "bet", "amount": "10", "position"}``:
   debited, sent to the table; the answer says exactly what happened
   (answered by ``tablesim.platform.fastbets``, in front of the routes);
-- ``POST /api/decisions`` ``{"table", "round", "decision"}``: a Fortune 3
-  remote player's play (a second debit) or fold (``decisions``);
+- ``POST /api/decisions`` ``{"table", "round", "decision"}``: a remote
+  player's decision on a table's shared remote hand: a play (a second debit)
+  or a fold (``decisions``);
 - ``POST /api/bets/withdraw``: refused (the tables' bus takes no withdrawals);
 - ``GET /api/health``: the process's state and settlement counters;
 - ``GET /metrics``: the same and the wallet calls' times, for Prometheus (``metrics``).
@@ -64,7 +65,7 @@ def create_app(platform: Platform) -> FastBets:
     _account_routes(app, platform)
     _bet_routes(app, platform)
     player_routes(app, platform)
-    decision_routes(app, platform)  # Fortune 3's remote decisions (decision_routes.py)
+    decision_routes(app, platform)  # decisions on a shared remote hand (decision_routes.py)
 
     @app.get("/api/health")
     async def health() -> JSONResponse:

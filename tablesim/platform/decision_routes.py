@@ -1,5 +1,5 @@
 """``POST /api/decisions`` ``{"table", "round", "decision": "play" | "fold"}``:
-a remote player's Fortune 3 decision on the shared remote hand
+a remote player's decision on a table's shared remote hand
 (``tablesim.platform.decisions``); the answer says exactly what happened."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ not, its debit is cancelled (a cancel of a debit the wallet never saw
 leaves a tombstone: safe either way). The log is what lets a platform find
 its own orphans; the stream is what decides them.
 
-A round's later debits (a Fortune 3 Play decided during the round) are
+A round's later debits (a Play decided on a shared remote hand during the round) are
 rows of their own with ``kind`` saying what they stake; the settlement
 names every debit of the player's round whatever its kind.
 """

@@ -54,7 +54,8 @@ class PlatformMetrics:
                     1.0 if p.nc is not None and p.nc.is_connected else 0.0)
         yield counter("tablesim_platform_remote_bets", "Remote bets by what became of them.", none,
                       dict(p.desk.counts), "status")
-        yield counter("tablesim_platform_remote_decisions", "Remote Fortune 3 decisions by what became of them.",
+        yield counter("tablesim_platform_remote_decisions",
+                      "Remote decisions on a shared remote hand, by what became of them.",
                       none, dict(p.decisions.counts), "status")
         yield counter("tablesim_platform_settlement", "Settlement's counts: rounds settled and void, credits, "
                       "cancels, alerts, refusals.", none, dict(p.settler.stats), "event")

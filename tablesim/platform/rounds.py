@@ -1,7 +1,7 @@
 """What the stream says of each table and round, folded from the records a
 table signed: the table's current round and whether betting is open, each
 round's accepted bets by ref (each group of bets' ``place_bets`` record;
-an older journal's ``bet_refs``) and Fortune 3 remote Plays
+an older journal's ``bet_refs``) and remote Plays on a shared hand
 (``decision`` records with a ref and a stake), the bets withdrawn, and its
 result (settled or void).
 
@@ -111,9 +111,11 @@ class Rounds:
                     if ref is not None:
                         rnd.add(ref)
         elif name == "decision" and isinstance(data.get("ref"), str) and data.get("stake") is not None:
-            # a remote player's Play (Fortune 3's remote hand): its debit is the decision's ref
+            # a remote player's decision that staked (a Play on a shared remote hand): its debit is
+            # the decision's ref, its stake the bet of the decision's name
             rnd = self.round(rec.table_id, rec.round_id)
-            ref = _ref([data["ref"], data.get("box"), "play", data["stake"], data.get("player")], rec.seq)
+            ref = _ref([data["ref"], data.get("box"), str(data.get("decision")), data["stake"], data.get("player")],
+                       rec.seq)
             if ref is not None:
                 rnd.add(ref)
         elif name == "state":

@@ -103,7 +103,7 @@ class Platform:
         return await self.desk.place(session, doc)
 
     async def decide(self, session: Session, doc: dict) -> Answer:
-        """A player's Fortune 3 decision on the shared remote hand (``decisions``)."""
+        """A player's decision on a table's shared remote hand (``decisions``)."""
         return await self.decisions.decide(session, doc)
 
     def health(self) -> dict:

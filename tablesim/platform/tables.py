@@ -5,9 +5,9 @@ tables file (TOML)::
     [tables.WHEEL-01]
     currency = "MOP"
     unit = "1"              # the table's betting unit: a stake is a whole multiple of it
-    position = "player"     # the wheel: a bet's position is its player ("box": the player names a box)
+    position = "player"     # a bet's position is its player ("box": the player names a box)
     max = "10000"           # optional: the largest stake (the table's own limits still apply)
-    game = "wheel"          # optional: its game (default: from the id's prefix, e.g. WHEEL-, FB-, F3-)
+    game = "wheel"          # optional: its game, a registered one (default: from the id's prefix, the game's ``id_prefix``)
     bet_seconds = 15        # optional: the table's bet timer, shown to the players counting down
     max_bets = 500          # optional: the most bets one player may place in one round (default 500)
 
@@ -23,10 +23,10 @@ from pathlib import Path
 
 from tablecore.errors import InputError
 from tablecore.money import read_amount
+from tablesim.games import registry
 from tablesim.studio.wire import check_token
 
 POSITIONS = ("player", "box")
-GAMES = ("wheel", "football", "fortune3")
 #: a stake above this is refused whatever the file says (12 digits before the point, as the wallet)
 HUGE = Decimal("999999999999")
 
@@ -77,8 +77,8 @@ def _offer(table: str, entry: object, where: str) -> Offer:
         raise InputError(f"position: {position!r} is not one of {', '.join(POSITIONS)}", where=where)
     top = _amount(entry["max"], f"{where}.max") if "max" in entry else HUGE
     game, seconds = entry.get("game"), entry.get("bet_seconds")
-    if game is not None and game not in GAMES:
-        raise InputError(f"game: {game!r} is not one of {', '.join(GAMES)}", where=where)
+    if game is not None and game not in registry.names():
+        raise InputError(f"game: {game!r} is not one of {', '.join(registry.names())}", where=where)
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int) or not 1 <= seconds <= 600):
         raise InputError(f"bet_seconds: {seconds!r} is not a whole number of seconds from 1 to 600", where=where)
     most = entry.get("max_bets", 500)
@@ -102,3 +102,14 @@ def load_tables(path: str | Path) -> dict[str, Offer]:
     if not isinstance(tables, dict) or not tables or set(doc) - {"tables"}:
         raise InputError("a tables file holds [tables.<ID>] entries only, at least one", where=str(path))
     return {t: _offer(t, e, f"{path}: tables.{t}") for t, e in tables.items()}
+
+
+def game_of(offer: Offer) -> str | None:
+    """The offer's game: as the tables file names it, else from the id's prefix
+    (a registered game's ``id_prefix``), else None."""
+    if offer.game:
+        return offer.game
+    for game in registry.names():
+        if offer.table.upper().startswith(registry.spec(game).id_prefix + "-"):
+            return game
+    return None

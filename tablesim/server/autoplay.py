@@ -40,7 +40,6 @@ from tablecore.errors import IllegalAction
 from tablesim.games import registry
 from tablesim.games.console import DecideBody
 from tablesim.server.intake import BetRequest, commit_bets
-from tablesim.server.remotehand import REMOTE
 from tablesim.server.stream import now_ts
 
 log = logging.getLogger("tablesim.server")
@@ -161,7 +160,8 @@ class AutoDealer:
         their strategy; the others' boxes wait for their players (below)."""
         t = self.table
         # the remote hand's players decide on the platform, within the table's own timer (remotehand.py)
-        pending = [box for box in t.pending_decisions() if box != REMOTE]
+        shared = self.runner.remote_hand
+        pending = [box for box in t.pending_decisions() if shared is None or box != shared.position]
         if not pending:
             return None
         ours = [box for box in pending if self._ours(box)]

@@ -1,19 +1,22 @@
-"""A served Fortune 3 table's shared remote hand (a profile with
-``[remote]``, ``tablesim.games.fortune3.remote``): the decision timer and
-the remote players' decisions that come over the bus.
+"""A served table's shared remote hand (a game whose ``RemoteView`` has a
+``hand``, :class:`tablesim.games.gamespec.SharedHand`, and whose table's
+rules have it): the decision timer and the remote players' decisions that
+come over the bus.
 
 - The decision timer: once the hands are dealt and a remote player has a
   decision to make, ``decision_seconds`` count down (frozen while the table
   is paused or an incident holds the round, shown on the stream as
   ``decision_timer``); at zero the table is asked ``close_decisions`` (the
   journal names the ``timer``) and every remote player who has not decided
-  folds.
+  gets the game's default (folds).
 - A decision from the bus (``tablesim.studio.bus_decisions``) is taken on the
   table's thread for the round it names only, answered once committed. Its
   ``ref`` is kept (and read back from the journal at start), so a decision
   sent again is answered ``duplicate``, also once the round is over.
 
-A part of ``TableRunner``, for tables that have a remote hand.
+A part of ``TableRunner``, for tables that have a remote hand. What the
+hand is (its position, its decisions, what a decision stakes) is the
+game's: this knows it only through the hand.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from typing import Any
 
 from tablecore.errors import IllegalAction
 from tablecore.money import fmt
+from tablesim.games import registry
+from tablesim.games.gamespec import SharedHand
 from tablesim.server.stream import now_ts
 
 log = logging.getLogger("tablesim.server")
@@ -35,17 +40,23 @@ log = logging.getLogger("tablesim.server")
 REFS_KEPT = 200_000
 #: rounds whose decisions are read back from the journal at start
 ROUNDS_READ = 20
-REMOTE = "remote"  # (the remote hand's position: tablesim.games.fortune3.profile.REMOTE)
+
+
+def shared_hand(table: Any) -> SharedHand | None:
+    """The table's shared remote hand, where its game has one and its rules take it."""
+    hand = registry.spec(table.game).remote_view().hand
+    return hand if hand is not None and hand.active(table) else None
 
 
 def has_remote(table: Any) -> bool:
-    return getattr(getattr(table, "profile", None), "remote", None) is not None
+    return shared_hand(table) is not None
 
 
 class RemoteHandRunner:
     """(A part of ``TableRunner``.) Its state is the table thread's."""
 
     def _init_remote(self) -> None:
+        self.remote_hand = shared_hand(self.table)  # None: the table has none
         self.decision_remaining: float | None = None
         self._decision_tick_at = time.monotonic()
         self._decision_shown: int | None = None
@@ -71,14 +82,15 @@ class RemoteHandRunner:
 
     def _decision_tick(self) -> bool:
         """Count the decision timer down; True when it ran out."""
-        t = self.table
+        t, hand = self.table, self.remote_hand
         now = time.monotonic()
         elapsed, self._decision_tick_at = now - self._decision_tick_at, now
-        if t.state.value != "decisions" or not t.pending_remote():
+        if t.state.value != hand.deciding or not hand.pending(t):
             self.decision_remaining = self._decision_shown = None
             return False
+        seconds = hand.seconds(t)
         if self.decision_remaining is None:
-            self.decision_remaining = float(t.profile.remote.decision_seconds)
+            self.decision_remaining = float(seconds)
             elapsed = 0.0
         if t.paused or t.blocked:
             return False  # frozen
@@ -87,15 +99,15 @@ class RemoteHandRunner:
         if shown != self._decision_shown:
             self._decision_shown = shown
             self.stream.publish({"type": "decision_timer", "round_id": t.round_id, "remaining": shown,
-                                 "seconds": t.profile.remote.decision_seconds, "pending": len(t.pending_remote())})
+                                 "seconds": seconds, "pending": len(hand.pending(t))})
         return self.decision_remaining <= 0
 
     def _decision_close(self) -> None:
-        t = self.table
-        if t.state.value == "decisions" and t.pending_remote() and self.decision_remaining is not None \
+        t, hand = self.table, self.remote_hand
+        if t.state.value == hand.deciding and hand.pending(t) and self.decision_remaining is not None \
                 and self.decision_remaining <= 0:
             self.decision_remaining = None
-            t.close_decisions()
+            hand.close(t)
 
     async def _decision_loop(self) -> None:
         while True:
@@ -129,9 +141,9 @@ class RemoteHandRunner:
             return {**base, "ok": False, "error": "refused",
                     "reason": f"round {doc['round']} is not the table's round ({t.round_id or 'none'})"}
         try:
-            t.decide(REMOTE, decision, player, ref)
+            self.remote_hand.decide(t, player, decision, ref)
         except IllegalAction as exc:
             return {**base, "ok": False, "error": "refused", "reason": exc.reason}
-        stake = t.book.get(REMOTE, "ante", player) if decision == "play" else None
+        stake = self.remote_hand.stake(t, player, decision)
         self.decision_refs[ref] = (doc["round"], player, decision, None if stake is None else fmt(stake))
         return {**base, "ok": True, "decision": decision, "stake": None if stake is None else fmt(stake)}

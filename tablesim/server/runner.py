@@ -55,21 +55,21 @@ from tablecore.errors import IllegalAction
 from tablecore.wording import CORE_WORDS as W
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
-from tablesim.games.console import MockDealer
+from tablesim.games import registry
+from tablesim.games.console import GameAdapter, MockDealer
+from tablesim.games.rig import MockRig
 from tablesim.harness.metrics import TableMetrics
 from tablesim.harness.sdnotify import Notifier
 from tablesim.journal.audit import first_forged
 from tablesim.journal.history import round_summary, select_rounds
 from tablesim.web import redaction
 from tablesim.studio import totals as round_totals
-from tablesim.server.adapters import GameAdapter, adapter_for
 from tablesim.server.bettimer import BetTimer
 from tablesim.server.executor import TableThread
 from tablesim.server.intake import BetIntake, BetOutcome, BetRequest
-from tablesim.server.mock import MockRig
 from tablesim.server.notices import Notices
 from tablesim.server.devicefeed import DeviceFeed
-from tablesim.server.remotehand import RemoteHandRunner, has_remote
+from tablesim.server.remotehand import RemoteHandRunner, has_remote, shared_hand
 from tablesim.server.snapshot import Snapshots
 from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable, now_ts
 
@@ -116,7 +116,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
         #: systemd's notify socket (READY, WATCHDOG from the pump loop), or nothing outside systemd
         self.notifier = notifier if notifier is not None else Notifier.from_env()
         self.rig = rig
-        self.adapter = adapter or adapter_for(table, rig)
+        self.adapter = adapter or registry.spec(table.game).part("console")(table, rig)
         #: mock devices: the dealer's hands, through the game's dealer
         self.mock_dealer = MockDealer(self.adapter) if rig is not None else None
         self.pace = pace
@@ -148,8 +148,10 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
             stream_id, start_seq = journal_stream_id(self.journal.path), self.journal.seq
         else:
             stream_id, start_seq = f"memory:{secrets.token_hex(8)}", self.table.bus.seq
+        hand = shared_hand(self.table)
         return EventStream(stream_id, start_seq=start_seq,
-                           redact=redaction.event_redactor(self.adapter.redact, spots=self.spots))
+                           redact=redaction.event_redactor(self.adapter.redact, spots=self.spots,
+                                                           shared=hand.position if hand is not None else None))
 
     def _init_running(self) -> None:
         """What the runner keeps while it serves: its thread and loop, the
@@ -180,7 +182,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
             from tablesim.server.autoplay import AutoDealer
 
             self.tasks.append(asyncio.create_task(AutoDealer(self, self.autoplay).run(), name="autoplay"))
-        if has_remote(self.table):  # a Fortune 3 remote hand: its decision timer (remotehand.py)
+        if has_remote(self.table):  # a shared remote hand: its decision timer (remotehand.py)
             self.tasks.append(asyncio.create_task(self._decision_loop(), name="decision-timer"))
         if self.studio_url and self.journal is not None:
             from tablesim.studio.attach import start_link
@@ -191,7 +193,8 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
             if has_remote(self.table):
                 from tablesim.studio.bus_decisions import BusDecisions
 
-                hooks.append(BusDecisions(self.table.table_id, self._bus_decision, self.loop).attach)
+                hooks.append(BusDecisions(self.table.table_id, self._bus_decision, self.loop,
+                                          self.remote_hand.decisions).attach)
             loop = self.loop
             self.studio = start_link(self.table, self.studio_url, hooks=hooks,
                                      on_change=lambda: loop.call_soon_threadsafe(self._studio_changed))

@@ -1,6 +1,6 @@
 """Remote players' decisions over the bus: request/reply on
-``tablesim.<table_id>.decisions`` (a Fortune 3 table with a shared remote
-hand), shaped like the bets (``bus_bets``)::
+``tablesim.<table_id>.decisions`` (a table with a shared remote hand: its
+game's ``SharedHand``), shaped like the bets (``bus_bets``)::
 
     {"v": 1, "ref": "d7-000123", "round": "F3-...-0042", "player": "ann", "decision": "play"}
 
@@ -8,11 +8,13 @@ answered once the decision is committed to the journal::
 
     {"v": 1, "ok": true, "round_id": "...", "ref": "d7-000123", "decision": "play", "stake": "25"}
 
-``stake`` is the Play staked (the player's Ante), for a play. ``ref`` is
+``stake`` is what the decision staked (e.g. a Play, the player's Ante
+again), for a decision that stakes. ``decision`` is one of the hand's
+``decisions``. ``ref`` is
 required: the platform's id for the decision (its Play debit), journaled
 with it, so a retry is answered ``duplicate`` and never taken twice. A
 decision that does not fit (another round, a player with no Ante on the
-remote hand, after the decision timer, twice) is refused with the table's
+hand, after the decision timer, twice) is refused with the table's
 one-line reason (``error: refused``); bad input is ``error: bad_input``.
 Nothing changes at the table for either.
 """
@@ -31,7 +33,6 @@ log = logging.getLogger("tablesim.studio")
 
 VERSION = 1
 MAX_BODY = 4096
-DECISIONS = ("play", "fold")
 FIELDS = {"v", "ref", "round", "player", "decision"}
 
 #: takes a checked decision ({ref, round, player, decision}) at the table; its answer
@@ -46,8 +47,8 @@ def _text(doc: dict, key: str, most: int, what: str) -> str:
     return value
 
 
-def parse_decision(body: bytes) -> dict[str, Any]:
-    """The checked decision; InputError naming the field otherwise."""
+def parse_decision(body: bytes, decisions: tuple[str, ...]) -> dict[str, Any]:
+    """The checked decision, one of ``decisions``; InputError naming the field otherwise."""
     if len(body) > MAX_BODY:
         raise InputError(f"request over {MAX_BODY} bytes")
     try:
@@ -64,17 +65,20 @@ def parse_decision(body: bytes) -> dict[str, Any]:
     out = {"ref": _text(doc, "ref", 80, "the decision's idempotency key"),
            "round": _text(doc, "round", 100, "the round the decision is for"),
            "player": _text(doc, "player", 40, "the remote player who decides")}
-    if doc.get("decision") not in DECISIONS:
-        raise InputError(f"decision: {str(doc.get('decision'))[:20]!r} is not play or fold")
+    if doc.get("decision") not in decisions:
+        raise InputError(f"decision: {str(doc.get('decision'))[:20]!r} is not {' or '.join(decisions)}")
     out["decision"] = doc["decision"]
     return out
 
 
 class BusDecisions:
-    """Answers the decision requests of one table; ``decide`` runs on ``table_loop``."""
+    """Answers the decision requests of one table (its shared hand takes
+    ``decisions``); ``decide`` runs on ``table_loop``."""
 
-    def __init__(self, table_id: str, decide: Decide, table_loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, table_id: str, decide: Decide, table_loop: asyncio.AbstractEventLoop,
+                 decisions: tuple[str, ...]) -> None:
         self.table_id = table_id
+        self.decisions = decisions
         self.decide = decide
         self.table_loop = table_loop
 
@@ -98,7 +102,7 @@ class BusDecisions:
 
     async def answer(self, body: bytes) -> dict[str, Any]:
         try:
-            doc = parse_decision(body)
+            doc = parse_decision(body, self.decisions)
         except InputError as exc:
             return {"v": 1, "ok": False, "error": "bad_input", "detail": str(exc)}
         future = asyncio.run_coroutine_threadsafe(self.decide(doc), self.table_loop)

@@ -79,9 +79,10 @@ class Rounds:
                 bet.withdrawn = True
 
     def _play(self, rnd: StreamRound, rec: wire.WireRecord) -> None:
-        """A remote player's Play on Fortune 3's shared hand: a debit of its
-        own, taken at the decision (its ref the decision's, of its stake), as
-        the platform reads it (``tablesim.platform.rounds``); a fold has none."""
+        """A remote player's decision that staked (a Play on a shared remote
+        hand): a debit of its own, taken at the decision (its ref the
+        decision's, of its stake), as the platform reads it
+        (``tablesim.platform.rounds``); a fold has none."""
         ref, box = rec.data["ref"], str(rec.data.get("box"))
         try:
             value = read_amount(str(rec.data["stake"]))
@@ -89,7 +90,7 @@ class Rounds:
             return
         if ref not in rnd.bets:
             rnd.bets[ref] = Bet(ref, str(rec.data.get("player") or box), value)
-            self._seq_of[(rnd.table, rnd.round_id, ref)] = (rec.seq, box, "play")
+            self._seq_of[(rnd.table, rnd.round_id, ref)] = (rec.seq, box, str(rec.data.get("decision")))
 
     def _refs(self, rnd: StreamRound, rec: wire.WireRecord) -> None:
         # (a group of bets' one record holds its bets as the older ``bet_refs`` did its refs)

@@ -64,7 +64,7 @@ def bets_subject(table_id: str) -> str:
 
 
 def decisions_subject(table_id: str) -> str:
-    """A remote player's Fortune 3 decision (``tablesim.studio.bus_decisions``)."""
+    """A remote player's decision on a shared remote hand (``tablesim.studio.bus_decisions``)."""
     return f"tablesim.{table_id}.decisions"
 
 

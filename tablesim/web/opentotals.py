@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablesim.games.fortune3.profile import REMOTE as SHARED
 from tablesim.studio import totals as results
 from tablesim.studio.totals import ALL, by_bet
 
@@ -57,8 +56,9 @@ def table(snap: dict[str, Any], spots: bool, per_bet: dict[str, str] | None = No
     return out
 
 
-def event(msg: dict[str, Any], spots: bool) -> dict[str, Any]:
-    """One event message as the open stream carries it."""
+def event(msg: dict[str, Any], spots: bool, shared: str | None = None) -> dict[str, Any]:
+    """One event message as the open stream carries it; ``shared``: the
+    position of the table's shared remote hand, if it has one."""
     data = msg.get("data")
     if not isinstance(data, dict):
         return msg
@@ -70,10 +70,10 @@ def event(msg: dict[str, Any], spots: bool) -> dict[str, Any]:
     if kind in BET_EVENTS:
         # one bet is one player's stake: the spots' totals go out in the bets messages
         return {**msg, "data": {k: data[k] for k in (("position", "bet") if spots else ("bet",)) if k in data}}
-    if kind == "decision" and data.get("box") == SHARED:
+    if kind == "decision" and shared is not None and data.get("box") == shared:
         # one of the players of the shared hand decided: that one did, not who nor what
         # (the view counts how many played and folded)
-        return {**msg, "data": {"box": SHARED}}
+        return {**msg, "data": {"box": shared}}
     if any(k in data for k in PRIVATE):
         return {**msg, "data": {k: v for k, v in data.items() if k not in PRIVATE}}
     return msg

@@ -71,17 +71,19 @@ def device_faults(faults_by_code: dict[str, Any]) -> dict[str, Any]:
     return {k: hide_cards(v) for k, v in faults_by_code.items()}
 
 
-def event_redactor(game_redact: Callable[[dict], dict], spots: bool | None = None) -> Callable[[dict], dict]:
+def event_redactor(game_redact: Callable[[dict], dict], spots: bool | None = None,
+                   shared: str | None = None) -> Callable[[dict], dict]:
     """The open stream's view of one event message: the game's redaction, then
     the incidents' cards and the texts, and, given ``spots`` (whether the
     table's positions are spots, not its players), no player
-    (``tablesim.web.opentotals``). A stream event never becomes public later
+    (``tablesim.web.opentotals``; ``shared``: the position of the table's
+    shared remote hand, whose players' decisions are counted, not shown). A stream event never becomes public later
     (the reveal's own events carry the cards), so this is unconditional."""
 
     def redact(msg: dict) -> dict:
         msg = game_redact(msg)
         if spots is not None:
-            msg = opentotals.event(msg, spots)
+            msg = opentotals.event(msg, spots, shared)
         data = msg.get("data")
         if isinstance(data, dict) and (msg.get("kind") in INCIDENT_KINDS or any(k in data for k in TEXT_FIELDS)):
             msg = {**msg, "data": _scrubbed(data, msg.get("kind") in INCIDENT_KINDS)}

@@ -1,6 +1,6 @@
 """The football card game, as the registry knows it (entry point ``tablesim.games``)."""
 
-from tablesim.games.gamespec import GameOption, GameSpec, folder_parts
+from tablesim.games.gamespec import GameOption, GameSpec, RemoteView, folder_parts
 
 _HERE = "tablesim.games.football"
 
@@ -20,5 +20,25 @@ SPEC = GameSpec(
     ),
     bench_table="all 11 boxes betting",
     console_piece=f"{_HERE}:static/football.js",
-    parts=folder_parts(_HERE, console="FootballConsole"),
+    parts={**folder_parts(_HERE, console="FootballConsole"), "remote": f"{_HERE}.spec:VIEW"},
 )
+
+
+class FootballView(RemoteView):
+    """Remote players bet on the common box; the lobby lists the draw and the common box's total."""
+
+    box = "common"
+
+    def short(self, outcome: dict) -> dict:
+        common = (outcome.get("boxes") or {}).get("common") or {}
+        return {"draw": outcome.get("draw"), "total": common.get("total")}
+
+    def rules(self, profile) -> dict:
+        return {"pays": {k: format(v, "f") for k, v in profile.pays.items()},
+                # (a fraction of the win: the page says it in percent, exact)
+                "commission": {k: format(v * 100, "f").rstrip("0").rstrip(".")
+                               for k, v in profile.commission.items() if v},
+                "on_middle": dict(profile.on_middle)}
+
+
+VIEW = FootballView()

@@ -16,12 +16,17 @@ id of its Play debit): a decision sent again with the same ref is known
 from __future__ import annotations
 
 from decimal import Decimal
+from types import MappingProxyType
 
+from tablecore.cards import parse_dealt
+from tablecore.errors import InputError
 from tablecore.money import ZERO, add, fmt
 from tablesim.engine.machine import Refused
+from tablesim.games.fortune3.hands import classify
 from tablesim.games.fortune3.profile import REMOTE
 from tablesim.games.fortune3.records import Decision
 from tablesim.games.fortune3.words import WORDS as W
+from tablesim.games.gamespec import Follower, RemoteView, SharedHand
 
 
 class RemoteHandMixin:
@@ -124,3 +129,83 @@ def summed(per_player: dict[str, dict[str, Decimal]]) -> dict[str, Decimal]:
         for bet, value in results.items():
             out[bet] = add(out.get(bet, ZERO), value)
     return out
+
+
+# --- what the platform's remote players see (the spec's ``remote`` part) ----------------------------------------
+
+def _texts(pays: dict) -> dict[str, str]:
+    return {k: format(v, "f") for k, v in pays.items()}
+
+
+class Fortune3Hand(SharedHand):
+    """The remote hand as the server and the platform drive it: a Play
+    stakes the player's Ante again (Art. 9(1)); whoever has not decided when
+    the timer runs out folds."""
+
+    position = REMOTE
+    deciding = "decisions"
+    decisions = ("play", "fold")
+    default = "fold"
+    stakes = MappingProxyType({"play": "ante"})
+
+    def active(self, table) -> bool:
+        return getattr(getattr(table, "profile", None), "remote", None) is not None
+
+    def seconds(self, table) -> int:
+        return table.profile.remote.decision_seconds
+
+    def pending(self, table) -> list[str]:
+        return table.pending_remote()
+
+    def close(self, table) -> None:
+        table.close_decisions()
+
+    def decide(self, table, player: str, decision: str, ref: str | None) -> None:
+        table.decide(REMOTE, decision, player, ref)
+
+
+class RankOfRemoteHand(Follower):
+    """The remote hand's third card carries the hand's rank (its category):
+    the remote players decide on it, and the page names it as the table's rules do."""
+
+    def __init__(self) -> None:
+        self._round, self._cards = "", []  # the round and its remote hand's cards, as shown
+
+    def shown(self, msg: dict) -> dict:
+        data = msg.get("data") or {}
+        if msg.get("kind") != "card" or data.get("to") != REMOTE:
+            return msg
+        if self._round != msg.get("round_id"):
+            self._round, self._cards = msg.get("round_id") or "", []
+        self._cards.append(str(data.get("card") or ""))
+        if len(self._cards) != 3:
+            return msg
+        try:
+            category, _ = classify([parse_dealt(c).card for c in self._cards])
+        except InputError:  # (a card not shown face up: no rank to name)
+            return msg
+        return {**msg, "data": {**data, "hand": category}}
+
+
+class Fortune3View(RemoteView):
+    """Remote players bet on the shared remote hand of the profile that has one."""
+
+    box = REMOTE
+    profile = "macau-2008-remote"
+    hand = Fortune3Hand()
+
+    def short(self, outcome: dict) -> dict:
+        dealer = outcome.get("dealer") or {}
+        return {"hand": dealer.get("hand"), "qualifies": dealer.get("qualifies")}
+
+    def rules(self, profile) -> dict:
+        return {"ante_pays": format(profile.ante_pays, "f"), "play_pays": format(profile.play_pays, "f"),
+                "ante_bonus": _texts(profile.ante_bonus), "pair_plus": _texts(profile.pair_plus),
+                "ranking": list(profile.ranking),
+                "qualifier": {"category": profile.qualifier_category, "high_card": profile.qualifier_high_card}}
+
+    def follower(self) -> Follower:
+        return RankOfRemoteHand()
+
+
+VIEW = Fortune3View()

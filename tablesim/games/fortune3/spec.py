@@ -19,5 +19,6 @@ SPEC = GameSpec(
     benchmarks={"fortune3_hands": f"{_HERE}.bench:hands"},
     service_benches={"card_to_console": f"{_HERE}.bench:CARDS"},
     console_piece=f"{_HERE}:static/fortune3.js",
-    parts=folder_parts(_HERE, console="Fortune3Console", devices=True),  # the shoe or the shuffler
+    # the shoe or the shuffler; what remote players see: the shared remote hand
+    parts={**folder_parts(_HERE, console="Fortune3Console", devices=True), "remote": f"{_HERE}.remote:VIEW"},
 )

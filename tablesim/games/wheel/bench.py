@@ -7,4 +7,5 @@ INTAKE = IntakeSetup(
     bets=("1", "3", "5", "10", "20", "joker", "logo"),
     position_prefix="player",
     table="wheel, one bet per player, each bet with a ref",
+    finish="spin",
 )

@@ -1,6 +1,6 @@
 """The Wheel of Fortune, as the registry knows it (entry point ``tablesim.games``)."""
 
-from tablesim.games.gamespec import GameSpec, folder_parts
+from tablesim.games.gamespec import GameSpec, RemoteView, folder_parts
 
 _HERE = "tablesim.games.wheel"
 
@@ -14,5 +14,22 @@ SPEC = GameSpec(
     bench_table="10 players",
     service_benches={"bet_intake": f"{_HERE}.bench:INTAKE"},
     console_piece=f"{_HERE}:static/wheel.js",
-    parts=folder_parts(_HERE, console="WheelConsole"),
+    parts={**folder_parts(_HERE, console="WheelConsole"), "remote": f"{_HERE}.spec:VIEW"},
 )
+
+
+class WheelView(RemoteView):
+    """A remote player is the position of their own bets (on the symbols);
+    the lobby lists the symbol."""
+
+    position = "player"
+
+    def short(self, outcome: dict) -> dict:
+        return {"symbol": outcome.get("symbol")}
+
+    def rules(self, profile) -> dict:
+        return {"pays": {s.name: format(s.pays, "f") for s in profile.symbols},
+                "segments": {s.name: s.segments for s in profile.symbols}}
+
+
+VIEW = WheelView()

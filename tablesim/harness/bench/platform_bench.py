@@ -37,11 +37,15 @@ from typing import Any
 
 from tablecore.errors import InputError
 from tablesim.harness.bench.served import Connection, ServedTable, call, percentile
+from tablesim.harness.bench.service import setup
 from tablesim.journal.journal import Journal
 from tablesim.wallet.ledger import round_credits
 
-TABLE = "WHEEL-MOCK"
-SPOTS = ("1", "3", "5", "10", "20", "joker", "logo")
+#: the game the platform's benches bet at: the one that sets up the served table's bet intake
+#: (a table any number of players bet at, each their own position), and its mock table
+SPEC, INTAKE = setup("bet_intake")
+TABLE = SPEC.table_id("MOCK")
+SPOTS = INTAKE.bets
 
 
 def _cpu(pid: int) -> float:
@@ -75,10 +79,11 @@ class Rig:
         self.wallet_proc = self._spawn(self._cli("wallet", "serve", "--db", self.dir / "wallet.db", "--secret",
                                                  self.secret, "--players", self.dir / "players.toml", "--port", "0"))
         self.wallet = _ready_line(self.wallet_proc, "wallet")
-        self.table = ServedTable("--game", "wheel", "--mock", "--studio", self.nats, data_dir=str(self.dir),
+        self.table = ServedTable("--game", SPEC.name, "--mock", "--studio", self.nats, data_dir=str(self.dir),
                                  journal_path=self.dir / f"{TABLE}.journal.sqlite")
         self._register_key()
-        (self.dir / "tables.toml").write_text(f'[tables.{TABLE}]\ncurrency = "MOP"\nunit = "1"\nposition = "player"\n')
+        (self.dir / "tables.toml").write_text(f'[tables.{TABLE}]\ncurrency = "MOP"\nunit = "1"\n'
+                                              f'position = "{SPEC.remote_view().position}"\n')
         self.platform_proc = self._spawn(self._cli(
             "platform", "serve", "--nats", self.nats, "--wallet", self.wallet, "--secret", self.secret, "--tables",
             self.dir / "tables.toml", "--db", self.dir / "platform.db", "--keys", self.keys, "--port", "0"))
@@ -262,7 +267,7 @@ def _spun(rig: Rig, round_id: str) -> float:
     pegged spin now and then, which the table calls no spin: spun again); its time."""
     for _ in range(10):
         try:
-            call(rig.table, "POST", "/api/actions/spin")
+            call(rig.table, "POST", f"/api/actions/{INTAKE.finish}")
         except RuntimeError:  # (not armed yet after a no spin: asked again below)
             pass
         try:

@@ -26,11 +26,11 @@ from typing import Any
 
 from tablecore.errors import InputError
 from tablesim.harness.bench.bus_tap import BusTap
-from tablesim.harness.bench.platform_bench import Rig, _cpu, _ready_line
+from tablesim.games import registry
+from tablesim.harness.bench.platform_bench import SPEC, Rig, _cpu, _ready_line
 from tablesim.harness.bench.served import ServedTable
 from tablesim.journal.journal import Journal
 
-TABLE_IDS = {"wheel": "WHEEL-LOAD", "football": "FB-LOAD", "fortune3": "F3-LOAD"}
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Plan:
     bet_rate: float = 2000.0  # bets a second offered, over all bettors
     platforms: int = 1
     loaders: int = 0  # 0: one per 1,500 players
-    game: str = "wheel"
+    game: str = SPEC.name  # (the platform bench's: players bet as themselves)
     bet_seconds: float = 10.0
     pace: float = 0.5
     rounds: int = 2  # rounds with bets
@@ -58,7 +58,7 @@ class LoadRig(Rig):
     """The broker, the wallet, the autoplay table and ``plan.platforms`` platforms."""
 
     def __init__(self, plan: Plan) -> None:  # (Rig's own table is not wanted: its parts are made here)
-        self.plan, self.table_id = plan, TABLE_IDS[plan.game]
+        self.plan, self.table_id = plan, registry.spec(plan.game).table_id("LOAD")
         self._start_broker("tablesim-player-load-")
         self._studio_init()
         self._wallet_files(plan.players)
@@ -89,7 +89,7 @@ class LoadRig(Rig):
         self.keys.write_text(json.dumps({"v": 1, "tables": {self.table_id: key.public_key().public_bytes_raw().hex()}}))
 
     def _start_platforms(self) -> None:
-        position = "player" if self.plan.game == "wheel" else "box"
+        position = registry.spec(self.plan.game).remote_view().position
         (self.dir / "tables.toml").write_text(
             f'[tables.{self.table_id}]\ncurrency = "MOP"\nunit = "1"\nposition = "{position}"\n'
             f'game = "{self.plan.game}"\nbet_seconds = {max(1, round(self.plan.bet_seconds))}\n')

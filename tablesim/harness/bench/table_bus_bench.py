@@ -27,12 +27,10 @@ import os
 import time
 from typing import Any
 
-from tablesim.harness.bench.platform_bench import TABLE, Rig, _cpu, _spun, _wait
+from tablesim.harness.bench.platform_bench import SPEC, SPOTS, TABLE, Rig, _cpu, _spun, _wait
 from tablesim.harness.bench.served import ServedTable, call, percentile
 from tablesim.journal.journal import Journal
 from tablesim.journal.placed import placed
-
-SPOTS = ("1", "3", "5", "10", "20", "joker", "logo")
 
 
 class TableRig(Rig):
@@ -40,7 +38,7 @@ class TableRig(Rig):
 
     def __init__(self) -> None:  # (no wallet, no platform: the table alone)
         self._start_broker("tablesim-bench-table-bus-")
-        self.table = ServedTable("--game", "wheel", "--mock", "--studio", self.nats, data_dir=str(self.dir),
+        self.table = ServedTable("--game", SPEC.name, "--mock", "--studio", self.nats, data_dir=str(self.dir),
                                  journal_path=self.dir / f"{TABLE}.journal.sqlite")
         # (its bets' subscription is on the studio link's connection: up before the first request)
         _wait(lambda: (call(self.table, "GET", "/api/table").get("studio") or {}).get("state") == "up", 30,

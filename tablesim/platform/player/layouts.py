@@ -16,20 +16,7 @@ from tablecore.plainjson import jsonable
 from tablesim.games import registry
 from tablesim.games.rig import mock_rig
 from tablesim.platform.player.rules import rules_of
-from tablesim.platform.tables import GAMES, Offer
-
-#: where the remote players bet at a table whose bets name a box
-REMOTE_BOX = {"football": "common", "fortune3": "remote"}
-
-
-def game_of(offer: Offer) -> str | None:
-    """The offer's game: as the tables file names it, else from the id's prefix."""
-    if offer.game:
-        return offer.game
-    for game in GAMES:
-        if offer.table.upper().startswith(registry.spec(game).id_prefix + "-"):
-            return game
-    return None
+from tablesim.platform.tables import Offer, game_of
 
 
 @lru_cache(maxsize=None)
@@ -48,5 +35,6 @@ def table_layout(offer: Offer) -> dict:
     if game is not None:
         drawn = game_layout(game)
         out["layout"], out["limits"] = drawn["layout"], drawn["limits"]
-        out["box"] = REMOTE_BOX.get(game) if offer.position == "box" else None
+        # (where the remote players bet at a table whose bets name a box: the game says)
+        out["box"] = registry.spec(game).remote_view().box if offer.position == "box" else None
     return out

@@ -6,34 +6,32 @@ device reports (a face-down card's code among them), the operators' words
 and the bets of every player. A player is shown only table events of the
 kinds named in ``SHOWN``, each through the table's own public rules
 (``tablesim.web.redaction``: incidents' cards and card codes in free texts
-hidden) after the game's own console redaction (e.g. Fortune 3's dealer
-cards until the reveal), applied to the table's state as the stream shows
-it. Everything else (inputs, operator and meta records, bets, bet refs,
-settlements naming other players) never leaves the platform; a result goes
-out as its outcome only, each player's own part apart (``own_result``).
+hidden) after the game's own console redaction (e.g. a dealer's cards dealt
+face down until the reveal), applied to the table's state as the stream
+shows it, then with what the game adds for its remote players (its
+``RemoteView``: e.g. a hand's rank once its cards are out). Everything else
+(inputs, operator and meta records, bets, bet refs, settlements naming other
+players) never leaves the platform; a result goes out as its outcome only,
+each player's own part apart (``own_result``).
 """
 
 from __future__ import annotations
 
-import importlib
 from types import SimpleNamespace
 from typing import Any, Callable
 
-from tablecore.cards import parse_dealt
 from tablecore.codec import decode
-from tablecore.errors import InputError
 from tablecore.plainjson import jsonable
 from tablesim.games import registry
-from tablesim.games.fortune3.hands import classify
 from tablesim.web import redaction as table_public
 from tablesim.studio.wire import WireRecord
 
 #: the event kinds a player is shown as they happen (the rest stays in the platform)
 SHOWN = frozenset({
-    "state", "spin_started", "revolution", "spin_result", "no_spin", "invalid_spin",  # the wheel
-    "draw", "card", "card_set_aside", "shoe_count",  # football and Fortune 3 (the draw once shown)
+    "state", "spin_started", "revolution", "spin_result", "no_spin", "invalid_spin",  # a spin
+    "draw", "card", "card_set_aside", "shoe_count",  # cards (a draw once shown)
     "dealer", "decision", "void", "incident", "incident_resolved",
-    "remote_decisions",  # Fortune 3's remote hand: its players' decision timer starts (counts and seconds only)
+    "remote_decisions",  # a shared remote hand: its players' decision timer starts (counts and seconds only)
 })
 #: fields of a shown event that may name a player (never shown to others)
 PRIVATE_FIELDS = ("player", "players", "actor", "by")
@@ -43,15 +41,18 @@ def _game_redact(game: str) -> Callable[[dict, str], dict]:
     """The game's console redaction as a function of (message, the table's state):
     the console adapter's own ``redact`` on a stand-in of the table holding
     only the state the stream shows (what the rules read)."""
-    adapter = registry.spec(game).part("console")
-    states = importlib.import_module(f"tablesim.games.{game}.machine").S
+    spec = registry.spec(game)
+    adapter, states = spec.part("console"), spec.states()
 
     def redact(msg: dict, state: str) -> dict:
         stand_in = object.__new__(adapter)
-        try:
-            table_state = states(state)
-        except ValueError:
-            table_state = states("idle")
+        if states is None:  # (a game with no procedure named: its state as the stream says it)
+            table_state: Any = SimpleNamespace(value=state or "idle")
+        else:
+            try:
+                table_state = states(state)
+            except ValueError:
+                table_state = states("idle")
         stand_in.table = SimpleNamespace(state=table_state)
         return adapter.redact(stand_in, msg)
 
@@ -68,7 +69,7 @@ class PublicTable:
         self.round_id = ""
         self._redact = _game_redact(game)
         self._open = table_public.event_redactor(lambda msg: self._redact(msg, self.state))
-        self._remote: tuple[str, list[str]] = ("", [])  # Fortune 3: the round and its remote hand's cards, as shown
+        self._follower = registry.spec(game).remote_view().follower()  # what the game adds to what is shown
 
     def shown(self, rec: WireRecord) -> dict | None:
         """The event message a player sees for ``rec``, or None (nothing shown)."""
@@ -80,29 +81,8 @@ class PublicTable:
             return None
         data = {k: v for k, v in plain(rec.data).items() if k not in PRIVATE_FIELDS}
         msg = {"kind": rec.name, "round_id": rec.round_id, "data": data}
-        msg = self._open(msg)
-        if self.game == "fortune3" and rec.name == "card":
-            msg = self._remote_rank(msg, rec.round_id)
+        msg = self._follower.shown(self._open(msg))
         return {"type": "event", "table": self.table, "seq": rec.seq, "ts": rec.ts, **msg}
-
-
-    def _remote_rank(self, msg: dict, round_id: str) -> dict:
-        """The remote hand's third card carries the hand's rank (its category):
-        the players decide on it, and the page names it as the table's rules do."""
-        data = msg.get("data") or {}
-        if data.get("to") != "remote":
-            return msg
-        if self._remote[0] != round_id:
-            self._remote = (round_id, [])
-        cards = self._remote[1]
-        cards.append(str(data.get("card") or ""))
-        if len(cards) != 3:
-            return msg
-        try:
-            category, _ = classify([parse_dealt(c).card for c in cards])
-        except InputError:  # (a card not shown face up: no rank to name)
-            return msg
-        return {**msg, "data": {**data, "hand": category}}
 
 
 def outcome(result: dict) -> dict:
@@ -112,18 +92,11 @@ def outcome(result: dict) -> dict:
 
 
 def short(game: str, result: dict) -> dict:
-    """A result as the lobby lists it: the wheel's symbol, the football draw and
-    common box's total, Fortune 3's dealer hand (or void)."""
+    """A result as the lobby lists it: its status and, settled, what the game
+    lists of its outcome (its ``RemoteView.short``: e.g. a symbol, a dealer's hand)."""
     if result.get("status") != "settled":
         return {"status": result.get("status")}
-    out = result.get("outcome") or {}
-    if game == "wheel":
-        return {"status": "settled", "symbol": out.get("symbol")}
-    if game == "football":
-        common = (out.get("boxes") or {}).get("common") or {}
-        return {"status": "settled", "draw": out.get("draw"), "total": common.get("total")}
-    dealer = out.get("dealer") or {}
-    return {"status": "settled", "hand": dealer.get("hand"), "qualifies": dealer.get("qualifies")}
+    return {"status": "settled", **registry.spec(game).remote_view().short(result.get("outcome") or {})}
 
 
 def plain(value: Any) -> Any:

@@ -1,0 +1,227 @@
+"""No built-in game is named outside its own folder.
+
+A game is one folder under ``tablesim/games/`` and one entry point: the
+platform, the server, the studio, the CLI, the harness, the engine and every
+layer below ask the registry (``tablesim.games.registry``) and a game's spec
+for what differs between games. So a product module outside the games'
+folders names none of them in its code: no import of a game's package, no
+game's name, table id prefix, title or class as a string or an identifier.
+
+What is counted is code (imports, names, string values); a docstring or a
+comment that gives a game as an example is documentation. The one word a
+game shares with a device, ``wheel`` (the wheel indicator sensor, a device
+kind of ``drivers``), is not counted where it names the device kind: a
+string compared with a ``kind``, assigned to one, or listed among the other
+device kinds.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from pathlib import Path
+
+from drivers.registry import KINDS
+from tablesim.games import registry
+
+ROOT = Path(__file__).resolve().parents[2]
+GAMES_FOLDER = ROOT / "tablesim" / "games"
+#: every product package, each layer of the import order
+SCANNED = ("tablesim", "drivers", "tablecore")
+
+
+@functools.cache
+def _builtin() -> dict[str, object]:
+    return {name: registry.spec(name) for name in registry.BUILTIN}
+
+
+@functools.cache
+def _game_classes(games: tuple[str, ...]) -> frozenset[str]:
+    """The classes and functions a built-in game's folder defines with the
+    game's name in theirs (``Fortune3Table``, ``WheelConsole``...)."""
+    out: set[str] = set()
+    for name in games:
+        word = re.compile(re.escape(name.rstrip("0123456789")), re.I)
+        for path in (GAMES_FOLDER / name).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and word.search(node.name):
+                    out.add(node.name)
+    return frozenset(out)
+
+
+class _Finder(ast.NodeVisitor):
+    def __init__(self, games: dict, classes: set[str]) -> None:
+        self.hits: list[tuple[int, str]] = []
+        self.names = set(games)
+        self.packages = tuple(f"tablesim.games.{g}" for g in games)
+        words = [re.escape(g) for g in games if g not in KINDS]
+        words += [re.escape(s.title) for s in games.values()]
+        words += [re.escape(s.title.split(" Card")[0]) for s in games.values()]  # "Fortune 3"
+        prefixes = [re.escape(s.id_prefix) + "-" for s in games.values()]  # a table id: "F3-DEMO"
+        self.in_text = re.compile(r"(?<![A-Za-z0-9])(" + "|".join(words) + r")|(?<![\w-])(" + "|".join(prefixes) + ")",
+                                  re.I)
+        self.in_name = re.compile("|".join(re.escape(g) for g in games if g not in KINDS), re.I)
+        self.classes = classes
+        self.quiet: set[int] = set()  # string nodes not counted: docstrings, device kinds
+
+    def hit(self, node: ast.AST, what: str) -> None:
+        self.hits.append((getattr(node, "lineno", 0), what))
+
+    def _kinds(self, nodes) -> None:
+        """Strings listed among other device kinds name device kinds."""
+        strings = [n for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        if sum(s.value in KINDS for s in strings) >= 2:
+            self.quiet.update(id(s) for s in strings if s.value in KINDS)
+
+    def visit_ClassDef(self, node):  # noqa: N802
+        self._name(node, node.name)
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node):  # noqa: N802
+        self._name(node, node.name)
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    # --- what is counted -------------------------------------------------------------
+    def visit_Import(self, node):  # noqa: N802
+        for alias in node.names:
+            if alias.name.startswith(self.packages):
+                self.hit(node, f"import {alias.name}")
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node):  # noqa: N802
+        module = node.module or ""
+        if module.startswith(self.packages) or (module == "tablesim.games"
+                                                and any(a.name in self.names for a in node.names)):
+            self.hit(node, f"from {module} import ...")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node):  # noqa: N802
+        if isinstance(node.value, str) and id(node) not in self.quiet:
+            text = node.value
+            if text in self.names or any(p in text for p in self.packages) or self.in_text.search(text):
+                self.hit(node, repr(text[:60]))
+
+    def _name(self, node, name: str) -> None:
+        if name in self.classes or self.in_name.search(name):
+            self.hit(node, name)
+
+    def visit_Name(self, node):  # noqa: N802
+        self._name(node, node.id)
+
+    def visit_Attribute(self, node):  # noqa: N802
+        self._name(node, node.attr)
+        self.generic_visit(node)
+
+    def visit_arg(self, node):  # noqa: N802
+        self._name(node, node.arg)
+        self.generic_visit(node)
+
+    def visit_keyword(self, node):  # noqa: N802
+        if node.arg:
+            self._name(node, node.arg)
+        self.generic_visit(node)
+
+    def visit_alias(self, node):  # noqa: N802
+        self._name(node, node.asname or node.name.rpartition(".")[2])
+
+
+def _is_kind(node: ast.AST) -> bool:
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name.lower() in ("kind", "device", "device_kind")
+
+
+def _product_modules():
+    for package in SCANNED:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if GAMES_FOLDER in path.parents:
+                continue  # the games' own package: the registry and each game's folder
+            yield path
+
+
+def mentions() -> dict[str, list[tuple[int, str]]]:
+    games = _builtin()
+    classes = _game_classes(tuple(games))
+    found = {}
+    for path in _product_modules():
+        finder = _Finder(games, classes)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        _mark_context(finder, tree, device_layer=path.is_relative_to(ROOT / "drivers"))
+        finder.visit(tree)
+        if finder.hits:
+            found[str(path.relative_to(ROOT))] = sorted(set(finder.hits))
+    return found
+
+
+def _mark_context(finder: _Finder, tree: ast.AST, *, device_layer: bool) -> None:
+    """Mark what is not counted before counting (a string's context may come
+    after it). In the device layer, which imports nothing of tablesim (its
+    import contract), a device kind's word always names the device."""
+    for node in ast.walk(tree):
+        if device_layer and isinstance(node, ast.Constant) and node.value in KINDS:
+            finder.quiet.add(id(node))
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                finder.quiet.add(id(body[0].value))  # a docstring
+        elif isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(_is_kind(s) for s in sides):
+                for side in sides:
+                    elements = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+                    finder.quiet.update(id(e) for e in elements if isinstance(e, ast.Constant))
+        elif isinstance(node, ast.Assign):
+            if any(_is_kind(t) for t in node.targets) and isinstance(node.value, ast.Constant):
+                finder.quiet.add(id(node.value))
+        elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            finder._kinds(node.elts)
+        elif isinstance(node, ast.Dict):
+            finder._kinds(node.keys)
+
+
+def test_no_built_in_game_is_named_outside_its_folder():
+    found = mentions()
+    listed = "\n".join(f"{path}:{line}: {what}" for path, hits in found.items() for line, what in hits)
+    assert sum(len(h) for h in found.values()) == 0, f"built-in games named outside their folders:\n{listed}"
+
+
+def _count(source: str, device_layer: bool = False) -> list[tuple[int, str]]:
+    games = _builtin()
+    finder = _Finder(games, _game_classes(tuple(games)))
+    tree = ast.parse(source)
+    _mark_context(finder, tree, device_layer=device_layer)
+    finder.visit(tree)
+    return finder.hits
+
+
+def test_the_count_sees_each_way_of_naming_a_game():
+    named = [
+        "from tablesim.games.fortune3.hands import classify",
+        "import tablesim.games.football.spec",
+        "if game == 'wheel': pass",
+        "GAMES = ('football', 'fortune3')",
+        "TABLE = 'WHEEL-MOCK'",
+        "help = 'Remote Fortune 3 decisions'",
+        "table = Fortune3Table()",
+        "def football_layout(): pass",
+    ]
+    for line in named:
+        assert _count(line), line
+    assert _count("x = 'tablesim.games.wheel.machine'")
+
+
+def test_a_device_kind_or_documentation_is_not_a_game():
+    quiet = [
+        '"""A docstring that says Fortune 3, as an example."""',
+        "if kind != 'wheel': pass",
+        "if self.KIND in ('shoe', 'wheel'): pass",
+        "KINDS = ('shuffler', 'shoe', 'display', 'wheel')",
+        "class Sensor:\n    kind = 'wheel'",
+        "x = 'TDL-WHEEL-EMU'",
+    ]
+    for source in quiet:
+        assert not _count(source), source
+    assert not _count("FAULTS = {'peg': (('wheel',), ('spin',))}", device_layer=True)
+    assert _count("FAULTS = {'peg': (('wheel',), ('spin',))}")  # (outside the device layer: counted)
