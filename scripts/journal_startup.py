@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     from tablesim.journal.attach import check_before_recovery
     from tablesim.journal.audit import verify_file
     from tablesim.journal.journal import Journal
-    from tablesim.server.mock import build_mock
+    from tablesim.games.rig import mock_rig
     from tablesim.journal.attach import attach_and_recover
 
     if not path.exists():
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"start-up verification (integrity_check + chain from the checkpoint): {verify_s:.2f} s "
           f"(integrity_check alone: {quick_s:.2f} s)")
 
-    rig = build_mock("fortune3", seed=1)
+    rig = mock_rig("fortune3", seed=1)
     started = time.perf_counter()
     attach_and_recover(rig.table, str(path))
     start_s = time.perf_counter() - started

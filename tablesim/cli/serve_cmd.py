@@ -197,24 +197,24 @@ def _build_table(stack: ExitStack, game, mock, emulated, config_path, host, toke
     options = {k: v for k, v in opts.items() if k not in ("seed", "time_scale", "faults", "profile")}
     seed = opts["seed"]
     if mock:
-        from tablesim.server.mock import build_mock
+        from tablesim.games.rig import mock_rig
 
-        rig = build_mock(game, seed=seed, profile=opts["profile"], **options)
+        rig = mock_rig(game, seed=seed, profile=opts["profile"], options=options)
         return rig.table, rig, None, f"mock devices, seed {rig.seed}"
     if emulated and config_path:  # its devices on their emulators: a table of its own (<id>-EMU)
-        from tablesim.server.devices import configured_emulated_table
+        from tablesim.harness.devicetables import configured_emulated_table
 
         built = configured_emulated_table(stack, config_path, seed=seed, time_scale=opts["time_scale"],
                                           faults=opts["faults"])
         return built.table, None, None, built.description
     if emulated:
-        from tablesim.server.devices import emulated_table
+        from tablesim.harness.devicetables import emulated_table
 
         built = emulated_table(stack, game, seed=seed, time_scale=opts["time_scale"], faults=opts["faults"],
                                profile=opts["profile"], **options)
         return built.table, None, None, built.description + (f", seed {seed}" if seed is not None else "")
     from tablesim.harness.tableconfig import load_table_config
-    from tablesim.server.devices import configured_table
+    from tablesim.harness.devicetables import configured_table
     from tablesim.server.origins import is_loopback
 
     # Checked before any device is opened: a refused start opens nothing.

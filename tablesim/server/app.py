@@ -48,6 +48,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from tablecore.errors import IllegalAction, InputError
 from tablecore.wording import message_of
+from tablesim.games import registry
+from tablesim.i18n.web import router as words_router
 from tablesim.server.auth import TokenStore
 from tablesim.server.betrequests import QuickBets, refusal
 from tablesim.server.bodyguard import BodyGuard
@@ -55,7 +57,6 @@ from tablesim.server.bodyerrors import NOT_JSON, NOT_JSON_SAID, readable, said
 from tablesim.server.routes import actions, bets, health, metrics, operator, pages, read, shift, stream
 from tablesim.server.routes.pages import STATIC
 from tablesim.server.runner import TableRunner
-from tablesim.server.words import words_router
 
 #: headers every answer carries (unless it sets its own)
 HEADERS = [
@@ -121,7 +122,9 @@ def create_app(runner: TableRunner, tokens: TokenStore, *, allowed_hosts: list[s
     app.add_middleware(_Headers)
     for router in ROUTERS:
         app.include_router(router)
-    app.include_router(words_router(runner.table.game))  # the pages' words: /i18n/{lang}.json
+    # the pages' words (/i18n/{lang}.json): the core's catalogs and the game's own
+    folder = registry.spec(runner.table.game).catalog_dir()
+    app.include_router(words_router([folder] if folder is not None else []))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
 

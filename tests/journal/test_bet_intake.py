@@ -16,11 +16,11 @@ from tablecore.errors import IllegalAction
 from tablesim.server.intake import BetIntake, BetRefs, BetRequest, commit_bets
 from tablesim.journal.journal import Journal
 from tablesim.journal.placed import placed
-from tablesim.server.mock import build_mock
+from tablesim.games.rig import mock_rig
 
 
 def table_with_journal(path, game: str = "fortune3", durable: bool = True):
-    table = build_mock(game, seed=3).table
+    table = mock_rig(game, seed=3).table
     journal = Journal(path, durable=durable)
     table.attach_journal(journal)
     table.open_round()
@@ -151,7 +151,7 @@ def test_a_ref_is_never_placed_twice_also_after_a_restart(tmp_path):
     assert table.book.snapshot() == {"alice": {"1": "10"}}
     journal.close()
     # a restarted table: the ref is read back from the journal
-    again = build_mock("wheel", seed=3).table
+    again = mock_rig("wheel", seed=3).table
     journal = Journal(path)
     again.attach_journal(journal)
     from tablesim.journal.recovery import recover
@@ -202,7 +202,7 @@ def test_a_ref_is_the_players_own_two_players_may_use_the_same_one(tmp_path):
     assert ann_again.ok and ann_again.duplicate
     assert table.book.players_snapshot() == {"common": {"ann": {"upper": "10"}, "bob": {"upper": "10"}}}
     journal.close()
-    again = build_mock("football", seed=3).table
+    again = mock_rig("football", seed=3).table
     journal = Journal(path)
     again.attach_journal(journal)
     from tablesim.journal.recovery import recover
@@ -308,7 +308,7 @@ def test_a_ref_is_known_for_the_journals_whole_life_over_rounds_and_restarts(tmp
     assert not other.ok and "already used" in other.reason
     assert "alice" not in table.book.snapshot()
     journal.close()
-    again = build_mock("wheel", seed=3).table
+    again = mock_rig("wheel", seed=3).table
     journal = Journal(path)
     again.attach_journal(journal)
     from tablesim.journal.recovery import recover

@@ -102,9 +102,9 @@ def test_a_table_goes_on_after_a_kill_and_a_new_journal_elsewhere_begins(tmp_pat
 def wheel_on(path: Path):
     """A mock wheel table in this process, its journal ``path`` attached (the start's checks run)."""
     from tablesim.journal.attach import attach_and_recover
-    from tablesim.server.mock import build_mock
+    from tablesim.games.rig import mock_rig
 
-    table = build_mock("wheel", seed=3).table
+    table = mock_rig("wheel", seed=3).table
     attach_and_recover(table, str(path))
     return table
 

@@ -13,8 +13,8 @@ import pytest
 from tablesim.journal.attach import attach_and_recover
 from tablesim.server.process import ServerThread
 from tablesim.server.auth import TokenStore
-from tablesim.server.devices import emulated_table
-from tablesim.server.mock import build_mock
+from tablesim.harness.devicetables import emulated_table
+from tablesim.games.rig import mock_rig
 from tablesim.server.runner import TableRunner
 
 from server_helpers import PACE, Served
@@ -28,7 +28,7 @@ def serve(tmp_path: Path):
 
     def start(game: str, *, journal: bool | str = True, seed: int = 7, pace: float = PACE,
               bet_seconds: float | None = None, tokens: TokenStore | None = None, **mock) -> Served:
-        rig = build_mock(game, seed=seed, **mock)
+        rig = mock_rig(game, seed=seed, options=mock)
         table = rig.table
         path = None
         if journal:

@@ -19,8 +19,8 @@ from server_helpers import Served
 from tablesim.journal.attach import attach_and_recover
 from tablesim.server.auth import TokenStore
 from tablesim.server.autoplay import ACTOR, PLAYERS_ACTOR, Autoplay
-from tablesim.server.devices import emulated_table
-from tablesim.server.mock import build_mock
+from tablesim.harness.devicetables import emulated_table
+from tablesim.games.rig import mock_rig
 from tablesim.server.process import ServerThread
 from tablesim.server.runner import TableRunner
 import webclient
@@ -37,7 +37,7 @@ def autoplayed(tmp_path: Path):
     def start(game: str, *, faults=None, bet_seconds: float = 1.0, name: str = "", **settings) -> Served:
         rig = None
         if faults is None:
-            rig = build_mock(game, seed=5)
+            rig = mock_rig(game, seed=5)
             table = rig.table
         else:
             table = emulated_table(stack, game, seed=11, time_scale=0.0, faults=faults).table

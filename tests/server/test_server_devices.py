@@ -27,7 +27,7 @@ from websockets.sync.client import connect
 from tablesim.cli.main import cli
 from tablesim.server.process import ServerThread
 from tablesim.server.auth import ROLES, TokenStore
-from tablesim.server.devices import emulated_table
+from tablesim.harness.devicetables import emulated_table
 from tablesim.server.runner import TableRunner
 from tablesim.harness.tableconfig import OPERATOR_ROLES, load_table_config
 
@@ -270,7 +270,7 @@ def test_a_configured_serial_table_on_an_emulator_pty(tmp_path):
     """A configuration naming a serial port (here an emulator's pty): its
     table id, limits, settings and operators, its device through the serial driver."""
     from drivers.emulators.launcher import running_emulators
-    from tablesim.server.devices import configured_table
+    from tablesim.harness.devicetables import configured_table
 
     with ExitStack() as stack:
         urls = stack.enter_context(running_emulators(["display", "shoe"], seed=3, time_scale=0))

@@ -5,14 +5,14 @@ deals, decides or voids by itself."""
 
 from __future__ import annotations
 
+from tablesim.games import registry
 from tablesim.games.console import MockDealer
-from tablesim.server.adapters import adapter_for
-from tablesim.server.mock import build_mock
+from tablesim.games.rig import mock_rig
 
 
 def _dealer(game: str, **options):
-    rig = build_mock(game, seed=3, **options)
-    return rig.table, MockDealer(adapter_for(rig.table, rig))
+    rig = mock_rig(game, seed=3, options=options)
+    return rig.table, MockDealer(registry.spec(game).part("console")(rig.table, rig))
 
 
 def test_fortune3_one_card_a_step_and_no_dealer_moves():

@@ -18,7 +18,7 @@ from websockets.sync.client import connect
 import webclient
 from tablesim.journal.attach import attach_and_recover
 from tablesim.server.auth import TokenStore
-from tablesim.server.mock import build_mock
+from tablesim.games.rig import mock_rig
 from tablesim.server.process import ServerThread
 from tablesim.server.runner import TableRunner
 
@@ -42,7 +42,7 @@ def remote_table(nats_server, tmp_path):
     text = (ROOT / "config" / "rules" / "fortune3-macau-2008-remote.toml").read_text()
     profile = tmp_path / "test-remote.toml"
     profile.write_text(text.replace('name = "macau-2008-remote"', 'name = "test-remote"'))
-    rig = build_mock("fortune3", seed=11, profile=str(profile))
+    rig = mock_rig("fortune3", seed=11, profile=str(profile))
     table = rig.table
     path = tmp_path / f"{TABLE}.journal.sqlite"
     report = attach_and_recover(table, str(path))

@@ -21,7 +21,7 @@ from tablesim.journal.attach import attach_and_recover
 from tablesim.journal.shifts import Shifts
 from tablesim.server.process import ServerThread
 from tablesim.server.auth import Operator, TokenStore, parse_operator
-from tablesim.server.mock import build_mock
+from tablesim.games.rig import mock_rig
 from tablesim.server.runner import TableRunner
 from test_studio_floor import wait_for
 from test_studio_publish import register_all
@@ -62,7 +62,7 @@ def test_operators_name_a_person_and_bad_ones_are_one_line(tmp_path):
 @pytest.fixture
 def shift_table(nats_server, tmp_path):
     """A served wheel table with three named operators, publishing to the studio."""
-    rig = build_mock("wheel", seed=5)
+    rig = mock_rig("wheel", seed=5)
     table = rig.table
     path = tmp_path / "WHEEL-MOCK.journal.sqlite"
     report = attach_and_recover(table, str(path))

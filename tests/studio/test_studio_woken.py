@@ -12,7 +12,7 @@ import pytest
 import clirun
 from natsserver import NATS_SERVER, NatsServer
 from tablesim.journal.attach import attach_and_recover
-from tablesim.server.mock import build_mock
+from tablesim.games.rig import mock_rig
 from tablesim.studio import attach, outbox
 
 from test_studio_resume import wait
@@ -25,7 +25,7 @@ def test_each_committed_action_goes_out_without_waiting_for_the_idle_wait(tmp_pa
     server = NatsServer(tmp_path / "store").start()
     try:
         assert clirun.tablesim("studio", "init", "--nats", server.url).returncode == 0
-        rig = build_mock("wheel", seed=1)
+        rig = mock_rig("wheel", seed=1)
         table = rig.table
         attach_and_recover(table, str(tmp_path / "WHEEL-MOCK.journal.sqlite"))
         rig.after_recovery()
