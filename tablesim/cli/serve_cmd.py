@@ -215,7 +215,7 @@ def _build_table(stack: ExitStack, game, mock, emulated, config_path, host, toke
         return built.table, None, None, built.description + (f", seed {seed}" if seed is not None else "")
     from tablesim.harness.tableconfig import load_table_config
     from tablesim.harness.devicetables import configured_table
-    from tablesim.server.origins import is_loopback
+    from tablesim.web.requestlimits import is_loopback
 
     # Checked before any device is opened: a refused start opens nothing.
     config = load_table_config(config_path)
@@ -276,7 +276,7 @@ def _hold_against_studio(studio_url: str, journal, table_id: str, config) -> Non
 def _announce(console, table, devices_line: str, host: str, sock, tokens, created: bool, where, show_tokens: bool,
               studio_url, named=()) -> None:
     """What the start prints: the table, where its tokens are, the console's and board's addresses."""
-    from tablesim.server.origins import is_loopback
+    from tablesim.web.requestlimits import is_loopback
 
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{sock.getsockname()[1]}"

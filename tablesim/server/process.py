@@ -18,7 +18,7 @@ from tablecore.errors import InputError
 from tablesim.server import gctuning
 from tablesim.server.app import create_app
 from tablesim.server.auth import TokenStore
-from tablesim.server.origins import LOOPBACK_HOSTS, is_loopback
+from tablesim.web.requestlimits import LOOPBACK_HOSTS, is_loopback
 from tablesim.server.runner import TableRunner
 
 #: the largest message a stream client may send (it sends ``{"since": N}`` and pings):

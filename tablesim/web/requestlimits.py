@@ -1,8 +1,10 @@
-"""The limits a request meets before its body is read or parsed, the same
-for the table's API and the platform's: a body is held up to a bound and
-no further (both), and a player's JSON is refused when it nests deeper
-than any call takes (the platform's; the table's API refuses what its
-parser cannot read, ``tablesim.server.bodyerrors``).
+"""The limits a request meets before its body is read or parsed: who may
+reach a server bound to the loopback (its Host names: no DNS rebinding) and
+whose pages' scripts may follow its stream (their Origin); a body held up
+to a bound and no further (the table's API and the platform's alike); and
+a player's JSON refused when it nests deeper than any call takes (the
+platform's; the table's API refuses what its parser cannot read,
+``tablesim.server.bodyerrors``).
 
 Python's JSON parser recurses once per level: a body of a few kilobytes of
 ``[[[[...`` raises ``RecursionError`` inside it (a 500 on a route, a socket
@@ -12,6 +14,10 @@ deeper than ``MAX_DEPTH`` is refused as bad input."""
 
 from __future__ import annotations
 
+import ipaddress
+
+#: the Host names a server bound to the loopback answers to (no DNS rebinding)
+LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 #: the largest request body a call may have (bodies are small JSON objects)
 MAX_BODY = 16 * 1024
 #: the deepest nesting of objects and arrays a caller's JSON may have
@@ -71,3 +77,24 @@ async def read_bounded(receive, limit: int) -> bytes | None:
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: frozenset[str] = frozenset()) -> bool:
+    """Whether a WebSocket client may connect: no Origin (not a browser), the
+    table's own (the Host it asked for), or one configured (``scheme://host:port``)."""
+    if origin is None:
+        return True
+    origin = origin.strip().lower().rstrip("/")
+    if origin in allowed:
+        return True
+    scheme, sep, netloc = origin.partition("://")
+    return bool(sep) and scheme in ("http", "https") and host is not None and netloc == host.strip().lower()

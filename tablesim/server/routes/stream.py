@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
-from tablesim.server.origins import origin_allowed
+from tablesim.web.requestlimits import origin_allowed
 from tablesim.server.bodyerrors import loads
 from tablesim.server.runner import TableRunner
 from tablesim.server.fanout import select
