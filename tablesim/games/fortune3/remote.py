@@ -11,6 +11,11 @@ A mixin of ``Fortune3Table``: it reads the table's book, hands and
 profile. A remote player's decision may carry the platform's ``ref`` (the
 id of its Play debit): a decision sent again with the same ref is known
 (``remote_refs``) and never taken twice.
+
+Below the mixin, the hand as the game's spec gives it to the rest (its
+``remote`` part, ``VIEW``): the served table's decision timer and the
+platform's decisions drive it through ``Fortune3Hand``, and the platform's
+page lists and ranks its rounds through ``Fortune3View``.
 """
 
 from __future__ import annotations
