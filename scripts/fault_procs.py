@@ -268,6 +268,4 @@ class PlatformProc(Child):
 
 
 def environment(work: Path) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(work / "xdg")}
-    env.pop("TABLESIM_PLATFORM_FAULT", None)
-    return env
+    return {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(work / "xdg")}

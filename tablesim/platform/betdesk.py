@@ -1,5 +1,5 @@
 """A player's bet: checked, debited, sent to the table, cancelled if it does
-not stand.
+not stand; the bets that come together go each step together.
 
 1. Checked before anything is debited: the table is offered, in the
    player's currency, its round takes bets (the stream says), the amount is
@@ -13,22 +13,34 @@ not stand.
    answer from the table: the ref is sent again (the table answers a ref it
    holds ``duplicate``); still none, the bet is left to the sweep, which
    decides it from the stream once the round closes.
+
+A bet's own work is its parse and check (the session and the table's
+limits, in memory) and its place in a batch; what costs, a batch pays once:
+its intents in one transaction of the intent log (on disk before its debits
+are sent), its debits in one ``batch`` call to the wallet, its bets in one
+request to each table (one journal record there), their answers handed
+back in the turn of the event loop that read the table's reply. The bets
+that come while batches are under way gather for the next, so batches grow
+with the load and a quiet bet goes at once. No task, future or coroutine is
+made per bet: the socket hands a callback (``submit``); an HTTP request,
+which has its own task already, awaits one future (``place``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable
 
 import nats
 
 from tablecore.money import fmt
 from tablesim.platform import ids
-from tablesim.platform.faults import die_at
+from tablesim.platform.faults import AFTER_DEBIT, NO_FAULTS, Faults
 from tablesim.platform.amounts import BadBet, stake
 from tablesim.platform.intents import Intent, Intents
 from tablesim.platform.tablereason import table_reason
@@ -36,20 +48,22 @@ from tablesim.platform.rounds import Rounds
 from tablesim.platform.sessions import Session
 from tablesim.platform.tables import Offer
 from tablesim.studio import wire
-from tablesim.wallet.batching import Batcher as WalletBatcher
-from tablesim.wallet.client import WalletClient, WalletError, WalletUnavailable, debit_request
+from tablesim.wallet.client import (Outcome, WalletClient, WalletError, WalletUnavailable, cancel_request,
+                                    debit_request)
 
 log = logging.getLogger("tablesim.platform")
 
 #: how often a bet with no answer from the table is sent again (same ref)
 BUS_TRIES = 3
-#: bet requests in flight to one table at once; the bets that come meanwhile go together in the next
+#: batches under way at once (log, wallet, tables); the bets that come meanwhile go together in the next
 IN_FLIGHT = 4
-#: bets waiting that send a request while another is at the table (fewer wait for it to come back:
-#: a request's own cost at the table, its commit and its records' publishing, is most of a small one's)
+#: bets waiting that start a batch while another is under way (fewer wait for it to end: a batch's
+#: own cost, three commits, a wallet exchange and a table's record, is most of a small one's)
 FULL = 32
-#: the most bets in one request (the table takes up to 1,000)
+#: the most bets in one batch (a wallet ``batch`` takes up to 500 writes, a table's request 1,000)
 BATCH = 500
+#: seconds a bet's answer waits for its debit's cancel (it goes on after, retried until answered)
+CANCEL_WAIT = 10.0
 
 
 @dataclass
@@ -68,27 +82,41 @@ def refused(http: int, status: str, message: str, **more: Any) -> Answer:
     return Answer(http, {"ok": False, "status": status, "message": message, **more})
 
 
+class _Bet:
+    """A bet on its way: its intent, its part of the table's request, who is told."""
+
+    __slots__ = ("it", "key", "item", "done", "balance", "said")
+
+    def __init__(self, it: Intent, key: tuple[str, str, str], item: dict, done: Callable[[Answer], None]) -> None:
+        self.it, self.key, self.item, self.done = it, key, item, done
+        self.balance: Decimal | None = None  # after its debit
+        self.said: dict = {}  # the table's refusal
+
+
 class Desk:
     def __init__(self, *, wallet: WalletClient, patient: WalletClient, nc_source, rounds: Rounds, intents: Intents,
-                 offers: dict[str, Offer], bus_timeout: float = 10.0) -> None:
+                 offers: dict[str, Offer], bus_timeout: float = 10.0, faults: Faults = NO_FAULTS) -> None:
         self.wallet = wallet  # the player waits on this one: a few attempts
         self.patient = patient  # cancels: retried until the wallet answers
-        # The debits of bets placed at once go to the wallet together, each with its own id
-        # and answer: one HTTP exchange and one commit for many bets. (Cancels are few: alone.)
-        self.debits = WalletBatcher(wallet, name="debits")
         self.nc_source = nc_source
         self.rounds = rounds
         self.intents = intents
         self.offers = offers
         self.bus_timeout = bus_timeout
+        self.faults = faults
         self.cancelling: set[asyncio.Task] = set()
-        self.batchers: dict[str, Batcher] = {}
+        self.working: set[asyncio.Task] = set()  # the batches under way (a reference each, until done)
+        self._gathered: list[_Bet] = []  # bets checked, waiting for the next batch
+        self._soon = False  # a batch is due on the loop's next turn
+        self._busy = 0
+        self._ids = (f"bets-{i}" for i in itertools.count(1))
         #: bets on their way from this process, by (table, round, player): the per-round limit counts them
         self.in_flight: dict[tuple[str, str, str], int] = {}
         #: bets this process was told the table took, by (table, round, player): the picture may not
         #: have read their record yet when the same player bets again
         self.placed_here: dict[tuple[str, str, str], int] = {}
         self.counts = {"placed": 0, "refused_by_wallet": 0, "refused_by_table": 0, "cancelled": 0, "unknown": 0}
+        self.requests = {"debits": 0, "to_tables": 0}  # sent (for the health page: bets per request)
 
     def check(self, session: Session, body: dict) -> tuple[Offer, str, str, Decimal] | Answer:
         """The bet asked, or its refusal (before anything is debited)."""
@@ -116,33 +144,41 @@ class Desk:
         return offer, position, bet, amount
 
     async def place(self, session: Session, body: dict) -> Answer:
+        """A bet's answer, awaited (``submit`` with a future)."""
+        future = asyncio.get_running_loop().create_future()
+        self.submit(session, body, lambda answer: future.done() or future.set_result(answer))
+        return await future
+
+    def submit(self, session: Session, body: dict, done: Callable[[Answer], None]) -> None:
+        """A bet: checked now (a refusal is handed to ``done`` at once), then
+        placed with the next batch; ``done`` gets its answer in the turn of the
+        loop that has it."""
         checked = self.check(session, body)
         if isinstance(checked, Answer):
-            return checked
+            done(checked)
+            return
         offer, position, bet, amount = checked
         t = self.rounds.tables.get(offer.table)
         if t is None or not t.betting:
             state = "not heard from" if t is None else f"{t.state or 'idle'}"
-            return refused(409, "betting_closed", f"table {offer.table} is not taking bets (its round is {state})")
+            done(refused(409, "betting_closed", f"table {offer.table} is not taking bets (its round is {state})"))
+            return
         key = (offer.table, t.round_id, session.player)
         if self.bets_of(*key) >= offer.max_bets:
-            return refused(409, "too_many_bets", f"at most {offer.max_bets} bets a player in one round of table "
-                           f"{offer.table}", reason={"id": "player.refusal.too_many_bets",
-                                                     "args": {"max": offer.max_bets}})
+            done(refused(409, "too_many_bets", f"at most {offer.max_bets} bets a player in one round of table "
+                         f"{offer.table}", reason={"id": "player.refusal.too_many_bets",
+                                                   "args": {"max": offer.max_bets}}))
+            return
         self.in_flight[key] = self.in_flight.get(key, 0) + 1
-        try:
-            answer = await self._place(session, offer, t.round_id, position, bet, amount)
-        finally:
-            if (left := self.in_flight[key] - 1) > 0:
-                self.in_flight[key] = left
-            else:
-                del self.in_flight[key]
-        if answer.body.get("status") == "placed":
-            if len(self.placed_here) > 100_000:  # (the rounds gone by: their counts are done with)
-                self.placed_here = {k: n for k, n in self.placed_here.items()
-                                    if (t := self.rounds.tables.get(k[0])) is not None and t.round_id == k[1]}
-            self.placed_here[key] = self.placed_here.get(key, 0) + 1
-        return answer
+        it = Intent(ids.new_debit(), "bet", session.player, session.currency, amount, offer.table, t.round_id,
+                    position, bet, "debiting")
+        item = {"ref": it.debit, "position": position, "bet": bet, "amount": fmt(amount), "round": it.round}
+        if offer.position != "player":
+            item["player"] = session.player
+        self._gathered.append(_Bet(it, key, item, done))
+        if not self._soon:  # (on the loop's next turn: the bets read together go together)
+            self._soon = True
+            asyncio.get_running_loop().call_soon(self._next)
 
     def bets_of(self, table: str, round_id: str, player: str) -> int:
         """A player's bets in a round: those the table journaled (whichever process
@@ -154,53 +190,131 @@ class Desk:
         seen = len(rnd.of(player)) if rnd is not None else 0
         return max(seen, self.placed_here.get(key, 0)) + self.in_flight.get(key, 0)
 
-    async def _place(self, session: Session, offer: Offer, round_id: str, position: str, bet: str,
-                     amount: Decimal) -> Answer:
-        it = Intent(ids.new_debit(), "bet", session.player, session.currency, amount, offer.table, round_id,
-                    position, bet, "debiting")
-        await self.intents.add(it)
-        try:
-            debit = await self.debits.write(debit_request(it.debit, player=it.player, currency=it.currency,
-                                                          amount=amount, table=it.table, round=it.round))
-        except WalletError as exc:
-            self.counts["unknown"] += 1
-            cancelled = await self.cancel(it, why=f"no answer to the debit: {exc}")
-            return refused(503, "wallet_unavailable", "the wallet did not answer: your stake was not taken"
-                           + ("" if cancelled else " (its cancel is being retried)"))
-        if not debit.ok:
-            self.counts["refused_by_wallet"] += 1
-            await self.intents.move(it.debit, "refused", debit.status.value)
-            return refused(409, debit.status.value, debit.message or debit.status.value,
-                           balance=_text(debit.balance))
-        die_at("exit_after_debit")
-        return await self._to_table(it, session, offer, debit.balance)
+    def batches(self) -> dict[str, int]:
+        """Requests sent so far: debit batches to the wallet, bet requests to the tables."""
+        return dict(self.requests)
 
-    async def _to_table(self, it: Intent, session: Session, offer: Offer, balance: Decimal | None) -> Answer:
-        item = {"ref": it.debit, "position": it.position, "bet": it.bet, "amount": fmt(it.amount), "round": it.round}
-        if offer.position != "player":
-            item["player"] = session.player
-        batcher = self.batchers.get(it.table)
-        if batcher is None:
-            batcher = self.batchers[it.table] = Batcher(it.table, self._send)
-        reply = await batcher.submit(item)
-        if reply is None:  # the table may or may not hold it: the stream decides once the round closes
-            self.counts["unknown"] += 1
-            return refused(503, "table_unavailable", f"table {it.table} did not answer: if the bet does not stand, "
-                           "its stake is returned when the round closes", bet_id=it.debit)
-        result = reply
-        if result.get("ok"):
-            self.counts["placed"] += 1
-            self.intents.note(it.debit, "placed")  # (not awaited: see Intents.note)
-            return Answer(200, {"ok": True, "status": "placed", "bet_id": it.debit, "table": it.table,
-                                "round": result.get("round_id") or it.round, "amount": fmt(it.amount),
-                                "balance": _text(balance), "receipt": result.get("receipt")})
-        self.counts["refused_by_table"] += 1
-        reason = result.get("reason") or result.get("detail") or "refused by the table"
-        cancelled = await self.cancel(it, why=f"refused by the table: {reason}")
-        answer = refused(409, "refused_by_table", str(reason), **table_reason(result))  # (the table's words, by id)
-        if cancelled is not None:
-            answer.body["balance"] = _text(cancelled.balance)
-        return answer
+    # --- a batch ----------------------------------------------------------------------
+
+    def _next(self) -> None:
+        self._soon = False
+        while self._gathered and (self._busy == 0 or self._busy < IN_FLIGHT and len(self._gathered) >= FULL):
+            batch, self._gathered = self._gathered[:BATCH], self._gathered[BATCH:]
+            self._busy += 1
+            task = asyncio.ensure_future(self._batch(batch))
+            self.working.add(task)
+            task.add_done_callback(self.working.discard)
+
+    async def _batch(self, batch: list[_Bet]) -> None:
+        try:
+            await self._place(batch)
+        except Exception as exc:  # (a bug or a broken log: never leave a bettor waiting)
+            log.error("platform: a batch of %d bets: %s", len(batch), f"{type(exc).__name__}: {exc}")
+            for b in batch:
+                if b.key is not None:
+                    self._answer(b, refused(503, "temporary_error", "the platform could not take the bet now: if "
+                                            "its stake was taken, it is returned when the round closes"))
+        finally:
+            self._busy -= 1
+            self._next()
+
+    async def _place(self, batch: list[_Bet]) -> None:
+        await self.intents.add_many([b.it for b in batch])  # on disk before any of their debits is sent
+        self.requests["debits"] += 1
+        try:
+            results = await self.wallet.batch([debit_request(b.it.debit, player=b.it.player, currency=b.it.currency,
+                                                             amount=b.it.amount, table=b.it.table, round=b.it.round)
+                                               for b in batch], request_id=next(self._ids))
+        except WalletError as exc:
+            results = [exc] * len(batch)
+        debited: dict[str, list[_Bet]] = {}
+        lost: list[tuple[_Bet, str]] = []
+        wallet_no: list[tuple[str, str, str | None]] = []
+        for b, got in zip(batch, results):
+            if isinstance(got, WalletError):
+                self.counts["unknown"] += 1
+                lost.append((b, f"no answer to the debit: {got}"))
+            elif not got.ok:
+                self.counts["refused_by_wallet"] += 1
+                wallet_no.append(("refused", got.status.value, b.it.debit))
+                self._answer(b, refused(409, got.status.value, got.message or got.status.value,
+                                        balance=_text(got.balance)))
+            else:
+                b.balance = got.balance
+                debited.setdefault(b.it.table, []).append(b)
+        if wallet_no:  # (not awaited: a debit the wallet refused took nothing; left open, the sweep's cancel is a no-op)
+            self.intents.note_many(wallet_no)
+        if lost:
+            self._cancel_then_answer(lost, lambda b, out: refused(
+                503, "wallet_unavailable", "the wallet did not answer: your stake was not taken"
+                + ("" if out is not None else " (its cancel is being retried)")))
+        if not debited:
+            return
+        self.faults.at(AFTER_DEBIT)
+        if len(debited) == 1:
+            await self._to_table(*next(iter(debited.items())))
+        else:
+            await asyncio.gather(*(self._to_table(table, bets) for table, bets in debited.items()))
+
+    async def _to_table(self, table: str, bets: list[_Bet]) -> None:
+        self.requests["to_tables"] += 1
+        reply = await self._send(table, {"v": 1, "bets": [b.item for b in bets]})
+        results = reply.get("results") if isinstance(reply, dict) else None
+        if not isinstance(results, list) or len(results) != len(bets):
+            results = [reply if isinstance(reply, dict) and "error" in reply else None] * len(bets)
+        placed: list[tuple[str, str, str | None]] = []
+        no: list[tuple[_Bet, str]] = []
+        for b, result in zip(bets, results):
+            it = b.it
+            if not isinstance(result, dict):  # the table may or may not hold it: the stream decides once the round closes
+                self.counts["unknown"] += 1
+                self._answer(b, refused(503, "table_unavailable", f"table {table} did not answer: if the bet does "
+                                        "not stand, its stake is returned when the round closes", bet_id=it.debit))
+            elif result.get("ok"):
+                self.counts["placed"] += 1
+                placed.append(("placed", None, it.debit))
+                self._answer(b, Answer(200, {"ok": True, "status": "placed", "bet_id": it.debit, "table": table,
+                                             "round": result.get("round_id") or it.round, "amount": b.item["amount"],
+                                             "balance": _text(b.balance), "receipt": result.get("receipt")}))
+            else:
+                self.counts["refused_by_table"] += 1
+                b.said = result
+                no.append((b, f"refused by the table: {result.get('reason') or result.get('detail') or 'refused'}"))
+        if placed:
+            self.intents.note_many(placed)  # (not awaited: see Intents.note)
+        if no:
+            self._cancel_then_answer(no, _refused_by_table)
+
+    def _answer(self, b: _Bet, answer: Answer) -> None:
+        """``b``'s answer to its sender, its place in the per-round counts moved on."""
+        key, b.key = b.key, None
+        if key is None:  # (answered already)
+            return
+        if (left := self.in_flight[key] - 1) > 0:
+            self.in_flight[key] = left
+        else:
+            del self.in_flight[key]
+        if answer.body.get("status") == "placed":
+            if len(self.placed_here) > 100_000:  # (the rounds gone by: their counts are done with)
+                self.placed_here = {k: n for k, n in self.placed_here.items()
+                                    if (t := self.rounds.tables.get(k[0])) is not None and t.round_id == k[1]}
+            self.placed_here[key] = self.placed_here.get(key, 0) + 1
+        try:
+            b.done(answer)
+        except Exception as exc:  # (a sender gone: the others are answered all the same)
+            log.error("platform: answering a bet: %s", f"{type(exc).__name__}: {exc}")
+
+    def _cancel_then_answer(self, items: list[tuple[_Bet, str]], answer) -> None:
+        """Cancel these bets' debits together; each answered (``answer(bet, outcome)``)
+        once its cancel came back or ``CANCEL_WAIT`` passed (None: it goes on)."""
+        async def go() -> None:
+            outs = await self.cancel_many([(b.it, why) for b, why in items])
+            for (b, _), out in zip(items, outs):
+                self._answer(b, answer(b, out))
+
+        task = asyncio.ensure_future(go())
+        self.working.add(task)
+        task.add_done_callback(self.working.discard)
 
     async def _send(self, table: str, request: dict) -> dict | None:
         data = json.dumps(request, separators=(",", ":")).encode()
@@ -215,76 +329,66 @@ class Desk:
                 await asyncio.sleep(0.2)
         return None
 
-    def batches(self) -> dict[str, int]:
-        """Requests sent so far: debit batches to the wallet, bet requests to the tables."""
-        return {"debits": self.debits.batches, "to_tables": sum(b.requests for b in self.batchers.values())}
+    # --- cancels ----------------------------------------------------------------------
 
-    async def cancel(self, it: Intent, why: str, wait: float = 10.0):
+    async def cancel(self, it: Intent, why: str, wait: float = CANCEL_WAIT) -> Outcome | None:
         """Cancel ``it``'s debit (retried until the wallet answers); the
         outcome if it came within ``wait`` seconds, else None (it goes on)."""
-        task = asyncio.ensure_future(self._cancel(it, why))
+        return (await self.cancel_many([(it, why)], wait))[0]
+
+    async def cancel_many(self, items: list[tuple[Intent, str]], wait: float = CANCEL_WAIT) -> list[Outcome | None]:
+        """Cancel these debits together (one log write, one wallet batch, each
+        retried until the wallet answers); each one's outcome if it came within
+        ``wait`` seconds, else None (it goes on)."""
+        task = asyncio.ensure_future(self._cancel_all(items))
         self.cancelling.add(task)
         task.add_done_callback(self.cancelling.discard)
         try:
             return await asyncio.wait_for(asyncio.shield(task), wait)
         except asyncio.TimeoutError:
-            return None
+            return [None] * len(items)
 
-    async def _cancel(self, it: Intent, why: str):
-        await self.intents.move(it.debit, "cancelling", why[:300])
-        out = await self.patient.cancel(ids.cancel_of(it.debit), player=it.player, table=it.table, round=it.round,
-                                        debit=it.debit)
-        self.counts["cancelled"] += 1
-        await self.intents.move(it.debit, "cancelled", out.status.value)
-        if not out.ok:
-            log.error("platform: cancel of %s answered %s: %s", it.debit, out.status.value, out.message)
-        return out
+    async def _cancel(self, it: Intent, why: str) -> Outcome | None:
+        return (await self._cancel_all([(it, why)]))[0]
+
+    async def _cancel_all(self, items: list[tuple[Intent, str]]) -> list[Outcome | None]:
+        """Each debit's cancel as the wallet answered it; None for a cancel the
+        wallet refused as a request (logged; left ``cancelling``, so the sweep
+        tries it again)."""
+        await self.intents.move_many([("cancelling", why[:300], it.debit) for it, why in items])
+        requests = [cancel_request(ids.cancel_of(it.debit), player=it.player, table=it.table, round=it.round,
+                                   debit=it.debit) for it, _ in items]
+        outs: list = [None] * len(items)
+        todo = list(range(len(items)))
+        while todo:  # (the patient client retries a lost batch for ever; a write without an answer goes again)
+            got = await self.patient.batch([requests[i] for i in todo], request_id=next(self._ids))
+            again = []
+            for i, out in zip(todo, got):
+                if isinstance(out, WalletUnavailable):
+                    again.append(i)
+                elif isinstance(out, WalletError):
+                    log.error("platform: cancel of %s: %s", items[i][0].debit, out)
+                else:
+                    outs[i] = out
+            if again:
+                await asyncio.sleep(1.0)
+            todo = again
+        done = [(it, out) for (it, _), out in zip(items, outs) if out is not None]
+        self.counts["cancelled"] += len(done)
+        await self.intents.move_many([("cancelled", out.status.value, it.debit) for it, out in done])
+        for it, out in done:
+            if not out.ok:
+                log.error("platform: cancel of %s answered %s: %s", it.debit, out.status.value, out.message)
+        return outs
 
 
-class Batcher:
-    """The bets for one table that come while its requests are in flight,
-    sent together in the next request: the table commits them in one group
-    and answers each, in order; a bet's own result is handed to its sender."""
-
-    def __init__(self, table: str, send) -> None:
-        self.table = table
-        self.send = send
-        self.waiting: list[tuple[dict, asyncio.Future]] = []
-        self.in_flight = 0
-        self.requests = 0  # sent (for the health page: bets per request)
-
-    async def submit(self, item: dict) -> dict | None:
-        """The table's result for this bet (or its answer to the whole
-        request, if it refused the request), None if it never answered."""
-        future = asyncio.get_running_loop().create_future()
-        self.waiting.append((item, future))
-        self._next()
-        return await future
-
-    def _next(self) -> None:
-        while self.waiting and (self.in_flight == 0 or self.in_flight < IN_FLIGHT and len(self.waiting) >= FULL):
-            batch, self.waiting = self.waiting[:BATCH], self.waiting[BATCH:]
-            self.in_flight += 1
-            asyncio.ensure_future(self._go(batch))
-
-    async def _go(self, batch: list[tuple[dict, asyncio.Future]]) -> None:
-        self.requests += 1
-        try:
-            reply = await self.send(self.table, {"v": 1, "bets": [item for item, _ in batch]})
-            results = reply.get("results") if isinstance(reply, dict) else None
-            if not isinstance(results, list) or len(results) != len(batch):
-                results = [reply if isinstance(reply, dict) and "error" in reply else None] * len(batch)
-            for (_, future), result in zip(batch, results):
-                if not future.done():
-                    future.set_result(result if isinstance(result, dict) else None)
-        except Exception as exc:  # (never leave a sender waiting)
-            log.error("platform: bets to %s: %s", self.table, f"{type(exc).__name__}: {exc}")
-            for _, future in batch:
-                if not future.done():
-                    future.set_result(None)
-        finally:
-            self.in_flight -= 1
-            self._next()
+def _refused_by_table(b: _Bet, out: Outcome | None) -> Answer:
+    result = b.said
+    answer = refused(409, "refused_by_table", str(result.get("reason") or result.get("detail")
+                                                  or "refused by the table"), **table_reason(result))
+    if out is not None:
+        answer.body["balance"] = _text(out.balance)
+    return answer
 
 
 def _text(amount: Decimal | None) -> str | None:

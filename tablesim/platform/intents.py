@@ -72,6 +72,7 @@ class Intents:
         self.lock = threading.Lock()
         self._queue: queue.SimpleQueue = queue.SimpleQueue()  # (loop, [(sql, args, future or None)])
         self._turn: list[tuple] = []  # this turn's writes, handed over together
+        self._due = False  # their hand-over is due on the loop's next turn
         self._thread = threading.Thread(target=self._writer, name="platform-intents", daemon=True)
         self._thread.start()
 
@@ -85,28 +86,58 @@ class Intents:
         await self._write(_INSERT, (it.debit, it.kind, it.player, it.currency, format(it.amount, "f"), it.table,
                                     it.round, it.position, it.bet, it.state, time.time()))
 
+    async def add_many(self, its: list[Intent]) -> None:
+        """All written and on disk, in one transaction (with whatever else waits)."""
+        now = time.time()
+        await self._write_many(_INSERT, [(it.debit, it.kind, it.player, it.currency, format(it.amount, "f"),
+                                          it.table, it.round, it.position, it.bet, it.state, now) for it in its])
+
     async def move(self, debit: str, state: str, note: str | None = None) -> None:
         await self._write(_MOVE, (state, note, debit))
+
+    async def move_many(self, moves: list[tuple[str, str | None, str]]) -> None:
+        """Each ``(state, note, debit)`` moved, on disk, in one transaction."""
+        await self._write_many(_MOVE, moves)
 
     def note(self, debit: str, state: str) -> None:
         """Move without waiting for the commit (a bet left open in the log
         is decided from the stream by the sweep: ``placed`` only saves it that)."""
         self._hand(_MOVE, (state, None, debit), None)
 
+    def note_many(self, moves: list[tuple[str, str | None, str]]) -> None:
+        """Each ``(state, note, debit)`` moved without waiting for the commit (as ``note``)."""
+        if moves:
+            self._turn.extend((_MOVE, args, None) for args in moves)
+            self._handed()
+
     async def _write(self, sql: str, args: tuple) -> None:
         future = asyncio.get_running_loop().create_future()
         self._hand(sql, args, future)
+        await future
+
+    async def _write_many(self, sql: str, rows: list[tuple]) -> None:
+        """Rows of one statement, one future for them all (the last: the group commits whole)."""
+        if not rows:
+            return
+        future = asyncio.get_running_loop().create_future()
+        self._turn.extend((sql, args, None) for args in rows[:-1])
+        self._hand(sql, rows[-1], future)
         await future
 
     def _hand(self, sql: str, args: tuple, future: asyncio.Future | None) -> None:
         """To the writer with the others of this turn of the loop: one hand-over
         (one wake of the writer's thread) for the writes of bets placed together."""
         self._turn.append((sql, args, future))
-        if len(self._turn) == 1:
+        self._handed()
+
+    def _handed(self) -> None:
+        if not self._due:
+            self._due = True
             loop = asyncio.get_running_loop()
             loop.call_soon(self._hand_over, loop)
 
     def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._due = False
         turn, self._turn = self._turn, []
         self._queue.put((loop, turn))
 

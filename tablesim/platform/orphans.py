@@ -37,9 +37,13 @@ class Sweep:
             if not rounds.is_closed(table, round_id):
                 continue
             rnd = rounds.rounds.get((table, round_id))
-            for it in self.desk.intents.undecided(table, round_id):
-                if rnd is not None and it.debit in rnd.refs and it.state != "cancelling":
-                    await self.desk.intents.move(it.debit, "stood", "found in the stream")
+            undecided = self.desk.intents.undecided(table, round_id)
+            refs = rnd.refs if rnd is not None else ()
+            # (a round's bets that stood: one write for them all, not a commit each)
+            await self.desk.intents.move_many([("stood", "found in the stream", it.debit) for it in undecided
+                                               if it.debit in refs and it.state != "cancelling"])
+            for it in undecided:
+                if it.debit in refs and it.state != "cancelling":
                     continue
                 log.warning("platform: debit %s of %s in round %s of %s (%s) has no bet at the table: cancelled",
                             it.debit, it.player, it.round, it.table, it.state)

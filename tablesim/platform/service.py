@@ -13,6 +13,7 @@ import nats
 from tablesim.platform.backstop import AFTER, Backstop
 from tablesim.platform.betdesk import Answer, Desk
 from tablesim.platform.decisions import Decisions
+from tablesim.platform.faults import NO_FAULTS, Faults
 from tablesim.platform.follow import Follower
 from tablesim.platform.held import HeldWrites
 from tablesim.platform.intents import Intents
@@ -35,7 +36,10 @@ IN_FLIGHT = 32
 class Platform:
     def __init__(self, *, nats_url: str, wallet_url: str, secret: bytes, offers: dict[str, Offer], db: str | Path,
                  trust: Trust, alert_after: float = 30.0, session_hours: float = 12.0, sweep_every: float = 2.0,
-                 durable: str = DURABLE, ack_wait: float = ACK_WAIT, backstop_after: float = AFTER) -> None:
+                 durable: str = DURABLE, ack_wait: float = ACK_WAIT, backstop_after: float = AFTER,
+                 faults: Faults = NO_FAULTS) -> None:
+        """``faults``: the hook asked at the moments a fault run acts at (``faults``;
+        none in production: a test's or a script's launcher hands its own)."""
         self.nats_url = nats_url
         self.offers = offers
         self.sessions = Sessions(secret, session_hours)
@@ -52,12 +56,13 @@ class Platform:
         self.nc: nats.NATS | None = None
         self.follower = Follower(self._js, trust, self.rounds, lambda: self.nc)
         self.desk = Desk(wallet=self.wallet, patient=self.patient, nc_source=lambda: self.nc, rounds=self.rounds,
-                         intents=self.intents, offers=offers)
+                         intents=self.intents, offers=offers, faults=faults)
         self.decisions = Decisions(self.desk)
         self.sweep = Sweep(self.desk, self.follower, every=sweep_every)
         self.settler = Settler(js_source=self._js, nc_source=lambda: self.nc, wallet=self.settling,
                                follower=self.follower, offers=offers, held=self.held,
-                               alert_after=alert_after, durable=durable, ack_wait=ack_wait)
+                               alert_after=alert_after, durable=durable, ack_wait=ack_wait,
+                               faults=faults)
         self.backstop = Backstop(self.settler, self.follower, self.settling, after=backstop_after)
         self.tasks: list[asyncio.Task] = []
 

@@ -36,7 +36,7 @@ from nats.js import api
 
 from tablecore.money import ZERO
 from tablesim.platform import ids
-from tablesim.platform.faults import die_at, faulty
+from tablesim.platform.faults import BEFORE_ACK, HAND_RESULTS, NO_FAULTS, Faults
 from tablesim.platform.follow import Follower, signed_record
 from tablesim.platform.pull import Pull, make_consumer
 from tablesim.platform.roundcredits import PlayerPart, parts
@@ -62,8 +62,9 @@ FETCH = 500
 class Settler:
     def __init__(self, *, js_source, nc_source, wallet: WalletClient, follower: Follower, offers: dict[str, Offer],
                  held: HeldWrites, alert_after: float = 30.0, durable: str = DURABLE,
-                 ack_wait: float = ACK_WAIT) -> None:
+                 ack_wait: float = ACK_WAIT, faults: Faults = NO_FAULTS) -> None:
         self.js_source = js_source
+        self.faults = faults
         self.nc_source = nc_source  # () -> the connection of that context
         self.working: set[asyncio.Task] = set()  # the results being settled
         self.wallet = wallet  # gives up after ``alert_after``: the retry below never does
@@ -123,7 +124,7 @@ class Settler:
             return
         await self.follower.wait_for_record(rec.table_id, rec.seq)
         rnd = self.follower.rounds.rounds.get((rec.table_id, rec.round_id))
-        if rnd is None or rnd.result is None or faulty("results_never_handed"):  # (a result closing nothing)
+        if rnd is None or rnd.result is None or self.faults.skips(HAND_RESULTS):  # (a result closing nothing)
             self.stats["not_signed"] += 1
             await msg.ack()
             return
@@ -132,7 +133,7 @@ class Settler:
             await self.settle(rnd)
         finally:
             beat.cancel()
-        die_at("exit_before_ack")
+        self.faults.at(BEFORE_ACK)
         await msg.ack()
 
     async def settle(self, rnd: Round) -> None:

@@ -112,7 +112,6 @@ def start_wallet(rig, folder: Path, broker, tables: str) -> Path:
     rig.wallet_db = folder / "wallet.db"
     rig.wallet = walletproc.reference(rig.wallet_db, rig.secret, folder / "players.toml", reaped=False)
     rig.env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(folder / "xdg")}
-    rig.env.pop("TABLESIM_PLATFORM_FAULT", None)
     return path
 
 
@@ -155,10 +154,10 @@ class Rig:
                  nats: list[str] | None = None, tables: Path | None = None) -> Platform:
         """``nats``: each a ``--nats`` of its own (default: the platform's role on the broker)."""
         env = dict(self.env)
-        if fault:
-            env["TABLESIM_PLATFORM_FAULT"] = fault
+        # (a fault: the platform built with a hook that misbehaves at that moment, by a launcher of the tests')
+        launch = ["-m", "tablesim.cli.main"] if not fault else [str(ROOT / "tests/platform/dying_platform.py"), fault]
         given = [arg for url in (nats or [self.broker.role("platform")]) for arg in ("--nats", url)]
-        argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", *given,
+        argv = [sys.executable, *launch, "platform", "serve", *given,
                 "--wallet", wallet or self.wallet.url, "--secret", str(self.secret),
                 "--tables", str(tables or self.tables),
                 "--db", str(self.folder / db), "--keys", str(self.keys), "--port", "0", "--ack-wait", str(ack_wait)]
