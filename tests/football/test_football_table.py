@@ -308,7 +308,7 @@ def test_a_shoe_count_that_disagrees_with_the_cards_received_voids(rig):
     r.table.close_betting()
     r.table.start_dealing()
     r.deal("2C")
-    r.table.handle(ShoeCount(r.table.pack_id, 3, 100, device="shoe"))
+    r.table.handle(ShoeCount(r.table.pack.pack_id, 3, 100, device="shoe"))
     assert r.table.result.void_reason == "shoe_count_mismatch"
 
 
@@ -339,7 +339,7 @@ def test_one_deck_is_replaced_when_used_up_art8_1(profile):
         table.start_dealing()
         table.pump((S.DEALING, S.THIRD_CARDS))
         assert table.result.status == "settled"  # never a duplicate: no round spans two decks
-        assert table.from_pack <= 52
+        assert table.pack.taken <= 52
     assert len(loads) > 10 and loads[1]["reason"] == "deck used up (Art. 8(1))"
 
 

@@ -210,7 +210,7 @@ class F3Rig(Rig):
             "order": list(t.order),
             "cards": {who: [d.code for d in cs] for who, cs in t.cards.items()},
             "set_aside": [d.code for d in t.set_aside],
-            "seen": sorted(c.code for c in t.seen),
+            "seen": sorted(c.code for c in t.cards_out()),
             "targets": list(t.targets),
             "decisions": dict(t.decisions),
             "incidents": list(t.incidents),

@@ -55,7 +55,7 @@ class FootballConsole(GameAdapter):
                      if draw is not None else None),
             "drawing": t.state is S.DRAWING,
             "boxes": boxes,
-            "pack_id": getattr(t, "pack_id", None),
+            "pack_id": t.pack.pack_id,
             "set_aside": [d.code for d in getattr(t, "set_aside", [])],
             "next": self._next(),
             # the same in the pages' words: a message id of the game's catalogs and its values

@@ -27,22 +27,12 @@ declared in ``machine.py``; the methods it names are here.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
 from drivers.base import CardShoeReader, DrawDisplay
-from drivers.events import (
-    DISPLAY_READBACK,
-    DRAWN_WHILE_DISARMED,
-    MISREAD,
-    CardRead,
-    DeviceEvent,
-    DrawShown,
-    FaultCleared,
-    FaultRaised,
-    ShoeCount,
-)
+from drivers.events import DISPLAY_READBACK, DRAWN_WHILE_DISARMED, MISREAD, DrawShown, FaultRaised, ShoeCount
 from tablecore.cards import Card, DealtCard, dealt as dealt_card
+from tablesim.engine.cardtable import CardRound, CardTable, Pack
 from tablesim.engine.actions import action
 from tablesim.engine.inputs import OpenRound, Void
 from tablesim.engine.machine import Refused
@@ -50,40 +40,32 @@ from tablecore.wording import CORE_WORDS as C
 from tablesim.games.football.words import WORDS as W
 from tablesim.engine.betbook import BetBook
 from tablesim.engine.events import EventBus
-from tablesim.engine.table import GameTable, RoundState
 from tablesim.games.football.draw import DrawSource, SecureDraw, check_source
 from tablesim.games.football.machine import CARD_STATES, PROCEDURE, S
 from tablesim.games.football.profile import BETS, COMMON, Draw, FootballProfile
 from tablesim.games.football.rules import needs_third_card, total
 from tablesim.games.football.settings import FootballSettings
 from tablesim.games.football.settle import settle_round
-from tablecore.records import CardDealt, Fault, FaultCleared as FaultClearedRecord, Instruction, Settlement
+from tablecore.records import CardDealt, Fault, Instruction, Settlement
 from tablesim.games.football.records import (
     DrawAccepted, DrawConfirmed, DrawMade, ExposedCard, PackLoaded, ShoeCounted,
 )
-
-DECK_SIZE = 52
-
 
 def box_name(box: str) -> str:
     return "the common box" if box == COMMON else f"box {box}"
 
 
 @dataclass(slots=True)
-class FootballRoundState(RoundState):
+class FootballRoundState(CardRound):
+    """(``order``: the dealt boxes, left to right, the common box last.)"""
+
     pending_draw: Draw | None = None  # drawn, not yet read back by the display
     draw: Draw | None = None  # accepted: shown and read back
     draw_id: str = ""
-    order: list[str] = field(default_factory=list)  # dealt boxes, left to right, the common box last
-    cards: dict[str, list[DealtCard]] = field(default_factory=dict)
-    targets: list[str] = field(default_factory=list)  # who gets each next card
     thirds: list[str] = field(default_factory=list)  # boxes due a third card
-    copies: Counter[Card] = field(default_factory=Counter)
-    round_cards: list[Card] = field(default_factory=list)  # every card out of the pack this round
-    set_aside: list[DealtCard] = field(default_factory=list)
 
 
-class FootballTable(GameTable):
+class FootballTable(CardTable):
     game = "football"
     PROCEDURE = PROCEDURE
     Round = FootballRoundState
@@ -110,22 +92,16 @@ class FootballTable(GameTable):
         self.shoe = shoe
         #: every box, left to right, the common box last (the profile's, read once: asked for every bet)
         self.positions = self.profile.positions
+        # The pack in the shoe (Art. 8), across rounds: one deck is replaced when
+        # used up, several go back into a continuous shuffler after each round.
+        self.pack = Pack(settings.decks, continuous=settings.decks > 1)
         book = BetBook(BETS, settings.limits, self._box_ok)
         super().__init__(table_id=table_id, book=book, devices=[display, shoe], bus=bus)
-        # The pack in the shoe (Art. 8), across rounds.
-        self.pack_id: str | None = None
-        self.packs_loaded = 0
-        self.from_pack = 0  # cards taken out of the current pack (one deck: used up at 52)
-        self.reads = 0  # cards the reader reported since the pack was loaded (checked against ShoeCount)
 
     def _box_ok(self, box: str) -> str | None:
         if box in self.positions:
             return None
         return W("football.refusal.no_such_box", box=repr(box), boxes=self.profile.boxes, common=COMMON)
-
-    def cards_out(self) -> list[Card]:
-        """Every card out of the pack this round."""
-        return self.round.round_cards
 
     # --- round flow ------------------------------------------------------------
 
@@ -188,19 +164,14 @@ class FootballTable(GameTable):
         self.round.targets = [who for who in order for _ in range(2)]
 
     def arm_shoe(self) -> None:
-        # Armed for exactly the cards due, so a card drawn past the deal is
-        # refused by the reader (fault 204), never counted into the round.
-        self.shoe.arm(self.round_id, len(self.round.targets))
-        self._instruct()
+        self.arm()
+        self.instruct()
 
     def check_thirds(self) -> None:
         if self.round.targets:
             raise Refused(W("football.refusal.third_due", boxes=", ".join(box_name(b) for b in self.round.targets)))
 
     CHECKS = {"open_round": (check_display,), "close_betting": (check_bets,), "settle": (check_thirds,)}
-
-    def stop_shoe(self) -> None:
-        self.shoe.disarm()
 
     def settle_boxes(self) -> None:
         totals = {who: total(self.profile, (d.card for d in self.round.cards[who])) for who in self.round.order}
@@ -237,25 +208,20 @@ class FootballTable(GameTable):
         if self.round.draw is not None and self.unsettled:
             self.display.show(self.round_id, self.round.draw_id, self.round.draw.index, self.round.draw.upper, self.round.draw.lower)
         if self.state in CARD_STATES:
-            self.shoe.arm(self.round_id, len(self.round.targets))
-            self._instruct()
+            self.resume_deal()
 
     # --- Art. 8: the pack ---------------------------------------------------
 
     def _load_pack(self, why: str) -> None:
-        self.packs_loaded += 1
-        self.pack_id = f"{self.table_id}-P{self.packs_loaded}"
-        self.from_pack = 0
-        self.reads = 0
-        self.shoe.load_shoe(self.pack_id, self.settings.decks)
-        self.emit(PackLoaded(pack_id=self.pack_id, decks=self.settings.decks,
-                  cards=DECK_SIZE * self.settings.decks, reason=why))
+        pack = self.pack
+        pack.load(self.shoe, f"{self.table_id}-P{pack.loads + 1}")
+        self.emit(PackLoaded(pack_id=pack.pack_id, decks=pack.decks, cards=pack.size, reason=why))
 
     def _ensure_pack(self, most: int) -> None:
-        if self.pack_id is None:
+        if self.pack.pack_id is None:
             self._load_pack("first pack")
-        elif self.settings.decks == 1 and self.from_pack + most > DECK_SIZE:
-            left = DECK_SIZE - self.from_pack
+        elif self.pack.runs_short(most):
+            left = self.pack.size - self.pack.taken
             self.emit(Instruction(text=W("football.instruction.deck_used_up", left=left, most=most)))
             self._load_pack("deck used up (Art. 8(1))")
 
@@ -271,21 +237,9 @@ class FootballTable(GameTable):
 
     # --- device events -------------------------------------------------------
 
-    def on_device_event(self, event: DeviceEvent) -> None:
-        if isinstance(event, CardRead):
-            self._on_card(event.card, event.exposed, self.stale_card(event))
-        elif isinstance(event, DrawShown):
-            self._on_draw_shown(event)
-        elif isinstance(event, FaultRaised):
-            self._on_fault(event)
-        elif isinstance(event, ShoeCount):
-            self._on_count(event)
-        elif isinstance(event, FaultCleared):
-            self.emit(FaultClearedRecord(device=event.device, code=event.code))
-        else:
-            self.on_other_event(event)
+    # Each report's hook (the engine hands it over by its kind); a card: ``read_card``.
 
-    def _on_draw_shown(self, event: DrawShown) -> None:
+    def on_draw_shown(self, event: DrawShown) -> None:
         current = event.draw_id == self.round.draw_id and self.unsettled
         if not current:
             self.open_incident(DISPLAY_READBACK, W("football.incident.stale_readback", shown=event.shown,
@@ -316,7 +270,7 @@ class FootballTable(GameTable):
         if self.heard():
             self.emit(Instruction(text=C("instruction.place_bets")))
 
-    def _on_fault(self, event: FaultRaised) -> None:
+    def on_fault(self, event: FaultRaised) -> None:
         self.emit(Fault(device=event.device, code=event.code, severity=event.severity, text=event.text))
         serious = event.severity in ("E", "C")
         if event.device == self.display.name:
@@ -325,10 +279,10 @@ class FootballTable(GameTable):
             return
         # A card read before the current pack was loaded (handled late) came
         # out of the earlier pack: it is flagged below, not counted in this one.
-        if event.card is not None and not (event.shoe_id and event.shoe_id != self.pack_id):
-            self._out_of_pack(event.card)
+        if event.card is not None and not self.pack.earlier(event.shoe_id):
+            self.count_out(event.card)
         if event.code == MISREAD:
-            self.reads += 1  # the reader counted it
+            self.pack.reads += 1  # the reader counted it
         if event.code == DRAWN_WHILE_DISARMED:
             # Reported, flagged, never dealt into a hand.
             if event.card is not None:
@@ -340,44 +294,28 @@ class FootballTable(GameTable):
         if serious and self.state in (S.BETS_CLOSED, *CARD_STATES):
             self.void("misread" if event.code == MISREAD else "shoe_fault")
 
-    def _on_count(self, event: ShoeCount) -> None:
+    def on_shoe_count(self, event: ShoeCount) -> None:
         self.emit(ShoeCounted(pack_id=event.shoe_id, dealt=event.dealt, remaining=event.remaining))
-        if self.replaying or event.shoe_id != self.pack_id or event.dealt == self.reads:
+        reads = self.pack.reads
+        if self.replaying or event.shoe_id != self.pack.pack_id or event.dealt == reads:
             return  # (replaying: the live round checked this count; the pack's earlier reads are not replayed)
-        text = W("football.incident.count_mismatch", dealt=event.dealt, pack=event.shoe_id, reads=self.reads)
+        text = W("football.incident.count_mismatch", dealt=event.dealt, pack=event.shoe_id, reads=reads)
         self.emit(Fault(device=event.device, code=MISREAD, severity="E", text=text))
         if self.state in CARD_STATES:
             self.void("shoe_count_mismatch")
         else:
             self.open_incident(MISREAD, text, blocking=False)
 
-    def _out_of_pack(self, card: Card) -> bool:
-        """Count a card taken out of the pack this round; False if the pack
-        cannot hold that many copies of it (a device fault, the round is void)."""
-        self.from_pack += 1
-        r = self.round
-        r.round_cards.append(card)
-        copies = r.copies
-        copies[card] += 1
-        if copies[card] <= self.settings.decks:
-            return True
-        decks = self.settings.decks
-        self.emit(Fault(device=self.shoe.name, code=MISREAD, severity="E",
-                  text=f"{card.code} read {self.round.copies[card]} times in one round from {decks} deck(s)"))
-        if self.unsettled:
-            self.void("duplicate_card")
-        return False
-
-    def _on_card(self, card: Card, exposed: bool, stale: bool = False) -> None:
-        self.reads += 1
+    def read_card(self, card: Card, exposed: bool, stale: bool = False) -> None:
+        self.pack.reads += 1
         if stale or self.state not in CARD_STATES:
             # A card before betting closed (or after the deal) is an incident, never a card of a box.
             self.open_incident(DRAWN_WHILE_DISARMED, W("football.incident.card_outside_deal", state=self.state.value),
                                blocking=False, card=card.code)
             self.round.set_aside.append(DealtCard(card, exposed))
-            self._out_of_pack(card)
+            self.count_out(card)
             return
-        if not self._out_of_pack(card):
+        if not self.count_out(card):
             return
         r = self.round
         targets = r.targets
@@ -390,13 +328,13 @@ class FootballTable(GameTable):
             self.emit(ExposedCard(to=who, card=dealt.code, rule="Art. 7: an exposed card stays valid"))
         if targets:
             if targets[0] != who or self.state is S.THIRD_CARDS:
-                self._instruct()
+                self.instruct()
         elif self.state is S.DEALING:
             self.trigger["third_cards"]()
         else:
             self.settle()
 
-    def _instruct(self) -> None:
+    def instruct(self) -> None:
         who = self.round.targets[0]
         what = "third" if self.state is S.THIRD_CARDS else "two"
         if self.heard():
@@ -408,8 +346,8 @@ class FootballTable(GameTable):
     def deal_thirds(self) -> None:
         self.round.targets = list(self.round.thirds)
         if self.round.targets:
-            self.shoe.arm(self.round_id, len(self.round.targets))
-            self._instruct()
+            self.arm()
+            self.instruct()
         else:
             self.settle()
 

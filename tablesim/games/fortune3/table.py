@@ -17,16 +17,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from drivers.base import CardShoeReader, Shuffler
-from drivers.events import (
-    DRAWN_WHILE_DISARMED,
-    MISREAD,
-    CardRead,
-    DeviceEvent,
-    FaultCleared,
-    FaultRaised,
-    HandDispensed,
-    ShuffleDone,
-)
+from drivers.events import DRAWN_WHILE_DISARMED, MISREAD, FaultRaised, HandDispensed, ShuffleDone
 from tablecore.cards import Card, DealtCard, parse_dealt, dealt as dealt_card
 from tablecore.errors import IllegalAction
 from tablesim.engine.actions import action
@@ -34,36 +25,38 @@ from tablesim.engine.inputs import OpenRound, ResolveIncident, TableInput, Void
 from tablecore.wording import CORE_WORDS as C
 from tablesim.engine.machine import Refused
 from tablesim.games.fortune3.words import WORDS as W
-from tablesim.games.fortune3.inputs import CloseDecisions, Decide, Misdeal, SetDealing, Stray
+from tablesim.games.fortune3.inputs import CloseDecisions, ConfirmShuffler, Decide, Misdeal, SetDealing, Stray
 from tablesim.engine.betbook import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident
 from tablesim.engine.result import RoundResult
-from tablesim.engine.table import GameTable, RoundState
-from tablesim.games.fortune3.deallog import DealLog
+from tablesim.engine.cardtable import CardTable, DealLog, DealtRound, Pack
 from tablesim.games.fortune3.hands import Evaluator, Hand
 from tablesim.games.fortune3.machine import PROCEDURE, STRAY, S
 from tablesim.games.fortune3.profile import REMOTE, Fortune3Profile
 from tablesim.games.fortune3.remote import RemoteHandMixin, summed
-from tablesim.games.fortune3.service import ShufflerService
 from tablesim.games.fortune3.settings import BETS, Fortune3Settings
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box, settle_boxes
 from tablecore.money import fmt
-from tablecore.records import CardSetAside, Fault, FaultCleared as FaultClearedRecord, Instruction, Settlement, Voided
-from tablesim.games.fortune3.records import DealerHand, DealingMode, Decision, RemoteDecisions, Shuffled
+from tablecore.records import CardSetAside, Fault, Instruction, Settlement, Voided
+from tablesim.games.fortune3.records import (
+    DealerHand, DealingMode, Decision, RemoteDecisions, Shuffled, ShufflerOutOfService, ShufflerReplaced,
+)
 
 DEALER = "dealer"
 DECISIONS = ("play", "fold")
 
 
+#: the void reasons that put the shuffler out of service (Art. 11(4))
+SHUFFLER_FAILURE = ("shuffler_fault",)
+
+
 @dataclass(slots=True)
-class Fortune3RoundState(RoundState):
-    order: list[str] = field(default_factory=list)  # boxes with bets, left to right, then the dealer
-    cards: dict[str, list[DealtCard]] = field(default_factory=dict)
-    set_aside: list[DealtCard] = field(default_factory=list)
-    seen: set[Card] = field(default_factory=set)
-    targets: list[str] = field(default_factory=list)  # who gets each next card (shoe) or hand (shuffler)
+class Fortune3RoundState(DealtRound):
+    """(``order``: the boxes with bets, left to right, then the dealer;
+    ``targets``: who gets each next card (shoe) or hand (shuffler).)"""
+
     decisions: dict[str, str] = field(default_factory=dict)
     hands: dict[str, Hand] = field(default_factory=dict)
     incidents: list[dict] = field(default_factory=list)
@@ -71,12 +64,6 @@ class Fortune3RoundState(RoundState):
     qualifies: bool | None = None
     requested: int = 0  # cards in the hand last asked of the shuffler
     deciders: int = 0  # boxes with an Ante: each plays or folds (Art. 9(1))
-    # the deal's log (deallog.py)
-    deliveries: list = field(default_factory=list)
-    dead: set = field(default_factory=set)
-    #: who got the latest card(s) dealt and kept (None after a stray): what
-    #: the table's state shows of the deal's progress
-    last_placed: tuple[str, list[DealtCard]] | None = None
     # the remote hand's decisions (remote.py)
     remote_decisions: dict[str, str] = field(default_factory=dict)  # remote player -> play | fold
     remote_refs: dict[str, tuple[str, str]] = field(default_factory=dict)  # ref -> (player, decision)
@@ -84,7 +71,7 @@ class Fortune3RoundState(RoundState):
     remote_closed: bool = False  # the decision timer ran out
 
 
-class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
+class Fortune3Table(RemoteHandMixin, CardTable):
     game = "fortune3"
     PROCEDURE = PROCEDURE
     Round = Fortune3RoundState
@@ -96,6 +83,11 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
     STRAY_INCIDENT = 111
     #: actions whose effect outlasts their round: restored after a restart
     STANDING = ("set_dealing",)
+    #: the events that set and clear ``shuffler_out_of_service``: a restart
+    #: gives the table back the last one's condition
+    STANDING_EVENTS = ("shuffler_out_of_service", "shuffler_replaced")
+    #: the failed shuffler, while out of service (Art. 11(4)): {"round": ..., "reason": ...}; else None
+    shuffler_out_of_service: dict | None = None
 
     def __init__(
         self,
@@ -119,6 +111,8 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         self.shuffler = shuffler
         #: the shoe deals card by card (Art. 7); the shuffler a hand at a time
         self.by_card = settings.dealing == "shoe"
+        self.pack = Pack(1)  # Art. 3: every round a full deck
+        self.deal_log = DealLog(self, hand=3, dealer=DEALER, exposed_reason="exposed dealer card (Art. 11(2))")
         self.box_names = frozenset(str(n) for n in range(1, profile.boxes + 1))  # one spelling per box: not "01"
         if profile.remote is not None:
             self.box_names |= {REMOTE}  # the shared remote hand (remote.py)
@@ -167,7 +161,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         rid = self.round_id
         if self.dealing == "shoe":
             self.shoe.disarm()
-            self.shoe.load_shoe(f"{rid}-deck", 1)
+            self.pack.load(self.shoe, f"{rid}-deck")
         else:
             self.shuffler.load(1, 52)
             self.shuffler.shuffle(f"{rid}-shuffle")
@@ -187,8 +181,8 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         those); the shuffler: three cards at once per box."""
         if self.dealing == "shoe":
             self.round.targets = self.round.order * 3
-            self._arm_shoe()
-            self._instruct()
+            self.arm()
+            self.instruct()
         else:
             self.round.targets = list(self.round.order)
             self._request_hand()
@@ -284,13 +278,13 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         return None
 
     def _cards_out(self) -> bool:
-        return bool(self.round.seen) or any(self.round.cards.values()) or bool(self.round.set_aside)
+        return bool(self.round.round_cards) or any(self.round.cards.values()) or bool(self.round.set_aside)
 
     def check_stray(self, card: str | None = None) -> None:
         if card is not None:
-            if self.delivery_of(card) is None:
+            if self.deal_log.holding(card) is None:
                 raise Refused(W("fortune3.refusal.not_a_hand_card", card=card))
-        elif self.latest_delivery() is None:
+        elif self.deal_log.latest() is None:
             raise Refused(STRAY)
 
     @action(Stray)
@@ -303,7 +297,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         supervisor, who confirms naming the card (the article sets no time
         limit) or rejects. With the shuffler the whole hand holding the card
         is dead."""
-        latest = self.latest_delivery()
+        latest = self.deal_log.latest()
         if card is None and not self.round.decisions:
             self._declare_stray(latest)
             return
@@ -312,15 +306,15 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
                            card=named)
 
     def _declare_stray(self, index: int) -> None:
-        dealt = self.kill(index)
+        dealt = self.deal_log.kill(index, self.round.order * 3 if self.dealing == "shoe" else list(self.round.order))
         self.emit(CardSetAside(card=" ".join(d.code for d in dealt), reason="dealt to a box with no bet (Art. 11(3))"))
         if not self.round.targets:
             return  # (an exposed dealer card already set aside: nothing else changes)
         if self.state is S.DECISIONS:
             self.trigger["card_set_aside"]()
         if self.dealing == "shoe":
-            self._arm_shoe()
-            self._instruct()
+            self.arm()
+            self.instruct()
         elif not self.round.awaiting:
             self._request_hand()
         # else: the hand already asked of the shuffler comes next and is laid where due
@@ -363,7 +357,53 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         if not why.strip():
             raise Refused(W("fortune3.refusal.dealing_why"))
 
+    # --- Art. 11(4): 須另行更換洗牌機或改用派牌盒 ---------------------------------
+    # A shuffler failure while dealing voids the round, and a new shuffler or
+    # the shoe must be used: the table deals from that shuffler again only
+    # once a supervisor confirms it was replaced (``confirm_shuffler``), or
+    # deals from the shoe (``set_dealing``). Until then no round opens while
+    # the table deals by shuffler. Both are journaled events.
+
+    def restore_standing_event(self, name: str, data: dict) -> None:
+        """After a restart the failed shuffler is still out of service until
+        a supervisor's confirmation was journaled (a restart replaces nothing)."""
+        if name == "shuffler_out_of_service":
+            self.shuffler_out_of_service = {"round": data.get("round"), "reason": data.get("reason")}
+            self.log.info("shuffler_out_of_service_restored", failed_in=data.get("round"))
+        else:
+            self.shuffler_out_of_service = None
+
+    def note_void(self, reason: str) -> None:
+        if reason in SHUFFLER_FAILURE and self.dealing == "shuffler":
+            self.shuffler_out_of_service = {"round": self.round_id, "reason": reason}
+            self.emit(ShufflerOutOfService(round=self.round_id, reason=reason,
+                      text="the shuffler failed while dealing: a supervisor confirms it was replaced "
+                           "or switches the table to the shoe (Art. 11(4))"))
+
+    def check_shuffler(self, round_id: str | None = None) -> None:
+        out = self.shuffler_out_of_service
+        if out is not None and self.dealing == "shuffler":
+            raise Refused(W("fortune3.refusal.shuffler_failed", round=out["round"]))
+
+    def check_confirmation(self, *, actor: str | None = None, why: str = "-") -> None:
+        if self.shuffler_out_of_service is None:
+            raise Refused(W("fortune3.refusal.no_shuffler_failure"))
+        if not why.strip():
+            raise Refused(W("fortune3.refusal.shuffler_how"))
+
+    @action(ConfirmShuffler)
+    def confirm_shuffler(self, *, actor: str, why: str) -> None:
+        """A supervisor confirms the failed shuffler was replaced (Art. 11(4)):
+        the table deals from the shuffler again. Between rounds; journaled
+        with who and why."""
+        failed = self.shuffler_out_of_service
+        self.shuffler_out_of_service = None
+        self.emit(ShufflerReplaced(failed_in=failed["round"], actor=actor, why=why))
+        self.log.info("shuffler_replaced", failed_in=failed["round"], actor=actor)
+
     CHECKS = {
+        "open_round": (check_shuffler,),
+        "confirm_shuffler": (check_confirmation,),
         "close_betting": (check_bets,),
         "decide": (check_decision_word, check_box_decision, check_fold, check_decider),
         "stray": (check_stray,),
@@ -371,11 +411,6 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         "close_decisions": (check_close_decisions,),
         "set_dealing": (check_dealing,),
     }
-
-    def _arm_shoe(self) -> None:
-        """Arm the shoe for exactly the cards still due, so a card drawn past
-        the deal is refused by the reader (fault 204), never dealt."""
-        self.shoe.arm(self.round_id, len(self.round.targets))
 
     def announce_void(self, note: Void) -> None:
         """As the engine's, with every Play a decision staked returned too
@@ -409,25 +444,15 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
 
     # --- device events ---------------------------------------------------------
 
-    def on_device_event(self, event: DeviceEvent) -> None:
-        if isinstance(event, CardRead):
-            rid = event.round_id
-            self._on_card(event.card, event.exposed, bool(rid) and rid != self.round_id)
-        elif isinstance(event, HandDispensed):
-            self._on_hand(event)
-        elif isinstance(event, FaultRaised):
-            self._on_fault(event)
-        elif isinstance(event, ShuffleDone):
-            self.emit(Shuffled(shuffle_id=event.shuffle_id, count=event.count, verified=event.verified))
-            if not event.verified and self.unsettled:
-                self.emit(Fault(device=event.device, code=301, text="shuffler card count mismatch"))
-                self.void("shuffler_fault")
-        elif isinstance(event, FaultCleared):
-            self.emit(FaultClearedRecord(device=event.device, code=event.code))
-        else:
-            self.on_other_event(event)
+    # Each report's hook (the engine hands it over by its kind); a card: ``read_card``.
 
-    def _on_fault(self, event: FaultRaised) -> None:
+    def on_shuffle_done(self, event: ShuffleDone) -> None:
+        self.emit(Shuffled(shuffle_id=event.shuffle_id, count=event.count, verified=event.verified))
+        if not event.verified and self.unsettled:
+            self.emit(Fault(device=event.device, code=301, text="shuffler card count mismatch"))
+            self.void("shuffler_fault")
+
+    def on_fault(self, event: FaultRaised) -> None:
         self.emit(Fault(device=event.device, code=event.code, severity=event.severity, text=event.text))
         if event.code == DRAWN_WHILE_DISARMED:
             # Reported, flagged, never dealt into a hand; the round goes on. A
@@ -435,8 +460,8 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             # from the earlier deck: it is flagged, but not one of this deck's.
             earlier = bool(event.shoe_id) and event.shoe_id != f"{self.round_id}-deck"
             if event.card is not None and not earlier:
-                self._note_seen(event.card)
-                self.flag(DealtCard(event.card, True))
+                self.pack.take(self.round, event.card)
+                self.deal_log.flag(DealtCard(event.card, True))
             self.round.incidents.append({"code": event.code, "card": event.card.code if event.card else None})
             if self.unsettled:
                 self.open_incident(event.code, event.text, blocking=False,
@@ -459,7 +484,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         decision, card = resolution.decision, resolution.card
         if incident.code == self.STRAY_INCIDENT and decision == "confirm":
             named = card or incident.card
-            if named is None or self.delivery_of(named) is None:
+            if named is None or self.deal_log.holding(named) is None:
                 raise IllegalAction("resolve incident", W("fortune3.refusal.name_the_stray", card=named))
         if incident.code == MISREAD and decision == "confirm":
             if card is None:
@@ -474,7 +499,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             return  # rejected: the round goes on where it was
         if incident.code == self.STRAY_INCIDENT:
             if decision == "confirm":
-                self._declare_stray(self.delivery_of(card or incident.card))
+                self._declare_stray(self.deal_log.holding(card or incident.card))
             return  # rejected: every card stands
         if incident.code != MISREAD:
             return  # a card drawn while disarmed stays set aside either way
@@ -482,7 +507,7 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self.void("misread")
         else:
             dealt = parse_dealt(card)
-            self._on_card(dealt.card, dealt.exposed)
+            self.read_card(dealt.card, dealt.exposed)
 
     def recovery_policy(self) -> tuple[str, str]:
         if self.state is S.DEALING and self.dealing == "shuffler":
@@ -494,21 +519,9 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         if self.state is S.BETTING_OPEN:
             self.fresh_deck()
         elif self.state is S.DEALING:
-            self._arm_shoe()
-            self._instruct()
+            self.resume_deal()
 
-    def cards_out(self) -> set[Card]:
-        """Every card of this round's deck seen so far (dealt, set aside, flagged)."""
-        return self.round.seen
-
-    def _note_seen(self, card: Card) -> bool:
-        """Record a card of this round's single deck; False if it was seen already."""
-        if card in self.round.seen:
-            return False
-        self.round.seen.add(card)
-        return True
-
-    def _on_card(self, card: Card, exposed: bool, stale: bool = False) -> None:
+    def read_card(self, card: Card, exposed: bool, stale: bool = False) -> None:
         if stale or self.machine.model.state is not S.DEALING:
             # A card before betting closed (or after dealing), or one read for an
             # earlier round, is an incident, never a card of a hand.
@@ -516,18 +529,15 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self.open_incident(DRAWN_WHILE_DISARMED, what, blocking=False, card=card.code)
             self.round.incidents.append({"code": DRAWN_WHILE_DISARMED, "card": card.code})
             if not stale:  # an earlier round's card came from that round's deck
-                self._note_seen(card)
+                self.pack.take(self.round, card)
             return
-        seen = self.round.seen
-        if card in seen:
-            self._duplicate(card)
+        if not self.count_out(card):
             return
-        seen.add(card)
         self._place([dealt_card(card, exposed)])
         if self.observed and self.machine.model.state is S.DEALING:
-            self._instruct()
+            self.instruct()
 
-    def _on_hand(self, event: HandDispensed) -> None:
+    def on_hand(self, event: HandDispensed) -> None:
         if self.state is not S.DEALING:
             self.open_incident(DRAWN_WHILE_DISARMED, W("fortune3.incident.hand_outside_dealing"), blocking=False,
                                card=" ".join(c.code for c in event.cards))
@@ -540,30 +550,30 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
             self.void("misdeal")
             return
         for card in event.cards:
-            if not self._note_seen(card):
-                self._duplicate(card)
+            if not self.count_out(card):
                 return
         self.round.awaiting = False
         self._place([dealt_card(card, exposed) for card, exposed in zip(event.cards, event.exposed)])
         if self.state is S.DEALING:
             self._request_hand()
 
-    def _duplicate(self, card: Card) -> None:
-        self.emit(Fault(device=self.devices[0].name, code=201, severity="E",
-                  text=f"{card.code} read twice from a single deck (misread)"))
-        self.void("duplicate_card")
+    def duplicate_text(self, card: Card, copies: int) -> str:
+        return f"{card.code} read twice from a single deck (misread)"
+
+    def card_device_name(self) -> str:
+        return self.devices[0].name  # the shoe or the shuffler, whichever deals
 
     def _place(self, dealt: list[DealtCard]) -> None:
-        """Lay the card or hand where due (``DealLog``); the deal is complete
+        """Lay the card or hand where due (the deal's log); the deal is complete
         once nobody is due a card."""
         exposed_to_dealer = self.dealing == "shoe" and dealt[0].exposed and self.round.targets[0] == DEALER
-        self.deliver(dealt)
+        self.deal_log.deliver(dealt)
         if exposed_to_dealer:
-            self._arm_shoe()  # one card more than armed for
+            self.arm()  # one card more than armed for
         if not self.round.targets:
             self.trigger["hands_dealt"]()
 
-    def _instruct(self) -> None:
+    def instruct(self) -> None:
         if not self.observed:
             return  # nobody to instruct (a simulation)
         who = self.round.targets[0]
@@ -579,11 +589,6 @@ class Fortune3Table(DealLog, ShufflerService, RemoteHandMixin, GameTable):
         self.shuffler.deal_hand(hand_no, missing)
         if self.heard():
             self.emit(Instruction(text=W("fortune3.next.hand_to_dealer", n=hand_no) if who == DEALER else W("fortune3.next.hand_to_box", n=hand_no, box=who), to=who))
-
-    def stop_shoe(self) -> None:
-        """The deal is complete: the shoe takes no more cards."""
-        if self.shoe is not None and self.dealing == "shoe":
-            self.shoe.disarm()
 
     def evaluate_hands(self) -> None:
         for who in self.round.order:
