@@ -158,3 +158,28 @@ def page(chromium):
         yield pg
     finally:
         context.close()
+
+
+#: visible texts cut or spilling out of their box (a label too long for its spot in one language): an
+#: element whose own text is wider than its box, or a box that clips (overflow not visible) wider
+#: content with text in it; and texts reaching past the viewport's sides. ``skip``: a selector of
+#: elements cut on purpose (a log's lines, ellipsis and title)
+CLIPPED = """(skip) => { const bad = [];
+  const vw = document.documentElement.clientWidth;
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
+    if (!(r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none') || el.closest('[hidden], svg')) continue;
+    if (skip && el.closest(skip)) continue;
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    const clips = s.overflowX !== 'visible';
+    const label = `${el.tagName.toLowerCase()}#${el.id}.${el.className} "${el.textContent.trim().slice(0, 30)}"`;
+    if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 && (own || (clips && el.textContent.trim())))
+      bad.push(`${label} ${el.scrollWidth}>${el.clientWidth}`);
+    else if (own && (r.left < -0.5 || r.right > vw + 0.5)) bad.push(`${label} past the side`);
+  }
+  return bad; }"""
+
+
+def clipped(page, skip: str | None = None) -> list[str]:
+    """The page's texts cut by their box or past the viewport's side (``CLIPPED``)."""
+    return page.evaluate(CLIPPED, skip)

@@ -267,6 +267,47 @@ def test_the_lobby_and_the_table_views_fit_a_phone(chromium, setup):
         context.close()
 
 
+def test_the_last_bets_are_called_and_the_timer_ring_stays_in_view_on_a_phone(chromium, setup):
+    """The bet timer's last seconds on a phone, the felt scrolled to its foot
+    (the player reaching for the chips): the ring stays in view, and "Last
+    bets!" is called in it. The page's clock is the test's (Playwright's):
+    the table's 600 s timer is brought to its last seconds at once."""
+    context = chromium.new_context(viewport=PHONE, locale="pt-PT", device_scale_factor=1)
+    context.set_default_timeout(WAIT_MS)
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.clock.install()  # (time runs as it does; the test may jump it ahead)
+        page.goto(f"{setup.platform.url}/?token={setup.token('abe')}")
+        page.wait_for_selector(f".table-card[data-table='{WHEEL}']")
+        open_table(page, WHEEL)
+        round_id = betting_on(setup, setup.wheel, (page,), "1")
+        until(page, "/\\d/.test(document.querySelector('#ring-secs').textContent)")
+        ring_secs = lambda: int(page.evaluate("document.querySelector('#ring-secs').textContent"))  # noqa: E731 (an SVG text)
+        secs = ring_secs()
+        assert secs > 500 and text(page, "#last-bets") == "" and "hurry" not in page.get_attribute("#timebar", "class")
+        page.click(".spot[data-bet='1']")  # (a chip waiting, as a player reaching for Place bets has)
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
+        page.clock.fast_forward((secs - 3) * 1000)
+        until(page, "document.querySelector('#timebar').classList.contains('hurry')")
+        assert text(page, "#last-bets") == "Últimas apostas!"
+        assert 0 < ring_secs() <= 5
+        assert page.get_attribute("#timebar", "data-warned") == round_id
+        assert page.evaluate("window.scrollY") > 0  # scrolled down the felt: the bar stays at the top in view
+        top, bottom = page.evaluate("(() => { const r = document.querySelector('#timebar').getBoundingClientRect(); return [r.top, r.bottom]; })()")
+        assert 0 <= top and bottom <= PHONE["height"], (top, bottom)
+        ring = page.evaluate("(() => { const r = document.querySelector('#timebar .ring').getBoundingClientRect(); return [r.width, r.top, r.bottom]; })()")
+        assert ring[0] > 0 and 0 <= ring[1] and ring[2] <= PHONE["height"], ring
+        assert page.evaluate("(() => { const r = document.querySelector('#last-bets').getBoundingClientRect();"
+                             " return r.width > 0 && r.top >= 0 && r.bottom <= innerHeight; })()")
+        page.clock.fast_forward(5000)  # the timer run out: no more call of the last bets
+        until(page, "document.querySelector('#last-bets').textContent === ''")
+        assert not errors, errors
+    finally:
+        context.close()
+
+
 def test_the_fortune3_view_shows_the_remote_hand_ante_and_pair_plus_and_says_no_decision_is_a_fold(chromium, setup):
     context, abe = player(chromium, setup, "abe", "en-US")
     try:

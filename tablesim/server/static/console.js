@@ -256,7 +256,11 @@ let loggedSeq = -1;  // the newest event in the panel: nothing older is added on
 let recentLoaded = false;
 
 function eventItem(msg) {
-  return h("li", { class: "ev-" + (msg.type === "bets" ? "bets" : msg.kind), dataset: { seq: msg.seq } }, h("span", { class: "seq" }, msg.seq), eventText(msg, table && table.game));
+  const text = eventText(msg, table && table.game);
+  // (a line too long for the panel ends in an ellipsis: the whole of it is its title)
+  const li = h("li", { class: "ev-" + (msg.type === "bets" ? "bets" : msg.kind), dataset: { seq: msg.seq }, title: typeof text === "string" ? text : null }, h("span", { class: "seq" }, msg.seq), text);
+  li.event = msg;  // (worded again when the language is switched)
+  return li;
 }
 
 function logEvent(msg) {
@@ -539,6 +543,7 @@ function relabel() {
   renderChips();
   showSelection();
   renderOperator();
+  for (const li of [...$("log").children]) if (li.event) li.replaceWith(eventItem(li.event));
 }
 
 async function init() {
