@@ -31,7 +31,7 @@ from tablesim.i18n import read_catalog
 from tablesim.platform.player.layouts import game_layout
 import reaper
 import rig as rigs
-from browser import WAIT_MS, needs_chromium, until
+from browser import WAIT_MS, clipped, needs_chromium, until
 from natsserver import NATS_SERVER
 from playerrig import FOOTBALL, FORTUNE3, WHEEL, PlayerRig
 import webclient
@@ -688,6 +688,7 @@ def test_each_view_fits_both_sizes_in_each_language_and_is_labelled_reachable_an
                 eve.set_viewport_size(size)
                 where = (lang, size["width"])
                 assert not access.outside(eve) and not access.unlabelled(eve) and not access.illegible(eve), where
+                assert not clipped(eve), (where, clipped(eve))
                 for table in (WHEEL, FOOTBALL, FORTUNE3):
                     open_table(eve, table)
                     if eve.locator("#rules").is_hidden():
@@ -695,6 +696,7 @@ def test_each_view_fits_both_sizes_in_each_language_and_is_labelled_reachable_an
                     eve.wait_for_selector("#paytable table")
                     where = (lang, size["width"], table)
                     assert not access.outside(eve), (where, access.outside(eve))
+                    assert not clipped(eve), (where, clipped(eve))  # (no label cut by its box in any language)
                     assert not access.unlabelled(eve), (where, access.unlabelled(eve))
                     assert not access.illegible(eve), (where, access.illegible(eve))
                     if size is DESKTOP and lang == "en":
