@@ -28,7 +28,7 @@ def serve(tmp_path: Path):
 
     def start(game: str, *, journal: bool | str = True, seed: int = 7, pace: float = PACE,
               bet_seconds: float | None = None, tokens: TokenStore | None = None, **mock) -> Served:
-        rig = mock_rig(game, seed=seed, options=mock)
+        rig = mock_rig(game, seed=seed, profile=mock.pop("profile", None), options=mock)
         table = rig.table
         path = None
         if journal:
