@@ -59,3 +59,46 @@ def test_the_scrape_example_names_every_service():
     for job in jobs.values():
         targets = [t for c in job["static_configs"] for t in c["targets"]]
         assert targets and all(re.fullmatch(r"[\w.-]+:\d+", t) for t in targets), job
+
+
+# --- scripts/dashboard_preview.py: a dashboard drawn from Prometheus without Grafana ---------------
+
+def _preview(*args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "dashboard_preview.py"), *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("content, field", [("{", "not JSON"), ('{"title": "x"}', "'panels'")])
+def test_the_preview_refuses_a_file_that_is_no_dashboard_in_one_line(tmp_path, content, field):
+    bad = tmp_path / "board.json"
+    bad.write_text(content)
+    res = _preview(str(bad), "--out", str(tmp_path / "out.png"))
+    assert res.returncode == 2 and field in res.stderr and str(bad) in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and not (tmp_path / "out.png").exists()
+
+
+def test_the_preview_says_in_one_line_that_prometheus_does_not_answer(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    res = _preview(str(DASHBOARDS[0]), "--prometheus", f"http://127.0.0.1:{port}", "--out", str(tmp_path / "o.png"))
+    assert res.returncode == 2 and f"--prometheus http://127.0.0.1:{port}: no answer" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr
+
+
+def test_the_preview_puts_the_variables_and_legends_where_grafana_would():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("dashboard_preview", ROOT / "scripts" / "dashboard_preview.py")
+    preview = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(preview)
+    assert preview.substitute('x{table=~"$table"} y{t=~"${table}"}', {"table": "F3.*"}) == 'x{table=~"F3.*"} y{t=~"F3.*"}'
+    assert preview.substitute('x{table=~"$table"}', {}) == 'x{table=~".*"}'
+    assert preview.legend("{{table}} p99", {"table": "F3-01"}) == "F3-01 p99"
+    assert preview.legend("", {"__name__": "up", "job": "j"}) == "job=j"
+    assert preview.fmt_number(0.0123, "s") == "12.3 ms"
