@@ -133,7 +133,10 @@ class SharedHand:
     decision that stakes more; both know the hand only through this object,
     which the game makes (its ``RemoteView.hand``).
 
-    The table's side (``active`` .. ``stake``) runs on the table's thread."""
+    The table's side (``active`` .. ``stake``) runs on the table's thread.
+    A round's outcome keeps the hand's part under ``remote``: its
+    ``decisions`` (player -> decision) and ``timed_out`` (players) name
+    players, so the open views count them instead (``studio.totals``)."""
 
     #: the hand's position at the table
     position: str = "remote"
@@ -305,9 +308,8 @@ class GameSpec:
 
 def folder_parts(package: str, console: str, *, devices: bool = False) -> dict[str, str]:
     """Every part where a game folder laid out like the built-in ones keeps it
-    (``profile.py``, ``game.py``, ``machine.py``, ``mockrun.py``,
-    ``script.py``, ``simulation.py``, ``analysis.py``, ``console.py``,
-    ``dealer.py``); ``console``: the name of its console adapter class;
+    (``profile.py``, ``game.py``, ``machine.py``, ``dealer.py``,
+    ``script.py``, ``simulation.py``, ``analysis.py``, ``console.py``); ``console``: the name of its console adapter class;
     ``devices``: the game says which devices a table needs
     (``game:devices``), not always all its ``device_kinds``. A game laid out
     otherwise names its parts itself."""
@@ -318,8 +320,8 @@ def folder_parts(package: str, console: str, *, devices: bool = False) -> dict[s
         **({"devices": f"{package}.game:devices"} if devices else {}),
         "table": f"{package}.game:table",
         "procedure": f"{package}.machine:PROCEDURE",
-        "mock": f"{package}.mockrun:mock",
-        "session": f"{package}.mockrun:session",
+        "mock": f"{package}.dealer:mock",
+        "session": f"{package}.dealer:session",
         "script": f"{package}.script:script_session",
         "simulator": f"{package}.simulation:simulator",
         "simulation_exact": f"{package}.simulation:simulation_exact",
