@@ -20,10 +20,10 @@ names every debit of the player's round whatever its kind.
 from __future__ import annotations
 
 import asyncio
-import queue
 import sqlite3
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -70,15 +70,18 @@ class Intents:
         except sqlite3.Error as exc:
             raise InputError(f"cannot open the platform's database: {exc}", where=str(path)) from None
         self.lock = threading.Lock()
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()  # (loop, [(sql, args, future or None)])
-        self._turn: list[tuple] = []  # this turn's writes, handed over together
-        self._due = False  # their hand-over is due on the loop's next turn
-        self._thread = threading.Thread(target=self._writer, name="platform-intents", daemon=True)
-        self._thread.start()
+        self._turn: list[tuple] = []  # the writes waiting for the next group: (sql, args, future or None)
+        self._due = False  # a group is due on the loop's next turn
+        self._committing = False  # a group is under way (the next gathers meanwhile)
+        self._group_task: asyncio.Task | None = None
+        # Only what waits on the disk leaves the loop's thread: the COMMIT (and a BEGIN that has to
+        # wait for another process's write lock). The statements run on the loop's thread, between its
+        # other work: on a thread of their own, each row's statement waited for the interpreter lock
+        # to come back from the loop's thread, and the loop's work waited for theirs.
+        self.disk = ThreadPoolExecutor(1, thread_name_prefix="platform-intents")
 
     def close(self) -> None:
-        self._queue.put(None)
-        self._thread.join(10)
+        self.disk.shutdown(wait=True)
         self.db.close()
 
     async def add(self, it: Intent) -> None:
@@ -116,7 +119,7 @@ class Intents:
         await future
 
     async def _write_many(self, sql: str, rows: list[tuple]) -> None:
-        """Rows of one statement, one future for them all (the last: the group commits whole)."""
+        """Rows of one statement, one future for them all (the last: a group commits whole)."""
         if not rows:
             return
         future = asyncio.get_running_loop().create_future()
@@ -125,64 +128,94 @@ class Intents:
         await future
 
     def _hand(self, sql: str, args: tuple, future: asyncio.Future | None) -> None:
-        """To the writer with the others of this turn of the loop: one hand-over
-        (one wake of the writer's thread) for the writes of bets placed together."""
         self._turn.append((sql, args, future))
         self._handed()
 
     def _handed(self) -> None:
-        if not self._due:
+        """The next group starts on the loop's next turn (the writes of bets placed
+        together go together), or when the group under way has committed."""
+        if not self._due and not self._committing:
             self._due = True
-            loop = asyncio.get_running_loop()
-            loop.call_soon(self._hand_over, loop)
+            asyncio.get_running_loop().call_soon(self._start)
 
-    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+    def _start(self) -> None:
         self._due = False
-        turn, self._turn = self._turn, []
-        self._queue.put((loop, turn))
+        if self._committing or not self._turn:
+            return
+        self._committing = True
+        self._group_task = asyncio.ensure_future(self._groups())
 
-    def _writer(self) -> None:
-        """One thread commits every write waiting, in one transaction (one
-        fsync), and wakes each waiting loop once for the whole group."""
-        while (item := self._queue.get()) is not None:
-            items = [item]
-            while sum(len(writes) for _, writes in items) < 1000:
+    async def _groups(self) -> None:
+        """Every write waiting, a group at a time, each in one transaction (one
+        fsync); each group's waiting writers woken once it is on disk."""
+        loop = asyncio.get_running_loop()
+        try:
+            while self._turn:
+                group, self._turn = self._turn, []  # (whole: a batch's rows commit together or not at all)
+                error = None
                 try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is None:
-                    self._queue.put(None)
-                    break
-                items.append(nxt)
-            error = None
-            try:
-                self._commit([write for _, writes in items for write in writes])
-            except Exception as exc:
-                error = exc
-            waiting: dict = {}
-            for loop, writes in items:
-                waiting.setdefault(loop, []).extend(future for _, _, future in writes if future is not None)
-            for loop, futures in waiting.items():
-                if futures:
-                    loop.call_soon_threadsafe(_deliver, futures, error)
+                    await self._commit(loop, group)
+                except Exception as exc:
+                    error = exc
+                _deliver([future for _, _, future in group if future is not None], error)
+        finally:
+            self._committing = False
 
-    def _commit(self, group: list[tuple]) -> None:
-        """The group's statements in order, a run of the same statement at once."""
+    async def _commit(self, loop: asyncio.AbstractEventLoop, group: list[tuple]) -> None:
+        if self.lock.acquire(blocking=False):
+            if self._begin_at_once():
+                try:
+                    self._statements(group)
+                except BaseException:
+                    self.db.execute("ROLLBACK")
+                    self.lock.release()
+                    raise
+                await loop.run_in_executor(self.disk, self._commit_and_release)
+                return
+            self.lock.release()
+        # (another process holds the write lock, or a reader of another thread this one's: all of it waits there)
+        await loop.run_in_executor(self.disk, self._whole, group)
+
+    def _begin_at_once(self) -> bool:
+        """A write transaction if no other connection holds the write lock now."""
+        self.db.execute("PRAGMA busy_timeout=0")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            return True
+        except sqlite3.OperationalError:
+            return False
+        finally:
+            self.db.execute("PRAGMA busy_timeout=5000")
+
+    def _commit_and_release(self) -> None:
+        try:
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+        finally:
+            self.lock.release()
+
+    def _whole(self, group: list[tuple]) -> None:
         with self.lock:
             self.db.execute("BEGIN IMMEDIATE")
             try:
-                at = 0
-                while at < len(group):
-                    sql, end = group[at][0], at + 1
-                    while end < len(group) and group[end][0] == sql:
-                        end += 1
-                    self.db.executemany(sql, [args for _, args, _ in group[at:end]])
-                    at = end
+                self._statements(group)
             except BaseException:
                 self.db.execute("ROLLBACK")
                 raise
             self.db.execute("COMMIT")
+
+    def _statements(self, group: list[tuple]) -> None:
+        """The group's statements in order, a run of the same statement at once."""
+        at = 0
+        while at < len(group):
+            sql, end = group[at][0], at + 1
+            while end < len(group) and group[end][0] == sql:
+                end += 1
+            self.db.executemany(sql, [args for _, args, _ in group[at:end]])
+            at = end
 
     def get(self, debit: str) -> Intent | None:
         with self.lock:

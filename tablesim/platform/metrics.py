@@ -36,8 +36,8 @@ class PlatformMetrics:
     def _observer(self, client: str):
         calls, seconds = self.calls, self.seconds
 
-        def observe(call: str, result: str, took: float | None) -> None:
-            calls.labels(client, call, result).inc()
+        def observe(call: str, result: str, took: float | None, count: int = 1) -> None:
+            calls.labels(client, call, result).inc(count)
             if took is not None:
                 seconds.labels(client, call).observe(took)
 

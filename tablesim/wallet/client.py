@@ -39,6 +39,9 @@ _REFUSED = {Status.INVALID_REQUEST, Status.ID_REUSED, Status.BAD_SIGNATURE, Stat
 #: the answer's signature headers, as ``Pool`` gives header names (lower case)
 _TS, _SIG = signing.TIMESTAMP.lower(), signing.SIGNATURE.lower()
 
+#: a status by its text (a dict lookup: calling the enum is several times that, once a write)
+_STATUS = {s.value: s for s in Status}
+
 #: seconds within which the wallet's answer time and ours count as one clock (below any replay window)
 CLOCKS_AGREE = 2.5
 
@@ -145,9 +148,10 @@ class WalletClient:
         self._stop = tenacity.stop_any(*stops) if stops else tenacity.stop_never
         self._wait = tenacity.wait_random_exponential(multiplier=0.05, max=max_wait)  # full jitter
         self.attempts_made = 0  # every attempt, for tests and the platform's metrics
-        #: told ``(call, result, seconds)`` of every call (``seconds`` None for a write answered
-        #: inside a batch, whose time is the batch's): the platform's metrics; None: nobody
-        self.observer: Callable[[str, str, float | None], None] | None = None
+        #: told ``(call, result, seconds, count)`` of every call (``seconds`` None for the writes
+        #: answered inside a batch, whose time is the batch's: ``count`` of them answered ``result``
+        #: told at once): the platform's metrics; None: nobody
+        self.observer: Callable[..., None] | None = None
         # At most this many requests at the wallet at once (None: no bound): the
         # others wait here, unsigned, so a busy wallet never finds a request
         # that waited in its queue past the replay window.
@@ -192,8 +196,12 @@ class WalletClient:
         if self.observer is not None:
             gone = any(isinstance(r, WalletUnavailable) for r in results)
             self.observer("batch", "unavailable" if gone else "ok", time.perf_counter() - started)
+            told: dict[tuple[str, str], int] = {}  # (each kind of answer told once, with its count)
             for (name, _), got in zip(writes, results):
-                self.observer(name, _result_of(got) if isinstance(got, WalletError) else got.status.value, None)
+                key = (name, _result_of(got) if isinstance(got, WalletError) else got.status.value)
+                told[key] = told.get(key, 0) + 1
+            for (name, result), count in told.items():
+                self.observer(name, result, None, count)
         return results
 
     async def _batch(self, writes: list[tuple[str, dict]], request_id: str) -> list[Outcome | WalletError]:
@@ -233,8 +241,8 @@ class WalletClient:
         for i, a in zip(pending, answers):
             tid = writes[i][1]["transaction_id"]
             try:
-                status = Status(a["status"])
-            except (TypeError, KeyError, ValueError):
+                status = _STATUS[a["status"]]
+            except (TypeError, KeyError):
                 raise WalletProtocolError(f"a batch answer that is not the protocol's: {str(a)[:80]}") from None
             if a.get("transaction_id", tid) != tid:  # (a refusal of the request itself names none)
                 raise WalletProtocolError(f"the batch's answer to {tid!r} names {a.get('transaction_id')!r}")
@@ -353,7 +361,7 @@ class WalletClient:
                        _amount(a.get("balance")), a.get("message"))
 
     def _outcome(self, a: dict) -> Outcome:
-        return Outcome(Status(a["status"]), a["transaction_id"], _amount(a.get("balance")), a.get("message"),
+        return Outcome(_STATUS.get(a["status"]) or Status(a["status"]), a["transaction_id"], _amount(a.get("balance")), a.get("message"),
                        _amount(a.get("cancelled")))
 
 
