@@ -219,6 +219,31 @@ def test_a_reload_mid_round_keeps_the_bet_and_shows_its_result(chromium, setup):
         context.close()
 
 
+def test_the_banner_goes_when_the_next_round_opens_and_a_tables_bets_stay_at_it(chromium, setup):
+    """A round's banner stays until the next round opens, then goes; the bets
+    of one table never count at another (its total bet, its spots) when the
+    player moves there in the middle of a round."""
+    context, ida = player(chromium, setup, "ann", "en-GB")
+    try:
+        betting_on(setup, setup.football, (), "odd")  # (a football round taking bets meanwhile)
+        open_table(ida, WHEEL)
+        betting_on(setup, setup.wheel, (ida,), "3")
+        bet(ida, "3", "5")
+        setup.wheel.play_out()
+        ida.wait_for_selector("#banner:not([hidden])")
+        betting_on(setup, setup.wheel, (ida,), "3")
+        until(ida, "document.querySelector('#banner').hidden && document.querySelector('#result').hidden")
+        bet(ida, "3", "5")
+        assert text(ida, "#total-bet") == "5 MOP"
+        ida.click("#to-lobby")
+        open_table(ida, FOOTBALL)
+        ida.wait_for_selector(".spot[data-bet='odd']:not([disabled])")
+        assert text(ida, "#total-bet") == "0 MOP" and ida.locator(".spot .stake:has-text('placed')").count() == 0
+        assert not ida.errors, ida.errors
+    finally:
+        context.close()
+
+
 def test_a_launch_link_opens_one_session_a_reload_of_it_keeps_it_another_browser_is_told_why(chromium, setup):
     token = setup.token("abe")
     context, abe = player(chromium, setup, "abe", "en-GB")

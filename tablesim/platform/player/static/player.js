@@ -305,6 +305,7 @@ function newRound(tb) {
   if (Object.keys(placed).length) S.last = Object.entries(placed).map(([bet, a]) => ({ bet, amount: a }));
   S.mine = {}; S.mineIds = new Set(); S.acked = {}; S.pending = []; S.events = []; S.result = null; S.timedOut = null;
   $("result").hidden = true;
+  $("banner").hidden = true;  // (the last round's banner stays until this one opens)
   tb.timer = tb.bet_seconds ? { closes_at: Date.now() + S.offset + tb.bet_seconds * 1000, seconds: tb.bet_seconds } : null;
 }
 
@@ -343,8 +344,9 @@ function renderLobby() {
 
 function watch(table) {
   if (!S.tables[table]) return;
-  // (the same table again, a reconnect: the chips waiting on its felt stay there)
-  if (S.table !== table) { S.pending = []; S.result = null; S.last = []; S.roadmap = []; }
+  // (the same table again, a reconnect: the chips waiting on its felt stay there; another table: nothing
+  // of this one's bets counts there, its total bet among them)
+  if (S.table !== table) { S.pending = []; S.result = null; S.last = []; S.roadmap = []; S.acked = {}; S.mine = {}; S.mineIds = new Set(); S.inFlight = {}; }
   S.table = table;
   sessionStorage.setItem("tablesim.table", table);
   send({ type: "watch", table });
