@@ -75,7 +75,7 @@ class Autoplay:
 
 
 def simulated_players(game: str, rng: random.Random) -> Any | None:
-    """The game's simulated players (its mock table's, ``mockrun.SimulatedPlayers``), or None."""
+    """The game's simulated players (its mock table's, ``dealer.SimulatedPlayers`` beside the ``mock`` part), or None."""
     module = registry.spec(game).parts.get("mock", "").partition(":")[0]
     try:
         found = getattr(importlib.import_module(module), "SimulatedPlayers", None) if module else None

@@ -17,16 +17,16 @@ from drivers.registry import open_device
 from tablesim.games.football.machine import CARD_STATES
 from tablesim.games.football.machine import S as FS
 from tablesim.games.football.profile import load_profile as football_profile
-from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.profile import FootballSettings
 from tablesim.games.football.table import FootballTable
 from tablesim.games.fortune3.machine import S as F3
 from tablesim.games.fortune3.profile import load_profile as f3_profile
-from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.profile import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.games.wheel.machine import AWAITING_SPIN
 from tablesim.games.wheel.machine import S as WS
 from tablesim.games.wheel.profile import load_profile as wheel_profile
-from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.profile import WheelSettings
 from tablesim.games.wheel.table import WheelTable
 from test_serial_support import STEADY, no_leaks  # noqa: F401 - fixture
 

@@ -185,7 +185,7 @@ def test_two_tables_in_one_process_record_independently(tmp_path):
     a recorder is recorded by neither."""
     from contextlib import ExitStack
 
-    from tablesim.games.fortune3.mockrun import play_round
+    from tablesim.games.fortune3.dealer import play_simulated
     from tablesim.harness.devicetables import default_settings, game_table, open_serial, start_emulators
     from tablesim.harness.recording import Recorder
     import random
@@ -210,7 +210,7 @@ def test_two_tables_in_one_process_record_independently(tmp_path):
         rngs = {tid: random.Random(7) for tid in tables}
         for _ in range(2):
             for tid, table in tables.items():
-                play_round(table, rngs[tid])
+                play_simulated(table, rngs[tid])
                 assert table.result is not None
     for tid, path in paths.items():
         recording = Recording.load(path)

@@ -12,7 +12,7 @@ from drivers.events import CardRead
 from drivers.serial import SerialShoe
 from drivers.usb.emulated_backend import EmulatedShoeBackend
 from tablecore.errors import ConfigError
-from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.profile import Fortune3Settings
 from tablesim.harness.tableconfig import load_table_config
 from test_serial_support import FAST, no_leaks  # noqa: F401 - fixture
 

@@ -16,7 +16,7 @@ from tablesim.engine.stats import SessionStats
 from tablecore.errors import ConfigError, IllegalAction, InputError
 from tablecore.validate import Reader
 from tablecore.records import Instruction
-from tablesim.games.wheel.records import Revolution
+from tablesim.games.wheel.machine import Revolution
 
 # --- BetBook ------------------------------------------------------------------------
 

@@ -44,7 +44,7 @@ def test_every_kind_has_slots_and_is_registered_with_the_codec():
 def test_a_table_hands_out_records(tmp_path):
     from drivers.mock import MockShoe, ScriptedCards
     from tablesim.games.fortune3.profile import load_profile
-    from tablesim.games.fortune3.settings import Fortune3Settings
+    from tablesim.games.fortune3.profile import Fortune3Settings
     from tablesim.games.fortune3.table import Fortune3Table
 
     table = Fortune3Table(load_profile(), Fortune3Settings(dealing="shoe"), shoe=MockShoe(ScriptedCards([])))
@@ -81,9 +81,9 @@ def test_a_version_1_input_reads_back_and_a_later_version_is_refused():
 
 def test_an_input_record_is_frozen_names_who_asked_and_is_what_the_table_takes():
     from drivers.mock import MockShoe, ScriptedCards
-    from tablesim.games.fortune3.inputs import Decide
+    from tablesim.games.fortune3.machine import Decide
     from tablesim.games.fortune3.profile import load_profile
-    from tablesim.games.fortune3.settings import Fortune3Settings
+    from tablesim.games.fortune3.profile import Fortune3Settings
     from tablesim.games.fortune3.table import Fortune3Table
 
     rec = Decide("1", "play", actor="ann")
@@ -106,9 +106,9 @@ def test_the_codec_round_trips_records():
 
 def test_a_game_declares_its_own_events_in_its_folder_and_cannot_take_the_engines_kinds():
     from tablecore.records import TableRecord, table_event
-    from tablesim.games.wheel.records import SpinResult
+    from tablesim.games.wheel.machine import SpinResult
 
-    assert RECORDS["spin_result"] is SpinResult and SpinResult.__module__ == "tablesim.games.wheel.records"
+    assert RECORDS["spin_result"] is SpinResult and SpinResult.__module__ == "tablesim.games.wheel.machine"
     assert encode(SpinResult(3, "x2", Decimal("4.5"), "cw"))["$record"] == "SpinResult"
     with pytest.raises(TypeError, match="'bet'"):
         @table_event("bet")

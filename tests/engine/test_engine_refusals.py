@@ -22,13 +22,13 @@ from tablecore.cards import parse_dealt
 from tablecore.errors import IllegalAction, InputError
 from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.profile import load_profile as load_fb
-from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.profile import FootballSettings
 from tablesim.games.football.table import FootballTable
 from tablesim.games.fortune3.profile import load_profile as load_f3
-from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.profile import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.games.wheel.profile import load_profile as load_wheel
-from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.profile import WheelSettings
 from tablesim.games.wheel.table import WheelTable
 
 F3_CARDS = "AS 9D KS AH TD QC 7C JD 4H".split()  # boxes 1 and 3, then the dealer

@@ -16,7 +16,7 @@ from tablecore.cards import parse_dealt
 from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.machine import CARD_STATES
 from tablesim.games.football.profile import FootballProfile, load_profile
-from tablesim.games.football.settings import FootballSettings, default_limits
+from tablesim.games.football.profile import FootballSettings, default_limits
 from tablesim.games.football.table import FootballTable
 from tablesim.profiles import config_root
 

@@ -16,7 +16,7 @@ from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.machine import CARD_STATES, S
 from tablesim.games.football.profile import BETS, load_profile
 from tablesim.games.football.rules import total
-from tablesim.games.football.settings import FootballSettings, default_limits
+from tablesim.games.football.profile import FootballSettings, default_limits
 from tablesim.games.football.table import FootballTable
 
 PROFILE = load_profile()

@@ -14,7 +14,7 @@ from tablecore.cards import card, parse_dealt
 from tablecore.errors import ConfigError, IllegalAction
 from tablesim.games.football.draw import SecureDraw, SeededDraw
 from tablesim.games.football.machine import STEPS, S
-from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.profile import FootballSettings
 from tablesim.games.football.table import FootballTable
 from tablesim.journal.recovery import recover
 from tablesim.journal.journal import Journal

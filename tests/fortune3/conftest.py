@@ -10,7 +10,7 @@ import pytest
 from drivers.mock import MockFault, MockShoe, MockShuffler, ScriptedCards
 from tablecore.cards import parse_dealt
 from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
-from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.profile import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.profiles import config_root
 

@@ -12,7 +12,7 @@ from drivers.mock import MockFault, MockShoe, ShuffledShoe
 from tablecore.cards import DECK, DealtCard, card
 from tablecore.errors import IllegalAction
 from tablesim.games.fortune3.machine import S
-from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.profile import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table
 
 TWELVE = "AS 2H 3D 4C 5S 6H 7D 8C 9S TH JD QC".split()

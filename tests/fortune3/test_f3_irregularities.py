@@ -13,7 +13,7 @@ from drivers.mock import MockFault, MockShoe, MockShuffler, ScriptedCards
 from tablecore.cards import parse_dealt
 from tablecore.errors import IllegalAction
 from tablesim.games.fortune3.machine import S
-from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.profile import Fortune3Settings
 from tablesim.games.fortune3.table import DEALER, Fortune3Table
 
 ONE_BOX = "AS KS QS JS 9D 2C"  # box 1 A-Q-9, dealer K-J-2 (shoe order)

@@ -18,7 +18,7 @@ from tablecore.errors import IllegalAction, InputError
 from tablesim.cli.display import attach_journal
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.profile import REMOTE, load_profile, parse_profile
-from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.profile import Fortune3Settings
 from tablesim.games.fortune3.settle import BoxBets, settle_box
 from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.profiles import config_root, read_toml

@@ -24,13 +24,13 @@ from tablecore.wording import CORE_WORDS, DEVICE_FAULTS, Said, device_text, fill
 from tablesim.games import registry
 from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.profile import load_profile as load_fb
-from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.profile import FootballSettings
 from tablesim.games.football.table import FootballTable
 from tablesim.games.fortune3.profile import load_profile as load_f3
-from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.profile import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.games.wheel.profile import load_profile as load_wheel
-from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.profile import WheelSettings
 from tablesim.games.wheel.table import WheelTable
 from tablesim.i18n import CORE_FOLDERS, LANGUAGES, merged, placeholders
 from tablesim.studio import bus_bets

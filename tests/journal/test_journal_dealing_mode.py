@@ -12,7 +12,7 @@ from tablesim.cli.display import attach_journal
 from tablecore.cards import parse_dealt
 from tablesim.games.fortune3.machine import S
 from tablesim.games.fortune3.profile import load_profile
-from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.profile import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table
 
 PROFILE = load_profile()

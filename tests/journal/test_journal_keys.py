@@ -19,7 +19,7 @@ import pytest
 from drivers.mock import MockShoe, ScriptedCards
 from tablecore.errors import ConfigError, InputError
 from tablesim.games.fortune3.profile import load_profile
-from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.profile import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.harness.tableconfig import load_table_config
 from tablesim.journal.attach import attach_and_recover

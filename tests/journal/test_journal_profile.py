@@ -16,7 +16,7 @@ from tablecore.cards import parse_dealt
 from tablecore.errors import ConfigError, InputError
 from tablesim.games.football.profile import load_profile as load_football
 from tablesim.games.fortune3.profile import load_profile as load_f3
-from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.profile import Fortune3Settings
 from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.games.wheel.profile import load_profile as load_wheel
 from tablesim.journal.attach import attach_and_recover

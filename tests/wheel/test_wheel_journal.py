@@ -10,7 +10,7 @@ from tablesim.journal.recovery import recover
 from tablesim.journal.journal import Journal
 from tablesim.games.wheel.machine import S
 from tablesim.games.wheel.profile import load_profile
-from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.profile import WheelSettings
 from tablesim.games.wheel.table import WheelTable
 
 PROFILE = load_profile()

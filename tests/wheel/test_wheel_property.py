@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin
 from tablesim.games.wheel.machine import S
 from tablesim.games.wheel.profile import load_profile
-from tablesim.games.wheel.settings import WheelSettings, default_limits
+from tablesim.games.wheel.profile import WheelSettings, default_limits
 from tablesim.games.wheel.settle import settle
 from tablesim.games.wheel.table import WheelTable
 

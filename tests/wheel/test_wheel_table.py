@@ -13,7 +13,7 @@ from drivers.mock.wheel import MockWheelSensor, ScriptedSpins, Spin, WheelFault
 from tablecore.errors import IllegalAction
 from tablesim.games.wheel.machine import S
 from tablesim.games.wheel.profile import load_profile
-from tablesim.games.wheel.settings import WheelSettings, default_limits
+from tablesim.games.wheel.profile import WheelSettings, default_limits
 from tablesim.games.wheel.table import WheelTable
 
 PROFILE = load_profile()

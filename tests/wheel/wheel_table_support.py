@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from drivers.mock.wheel import MockWheelSensor, ScriptedSpins
 from tablesim.games.wheel.profile import load_profile
-from tablesim.games.wheel.settings import WheelSettings, default_limits
+from tablesim.games.wheel.profile import WheelSettings, default_limits
 from tablesim.games.wheel.table import WheelTable
 
 PROFILE = load_profile()

@@ -24,7 +24,7 @@ from fractions import Fraction
 
 from tablecore.errors import InputError
 from tablesim.games.football.profile import BETS, FootballProfile, load_profile
-from tablesim.games.football.settings import MAX_DECKS, MIN_DECKS
+from tablesim.games.football.profile import MAX_DECKS, MIN_DECKS
 from tablesim.games.football.settle import bet_outcome, bet_result, paid_win
 
 DECK_SIZE = 52

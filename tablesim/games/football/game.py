@@ -11,7 +11,7 @@ from tablecore.validate import Reader
 from tablesim.engine.limits import Limits
 from tablesim.games.football.draw import SecureDraw, SeededDraw
 from tablesim.games.football.profile import BETS, FootballProfile, load_profile
-from tablesim.games.football.settings import FootballSettings, default_limits
+from tablesim.games.football.profile import FootballSettings, default_limits
 from tablesim.games.football.spec import DECKS
 from tablesim.games.football.table import FootballTable
 

@@ -10,12 +10,13 @@ A round may be voided at any point before settlement.
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
+from pathlib import Path
 
-from tablesim.engine.inputs import CloseBetting, StartDealing
+from tablecore.records import table_event, TableRecord
+from tablecore.wording import CORE_WORDS as C, Words
+from tablesim.engine.inputs import CloseBetting, StartDealing, TableInput
 from tablesim.engine.machine import Procedure, rule, step
-from tablecore.wording import CORE_WORDS as C
-from tablesim.games.football.words import WORDS as W
-from tablesim.games.football.inputs import Settle
 
 
 class S(enum.Enum):
@@ -33,6 +34,78 @@ class S(enum.Enum):
 BEFORE_SETTLEMENT = (S.DRAWING, S.BETTING_OPEN, S.BETS_CLOSED, S.DEALING, S.THIRD_CARDS)
 #: States in which the shoe delivers cards that belong to a box.
 CARD_STATES = (S.DEALING, S.THIRD_CARDS)
+
+
+# --- Football's own table input (``tablesim/engine/inputs.py``): the dealer
+# settles once the last third card is in.
+
+@dataclass(frozen=True, slots=True)
+class Settle(TableInput):
+    """Settle the round (Art. 10)."""
+
+
+# --- Football's own table events: the draw, the pack and the shoe count, an
+# exposed card. They register themselves with the engine's records
+# (``tablecore/records.py``) when the game is imported.
+
+@table_event("draw_made")
+@dataclass(frozen=True, slots=True)
+class DrawMade(TableRecord):
+    draw: int
+    draw_id: str
+    source: str
+    seeded: bool
+
+
+@table_event("draw")
+@dataclass(frozen=True, slots=True)
+class DrawAccepted(TableRecord):
+    draw: int
+    upper: list
+    lower: list
+    source: str
+    seeded: bool
+
+
+@table_event("draw_confirmed")
+@dataclass(frozen=True, slots=True)
+class DrawConfirmed(TableRecord):
+    draw: int
+
+
+@table_event("pack_loaded")
+@dataclass(frozen=True, slots=True)
+class PackLoaded(TableRecord):
+    pack_id: str
+    decks: int
+    cards: int
+    reason: str
+
+
+@table_event("shoe_count")
+@dataclass(frozen=True, slots=True)
+class ShoeCounted(TableRecord):
+    pack_id: str
+    dealt: int
+    remaining: int
+
+
+@table_event("exposed_card")
+@dataclass(frozen=True, slots=True)
+class ExposedCard(TableRecord):
+    to: str
+    card: str
+    rule: str
+
+
+# --- The football game's own words for the texts it makes (its refusals and
+# incidents), in English from its catalog (``i18n/en.po``) and carrying their
+# message ids, so a page shows them in its own language.
+
+WORDS = Words(Path(__file__).resolve().parent / "i18n")
+
+
+# --- the round: its steps and the rules of its actions
 
 STEPS = (
     # Art. 6(1): the host draws a combination and sends it to the display.
@@ -59,7 +132,7 @@ RULES = (
     rule("start_dealing", "deal", trigger="start_dealing",
          refused=C("refusal.deal_after_close"), fires=StartDealing),
     # The table settles when the last third card is in (or the dealer does, for a recovered round).
-    rule("settle", "settle", trigger="settle", refused=W("football.refusal.settle_after_thirds"),
+    rule("settle", "settle", trigger="settle", refused=WORDS("football.refusal.settle_after_thirds"),
          fires=Settle),
 )
 

@@ -8,14 +8,17 @@ the settlement when a final total is a middle number (Art. 10(2)).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 
 from tablecore.cards import RANK_CHARS, RANK_OF
-from tablesim.games.football.spec import SPEC
-from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay, sane_rate
+from tablecore.money import parse_amount
 from tablecore.validate import Reader
+from tablesim.engine.limits import Limit, Limits
+from tablesim.games.football.spec import DECKS, SPEC
+from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay, sane_rate
+
 
 #: The five bets of Art. 4, in layout order.
 BETS = ("upper", "lower", "odd", "even", "middle")
@@ -201,3 +204,22 @@ def load_profile(name: str | None = None) -> FootballProfile:
     profile = parse_profile(data, source)
     check_builtin_name(SPEC.name, profile, parse_profile, data)
     return profile
+
+
+# --- Table settings of a football card game table (not rules: how it is run).
+
+MIN_DECKS, MAX_DECKS = DECKS.lo, DECKS.hi
+
+
+def default_limits() -> Limits:
+    return Limits({b: Limit(parse_amount(1), parse_amount(10000)) for b in BETS})
+
+
+@dataclass(frozen=True)
+class FootballSettings:
+    decks: int = 1
+    limits: Limits = field(default_factory=default_limits)
+
+    def __post_init__(self) -> None:
+        if not MIN_DECKS <= self.decks <= MAX_DECKS:
+            raise ValueError(f"decks must be {MIN_DECKS}-{MAX_DECKS}, not {self.decks}")

@@ -34,7 +34,7 @@ from tablesim.games.football.draw import ScriptedDraw
 from tablesim.games.football.machine import CARD_STATES
 from tablesim.games.football.profile import BETS, COMMON, FootballProfile, load_profile
 from tablesim.games.football.rules import deal_plan
-from tablesim.games.football.settings import FootballSettings, default_limits
+from tablesim.games.football.profile import FootballSettings, default_limits
 from tablesim.games.football.spec import DECKS
 from tablesim.games.football.table import FootballTable, box_name
 from tablesim.games.scriptparse import (ScriptBet, parse_box_bets, parse_card_field, parse_card_list,

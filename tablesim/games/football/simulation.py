@@ -13,13 +13,12 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from tablesim.games.football.analysis import analyze
-from tablesim.games.football.draw import SeededDraw
 from tablecore.errors import IllegalAction
 from tablesim.games.dealer import Players
 from tablesim.games.football import dealer
-from tablesim.games.football.profile import BETS, COMMON, load_profile
-from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.analysis import analyze
+from tablesim.games.football.draw import SeededDraw
+from tablesim.games.football.profile import BETS, COMMON, FootballSettings, load_profile
 from tablesim.games.football.table import FootballTable
 from tablesim.games.rig import mock_device
 

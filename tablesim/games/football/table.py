@@ -37,17 +37,17 @@ from tablesim.engine.actions import action
 from tablesim.engine.inputs import OpenRound, Void
 from tablesim.engine.machine import Refused
 from tablecore.wording import CORE_WORDS as C
-from tablesim.games.football.words import WORDS as W
+from tablesim.games.football.machine import WORDS as W
 from tablesim.engine.betbook import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.games.football.draw import DrawSource, SecureDraw, check_source
 from tablesim.games.football.machine import CARD_STATES, PROCEDURE, S
 from tablesim.games.football.profile import BETS, COMMON, Draw, FootballProfile
 from tablesim.games.football.rules import needs_third_card, total
-from tablesim.games.football.settings import FootballSettings
+from tablesim.games.football.profile import FootballSettings
 from tablesim.games.football.settle import settle_round
 from tablecore.records import CardDealt, Fault, Instruction, Settlement
-from tablesim.games.football.records import (
+from tablesim.games.football.machine import (
     DrawAccepted, DrawConfirmed, DrawMade, ExposedCard, PackLoaded, ShoeCounted,
 )
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from tablesim.engine.limits import Limits
 from tablesim.games.fortune3.profile import Fortune3Profile, load_profile
-from tablesim.games.fortune3.settings import BETS, MISDEAL_CONFIRMATION, Fortune3Settings, default_limits
+from tablesim.games.fortune3.profile import BETS, MISDEAL_CONFIRMATION, Fortune3Settings, default_limits
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.table import Fortune3Table
 from tablecore.validate import Reader

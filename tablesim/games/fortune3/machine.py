@@ -1,20 +1,24 @@
-"""The Fortune 3 Card Poker round (Despacho 78/2008), as the table runs it.
+"""The Fortune 3 Card Poker round (Despacho 78/2008) as data: its states,
+its own input records and table events, the words of its refusals, and
+its procedure.
 
 ``STEPS`` are the round's state changes, each with what the table does
 around it; ``RULES`` say when each of the dealer's and players' actions is
-allowed, and why not otherwise (the table's ``CHECKS`` refuse more). The methods named are the table's
-(``table.py``).
+allowed, and why not otherwise (the table's ``CHECKS`` refuse more). The
+methods named are the table's (``table.py``).
 """
 
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
+from pathlib import Path
 
-from tablesim.engine.inputs import CloseBetting, StartDealing
-from tablecore.wording import CORE_WORDS as C
+from tablecore.codec import OMITTED
+from tablecore.records import table_event, TableRecord
+from tablecore.wording import CORE_WORDS as C, Words
+from tablesim.engine.inputs import CloseBetting, OperatorAction, StartDealing, TableInput
 from tablesim.engine.machine import Procedure, rule, step
-from tablesim.games.fortune3.words import WORDS as W
-from tablesim.games.fortune3.inputs import Reveal
 
 
 class S(enum.Enum):
@@ -28,6 +32,147 @@ class S(enum.Enum):
     COMPLETE = "complete"
     VOID = "void"
 
+
+# --- Fortune 3's own table inputs (``tablesim/engine/inputs.py``): a box's
+# decision, the dealer's reveal, a misdeal, a stray card, and the supervisor's
+# dealing mode and shuffler confirmation (Art. 9, 11).
+
+@dataclass(frozen=True, slots=True)
+class Decide(TableInput):
+    """The box's play or fold (Art. 9(1)); ``player``: who decides, when named
+    (on the shared remote hand: which remote player); ``ref``: a remote
+    player's decision as the platform sent it (its Play debit's id), so a
+    retry is known and never taken twice."""
+
+    box: str
+    decision: str
+    player: str | None = None
+    ref: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CloseDecisions(TableInput):
+    """The remote hand's decision timer ran out: every remote player who has
+    not decided folds (a profile with a remote hand)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal(TableInput):
+    """The dealer reveals the dealer's hand (a table that holds for it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Misdeal(TableInput):
+    """The dealer calls a misdeal (Art. 11(1))."""
+
+    ACTOR_IS_ARGUMENT = True
+
+
+@dataclass(frozen=True, slots=True)
+class Stray(TableInput):
+    """A card dealt to a box with no bet (Art. 11(3)); ``card``: the one
+    named, else the latest card or hand."""
+
+    card: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SetDealing(OperatorAction):
+    """A supervisor switches how the following rounds are dealt (Art. 11(4))."""
+
+    mode: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmShuffler(OperatorAction):
+    """A supervisor confirms the failed shuffler was replaced (Art. 11(4))."""
+
+
+# --- Fortune 3's own table events: a box's decision, the dealer's hand, the
+# shuffler's shuffle and service, the dealing mode. They register themselves
+# with the engine's records (``tablecore/records.py``) when the game is imported.
+
+@table_event("decision")
+@dataclass(frozen=True, slots=True)
+class Decision(TableRecord):
+    box: str
+    decision: str
+    player: str = OMITTED  # the named player seated at the box (Art. 9(1)); omitted: the box's own seat
+    #: a remote player's decision on the shared remote hand: the platform's ref
+    #: for it (its Play debit), the Play staked (the player's Ante), and
+    #: whether the decision timer made it (a fold)
+    ref: str = OMITTED
+    stake: str = OMITTED
+    timed_out: bool = OMITTED
+
+
+@table_event("dealer")
+@dataclass(frozen=True, slots=True)
+class DealerHand(TableRecord):
+    cards: list
+    hand: str
+    qualifies: bool
+
+
+@table_event("dealing_mode")
+@dataclass(frozen=True, slots=True)
+class DealingMode(TableRecord):
+    """A supervisor switched how the following rounds are dealt (Art. 11(4))."""
+
+    mode: str
+    previous: str
+    actor: str
+    why: str
+
+
+@table_event("shuffler_out_of_service")
+@dataclass(frozen=True, slots=True)
+class ShufflerOutOfService(TableRecord):
+    """The shuffler failed while dealing: no round is dealt from it until a
+    supervisor confirms it was replaced or deals from the shoe (Art. 11(4))."""
+
+    round: str
+    reason: str
+    text: str
+
+
+@table_event("shuffler_replaced")
+@dataclass(frozen=True, slots=True)
+class ShufflerReplaced(TableRecord):
+    """A supervisor confirmed the failed shuffler was replaced (Art. 11(4))."""
+
+    failed_in: str
+    actor: str
+    why: str
+
+
+@table_event("shuffle")
+@dataclass(frozen=True, slots=True)
+class Shuffled(TableRecord):
+    shuffle_id: str
+    count: int
+    verified: bool
+
+
+@table_event("remote_decisions")
+@dataclass(frozen=True, slots=True)
+class RemoteDecisions(TableRecord):
+    """The remote hand's players decide: how many, within how many seconds
+    (the decision timer starts; a profile with a remote hand)."""
+
+    players: int
+    pending: int
+    seconds: int
+
+
+# --- The fortune3 game's own words for the texts it makes (its refusals and
+# incidents), in English from its catalog (``i18n/en.po``) and carrying their
+# message ids, so a page shows them in its own language.
+
+WORDS = Words(Path(__file__).resolve().parent / "i18n")
+
+
+# --- the round: its steps and the rules of its actions
 
 BEFORE_SETTLEMENT = (S.BETTING_OPEN, S.BETS_CLOSED, S.DEALING, S.DECISIONS, S.DEALER_REVEAL)
 
@@ -52,7 +197,7 @@ STEPS = (
     step("void", BEFORE_SETTLEMENT, S.VOID, before=("stop_devices", "announce_void")),
 )
 
-STRAY = W("fortune3.refusal.no_stray")
+STRAY = WORDS("fortune3.refusal.no_stray")
 BETWEEN_ROUNDS = (S.IDLE, S.COMPLETE, S.VOID)
 
 RULES = (
@@ -63,27 +208,27 @@ RULES = (
     rule("start_dealing", "deal", trigger="start_dealing",
          refused=C("refusal.deal_after_close"), fires=StartDealing),
     rule("decide", "decision", states=S.DECISIONS,
-         refused=W("fortune3.refusal.decide_after_deal")),
+         refused=WORDS("fortune3.refusal.decide_after_deal")),
     # The remote hand's decision timer runs out while the players decide
     # (a profile with a remote hand): every remote player not decided folds.
     rule("close_decisions", "close decisions", states=S.DECISIONS,
-         refused=W("fortune3.refusal.close_decisions_when")),
+         refused=WORDS("fortune3.refusal.close_decisions_when")),
     # Art. 11(1): a misdeal can be called while the cards are out, until settlement starts
     # (after the last card too, while the players decide).
-    rule("misdeal", "misdeal", states=(S.DEALING, S.DECISIONS), refused=W("fortune3.refusal.no_misdeal")),
+    rule("misdeal", "misdeal", states=(S.DEALING, S.DECISIONS), refused=WORDS("fortune3.refusal.no_misdeal")),
     # Art. 11(3): a card dealt to a box with no bet is set aside, while dealing goes on
     # and after the deal's last card, until settlement (the article sets no time limit).
     rule("stray", "stray card", states=(S.DEALING, S.DECISIONS), refused=STRAY),
     # A table that holds for the dealer's reveal (settings.reveal_by_dealer): the
     # dealer reveals the dealer's hand and the round settles.
     rule("reveal", "reveal", states=S.DECISIONS, trigger="reveal",
-         refused=W("fortune3.refusal.reveal_after_deal"), fires=Reveal),
+         refused=WORDS("fortune3.refusal.reveal_after_deal"), fires=Reveal),
     # Art. 11(4): after a shuffler failure a supervisor deals the following rounds from the shoe.
     rule("set_dealing", "set dealing", states=BETWEEN_ROUNDS,
-         refused=W("fortune3.refusal.dealing_between_rounds")),
+         refused=WORDS("fortune3.refusal.dealing_between_rounds")),
     # Art. 11(4): or a supervisor confirms the failed shuffler was replaced.
     rule("confirm_shuffler", "confirm shuffler", states=BETWEEN_ROUNDS,
-         refused=W("fortune3.refusal.shuffler_between_rounds")),
+         refused=WORDS("fortune3.refusal.shuffler_between_rounds")),
 )
 
 PROCEDURE = Procedure(S, S.IDLE, (S.COMPLETE, S.VOID), STEPS, RULES)

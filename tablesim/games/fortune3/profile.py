@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from tablecore.cards import RANK_OF
+from tablecore.money import parse_amount
+from tablecore.validate import Reader
+from tablesim.engine.limits import Limit, Limits
 from tablesim.games.fortune3.spec import SPEC
 from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay
-from tablecore.validate import Reader
+
 
 CATEGORIES = ("straight_flush", "three_of_a_kind", "straight", "flush", "pair", "high_card")
 FOLD_OPTIONS = ("forfeit", "forbid")
@@ -130,3 +133,25 @@ def load_profile(name: str | None = None) -> Fortune3Profile:
     profile = parse_profile(data, source)
     check_builtin_name(SPEC.name, profile, parse_profile, data)
     return profile
+
+
+# --- Table settings of a Fortune 3 Card Poker table (not rules: how it is run).
+
+BETS = ("ante", "pair_plus")
+#: who voids a round by a misdeal once a card is out (Art. 11(1)): the
+#: dealer's call confirmed by a supervisor (an incident), or the dealer alone
+MISDEAL_CONFIRMATION = ("supervisor", "dealer")
+
+
+def default_limits() -> Limits:
+    return Limits({b: Limit(parse_amount(1), parse_amount(10000)) for b in BETS})
+
+
+@dataclass(frozen=True)
+class Fortune3Settings:
+    dealing: str = "shoe"
+    limits: Limits = field(default_factory=default_limits)
+    misdeal_confirmation: str = "supervisor"
+    #: hold a dealt round before the dealer's reveal even when no decision is
+    #: pending, so a misdeal or a stray last card can still be called
+    reveal_by_dealer: bool = False

@@ -29,8 +29,8 @@ from tablecore.money import ZERO, add, fmt
 from tablesim.engine.machine import Refused
 from tablesim.games.fortune3.hands import classify
 from tablesim.games.fortune3.profile import REMOTE
-from tablesim.games.fortune3.records import Decision
-from tablesim.games.fortune3.words import WORDS as W
+from tablesim.games.fortune3.machine import Decision
+from tablesim.games.fortune3.machine import WORDS as W
 from tablesim.games.gamespec import Follower, RemoteView, SharedHand
 
 

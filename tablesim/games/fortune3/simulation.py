@@ -13,16 +13,20 @@ from __future__ import annotations
 
 import random
 from decimal import Decimal
+from typing import Callable
 
-from tablesim.games.fortune3.analysis import analyze_profile
+from tablecore.cards import DECK
 from tablecore.errors import IllegalAction
-from tablesim.games.dealer import PUMP, Players
+from tablesim.games.dealer import Players, PUMP
 from tablesim.games.fortune3 import dealer
-from tablesim.games.fortune3.players import decide
-from tablesim.games.fortune3.profile import REMOTE, load_profile
-from tablesim.games.fortune3.settings import Fortune3Settings
+from tablesim.games.fortune3.analysis import analyze_profile
+from tablesim.games.fortune3.dealer import decide
+from tablesim.games.fortune3.hands import classify, Evaluator
+from tablesim.games.fortune3.profile import Fortune3Settings, load_profile, REMOTE
 from tablesim.games.fortune3.table import Fortune3Table
+from tablesim.games.gamespec import CardsSetup
 from tablesim.games.rig import mock_device
+
 
 ONE = Decimal(1)
 #: the remote players on the shared remote hand (a profile with one): their bets
@@ -107,3 +111,56 @@ def simulation_exact(profile: str | None = None, dealing: str | None = None) -> 
         out["remote_pair_plus"] = {"return": data["pair_plus"]["return"],
                                    "basis": "a remote player's Pair Plus alone"}
     return out
+
+
+# --- What ``tablesim bench`` times of Fortune 3 Card Poker besides its rounds:
+# hand evaluation, cached and raw (the harness does the timing); and how it
+# deals cards at a served table (a card's way from the shoe to the console).
+
+def hands() -> dict[str, tuple[Callable[[], object], int]]:
+    """measure -> (one call, batch size)."""
+    evaluator = Evaluator(load_profile().ranking)
+    rng = random.Random(1)
+    dealt = [tuple(rng.sample(DECK, 3)) for _ in range(5000)]
+    it = iter(range(10**12))
+
+    def one_cached() -> None:
+        evaluator.evaluate(dealt[next(it) % 5000])
+
+    def one_raw() -> None:
+        classify(dealt[next(it) % 5000])
+
+    return {"evaluate_per_second": (one_cached, 5000), "classify_per_second": (one_raw, 5000)}
+
+
+#: a table dealing from a shoe on a serial line (the emulator's pty)
+CONFIG = """
+[table]
+id = "F3-BENCH"
+game = "fortune3"
+
+[settings]
+dealing = "shoe"
+
+[devices.shoe]
+backend = "serial"
+url = "{url}"
+"""
+
+
+def play_round(call: Callable[..., dict], wait: Callable[..., dict]) -> str:
+    """One round through the API: an Ante on each of the 7 boxes (24 cards), every box plays."""
+    call("POST", "/api/actions/open_round")
+    wait("betting_open")
+    bets = [{"position": str(box), "bet": "ante", "amount": "10"} for box in range(1, 8)]
+    call("POST", "/api/bets/batch", {"bets": bets})
+    call("POST", "/api/actions/close_betting")
+    call("POST", "/api/actions/deal")
+    snap = wait("decisions", "complete", "void", timeout=60)
+    for box in snap.get("view", {}).get("pending_decisions", []):
+        call("POST", "/api/actions/decide", {"box": box, "decision": "play"})
+    wait("complete", "void", timeout=60)
+    return snap["round_id"]
+
+
+CARDS = CardsSetup(config=CONFIG, device="shoe", play_round=play_round)

@@ -24,8 +24,8 @@ from tablesim.engine.actions import action
 from tablesim.engine.inputs import OpenRound, ResolveIncident, TableInput, Void
 from tablecore.wording import CORE_WORDS as C
 from tablesim.engine.machine import Refused
-from tablesim.games.fortune3.words import WORDS as W
-from tablesim.games.fortune3.inputs import CloseDecisions, ConfirmShuffler, Decide, Misdeal, SetDealing, Stray
+from tablesim.games.fortune3.machine import WORDS as W
+from tablesim.games.fortune3.machine import CloseDecisions, ConfirmShuffler, Decide, Misdeal, SetDealing, Stray
 from tablesim.engine.betbook import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.incidents import Incident
@@ -35,12 +35,12 @@ from tablesim.games.fortune3.hands import Evaluator, Hand
 from tablesim.games.fortune3.machine import PROCEDURE, STRAY, S
 from tablesim.games.fortune3.profile import REMOTE, Fortune3Profile
 from tablesim.games.fortune3.remote import RemoteHandMixin, summed
-from tablesim.games.fortune3.settings import BETS, Fortune3Settings
+from tablesim.games.fortune3.profile import BETS, Fortune3Settings
 from tablesim.games.fortune3.spec import DEALING
 from tablesim.games.fortune3.settle import BoxBets, dealer_qualifies, settle_box, settle_boxes
 from tablecore.money import fmt
 from tablecore.records import CardSetAside, Fault, Instruction, Settlement, Voided
-from tablesim.games.fortune3.records import (
+from tablesim.games.fortune3.machine import (
     DealerHand, DealingMode, Decision, RemoteDecisions, Shuffled, ShufflerOutOfService, ShufflerReplaced,
 )
 

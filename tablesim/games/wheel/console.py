@@ -7,7 +7,7 @@ from typing import Any
 
 from tablecore.errors import IllegalAction
 from tablecore.plainjson import jsonable
-from tablesim.games.wheel.words import WORDS as W
+from tablesim.games.wheel.machine import WORDS as W
 from tablesim.games.wheel.machine import AWAITING_SPIN, S
 from tablesim.games.console import Action, GameAdapter
 

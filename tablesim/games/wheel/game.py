@@ -10,7 +10,7 @@ from typing import Any
 from tablecore.validate import Reader
 from tablesim.engine.limits import Limits
 from tablesim.games.wheel.profile import WheelProfile, load_profile
-from tablesim.games.wheel.settings import DEFAULT_SPIN_SECONDS, WheelSettings, default_limits, read_layout_override
+from tablesim.games.wheel.profile import DEFAULT_SPIN_SECONDS, WheelSettings, default_limits, read_layout_override
 from tablesim.games.wheel.table import WheelTable
 
 

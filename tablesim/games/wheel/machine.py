@@ -14,9 +14,14 @@ result), hence ``spin_counted`` and ``no_spin`` from ``bets_closed`` too.
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
 
-from tablecore.wording import CORE_WORDS as C
-from tablesim.games.wheel.words import WORDS as W
+from tablecore.codec import OMITTED
+from tablecore.records import table_event, TableRecord
+from tablecore.wording import CORE_WORDS as C, Words
+from tablesim.engine.inputs import TableInput
 from tablesim.engine.machine import Procedure, rule, step
 
 
@@ -34,6 +39,83 @@ class S(enum.Enum):
 BEFORE_SETTLEMENT = (S.BETTING_OPEN, S.BETS_CLOSED, S.SPINNING, S.RESULT)
 #: states in which the sensor is armed and a spin report belongs to the round
 AWAITING_SPIN = (S.BETS_CLOSED, S.SPINNING)
+
+
+# --- The wheel's own table inputs (``tablesim/engine/inputs.py``): a player
+# changes a bet while betting is open (Art. 2); the dealer calls "no spin"
+# (Art. 4(4)).
+
+@dataclass(frozen=True, slots=True)
+class ChangeBet(TableInput):
+    """Set ``player``'s bet on ``spot`` to ``amount``."""
+
+    player: str
+    spot: str
+    amount: Decimal | str
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareNoSpin(TableInput):
+    """No spin (Art. 4(4)): ``reason`` the dealer's call, or why the table calls it."""
+
+    reason: str = "dealer"
+
+
+# --- The wheel's own table events: the spin, its revolutions, its result or
+# no spin. They register themselves with the engine's records
+# (``tablecore/records.py``) when the game is imported.
+
+@table_event("spin_started")
+@dataclass(frozen=True, slots=True)
+class SpinStarted(TableRecord):
+    direction: str
+
+
+@table_event("revolution")
+@dataclass(frozen=True, slots=True)
+class Revolution(TableRecord):
+    n: int
+
+
+@table_event("stray_revolution")
+@dataclass(frozen=True, slots=True)
+class StrayRevolution(TableRecord):
+    n: int
+    round: str
+
+
+@table_event("spin_result")
+@dataclass(frozen=True, slots=True)
+class SpinResult(TableRecord):
+    segment: int
+    symbol: str
+    turns: Decimal
+    direction: str
+    #: how the turns were obtained (the driver's word; absent in journals written before it was kept)
+    turns_source: str = OMITTED
+    #: the bound of a measured count (absent: exact)
+    turns_error: Decimal = OMITTED
+
+
+@table_event("no_spin")
+@dataclass(frozen=True, slots=True)
+class NoSpin(TableRecord):
+    reason: str
+    turns: Decimal
+    segment: int | None
+    count: int
+    turns_source: str = OMITTED
+    turns_error: Decimal = OMITTED
+
+
+# --- The wheel game's own words for the texts it makes (its refusals and
+# incidents), in English from its catalog (``i18n/en.po``) and carrying their
+# message ids, so a page shows them in its own language.
+
+WORDS = Words(Path(__file__).resolve().parent / "i18n")
+
+
+# --- the round: its steps and the rules of its actions
 
 STEPS = (
     step("open_betting", (S.IDLE, S.COMPLETE, S.VOID), S.BETTING_OPEN, after="invite_bets"),
@@ -61,7 +143,7 @@ RULES = (
     rule("change_bet", "change", states=S.BETTING_OPEN, refused=CLOSED),
     rule("close_betting", "close betting", trigger="close_betting", refused=CLOSED),
     rule("declare_no_spin", "no spin", states=AWAITING_SPIN,
-         refused=W("wheel.refusal.no_spin_to_call_off")),
+         refused=WORDS("wheel.refusal.no_spin_to_call_off")),
 )
 
 PROCEDURE = Procedure(S, S.IDLE, (S.COMPLETE, S.VOID), STEPS, RULES)

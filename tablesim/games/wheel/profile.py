@@ -10,13 +10,15 @@ and names the file and key of anything wrong.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from tablecore.money import parse_amount
+from tablecore.validate import Reader
+from tablesim.engine.limits import Limit, Limits
 from tablesim.games.wheel.spec import SPEC
 from tablesim.profiles import check_builtin_name, load_rule_profile_data, profile_header, sane_pay
-from tablecore.validate import Reader
 
 
 @dataclass(frozen=True)
@@ -129,3 +131,31 @@ def load_profile(name: str | None = None) -> WheelProfile:
     profile = parse_profile(data, source)
     check_builtin_name(SPEC.name, profile, parse_profile, data)
     return profile
+
+
+# --- Table settings of a Wheel of Fortune table (not rules: how it is run).
+
+DEFAULT_SPIN_SECONDS = 60.0
+
+
+def default_limits(spots: tuple[str, ...]) -> Limits:
+    return Limits({s: Limit(parse_amount(1), parse_amount(10000)) for s in spots})
+
+
+@dataclass(frozen=True)
+class WheelSettings:
+    layout: tuple[str, ...] | None = None  # None: the profile's default layout
+    limits: Limits = field(default_factory=Limits)
+    spin_seconds: float = DEFAULT_SPIN_SECONDS  # sent to the sensor with ARM
+
+    @staticmethod
+    def for_profile(profile: WheelProfile, **kwargs) -> "WheelSettings":
+        kwargs.setdefault("limits", default_limits(profile.spots))
+        return WheelSettings(**kwargs)
+
+
+def read_layout_override(reader: Reader, profile: WheelProfile, key: str = "layout") -> tuple[str, ...] | None:
+    """A table's own wheel layout (``table: {layout: [...]}``), or None."""
+    if not reader.has(key):
+        return None
+    return check_layout(reader, key, profile.symbols, profile.segments)

@@ -30,7 +30,7 @@ from tablecore.errors import IllegalAction, InputError
 from tablesim.games.dealer import Hands, Players
 from tablesim.games.wheel import dealer
 from tablesim.games.wheel.profile import WheelProfile, load_profile
-from tablesim.games.wheel.settings import WheelSettings, read_layout_override
+from tablesim.games.wheel.profile import WheelSettings, read_layout_override
 from tablesim.games.wheel.settle import spin_counts
 from tablesim.games.wheel.table import WheelTable
 from tablesim.profiles import script_profile

@@ -12,14 +12,15 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from tablesim.games.wheel.analysis import symbol_figures
 from tablecore.errors import IllegalAction
 from tablesim.games.dealer import Players
-from tablesim.games.wheel import dealer
-from tablesim.games.wheel.profile import load_profile
-from tablesim.games.wheel.settings import WheelSettings
-from tablesim.games.wheel.table import WheelTable
+from tablesim.games.gamespec import IntakeSetup
 from tablesim.games.rig import mock_device
+from tablesim.games.wheel import dealer
+from tablesim.games.wheel.analysis import symbol_figures
+from tablesim.games.wheel.profile import load_profile, WheelSettings
+from tablesim.games.wheel.table import WheelTable
+
 
 ONE = Decimal(1)
 PLAYERS = 10
@@ -67,3 +68,14 @@ def simulator(seed: str, profile: str | None = None) -> WheelSimulator:
 def simulation_exact(profile: str | None = None) -> dict[str, dict]:
     figures = symbol_figures(load_profile(profile))
     return {s: {"return": float(f["expected_return"]), "basis": "a unit on the symbol"} for s, f in figures.items()}
+
+
+# --- How ``tablesim bench`` takes bets at a served Wheel of Fortune table: a
+# table with no boxes, so any number of players bet on the symbols.
+
+INTAKE = IntakeSetup(
+    bets=("1", "3", "5", "10", "20", "joker", "logo"),
+    position_prefix="player",
+    table="wheel, one bet per player, each bet with a ref",
+    finish="spin",
+)

@@ -39,19 +39,19 @@ from tablesim.engine.actions import action
 from tablesim.engine.inputs import CloseBetting, OpenRound, Void
 from tablesim.engine.machine import Refused
 from tablecore.wording import CORE_WORDS as C
-from tablesim.games.wheel.words import WORDS as W
-from tablesim.games.wheel.inputs import ChangeBet, DeclareNoSpin
+from tablesim.games.wheel.machine import WORDS as W
+from tablesim.games.wheel.machine import ChangeBet, DeclareNoSpin
 from tablesim.engine.betbook import BetBook
 from tablesim.engine.events import EventBus
 from tablesim.engine.table import GameTable, RoundState
 from tablesim.games.wheel.machine import AWAITING_SPIN, PROCEDURE, S
 from tablesim.games.wheel.profile import WheelProfile
-from tablesim.games.wheel.settings import WheelSettings
+from tablesim.games.wheel.profile import WheelSettings
 from tablesim.games.wheel.settle import exact_count, settle, spin_counts, symbol_at
 from tablecore.records import (
     BetPlaced, BetWithdrawn, Fault, Instruction, Settlement,
 )
-from tablesim.games.wheel.records import (
+from tablesim.games.wheel.machine import (
     NoSpin, Revolution as RevolutionRecord, SpinResult as SpinResultRecord, SpinStarted as SpinStartedRecord,
     StrayRevolution,
 )
