@@ -22,6 +22,16 @@ TESTS = Path(__file__).resolve().parent
 FOLDERS = {"coin": TESTS / "toygame", "baccarette": TESTS / "cardgame"}
 
 
+def option_refusal(option: str, game: str) -> str:
+    """The one line a command gives for ``--option`` on a game that does not
+    take it, naming the registered games that do (asked of the registry: a
+    new game that declares the option changes it)."""
+    from tablesim.games import registry
+
+    takers = registry.all_options().get(option, (None, ()))[1]
+    return f"--{option} applies to {', '.join(takers) or 'no game'}, not {game}"
+
+
 def paths(game: str) -> list[Path]:
     """What goes on the path (``sys.path``, ``PYTHONPATH``) for ``game`` to be registered."""
     folder = FOLDERS[game]

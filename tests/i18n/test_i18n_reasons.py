@@ -36,7 +36,7 @@ from tablesim.i18n import CORE_FOLDERS, LANGUAGES, merged, placeholders
 from tablesim.studio import bus_bets
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = [*CORE_FOLDERS] + [registry.spec(g).catalog_dir() for g in registry.names()]
+FOLDERS = [*CORE_FOLDERS] + [d for g in registry.names() if (d := registry.spec(g).catalog_dir()) is not None]
 CATALOGS = {lang: merged(lang, FOLDERS) for lang in LANGUAGES}
 SOURCES = [p for d in ("tablesim", "drivers", "tablecore") for p in (ROOT / d).rglob("*.py")]
 #: a message made where the code names its id: ``W("refusal.no_bet", ...)``, ``WORDS(f"...")``
@@ -415,7 +415,7 @@ def body_models():
     import tablesim.server.betrequests as bets
     import tablesim.server.routes.operator  # noqa: F401 (its bodies)
     for g in registry.names():
-        __import__(f"tablesim.games.{g}.console")  # (each game's console: its own bodies)
+        registry.spec(g).part("console")  # (each game's console, wherever it is: its own bodies)
     out, todo = [], [bets.Strict, console.Body]
     while todo:
         cls = todo.pop()

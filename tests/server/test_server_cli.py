@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from tablesim.cli.main import cli
+from gamehost import option_refusal
 from server_process import Serve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,8 +79,8 @@ def test_serve_after_a_kill_recovers_the_round_it_was_dealing(env, tmp_path):
     "args, message",
     [
         (["--game", "fortune3"], "choose a device mode: --mock"),
-        (["--game", "wheel", "--mock", "--dealing", "shoe"], "--dealing applies to fortune3, not wheel"),
-        (["--game", "fortune3", "--mock", "--decks", "2"], "--decks applies to football, not fortune3"),
+        (["--game", "wheel", "--mock", "--dealing", "shoe"], option_refusal("dealing", "wheel")),
+        (["--game", "fortune3", "--mock", "--decks", "2"], option_refusal("decks", "fortune3")),
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(env, monkeypatch, tmp_path, args, message):

@@ -31,6 +31,7 @@ from tablesim.harness.devicetables import emulated_table
 from tablesim.server.runner import TableRunner
 from tablesim.harness.tableconfig import OPERATOR_ROLES, load_table_config
 
+from gamehost import option_refusal
 from server_helpers import Served, ok
 from server_process import Serve
 import webclient
@@ -329,7 +330,7 @@ def test_emulated_errors_are_one_line(tmp_path):
             emulated_table(stack, "wheel", faults=["shoe:misread"], time_scale=0)
         with pytest.raises(Exception, match="unknown fault 'bogus'"):
             emulated_table(stack, "wheel", faults=["wheel:bogus"], time_scale=0)
-        with pytest.raises(Exception, match="--dealing applies to fortune3, not wheel"):
+        with pytest.raises(Exception, match=option_refusal("dealing", "wheel")):
             emulated_table(stack, "wheel", dealing="shoe", time_scale=0)
 
 
@@ -474,7 +475,7 @@ def invoke(args: list[str], monkeypatch, tmp_path) -> tuple[int, str]:
     (["--config", "no-such-table"], "no table configuration 'no-such-table'"),
     (["--game", "wheel", "--emulated", "--fault", "shoe:misread"], "--fault: fault 'misread' is for the shoe"),
     (["--game", "wheel", "--emulated", "--fault", "wheel:bogus"], "--fault: unknown fault 'bogus'"),
-    (["--game", "wheel", "--emulated", "--decks", "2"], "--decks applies to football, not wheel"),
+    (["--game", "wheel", "--emulated", "--decks", "2"], option_refusal("decks", "wheel")),
     (["--config", str(F3_MOCK), "--host", "0.0.0.0"], "listening on 0.0.0.0 needs the operators"),
 ])
 def test_mode_errors_are_one_line_exit_2_and_open_nothing(monkeypatch, tmp_path, args, message):
