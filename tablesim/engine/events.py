@@ -1,6 +1,6 @@
 """What a table tells the world: state changes, instructions to the dealer,
 cards, results, settlements, faults. Each is a frozen record of its kind
-(``tablecore/records.py``, and each game's ``records.py``) the table
+(``tablecore/records.py``, and each game's ``machine.py``) the table
 publishes here; the CLI display, the journal and the live stream all
 subscribe to the same events."""
 
@@ -19,7 +19,7 @@ from tablecore.frozen import built
 @dataclass(frozen=True)
 class TableEvent:
     """One event as the bus hands it out: its sequence number and round,
-    its record (``tablecore/records.py`` or a game's ``records.py``) and the
+    its record (``tablecore/records.py`` or a game's ``machine.py``) and the
     record's fields as a dict."""
 
     seq: int

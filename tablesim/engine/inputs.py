@@ -14,7 +14,7 @@ in order, ``kwargs``: the keyword-only ones given), its actor in the record's
 ``actor`` column: the layout the journals of earlier releases used for their
 untyped inputs, so those read back into the same records
 (``from_journal``). The engine's records are here; a game's own are in its
-folder (``inputs.py``).
+folder (its ``machine.py``, beside its procedure).
 """
 
 from __future__ import annotations

@@ -261,7 +261,7 @@ class GameTable(IncidentHandling, Journaling):
 
     def emit(self, record: TableRecord) -> None:
         """Publish a table event (a frozen record of ``tablecore/records.py``
-        or of the game's ``records.py``). The kinds ``result``, ``bet``,
+        or of the game's ``machine.py``). The kinds ``result``, ``bet``,
         ``bet_withdrawn`` and ``void`` are the engine's own: the journal's
         checks count them. A hot path asks ``observed`` before building a
         record nobody would hear."""

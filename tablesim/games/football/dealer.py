@@ -105,7 +105,7 @@ def mock(options: dict[str, Any], *, profile: str | None, seed: int, seeded: boo
 
 
 class SimulatedPlayers(Players):
-    """A few seats taken each round, sometimes the common box too (players.py)."""
+    """A few seats taken each round, sometimes the common box too."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng

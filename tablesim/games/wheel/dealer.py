@@ -87,7 +87,7 @@ class WheelRig(MockRig):
 
 
 class SimulatedPlayers(Players):
-    """A few regulars, each backing one to three symbols (players.py)."""
+    """A few regulars, each backing one to three symbols."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
