@@ -16,53 +16,63 @@ log = logging.getLogger("tablesim.server")
 
 
 class BetTimer:
-    """(A part of ``TableRunner``.) The timer's state is the table thread's."""
+    """The served table's bet timer, owned by its ``TableRunner``
+    (``runner.timer``); its state is the table thread's."""
 
-    def _init_timer(self) -> None:
-        self.timer_remaining: float | None = None
-        self._timer_tick_at = time.monotonic()
-        self._timer_shown: int | None = None
+    def __init__(self, runner) -> None:
+        self.runner = runner
+        self.remaining: float | None = None
+        self._tick_at = time.monotonic()
+        self._shown: int | None = None
 
-    def _timer_tick(self) -> bool:
+    def restart(self) -> None:
+        """Betting opened: the whole ``bet_seconds`` again."""
+        self.remaining = float(self.runner.bet_seconds)
+        self._tick_at = time.monotonic()
+        self._shown = None
+
+    def tick(self) -> bool:
         """Count the bet timer down; True when betting is due to close."""
-        t = self.table
+        run = self.runner
+        t = run.table
         now = time.monotonic()
-        elapsed, self._timer_tick_at = now - self._timer_tick_at, now
-        if self.timer_remaining is None or t.state is not t.BETTING:
+        elapsed, self._tick_at = now - self._tick_at, now
+        if self.remaining is None or t.state is not t.BETTING:
             return False
         if t.paused or (t.blocked):
             return False  # the timer is frozen
-        self.timer_remaining -= elapsed
-        shown = max(math.ceil(self.timer_remaining), 0)
-        if self.timer_remaining > 0:
-            if shown != self._timer_shown:
-                self._timer_shown = shown
-                self.stream.publish({"type": "timer", "round_id": t.round_id, "remaining": shown,
-                                     "seconds": self.bet_seconds})
+        self.remaining -= elapsed
+        shown = max(math.ceil(self.remaining), 0)
+        if self.remaining > 0:
+            if shown != self._shown:
+                self._shown = shown
+                run.stream.publish({"type": "timer", "round_id": t.round_id, "remaining": shown,
+                                    "seconds": run.bet_seconds})
             return False
         if not t.book.bets:
-            self.timer_remaining = float(self.bet_seconds)
-            self._timer_shown = None
-            self.stream.publish({"type": "notice", "level": "info", "ts": now_ts(), "round_id": t.round_id,
-                                 "text": "bet timer: no bets on the table, betting stays open"})
+            self.remaining = float(run.bet_seconds)
+            self._shown = None
+            run.stream.publish({"type": "notice", "level": "info", "ts": now_ts(), "round_id": t.round_id,
+                                "text": "bet timer: no bets on the table, betting stays open"})
             return False
         return True
 
-    def _timer_close(self) -> None:
-        t = self.table
-        if t.state is t.BETTING and self.timer_remaining is not None and self.timer_remaining <= 0:
-            self.timer_remaining = None
+    def close(self) -> None:
+        t = self.runner.table
+        if t.state is t.BETTING and self.remaining is not None and self.remaining <= 0:
+            self.remaining = None
             t.close_betting()
 
-    async def _timer_loop(self) -> None:
+    async def run(self) -> None:
+        run = self.runner
         while True:
             try:
-                if await self.call(self._timer_tick, publish=False):
-                    await self.call(self._timer_close, actor="timer")
+                if await run.call(self.tick, publish=False):
+                    await run.call(self.close, actor="timer")
             except asyncio.CancelledError:
                 raise
             except IllegalAction as exc:
-                self.stream.publish({"type": "notice", "level": "warning", "ts": now_ts(), "text": str(exc)})
+                run.stream.publish({"type": "notice", "level": "warning", "ts": now_ts(), "text": str(exc)})
             except Exception:
                 log.exception("bet timer failed")
             await asyncio.sleep(0.1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from typing import Any
 
 from drivers.events import CardRead, HandDispensed
@@ -24,39 +25,51 @@ HELD_WHILE_BLOCKED = (CardRead, HandDispensed)
 
 
 class DeviceFeed:
-    """(A part of ``TableRunner``.)"""
+    """The served table's device feed, owned by its ``TableRunner``
+    (``runner.feed``): the reports held while the table cannot take them,
+    and when a device last reported."""
 
-    def _pump_once(self) -> float | None:
+    def __init__(self, runner) -> None:
+        self.runner = runner
+        #: real devices: the last report handled
+        self.last_report = time.monotonic()
+        #: real devices: cards read while the table is paused or a blocking incident holds
+        #: the round, handed on (in order) once it is resumed or resolved
+        self.held: deque = deque()
+
+    def once(self) -> float | None:
         """Hand the table one device event; returns how long to wait before the
         next, or None if no device had anything to say."""
-        if self.mock_dealer is None:
-            return self._pump_devices()
-        self.metrics.card_at = time.monotonic()  # (a mock card is reported as the dealer's hand moves)
-        delay = self.mock_dealer.step(time.monotonic() - self.state_since)
-        return None if delay is None else delay * self.pace
+        run = self.runner
+        if run.mock_dealer is None:
+            return self._from_devices()
+        run.metrics.card_at = time.monotonic()  # (a mock card is reported as the dealer's hand moves)
+        delay = run.mock_dealer.step(time.monotonic() - run.state_since)
+        return None if delay is None else delay * run.pace
 
-    def _pump_devices(self) -> float | None:
+    def _from_devices(self) -> float | None:
         """Real or emulated devices: wait up to DEVICE_WAIT for a report and
         hand it to the table; 0 (already waited) or None (no devices)."""
-        t = self.table
+        run = self.runner
+        t = run.table
         if not t.devices:
             return None
         blocked = t.paused or (t.blocked)
         if self.held and not blocked:
             t.handle(self.held.popleft())  # in the order they were read, before anything newer
             return 0.0
-        event = self._next_report(DEVICE_WAIT)
+        event = t.device_pump.next_event(t.devices, DEVICE_WAIT)  # (no polling: taken as it arrives)
         now = time.monotonic()
         if event is not None:
-            self.last_report, self._quiet_noticed = now, False
-            self.metrics.card_at = now
+            self.last_report, run.notices.quiet_noticed = now, False
+            run.metrics.card_at = now
             if blocked and isinstance(event, HELD_WHILE_BLOCKED):
                 self._hold(event)
             else:
                 t.handle(event)
             return 0.0
-        self.adapter.stalled(now - self.state_since)
-        self._notice_quiet(now)
+        run.adapter.stalled(now - run.state_since)
+        run.notices.notice_quiet(now)
         return 0.0
 
     def _hold(self, event: Any) -> None:
@@ -64,27 +77,23 @@ class DeviceFeed:
         incident holds the round waits until it is resumed or resolved: e.g.
         the cards the dealer drew after a misread follow the card the
         supervisor names for it."""
-        t = self.table
+        run = self.runner
+        t = run.table
         self.held.append(event)
         if len(self.held) == 1:
             why = "the table is paused" if t.paused else f"incident {t.incident.id} holds the round"
             until = "it is resumed" if t.paused else "the incident is resolved"
-            self.stream.publish({
+            run.stream.publish({
                 "type": "notice", "level": "warning", "ts": now_ts(), "round_id": t.round_id,
                 "text": f"the {event.device} reported a card while {why}: it waits until {until}",
             })
-        self._refresh_snapshot(True)
+        run.view.refresh(True)
 
-    def _next_report(self, wait: float):
-        """The next report of any device, waiting up to ``wait`` seconds (the
-        table's device pump: no polling, a report is taken as it arrives)."""
-        table = self.table
-        return table.device_pump.next_event(table.devices, wait)
-
-    async def _pump_loop(self) -> None:
+    async def run(self) -> None:
+        run = self.runner
         while True:
             try:
-                wait = await self.call(self._pump_once, publish=False)
+                wait = await run.call(self.once, publish=False)
             except asyncio.CancelledError:
                 raise
             except IllegalAction as exc:
@@ -92,12 +101,12 @@ class DeviceFeed:
                 wait = None
             except Exception:
                 log.exception("device event failed")
-                self.stream.publish({"type": "notice", "level": "error", "ts": now_ts(),
-                                     "text": "a device event could not be handled: see the server log"})
+                run.stream.publish({"type": "notice", "level": "error", "ts": now_ts(),
+                                    "text": "a device event could not be handled: see the server log"})
                 wait = IDLE_POLL * 10
             # The table's thread answered: it is alive. A hung thread (or a
             # journal that cannot commit) stops the pings, and systemd restarts
             # the table, which recovers its journal.
-            self._feed_watchdog()
-            self.metrics.card_shown()  # (the command's events went out as it returned)
+            run.notices.feed_watchdog()
+            run.metrics.card_shown()  # (the command's events went out as it returned)
             await asyncio.sleep(IDLE_POLL if wait is None else max(wait, 0.0))

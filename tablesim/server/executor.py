@@ -7,7 +7,6 @@ raised publishes nothing."""
 from __future__ import annotations
 
 import functools
-import time
 from typing import Any, Callable
 
 from tablesim.journal.storage import StorageError
@@ -15,7 +14,8 @@ from tablesim.server import gctuning
 
 
 class TableThread:
-    """(A part of ``TableRunner``.) ``call`` runs a function on the table's thread."""
+    """``TableRunner``'s base: ``call`` runs a function on the table's thread
+    (the runner holds the thread, the table and its stream, the view)."""
 
     async def call(self, fn: Callable[..., Any], *args: Any, actor: str | None = None, publish: bool = True,
                    lazy_snapshot: bool = False, **kwargs: Any) -> Any:
@@ -45,11 +45,8 @@ class TableThread:
             self.storage_error = None  # a transaction committed again
         pending, self._pending = self._pending, []
         if pending or publish:
-            self.stream.publish_all(pending, self._bet_spots(pending))
-            if lazy_snapshot and time.monotonic() - self._snapshot_at < self._snapshot_every:
-                self._refresh_later()
-            else:
-                self._refresh_snapshot(True)
+            self.stream.publish_all(pending, self.view.bet_spots(pending))
+            self.view.after_command(lazy_snapshot)
         if self._round_over:
             self._round_over = False
             gctuning.round_over()

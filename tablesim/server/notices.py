@@ -29,50 +29,61 @@ def _space_problem(journal) -> str | None:
 
 
 class Notices:
-    """(A part of ``TableRunner``.)"""
+    """What the served table tells about itself, owned by its ``TableRunner``
+    (``runner.notices``): whether the quiet device was told of, the status
+    systemd was last told, the last look at the journal's free space."""
 
-    def _notice_quiet(self, now: float) -> None:
+    def __init__(self, runner) -> None:
+        self.runner = runner
+        self.quiet_noticed = False
+        self._status_said: str | None = None
+        self._space_checked: tuple[float, str | None] = (0.0, None)  # (when, the free-space problem found then)
+
+    def notice_quiet(self, now: float) -> None:
         """Tell the console once when the device the round waits for stays quiet."""
-        if self._quiet_noticed or self.table.paused:
+        run = self.runner
+        t = run.table
+        if self.quiet_noticed or t.paused:
             return
-        device = self.adapter.waiting_for()
+        device = run.adapter.waiting_for()
         if device is None:
             return
-        quiet = now - max(self.state_since, self.last_report)
+        quiet = now - max(run.state_since, run.feed.last_report)
         if quiet < QUIET_NOTICE:
             return
-        self._quiet_noticed = True
-        t = self.table
-        self.stream.publish({
+        self.quiet_noticed = True
+        run.stream.publish({
             "type": "notice", "level": "warning", "ts": now_ts(), "round_id": t.round_id,
             "text": (f"no report from the {device} for {int(quiet)} s while the round is {t.state.value}: "
                      "check the device; the dealer may call a misdeal, a supervisor may void the round"),
         })
 
-    def _feed_watchdog(self) -> None:
+    def feed_watchdog(self) -> None:
         """Ping systemd's watchdog only while the table can do its work: a
         journal that cannot commit stops the pings (and says why), so systemd
         sees the table as failed instead of well."""
-        if not self.notifier.enabled:
+        run = self.runner
+        if not run.notifier.enabled:
             return
         problem = self.journal_problem()
         if problem != self._status_said:
             self._status_said = problem
-            self.notifier.status(problem or f"{self.table.table_id}: {self.table.game}, serving")
+            run.notifier.status(problem or f"{run.table.table_id}: {run.table.game}, serving")
         if problem is None:
-            self.notifier.watchdog()
+            run.notifier.watchdog()
 
     def journal_problem(self) -> str | None:
         """Why the journal cannot commit now, or None: it failed for good, its
         last transaction failed, or its disk has less free space than an action
         needs. (Any thread: it reads, and caches the free space for a moment.)"""
-        journal = self.journal
+        run = self.runner
+        journal = run.journal
         if journal is None:
             return None
         if journal.failed:
             return f"the journal cannot commit: {journal.failed}"
-        if self.storage_error is not None:
-            return f"the journal's last commit failed: {self.storage_error}"
+        if run.storage_error is not None:
+            return f"the journal's last commit failed: {run.storage_error}"
         now = time.monotonic()
         at, problem = self._space_checked
         if now - at > SPACE_CHECK_EVERY:

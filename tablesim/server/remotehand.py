@@ -14,7 +14,7 @@ come over the bus.
   ``ref`` is kept (and read back from the journal at start), so a decision
   sent again is answered ``duplicate``, also once the round is over.
 
-A part of ``TableRunner``, for tables that have a remote hand. What the
+Owned by a ``TableRunner`` whose table has a remote hand. What the
 hand is (its position, its decisions, what a decision stakes) is the
 game's: this knows it only through the hand.
 """
@@ -48,90 +48,91 @@ def shared_hand(table: Any) -> SharedHand | None:
     return hand if hand is not None and hand.active(table) else None
 
 
-def has_remote(table: Any) -> bool:
-    return shared_hand(table) is not None
-
-
 class RemoteHandRunner:
-    """(A part of ``TableRunner``.) Its state is the table thread's."""
+    """A served table's shared remote hand, owned by its ``TableRunner``
+    (``runner.remote``, None for a table without one): the decision timer
+    and the refs of the decisions taken. Its state is the table thread's."""
 
-    def _init_remote(self) -> None:
-        self.remote_hand = shared_hand(self.table)  # None: the table has none
-        self.decision_remaining: float | None = None
-        self._decision_tick_at = time.monotonic()
-        self._decision_shown: int | None = None
+    def __init__(self, runner, hand: SharedHand) -> None:
+        self.runner = runner
+        self.hand = hand
+        self.remaining: float | None = None
+        self._tick_at = time.monotonic()
+        self._shown: int | None = None
         #: ref -> (round, player, decision, stake)
-        self.decision_refs: OrderedDict[str, tuple[str, str, str, str | None]] = OrderedDict()
+        self.refs: OrderedDict[str, tuple[str, str, str, str | None]] = OrderedDict()
 
-    def _load_decision_refs(self) -> None:
-        if self.journal is None:
+    def load_refs(self) -> None:
+        journal = self.runner.journal
+        if journal is None:
             return
-        for rid in self.journal.round_ids()[-ROUNDS_READ:]:
-            for rec in self.journal.records(rid):
+        for rid in journal.round_ids()[-ROUNDS_READ:]:
+            for rec in journal.records(rid):
                 if rec.kind == "event" and rec.name == "decision":
                     self._note_decision(rid, rec.data)
 
     def _note_decision(self, round_id: str, data: dict) -> None:
         ref = data.get("ref")
         if isinstance(ref, str):
-            self.decision_refs[ref] = (round_id, data.get("player"), data.get("decision"), data.get("stake"))
-            while len(self.decision_refs) > REFS_KEPT:
-                self.decision_refs.popitem(last=False)
+            self.refs[ref] = (round_id, data.get("player"), data.get("decision"), data.get("stake"))
+            while len(self.refs) > REFS_KEPT:
+                self.refs.popitem(last=False)
 
     # --- the decision timer ------------------------------------------------------
 
-    def _decision_tick(self) -> bool:
+    def tick(self) -> bool:
         """Count the decision timer down; True when it ran out."""
-        t, hand = self.table, self.remote_hand
+        t, hand = self.runner.table, self.hand
         now = time.monotonic()
-        elapsed, self._decision_tick_at = now - self._decision_tick_at, now
+        elapsed, self._tick_at = now - self._tick_at, now
         if t.state.value != hand.deciding or not hand.pending(t):
-            self.decision_remaining = self._decision_shown = None
+            self.remaining = self._shown = None
             return False
         seconds = hand.seconds(t)
-        if self.decision_remaining is None:
-            self.decision_remaining = float(seconds)
+        if self.remaining is None:
+            self.remaining = float(seconds)
             elapsed = 0.0
         if t.paused or t.blocked:
             return False  # frozen
-        self.decision_remaining -= elapsed
-        shown = max(math.ceil(self.decision_remaining), 0)
-        if shown != self._decision_shown:
-            self._decision_shown = shown
-            self.stream.publish({"type": "decision_timer", "round_id": t.round_id, "remaining": shown,
+        self.remaining -= elapsed
+        shown = max(math.ceil(self.remaining), 0)
+        if shown != self._shown:
+            self._shown = shown
+            self.runner.stream.publish({"type": "decision_timer", "round_id": t.round_id, "remaining": shown,
                                  "seconds": seconds, "pending": len(hand.pending(t))})
-        return self.decision_remaining <= 0
+        return self.remaining <= 0
 
-    def _decision_close(self) -> None:
-        t, hand = self.table, self.remote_hand
-        if t.state.value == hand.deciding and hand.pending(t) and self.decision_remaining is not None \
-                and self.decision_remaining <= 0:
-            self.decision_remaining = None
+    def close(self) -> None:
+        t, hand = self.runner.table, self.hand
+        if t.state.value == hand.deciding and hand.pending(t) and self.remaining is not None \
+                and self.remaining <= 0:
+            self.remaining = None
             hand.close(t)
 
-    async def _decision_loop(self) -> None:
+    async def run(self) -> None:
+        run = self.runner
         while True:
             try:
-                if await self.call(self._decision_tick, publish=False):
-                    await self.call(self._decision_close, actor="timer")
+                if await run.call(self.tick, publish=False):
+                    await run.call(self.close, actor="timer")
             except asyncio.CancelledError:
                 raise
             except IllegalAction as exc:
-                self.stream.publish({"type": "notice", "level": "warning", "ts": now_ts(), "text": str(exc)})
+                run.stream.publish({"type": "notice", "level": "warning", "ts": now_ts(), "text": str(exc)})
             except Exception:
                 log.exception("decision timer failed")
             await asyncio.sleep(0.1)
 
     # --- decisions over the bus ----------------------------------------------------
 
-    async def _bus_decision(self, doc: dict) -> dict:
-        return await self.call(self._take_decision, doc, actor="bus")
+    async def bus_decision(self, doc: dict) -> dict:
+        return await self.runner.call(self._take_decision, doc, actor="bus")
 
     def _take_decision(self, doc: dict) -> dict:
-        t = self.table
+        t = self.runner.table
         ref, player, decision = doc["ref"], doc["player"], doc["decision"]
         base = {"ref": ref, "round_id": doc["round"]}
-        known = self.decision_refs.get(ref)
+        known = self.refs.get(ref)
         if known is not None:
             if known[:3] != (doc["round"], player, decision):
                 return {**base, "ok": False, "error": "refused",
@@ -141,9 +142,9 @@ class RemoteHandRunner:
             return {**base, "ok": False, "error": "refused",
                     "reason": f"round {doc['round']} is not the table's round ({t.round_id or 'none'})"}
         try:
-            self.remote_hand.decide(t, player, decision, ref)
+            self.hand.decide(t, player, decision, ref)
         except IllegalAction as exc:
             return {**base, "ok": False, "error": "refused", "reason": exc.reason}
-        stake = self.remote_hand.stake(t, player, decision)
-        self.decision_refs[ref] = (doc["round"], player, decision, None if stake is None else fmt(stake))
+        stake = self.hand.stake(t, player, decision)
+        self.refs[ref] = (doc["round"], player, decision, None if stake is None else fmt(stake))
         return {**base, "ok": True, "decision": decision, "stake": None if stake is None else fmt(stake)}

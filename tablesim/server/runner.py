@@ -65,12 +65,12 @@ from tablesim.journal.history import round_summary, select_rounds
 from tablesim.web import redaction
 from tablesim.studio import totals as round_totals
 from tablesim.server.bettimer import BetTimer
+from tablesim.server.devicefeed import DeviceFeed
 from tablesim.server.executor import TableThread
 from tablesim.server.intake import BetIntake, BetOutcome, BetRequest
 from tablesim.server.notices import Notices
-from tablesim.server.devicefeed import DeviceFeed
-from tablesim.server.remotehand import RemoteHandRunner, has_remote, shared_hand
-from tablesim.server.snapshot import Snapshots
+from tablesim.server.remotehand import RemoteHandRunner, shared_hand
+from tablesim.server.snapshot import TableView
 from tablesim.server.stream import EventStream, event_message, journal_events_since, jsonable, now_ts
 
 log = logging.getLogger("tablesim.server")
@@ -85,10 +85,13 @@ def journal_stream_id(path: str) -> str:
     return "journal:" + hashlib.sha256(where.encode()).hexdigest()[:16]
 
 
-class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed, Notices):
-    """A served table: its thread (``executor``), view (``snapshot``), bet
-    timer (``bettimer``), device pump (``pump``) and notices (``notices``),
-    the commands the routes call, and the stream they publish to."""
+class TableRunner(TableThread):
+    """A served table: its thread (``executor``), the commands the routes
+    call and the stream they publish to, and the parts it owns, each with
+    its own state: its view (``view``, ``snapshot``), bet timer (``timer``,
+    ``bettimer``), device feed (``feed``, ``devicefeed``), notices
+    (``notices``) and, where the table has one, its shared remote hand
+    (``remote``, ``remotehand``)."""
 
     def __init__(
         self,
@@ -123,11 +126,16 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
         self.bet_seconds = bet_seconds
         self.recovery = recovery.describe() if hasattr(recovery, "describe") else recovery
         self.journal = table.journal
+        #: whether the table's positions are spots (boxes), not its players (the wheel)
+        self.spots = bool(self.adapter.layout().get("positions"))
+        self.remote_hand = shared_hand(table)  # None: the table has none
         self.stream = self._open_stream()
         self._init_running()
-        self._init_timer()
-        self._init_remote()
-        self._init_view()
+        self.view = TableView(self)
+        self.timer = BetTimer(self)
+        self.feed = DeviceFeed(self)
+        self.notices = Notices(self)
+        self.remote = RemoteHandRunner(self, self.remote_hand) if self.remote_hand is not None else None
         #: bets go through group commit: many in one journal transaction
         self.intake = BetIntake(table, functools.partial(self.call, lazy_snapshot=True))
         #: ``GET /metrics`` (``tablesim.harness.metrics``): its own registry, one per served table
@@ -137,8 +145,6 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
         self.active_faults: dict[str, dict] = {}
         #: why the journal's last transaction failed (a full disk, an I/O error); None once one commits again
         self.storage_error: str | None = None
-        self._space_checked = (0.0, None)  # (when, the free-space problem found then)
-        self._status_said: str | None = None
         self.started = False
 
     def _open_stream(self) -> EventStream:
@@ -148,7 +154,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
             stream_id, start_seq = journal_stream_id(self.journal.path), self.journal.seq
         else:
             stream_id, start_seq = f"memory:{secrets.token_hex(8)}", self.table.bus.seq
-        hand = shared_hand(self.table)
+        hand = self.remote_hand
         return EventStream(stream_id, start_seq=start_seq,
                            redact=redaction.event_redactor(self.adapter.redact, spots=self.spots,
                                                            shared=hand.position if hand is not None else None))
@@ -165,35 +171,30 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
         self.instruction: str | None = None
         self.results: deque[dict] = deque(maxlen=RESULTS_KEPT)
         self.state_since = time.monotonic()
-        self.last_report = time.monotonic()  # real devices: the last report handled
-        self._quiet_noticed = False
-        #: real devices: cards read while the table is paused or a blocking incident holds
-        #: the round, handed on (in order) once it is resumed or resolved
-        self.held: deque = deque()
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"table-{self.table.table_id}")
         await self.call(self._setup, publish=False)
-        self.tasks = [asyncio.create_task(self._pump_loop(), name="pump")]
+        self.tasks = [asyncio.create_task(self.feed.run(), name="pump")]
         if self.bet_seconds:
-            self.tasks.append(asyncio.create_task(self._timer_loop(), name="bet-timer"))
+            self.tasks.append(asyncio.create_task(self.timer.run(), name="bet-timer"))
         if self.autoplay is not None:
             from tablesim.server.autoplay import AutoDealer
 
             self.tasks.append(asyncio.create_task(AutoDealer(self, self.autoplay).run(), name="autoplay"))
-        if has_remote(self.table):  # a shared remote hand: its decision timer (remotehand.py)
-            self.tasks.append(asyncio.create_task(self._decision_loop(), name="decision-timer"))
+        if self.remote is not None:  # a shared remote hand: its decision timer (remotehand.py)
+            self.tasks.append(asyncio.create_task(self.remote.run(), name="decision-timer"))
         if self.studio_url and self.journal is not None:
             from tablesim.studio.attach import start_link
             from tablesim.studio.bus_bets import BusBets
 
             bets = BusBets(self.table.table_id, self._bus_bets, self.loop)
             hooks = [bets.attach]
-            if has_remote(self.table):
+            if self.remote is not None:
                 from tablesim.studio.bus_decisions import BusDecisions
 
-                hooks.append(BusDecisions(self.table.table_id, self._bus_decision, self.loop,
+                hooks.append(BusDecisions(self.table.table_id, self.remote.bus_decision, self.loop,
                                           self.remote_hand.decisions).attach)
             loop = self.loop
             self.studio = start_link(self.table, self.studio_url, hooks=hooks,
@@ -244,12 +245,12 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
                 if summary.get("status") in ("settled", "void"):
                     self.results.append(self._board_entry(rid, summary))
         if t.state is t.BETTING and self.bet_seconds:
-            self.timer_remaining = self.bet_seconds
+            self.timer.remaining = self.bet_seconds
         self.shift.recover(self.journal, t.table_id)
         self.intake.load_refs()
-        if has_remote(t):
-            self._load_decision_refs()
-        self._refresh_snapshot(True)
+        if self.remote is not None:
+            self.remote.load_refs()
+        self.view.refresh(True)
 
     def _on_event(self, event: TableEvent) -> None:
         """Bus subscriber (the table's thread): collect, follow the round."""
@@ -267,16 +268,14 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
         kind, data = event.kind, event.data
         if kind == "state":
             self.state_since = time.monotonic()
-            self._quiet_noticed = False
+            self.notices.quiet_noticed = False
             if data.get("trigger") == t.PROCEDURE.opening:
                 self.instruction = None
                 self.recovery = None  # the recovered round is over: the console stops showing it
             if data.get("state") == t.BETTING.value and self.bet_seconds:
-                self.timer_remaining = float(self.bet_seconds)
-                self._timer_tick_at = time.monotonic()
-                self._timer_shown = None
+                self.timer.restart()
             elif data.get("state") != t.BETTING.value:
-                self.timer_remaining = None
+                self.timer.remaining = None
             if data.get("state") in {s.value for s in t.FINALS}:
                 self.instruction = None
                 self._round_over = True  # (the collector's turn once its events are out: server/gctuning.py)
@@ -319,7 +318,7 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
         """The studio link went up, down or diverged: the console shows it at once
         (a diverged link as an incident: the stream holds what the journal does not)."""
         if self.started and self.executor is not None:
-            task = asyncio.ensure_future(self.call(self._refresh_snapshot, True, publish=False))
+            task = asyncio.ensure_future(self.call(self.view.refresh, True, publish=False))
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
             link = self.studio
             if link is not None and (link.state == "diverged" or link.stalled or "stalled" in self._studio_said):
@@ -425,6 +424,17 @@ class TableRunner(TableThread, Snapshots, BetTimer, RemoteHandRunner, DeviceFeed
         merged += [m for m in events if m["seq"] != first]
         merged.sort(key=lambda m: m["seq"])
         return merged, complete
+
+    async def book(self) -> dict[str, Any]:
+        return await self.call(self.view.book, publish=False)
+
+    async def snapshot(self) -> dict[str, Any]:
+        return await self.call(self.view.build, publish=False)
+
+    async def incident_detail(self) -> dict[str, Any] | None:
+        """The open incident whole, its card too: for the authenticated console only."""
+        return await self.call(lambda: jsonable(self.table.incident.as_dict()) if self.table.incident else None,
+                               publish=False)
 
     def board(self, last: int) -> list[dict]:
         """The last results as the open board shows them: totals, no player."""

@@ -5,7 +5,6 @@ bets stream in; what the bets' coalesced message says of the book."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import time
 from pathlib import Path
 from typing import Any
@@ -36,27 +35,25 @@ def snapshot_messages(table: dict[str, Any], seq: int) -> list[dict[str, Any]]:
              "players": table.get("players")}]
 
 
-class Snapshots:
-    """(A part of ``TableRunner``.) The view, kept in ``snapshot_cache``."""
+class TableView:
+    """The served table's view, owned by its ``TableRunner`` (``runner.view``):
+    the last one built (``cache``) and when the next is due. Built on the
+    table's thread only."""
 
-    def _init_view(self) -> None:
-        self.snapshot_cache: dict[str, Any] = {}
-        self._snapshot_at = 0.0
-        self._snapshot_every = SNAPSHOT_EVERY
-        self._snapshot_due = False  # a lazy refresh is scheduled
+    def __init__(self, runner) -> None:
+        self.runner = runner
+        self.cache: dict[str, Any] = {}
+        self._at = 0.0
+        self._every = SNAPSHOT_EVERY
+        self._due = False  # a lazy refresh is scheduled
 
-    @functools.cached_property
-    def spots(self) -> bool:
-        """Whether the table's positions are spots (boxes), not its players (the wheel)."""
-        return bool(self.adapter.layout().get("positions"))
-
-    def _bet_spots(self, pending: list[dict]) -> dict | None:
+    def bet_spots(self, pending: list[dict]) -> dict | None:
         """(The table's thread) after bets: the totals now on the positions they
         changed, from the table's book (a position's whole box), and the
         table's total; what the consoles' coalesced ``bets`` message shows.
         Where the positions are players, the totals per bet of them all."""
-        book = self.table.book
-        if not self.spots:
+        book = self.runner.table.book
+        if not self.runner.spots:
             if not any(msg["kind"] in BET_KINDS for msg in pending):
                 return None
             # (kept by the book as bets come: a sum over the whole book per group was the square of the bets)
@@ -74,35 +71,45 @@ class Snapshots:
             return None
         return {"total_bet": fmt(book.total()), "spots": spots}
 
-    def _refresh_later(self) -> None:
+    def after_command(self, lazy: bool) -> None:
+        """(The table's thread) a command's events went out: the view now, or
+        (``lazy``: bet groups) within ``SNAPSHOT_EVERY`` of the last one."""
+        if lazy and time.monotonic() - self._at < self._every:
+            self.refresh_later()
+        else:
+            self.refresh(True)
+
+    def refresh_later(self) -> None:
         """(The table's thread) rebuild the snapshot once ``SNAPSHOT_EVERY`` is up."""
-        if self._snapshot_due or self.loop is None:
+        run = self.runner
+        if self._due or run.loop is None:
             return
-        self._snapshot_due = True
+        self._due = True
 
         def due() -> None:
-            if self.executor is not None:
-                asyncio.ensure_future(self.call(self._refresh_due, publish=False))
+            if run.executor is not None:
+                asyncio.ensure_future(run.call(self._refresh_due, publish=False))
 
-        self.loop.call_soon_threadsafe(self.loop.call_later, self._snapshot_every, due)
+        run.loop.call_soon_threadsafe(run.loop.call_later, self._every, due)
 
     def _refresh_due(self) -> None:
-        if self._snapshot_due:
-            self._refresh_snapshot(True)
+        if self._due:
+            self.refresh(True)
 
-    def _refresh_snapshot(self, announce: bool) -> None:
+    def refresh(self, announce: bool) -> None:
         start = time.monotonic()
-        self.snapshot_cache = self._snapshot()
-        self._snapshot_at, self._snapshot_due = time.monotonic(), False
+        self.cache = self.build()
+        self._at, self._due = time.monotonic(), False
         # A big table (thousands of bets) takes long to show: show it less often.
-        self._snapshot_every = max(SNAPSHOT_EVERY, 20 * (self._snapshot_at - start))
+        self._every = max(SNAPSHOT_EVERY, 20 * (self._at - start))
         if announce:
-            self.stream.publish_all(snapshot_messages(self.snapshot_cache, self.stream.last_seq))
+            stream = self.runner.stream
+            stream.publish_all(snapshot_messages(self.cache, stream.last_seq))
 
-    def _actions_view(self) -> list[dict[str, Any]]:
+    def _actions(self) -> list[dict[str, Any]]:
         """The console's buttons: the game's actions and the operator's, enabled as the table allows."""
-        t = self.table
-        a = self.adapter
+        t = self.runner.table
+        a = self.runner.adapter
         actions = [x.describe() for x in a.actions().values()]
         blocking = t.blocked
         actions += [
@@ -119,10 +126,11 @@ class Snapshots:
                     act["enabled"] = False
         return actions
 
-    def _snapshot(self) -> dict[str, Any]:
-        t = self.table
-        a = self.adapter
-        actions = self._actions_view()
+    def build(self) -> dict[str, Any]:
+        run = self.runner
+        t = run.table
+        a = run.adapter
+        actions = self._actions()
         devices = [
             {"name": d.name, "kind": d.kind, "link_up": d.health.link_up, "ok": d.health.ok,
              "faults": redaction.device_faults({str(k): v for k, v in d.health.faults.items()})}
@@ -132,10 +140,11 @@ class Snapshots:
         if t.result is not None:
             result = {"round_id": t.result.round_id, **t.result.as_json()}
         timer = None
-        if self.bet_seconds:
-            timer = {"seconds": self.bet_seconds,
-                     "remaining": None if self.timer_remaining is None else round(max(self.timer_remaining, 0.0), 1),
-                     "running": self.timer_remaining is not None and not t.paused}
+        if run.bet_seconds:
+            remaining = run.timer.remaining
+            timer = {"seconds": run.bet_seconds,
+                     "remaining": None if remaining is None else round(max(remaining, 0.0), 1),
+                     "running": remaining is not None and not t.paused}
         out = jsonable({
             "game": t.game,
             "title": a.title,
@@ -148,44 +157,33 @@ class Snapshots:
             "total_bet": t.book.total(),
             "limits": a.limits(),
             "devices": devices,
-            "active_faults": redaction.faults(self.active_faults),
+            "active_faults": redaction.faults(run.active_faults),
             "bet_timer": timer,
-            "instruction": self.instruction,
-            "instruction_say": message_of(self.instruction),  # its message id and values, for the console's language
+            "instruction": run.instruction,
+            "instruction_say": message_of(run.instruction),  # its message id and values, for the console's language
             "layout": a.layout(),
             "view": a.view(),
             "actions": actions,
             "result": result,
-            "recovery": self.recovery,
-            "held_reports": len(self.held),
-            "mock": self.rig is not None,
-            "journal": Path(self.journal.path).name if self.journal is not None else None,  # (not where it is)
-            "studio": self.studio.status() if self.studio is not None else None,
-            "on_duty": self.shift.on_duty,
-            "stream_id": self.stream.stream_id,
-            "seq": self.stream.last_seq,
+            "recovery": run.recovery,
+            "held_reports": len(run.feed.held),
+            "mock": run.rig is not None,
+            "journal": Path(run.journal.path).name if run.journal is not None else None,  # (not where it is)
+            "studio": run.studio.status() if run.studio is not None else None,
+            "on_duty": run.shift.on_duty,
+            "stream_id": run.stream.stream_id,
+            "seq": run.stream.last_seq,
         })
         out["bets"] = t.book.snapshot()  # plain text already: the largest part, not walked again
         # each position's bets by player (position -> player -> bet -> amount), where bets name players
         out["players"] = t.book.players_snapshot() if t.book.named else {}
-        per_bet = None if self.spots else {bet: fmt(amount) for bet, amount in t.book.bet_totals().items()}
-        return opentotals.table(out, self.spots, per_bet)  # (open: the totals and the count of players)
+        per_bet = None if run.spots else {bet: fmt(amount) for bet, amount in t.book.bet_totals().items()}
+        return opentotals.table(out, run.spots, per_bet)  # (open: the totals and the count of players)
 
-    def _book(self) -> dict[str, Any]:
+    def book(self) -> dict[str, Any]:
         """(The table's thread) what the dealer's console shows of each player:
         the bet book by position and by player, and the round's result whole."""
-        t = self.table
+        t = self.runner.table
         result = {"round_id": t.result.round_id, **t.result.as_json()} if t.result is not None else None
         return jsonable({"round_id": t.round_id, "bets": t.book.snapshot(),
                          "players": t.book.players_snapshot() if t.book.named else {}, "result": result})
-
-    async def book(self) -> dict[str, Any]:
-        return await self.call(self._book, publish=False)
-
-    async def snapshot(self) -> dict[str, Any]:
-        return await self.call(self._snapshot, publish=False)
-
-    async def incident_detail(self) -> dict[str, Any] | None:
-        """The open incident whole, its card too: for the authenticated console only."""
-        return await self.call(lambda: jsonable(self.table.incident.as_dict()) if self.table.incident else None,
-                               publish=False)

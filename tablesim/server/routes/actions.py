@@ -27,7 +27,7 @@ async def game_action(name: str, request: Request, authorization: str | None = H
     except ValidationError as exc:
         raise RequestValidationError(exc.errors(include_url=False)) from None
     out = await run.action(op.actor, name, body)
-    return {"ok": True, "result": out, "state": run.snapshot_cache.get("state")}
+    return {"ok": True, "result": out, "state": run.view.cache.get("state")}
 
 
 def _body(raw: bytes) -> object:

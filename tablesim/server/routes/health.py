@@ -15,7 +15,7 @@ router = APIRouter()
 @router.get("/api/health")
 async def health(run: TableRunner = Depends(runner)) -> JSONResponse:
     # not ok (503) while the journal cannot commit: the table cannot take a bet or an action
-    problem = run.journal_problem()
+    problem = run.notices.journal_problem()
     ok = run.started and problem is None
     return JSONResponse({"ok": ok, "table_id": run.table.table_id, "game": run.table.game,
                          "journal": (redaction.hide_path(problem, run.journal) if problem

@@ -68,7 +68,7 @@ async def _where(ws: WebSocket, run: TableRunner, current: int) -> tuple[int | N
     )
     if reset:
         since = None
-    snap_seq = run.snapshot_cache.get("seq", current)
+    snap_seq = run.view.cache.get("seq", current)
     if since is None and snap_seq < current:
         # The snapshot lags the stream (it is rebuilt at most every
         # SNAPSHOT_EVERY while bets stream in): the events since follow.
@@ -92,7 +92,7 @@ def hello_text(run: TableRunner, current: int, reset: bool) -> str:
     """The ``hello`` message; the table in it serialised once per snapshot,
     not once per client (hundreds connect at once after a restart)."""
     global _table_text
-    snap = run.snapshot_cache
+    snap = run.view.cache
     if _table_text[0] is not snap:
         _table_text = (snap, wire_text(snap))
     head = wire_text({"type": "hello", "stream_id": run.stream.stream_id, "seq": current, "reset": reset})
