@@ -13,7 +13,8 @@ docs/games/new-game.md.
   draws the felt itself (no console piece of the game's) it gives what the
   page reads: ``layout.positions``, ``layout.bets``, ``layout.bet_labels``,
   ``view.boxes``;
-* an option it does not take is refused naming the games that do.
+* an option it does not take is refused naming the games that do;
+* every part and benchmark its spec names loads.
 """
 
 from __future__ import annotations
@@ -113,3 +114,16 @@ def test_an_option_a_game_does_not_take_is_refused_naming_the_games_that_do(game
         with pytest.raises(InputError) as refused:
             registry.check_options(game, {option: 2})
         assert str(refused.value) == option_refusal(option, game)
+
+
+@every_game
+def test_every_part_and_bench_a_game_names_loads(game):
+    """A spec names its parts as "module:attribute" texts: each one must
+    import (a module folded into another leaves no name behind)."""
+    from tablesim.games.gamespec import load
+
+    spec = registry.spec(game)
+    for name, target in {**spec.parts, **spec.benchmarks, **spec.service_benches}.items():
+        assert load(target) is not None, f"{game}: {name} = {target}"
+    for name in spec.required:
+        assert callable(spec.part(name)), f"{game}: {name}"

@@ -16,8 +16,8 @@ SPEC = GameSpec(
     id_prefix="F3",
     simulation_note="a full deck freshly shuffled for every round (Art. 3)",
     bench_table="all 7 boxes betting (Ante, Pair Plus or both), Q-6-4 decisions",
-    benchmarks={"fortune3_hands": f"{_HERE}.bench:hands"},
-    service_benches={"card_to_console": f"{_HERE}.bench:CARDS"},
+    benchmarks={"fortune3_hands": f"{_HERE}.simulation:hands"},
+    service_benches={"card_to_console": f"{_HERE}.simulation:CARDS"},
     console_piece=f"{_HERE}:static/fortune3.js",
     # the shoe or the shuffler; what remote players see: the shared remote hand
     parts={**folder_parts(_HERE, console="Fortune3Console", devices=True), "remote": f"{_HERE}.remote:VIEW"},

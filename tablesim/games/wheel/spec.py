@@ -12,7 +12,7 @@ SPEC = GameSpec(
     id_prefix="WHEEL",
     simulation_note="every valid spin uniform over the wheel's segments (no-spins re-spun)",
     bench_table="10 players",
-    service_benches={"bet_intake": f"{_HERE}.bench:INTAKE"},
+    service_benches={"bet_intake": f"{_HERE}.simulation:INTAKE"},
     console_piece=f"{_HERE}:static/wheel.js",
     parts={**folder_parts(_HERE, console="WheelConsole"), "remote": f"{_HERE}.spec:VIEW"},
 )
