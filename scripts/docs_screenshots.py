@@ -18,7 +18,9 @@ its round complete. Also the lobby at both sizes (English, Chinese).
 The pictures go to ``OUT/player/<game>-<motion|rest>-<desktop|phone>-<en|pt|zh>.png``,
 ``OUT/player/lobby-<desktop|phone>[-zh].png`` and ``OUT/console-<game>.png``,
 each reduced to 128 colours (Pillow) to keep the docs small. The Chinese ones
-need a CJK font on the machine (Debian's fonts-noto-cjk). A bad option is one
+need a CJK font on the machine (Debian's fonts-noto-cjk). Each picture's page
+is checked too: anything past the viewport's sides, any error of the page or
+its console is said (one line each) and the status is 1. A bad option is one
 line and status 2; the demo is stopped on the way out, whatever happens.
 """
 
@@ -50,6 +52,14 @@ MOTION = {
                 " && document.querySelectorAll('#dealer-cards .card.down').length === 3",
 }
 REST = "!document.querySelector('#result').hidden && !document.querySelector('#banner').hidden"
+#: what reaches past the viewport's sides (a phone scrolls down, never sideways)
+OUTSIDE = """() => { const w = document.documentElement.clientWidth;
+  const out = [...document.querySelectorAll('body *')].filter((el) => { const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && !el.closest('[hidden], svg') && (r.left < -0.5 || r.right > w + 0.5); })
+    .map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`);
+  return document.documentElement.scrollWidth > w ? out.concat(['scrollWidth']) : out; }"""
+#: what each picture's page showed wrong: (picture, what)
+PROBLEMS: list[tuple[str, str]] = []
 BETTING = ".spot:not([disabled])"
 
 
@@ -106,8 +116,16 @@ class Demo:
 
 
 def shoot(page, path: Path) -> None:
+    if page.viewport_size["width"] < 800 and page.locator("#scene").is_visible():
+        # a phone: the scene just under the timer's bar (it stays at the top), the banner and the felt below it
+        page.evaluate("window.scrollTo(0, document.querySelector('#scene').getBoundingClientRect().top + scrollY"
+                      " - document.querySelector('#timebar').offsetHeight - 12)")
     page.screenshot(path=str(path))
     small(path)
+    for what in page.evaluate(OUTSIDE) + getattr(page, "errors", []):
+        PROBLEMS.append((path.name, what))
+    if hasattr(page, "errors"):
+        page.errors.clear()
     print(f"  {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
 
 
@@ -192,6 +210,10 @@ def main(argv: list[str] | None = None) -> int:
                     context = browser.new_context(viewport=SIZES[size], locale=LANGS[lang][0], device_scale_factor=1)
                     page = context.new_page()
                     page.set_default_timeout(60_000)
+                    page.errors = []  # (the page's errors and its console's, said with the next picture)
+                    page.on("pageerror", lambda exc, page=page: page.errors.append(f"error: {exc}"))
+                    page.on("console", lambda msg, page=page: page.errors.append(f"console: {msg.text}")
+                            if msg.type == "error" else None)
                     page.goto(demo.launch_link(players[n % len(players)]))
                     page.wait_for_selector(".table-card")
                     page.wait_for_function(f"() => document.documentElement.lang === {LANGS[lang][1]!r}")
@@ -200,28 +222,30 @@ def main(argv: list[str] | None = None) -> int:
                 for (size, lang), page in pages.items():
                     if lang in ("en", "zh"):
                         shoot(page, out / "player" / f"lobby-{size}{'' if lang == 'en' else '-zh'}.png")
-                for game in TABLES:
-                    print(game)
+            # each game's console: the round the pages played, complete (the remote players' bets in it)
+            context = browser.new_context(viewport=SIZES["desktop"], locale="en-US", device_scale_factor=1)
+            console = context.new_page()
+            for game, (table, _) in TABLES.items():
+                print(game)
+                console.goto(demo.info["tables"][table]["link"])
+                if args.only != "console":
                     play(pages, game, out / "player", args.rounds)
                     to_lobby(pages)
-            if args.only != "player":
-                # each game's console, its round complete
-                context = browser.new_context(viewport=SIZES["desktop"], locale="en-US", device_scale_factor=1)
-                console = context.new_page()
-                for game, (table, _) in TABLES.items():
-                    console.goto(demo.info["tables"][table]["link"])
+                if args.only != "player":
                     console.wait_for_function("() => document.body.dataset.state === 'complete'", timeout=180_000)
                     console.wait_for_timeout(500)
                     shoot(console, out / f"console-{game}.png")
             browser.close()
         done = True
+        for name, what in PROBLEMS:
+            print(f"docs_screenshots: {name}: {what}", file=sys.stderr)
     finally:
         demo.stop()
         if done:
             shutil.rmtree(folder, ignore_errors=True)
         else:
             print(f"docs_screenshots: the demo's logs are kept in {folder}", file=sys.stderr)
-    return 0
+    return 1 if PROBLEMS else 0
 
 
 if __name__ == "__main__":

@@ -7,13 +7,12 @@ remote hand each decides on their own: one plays, one lets the timer fold
 them); a reload mid-round keeps the bet and shows its result, and one in
 the middle of the decisions shows the hand again and takes the decision;
 the lobby and the table views at a phone's 390x844 and at 1280x800, in
-English, Portuguese and Traditional Chinese (screenshots: artifacts/, and
-docs/ with TABLESIM_PLAYER_SHOTS=docs)."""
+English, Portuguese and Traditional Chinese (screenshots: artifacts/player;
+the docs' are made by scripts/docs_screenshots.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from decimal import Decimal
@@ -37,7 +36,7 @@ from playerrig import FOOTBALL, FORTUNE3, WHEEL, PlayerRig
 import webclient
 
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / ("docs/player" if os.environ.get("TABLESIM_PLAYER_SHOTS") == "docs" else "artifacts/player")
+SHOTS = ROOT / "artifacts" / "player"  # (the docs' pictures: scripts/docs_screenshots.py)
 PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 800}
 VIEWS = ROOT / "artifacts" / "player-views"
 
@@ -101,22 +100,7 @@ def betting_on(setup, table, pages, spot: str) -> str:
 
 def shot(page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"{name}.png"
-    page.screenshot(path=str(path))
-    if SHOTS.name == "player" and SHOTS.parent.name == "docs":
-        small(path)
-
-
-def small(path: Path) -> None:
-    """A docs screenshot in 128 colours (a third of the size; the page's flat
-    colours and its text stay as they are), where Pillow is installed."""
-    try:
-        from PIL import Image
-    except ImportError:  # (a docs nicety: the shot stays as the browser made it)
-        return
-    with Image.open(path) as im:
-        flat = im.convert("RGB").quantize(colors=128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
-    flat.save(path, optimize=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
 def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
@@ -481,6 +465,7 @@ def test_a_reconnect_during_the_decisions_shows_the_hand_again_and_takes_the_dec
         until(ada, "/\\d/.test(document.querySelector('#timer').textContent)")
         shot(abe, "fortune3-decide-phone-pt")
         assert abe.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        assert not access.outside(abe) and not clipped(abe), (access.outside(abe), clipped(abe))  # (mid-round, a phone)
         abe.click("#fold")
         until(abe, "document.querySelector('#said').textContent.includes('Desiste')")
         ada.click("#play")
@@ -492,6 +477,7 @@ def test_a_reconnect_during_the_decisions_shows_the_hand_again_and_takes_the_dec
         assert ada.locator("#result li[data-bet='ante']").count() == 1
         abe.wait_for_selector("#result:not([hidden]) .round-net")
         assert amount_of(text(abe, "#result .round-net b")) == Decimal("-5")
+        assert not access.outside(abe) and not clipped(abe), (access.outside(abe), clipped(abe))  # (the result, a phone)
         assert not ada.errors and not abe.errors, (ada.errors, abe.errors)
     finally:
         c1.close()
