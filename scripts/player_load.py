@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 
+from tablesim.games import registry
 from tablesim.harness.bench.player_load import Plan, failures, run
 
 
@@ -30,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bet-rate", type=float, default=2000.0, help="bets a second offered over all bettors")
     ap.add_argument("--platforms", type=int, default=1)
     ap.add_argument("--loaders", type=int, default=0, help="load processes (default: one per 1,500 players)")
-    ap.add_argument("--game", choices=("wheel", "football", "fortune3"), default="wheel")
+    ap.add_argument("--game", choices=registry.names(), default=Plan.game,
+                    help="a registered game (default: the one whose players bet as themselves)")
     ap.add_argument("--bet-seconds", type=float, default=10.0)
     ap.add_argument("--pace", type=float, default=0.5)
     ap.add_argument("--rounds", type=int, default=2, help="rounds with bets")
