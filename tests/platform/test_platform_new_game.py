@@ -1,10 +1,11 @@
-"""A game the platform never heard of: the toy coin game (``tests/toygame``,
-registered only by its entry point) offered in a platform's tables file,
-named by its id's prefix alone. The platform process (a real one, on a
-real broker, with the reference wallet) lists it in the lobby with the
-layout, limits and rules its game gives, and the player's page opens it
-in Chromium: its spots drawn, no page error. The table is offered, not
-started: what the page draws of it comes from the game, not from a round."""
+"""Games the platform never heard of: the suite's own games (the coin toss
+in ``tests/toygame``, the card game in ``tests/cardgame``), each registered
+only by its entry point, offered in a platform's tables file and named by
+their ids' prefixes alone. The platform process (a real one, on a real
+broker, with the reference wallet) gives each table the layout and rules
+its game gives, and the player's page opens each in Chromium: its spots
+drawn, no page error. The tables are offered, not started: what the page
+draws of them comes from their games, not from a round."""
 
 from __future__ import annotations
 
@@ -16,26 +17,22 @@ import pytest
 import reaper
 import rig as rigs
 from browser import WAIT_MS, needs_chromium
-from gamehost import pythonpath
+from gamehost import FOLDERS, pythonpath
 from natsserver import NATS_SERVER
 import webclient
 from wsclient import Player
 
-COIN = "COIN-1"
-TABLES = f"""\
-[tables.{COIN}]
-currency = "MOP"
-unit = "1"
-position = "box"
-"""
+#: each test game's table (its spec's id prefix)
+TABLES = {"coin": "COIN-1", "baccarette": "BCT-1"}
+OFFERED = "".join(f'[tables.{t}]\ncurrency = "MOP"\nunit = "1"\nposition = "box"\n\n' for t in TABLES.values())
 
 
-class CoinRig:
-    """The wallet and one platform whose tables file offers the coin table."""
+class NewGamesRig:
+    """The wallet and one platform whose tables file offers the test games' tables."""
 
     def __init__(self, folder, broker) -> None:
-        self.tables = rigs.start_wallet(self, folder, broker, TABLES)
-        self.env["PYTHONPATH"] = pythonpath("coin") + self.env["PYTHONPATH"]
+        self.tables = rigs.start_wallet(self, folder, broker, OFFERED)
+        self.env["PYTHONPATH"] = pythonpath(*FOLDERS) + self.env["PYTHONPATH"]
         keys = folder / "keys.json"
         keys.write_text(json.dumps({"v": 1, "tables": {}}))
         argv = [sys.executable, "-m", "tablesim.cli.main", "platform", "serve", "--nats", broker.role("platform"),
@@ -43,6 +40,14 @@ class CoinRig:
                 "--db", str(folder / "platform.db"), "--keys", str(keys), "--port", "0"]
         self.platform = rigs.Platform(argv, self.env, folder / "platform.log")
         reaper._STARTED.remove(self.platform.proc)  # (the module's, not reaped after each test)
+        ann = Player(self.platform.url, self.platform.session(self.token("ann"))["session"])
+        try:
+            self.offered = {t["table"]: t for t in ann.wait(lambda m: m["type"] == "welcome")["tables"]}
+        finally:
+            ann.close()
+
+    def token(self, player: str) -> str:
+        return rigs.walletproc.token(self.wallet_db, player)
 
     def close(self) -> None:
         self.platform.kill()
@@ -50,40 +55,41 @@ class CoinRig:
 
 
 @pytest.fixture(scope="module")
-def coin(tmp_path_factory):
+def games(tmp_path_factory):
     if NATS_SERVER is None:
         pytest.skip("nats-server is not installed (Debian package nats-server)")
-    folder = tmp_path_factory.mktemp("coin")
-    with rigs.on_own_broker(folder, CoinRig, tables=[COIN]) as r:
+    folder = tmp_path_factory.mktemp("newgames")
+    with rigs.on_own_broker(folder, NewGamesRig, tables=list(TABLES.values())) as r:
         yield r
 
 
-def test_the_platform_offers_a_game_registered_by_its_entry_point(coin):
-    assert [t["table"] for t in webclient.get(f"{coin.platform.url}/api/tables", timeout=10).json()["tables"]] \
-        == [COIN]
-    ann = Player(coin.platform.url, coin.platform.session(rigs.walletproc.token(coin.wallet_db, "ann"))["session"])
-    try:
-        [table] = ann.wait(lambda m: m["type"] == "welcome")["tables"]
-    finally:
-        ann.close()
-    assert (table["table"], table["game"], table["position"]) == (COIN, "coin", "box")
-    assert set(table["layout"]["bets"]) == {"heads", "tails"} and table["layout"]["positions"] == ["1", "2", "3"]
-    assert table["layout"]["rules"] == {"profile": "toy"}  # (the coin's view says nothing more of its pays)
-    assert table["box"] is None  # (its remote players name the box they bet on)
+def test_the_platform_offers_games_registered_by_their_entry_points(games):
+    listed = webclient.get(f"{games.platform.url}/api/tables", timeout=10).json()["tables"]
+    assert sorted(t["table"] for t in listed) == sorted(TABLES.values())
+    for game, table_id in TABLES.items():
+        table = games.offered[table_id]
+        assert (table["game"], table["position"], table["box"]) == (game, "box", None)  # (a player names the box)
+        assert table["layout"]["bets"] and table["layout"]["positions"], table
+        assert set(table["limits"]) == set(table["layout"]["bets"])
+    coin = games.offered["COIN-1"]
+    assert coin["layout"]["bets"] == ["heads", "tails"] and coin["layout"]["positions"] == ["1", "2", "3"]
+    assert coin["layout"]["rules"] == {"profile": "toy"}  # (the coin's view says nothing more of its pays)
 
 
 @needs_chromium
-def test_its_remote_page_opens(coin, chromium):
+@pytest.mark.parametrize("game", TABLES)
+def test_its_remote_page_opens(games, chromium, game):
+    table_id = TABLES[game]
     context = chromium.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
     context.set_default_timeout(WAIT_MS)
     try:
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.goto(f"{coin.platform.url}/?token={rigs.walletproc.token(coin.wallet_db, 'ann')}")
-        page.click(f".table-card[data-table='{COIN}'] button")
-        page.wait_for_selector(".spot[data-bet='heads']")
-        assert page.locator(".spot[data-bet='tails']").count() == 1
+        page.goto(f"{games.platform.url}/?token={games.token('ann')}")
+        page.click(f".table-card[data-table='{table_id}'] button")
+        for bet in games.offered[table_id]["layout"]["bets"]:
+            page.wait_for_selector(f".spot[data-bet='{bet}']")
         assert errors == []
     finally:
         context.close()
