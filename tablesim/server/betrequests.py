@@ -17,12 +17,13 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import Field, StrictInt, StrictStr, ValidationError
 from starlette.responses import JSONResponse
 
 from tablecore.errors import IllegalAction, InputError
 from tablecore.money import parse_amount
 from tablecore.wording import message_of
+from tablesim.games.console import Body
 from tablesim.server.intake import BetOutcome, BetRequest, bad_input, bet_request, refused
 from tablesim.journal.storage import StorageError
 from tablesim.web import redaction
@@ -30,11 +31,7 @@ from tablesim.server.auth import Operator, TokenStore, bearer
 from tablesim.server.bodyerrors import TOO_DEEP, TOO_DEEP_SAID, TooDeep, loads, readable
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class BetBody(Strict):
+class BetBody(Body):
     position: StrictStr | StrictInt = Field(description="a position of the game's layout: a box (1.., 'common') or a player's name")
     bet: StrictStr = Field(min_length=1, max_length=40)
     amount: StrictStr | StrictInt = Field(description="a string like '12.50' or a whole number; never a float")
@@ -48,7 +45,7 @@ class BetBody(Strict):
 MAX_BATCH = 1000
 
 
-class BatchBody(Strict):
+class BatchBody(Body):
     bets: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_BATCH)
 
 

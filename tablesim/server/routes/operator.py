@@ -7,15 +7,15 @@ from typing import Literal
 from fastapi import APIRouter, Depends
 from pydantic import Field, StrictStr
 
+from tablesim.games.console import Body
 from tablesim.server.auth import Operator
-from tablesim.server.betrequests import Strict
 from tablesim.server.routes.deps import dealer, runner, supervisor
 from tablesim.server.runner import TableRunner
 
 router = APIRouter()
 
 
-class WhyBody(Strict):
+class WhyBody(Body):
     why: StrictStr = Field(min_length=1, max_length=500)
 
 
