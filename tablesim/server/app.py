@@ -54,7 +54,7 @@ from tablesim.server.auth import TokenStore
 from tablesim.server.betrequests import QuickBets, refusal
 from tablesim.server.bodyguard import BodyGuard
 from tablesim.server.bodyerrors import NOT_JSON, NOT_JSON_SAID, readable, said
-from tablesim.server.routes import actions, bets, health, metrics, operator, pages, read, shift, stream
+from tablesim.server.routes import actions, bets, health, operator, pages, read, shift, stream
 from tablesim.server.routes.pages import STATIC
 from tablesim.server.runner import TableRunner
 
@@ -67,7 +67,7 @@ HEADERS = [
 ]
 
 #: the routers, one per concern
-ROUTERS = (pages.router, health.router, metrics.router, read.router, bets.router, actions.router, operator.router, shift.router,
+ROUTERS = (pages.router, health.router, read.router, bets.router, actions.router, operator.router, shift.router,
            stream.router)
 
 

@@ -1,10 +1,14 @@
-"""``GET /api/health``: whether the table can do its work."""
+"""How the table is, open to whoever asks (a monitor, a scraper: no
+operator token): ``GET /api/health``, whether the table can do its work,
+and ``GET /metrics``, its Prometheus metrics (``tablesim.harness.metrics``).
+Neither names a player, a bet or a token: only counts, times and states."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Depends
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
+from tablecore.metrics import CONTENT_TYPE, exposition
 from tablesim.web import redaction
 from tablesim.server.routes.deps import runner
 from tablesim.server.runner import TableRunner
@@ -21,3 +25,8 @@ async def health(run: TableRunner = Depends(runner)) -> JSONResponse:
                          "journal": (redaction.hide_path(problem, run.journal) if problem
                                      else "ok" if run.journal is not None else None)},
                         200 if ok else 503)
+
+
+@router.get("/metrics", include_in_schema=False)
+async def metrics(run: TableRunner = Depends(runner)) -> Response:
+    return Response(exposition(run.metrics.registry), media_type=CONTENT_TYPE)
