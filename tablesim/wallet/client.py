@@ -72,6 +72,20 @@ class _Lost(Exception):
     """An attempt without a trustworthy answer (retried)."""
 
 
+class _Tried:
+    """What tenacity's stop and wait read of a call's attempts so far (the first
+    one made before its retry loop began: ``WalletClient._retried``)."""
+
+    __slots__ = ("attempt_number", "seconds_since_start")
+
+    def __init__(self, attempt_number: int, seconds_since_start: float) -> None:
+        self.attempt_number, self.seconds_since_start = attempt_number, seconds_since_start
+
+    @classmethod
+    def after_first(cls, state, started: float) -> "_Tried":
+        return cls(state.attempt_number + 1, time.monotonic() - started)
+
+
 @dataclass(frozen=True, slots=True)
 class Account:
     status: Status
@@ -207,15 +221,10 @@ class WalletClient:
     async def _batch(self, writes: list[tuple[str, dict]], request_id: str) -> list[Outcome | WalletError]:
         results: list = [None] * len(writes)
         pending = list(range(len(writes)))
-        retrying = tenacity.AsyncRetrying(stop=self._stop, wait=self._wait, reraise=True,
-                                          retry=tenacity.retry_if_exception_type(_Lost))
         try:
-            async for attempt in retrying:
-                with attempt:
-                    await self._batch_attempt(writes, pending, results, request_id)
+            await self._retried(lambda: self._batch_attempt(writes, pending, results, request_id))
         except _Lost as lost:
-            gone = WalletUnavailable(f"no trustworthy answer from the wallet to batch after "
-                                     f"{retrying.statistics.get('attempt_number', '?')} attempts: {lost}")
+            gone = WalletUnavailable(f"no trustworthy answer from the wallet to batch after {lost}")
             for i in pending:
                 results[i] = gone
         except WalletRefused as refused:
@@ -299,19 +308,38 @@ class WalletClient:
     async def _exchange(self, name: str, payload: dict) -> dict:
         body = json.dumps(payload, separators=(",", ":")).encode()
         path = f"{p.PREFIX}/{name}"
-        retrying = tenacity.AsyncRetrying(stop=self._stop, wait=self._wait, reraise=True,
-                                          retry=tenacity.retry_if_exception_type(_Lost))
         try:
-            async for attempt in retrying:
-                with attempt:
-                    answer = await self._attempt(path, body)
+            answer = await self._retried(lambda: self._attempt(path, body))
         except _Lost as lost:
-            raise WalletUnavailable(f"no trustworthy answer from the wallet to {name} after "
-                                    f"{retrying.statistics.get('attempt_number', '?')} attempts: {lost}") from None
+            raise WalletUnavailable(f"no trustworthy answer from the wallet to {name} after {lost}") from None
         key = "transaction_id" if "transaction_id" in payload else "request_id"
         if answer.get(key, payload[key]) != payload[key]:
             raise WalletProtocolError(f"the answer to {name} {payload[key]!r} names {answer.get(key)!r}")
         return answer
+
+    async def _retried(self, once):
+        """``once()``'s result, tried again while it raises ``_Lost`` (backoff with
+        full jitter, until the client's attempts or time run out: then ``_Lost``,
+        saying after how many attempts). The first attempt goes without the retry
+        machinery, whose set-up per call costs more than a small call itself."""
+        started = time.monotonic()
+        try:
+            return await once()
+        except _Lost as lost:
+            first = _Tried(1, time.monotonic() - started)
+            if self._stop(first):
+                raise _Lost(f"1 attempt: {lost}") from None
+            await asyncio.sleep(self._wait(first))
+        retrying = tenacity.AsyncRetrying(stop=lambda state: self._stop(_Tried.after_first(state, started)),
+                                          wait=lambda state: self._wait(_Tried.after_first(state, started)),
+                                          reraise=True, retry=tenacity.retry_if_exception_type(_Lost))
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    result = await once()
+        except _Lost as lost:
+            raise _Lost(f"{retrying.statistics.get('attempt_number', 0) + 1} attempts: {lost}") from None
+        return result
 
     async def _attempt(self, path: str, body: bytes) -> dict:
         if self._in_flight is None:
