@@ -82,7 +82,7 @@ class Decisions:
         bet = _staked(hand)
         ante = self._ante(table, round_id, session.player, hand.position, bet)
         if ante is None:
-            return refused(409, "no_bet", f"you have no {bet.title()} on the remote hand in round {round_id}: "
+            return refused(409, "no_bet", f"you have no {bet.title() or 'bet'} on the remote hand in round {round_id}: "
                            "no decision to make")
         return table, round_id, decision, ante, hand
 
@@ -90,7 +90,8 @@ class Decisions:
         rnd = self.desk.rounds.rounds.get((table, round_id))
         if rnd is None:
             return None
-        found = [r.amount for r in rnd.of(player) if (r.position, r.bet) == (position, bet) and not r.withdrawn]
+        found = [r.amount for r in rnd.of(player)
+                 if r.position == position and (r.bet == bet or not bet) and not r.withdrawn]
         return functools.reduce(add, found, ZERO) if found else None
 
     async def decide(self, session: Session, doc: dict) -> Answer:
@@ -184,5 +185,6 @@ def _text(amount: Decimal | None) -> str | None:
 
 def _staked(hand: SharedHand) -> str:
     """The player's bet on the hand that a decision stakes again (the Ante):
-    a player without it has no decision to make."""
-    return next(iter(hand.stakes.values()))
+    a player without it has no decision to make. A hand whose decisions
+    stake nothing asks for any bet on the hand."""
+    return next(iter(hand.stakes.values()), "")
