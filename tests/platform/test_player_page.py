@@ -686,7 +686,7 @@ def test_each_view_fits_both_sizes_in_each_language_and_is_labelled_reachable_an
     """The lobby and each table (its paytable open) at 1280x800 and 390x844 in
     the three languages: nothing past the viewport's sides, every control
     labelled, every text at WCAG AA contrast, no console error; and at
-    1280x800 every control reached by Tab (tests/platform/access.py)."""
+    1280x800 every control reached by Tab (tests/access.py)."""
     context, eve = player(chromium, setup, "al", "en-US")
     console: list[str] = []
     eve.on("console", lambda msg: console.append(msg.text) if msg.type == "error" else None)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import access
 from browser import needs_chromium, until
 from server_helpers import ok, stop
 
@@ -251,7 +252,9 @@ def test_each_console_fits_1280x800_in_each_language_and_says_the_shift_once(ser
     """Signed in as the dealer, in English, Portuguese and Traditional
     Chinese: no horizontal scroll, the header on one line (the round's id
     unwrapped), the shift's state said once (no "no dealer on duty" beside
-    the signed-in dealer: the way to start the shift instead)."""
+    the signed-in dealer: the way to start the shift instead); every control
+    labelled, every text at WCAG AA contrast, and (in English) every control
+    reached by Tab (tests/access.py)."""
     for game in ("wheel", "fortune3", "football"):
         s = serve(game, pace=0.005, seed=5)
         open_console(page, s)
@@ -268,6 +271,11 @@ def test_each_console_fits_1280x800_in_each_language_and_says_the_shift_once(ser
             assert page.evaluate(IN_VIEW, "#top > *:not([hidden]):not(.spacer)") == [], where
             assert text(page, "#duty") == start and "mock-dealer" in text(page, "#operator"), where
             assert_fits(page)
+            assert not access.outside(page), (where, access.outside(page))
+            assert not access.unlabelled(page), (where, access.unlabelled(page))
+            assert not access.illegible(page), (where, access.illegible(page))
+            if lang == "en":
+                assert not access.unreachable(page), (where, access.unreachable(page))
         ok(s.post("/api/shift/sign-in", {}))
         wait(page, "document.querySelector('#duty').textContent.includes('mock-dealer')")
         assert "mock-dealer" not in text(page, "#operator")  # (named once: on the duty button)
