@@ -169,6 +169,12 @@ class SharedHand:
         """One remote player's decision (refused with the table's reason)."""
         raise NotImplementedError
 
+    def page(self) -> dict:
+        """What the player's page needs of the hand: the state in which its
+        players decide, the decisions, the default and what they stake."""
+        return {"deciding": self.deciding, "decisions": list(self.decisions), "default": self.default,
+                "stakes": dict(self.stakes)}
+
     def stake(self, table: Any, player: str, decision: str) -> Any:
         """What ``decision`` stakes of ``player`` (a Decimal), or None."""
         bet = self.stakes.get(decision)
@@ -198,6 +204,15 @@ class RemoteView:
     profile: str | None = None
     #: the game's shared remote hand, or None
     hand: SharedHand | None = None
+    #: how the player's page pictures the table (the page's scenes): "spin"
+    #: (a wheel of the layout's segments, turning while the sensor reports
+    #: motion, at rest on the segment reported), "draw" (a draw of numbers as
+    #: the display shows it, beside the cards of the box the remote players bet
+    #: on), "hands" (the dealer's hand and the remote players' hand, face down
+    #: until revealed); "" for none (the felt only). The scene names what the
+    #: page draws, never the game: the same scene serves any game that sends
+    #: its events (``draw``, ``card``, ``dealer``, ``spin_result``...)
+    scene: str = ""
 
     def short(self, outcome: dict) -> dict:
         """A settled round's outcome as the lobby lists it, beside its status."""

@@ -13,6 +13,14 @@ game shares with a device, ``wheel`` (the wheel indicator sensor, a device
 kind of ``drivers``), is not counted where it names the device kind: a
 string compared with a ``kind``, assigned to one, or listed among the other
 device kinds.
+
+The pages' JavaScript outside the games' folders (the player's page, the
+console and board, the floor, the words) is counted the same way: a string
+that is a game's name, a text or template part with a game's word, title
+or table id prefix, an identifier with a game's name. Comments are
+documentation; ``wheel`` compared with a ``kind`` names the device kind.
+What differs between games comes to the page with the table (the game's
+remote view: its scene, its shared hand, its box, its short result).
 """
 
 from __future__ import annotations
@@ -225,3 +233,181 @@ def test_a_device_kind_or_documentation_is_not_a_game():
         assert not _count(source), source
     assert not _count("FAULTS = {'peg': (('wheel',), ('spin',))}", device_layer=True)
     assert _count("FAULTS = {'peg': (('wheel',), ('spin',))}")  # (outside the device layer: counted)
+
+
+# --- the pages' JavaScript ---------------------------------------------------------
+
+#: a ``/`` after one of these (or at the start) begins a regular expression, not a division
+_REGEX_AFTER = set("(,=:[!&|?{};+-*%<>~^") | {"return", "typeof", "case", "in", "of", "delete", "void"}
+_COMPARE = ("===", "!==", "==", "!=")
+
+
+def js_tokens(source: str) -> list[tuple[int, str, str]]:
+    """(line, kind, text) of a script's code, comments left out: kind is
+    "name" (an identifier), "text" (a string, or a template's literal part:
+    its ``${...}`` parts are code), or "op" (anything else)."""
+    out: list[tuple[int, str, str]] = []
+    i, n, line = 0, len(source), 1
+    depth: list[int] = []  # open ``${`` of templates: the brace depth each returns at
+    braces = 0
+
+    def last() -> str:
+        return out[-1][2] if out and out[-1][1] != "text" else ("" if not out else '"')
+
+    def template(i: int, line: int) -> tuple[int, int]:
+        """Reads a template's literal part from ``i`` (after ` or }); stops after ` or at ${."""
+        start, chunk = line, []
+        while i < n:
+            c = source[i]
+            if c == "\\":
+                chunk.append(source[i:i + 2])
+                i += 2
+                continue
+            if c == "`":
+                out.append((start, "text", "".join(chunk)))
+                return i + 1, line
+            if source.startswith("${", i):
+                out.append((start, "text", "".join(chunk)))
+                depth.append(braces)
+                out.append((line, "op", "${"))
+                return i + 2, line
+            line += c == "\n"
+            chunk.append(c)
+            i += 1
+        return i, line
+
+    while i < n:
+        c = source[i]
+        if c == "\n":
+            line += 1
+            i += 1
+        elif c.isspace():
+            i += 1
+        elif source.startswith("//", i):
+            i = source.find("\n", i)
+            i = n if i < 0 else i
+        elif source.startswith("/*", i):
+            end = source.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            line += source.count("\n", i, end)
+            i = end
+        elif c in "'\"":
+            j = i + 1
+            while j < n and source[j] != c:
+                j += 2 if source[j] == "\\" else 1
+            out.append((line, "text", source[i + 1:j]))
+            i = j + 1
+        elif c == "`":
+            i, line = template(i + 1, line)
+        elif c == "/" and (not out or last() in _REGEX_AFTER):
+            j, in_class = i + 1, False  # a regular expression: read over, not counted
+            while j < n and (in_class or source[j] != "/"):
+                in_class = (in_class or source[j] == "[") and source[j] != "]"
+                j += 2 if source[j] == "\\" else 1
+            i = j + 1
+            while i < n and source[i].isalpha():
+                i += 1
+        elif c.isalpha() or c in "_$":
+            j = i
+            while j < n and (source[j].isalnum() or source[j] in "_$"):
+                j += 1
+            out.append((line, "name", source[i:j]))
+            i = j
+        else:
+            if c == "{":
+                braces += 1
+            elif c == "}":
+                if depth and depth[-1] == braces:
+                    depth.pop()
+                    i, line = template(i + 1, line)
+                    continue
+                braces -= 1
+            three = source[i:i + 3]
+            op = three if three in ("===", "!==") else source[i:i + 2] if source[i:i + 2] in ("==", "!=") else c
+            out.append((line, "op", op))
+            i += len(op)
+    return out
+
+
+def js_count(source: str) -> list[tuple[int, str]]:
+    games = _builtin()
+    finder = _Finder(games, set(_game_classes(tuple(games))))
+    # a table id's prefix as a table id writes it (upper case: "F3-DEMO"; a CSS class "wheel-box" is not one)
+    prefixes = re.compile(r"(?<![\w-])(" + "|".join(re.escape(s.id_prefix) + "-" for s in games.values()) + ")")
+    words = _words()
+    tokens = js_tokens(source)
+    hits = []
+    for k, (line, kind, text) in enumerate(tokens):
+        if kind == "name" and (text in finder.classes or finder.in_name.search(text)):
+            hits.append((line, text))
+        elif kind == "text":
+            near = [tokens[j] for j in (k - 2, k - 1, k + 1, k + 2) if 0 <= j < len(tokens)]
+            compared_with_kind = (any(t[2] in _COMPARE for t in near)
+                                  and any(t[1] == "name" and t[2].lower() in ("kind", "device", "device_kind") for t in near))
+            if text in finder.names and not (text in KINDS and compared_with_kind):
+                hits.append((line, repr(text)))
+            elif words.search(text) or prefixes.search(text):
+                hits.append((line, repr(text[:60])))
+    return hits
+
+
+@functools.cache
+def _words() -> re.Pattern:
+    """The games' words, titles and "Fortune 3" in a text (the device word ``wheel`` not among them)."""
+    games = _builtin()
+    words = [re.escape(g) for g in games if g not in KINDS]
+    words += [re.escape(s.title) for s in games.values()] + [re.escape(s.title.split(" Card")[0]) for s in games.values()]
+    return re.compile(r"(?<![A-Za-z0-9])(" + "|".join(words) + ")", re.I)
+
+
+def _scripts():
+    for package in SCANNED:
+        for path in sorted((ROOT / package).rglob("*.js")):
+            if GAMES_FOLDER not in path.parents:
+                yield path
+
+
+def js_mentions() -> dict[str, list[tuple[int, str]]]:
+    found = {}
+    for path in _scripts():
+        hits = js_count(path.read_text(encoding="utf-8"))
+        if hits:
+            found[str(path.relative_to(ROOT))] = hits
+    return found
+
+
+def test_no_built_in_game_is_named_in_the_pages_scripts_outside_its_folder():
+    scripts = list(_scripts())
+    assert any(p.name == "player.js" for p in scripts) and any(p.name == "console.js" for p in scripts)
+    found = js_mentions()
+    listed = "\n".join(f"{path}:{line}: {what}" for path, hits in found.items() for line, what in hits)
+    assert sum(len(h) for h in found.values()) == 0, f"built-in games named in the pages' scripts:\n{listed}"
+
+
+def test_the_script_count_sees_each_way_of_naming_a_game():
+    named = [
+        'if (tb.game === "fortune3") x();',
+        "const draw = { football, fortune3 }[tb.game];",
+        'betName("wheel", symbol);',
+        "t(`fortune3.hand.${c}`);",
+        'const help = "Remote Fortune 3 decisions";',
+        "const table = `F3-DEMO`;",
+        'x = `${a}football${b}`;',
+        "function football(tb) {}",
+    ]
+    for source in named:
+        assert js_count(source), source
+
+
+def test_a_scripts_comments_regexes_and_device_kinds_are_not_games():
+    quiet = [
+        "// Fortune 3: the Ante's even money",
+        "/* football's draw */ const x = 1;",
+        'const wheel = table.layout.kind === "wheel";',
+        'h("div", { class: "wheel-box" }, t("player.wheel"));',
+        "t(`${tb.game}.hand.${c}`, null, c);",
+        'const s = v.replace(/"fortune3"/g, "");',
+        "const u = 'http://x/y'; // fortune3",
+    ]
+    for source in quiet:
+        assert not js_count(source), source

@@ -91,6 +91,8 @@ def test_a_round_over_the_socket_with_own_results_and_bad_input_placing_nothing(
     for p in (lea, amy):
         out = p.wait(lambda m: m["type"] == "outcome")
         assert out["outcome"]["symbol"] == symbol and out["round_id"] == round_id
+        # (with the game's short result: the page's roadmap keeps it as it is, naming no game)
+        assert out["short"] == {"status": "settled", "symbol": symbol}
     mine = lea.wait(lambda m: m["type"] == "result")
     returned = Decimal(120 if symbol == "5" else 0) + Decimal(2 * ones if symbol == "1" else 0)
     five = next(b for b in mine["bets"] if b["bet"] == "5")

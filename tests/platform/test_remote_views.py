@@ -14,6 +14,7 @@ import pytest
 from gamehost import register
 from tablecore.errors import InputError
 from tablesim.games import registry
+from tablesim.platform.player.layouts import table_layout
 from tablesim.platform.player.public import short
 from tablesim.platform.player.rules import rules_of
 from tablesim.platform.tables import Offer, game_of, load_tables
@@ -44,6 +45,16 @@ def test_each_built_in_game_gives_its_paytable_and_its_remote_box():
     assert {g: (v.position, v.box) for g, v in views.items()} \
         == {"wheel": ("player", None), "football": ("box", "common"), "fortune3": ("box", "remote")}
     assert [g for g, v in views.items() if v.hand is not None] == ["fortune3"]
+
+
+def test_each_table_tells_the_page_its_scene_and_its_shared_hand():
+    """The page names no game: the scene it draws and the hand its players
+    decide on come with the table, from the game's remote view."""
+    drawn = {g: table_layout(_offer(registry.spec(g).table_id("DEMO"), g)) for g in ("wheel", "football", "fortune3")}
+    assert {g: d["scene"] for g, d in drawn.items()} == {"wheel": "spin", "football": "draw", "fortune3": "hands"}
+    assert {g: d["hand"] for g, d in drawn.items()} == {
+        "wheel": None, "football": None,
+        "fortune3": {"deciding": "decisions", "decisions": ["play", "fold"], "default": "fold", "stakes": {"play": "ante"}}}
 
 
 def test_the_shared_hand_is_only_where_the_profile_has_it():
@@ -81,6 +92,8 @@ def test_a_game_with_no_view_of_its_own_gets_the_defaults(monkeypatch):
         assert (view.position, view.box, view.profile, view.hand) == ("box", None, None, None)
         assert short("coin", {"status": "settled", "outcome": {"side": "heads"}}) == {"status": "settled"}
         assert rules_of("coin", spec.load_profile()) == {"profile": "toy"}
+        drawn = table_layout(_offer("COIN-7"))
+        assert (drawn["game"], drawn["scene"], drawn["hand"]) == ("coin", "", None)  # (the page: the felt only)
         assert spec.states() is not None and spec.states()("idle").value == "idle"
         # the platform takes it, by name or by its id's prefix
         assert game_of(_offer("COIN-7")) == "coin" and game_of(_offer("X-1", "coin")) == "coin"

@@ -28,6 +28,7 @@ class FootballView(RemoteView):
     """Remote players bet on the common box; the lobby lists the draw and the common box's total."""
 
     box = "common"
+    scene = "draw"
 
     def short(self, outcome: dict) -> dict:
         common = (outcome.get("boxes") or {}).get("common") or {}

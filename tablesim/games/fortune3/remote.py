@@ -196,6 +196,7 @@ class Fortune3View(RemoteView):
     """Remote players bet on the shared remote hand of the profile that has one."""
 
     box = REMOTE
+    scene = "hands"
     profile = "macau-2008-remote"
     hand = Fortune3Hand()
 

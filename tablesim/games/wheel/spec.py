@@ -23,6 +23,7 @@ class WheelView(RemoteView):
     the lobby lists the symbol."""
 
     position = "player"
+    scene = "spin"
 
     def short(self, outcome: dict) -> dict:
         return {"symbol": outcome.get("symbol")}

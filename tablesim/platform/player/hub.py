@@ -262,9 +262,10 @@ class Hub:
         rnd = self.rounds.rounds.get((rec.table_id, rec.round_id))
         if rnd is None or rnd.result is None:
             return
+        listed = short(live.view.game, rnd.result)  # (the roadmap's and the lobby's, the game's own short result)
         shown = {"type": "outcome", "table": live.offer.table, "round_id": rec.round_id, "seq": rec.seq,
-                 **outcome(rnd.result)}
-        live.results.appendleft({"round_id": rec.round_id, **short(live.view.game, rnd.result)})
+                 **outcome(rnd.result), "short": listed}
+        live.results.appendleft({"round_id": rec.round_id, **listed})
         live.events.append(shown)
         self.publish(live, shown)
         owners = set(rnd.owners)

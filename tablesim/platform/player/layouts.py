@@ -35,6 +35,10 @@ def table_layout(offer: Offer) -> dict:
     if game is not None:
         drawn = game_layout(game)
         out["layout"], out["limits"] = drawn["layout"], drawn["limits"]
+        view = registry.spec(game).remote_view()
         # (where the remote players bet at a table whose bets name a box: the game says)
-        out["box"] = registry.spec(game).remote_view().box if offer.position == "box" else None
+        out["box"] = view.box if offer.position == "box" else None
+        # how the page pictures the table, and the shared hand its players decide on: the game says
+        out["scene"] = view.scene
+        out["hand"] = view.hand.page() if view.hand is not None else None
     return out

@@ -39,7 +39,7 @@ export function spot(tb, bet, shown, ui) {
   const pays = rules.pays ? rules.pays[bet] : bet === "ante" ? rules.ante_pays : null;
   const upTo = bet === "pair_plus" && rules.pair_plus ? best(rules.pair_plus) : null;
   const commission = rules.commission ? rules.commission[bet] : null;
-  const colour = tb.game === "wheel" ? SYMBOL_COLOURS[bet] : null;
+  const colour = tb.scene === "spin" ? SYMBOL_COLOURS[bet] : null;  // (a wheel's spot in its symbol's colour)
   return h("button", { class: `spot${shown.won ? " win" : ""}`, "data-bet": bet, disabled: !tb.betting, onclick: ui.onSpot(bet),
     style: colour ? `--sym:${colour}` : null },
   h("span", { class: "name" }, betName(tb.game, bet)),

@@ -1,6 +1,9 @@
 // The remote player's page: the lobby and one table at a time, over the
 // platform's WebSocket (/ws; the protocol is in docs/player.md). Every word
 // comes from the catalogs (words.js); amounts stay decimal texts throughout.
+// No game is named here: what differs between games comes with the table
+// from its game's remote view (``scene``, the shared ``hand``, ``box``, the
+// layout and rules) and each result with its game's ``short``.
 import { loadWords, t, has, amount, languageSwitch, fillTexts } from "/i18n/words.js";
 import { add, times, sign } from "/player/money.js";
 import { scene } from "/player/scene.js";
@@ -192,8 +195,11 @@ const HANDLERS = {
     if (m.table !== S.table) return;
     const tb = S.tables[m.table];
     if (m.kind === "state") {
-      // Fortune 3: the decisions closed and this player, with an Ante on the hand, never decided: the table folded them
-      if (m.data.previous === "decisions" && tb.game === "fortune3" && S.decided !== tb.round_id && sign(placedNow().ante || "0") > 0) {
+      // a shared hand's decisions closed and this player, with a bet they stake on the hand, never decided:
+      // the table gave them the hand's default (Fortune 3: the Ante's player folded)
+      const hand = tb.hand;
+      if (hand && m.data.previous === hand.deciding && S.decided !== tb.round_id
+          && Object.values(hand.stakes || {}).some((bet) => sign(placedNow()[bet] || "0") > 0)) {
         S.timedOut = tb.round_id;
         say(() => t("player.folded_timeout"), true);
       }
@@ -212,7 +218,7 @@ const HANDLERS = {
     if (m.table !== S.table) return;
     S.events.push(m);
     const tb = S.tables[m.table];
-    S.roadmap = [short(tb.game, m), ...S.roadmap.filter((r) => r.round_id !== m.round_id)].slice(0, 50);
+    S.roadmap = [short(m), ...S.roadmap.filter((r) => r.round_id !== m.round_id)].slice(0, 50);
     renderScene(); renderRoadmap();
   },
   result(m) {
@@ -311,11 +317,12 @@ function newRound(tb) {
 
 // --- the views -----------------------------------------------------------------
 
-function lastText(game, r) {
+// A short result (the game's) as the lobby lists it, in the words of the table's scene.
+function lastText(tb, r) {
   if (r.status !== "settled") return t("state.void");
-  if (game === "wheel") return betName("wheel", r.symbol);
-  if (game === "football") return `${t("player.draw", { draw: r.draw })} · ${t("player.total", { total: r.total })}`;
-  return r.hand ? t(`fortune3.hand.${r.hand}`, null, r.hand) : "—";
+  if (tb.scene === "spin") return betName(tb.game, r.symbol);
+  if (tb.scene === "draw") return `${t("player.draw", { draw: r.draw })} · ${t("player.total", { total: r.total })}`;
+  return r.hand ? t(`${tb.game}.hand.${r.hand}`, null, r.hand) : "—";
 }
 
 function limitsOf(tb) {
@@ -337,7 +344,7 @@ function renderLobby() {
       h("span", { class: "small" }, t("player.limits", { min: money(low, tb.currency), max: money(high, tb.currency) })),
       h("span", { class: "small" }, t("player.players", { n: tb.players || 0 })),
       h("span", { class: "small" }, t("player.last_results")),
-      h("div", { class: "last" }, (tb.last || []).length ? tb.last.map((r) => h("span", {}, lastText(tb.game, r))) : t("player.no_results")),
+      h("div", { class: "last" }, (tb.last || []).length ? tb.last.map((r) => h("span", {}, lastText(tb, r))) : t("player.no_results")),
       h("button", { class: "primary", onclick: () => watch(tb.table) }, t("player.open_table")));
   }));
 }
@@ -367,9 +374,9 @@ function renderHead() {
   $("table-title").textContent = `${t(`game.${tb.game}`, null, tb.game)} · ${t("player.table", { table: tb.table })}`;
   $("round").textContent = tb.round_id ? t("player.round", { round: tb.round_id }) : "";
   $("state").textContent = stateName(tb.game, tb.state);
-  const f3 = tb.game === "fortune3";
-  $("fold-notice").hidden = !f3;
-  $("decide").hidden = !(f3 && tb.state === "decisions" && S.decided !== tb.round_id && S.timedOut !== tb.round_id);
+  const hand = tb.hand;  // (a shared hand whose players decide: its notice, its decisions while it waits for them)
+  $("fold-notice").hidden = !hand;
+  $("decide").hidden = !(hand && tb.state === hand.deciding && S.decided !== tb.round_id && S.timedOut !== tb.round_id);
   tick();
 }
 
@@ -504,9 +511,9 @@ function recallLine(r) {
   const game = tb.game || "";
   const o = r.outcome || {};
   const what = r.status !== "settled" ? t("state.void")
-    : game === "wheel" ? t("player.symbol", { symbol: betName("wheel", o.symbol) })
-      : game === "football" ? t("player.draw", { draw: o.draw })
-        : o.dealer && o.dealer.hand ? `${t("player.dealer_hand")}: ${t(`fortune3.hand.${o.dealer.hand}`, null, o.dealer.hand)}` : "";
+    : tb.scene === "spin" ? t("player.symbol", { symbol: betName(game, o.symbol) })
+      : tb.scene === "draw" ? t("player.draw", { draw: o.draw })
+        : o.dealer && o.dealer.hand ? `${t("player.dealer_hand")}: ${t(`${game}.hand.${o.dealer.hand}`, null, o.dealer.hand)}` : "";
   const missed = S.missed.includes(r.round_id);
   return h("li", { class: missed ? "missed-round" : "", "data-round": r.round_id },
     h("div", {}, h("b", {}, r.round_id), " · ", what, missed ? h("span", { class: "tag away" }, t("player.away_tag")) : ""),

@@ -1,8 +1,10 @@
-// What happens at the table, per game, drawn from the round's public events
-// only (never ahead of them): the wheel from the table's own layout, turning
-// while the sensor reports motion and at rest on the segment it reported;
-// cards in their places, face down until the table reveals them; football's
-// draw as its display shows it. There is no video: this stands in for it.
+// What happens at the table, drawn from the round's public events only
+// (never ahead of them), as the scene the game's remote view names
+// (``tb.scene``; no game is named here): "spin", the wheel from the table's
+// own layout, turning while the sensor reports motion and at rest on the
+// segment it reported; "hands", cards in their places, face down until the
+// table reveals them; "draw", a number draw as its display shows it beside
+// the common box's cards. There is no video: this stands in for it.
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 const SVG = "http://www.w3.org/2000/svg";
 //: each wheel symbol's colour (the felt's spots and the roadmap use the same)
@@ -71,14 +73,14 @@ function wheelSvg(layout, ui) {
     rotor.append(label);
   });
   rotor.append(svg("circle", { r: "40", fill: "#2b1d0e" }), svg("circle", { r: "34", fill: "#14583a", stroke: "#d4a017", "stroke-width": "2" }));
-  return svg("svg", { viewBox: "-100 -100 200 200", class: "wheel", role: "img", "aria-label": ui.t("player.wheel") },
+  return svg("svg", { viewBox: "-100 -100 200 200", class: "wheel-disc", role: "img", "aria-label": ui.t("player.wheel") },
     svg("circle", { r: "99", fill: "#2b1d0e" }), rotor,
     svg("path", { d: "M -7 -104 L 7 -104 L 0 -88 Z", fill: "#fff", stroke: "#111", "stroke-width": "1", class: "pointer" }));
 }
 
 // The wheel is drawn once per table and kept: its motion goes on across the
 // redraws of the rest (each revolution reported is a redraw).
-function wheel(box, tb, events, ui) {
+function spinScene(box, tb, events, ui) {
   const { t, h, betName } = ui;
   const started = last(events, "spin_started");
   const spin = last(events, "spin_result");
@@ -111,14 +113,14 @@ function wheel(box, tb, events, ui) {
   }
   pic.classList.toggle("moving", moving);
   const line = symbol
-    ? t("player.symbol", { symbol: betName("wheel", symbol) }) + (spin && spin.data.turns ? ` · ${t("player.turns", { n: ui.amount(spin.data.turns) })}` : "")
+    ? t("player.symbol", { symbol: betName(tb.game, symbol) }) + (spin && spin.data.turns ? ` · ${t("player.turns", { n: ui.amount(spin.data.turns) })}` : "")
     : moving ? `${t("player.spinning")}${turn ? ` · ${t("player.turn", { n: turn.data.n })}` : ""}` : t("player.wheel_waiting");
   box.querySelector(".scene-line").replaceChildren(h("div", { class: "big", id: "spin", "data-symbol": symbol || "", "aria-live": "polite" }, line));
 }
 
-// --- football -----------------------------------------------------------------
+// --- a draw of numbers ------------------------------------------------------------
 
-function football(tb, events, ui) {
+function drawScene(tb, events, ui) {
   const { t, h, betName } = ui;
   const draw = last(events, "draw");
   const out = last(events, "outcome");
@@ -128,36 +130,38 @@ function football(tb, events, ui) {
     h("span", { class: "nums" }, (nums || []).map((n) => h("b", { class: "num" }, String(n)))));
   const display = h("div", { id: "draw", class: "draw-display", "aria-live": "polite" },
     h("div", { class: "draw-no" }, draw ? t("player.draw", { draw: draw.data.draw }) : t("player.draw_waiting")),
-    row(betName("football", "upper"), draw ? draw.data.upper : [], "up"),
-    row(betName("football", "middle"), middle, "mid"),
-    row(betName("football", "lower"), draw ? draw.data.lower : [], "down"));
-  const codes = dealtTo(events, "common");
+    row(betName(tb.game, "upper"), draw ? draw.data.upper : [], "up"),
+    row(betName(tb.game, "middle"), middle, "mid"),
+    row(betName(tb.game, "lower"), draw ? draw.data.lower : [], "down"));
+  const codes = dealtTo(events, tb.box || "common");
   return [h("div", { class: "scene-row" }, display,
     h("div", { class: "box" }, h("span", { class: "small" }, t("player.common_box")), place("common-cards", codes, Math.max(2, codes.length), ui),
       common ? h("div", { id: "common-total", class: "big" }, t("player.total", { total: common.total })) : null))];
 }
 
-// --- Fortune 3 -----------------------------------------------------------------
+// --- the dealer's hand and the remote hand -------------------------------------------
 
-function fortune3(tb, events, ui) {
+function handsScene(tb, events, ui) {
   const { t, h } = ui;
+  const rank = (c) => t(`${tb.game}.hand.${c}`, null, c);  // (a hand's rank in the game's words)
   const mine = tb.box || "remote";
   const dealer = last(events, "dealer");
   const ranked = events.filter((e) => e.kind === "card" && e.data.to === mine && e.data.hand).pop();
   const dealerCodes = dealer ? dealer.data.cards : dealtTo(events, "dealer");
   return [h("div", { class: "scene-row" },
     h("div", { class: "box" }, h("span", { class: "small" }, t("player.dealer_hand")), place("dealer-cards", dealerCodes, 3, ui),
-      h("div", { id: "dealer-rank" }, dealer ? `${t(`fortune3.hand.${dealer.data.hand}`, null, dealer.data.hand)} · ${
+      h("div", { id: "dealer-rank" }, dealer ? `${rank(dealer.data.hand)} · ${
         t(dealer.data.qualifies ? "player.qualifies" : "player.not_qualifies")}` : "")),
     h("div", { class: "box" }, h("span", { class: "small" }, t("player.remote_hand")), place("remote-cards", dealtTo(events, mine), 3, ui),
-      h("div", { id: "own-rank", class: "big" }, ranked ? t("player.your_hand", { hand: t(`fortune3.hand.${ranked.data.hand}`, null, ranked.data.hand) }) : "")))];
+      h("div", { id: "own-rank", class: "big" }, ranked ? t("player.your_hand", { hand: rank(ranked.data.hand) }) : "")))];
 }
 
-// Draws the table's scene into ``box`` (the wheel kept across redraws; the rest drawn again).
+// Draws the table's scene into ``box`` (the wheel kept across redraws; the rest drawn again;
+// a game whose remote view names no scene: none, the felt only).
 export function scene(box, tb, events, ui) {
   if (!tb.layout) { box.replaceChildren(); return; }
   const more = { ...ui, round: tb.round_id };
-  if (tb.game === "wheel") { wheel(box, tb, events, more); return; }
-  const draw = { football, fortune3 }[tb.game];
+  if (tb.scene === "spin") { spinScene(box, tb, events, more); return; }
+  const draw = { draw: drawScene, hands: handsScene }[tb.scene];
   box.replaceChildren(...(draw ? draw(tb, events, more).filter((x) => x) : []));
 }
