@@ -116,9 +116,23 @@ def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
             open_table(p, WHEEL)
         round_id = betting_on(setup, setup.wheel, (ann, amy), "1")
         assert "秒後停止下注" in text(ann, "#timer") and "fecham" in text(amy, "#timer")
+        # the felt: a chip of its own colour per value, the table's smallest chosen from the start; each spot its pay and limits
+        chips = ann.evaluate("[...document.querySelectorAll('#chips .chip')].map((c) => [c.dataset.amount,"
+                             " getComputedStyle(c).backgroundColor, c.getAttribute('aria-pressed')])")
+        assert len({colour for _, colour, _ in chips}) == len(chips) == 5, chips
+        assert [amount for amount, _, pressed in chips if pressed == "true"] == ["1"], chips
+        for spot in amy.evaluate("[...document.querySelectorAll('.spot')].map((s) => s.innerText)"):
+            assert re.search(r"paga \d+ para 1", spot) and re.search(r"1 – 10\D?000", spot), spot
         for s in ("1", "3", "5", "10", "20", "joker", "logo"):
             bet(ann, s, "5")  # one of them wins whatever the wheel says
         bet(amy, "joker", "1")
+        assert text(ann, "#total-bet") == "35 MOP" and text(amy, "#total-bet") == "1 MOP"
+        # placed (the table's) and waiting (not sent yet) chips are stacked apart, drawn differently
+        amy.click(".spot[data-bet='joker']")
+        kinds = amy.evaluate("[...document.querySelectorAll(\".spot[data-bet='joker'] .stack .mini\")].map((c) =>"
+                             " [c.classList.contains('placed'), getComputedStyle(c).borderStyle])")
+        assert kinds == [[True, kinds[0][1]], [False, kinds[1][1]]] and kinds[0][1] != kinds[1][1], kinds
+        amy.click("#clear")
         shot(amy, "wheel-desktop")
         setup.wheel.act("close_betting")
         setup.wheel.act("spin")
@@ -138,6 +152,7 @@ def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
         assert segments == len(wheel) == 52 and wheel[under] == symbol
         # amy's browser asks for reduced motion: her wheel is put at rest without turning there; ann's turns
         assert amy.evaluate("document.querySelector('#rotor').getAnimations().length") == 0
+        assert amy.evaluate("document.getAnimations().length") == 0  # (nothing else moves on her page: banner, cards, timer)
         assert ann.evaluate("document.querySelector('#rotor').classList.contains('settle')")
         assert abs(float(amy.evaluate("document.querySelector('#rotor').dataset.angle")) + under * 360 / 52) < 1e-6
         assert "voltas" in text(amy, "#spin") and "圈" in text(ann, "#spin")  # the turns the sensor counted
@@ -146,6 +161,12 @@ def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
         assert text(ann, "#result").count("MOP") >= 7  # each of her bets, with its result
         amy_net = text(amy, "#result .round-net b")
         assert amy_net.startswith("+45" if symbol == "joker" else "\u22121"), amy_net  # her own, not ann's, signed
+        # the banner: a win celebrated with its net, a loss said plainly with its own; the last win kept beside the total bet
+        for p in (ann, amy):
+            net = text(p, "#result .round-net b")
+            assert text(p, "#banner-net") == net
+            assert p.get_attribute("#banner", "class") == ("banner win" if net.startswith("+") else "banner loss"), net
+            assert text(p, "#last-win") == (net[1:] if net.startswith("+") else "—")
         assert amy.locator("#result li").count() == 1 and ann.locator("#result li").count() == 7
         ann.wait_for_selector(f"#recall li[data-round='{round_id}']")
         shot(amy, "wheel-result-desktop")
@@ -690,6 +711,7 @@ def test_each_view_fits_both_sizes_in_each_language_and_is_labelled_reachable_an
     context, eve = player(chromium, setup, "al", "en-US")
     console: list[str] = []
     eve.on("console", lambda msg: console.append(msg.text) if msg.type == "error" else None)
+    rules: dict[str, dict[str, str]] = {}
     try:
         eve.click("#rules-open") if eve.locator("#rules-open").is_visible() else None
         for lang in ("en", "pt", "zh-Hant"):
@@ -706,6 +728,10 @@ def test_each_view_fits_both_sizes_in_each_language_and_is_labelled_reachable_an
                         eve.click("#rules-open")
                     eve.wait_for_selector("#paytable table")
                     where = (lang, size["width"], table)
+                    # the paytable and rules in the language chosen, every word from its catalog (no id shown raw)
+                    pays = text(eve, "#paytable")
+                    assert not re.search(r"\b[a-z]+[._][a-z_.]+\b", pays), (where, pays)
+                    rules.setdefault(table, {})[lang] = pays
                     assert not access.outside(eve), (where, access.outside(eve))
                     assert not clipped(eve), (where, clipped(eve))  # (no label cut by its box in any language)
                     assert not access.unlabelled(eve), (where, access.unlabelled(eve))
@@ -715,6 +741,7 @@ def test_each_view_fits_both_sizes_in_each_language_and_is_labelled_reachable_an
                     VIEWS.mkdir(parents=True, exist_ok=True)  # (every game x language x size: artifacts, not docs)
                     eve.screenshot(path=str(VIEWS / f"{table}-{lang}-{size['width']}.png"))
                     eve.click("#to-lobby")
+        assert all(len(set(by.values())) == 3 for by in rules.values()), rules  # (each language its own words)
         assert not eve.errors and not console, (eve.errors, console)
     finally:
         context.close()
