@@ -97,3 +97,25 @@ def test_systemd_analyze_verifies_the_unit_and_rates_it_ok(name, tmp_path):
     if score is None:
         pytest.skip(f"this systemd-analyze rates no unit file offline: {(rated.stderr or rated.stdout)[-200:]}")
     assert float(score.group(1)) <= OK, rated.stdout[-3000:]
+
+
+def test_the_dealer_screen_is_confined_as_a_kiosk_browser_allows_and_rated_ok(tmp_path):
+    """The dealer screen (cage and Chromium on tty1) keeps its seat's devices and
+    the user namespaces Chromium's sandbox is built from; everything else is
+    taken away, and a refused call is answered EPERM, never a killed browser."""
+    screen = ROOT / "config" / "systemd" / "tablesim-screen.service"
+    s = settings(screen)
+    for key, value in (("NoNewPrivileges", "yes"), ("ProtectSystem", "strict"), ("ProtectHome", "yes"),
+                       ("PrivateTmp", "yes"), ("CapabilityBoundingSet", ""), ("SystemCallErrorNumber", "EPERM"),
+                       ("SystemCallArchitectures", "native"), ("User", "tablesim-screen")):
+        assert s[key] == [value], key
+    assert "RestrictNamespaces" not in s and "PrivateDevices" not in s and "MemoryDenyWriteExecute" not in s
+    assert s["ReadWritePaths"] == ["-/run/user"]  # (the compositor's Wayland socket)
+    assert all(group not in s["SystemCallFilter"][0] for group in ("@mount", "@resources", "@privileged"))
+    analyze = analyzer()
+    rated = subprocess.run([analyze, "security", "--offline=yes", str(screen)], capture_output=True, text=True,
+                           timeout=120)
+    score = re.search(r"Overall exposure level for \S+: (\d+\.\d+) (\w+)", rated.stdout + rated.stderr)
+    if score is None:
+        pytest.skip(f"this systemd-analyze rates no unit file offline: {(rated.stderr or rated.stdout)[-200:]}")
+    assert float(score.group(1)) <= OK, rated.stdout[-3000:]
