@@ -30,7 +30,6 @@ it (``def stop_devices(self, note: Void) -> None``).
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -52,7 +51,7 @@ class CardRound(RoundState):
     cards: dict[str, list[DealtCard]] = field(default_factory=dict)  # each one's cards as dealt
     targets: list[str] = field(default_factory=list)  # who gets each next card (or hand)
     set_aside: list[DealtCard] = field(default_factory=list)  # out of the pack, in no hand
-    copies: Counter[Card] = field(default_factory=Counter)  # each card's copies out of the pack this round
+    copies: dict[Card, int] = field(default_factory=dict)  # each card's copies out of the pack this round
     round_cards: list[Card] = field(default_factory=list)  # every card out of the pack this round, in order
 
 
@@ -99,8 +98,8 @@ class Pack:
         self.taken += 1
         rnd.round_cards.append(card)
         copies = rnd.copies
-        copies[card] += 1
-        return copies[card]
+        n = copies[card] = copies.get(card, 0) + 1  # (a plain dict: a Counter's missing key costs a call)
+        return n
 
 
 class CardTable(GameTable):
@@ -120,7 +119,9 @@ class CardTable(GameTable):
     by_card: bool = True
 
     def on_card(self, event: CardRead) -> None:
-        self.read_card(event.card, event.exposed, self.stale_card(event))
+        # (``stale_card`` inline: every card of every round comes this way)
+        rid = event.round_id
+        self.read_card(event.card, event.exposed, bool(rid) and rid != self.round_id)
 
     def read_card(self, card: Card, exposed: bool, stale: bool = False) -> None:
         """A card the reader read (``stale``: for another round)."""
@@ -135,8 +136,14 @@ class CardTable(GameTable):
     def count_out(self, card: Card) -> bool:
         """Count a card out of the pack this round; False if the pack cannot
         hold that many copies of it: a device fault, the round is void."""
-        copies = self.pack.take(self.round, card)
-        if copies <= self.pack.decks:
+        # (``Pack.take`` inline: every card of every round comes this way)
+        pack = self.pack
+        pack.taken += 1
+        rnd = self.round
+        rnd.round_cards.append(card)
+        seen = rnd.copies
+        copies = seen[card] = seen.get(card, 0) + 1
+        if copies <= pack.decks:
             return True
         self.emit(Fault(device=self.card_device_name(), code=self.DUPLICATE_FAULT, severity="E",
                         text=self.duplicate_text(card, copies)))
@@ -245,18 +252,17 @@ class DealLog:
                 continue
             hand = rnd.cards[who]
             hand.append(d)
+            by_card = t.by_card
             if live:
-                self._note_placed(who, d)
+                # who got the latest card (a shoe's) or the cards of one hand (a shuffler's)
+                placed = rnd.last_placed
+                if by_card or placed is None or placed[0] != who:
+                    rnd.last_placed = placed = (who, [])
+                placed[1].append(d)
                 if t.observed:
                     t.emit(CardDealt(to=who, card=d.code))
-            if t.by_card or len(hand) == self.hand:
+            if by_card or len(hand) == self.hand:
                 rnd.targets.pop(0)
-
-    def _note_placed(self, who: str, d: DealtCard) -> None:
-        rnd = self.table.round
-        if self.table.by_card or rnd.last_placed is None or rnd.last_placed[0] != who:
-            rnd.last_placed = (who, [])
-        rnd.last_placed[1].append(d)
 
     def latest(self) -> int | None:
         """The latest card or hand dealt, unless it was already declared stray
