@@ -23,19 +23,41 @@ class WalletMetrics:
         self.writes = Counter("tablesim_wallet_writes", "Debits, credits and cancels by status, alone or in a "
                               "batch.", ["kind", "status"], registry=r)
 
+        # (a child by its labels, looked up once: ``labels()`` costs more than the count itself)
+        self._requests: dict[tuple[str, str], object] = {}
+        self._seconds: dict[str, object] = {}
+        self._writes: dict[tuple[str, str], object] = {}
+
     def request(self, call: str, status: p.Status, seconds: float) -> None:
-        self.requests.labels(call, status.value).inc()
-        self.seconds.labels(call).observe(seconds)
+        key = (call, status.value)
+        child = self._requests.get(key)
+        if child is None:
+            child = self._requests[key] = self.requests.labels(*key)
+        child.inc()
+        timer = self._seconds.get(call)
+        if timer is None:
+            timer = self._seconds[call] = self.seconds.labels(call)
+        timer.observe(seconds)
 
     def batch_writes(self, items: list, results: list) -> None:
-        """A batch's writes: each parsed record (or its refusal) and the ledger's (status, answer)."""
+        """A batch's writes: each parsed record (or its refusal) and the ledger's (status, answer),
+        told to the counters once per kind and status, with their number."""
         done = iter(results)
+        counts: dict[tuple[str, str], int] = {}
         for item in items:
             got = item if isinstance(item, p.Refused) else next(done, None)
             if isinstance(got, p.Refused):
-                kind, status = "refused_write", got.status.value
+                key = ("refused_write", got.status.value)
             elif isinstance(got, tuple):
-                kind, status = type(item).__name__.lower(), got[0].value
+                key = (_KINDS.get(type(item)) or type(item).__name__.lower(), got[0].value)
             else:
                 continue
-            self.writes.labels(kind, status).inc()
+            counts[key] = counts.get(key, 0) + 1
+        for key, n in counts.items():
+            child = self._writes.get(key)
+            if child is None:
+                child = self._writes[key] = self.writes.labels(*key)
+            child.inc(n)
+
+
+_KINDS = {p.Debit: "debit", p.Credit: "credit", p.Cancel: "cancel"}

@@ -270,6 +270,33 @@ def parse(call: str, data: dict):
     return record
 
 
+#: a debit's fields, all required
+_DEBIT_FIELDS = frozenset(("transaction_id", "player", "currency", "amount", "table", "round"))
+
+
+def quick_debit(data: dict) -> Debit | None:
+    """A debit whose fields are plainly right (nearly every one is), read
+    without ``parse``'s field-by-field bookkeeping; None for any other,
+    which ``parse`` reads and refuses in its own words. It takes exactly
+    what ``parse("debit", data)`` takes."""
+    if data.keys() != _DEBIT_FIELDS:
+        return None
+    tid, player, currency, amount = data["transaction_id"], data["player"], data["currency"], data["amount"]
+    table, round_id = data["table"], data["round"]
+    if not (type(tid) is str and ID.fullmatch(tid) and type(player) is str and ID.fullmatch(player)
+            and type(currency) is str and CURRENCY.fullmatch(currency) and type(table) is str
+            and ID.fullmatch(table) and type(round_id) is str and ID.fullmatch(round_id)
+            and type(amount) is str and amount == amount.strip()):
+        return None
+    try:
+        value = read_amount(amount)
+    except ValueError:
+        return None
+    if value <= 0:
+        return None
+    return Debit(tid, player, currency, value, table, round_id)
+
+
 def _transactions(f: _Fields) -> Transactions:
     record = Transactions(f.text("request_id", ID), f.text("table", ID, False), f.text("round", ID, False),
                           f.text("since", TIME, False), f.text("until", TIME, False),
@@ -283,17 +310,25 @@ def _transactions(f: _Fields) -> Transactions:
     return record
 
 
+#: the encoders, made once (``json.dumps`` with arguments makes an encoder a call: a write makes two);
+#: their bytes are those ``json.dumps`` made with the same arguments (a kept digest or answer still matches)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+_ANSWER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True).encode
+
+
 def canonical(record) -> bytes:
     """A request's content, independent of how its JSON was spelled: what a
     repeat of its transaction id must match."""
-    fields = {k: (fmt(v) if isinstance(v, Decimal) else list(v) if isinstance(v, tuple) else v)
-              for k, v in ((name, getattr(record, name)) for name in record.__slots__)}
-    return json.dumps([type(record).__name__, fields], sort_keys=True, separators=(",", ":")).encode()
+    fields = {}
+    for name in record.__slots__:
+        v = getattr(record, name)
+        fields[name] = fmt(v) if type(v) is Decimal else list(v) if type(v) is tuple else v
+    return _CANONICAL([type(record).__name__, fields]).encode()
 
 
 def encode(answer: dict) -> bytes:
     """An answer's bytes (kept and repeated byte for byte for a repeated transaction id)."""
-    return json.dumps(answer, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    return _ANSWER(answer).encode("ascii")
 
 
 def error_answer(status: Status, message: str) -> bytes:

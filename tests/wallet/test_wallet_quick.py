@@ -1,0 +1,81 @@
+"""The wallet's quick ways for the common write: what they take is exactly
+what the full reading takes, byte for byte what it answered before."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from decimal import Decimal
+
+from tablecore.money import fmt
+from tablesim.wallet import batch, protocol as p
+from tablesim.wallet.ledger import SCHEMA
+from tablesim.wallet.metrics import WalletMetrics
+
+BASE = {"transaction_id": "d-1", "player": "p1", "currency": "MOP", "amount": "1.50", "table": "T1", "round": "r-1"}
+ODD = [None, 1, 1.5, True, "", " x", "x ", "é", "a" * 101, "-1", "0", "0.00", "1e5", "1E+2", " 1", "NaN",
+       "Infinity", "1_000", "０", "01", "1.", ".5", "abc", ["x"], {"a": 1}]
+
+
+def _full(data):
+    try:
+        return p.parse("debit", data)
+    except p.Refused as refused:
+        return refused
+
+
+def test_quick_debit_takes_only_what_parse_takes_and_reads_it_the_same():
+    cases = [BASE, {**BASE, "extra": 1}]
+    for field in BASE:
+        cases += [{**BASE, field: value} for value in ODD]
+        cases.append({k: v for k, v in BASE.items() if k != field})
+    taken = 0
+    for case in cases:
+        quick, full = p.quick_debit(case), _full(case)
+        if quick is not None:
+            taken += 1
+            assert quick == full, case
+    assert p.quick_debit(BASE) == p.Debit("d-1", "p1", "MOP", Decimal("1.50"), "T1", "r-1")
+    assert taken > 10
+
+
+def test_a_batch_refuses_a_bad_debit_in_the_full_readings_words():
+    _, items = batch.parse({"request_id": "b-1", "calls": [
+        {"call": "debit", "request": BASE}, {"call": "debit", "request": {**BASE, "amount": " 2"}}]})
+    assert items[0] == p.Debit("d-1", "p1", "MOP", Decimal("1.50"), "T1", "r-1")
+    assert isinstance(items[1], p.Refused) and "has spaces around it" in items[1].message
+
+
+def test_canonical_and_answers_are_the_bytes_json_dumps_made():
+    """A repeated transaction id is matched by its digest and answered with its kept bytes:
+    the encoders made once must write what ``json.dumps`` wrote before them."""
+    records = [p.Debit("d-1", "p1", "MOP", Decimal("1.50"), "T", "r"),
+               p.Credit("c", "p", "MOP", Decimal("0"), "T", "r", ("a", "b")), p.Cancel("x", "p", "T", "r", "d")]
+    for record in records:
+        fields = {k: (fmt(v) if isinstance(v, Decimal) else list(v) if isinstance(v, tuple) else v)
+                  for k, v in ((name, getattr(record, name)) for name in record.__slots__)}
+        assert p.canonical(record) == json.dumps([type(record).__name__, fields], sort_keys=True,
+                                                 separators=(",", ":")).encode()
+    answer = {"status": "ok", "transaction_id": "é\u2028", "balance": "1.00", "message": None}
+    assert p.encode(answer) == json.dumps(answer, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def test_a_batch_s_writes_counted_by_kind_and_status():
+    m = WalletMetrics()
+    items = [p.Debit("a", "p", "MOP", Decimal(1), "T", "r"), p.Refused(p.Status.INVALID_REQUEST, "no"),
+             p.Debit("b", "p", "MOP", Decimal(1), "T", "r"), p.Cancel("c", "p", "T", "r", "a")]
+    results = [(p.Status.OK, b""), (p.Status.INSUFFICIENT_FUNDS, b""), (p.Status.OK, b"")]
+    m.batch_writes(items, results)
+    m.batch_writes(items, results)
+    got = {(s.labels["kind"], s.labels["status"]): s.value for metric in m.registry.collect()
+           for s in metric.samples if s.name == "tablesim_wallet_writes_total"}
+    assert got == {("debit", "ok"): 2, ("debit", "insufficient_funds"): 2, ("cancel", "ok"): 2,
+                   ("refused_write", "invalid_request"): 2}
+
+
+def test_whether_a_round_is_credited_is_one_lookup_of_the_credits_only():
+    db = sqlite3.connect(":memory:")
+    db.executescript(SCHEMA)
+    plan = db.execute("EXPLAIN QUERY PLAN SELECT 1 FROM tx WHERE tbl=? AND round=? AND player=? AND "
+                      "kind='credit' AND status='ok'", ("T", "r", "p")).fetchall()
+    assert "tx_credited" in str(plan)
