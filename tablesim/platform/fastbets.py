@@ -62,6 +62,10 @@ def read_json(body: bytes) -> dict | Answer:
     return doc
 
 
+#: an answer's JSON, the encoder made once (``json.dumps`` with arguments makes one a bet)
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+
+
 class _Float:
     """A JSON number with a point: kept apart, so an amount given as one is refused, never read as a float."""
 
@@ -84,7 +88,7 @@ class FastBets:
         answer = await self._answer(scope, receive)
         if answer is None:  # (the client went away before its body came: nothing was done)
             return
-        body = json.dumps(answer.body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+        body = _encode(answer.body).encode()
         await send({"type": "http.response.start", "status": answer.http, "headers": [
             (b"content-length", str(len(body)).encode()), (b"content-type", b"application/json"), *closing(answer)]})
         await send({"type": "http.response.body", "body": body})

@@ -202,6 +202,10 @@ class BusBets:
         results = reply.get("results")
         if not isinstance(results, list):
             return wire.canonical(reply)
+        if all(r.get("receipt") is None or r["receipt"].get("v") == 2 for r in results):
+            # (a group's receipts: the whole reply in one encoder call is the same bytes as the
+            # pieces below, for half their cost: one call a reply, not two a bet)
+            return _encode(reply).encode()
         out = []
         for result in results:
             receipt = result.get("receipt")
@@ -287,8 +291,12 @@ class BusBets:
         return made[0]
 
 
+#: compact JSON, the encoder made once (``json.dumps`` with arguments makes one a call)
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
 def _dumps(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    return _encode(value).encode()
 
 
 class _RoundRefs:
