@@ -474,9 +474,13 @@ def test_two_players_in_two_languages_decide_on_their_own_on_the_shared_remote_h
 
 
 def test_a_reconnect_during_the_decisions_shows_the_hand_again_and_takes_the_decision(chromium, f3):
+    """... and a second page of the same player (another tab) is told the
+    decision the first took: it no longer offers it, and never takes the
+    round's close for a fold on time-out."""
     (c1, ada), (c2, abe) = f3_player(chromium, f3, "ada", "en-US"), f3_player(chromium, f3, "abe", "pt-PT", PHONE)
+    c3, ada2 = f3_player(chromium, f3, "ada", "en-US")
     try:
-        rid = start_deciding(f3, (ada, abe), ((ada, ("ante", "25")), (abe, ("ante", "5"))))
+        rid = start_deciding(f3, (ada, abe, ada2), ((ada, ("ante", "25")), (abe, ("ante", "5"))))
         hand = cards(ada, "remote-cards")
         ada.reload()  # the socket is gone mid-round; the page comes back with the same session
         ada.wait_for_selector("#decide:not([hidden])")
@@ -491,18 +495,24 @@ def test_a_reconnect_during_the_decisions_shows_the_hand_again_and_takes_the_dec
         until(abe, "document.querySelector('#said').textContent.includes('Desiste')")
         ada.click("#play")
         until(ada, "document.querySelector('#said').textContent.includes('You play')")
+        until(ada2, "document.querySelector('#said').textContent.includes('You play')")  # (her other tab)
+        assert ada2.locator("#decide").is_hidden()
         f3.wait_state(("complete",), "the round never settled", timeout=120)
         ada.wait_for_selector("#result:not([hidden]) .round-net")
+        ada2.wait_for_selector("#result:not([hidden]) .round-net")
+        assert "folded" not in text(ada2, "#said") and "folded" not in text(ada2, "#banner")
+        assert text(ada2, "#result .round-net b") == text(ada, "#result .round-net b")
         remote = f3.result(rid)["outcome"]["remote"]
         assert remote["decisions"] == {"ada": "play", "abe": "fold"} and remote.get("timed_out", []) == []
         assert ada.locator("#result li[data-bet='ante']").count() == 1
         abe.wait_for_selector("#result:not([hidden]) .round-net")
         assert amount_of(text(abe, "#result .round-net b")) == Decimal("-5")
         assert not access.outside(abe) and not clipped(abe), (access.outside(abe), clipped(abe))  # (the result, a phone)
-        assert not ada.errors and not abe.errors, (ada.errors, abe.errors)
+        assert not ada.errors and not abe.errors and not ada2.errors, (ada.errors, abe.errors, ada2.errors)
     finally:
         c1.close()
         c2.close()
+        c3.close()
 
 
 def test_a_refusal_and_a_void_round_read_in_the_players_language(chromium, setup):

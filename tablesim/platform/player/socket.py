@@ -216,6 +216,13 @@ class PlayerSocket:
     async def _answer(self, kind: str, rid, rest: dict) -> None:
         if kind == "decide":
             got = await self.platform.decide(self.session, rest)
+            if got.body.get("ok") and self.client is not None:
+                # the player's other pages (a second tab) are told the decision taken: else they
+                # would still offer it, and take the round's close for a fold on time-out
+                told = dumps(answer(None, {"kind": kind, **got.body}))
+                for other in list(self.hub.by_player.get(self.client.player, ())):
+                    if other is not self.client:
+                        self.hub._send(other, told)
         else:
             balance = await self._balance()
             got = Answer(200, {"ok": True, "balance": balance, "currency": self.session.currency}) \
