@@ -56,6 +56,7 @@ from tablecore.frozen import built
 from tablesim.engine.inputs import PlaceBet
 from tablesim.engine.table import GameTable
 from tablesim.journal.refs import ANY_PLAYER, SEAT, ensure_index, index, placed_many
+from tablesim.studio import receipts
 
 #: the most bets committed in one transaction (a longer queue is split)
 MAX_GROUP = 2000
@@ -221,8 +222,10 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
             if batch:
                 # One record for the group: its bets, their refs, their Merkle root (hashed,
                 # committed, signed and published once, not about twice a bet)
+                tree = betbatch.levels(batch)
                 record = journal.append(table.table_id, table.round_id, betbatch.KIND, betbatch.NAME,
-                                        {"bets": batch, "root": betbatch.root(batch)}, actor or "")
+                                        {"bets": batch, "root": betbatch.root(batch, tree)}, actor or "")
+                receipts.remember_tree(batch, tree)  # (the receipts' paths read the same tree)
                 if refs is not None:
                     refs.written = record
                     if added:

@@ -35,6 +35,7 @@ holds the same root, which the audit checks against its bets.
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -50,6 +51,21 @@ BATCH_VERSION = 2
 BATCH_FIELDS = ("v", "table_id", "seq", "ref", "at", "bet", "path", "statement", "sig")
 
 
+#: the Merkle trees of the latest groups' records, as the bet intake made their roots (by the
+#: id of the entries' list, held with it): a group's receipts read that tree instead of hashing
+#: every bet a second time
+_TREES: dict[int, tuple[list, list]] = {}
+_TREES_LOCK = threading.Lock()  # (each table's intake thread writes; a process may hold several)
+
+
+def remember_tree(entries: list, tree: list) -> None:
+    """Keep ``tree`` (``betbatch.levels(entries)``) for the receipts of ``entries``' record."""
+    with _TREES_LOCK:
+        if len(_TREES) >= 64:
+            _TREES.pop(next(iter(_TREES)))
+        _TREES[id(entries)] = (entries, tree)
+
+
 class GroupProof:
     """The receipts of one group of bets' record: its root statement signed once,
     each bet's path to the root made once."""
@@ -57,7 +73,9 @@ class GroupProof:
     def __init__(self, key: Ed25519PrivateKey, table_id: str, seq: int, round_id: str, ts: str,
                  entries: list) -> None:
         self.table_id, self.seq, self.entries = table_id, seq, entries
-        tree = betbatch.levels(entries)  # (made once: the root and every path read it)
+        held = _TREES.get(id(entries))
+        # (made once, by the intake when it can: the root and every path read it)
+        tree = held[1] if held is not None and held[0] is entries else betbatch.levels(entries)
         root = betbatch.root(entries, tree)
         self.statement = betbatch.root_statement(table_id, seq, round_id, ts, root, len(entries)).decode()
         self.sig = signing.sign(key, self.statement.encode(), betbatch.ROOT_SIGNED)
