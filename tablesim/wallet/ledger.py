@@ -103,6 +103,7 @@ class Ledger:
         self.lock = threading.Lock()
         self._units: dict[str, Decimal] = {}
         self._currency_of: dict[str, str] = {}  # a player's currency is written once, never changed
+        self._known: _Known | None = None  # a group's first look at its ids (``write_group``)
 
     def close(self) -> None:
         self.db.close()
@@ -300,14 +301,18 @@ class Ledger:
         savepoint per write: two statements less each); should one ever
         come after a change, the whole group is rolled back, unanswered."""
         results: list = []
-        for req in reqs:
-            changes = self.db.total_changes
-            try:
-                results.append(self.write_in(req))
-            except p.Refused as refusal:
-                if self.db.total_changes != changes:
-                    raise RuntimeError(f"a write was refused after changing the ledger: {refusal}") from None
-                results.append(refusal)
+        self._known = _Known(self.db, [req.transaction_id for req in reqs])
+        try:
+            for req in reqs:
+                changes = self.db.total_changes
+                try:
+                    results.append(self.write_in(req))
+                except p.Refused as refusal:
+                    if self.db.total_changes != changes:
+                        raise RuntimeError(f"a write was refused after changing the ledger: {refusal}") from None
+                    results.append(refusal)
+        finally:
+            self._known = None
         return results
 
     def write_in(self, req) -> tuple[p.Status, bytes]:
@@ -337,6 +342,10 @@ class Ledger:
         if balance is not None:
             answer["balance"] = self.text(balance, self._currency_of[req.player])
         body = p.encode(answer)
+        if self._known is not None:  # (what this write changes is read again, not from the group's first look)
+            self._known.ids.discard(req.transaction_id)
+            if kind == "cancel":
+                self._known.ids.discard(req.debit)
         self._insert(req.transaction_id, row, status, digest, body)
         if status is p.Status.OK and kind == "credit":
             self.db.executemany("INSERT INTO settled VALUES (?, ?)",
@@ -344,6 +353,8 @@ class Ledger:
         return status, body
 
     def _kept(self, transaction_id: str):
+        if self._known is not None and transaction_id in self._known.ids:
+            return self._known.kept.get(transaction_id)
         return self.db.execute("SELECT digest, status, answer FROM tx WHERE id=?", (transaction_id,)).fetchone()
 
     def _insert(self, transaction_id: str, row: dict, status: p.Status, digest: bytes, body: bytes) -> None:
@@ -435,6 +446,8 @@ class Ledger:
         row["balance"] = balance + returned
 
     def _cancelled(self, debit: str) -> bool:
+        if self._known is not None and debit in self._known.ids:
+            return debit in self._known.cancelled
         return self.db.execute("SELECT 1 FROM tx WHERE debit=? AND kind='cancel' AND status='ok'",
                                (debit,)).fetchone() is not None
 
@@ -449,6 +462,26 @@ class Ledger:
             "AND id NOT IN (SELECT debit FROM tx WHERE kind='cancel' AND status='ok' AND debit IS NOT NULL)",
             (player, since)).fetchone()
         return units
+
+
+class _Known:
+    """What a group of writes finds under its own ids, read in two queries for
+    all instead of two a write: each id's kept row, and the ids a cancel
+    stands for. An id a write of the group changes (its own id; a cancel's
+    debit) leaves ``ids`` and is read again as it is then."""
+
+    def __init__(self, db, ids: list[str]) -> None:
+        self.ids = set(ids)
+        self.kept: dict[str, tuple] = {}
+        self.cancelled: set[str] = set()
+        wanted = list(self.ids)
+        for at in range(0, len(wanted), 500):  # (well within SQLite's bound on a statement's parameters)
+            part = wanted[at:at + 500]
+            marks = ",".join("?" * len(part))
+            for tid, *rest in db.execute(f"SELECT id, digest, status, answer FROM tx WHERE id IN ({marks})", part):
+                self.kept[tid] = tuple(rest)
+            self.cancelled.update(d for (d,) in db.execute(
+                f"SELECT debit FROM tx WHERE debit IN ({marks}) AND kind='cancel' AND status='ok'", part))
 
 
 def _read_answer(request_id: str, status: p.Status, message: str | None) -> dict:

@@ -79,3 +79,43 @@ def test_whether_a_round_is_credited_is_one_lookup_of_the_credits_only():
     plan = db.execute("EXPLAIN QUERY PLAN SELECT 1 FROM tx WHERE tbl=? AND round=? AND player=? AND "
                       "kind='credit' AND status='ok'", ("T", "r", "p")).fetchall()
     assert "tx_credited" in str(plan)
+
+
+def _roster():
+    from tablesim.wallet.players import Limits, Player, Roster
+
+    return Roster({"MOP": Decimal("0.01")}, tuple(Player(f"p{i}", "MOP", Decimal("100"), Limits()) for i in range(3)))
+
+
+def test_a_group_answers_each_write_as_it_would_alone(tmp_path):
+    """A group reads its ids' kept rows and cancels once: every write of it still
+    answers what it answers alone, in order, even where an earlier write of the
+    same group changed what a later one finds (a repeat, a cancel before its debit)."""
+    from tablesim.wallet.ledger import Ledger
+
+    def debit(tid, player="p0", amount="10"):
+        return p.Debit(tid, player, "MOP", Decimal(amount), "T1", "r1")
+
+    def cancel(tid, debit_id, player="p0"):
+        return p.Cancel(tid, player, "T1", "r1", debit_id)
+
+    before = [debit("old-1"), cancel("old-c", "old-2")]
+    writes = [debit("d-1"), debit("d-1"), debit("d-1", amount="20"), cancel("c-2", "d-2"), debit("d-2"),
+              cancel("c-1", "d-1"), debit("d-1"), debit("old-1"), debit("old-2"), cancel("c-1", "d-1"),
+              debit("d-3", "p1", "500"), debit("d-4", "p2"), cancel("c-4", "d-4", "p2"), cancel("c-4b", "d-4", "p2")]
+    grouped, alone = Ledger(tmp_path / "a.db"), Ledger(tmp_path / "b.db")
+    for ledger in (grouped, alone):
+        ledger.load(_roster())
+        ledger.write_many(before)
+    together = grouped.write_many(writes)
+    one_by_one = []
+    for w in writes:
+        try:
+            one_by_one.append(alone.write(w))
+        except p.Refused as refusal:
+            one_by_one.append(refusal)
+    show = [(r.status, r.message) if isinstance(r, p.Refused) else r for r in together]
+    assert show == [(r.status, r.message) if isinstance(r, p.Refused) else r for r in one_by_one]
+    statuses = [r[0].value if isinstance(r, tuple) else r.status.value for r in together]
+    assert statuses[:5] == ["ok", "ok", "id_reused", "ok", "already_cancelled"]
+    assert statuses[8] == "already_cancelled"
