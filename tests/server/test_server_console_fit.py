@@ -73,9 +73,10 @@ def test_football_fits_and_pays_each_player_of_the_common_box(serve, page):
     ok(s.post("/api/bets", {"position": "common", "bet": "upper", "amount": "15", "player": "ann"}))
     wait(page, "document.querySelector('[data-pos=\"common\"][data-bet=\"middle\"] .amt').textContent === '10'")
     wait(page, "document.querySelector('#in-play').textContent === 'in play 565'")
-    assert text(page, '[data-box="common"] .head .dim') == "players: 1"  # the remote players on the common box, counted
+    # the remote players on the common box, counted (waited for: the page draws the book and its players apart)
+    wait(page, "document.querySelector('[data-box=\"common\"] .head .dim').textContent === 'players: 1'")
     # each spot of the common box: the total of every bet on it (the seat's 10 and ann's 15), as the dealer pays it
-    assert text(page, '[data-pos="common"][data-bet="upper"] .amt') == "25"
+    wait(page, "document.querySelector('[data-pos=\"common\"][data-bet=\"upper\"] .amt').textContent === '25'")
     assert_fits(page, '[data-box="common"]', '[data-box="10"]')
     ok(s.post("/api/actions/close_betting"))
     ok(s.post("/api/actions/deal"))
