@@ -252,3 +252,37 @@ def test_a_page_answered_placed_for_its_bets_is_not_sent_them_again_another_page
     standing = [{"position": "ann", "bet": "3", "amount": "30", "ids": ["d1", "d2"]},
                 {"position": "ann", "bet": "7", "amount": "2", "ids": ["d3"]}]
     assert mines(phone) == [standing] and mines(laptop) == [standing]
+
+
+def test_the_roadmap_keeps_a_tables_last_50_results_newest_first(tmp_path):
+    """A wheel table's 55 rounds (a real journal) read through the hub: after
+    each result the table's roadmap is its last results as the journal
+    settled them, newest first, at most 50: the 51st drops the oldest and
+    the order stays; a player who comes to the table then is given those 50,
+    and the lobby the first 10 of them."""
+    from tablesim.platform.player.hub import LAST_RESULTS, ROADMAP
+
+    assert ROADMAP == 50
+    path = tmp_path / "wheel.sqlite"
+    subprocess.run([sys.executable, "-m", "tablesim.cli.main", "run", "--game", "wheel", "--mock", "--rounds", "55",
+                    "--seed", "5", "--quiet", "--journal", str(path)], cwd=ROOT, stdout=subprocess.DEVNULL, check=True,
+                   timeout=120, env={"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(tmp_path / "xdg"),
+                                     "PYTHONPATH": str(ROOT)})
+    rounds = Rounds()
+    hub = Hub({"WHEEL-MOCK": offer("WHEEL-MOCK")}, rounds)
+    tap(rounds, hub)
+    live = hub.tables["WHEEL-MOCK"]
+    settled: list[dict] = []  # the journal's own results, oldest first
+    for i, rec in enumerate(records(path)):
+        rounds.apply(rec, i + 1)
+        if rec.kind == "event" and rec.name == "result":
+            settled.append({"round_id": rec.round_id, "status": rec.data["status"],
+                            "symbol": (rec.data.get("outcome") or {}).get("symbol") if rec.data["status"] == "settled" else None})
+            kept = [{k: r.get(k) for k in ("round_id", "status", "symbol")} for r in live.results]
+            assert kept == settled[::-1][:ROADMAP], len(settled)
+    assert len(settled) == 55 and len({r["round_id"] for r in settled}) == 55
+    late = hub.join("ann")  # (a player who comes to the table now)
+    roadmap = hub.watch(late, "WHEEL-MOCK")["roadmap"]
+    assert [r["round_id"] for r in roadmap] == [r["round_id"] for r in reversed(settled[5:])]  # the 55th to the 6th
+    assert len(roadmap) == ROADMAP and roadmap[-1]["round_id"] == settled[5]["round_id"]  # the first five dropped
+    assert [r["round_id"] for r in hub.lobby()["tables"][0]["last"]] == [r["round_id"] for r in roadmap[:LAST_RESULTS]]
