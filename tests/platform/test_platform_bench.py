@@ -24,3 +24,8 @@ def test_the_bench_reports_rate_latency_credits_and_cpu_per_process():
     assert got["cores_at_2000_per_s"] == pytest.approx(cpu["all"] * 2, abs=0.01)
     assert set(got["bets_per_request"]) == {"debits", "to_tables", "stream_reads"}
     assert all(v > 0 for v in got["bets_per_request"].values())
+    # the players' sockets carried those bets (a group each), and the HTTP route is measured beside
+    assert got["bets_per_group"] == 4 and "/ws" in got["via"]
+    http = got["http"]
+    assert http["bets"] == 200 and 0 < http["p50_ms"] <= http["p99_ms"] and http["cpu_ms_per_bet"]["platform"] > 0
+    assert set(http["cpu_us_per_bet"]) == set(cpu)

@@ -4,9 +4,16 @@ serve``), a wheel table on mock devices publishing to the stream
 (``tablesim serve --studio``) and one platform (``tablesim platform
 serve``).
 
-- ``bets_per_second``: players' bets posted to the platform by concurrent
-  clients (each answered once it is debited in the wallet and accepted by
-  the table over the bus), with the p50/p99 of the platform's answer;
+- ``bets_per_second``: players' bets sent the way the player's page sends
+  them: each player's socket (``/ws``, opened and said hello before the
+  bets) sends a group of ``per_player`` bet messages at once (the page's
+  *Place bets*: one message a spot), and ``clients`` players do so at a
+  time, each taking the next player once its group is all answered (each
+  bet answered once it is debited in the wallet and accepted by the table
+  over the bus); with the p50/p99 of a bet's answer;
+- ``http``: the same figures for bets posted one a request to ``POST
+  /api/bets`` by ``clients`` connections (an API client's way), measured
+  after the sockets' bets in the same round;
 - ``result_to_last_credit_s``: from the table's result record of the round
   holding all those bets to the wallet's last credit of that round;
 - ``cpu_ms_per_bet``: each process's CPU time (user + system) over the
@@ -180,6 +187,131 @@ async def _sessions(host: str, port: int, tokens: list[str], clients: int) -> li
     return sessions
 
 
+class _Socket(asyncio.Protocol):
+    """A player's page's socket, as little as it takes: hello, then groups of
+    bets, each bet's answer timed (frames masked with zeros: the clients
+    load the platform, not themselves)."""
+
+    def __init__(self, session: str) -> None:
+        self.session = session
+        self.transport: asyncio.Transport | None = None
+        self.buf = bytearray()
+        self.upgraded = False
+        self.ready: asyncio.Future = asyncio.get_running_loop().create_future()  # the welcome came
+        self.sent: dict[int, float] = {}
+        self.group: asyncio.Future | None = None  # done once every bet sent is answered
+        self.n = 0
+        self.latencies: list[float] = []
+        self.errors: list[str] = []
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+
+    def connection_lost(self, exc) -> None:
+        for f in (self.ready, self.group):
+            if f is not None and not f.done():
+                f.set_exception(ConnectionError("the platform closed a player's socket"))
+
+    def data_received(self, data: bytes) -> None:
+        from tablesim.harness.bench.player_clients import _parse
+
+        self.buf += data
+        if not self.upgraded:
+            end = self.buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            if not self.buf.startswith(b"HTTP/1.1 101"):
+                self.ready.set_exception(RuntimeError(f"the platform refused a WebSocket: {bytes(self.buf[:80])!r}"))
+                return
+            del self.buf[:end + 4]
+            self.upgraded = True
+            self.send([{"type": "hello", "session": self.session}])
+        now, at = time.perf_counter(), 0
+        while (got := _parse(self.buf, at)) is not None:
+            opcode, payload, at = got
+            if opcode == 0x1:
+                self._text(json.loads(payload), now)
+        del self.buf[:at]
+
+    def _text(self, msg: dict, now: float) -> None:
+        kind = msg.get("type")
+        if kind == "welcome":
+            self.ready.set_result(None)
+        elif kind == "answer" and msg.get("kind") == "bet" and msg.get("id") in self.sent:
+            self.latencies.append((now - self.sent.pop(msg["id"])) * 1000)
+            if msg.get("status") != "placed":
+                self.errors.append(f"{msg.get('status')}: {str(msg.get('message'))[:200]}")
+            if not self.sent and self.group is not None and not self.group.done():
+                self.group.set_result(None)
+        elif kind == "answer" and not self.ready.done():
+            self.ready.set_exception(RuntimeError(f"the platform refused a player: {msg}"))
+
+    def send(self, docs: list[dict]) -> None:
+        from tablesim.harness.bench.player_clients import _masked
+
+        self.transport.write(b"".join(_masked(0x1, json.dumps(d, separators=(",", ":")).encode()) for d in docs))
+
+    async def bets(self, n: int) -> None:
+        """One group of ``n`` bets on the next spots: a message a bet, written
+        at once; back when all are answered."""
+        while self.group is not None and not self.group.done():  # (a group of this player still under way)
+            await asyncio.wait([self.group])
+        self.group = asyncio.get_running_loop().create_future()
+        docs = []
+        began = time.perf_counter()
+        for _ in range(n):
+            self.n += 1
+            self.sent[self.n] = began
+            docs.append({"type": "bet", "id": self.n, "table": TABLE, "bet": SPOTS[self.n % len(SPOTS)],
+                         "amount": "1"})
+        self.send(docs)
+        await self.group
+
+
+async def _sockets(host: str, port: int, sessions: list[str]) -> list[_Socket]:
+    """Every player's socket open and said hello (32 at a time)."""
+    import base64
+
+    loop = asyncio.get_running_loop()
+    socks = [_Socket(s) for s in sessions]
+    queue = iter(socks)
+
+    async def worker() -> None:
+        for sock in queue:
+            await loop.create_connection(lambda: sock, host, port)
+            key = base64.b64encode(os.urandom(16)).decode()
+            sock.transport.write((f"GET /ws HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                                  "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+            await sock.ready
+
+    await asyncio.gather(*(worker() for _ in range(32)))
+    return socks
+
+
+async def _ws_bets(socks: list[_Socket], bets: int, clients: int, per_player: int,
+                   start_at: int = 0) -> tuple[list[float], float]:
+    """``bets`` bets in groups of ``per_player`` (each a player's page placing
+    its spots), ``clients`` groups under way at once, players in turn from
+    ``start_at``; (latencies ms, wall s)."""
+    groups = [(start_at + g, min(per_player, bets - g * per_player)) for g in range(-(-bets // per_player))]
+    queue = iter(groups)
+    for s in socks:
+        s.latencies = []
+    start = time.perf_counter()
+
+    async def client() -> None:
+        for g, n in queue:
+            sock = socks[g % len(socks)]
+            await sock.bets(n)
+            if sock.errors:
+                raise RuntimeError(f"a bet over the socket: {sock.errors[0]}")
+
+    await asyncio.gather(*(client() for _ in range(clients)))
+    wall = time.perf_counter() - start
+    return [x for s in socks for x in s.latencies], wall
+
+
 async def _bets(host: str, port: int, sessions: list[str], bets: int, clients: int) -> tuple[list[float], float]:
     """``bets`` bets over ``clients`` connections, players in turn; (latencies ms, wall s)."""
     latencies: list[float] = []
@@ -277,8 +409,59 @@ def _spun(rig: Rig, round_id: str) -> float:
     raise RuntimeError("timed out waiting for the round's result (ten spins)")
 
 
-def platform_money(players: int = 1000, bets: int = 5000, clients: int = 64, warmup: int = 500) -> dict[str, Any]:
-    """Bets through platform -> wallet -> bus -> table, then the round's settlement."""
+async def _health_async(host: str, port: int) -> dict:
+    conn = await Connection(host, port, "").open()
+    try:
+        return json.loads((await conn.request("GET", "/api/health"))[1])
+    finally:
+        await conn.close()
+
+
+def _figures(rig: Rig, before: dict, after: dict, sent_before: dict, sent: dict, latencies: list[float],
+             wall: float, bets: int) -> dict[str, Any]:
+    ordered = sorted(latencies)
+    cpu = {k: round((after[k] - before[k]) * 1000 / bets, 3) for k in after}
+    total = round(sum(cpu.values()), 3)
+    return {"bets": bets, "bets_per_second": round(bets / wall, 1), "p50_ms": round(percentile(ordered, 0.5), 1),
+            "p99_ms": round(percentile(ordered, 0.99), 1), "cpu_ms_per_bet": {**cpu, "all": total},
+            "cpu_us_per_bet": {k: round(v * 1000, 1) for k, v in {**cpu, "all": total}.items()},
+            "cores_at_2000_per_s": round(total * 2, 2),
+            "bets_per_request": {k: round(bets / max(1, n - sent_before.get(k, 0)), 1) for k, n in sent.items()}}
+
+
+async def _both_ways(rig: Rig, host: str, port: int, sessions: list[str], bets: int, clients: int, warmup: int,
+                     per_player: int, http_bets: int) -> tuple[dict, dict | None]:
+    """The sockets' bets measured, then (``http_bets``) the HTTP route's, in one event loop."""
+    def cpu() -> dict[str, float]:
+        return {**rig.cpu(), "bench_clients": _cpu(os.getpid())}
+
+    socks = await _sockets(host, port, sessions)
+    try:
+        if warmup:
+            await _ws_bets(socks, warmup, clients, per_player)
+        sent_before, before = (await _health_async(host, port))["requests"], cpu()
+        latencies, wall = await _ws_bets(socks, bets, clients, per_player, start_at=-(-warmup // per_player))
+        after, sent = cpu(), (await _health_async(host, port))["requests"]
+        ws = _figures(rig, before, after, sent_before, sent, latencies, wall, bets)
+        if not http_bets:
+            return ws, None
+        if warmup:
+            await _bets(host, port, sessions, min(warmup, 200), clients)
+        sent_before, before = (await _health_async(host, port))["requests"], cpu()
+        latencies, wall = await _bets(host, port, sessions, http_bets, clients)
+        after, sent = cpu(), (await _health_async(host, port))["requests"]
+        return ws, _figures(rig, before, after, sent_before, sent, latencies, wall, http_bets)
+    finally:
+        for s in socks:
+            if s.transport is not None:
+                s.transport.close()
+
+
+def platform_money(players: int = 1000, bets: int = 5000, clients: int = 64, warmup: int = 500,
+                   per_player: int = 4, http_bets: int | None = None) -> dict[str, Any]:
+    """Bets through platform -> wallet -> bus -> table, then the round's
+    settlement: the players' sockets' bets (the figures at the top), then
+    ``http_bets`` (``bets`` by default; 0: none) posted one a request (``http``)."""
     rig = Rig(players)
     try:
         host, port = rig.platform.removeprefix("http://").split(":")
@@ -287,28 +470,19 @@ def platform_money(players: int = 1000, bets: int = 5000, clients: int = 64, war
         round_id = call(rig.table, "POST", "/api/actions/open_round") and \
             call(rig.table, "GET", "/api/table")["round_id"]
         _wait(lambda: _platform_sees_betting(host, port), 30, "the platform to see betting open")
-        if warmup:
-            asyncio.run(_bets(host, port, sessions, warmup, clients))
-        sent_before = _health(host, port)["requests"]
-        before = {**rig.cpu(), "bench_clients": _cpu(os.getpid())}
-        latencies, wall = asyncio.run(_bets(host, port, sessions, bets, clients))
-        after = {**rig.cpu(), "bench_clients": _cpu(os.getpid())}
-        sent = _health(host, port)["requests"]
+        ws, http = asyncio.run(_both_ways(rig, host, port, sessions, bets, clients, warmup, per_player,
+                                          bets if http_bets is None else http_bets))
         call(rig.table, "POST", "/api/actions/close_betting")
         result_at = _spun(rig, round_id)
         last_credit, credits = _wait(lambda: _settled(rig, round_id, min(players, bets)), 300, "the round's credits")
-        ordered = sorted(latencies)
-        cpu = {k: round((after[k] - before[k]) * 1000 / bets, 3) for k in after}
-        total = round(sum(cpu.values()), 3)
-        return {"bets": bets, "warmup_bets": warmup, "players": players, "clients": clients,
-                "bets_per_second": round(bets / wall, 1), "p50_ms": round(percentile(ordered, 0.5), 1),
-                "p99_ms": round(percentile(ordered, 0.99), 1), "credits": credits,
-                "result_to_last_credit_s": round(last_credit - result_at, 3),
-                "cpu_ms_per_bet": {**cpu, "all": total},
-                "cpu_us_per_bet": {k: round(v * 1000, 1) for k, v in {**cpu, "all": total}.items()},
-                "cores_at_2000_per_s": round(total * 2, 2),
-                "bets_per_request": {k: round(bets / max(1, n - sent_before.get(k, 0)), 1) for k, n in sent.items()},
-                "load_average": round(os.getloadavg()[0], 1),
-                "goals": "2,000 bets/s with p99 < 100 ms; the last credit < 2 s after the result"}
+        out = {"bets": bets, "warmup_bets": warmup, "players": players, "clients": clients,
+               "bets_per_group": per_player, "via": "the players' sockets (/ws), a group of bets a player at once",
+               **{k: v for k, v in ws.items() if k != "bets"}, "credits": credits,
+               "result_to_last_credit_s": round(last_credit - result_at, 3),
+               "load_average": round(os.getloadavg()[0], 1),
+               "goals": "2,000 bets/s with p99 < 100 ms; the last credit < 2 s after the result"}
+        if http is not None:
+            out["http"] = {"via": "POST /api/bets, a bet a request", **http}
+        return out
     finally:
         rig.close()
