@@ -29,6 +29,7 @@ which has its own task already, awaits one future (``place``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import logging
@@ -72,6 +73,8 @@ class Answer:
 
     http: int
     body: dict[str, Any]
+    #: ``body``'s JSON when it was made already (a placed bet's: its receipt's shared part spliced in)
+    text: str | None = None
 
 
 def refused(http: int, status: str, message: str, **more: Any) -> Answer:
@@ -115,6 +118,9 @@ class Desk:
         #: bets this process was told the table took, by (table, round, player): the picture may not
         #: have read their record yet when the same player bets again
         self.placed_here: dict[tuple[str, str, str], int] = {}
+        #: a context the answers of a table's reply are handed out in (the player's hub holds a
+        #: batch's answers to each socket and writes them in one write when it ends)
+        self.answering: Callable[[], Any] = contextlib.nullcontext
         self.counts = {"placed": 0, "refused_by_wallet": 0, "refused_by_table": 0, "cancelled": 0, "unknown": 0}
         self.requests = {"debits": 0, "to_tables": 0}  # sent (for the health page: bets per request)
 
@@ -264,22 +270,26 @@ class Desk:
             results = [reply if isinstance(reply, dict) and "error" in reply else None] * len(bets)
         placed: list[tuple[str, str, str | None]] = []
         no: list[tuple[_Bet, str]] = []
-        for b, result in zip(bets, results):
-            it = b.it
-            if not isinstance(result, dict):  # the table may or may not hold it: the stream decides once the round closes
-                self.counts["unknown"] += 1
-                self._answer(b, refused(503, "table_unavailable", f"table {table} did not answer: if the bet does "
-                                        "not stand, its stake is returned when the round closes", bet_id=it.debit))
-            elif result.get("ok"):
-                self.counts["placed"] += 1
-                placed.append(("placed", None, it.debit))
-                self._answer(b, Answer(200, {"ok": True, "status": "placed", "bet_id": it.debit, "table": table,
-                                             "round": result.get("round_id") or it.round, "amount": b.item["amount"],
-                                             "balance": _text(b.balance), "receipt": result.get("receipt")}))
-            else:
-                self.counts["refused_by_table"] += 1
-                b.said = result
-                no.append((b, f"refused by the table: {result.get('reason') or result.get('detail') or 'refused'}"))
+        shared: dict[tuple, str] = {}  # (the receipts' shared part, encoded once a group)
+        with self.answering():
+            for b, result in zip(bets, results):
+                it = b.it
+                if not isinstance(result, dict):  # the table may or may not hold it: the stream decides at the close
+                    self.counts["unknown"] += 1
+                    self._answer(b, refused(503, "table_unavailable", f"table {table} did not answer: if the bet "
+                                            "does not stand, its stake is returned when the round closes",
+                                            bet_id=it.debit))
+                elif result.get("ok"):
+                    self.counts["placed"] += 1
+                    placed.append(("placed", None, it.debit))
+                    self._answer(b, placed_answer({"ok": True, "status": "placed", "bet_id": it.debit, "table": table,
+                                                   "round": result.get("round_id") or it.round,
+                                                   "amount": b.item["amount"], "balance": _text(b.balance)},
+                                                  result.get("receipt"), shared))
+                else:
+                    self.counts["refused_by_table"] += 1
+                    b.said = result
+                    no.append((b, f"refused by the table: {result.get('reason') or result.get('detail') or 'refused'}"))
         if placed:
             self.intents.note_many(placed)  # (not awaited: see Intents.note)
         if no:
@@ -380,6 +390,30 @@ class Desk:
             if not out.ok:
                 log.error("platform: cancel of %s answered %s: %s", it.debit, out.status.value, out.message)
         return outs
+
+
+#: an answer's JSON (compact, as the HTTP route and the socket write it), the encoder made once
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+#: a group's receipt: the bet's own fields, then those every bet of its record shares, in this order
+_OWN = ("v", "table_id", "seq", "ref", "at", "bet", "path")
+_SHARED = ("statement", "sig", "key")
+_ORDER = _OWN + _SHARED
+
+
+def placed_answer(head: dict[str, Any], receipt: Any, shared: dict[tuple, str]) -> Answer:
+    """A placed bet's answer (``head`` and its ``receipt`` last), with its JSON:
+    the receipt's shared part (its record's signed root: the same for every bet
+    of the group) encoded once per group through ``shared``, the same bytes as
+    the whole body encoded at once."""
+    body = {**head, "receipt": receipt}
+    if type(receipt) is not dict or tuple(receipt) != _ORDER:
+        return Answer(200, body, _encode(body))
+    key = (receipt["statement"], receipt["sig"], receipt["key"])
+    tail = shared.get(key)
+    if tail is None:
+        tail = shared[key] = _encode(dict(zip(_SHARED, key)))[1:]
+    own = _encode({k: receipt[k] for k in _OWN})
+    return Answer(200, body, f"{_encode(head)[:-1]},\"receipt\":{own[:-1]},{tail}}}")
 
 
 def _refused_by_table(b: _Bet, out: Outcome | None) -> Answer:

@@ -88,7 +88,7 @@ class FastBets:
         answer = await self._answer(scope, receive)
         if answer is None:  # (the client went away before its body came: nothing was done)
             return
-        body = _encode(answer.body).encode()
+        body = (answer.text if answer.text is not None else _encode(answer.body)).encode()
         await send({"type": "http.response.start", "status": answer.http, "headers": [
             (b"content-length", str(len(body)).encode()), (b"content-type", b"application/json"), *closing(answer)]})
         await send({"type": "http.response.body", "body": body})

@@ -12,6 +12,7 @@ never holds the others back.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -151,6 +152,7 @@ class Hub:
         self.by_player: dict[str, set[Client]] = {}
         self.counts = {"shown": 0, "sent": 0, "dropped": 0}
         self._lobby_due = False
+        self._held: dict[Client, list[str]] | None = None  # (inside ``held``: each client's messages kept)
 
     # --- players ---------------------------------------------------------------
 
@@ -342,15 +344,42 @@ class Hub:
             else:
                 self._gone(client)
 
+    @contextlib.contextmanager
+    def held(self):
+        """Messages to single clients (``_send``) kept while inside, then written
+        to each client in one write, in the order they were sent (a batch of bets'
+        answers: one write a socket, not one a bet, in the same turn of the loop)."""
+        if self._held is not None:  # (held already: the outer one writes)
+            yield
+            return
+        self._held = {}
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None
+            for client, texts in held.items():
+                self._send_all(client, texts)
+
     def _send(self, client: Client, text: str) -> None:
         """A message for one client, after what is pending for its table."""
+        if self._held is not None:
+            self._held.setdefault(client, []).append(text)
+            return
+        self._send_all(client, (text,))
+
+    def _send_all(self, client: Client, texts: list[str] | tuple[str, ...]) -> None:
         live = self.tables.get(client.table) if client.table else None
         if live is not None and (live.pending or live.lobby_due):
             self.flush(live)
         if client.gone:
             return
-        if client.put(text):
-            self.counts["sent"] += 1
+        if len(texts) == 1:
+            ok = client.put(texts[0])
+        else:
+            ok = client.deliver(texts, b"".join(text_frame(t.encode()) for t in texts)
+                                if client.wire is not None else b"")
+        if ok:
+            self.counts["sent"] += len(texts)
         else:
             self._gone(client)
 

@@ -30,6 +30,7 @@ def player_routes(app: FastAPI, platform) -> Hub:
     platform.follower.read_also(SHOWN)  # (the money's picture reads only what it needs; the players see these too)
     platform.follower.read_also((ROUND_RECORD[1],))  # (a round's first record: the profile it is played under)
     platform.hub = hub
+    platform.desk.answering = hub.held  # (a batch's answers to each socket in one write)
     folders = [CATALOG, *(registry.spec(g).catalog_dir() for g in registry.names())]
     app.include_router(words_router(folders))  # (the page writes each table's currency code itself)
     app.mount("/player", StaticFiles(directory=STATIC), name="player")

@@ -211,7 +211,10 @@ class PlayerSocket:
         self.betting -= 1
         if got.body.get("status") == "placed" and self.client is not None:
             self.client.placed(got.body["bet_id"])
-        self._say(rid, {"kind": "bet", **got.body})
+        if got.text is not None and len(got.text) > 2:  # (its JSON made already: the answer's own head put before it)
+            self.hub._send(self.client, f'{{"type":"answer","id":{dumps(rid)},"kind":"bet",{got.text[1:]}')
+        else:
+            self._say(rid, {"kind": "bet", **got.body})
 
     async def _answer(self, kind: str, rid, rest: dict) -> None:
         if kind == "decide":

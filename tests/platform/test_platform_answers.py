@@ -1,0 +1,108 @@
+"""A batch's bet answers: each placed bet's JSON made once with its
+receipt's shared part (the group's signed root) encoded once a group, the
+same bytes as the whole answer encoded at once; and the answers of a
+batch to one socket written in one write, in order."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+from tablesim.platform.betdesk import Answer, placed_answer
+from tablesim.platform.player.hub import Hub, dumps
+from tablesim.platform.player.socket import PlayerSocket, answer
+from tablesim.platform.rounds import Rounds
+from tablesim.platform.tables import Offer
+
+ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+
+
+def _head(ref: str) -> dict:
+    return {"ok": True, "status": "placed", "bet_id": ref, "table": "WHEEL-1", "round": "R-1", "amount": "1.00",
+            "balance": "99.00"}
+
+
+def _group_receipt(ref: str, at: int, sig: str = "ab" * 64) -> dict:
+    return {"v": 2, "table_id": "WHEEL-1", "seq": 7, "ref": ref, "at": at, "bet": [ref, "ann", "rot", "1.00", "ann"],
+            "path": ["0f" * 32, "1e" * 32], "statement": "tablesim-bets/1|WHEEL-1|7|R-1|ts|" + "cd" * 32 + "|2",
+            "sig": sig, "key": "ef" * 32}
+
+
+def test_a_placed_answer_is_the_same_bytes_as_its_body_encoded_whole_whatever_its_receipt():
+    shared: dict = {}
+    receipts = [_group_receipt("d-1", 0), _group_receipt("d-2", 1), _group_receipt("d-3", 0, sig="99" * 64),
+                {"v": 1, "table_id": "WHEEL-1", "seq": 3, "ref": "d-4", "message": "m", "sig": "s", "key": "k"},
+                {**{k: v for k, v in _group_receipt("d-5", 0).items() if k != "path"}, "path": []},
+                dict(reversed(list(_group_receipt("d-6", 0).items()))), None, {"v": 2, "note": "päid €"}]
+    for i, receipt in enumerate(receipts):
+        got = placed_answer(_head(f"d-{i}"), receipt, shared)
+        assert got.body == {**_head(f"d-{i}"), "receipt": receipt}
+        assert got.text == ENCODE(got.body), receipt
+        assert json.loads(got.text) == got.body
+    # the shared part of a group encoded once: two groups (two signatures) seen, two kept
+    assert len(shared) == 2 and all(t.startswith('"statement":') for t in shared.values())
+
+
+class _Hub:
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def _send(self, client, text: str) -> None:
+        self.sent.append(text)
+
+
+class _Client:
+    def placed(self, bet_id: str) -> None:
+        pass
+
+
+def test_the_socket_writes_a_made_answer_as_it_would_have_encoded_it():
+    hub = _Hub()
+    sock = PlayerSocket(None, None, hub)
+    sock.client, sock.betting = _Client(), 3
+    made = placed_answer(_head("d-1"), _group_receipt("d-1", 0), {})
+    for rid, got in ((12, made), ("x-\u00e9", made), (None, Answer(200, made.body)),
+                     (5, Answer(409, {"ok": False, "status": "refused_by_table", "message": "no"}))):
+        sock._bet_answer(rid, got)
+        assert hub.sent[-1] == dumps(answer(rid, {"kind": "bet", **got.body}))
+    assert sock.betting == -1
+
+
+class _Wire:
+    open = True
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def write(self, frames: bytes) -> bool:
+        self.writes.append(frames)
+        return True
+
+
+def _texts(frames: bytes) -> list[str]:
+    out, at = [], 0
+    while at < len(frames):
+        n = frames[at + 1]
+        assert frames[at] == 0x81 and n < 126
+        out.append(frames[at + 2:at + 2 + n].decode())
+        at += 2 + n
+    return out
+
+
+def test_what_a_hold_keeps_goes_to_each_client_in_one_write_in_order():
+    hub = Hub({"WHEEL-1": Offer("WHEEL-1", "MOP", Decimal(1), "player", Decimal(10000), game="wheel")}, Rounds())
+    ann, abe = _Wire(), _Wire()
+    a, b = hub.join("ann", ann), hub.join("abe", abe)
+    hub._send(a, '{"n":0}')
+    with hub.held():
+        hub._send(a, '{"n":1}')
+        with hub.held():  # (held already: the outer one writes)
+            hub._send(b, '{"n":2}')
+            hub._send(a, '{"n":3}')
+        assert ann.writes == [b'\x81\x07{"n":0}'] and abe.writes == []
+        hub._send(a, '{"n":4}')
+    assert [_texts(w) for w in ann.writes] == [['{"n":0}'], ['{"n":1}', '{"n":3}', '{"n":4}']]
+    assert [_texts(w) for w in abe.writes] == [['{"n":2}']]
+    assert hub.counts["sent"] == 5
+    hub._send(b, '{"n":5}')  # (after the hold: written at once again)
+    assert [_texts(w) for w in abe.writes] == [['{"n":2}'], ['{"n":5}']]
