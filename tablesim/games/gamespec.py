@@ -181,6 +181,26 @@ class SharedHand:
         return None if bet is None else table.book.get(self.position, bet, player)
 
 
+@dataclass(frozen=True)
+class Felt:
+    """How the player's page lays out a game's spots on its felt. The
+    default suits any game: its bets in one row, in the layout's order (a
+    row of more than eight wraps; on a phone, more than four), drawn as
+    boxes."""
+
+    #: the spots in rows, as on the table: each row's spots share its width
+    #: (a row of two beside a row of three: each of the two as wide as one and
+    #: a half of the three); a bet the rows leave out goes in a row of its
+    #: own after them, a bet the layout lacks is skipped; () for one row of all
+    rows: tuple[tuple[str, ...], ...] = ()
+    #: the spots drawn as betting circles (a few of them, centred), not boxes
+    circles: bool = False
+
+    def page(self) -> dict:
+        """What the player's page reads of the felt."""
+        return {"rows": [list(r) for r in self.rows], "circles": self.circles}
+
+
 class Follower:
     """Follows one table's shown events for its remote players (one per
     table on the platform): may add what the game tells them of an event
@@ -213,6 +233,8 @@ class RemoteView:
     #: page draws, never the game: the same scene serves any game that sends
     #: its events (``draw``, ``card``, ``dealer``, ``spin_result``...)
     scene: str = ""
+    #: how the page lays out the spots (rows of bets, boxes or circles)
+    felt: Felt = Felt()
 
     def short(self, outcome: dict) -> dict:
         """A settled round's outcome as the lobby lists it, beside its status."""

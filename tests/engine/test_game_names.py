@@ -411,3 +411,79 @@ def test_a_scripts_comments_regexes_and_device_kinds_are_not_games():
     ]
     for source in quiet:
         assert not js_count(source), source
+
+
+# --- the pages' style sheets and HTML ------------------------------------------------
+
+_PAGE_COMMENT = {"css": re.compile(r"/\*.*?\*/", re.S), "html": re.compile(r"<!--.*?-->|/\*.*?\*/", re.S)}
+#: a class or id built from a game's name (``felt-wheel``, ``game_football``): the name its last part
+_BUILT = re.compile(r"[A-Za-z][\w-]*?[-_]([A-Za-z][A-Za-z0-9]*)(?![\w-])")
+_QUOTED = re.compile(r"""["']([^"'\n]*)["']""")
+
+
+def page_count(source: str, kind: str) -> list[tuple[int, str]]:
+    """A style sheet's (``kind`` "css") or an HTML page's ("html") naming of
+    the built-in games, comments left out: a game's word, title or table id
+    prefix anywhere (a selector, a value, a text), a quoted value that is a
+    game's name, a class or id ending in a game's name (``felt-wheel``: a
+    class made from the game). The device word ``wheel`` as a class's first
+    part (``wheel-disc``, the spin scene's wheel) names the device."""
+    games = _builtin()
+    prefixes = re.compile(r"(?<![\w-])(" + "|".join(re.escape(s.id_prefix) + "-" for s in games.values()) + ")")
+    code = _PAGE_COMMENT[kind].sub(lambda m: "\n" * m.group(0).count("\n"), source)
+    hits: dict[tuple[int, int], str] = {}  # (line, where the name starts) -> what: each naming once
+    for number, text in enumerate(code.splitlines(), 1):
+        for pattern in (_words(), prefixes):
+            hits.update({(number, m.start()): m.group(0) for m in pattern.finditer(text)})
+        hits.update({(number, m.start(1)): repr(m.group(1)) for m in _QUOTED.finditer(text) if m.group(1) in games})
+        hits.update({(number, m.start(1)): m.group(0) for m in _BUILT.finditer(text) if m.group(1) in games})
+    return [(number, what) for (number, _), what in sorted(hits.items())]
+
+
+def _pages():
+    for package in SCANNED:
+        for path in sorted([*(ROOT / package).rglob("*.css"), *(ROOT / package).rglob("*.html")]):
+            if GAMES_FOLDER not in path.parents:
+                yield path
+
+
+def page_mentions() -> dict[str, list[tuple[int, str]]]:
+    found = {}
+    for path in _pages():
+        hits = page_count(path.read_text(encoding="utf-8"), path.suffix[1:])
+        if hits:
+            found[str(path.relative_to(ROOT))] = hits
+    return found
+
+
+def test_no_built_in_game_is_named_in_the_pages_style_sheets_or_html_outside_its_folder():
+    pages = {p.name for p in _pages()}
+    assert {"player.css", "index.html", "style.css", "console.html"} <= pages
+    found = page_mentions()
+    listed = "\n".join(f"{path}:{line}: {what}" for path, hits in found.items() for line, what in hits)
+    assert sum(len(h) for h in found.values()) == 0, f"built-in games named in the pages' CSS and HTML:\n{listed}"
+
+
+def test_the_page_count_sees_each_way_of_naming_a_game():
+    named = [
+        (".spots.felt-wheel { grid-template-columns: repeat(7, 1fr); }", "css"),
+        (".spots.felt-fortune3 .spot { border-radius: 50%; }", "css"),
+        ('body[data-game="football"] .draw { padding: 2px; }', "css"),
+        ('.x[data-game="wheel"] { color: red; }', "css"),
+        ('<section class="game-football"></section>', "html"),
+        ("<h1>Fortune 3 Card Poker</h1>", "html"),
+        ('<a href="/table/F3-DEMO">table</a>', "html"),
+    ]
+    for source, kind in named:
+        assert page_count(source, kind), source
+
+
+def test_a_pages_comments_and_the_device_wheel_are_not_games():
+    quiet = [
+        ("/* football's spots two to a row */ .spots { gap: 1px; }", "css"),
+        (".wheel-box { width: 15rem; } .wheel-disc { filter: none; }", "css"),
+        ("<!-- Fortune 3's remote hand --><div id='decide'></div>", "html"),
+        ('<div class="wheel-box" data-kind="shoe"></div>', "html"),
+    ]
+    for source, kind in quiet:
+        assert not page_count(source, kind), source

@@ -55,6 +55,11 @@ def test_each_table_tells_the_page_its_scene_and_its_shared_hand():
     assert {g: d["hand"] for g, d in drawn.items()} == {
         "wheel": None, "football": None,
         "fortune3": {"deciding": "decisions", "decisions": ["play", "fold"], "default": "fold", "stakes": {"play": "ante"}}}
+    # how the spots lie on the felt: football's two rows, Fortune 3's betting circles, the wheel's bets in a row
+    assert {g: d["felt"] for g, d in drawn.items()} == {
+        "wheel": {"rows": [], "circles": False},
+        "football": {"rows": [["upper", "lower"], ["odd", "even", "middle"]], "circles": False},
+        "fortune3": {"rows": [], "circles": True}}
 
 
 def test_the_shared_hand_is_only_where_the_profile_has_it():
@@ -94,6 +99,7 @@ def test_a_game_with_no_view_of_its_own_gets_the_defaults(monkeypatch):
         assert rules_of("coin", spec.load_profile()) == {"profile": "toy"}
         drawn = table_layout(_offer("COIN-7"))
         assert (drawn["game"], drawn["scene"], drawn["hand"]) == ("coin", "", None)  # (the page: the felt only)
+        assert drawn["felt"] == {"rows": [], "circles": False}  # (its bets in a row, as boxes)
         assert spec.states() is not None and spec.states()("idle").value == "idle"
         # the platform takes it, by name or by its id's prefix
         assert game_of(_offer("COIN-7")) == "coin" and game_of(_offer("X-1", "coin")) == "coin"

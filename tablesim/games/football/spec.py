@@ -1,6 +1,6 @@
 """The football card game, as the registry knows it (entry point ``tablesim.games``)."""
 
-from tablesim.games.gamespec import GameOption, GameSpec, RemoteView, folder_parts
+from tablesim.games.gamespec import Felt, GameOption, GameSpec, RemoteView, folder_parts
 
 _HERE = "tablesim.games.football"
 
@@ -29,6 +29,8 @@ class FootballView(RemoteView):
 
     box = "common"
     scene = "draw"
+    #: as on the table: the upper and lower halves, then odd, even and the middle
+    felt = Felt(rows=(("upper", "lower"), ("odd", "even", "middle")))
 
     def short(self, outcome: dict) -> dict:
         common = (outcome.get("boxes") or {}).get("common") or {}

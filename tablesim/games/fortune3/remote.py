@@ -31,7 +31,7 @@ from tablesim.games.fortune3.hands import classify
 from tablesim.games.fortune3.profile import REMOTE
 from tablesim.games.fortune3.machine import Decision
 from tablesim.games.fortune3.machine import WORDS as W
-from tablesim.games.gamespec import Follower, RemoteView, SharedHand
+from tablesim.games.gamespec import Felt, Follower, RemoteView, SharedHand
 
 
 class RemoteHandMixin:
@@ -197,6 +197,8 @@ class Fortune3View(RemoteView):
 
     box = REMOTE
     scene = "hands"
+    #: the Ante's and the Pair Plus's betting circles
+    felt = Felt(circles=True)
     profile = "macau-2008-remote"
     hand = Fortune3Hand()
 

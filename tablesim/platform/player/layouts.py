@@ -41,4 +41,6 @@ def table_layout(offer: Offer) -> dict:
         # how the page pictures the table, and the shared hand its players decide on: the game says
         out["scene"] = view.scene
         out["hand"] = view.hand.page() if view.hand is not None else None
+        # how the spots lie on the felt (rows of bets, boxes or circles)
+        out["felt"] = view.felt.page()
     return out

@@ -30,7 +30,7 @@ function stack(amount, unit, kind, h) {
 }
 
 // One spot: ``shown`` = {placed, pending} amounts; ``pays``, ``note``: what the rules say of it.
-export function spot(tb, bet, shown, ui) {
+export function spot(tb, bet, shown, ui, span = 1) {
   const { t, h, money, amount, betName } = ui;
   const lim = (tb.limits || {})[bet] || {};
   const rules = (tb.layout && tb.layout.rules) || {};
@@ -40,8 +40,9 @@ export function spot(tb, bet, shown, ui) {
   const upTo = bet === "pair_plus" && rules.pair_plus ? best(rules.pair_plus) : null;
   const commission = rules.commission ? rules.commission[bet] : null;
   const colour = tb.scene === "spin" ? SYMBOL_COLOURS[bet] : null;  // (a wheel's spot in its symbol's colour)
+  const style = [colour ? `--sym:${colour}` : "", span > 1 ? `grid-column:span ${span}` : ""].filter(Boolean).join(";");
   return h("button", { class: `spot${shown.won ? " win" : ""}`, "data-bet": bet, disabled: !tb.betting, onclick: ui.onSpot(bet),
-    style: colour ? `--sym:${colour}` : null },
+    style: style || null },
   h("span", { class: "name" }, betName(tb.game, bet)),
   pays ? h("span", { class: "small pays" }, t("player.pays", { pays: amount(pays) })) : null,
   upTo ? h("span", { class: "small pays" }, t("player.pays_up_to", { pays: amount(upTo) })) : null,
@@ -50,6 +51,36 @@ export function spot(tb, bet, shown, ui) {
   h("span", { class: "stack" }, stack(shown.placed, tb.unit, "placed", h), stack(shown.pending, tb.unit, "pending", h)),
   h("span", { class: "stake" }, sign(shown.placed) ? t("player.placed", { amount: money(shown.placed, tb.currency) }) : "",
     sign(shown.pending) ? ` ${t("player.pending", { amount: money(shown.pending, tb.currency) })}` : ""));
+}
+
+//: at most this many spots side by side in a row (a longer row wraps), and on a phone
+const WIDEST = 8;
+const WIDEST_PHONE = 4;
+
+const gcd = (a, b) => (b ? gcd(b, a % b) : a);
+
+// How the spots lie on the felt, from what the game's remote view says of it (``tb.felt``):
+// its rows of bets (each row's spots share its width; a bet no row names goes in a row after
+// them, a bet the layout lacks is left out; no rows: one row of every bet), boxes or circles.
+// -> { spots: [[bet, span]], columns, phone (the columns on a phone), circles }
+export function arrangement(tb) {
+  const bets = (tb.layout && tb.layout.bets) || [];
+  const felt = tb.felt || {};
+  const named = new Set();
+  const rows = [];
+  for (const row of felt.rows || []) {
+    const kept = row.filter((b) => bets.includes(b) && !named.has(b));
+    kept.forEach((b) => named.add(b));
+    if (kept.length) rows.push(kept);
+  }
+  const rest = bets.filter((b) => !named.has(b));
+  if (rest.length) rows.push(rest);
+  const widths = rows.map((r) => Math.min(r.length, WIDEST));
+  const columns = widths.reduce((a, w) => (a * w) / gcd(a, w), 1);
+  const spots = rows.flatMap((r, i) => r.map((b) => [b, columns / widths[i]]));
+  // on a phone a felt of single spots wraps at four; rows of wider spots keep their shape
+  const phone = spots.every(([, span]) => span === 1) ? Math.min(columns, WIDEST_PHONE) : columns;
+  return { spots, columns, phone, circles: !!felt.circles };
 }
 
 export function rack(tb, chosen, ui) {

@@ -7,7 +7,7 @@
 import { loadWords, t, has, amount, languageSwitch, fillTexts } from "/i18n/words.js";
 import { add, times, sign } from "/player/money.js";
 import { scene } from "/player/scene.js";
-import { spot, rack } from "/player/felt.js";
+import { spot, rack, arrangement } from "/player/felt.js";
 import { paytable, roadmap, short } from "/player/rules.js";
 
 const $ = (id) => document.getElementById(id);
@@ -201,7 +201,7 @@ const HANDLERS = {
       if (hand && m.data.previous === hand.deciding && S.decided !== tb.round_id
           && Object.values(hand.stakes || {}).some((bet) => sign(placedNow()[bet] || "0") > 0)) {
         S.timedOut = tb.round_id;
-        say(() => t("player.folded_timeout"), true);
+        say(() => timedOutText(tb), true);
       }
       tb.state = m.data.state; tb.round_id = m.round_id; tb.betting = m.data.state === "betting_open";
       if (tb.betting) newRound(tb);
@@ -243,12 +243,14 @@ const HANDLERS = {
   answer(m) {
     if (m.ok === false && m.status === "no_session") { sessionStorage.removeItem("tablesim.session"); linkState(() => t("player.no_session"), true); S.ws = null; return; }
     if (m.kind === "balance" && m.ok) { showBalance(m.balance); return; }
-    // a decision answered (a Play the wallet refused is a fold too): not a fold on time-out
-    if (m.kind === "decide" && (m.decision === "fold" || m.status !== "not_deciding")) S.decided = m.round || S.tables[S.table]?.round_id;
+    // a decision answered (a stake the wallet refused is the hand's default, a fold): not a default on time-out
+    const hand = S.tables[S.table]?.hand;
+    const isDefault = m.kind === "decide" && hand && m.decision === hand.default;
+    if (m.kind === "decide" && (isDefault || m.status !== "not_deciding")) S.decided = m.round || S.tables[S.table]?.round_id;
     if (m.ok === false) {
-      // a Play the wallet refused is a fold: said beside the reason
-      const folded = () => (m.kind === "decide" && m.decision === "fold" ? ` ${t("player.you_fold")}` : "");
-      say(() => t("player.refused", { message: refusalText(m) }) + folded(), true);
+      // a stake the wallet refused: the hand's default taken, said beside the reason
+      const taken = () => (isDefault ? ` ${decidedText(S.tables[S.table], m.decision, m.stake)}` : "");
+      say(() => t("player.refused", { message: refusalText(m) }) + taken(), true);
       if (m.balance) showBalance(m.balance);
       renderHead();
       return;
@@ -257,7 +259,7 @@ const HANDLERS = {
       const tb = S.tables[S.table];
       S.decided = m.round;
       if (m.balance) showBalance(m.balance);
-      say(() => (m.decision === "play" ? t("player.you_play", { amount: money(m.stake, tb && tb.currency) }) : t("player.you_fold")));
+      say(() => decidedText(tb, m.decision, m.stake));
       renderHead();
       return;
     }
@@ -375,9 +377,41 @@ function renderHead() {
   $("round").textContent = tb.round_id ? t("player.round", { round: tb.round_id }) : "";
   $("state").textContent = stateName(tb.game, tb.state);
   const hand = tb.hand;  // (a shared hand whose players decide: its notice, its decisions while it waits for them)
-  $("fold-notice").hidden = !hand;
+  $("decide-notice").hidden = !hand;
+  if (hand) $("decide-notice").textContent = t([`${tb.game}.decide_notice`, "player.decide_notice"],
+    { decisions: hand.decisions.map((d) => decisionName(tb, d)).join(" / "), default: decisionName(tb, hand.default) });
+  renderDecisions(tb);
   $("decide").hidden = !(hand && tb.state === hand.deciding && S.decided !== tb.round_id && S.timedOut !== tb.round_id);
   tick();
+}
+
+// --- a shared hand's decisions: what the hand offers, in the game's words (else the page's) ---
+
+function decisionName(tb, d) {
+  return t([`${tb.game}.decision.${d}`, `player.decision.${d}`], null, d);
+}
+
+// The line said when a decision is taken: the game's for that decision, else the page's.
+function decidedText(tb, d, stake) {
+  return t([`${tb.game}.decided.${d}`, "player.decided"],
+    { decision: decisionName(tb, d), amount: money(stake, tb && tb.currency) });
+}
+
+// The line said when the decision timer ran out on the player: the hand's default was taken.
+function timedOutText(tb) {
+  return t([`${tb.game}.timed_out`, "player.timed_out"], { decision: decisionName(tb, (tb.hand || {}).default) });
+}
+
+// One button a decision the hand offers (drawn again only when they or the words change: a
+// button under the pointer is never replaced by its twin mid-click).
+function renderDecisions(tb) {
+  const el = $("decide");
+  const decisions = tb.hand ? tb.hand.decisions : [];
+  const key = JSON.stringify([tb.game, decisions, decisions.map((d) => decisionName(tb, d))]);
+  if (el.dataset.drawn === key) return;
+  el.dataset.drawn = key;
+  el.replaceChildren(...decisions.map((d) => h("button", { id: `decide-${d}`, "data-decision": d,
+    onclick: () => request("decide", { table: S.table, round: S.tables[S.table].round_id, decision: d }) }, decisionName(tb, d))));
 }
 
 function ui() {
@@ -423,8 +457,13 @@ function renderSpots() {
   if (!tb || !tb.layout) return;
   const won = S.result && S.result.bets ? new Set(S.result.bets.filter((b) => b.net && sign(b.net) > 0).map((b) => b.bet)) : new Set();
   const placed = placedNow();
-  $("spots").className = `spots felt-${tb.game}`;
-  $("spots").replaceChildren(...tb.layout.bets.map((bet) => spot(tb, bet, { placed: placed[bet] || "0", pending: stakeOn(bet), won: won.has(bet) }, ui())));
+  // the spots as the game's felt lays them (its rows, boxes or circles)
+  const felt = arrangement(tb);
+  const el = $("spots");
+  el.className = felt.circles ? "spots circles" : "spots";
+  el.style.setProperty("--columns", felt.columns);
+  el.style.setProperty("--phone-columns", felt.phone);
+  el.replaceChildren(...felt.spots.map(([bet, span]) => spot(tb, bet, { placed: placed[bet] || "0", pending: stakeOn(bet), won: won.has(bet) }, ui(), span)));
   const pending = S.pending.reduce((sum, p) => add(sum, p.amount), "0");
   const total = Object.values(placed).reduce((sum, a) => add(sum, a), "0");
   $("total-bet").textContent = money(total, tb.currency) + (sign(pending) ? ` (+${money(pending, tb.currency)})` : "");
@@ -477,7 +516,7 @@ function renderResult() {
   banner.replaceChildren(r.status !== "settled" ? voidText(r)
     : sign(net) > 0 ? h("span", {}, t("player.you_win"), " ", h("b", { id: "banner-net" }, signed(net, tb.currency)))
       : h("span", {}, t(sign(net) < 0 ? "player.you_lose" : "player.you_even"), " ", h("b", { id: "banner-net" }, signed(net, tb.currency))),
-    S.timedOut === r.round_id ? h("div", { class: "small-line" }, t("player.folded_timeout")) : "");
+    S.timedOut === r.round_id ? h("div", { class: "small-line" }, timedOutText(tb)) : "");
 }
 
 function netClass(net) { return net && sign(net) > 0 ? "pos" : net && sign(net) < 0 ? "neg" : ""; }
@@ -589,9 +628,6 @@ function wire() {
     S.pending = [...S.pending, ...base.map((b) => ({ ...b }))];
     renderSpots();
   };
-  for (const [id, decision] of [["play", "play"], ["fold", "fold"]]) {
-    $(id).onclick = () => request("decide", { table: S.table, round: S.tables[S.table].round_id, decision });
-  }
 }
 
 async function main() {
