@@ -172,8 +172,8 @@ def play(pages: dict, game: str, out: Path, rounds: int) -> None:
                     if (key, phase) in todo and page.evaluate(test):
                         shoot(page, out / f"{game}-{phase}-{key[0]}-{key[1]}.png")
                         todo.discard((key, phase))
-                        if phase == "motion" and game == "fortune3" and page.locator("#play").is_visible():
-                            page.click("#play")  # (the player plays: the result has its Play)
+                        if phase == "motion" and game == "fortune3" and page.locator("#decide-play").is_visible():
+                            page.click("#decide-play")  # (the player plays: the result has its Play)
             first.wait_for_timeout(50)
     if todo:
         print(f"  not taken in {rounds} rounds: {sorted(todo)}", file=sys.stderr)

@@ -344,7 +344,7 @@ def test_the_fortune3_view_shows_the_remote_hand_ante_and_pair_plus_and_says_no_
         open_table(abe, FORTUNE3)
         assert [abe.get_attribute(f".spot >> nth={i}", "data-bet") for i in range(2)] == ["ante", "pair_plus"]
         assert "Pair Plus" in text(abe, ".spot[data-bet='pair_plus']") and "Remote hand" in text(abe, "#scene")
-        assert "no decision is a fold" in text(abe, "#fold-notice")
+        assert "no decision is a fold" in text(abe, "#decide-notice")
         assert "pays 1 to 1" in text(abe, ".spot[data-bet='ante']")  # the profile's pays, on the spots
         assert "pays up to 40 to 1" in text(abe, ".spot[data-bet='pair_plus']")
         assert not abe.locator("#decide").is_visible()  # Play / Fold once the hands are dealt
@@ -420,7 +420,7 @@ def start_deciding(f3, pages, bets) -> str:
 def test_two_players_in_two_languages_decide_on_their_own_on_the_shared_remote_hand(chromium, f3):
     (c1, ann), (c2, amy) = f3_player(chromium, f3, "ann", "zh-TW"), f3_player(chromium, f3, "amy", "pt-BR")
     try:
-        assert "逾時未決定即作棄牌" in text(ann, "#fold-notice") and "Desiste" not in text(ann, "#fold-notice")
+        assert "逾時未決定即作棄牌" in text(ann, "#decide-notice") and "Desiste" not in text(ann, "#decide-notice")
         assert "pt" == amy.evaluate("document.documentElement.lang")
         rid = start_deciding(f3, (ann, amy), ((ann, ("ante", "25")), (ann, ("pair_plus", "5")), (amy, ("ante", "5"))))
         # the pays on the spots and in the paytable are the table's profile's (its round's record), not the game's default's
@@ -440,7 +440,7 @@ def test_two_players_in_two_languages_decide_on_their_own_on_the_shared_remote_h
         # the decision timer counts down (it comes with the table's own event, a moment after the state)
         until(ann, "/\\d/.test(document.querySelector('#timer').textContent)")
         shot(ann, "fortune3-decide-desktop-zh")
-        ann.click("#play")  # ann plays; amy lets the decision timer run out: a fold
+        ann.click("#decide-play")  # ann plays; amy lets the decision timer run out: a fold
         until(ann, "document.querySelector('#said').textContent.includes('您選擇跟注')")
         assert ann.locator("#decide").is_hidden() and amy.locator("#decide").is_visible()
         f3.wait_state(("complete",), "the round never settled", timeout=120)
@@ -460,7 +460,7 @@ def test_two_players_in_two_languages_decide_on_their_own_on_the_shared_remote_h
         # amy's time-out fold is said in words (not "bet placed" left standing), in the terms of her language
         assert text(amy, "#said") == "Desistiu: sem decisão a tempo." and "Desistiu" in text(amy, "#banner")
         assert amy.get_attribute("#timebar", "data-warned") == rid  # her last seconds were called out
-        assert text(amy, "#play") == "Jogar" and "Jogar" in text(amy, "#fold-notice")
+        assert text(amy, "#decide-play") == "Jogar" and "Jogar" in text(amy, "#decide-notice")
         # each sees the rank of their own (remote) hand, as the table's rules name it
         assert text(amy, "#own-rank").startswith("A sua mão: ") and text(ann, "#own-rank").startswith("您的牌：")
         assert ann.locator("#result li[data-bet='pair_plus']").count() == 1
@@ -491,9 +491,9 @@ def test_a_reconnect_during_the_decisions_shows_the_hand_again_and_takes_the_dec
         shot(abe, "fortune3-decide-phone-pt")
         assert abe.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         assert not access.outside(abe) and not clipped(abe), (access.outside(abe), clipped(abe))  # (mid-round, a phone)
-        abe.click("#fold")
+        abe.click("#decide-fold")
         until(abe, "document.querySelector('#said').textContent.includes('Desiste')")
-        ada.click("#play")
+        ada.click("#decide-play")
         until(ada, "document.querySelector('#said').textContent.includes('You play')")
         until(ada2, "document.querySelector('#said').textContent.includes('You play')")  # (her other tab)
         assert ada2.locator("#decide").is_hidden()
