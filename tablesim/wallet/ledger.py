@@ -185,9 +185,12 @@ class Ledger:
 
     def _player(self, player: str, currency: str | None = None):
         """(currency, balance in units, max_debit, daily_stake, message) of ``player``."""
-        row = self.db.execute(
-            "SELECT p.currency, p.opening + COALESCE(a.moved, 0), p.max_debit, p.daily_stake, p.message "
-            "FROM player p LEFT JOIN account a ON a.player = p.id WHERE p.id=?", (player,)).fetchone()
+        known = self._known
+        row = known.players.get(player) if known is not None else None
+        if row is None:
+            row = self.db.execute(
+                "SELECT p.currency, p.opening + COALESCE(a.moved, 0), p.max_debit, p.daily_stake, p.message "
+                "FROM player p LEFT JOIN account a ON a.player = p.id WHERE p.id=?", (player,)).fetchone()
         if row is None:
             raise Answer(p.Status.UNKNOWN_PLAYER, f"no player {player!r}")
         self._currency_of[player] = row[0]
@@ -301,7 +304,7 @@ class Ledger:
         savepoint per write: two statements less each); should one ever
         come after a change, the whole group is rolled back, unanswered."""
         results: list = []
-        self._known = _Known(self.db, [req.transaction_id for req in reqs])
+        self._known = _Known(self.db, reqs)
         try:
             for req in reqs:
                 changes = self.db.total_changes
@@ -347,6 +350,9 @@ class Ledger:
             if kind == "cancel":
                 self._known.ids.discard(req.debit)
         self._insert(req.transaction_id, row, status, digest, body)
+        if self._known is not None:
+            self._known.wrote(req.player, row["effect"], kind == "credit" and status is p.Status.OK,
+                              (req.table, req.round, req.player))
         if status is p.Status.OK and kind == "credit":
             self.db.executemany("INSERT INTO settled VALUES (?, ?)",
                                 [(d, req.transaction_id) for d in req.debits])
@@ -452,6 +458,9 @@ class Ledger:
                                (debit,)).fetchone() is not None
 
     def _round_settled(self, player: str, table: str, round_id: str) -> bool:
+        key = (table, round_id, player)
+        if self._known is not None and key in self._known.asked:
+            return key in self._known.credited
         return self.db.execute("SELECT 1 FROM tx WHERE tbl=? AND round=? AND player=? AND kind='credit' AND "
                                "status='ok'", (table, round_id, player)).fetchone() is not None
 
@@ -470,18 +479,53 @@ class _Known:
     stands for. An id a write of the group changes (its own id; a cancel's
     debit) leaves ``ids`` and is read again as it is then."""
 
-    def __init__(self, db, ids: list[str]) -> None:
-        self.ids = set(ids)
+    def __init__(self, db, reqs: list) -> None:
+        self.ids = {req.transaction_id for req in reqs}
         self.kept: dict[str, tuple] = {}
         self.cancelled: set[str] = set()
-        wanted = list(self.ids)
-        for at in range(0, len(wanted), 500):  # (well within SQLite's bound on a statement's parameters)
-            part = wanted[at:at + 500]
+        #: the group's players' rows (as ``Ledger._player`` reads one), each balance moved by the group's
+        #: writes as they are made (the transaction holds the write lock: no one else moves it)
+        self.players: dict[str, list] = {}
+        #: the (table, round, player) of the group's debits read for a credit, and those credited
+        self.asked: set[tuple[str, str, str]] = set()
+        self.credited: set[tuple[str, str, str]] = set()
+        for part in _parts(list(self.ids)):
             marks = ",".join("?" * len(part))
             for tid, *rest in db.execute(f"SELECT id, digest, status, answer FROM tx WHERE id IN ({marks})", part):
                 self.kept[tid] = tuple(rest)
             self.cancelled.update(d for (d,) in db.execute(
                 f"SELECT debit FROM tx WHERE debit IN ({marks}) AND kind='cancel' AND status='ok'", part))
+        for part in _parts(list({req.player for req in reqs if isinstance(getattr(req, "player", None), str)})):
+            for pid, *row in db.execute(
+                    "SELECT p.id, p.currency, p.opening + COALESCE(a.moved, 0), p.max_debit, p.daily_stake, "
+                    f"p.message FROM player p LEFT JOIN account a ON a.player = p.id WHERE p.id IN "
+                    f"({','.join('?' * len(part))})", part):
+                self.players[pid] = row
+        rounds: dict[tuple[str, str], set[str]] = {}
+        for req in reqs:
+            if isinstance(req, p.Debit):
+                rounds.setdefault((req.table, req.round), set()).add(req.player)
+        for (table, round_id), who in rounds.items():
+            for part in _parts(list(who)):
+                self.asked.update((table, round_id, pl) for pl in part)
+                self.credited.update((table, round_id, pl) for (pl,) in db.execute(
+                    f"SELECT player FROM tx WHERE tbl=? AND round=? AND player IN ({','.join('?' * len(part))}) "
+                    "AND kind='credit' AND status='ok'", [table, round_id, *part]))
+
+    def wrote(self, player: str, effect: int, credited: bool, key: tuple[str, str, str]) -> None:
+        """A write of the group was made: its player's balance moved, its round credited."""
+        if effect:
+            row = self.players.get(player)
+            if row is not None:
+                row[1] += effect
+        if credited:
+            self.credited.add(key)
+
+
+def _parts(items: list, size: int = 500):
+    """``items`` in parts of ``size`` (well within SQLite's bound on a statement's parameters)."""
+    for at in range(0, len(items), size):
+        yield items[at:at + size]
 
 
 def _read_answer(request_id: str, status: p.Status, message: str | None) -> dict:

@@ -234,3 +234,35 @@ def test_an_amount_with_spaces_around_it_is_refused_and_nothing_is_kept():
     assert ledger.db.execute("SELECT COUNT(*) FROM tx").fetchone() == (0,)
     _, answer = wallet.call("balance", b'{"request_id":"b","player":"p1","currency":"MOP"}')
     assert json.loads(answer)["balance"] == "100.00"
+
+
+def test_a_group_reads_its_players_and_credited_rounds_once_and_follows_its_own_writes():
+    """A group of writes reads its players' balances and their rounds' credits
+    once for all: a write after another of the group sees what that one did
+    (a balance moved by a debit, a credit or a cancel; a round credited), as
+    it would one by one."""
+    def reqs():
+        where = {"player": "p2", "table": "T", "round": "R1"}
+        return [parse("debit", {"transaction_id": "g1", "currency": "MOP", "amount": "5.00", **where}),
+                parse("debit", {"transaction_id": "g2", "currency": "MOP", "amount": "3.00", **where}),
+                parse("cancel", {"transaction_id": "g3", "debit": "g1", **where}),
+                parse("debit", {"transaction_id": "g4", "currency": "MOP", "amount": "3.00", **where}),
+                parse("credit", {"transaction_id": "g5", "currency": "MOP", "amount": "1.00", "debits": ["g4"],
+                                 **where}),
+                parse("debit", {"transaction_id": "g6", "currency": "MOP", "amount": "1.00", **where}),
+                parse("debit", {"transaction_id": "g7", "currency": "MOP", "amount": "9.00", "player": "p2",
+                                "table": "T", "round": "R2"}),
+                parse("debit", {"transaction_id": "g8", "currency": "MOP", "amount": "1.00", "player": "nobody",
+                                "table": "T", "round": "R1"})]
+
+    alone = Ledger(":memory:")
+    alone.load(ROSTER)
+    one_by_one = [alone.write(r) for r in reqs()]
+    grouped = Ledger(":memory:")
+    grouped.load(ROSTER)
+    together = grouped.write_many(reqs())
+    assert together == one_by_one
+    statuses = [json.loads(body)["status"] for _, body in together]
+    assert statuses == ["ok", "insufficient_funds", "ok", "ok", "ok", "already_settled", "insufficient_funds",
+                        "unknown_player"]
+    assert json.loads(together[4][1])["balance"] == "5.50"
