@@ -166,6 +166,7 @@ class TableRunner(TableThread):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.tasks: list[asyncio.Task] = []
         self._pending: list[dict] = []
+        self._bet_ts: tuple[int | None, str] = (None, "")  # (the group's record seq, its bets' time)
         self._round_over = False
         self._subscribed = False
         self.instruction: str | None = None
@@ -260,7 +261,9 @@ class TableRunner(TableThread):
         # (a bet of a group being placed: its group's one record, written next, is its seq)
         seq = (self.journal.seq + t.batching) if self.journal is not None else event.seq
         if event.kind == "bet":  # (a bet's fields are text already: thousands a second, not walked again)
-            msg = {"type": "event", "seq": seq, "kind": "bet", "round_id": event.round_id, "ts": now_ts(),
+            if not t.batching or self._bet_ts[0] != seq:  # (a group's bets: one record, one time, made once)
+                self._bet_ts = (seq if t.batching else None, now_ts())
+            msg = {"type": "event", "seq": seq, "kind": "bet", "round_id": event.round_id, "ts": self._bet_ts[1],
                    "data": event.data}
         else:
             msg = event_message(seq, event.kind, event.round_id, event.data)
