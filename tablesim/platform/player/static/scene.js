@@ -78,6 +78,16 @@ function wheelSvg(layout, ui) {
     svg("path", { d: "M -7 -104 L 7 -104 L 0 -88 Z", fill: "#fff", stroke: "#111", "stroke-width": "1", class: "pointer" }));
 }
 
+// A turning wheel stopped where it is now (not put back to where it started), its angle kept.
+function halt(rotor) {
+  if (!rotor.classList.contains("spinning")) return;
+  const m = new DOMMatrix(getComputedStyle(rotor).transform);
+  const angle = Math.atan2(m.b, m.a) * 180 / Math.PI;
+  rotor.classList.remove("spinning", "settle");
+  rotor.style.transform = `rotate(${angle}deg)`;
+  rotor.dataset.angle = String(angle);
+}
+
 // The wheel is drawn once per table and kept: its motion goes on across the
 // redraws of the rest (each revolution reported is a redraw).
 function spinScene(box, tb, events, ui) {
@@ -97,10 +107,11 @@ function spinScene(box, tb, events, ui) {
   const step = 360 / ((tb.layout.wheel || []).length || 1);
   if (spin && Number.isInteger(spin.data.segment) && rotor.dataset.round !== spin.round_id) {
     // to rest on the reported segment, under the pointer: forward from where it was, a turn at least
+    halt(rotor);
+    getComputedStyle(rotor).transform;  // (the turn's end a style change of its own: in the same one, no transition starts)
     const was = Number(rotor.dataset.angle || 0);
     const target = -spin.data.segment * step;
     const angle = still() ? target : was + 360 + ((((target - was) % 360) + 360) % 360);
-    rotor.classList.remove("spinning");
     rotor.classList.toggle("settle", !still());
     rotor.style.transform = `rotate(${angle}deg)`;
     rotor.dataset.angle = String(angle);
@@ -109,7 +120,7 @@ function spinScene(box, tb, events, ui) {
     rotor.classList.remove("settle");
     rotor.classList.add("spinning");
   } else if (!moving && !spin) {
-    rotor.classList.remove("spinning");
+    halt(rotor);
   }
   pic.classList.toggle("moving", moving);
   const line = symbol
