@@ -545,12 +545,13 @@ def test_a_refusal_and_a_void_round_read_in_the_players_language(chromium, setup
 # --- what a spot shows, the link going down, rounds missed --------------------------------
 
 
-def routed(page, hold=None):
+def routed(page, hold=None, *, after=False):
     """The page's socket through a route of the test's (``page.route_web_socket``):
     the platform's messages that ``hold(doc)`` says are held wait until
-    ``release()``; ``cut()`` closes the socket and refuses new ones until
-    ``mend()``. Returns (release, cut, mend, held)."""
-    state = {"down": False, "held": [], "routes": []}
+    ``release()`` (``after``: that one and every message after it, in their
+    order; ``release(n)``: only the first ``n`` held); ``cut()`` closes the
+    socket and refuses new ones until ``mend()``. Returns (release, cut, mend, held)."""
+    state = {"down": False, "held": [], "routes": [], "holding": False}
 
     def handler(ws):
         if state["down"]:
@@ -561,7 +562,8 @@ def routed(page, hold=None):
 
         def down(msg):
             doc = json.loads(msg)
-            if hold is not None and hold(doc):
+            if state["holding"] or (hold is not None and hold(doc)):
+                state["holding"] = after
                 state["held"].append((ws, msg))
             else:
                 ws.send(msg)
@@ -571,11 +573,14 @@ def routed(page, hold=None):
 
     page._host.run(lambda: page._obj.route_web_socket(re.compile(r".*/ws$"), handler))
 
-    def release():
+    def release(n: int | None = None):
         def go():
-            for ws, msg in state["held"]:
+            count = len(state["held"]) if n is None else n
+            for ws, msg in state["held"][:count]:
                 ws.send(msg)
-            state["held"].clear()
+            del state["held"][:count]
+            if not state["held"]:
+                state["holding"] = False
         page._host.run(go)
 
     def cut():
@@ -671,6 +676,82 @@ def test_no_bet_is_dropped_while_the_link_is_down(chromium, setup):
         until(cy, "document.querySelector('#said').textContent.startsWith('Bets placed: ')")  # every bet of it named
         assert sorted(text(cy, "#said").removeprefix("Bets placed: ").split(", ")) == ["3 5 MOP", "5 5 MOP"]
         assert not cy.errors, cy.errors
+    finally:
+        context.close()
+
+
+#: every message the page's socket gets, noted as it arrives (by the socket's first listener, before the page's own)
+NOTE_MESSAGES = """(() => {
+  const Native = window.WebSocket;
+  window.__got = [];
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (e) => {
+        try { const m = JSON.parse(e.data); window.__got.push(m.type === "event" ? m.kind : m.type); } catch (err) { /* not JSON */ }
+      });
+    }
+  };
+})();"""
+
+#: what the page shows at the moment its banner comes up (a mutation observer: in the task that put it up)
+BANNER_WATCH = """(() => {
+  const banner = document.querySelector("#banner");
+  window.__shown = null;
+  new MutationObserver(() => {
+    if (window.__shown || banner.hidden) return;
+    const turning = document.querySelector("#rotor").getAnimations().filter((a) => a.playState === "running");
+    window.__shown = { by: window.__got[window.__got.length - 1], result: !document.querySelector("#result").hidden,
+      net: document.querySelector("#result .round-net b")?.textContent || "",
+      turning: turning.map((a) => [a.currentTime, a.effect.getComputedTiming().endTime]) };
+  }).observe(banner, { attributes: true, childList: true, subtree: true });
+})()"""
+
+
+def test_the_result_shows_as_it_arrives_while_the_wheel_is_still_turning(chromium, setup):
+    """The scene never holds a result back. Motion on: the table's spin result
+    reaches the page and the wheel turns to rest on it; the round's result,
+    held until the wheel is seen turning, arrives in the middle of the turn,
+    and the banner and the player's own result show in the very task that
+    delivered it (not at the turn's end, not on a timer), the wheel still
+    turning then."""
+    context, kim = player(chromium, setup, "kim", "en-US")
+    try:
+        assert not kim.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
+
+        def stopped(doc) -> bool:  # the wheel's state leaving "spinning", or its spin's result
+            return doc.get("type") == "event" and (doc.get("kind") == "spin_result" or (
+                doc.get("kind") == "state" and (doc.get("data") or {}).get("previous") == "spinning"))
+
+        release, _, _, held = routed(kim, hold=stopped, after=True)  # (that and every message after it, in order)
+        kim.add_init_script(NOTE_MESSAGES)  # (after the route's: on the socket the page is given, not the route's own)
+        kim.reload()
+        kim.wait_for_selector(f".table-card[data-table='{WHEEL}']")
+        open_table(kim, WHEEL)
+        betting_on(setup, setup.wheel, (kim,), "1")
+        bet(kim, "1", "5")
+        setup.wheel.play_out()  # the table has spun, settled and paid; the page has it all from the spin's result on held
+        pumped(kim, lambda: any(json.loads(msg)["type"] == "result" for _, msg in held))
+        kinds = [json.loads(msg).get("kind") for _, msg in held]
+        until(kim, "document.querySelector('.wheel-box').classList.contains('moving') && "
+                   "document.querySelector('#rotor').getAnimations().length")  # turning since spin_started
+        assert kim.locator("#banner").is_hidden() and kim.locator("#result").is_hidden()
+        release(kinds.index("spin_result") + 1)  # up to the spin's result: the wheel turns to rest on its segment
+        until(kim, "document.querySelector('#rotor').classList.contains('settle') && "
+                   "document.querySelector('#rotor').getAnimations().some((a) => a.currentTime > 0)")
+        # (its 2.2 s turn slowed twentyfold: on a loaded machine a look and a release can take a second)
+        kim.evaluate("document.querySelector('#rotor').getAnimations().forEach((a) => { a.playbackRate = 0.05; })")
+        kim.evaluate(BANNER_WATCH)
+        release()  # the round's settlement, its outcome and the player's result, mid-turn
+        shown = until(kim, "window.__shown")
+        assert shown["by"] == "result", shown  # shown by the result's own message, at once
+        assert shown["result"] and re.match(r"[+\u2212]", shown["net"]), shown  # the player's result with its net
+        assert shown["turning"] and all(0 < now < end for now, end in shown["turning"]), shown  # the wheel mid-turn
+        assert kim.locator("#rotor").evaluate("(r) => r.getAnimations().length") > 0  # (and still turning after)
+        assert text(kim, "#banner-net") == shown["net"]
+        kim.locator("#rotor").evaluate("(r) => r.getAnimations().forEach((a) => a.finish())")
+        assert kim.get_attribute("#spin", "data-symbol")  # at rest, on the symbol the table reported
+        assert not kim.errors, kim.errors
     finally:
         context.close()
 
