@@ -14,6 +14,10 @@ the journal::
 
     {"v": 1, "results": [{"ok": true, "round_id": "...", "ref": "p7-000123"}, ...]}
 
+(a request with ``"shared": true`` gets each group receipt's signed root,
+which all the receipts of one record share, once a record: in the reply's
+``shared``, by the record's seq, and not in each receipt)
+
 Each bet goes through the table's own intake (``submit``, handed in by the
 server: ``tablesim.server.intake``, with group commit, the table's rules
 and refusal texts, exactly as the console's ``POST /api/bets/batch``). ``ref`` is required here: the platform's id for
@@ -82,6 +86,12 @@ def request_error(error: str, detail: str) -> dict[str, Any]:
 def parse_request(body: bytes) -> list[dict[str, Any]]:
     """The bets of a request (a bad one as its outcome); InputError for a
     request that carries no bets at all."""
+    return read_request(body)[0]
+
+
+def read_request(body: bytes) -> tuple[list[dict[str, Any]], bool]:
+    """``parse_request``'s bets, and whether the request asks for the receipts'
+    shared part once a record (``"shared": true``)."""
     if len(body) > MAX_BODY:
         raise InputError(W("bus.too_large", most=MAX_BODY))
     try:
@@ -99,7 +109,7 @@ def parse_request(body: bytes) -> list[dict[str, Any]]:
         items = [doc]
     else:
         raise InputError(W("bus.not_a_request"))
-    return [_bet(item, i) for i, item in enumerate(items)]
+    return [_bet(item, i) for i, item in enumerate(items)], "bets" in doc and doc.get("shared") is True
 
 
 def _bet(item: Any, index: int) -> dict[str, Any]:
@@ -178,7 +188,7 @@ class BusBets:
 
     async def answer(self, body: bytes) -> dict[str, Any]:
         try:
-            parsed = parse_request(body)
+            parsed, compact = read_request(body)
         except InputError as exc:
             return request_error("bad_input", exc.message if exc.where is None else str(exc))
         requests = [p for p in parsed if "error" not in p]
@@ -193,7 +203,12 @@ class BusBets:
         else:
             for result in results:  # (no link, no key to sign receipts with)
                 result.pop("group", None), result.pop("at", None)
-        return {"v": 1, "results": results}
+        reply = {"v": 1, "results": results}
+        if compact:
+            shared = _shared_apart(results)
+            if shared:
+                reply["shared"] = shared
+        return reply
 
     def encoded(self, reply: dict[str, Any]) -> bytes:
         """The reply's bytes, what a receipt shares with the others of its record
@@ -219,12 +234,13 @@ class BusBets:
                 out.append(b"%s,\"receipt\":%s,%s}" % (rest[:-1], own[:-1], shared))
             else:
                 out.append(b"%s,\"receipt\":%s,\"ref\":%s}}" % (rest[:-1], shared, _dumps(receipt["ref"])))
-        return b'{"v":%d,"results":[%s]}' % (VERSION, b",".join(out))
+        more = b',"shared":%s' % _dumps(reply["shared"]) if "shared" in reply else b""
+        return b'{"v":%d,"results":[%s]%s}' % (VERSION, b",".join(out), more)
 
     def _shared_of(self, receipt: dict[str, Any]) -> bytes | None:
         if receipt.get("v") == 2:
             proof = self._proofs.get(receipt["seq"])
-            return None if proof is None or proof.sig != receipt["sig"] else proof.shared
+            return None if proof is None or proof.sig != receipt.get("sig") else proof.shared
         made = self._receipt_cache.get(receipt["seq"])
         return None if made is None or made[0]["sig"] != receipt["sig"] else made[1]
 
@@ -289,6 +305,26 @@ class BusBets:
             receipt = self.link.receipt(seq, body, "")
             made = self._receipt_cache[seq] = (receipt, _dumps({k: v for k, v in receipt.items() if k != "ref"})[:-1])
         return made[0]
+
+
+#: what every receipt of one group's record shares (its signed root), given once a record when asked
+SHARED = ("statement", "sig", "key")
+
+
+def _shared_apart(results: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """The group receipts' shared part taken off them, once per record (by its
+    seq, as text); a receipt whose shared part is not its record's first keeps its own."""
+    shared: dict[str, dict[str, str]] = {}
+    for result in results:
+        receipt = result.get("receipt")
+        if receipt is None or receipt.get("v") != 2:
+            continue
+        part = {k: receipt[k] for k in SHARED}
+        seq = str(receipt["seq"])
+        if shared.setdefault(seq, part) == part:
+            for k in SHARED:
+                del receipt[k]
+    return shared
 
 
 #: compact JSON, the encoder made once (``json.dumps`` with arguments makes one a call)

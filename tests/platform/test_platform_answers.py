@@ -106,3 +106,43 @@ def test_what_a_hold_keeps_goes_to_each_client_in_one_write_in_order():
     assert hub.counts["sent"] == 5
     hub._send(b, '{"n":5}')  # (after the hold: written at once again)
     assert [_texts(w) for w in abe.writes] == [['{"n":2}'], ['{"n":5}']]
+
+
+def test_the_desk_asks_for_the_shared_part_once_and_answers_each_bet_its_whole_receipt():
+    import asyncio
+
+    from tablesim.platform.betdesk import Desk, _Bet
+    from tablesim.platform.intents import Intent
+
+    sent: list[dict] = []
+    whole = [_group_receipt(f"d-{i}", i) for i in range(3)]
+    part = {k: whole[0][k] for k in ("statement", "sig", "key")}
+    results = [{"ok": True, "round_id": "R-1", "ref": r["ref"],
+                "receipt": {k: v for k, v in r.items() if k not in part}} for r in whole]
+    results[2]["receipt"] = dict(whole[2])  # (a table that gave it whole: kept as it is)
+
+    class _Intents:
+        def note_many(self, moves) -> None:
+            pass
+
+    desk = Desk(wallet=None, patient=None, nc_source=None, rounds=None, intents=_Intents(), offers={})
+
+    async def send(table, request):
+        sent.append(request)
+        return {"v": 1, "results": results, "shared": {"7": part}}
+
+    desk._send = send
+    got: list[Answer] = []
+    bets = []
+    for i in range(3):
+        it = Intent(f"d-{i}", "bet", "ann", "MOP", Decimal(1), "WHEEL-1", "R-1", "ann", "rot", "debiting")
+        key = ("WHEEL-1", "R-1", "ann")
+        desk.in_flight[key] = desk.in_flight.get(key, 0) + 1
+        b = _Bet(it, key, {"ref": it.debit, "position": "ann", "bet": "rot", "amount": "1.00", "round": "R-1"},
+                 got.append)
+        b.balance = Decimal("99.00")
+        bets.append(b)
+    asyncio.run(desk._to_table("WHEEL-1", bets))
+    assert sent[0]["shared"] is True and [b["ref"] for b in sent[0]["bets"]] == ["d-0", "d-1", "d-2"]
+    assert [a.body["receipt"] for a in got] == whole
+    assert all(a.text == ENCODE(a.body) and list(a.body["receipt"]) == list(whole[0]) for a in got)

@@ -85,3 +85,44 @@ def test_each_accepted_bet_carries_a_receipt_of_its_own_entry_checked_offline():
     moved = dict(got[0]["receipt"], at=1)
     assert receipts.check(receipts.parse(moved), "T-1", pub)[0] is False
     assert Decimal(got[1]["receipt"]["bet"][3]) == 5
+
+
+def test_asked_for_it_a_reply_gives_each_records_shared_part_once_and_the_receipts_verify_put_back():
+    async def submit(bets):
+        out = []
+        for g, chunk in enumerate((bets[:4], bets[4:])):  # (two groups: two records, two signed roots)
+            entries = [betbatch.entry(b["ref"], b["position"], b["bet"], str(b["amount"]), b.get("player"))
+                       for b in chunk]
+            group = Record(41 + g, "2026-12-06T05:00:00.000000+00:00", "T-1", "T-1-000007", "input", "place_bets",
+                           "bus", {"bets": entries, "root": betbatch.root(entries)}, "0" * 64, "1" * 64)
+            out += [{"ok": True, "round_id": "T-1-000007", "ref": b["ref"], "group": group, "at": at}
+                    for at, b in enumerate(chunk)]
+        return out
+
+    bets = [{"ref": f"r{i}", "position": str(1 + i), "bet": "ante", "amount": "5", "player": f"p{i}"}
+            for i in range(7)]
+    full = answer({"v": 1, "bets": bets}, submit)
+    compact = answer({"v": 1, "bets": bets, "shared": True}, submit)
+    assert "shared" not in full and set(compact["shared"]) == {"41", "42"}
+    assert all(set(p) == {"statement", "sig", "key"} for p in compact["shared"].values())
+    pub = KEY.public_key()
+    for whole, short in zip(full["results"], compact["results"]):
+        assert not {"statement", "sig", "key"} & set(short["receipt"])
+        back = {**short["receipt"], **compact["shared"][str(short["receipt"]["seq"])]}
+        assert back == whole["receipt"] and list(back) == list(whole["receipt"])  # (the same receipt, keys in order)
+        assert receipts.check(receipts.parse(back), "T-1", pub)[0]
+    # a lone bet object never asks (its fields are a bet's)
+    lone = answer({"ref": "r9", "position": "1", "bet": "ante", "amount": "5", "shared": True}, submit)
+    assert "shared" not in lone
+
+
+def test_a_reply_with_an_older_journals_receipt_keeps_its_shared_part_when_encoded_in_pieces():
+    bets = BusBets("T-1", None, None)
+    reply = {"v": 1, "results": [
+        {"ok": True, "round_id": "R", "ref": "a", "receipt": {"v": 1, "table_id": "T-1", "seq": 3, "ref": "a",
+                                                             "message": "m", "sig": "s", "key": "k"}},
+        {"ok": True, "round_id": "R", "ref": "b", "receipt": {"v": 2, "table_id": "T-1", "seq": 4, "ref": "b",
+                                                             "at": 0, "bet": ["b", "1", "ante", "5", None],
+                                                             "path": []}}],
+        "shared": {"4": {"statement": "st", "sig": "sg", "key": "ky"}}}
+    assert json.loads(bets.encoded(reply)) == reply
