@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pace", type=float, default=0.5)
     ap.add_argument("--rounds", type=int, default=2, help="rounds with bets")
     ap.add_argument("--quiet-rounds", type=int, default=1, help="rounds of the table alone, and of players watching")
+    ap.add_argument("--group", type=int, default=Plan.group,
+                    help="bets a bettor sends at once, a message each (the page's Place bets; 1 to 8)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     if min(a.players, a.platforms, a.rounds, a.quiet_rounds) < 1 or a.bettors < 0 or a.bet_rate <= 0:
@@ -44,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
                    "--bettors: at least 0; --bet-rate: above 0\n")
     plan = Plan(players=a.players, bettors=a.bettors, bet_rate=a.bet_rate, platforms=a.platforms,
                 loaders=a.loaders, game=a.game, bet_seconds=a.bet_seconds, pace=a.pace, rounds=a.rounds,
-                quiet_rounds=a.quiet_rounds)
+                quiet_rounds=a.quiet_rounds, group=max(1, min(8, a.group)))
     try:
         fig = run(plan, progress=lambda s: print(s, file=sys.stderr, flush=True))
     except RuntimeError as exc:

@@ -25,7 +25,7 @@ def test_a_small_load_run_reports_every_figure_and_no_player_missed_a_result():
                           "--pace", "0.05", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     fig = json.loads(run.stdout)
-    assert fig["players"] == 50 and fig["bettors"] == 5
+    assert fig["players"] == 50 and fig["bettors"] == 5 and fig["bets_per_group"] == 4  # (as the page sends them)
     assert fig["dropped"] == 0 and fig["missing_results"] == 0
     assert fig["rounds_watched"] == 3  # the one under way, one only watched, one with bets: each seen by all 50
     assert fig["event_deliveries"] >= 50 * 2 and fig["event_p99_ms"] is not None

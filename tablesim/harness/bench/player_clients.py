@@ -100,8 +100,9 @@ class Player(asyncio.Protocol):
     stream reader of its own: thousands share a process that must cost
     little next to the platform it loads)."""
 
-    def __init__(self, shared: Shared, url: str, token: str, bettor: bool, rate: float) -> None:
+    def __init__(self, shared: Shared, url: str, token: str, bettor: bool, rate: float, group: int = 1) -> None:
         self.shared, self.url, self.token, self.bettor, self.rate = shared, url, token, bettor, rate
+        self.group = group
         self.seen: set[str] = set()
         self.sent: dict[int, tuple[float, str]] = {}
         self.n = 0
@@ -213,19 +214,26 @@ class Player(asyncio.Protocol):
                 shared.windows[round_id][1] = max(shared.windows[round_id][1], now)
 
     async def bet(self) -> None:
-        """While betting is open: a bet every 1/rate seconds (jittered), at
-        most IN_FLIGHT waiting."""
-        shared = self.shared
-        await asyncio.sleep(random.random() / self.rate)
+        """While betting is open: a group of ``group`` bets (a message each,
+        written at once, as the page's *Place bets* sends its spots) every
+        group/rate seconds (jittered), at most max(IN_FLIGHT, group) waiting."""
+        shared, group = self.shared, self.group
+        most = max(IN_FLIGHT, group)
+        await asyncio.sleep(random.random() * group / self.rate)
         while True:
             round_id = shared.betting
-            if shared.bet and round_id and len(self.sent) < IN_FLIGHT and self.spot:
-                self.n += 1
+            if shared.bet and round_id and len(self.sent) + group <= most and self.spot:
                 now = time.time()
-                self.sent[self.n] = (now, round_id)
                 shared.windows.setdefault(round_id, [now, now])
-                self.send({"type": "bet", "id": self.n, "table": shared.table, "amount": "1", **self.spot})
-            await asyncio.sleep(random.uniform(0.5, 1.5) / self.rate)
+                frames = []
+                for _ in range(group):
+                    self.n += 1
+                    self.sent[self.n] = (now, round_id)
+                    frames.append(_masked(0x1, json.dumps({"type": "bet", "id": self.n, "table": shared.table,
+                                                           "amount": "1", **self.spot},
+                                                          separators=(",", ":")).encode()))
+                self.transport.write(b"".join(frames))
+            await asyncio.sleep(random.uniform(0.5, 1.5) * group / self.rate)
 
 
 def _spot(table: dict) -> dict:
@@ -262,7 +270,8 @@ async def main(plan: dict) -> None:
     shared = Shared(plan["table"])
     urls, tokens = plan["platforms"], plan["tokens"]
     rate = min(MAX_RATE, plan["bet_rate"] / max(1, plan["bettors_total"]))
-    players = [Player(shared, urls[(plan["first"] + i) % len(urls)], t, i < plan["bettors"], rate)
+    group = max(1, min(8, int(plan.get("group", 1))))  # (the platform keeps 8 of a socket's bets waiting)
+    players = [Player(shared, urls[(plan["first"] + i) % len(urls)], t, i < plan["bettors"], rate, group)
                for i, t in enumerate(tokens)]
     tasks: list[asyncio.Task] = []
     await _connect(players, tasks)

@@ -45,6 +45,7 @@ class Plan:
     pace: float = 0.5
     rounds: int = 2  # rounds with bets
     quiet_rounds: int = 1  # rounds of the table alone, and of the players only watching
+    group: int = 4  # bets a bettor sends at once (the page's "Place bets": a message a spot, written together)
 
 
 def _rss_mb(pid: int) -> float:
@@ -148,7 +149,7 @@ class Loaders:
             mine = list(range(i, plan.players, n))  # (player j is a bettor when j < bettors)
             doc = {"platforms": rig.platforms, "table": rig.table_id, "first": i, "tokens": [tokens[j] for j in mine],
                    "bettors": sum(1 for j in mine if j < bettors), "bettors_total": bettors,
-                   "bet_rate": plan.bet_rate}
+                   "bet_rate": plan.bet_rate, "group": plan.group}
             # (the tokens sorted bettors first: a process bets with its first ``bettors``)
             path = rig.dir / f"loader-{i}.json"
             path.write_text(json.dumps(doc))
@@ -250,7 +251,7 @@ def _figures(plan: Plan, connected: int, got: dict, watched: list[str], rss: dic
         # (the same while the players only watched: the fan-out's own part, before the bets load the platform)
         "event_p50_ms_watching": _p(got["delays_watching"], 0.5), "event_p99_ms_watching": _p(got["delays_watching"], 0.99),
         "bus_p50_ms": _p(got["bus"], 0.5), "bus_p99_ms": _p(got["bus"], 0.99),
-        "bettors": min(plan.bettors, plan.players), "bet_rate_offered": plan.bet_rate, "bets_placed": placed,
+        "bettors": min(plan.bettors, plan.players), "bets_per_group": plan.group, "bet_rate_offered": plan.bet_rate, "bets_placed": placed,
         "bet_answers": dict(got["statuses"]), "refusals": got["refusals"],
         "bets_per_second": round(placed / span, 1) if span > 0 else None,
         "bet_p50_ms": _p(got["bet_ms"], 0.5), "bet_p99_ms": _p(got["bet_ms"], 0.99),
