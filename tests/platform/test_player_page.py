@@ -467,6 +467,15 @@ def test_two_players_in_two_languages_decide_on_their_own_on_the_shared_remote_h
         assert amy.locator("#result li").count() == 1 and "Ante" in text(amy, "#result")
         assert "本局" in text(ann, "#result") and "Ronda" in text(amy, "#result")
         shot(ann, "fortune3-result-desktop-zh")
+        # Portuguese names the Play bet "Jogar" throughout (never "Jogo", never the English word): ann's page, where
+        # she played, read in Portuguese (the line said of her decision and her result's Play bet), and amy's
+        ann.select_option("#lang", "pt")
+        until(ann, "document.documentElement.lang === 'pt'")
+        assert text(ann, "#said").startswith("Joga: uma aposta Jogar de 25"), text(ann, "#said")
+        assert text(ann, "#result li[data-bet='play']").startswith("Jogar: 25"), text(ann, "#result")
+        for p in (ann, amy):
+            words = p.evaluate("document.querySelector('#table-view').innerText")
+            assert "Jogar" in words and not re.findall(r"\bJogo\b|\bPlay\b", words), words
         assert not ann.errors and not amy.errors, (ann.errors, amy.errors)
     finally:
         c1.close()
