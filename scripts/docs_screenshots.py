@@ -13,10 +13,10 @@ is open, and are taken twice a round: in the middle of the scene's motion
 the football draw shown while the boxes are dealt) and at rest (the result
 and its banner). A page missed in one round is taken in the next (at most
 ``--rounds`` rounds a game). Then each game's dealer console at 1280x800,
-its round complete. Also the lobby at both sizes (English, Chinese).
+its round complete. Also the lobby at both sizes in the three languages.
 
 The pictures go to ``OUT/player/<game>-<motion|rest>-<desktop|phone>-<en|pt|zh>.png``,
-``OUT/player/lobby-<desktop|phone>[-zh].png`` and ``OUT/console-<game>.png``,
+``OUT/player/lobby-<desktop|phone>[-pt|-zh].png`` and ``OUT/console-<game>.png``,
 each reduced to 128 colours (Pillow) to keep the docs small. The Chinese ones
 need a CJK font on the machine (Debian's fonts-noto-cjk). Each picture's page
 is checked too: anything past the viewport's sides, any error of the page or
@@ -51,7 +51,8 @@ MOTION = {
     "fortune3": "document.querySelectorAll('#remote-cards .card:not(.down)').length === 3"
                 " && document.querySelectorAll('#dealer-cards .card.down').length === 3",
 }
-REST = "!document.querySelector('#result').hidden && !document.querySelector('#banner').hidden"
+REST = ("!document.querySelector('#result').hidden && !document.querySelector('#banner').hidden"
+        " && !document.querySelector('#rotor')?.getAnimations().length")  # (a wheel come to rest: the result may come first)
 #: what reaches past the viewport's sides (a phone scrolls down, never sideways)
 OUTSIDE = """() => { const w = document.documentElement.clientWidth;
   const out = [...document.querySelectorAll('body *')].filter((el) => { const r = el.getBoundingClientRect();
@@ -220,8 +221,7 @@ def main(argv: list[str] | None = None) -> int:
                     page.player = players[n % len(players)]
                     pages[(size, lang)] = page
                 for (size, lang), page in pages.items():
-                    if lang in ("en", "zh"):
-                        shoot(page, out / "player" / f"lobby-{size}{'' if lang == 'en' else '-zh'}.png")
+                    shoot(page, out / "player" / f"lobby-{size}{'' if lang == 'en' else f'-{lang}'}.png")
             # each game's console: the round the pages played, complete (the remote players' bets in it)
             context = browser.new_context(viewport=SIZES["desktop"], locale="en-US", device_scale_factor=1)
             console = context.new_page()
