@@ -147,7 +147,7 @@ class Wallet:
         self._secret = secret
         self.window = window
         self.nonces = Nonces(window)
-        self.metrics = WalletMetrics()  # ``GET /metrics`` (tablesim.wallet.metrics)
+        self.metrics = WalletMetrics(CALLS)  # ``GET /metrics`` (tablesim.wallet.metrics)
 
     def check(self, path: str, headers, body: bytes) -> str:
         """The request's nonce, once its signature, time and nonce hold

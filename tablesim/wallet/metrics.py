@@ -14,7 +14,8 @@ from tablesim.wallet import protocol as p
 
 
 class WalletMetrics:
-    def __init__(self) -> None:
+    def __init__(self, calls: tuple[str, ...] = ()) -> None:
+        """``calls``: the wallet's calls, each counted from 0."""
         self.registry = r = CollectorRegistry()
         self.requests = Counter("tablesim_wallet_requests", "Requests by call and the status answered.",
                                 ["call", "status"], registry=r)
@@ -27,6 +28,13 @@ class WalletMetrics:
         self._requests: dict[tuple[str, str], object] = {}
         self._seconds: dict[str, object] = {}
         self._writes: dict[tuple[str, str], object] = {}
+        # Each call's and each write's "ok" series exist from the start, at 0: a series that appears
+        # only once something happened leaves rate() and an alert on it blind until then.
+        for call in calls:
+            self._requests[(call, p.Status.OK.value)] = self.requests.labels(call, p.Status.OK.value)
+            self._seconds[call] = self.seconds.labels(call)
+        for kind in _KINDS.values():
+            self._writes[(kind, p.Status.OK.value)] = self.writes.labels(kind, p.Status.OK.value)
 
     def request(self, call: str, status: p.Status, seconds: float) -> None:
         key = (call, status.value)
