@@ -28,16 +28,19 @@ async def _as(broker, role: str, act) -> list[str]:
 
     url = broker.role_url(role)
     nc = await nats.connect(url, error_cb=on_error, allow_reconnect=False, inbox_prefix=natsio.inbox_prefix(url))
+    # The act runs beside the wait for the broker's answer: a refused request
+    # would otherwise wait out its own timeout for a reply that never comes.
+    acting = asyncio.ensure_future(act(nc))
     try:
-        try:
-            await act(nc)
-        except (nats.errors.Error, asyncio.TimeoutError) as exc:
-            errors.append(f"{type(exc).__name__}: {exc}")
-        await nc.flush()
         deadline = time.monotonic() + 5
         while not any("permissions violation" in e for e in errors) and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
+            if acting.done() and not acting.cancelled():
+                if (exc := acting.exception()) is not None and not isinstance(exc, (nats.errors.Error, asyncio.TimeoutError)):
+                    raise exc
+            await asyncio.sleep(0.02)
     finally:
+        acting.cancel()
+        await asyncio.gather(acting, return_exceptions=True)
         await nc.close()
     return errors
 
