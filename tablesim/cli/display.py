@@ -93,7 +93,8 @@ def report_table(report: dict[str, Any]) -> Table:
     for bet, b in report["bets"].items():
         lo, hi = b["ci99"]
         exact = "-" if b["exact"] is None else f"{b['exact']:.6f}"
-        inside = "-" if b["inside99"] is None else ("yes" if b["inside99"] else ("NO (99.9% yes)" if b["inside999"] else "NO"))
+        inside = (("-" if b["exact"] is None else "too few") if b["inside99"] is None
+                  else ("yes" if b["inside99"] else ("NO (99.9% yes)" if b["inside999"] else "NO")))
         table.add_row(bet, f"{b['rounds']:,}", b["wagered"], b["returned"], f"{b['measured']:.6f}",
                       f"[{lo:.6f}, {hi:.6f}]", exact, inside)
     return table

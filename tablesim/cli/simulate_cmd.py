@@ -17,6 +17,7 @@ from tablesim.cli.gameopts import game_given, game_options
 from tablesim.cli.options import SIMULATE_ROUNDS_MAX
 from tablesim.games.registry import check_options, spec
 from tablesim.harness.simulate.report import build_report
+from tablesim.harness.simulate.stats import MIN_EACH
 from tablesim.harness.simulate.runner import simulate
 
 
@@ -76,6 +77,9 @@ def command(game, rounds, seed, workers, profile, as_json, plot, scheduler, **ga
                     console.print(f"  {bet}: exact figure for {b['exact_basis']}")
         console.print(f"{report['inside99']} exact figures inside their 99% intervals; "
                       f"{rounds / elapsed:,.0f} rounds/s over {workers} worker(s)")
+        if report["not_judged"]:
+            console.print(f"not judged (fewer than {MIN_EACH} wins or losses, more rounds needed): "
+                          f"{', '.join(report['not_judged'])}")
         if report["outside999"]:
             console.print(f"[red]outside the 99.9% interval: {', '.join(report['outside999'])}: a bug to find[/]")
     sys.exit(0)

@@ -14,6 +14,7 @@ def build_report(game: str, tally: Tally, exact: dict[str, dict[str, Any]], meta
         m = acc.measured
         h99, h999 = acc.half_width(0.99), acc.half_width(0.999)
         ex = exact.get(bet, {}).get("return")
+        judged = ex is not None and acc.judged
         bets[bet] = {
             "rounds": acc.rounds,
             "wagered": fmt(acc.wagered),
@@ -23,8 +24,10 @@ def build_report(game: str, tally: Tally, exact: dict[str, dict[str, Any]], meta
             "ci999": [m - h999, m + h999],
             "exact": ex,
             "exact_basis": exact.get(bet, {}).get("basis"),
-            "inside99": None if ex is None else abs(ex - m) <= h99,
-            "inside999": None if ex is None else abs(ex - m) <= h999,
+            "wins": acc.wins,
+            # None: no exact figure, or too few wins or losses to judge by this interval
+            "inside99": abs(ex - m) <= h99 if judged else None,
+            "inside999": abs(ex - m) <= h999 if judged else None,
         }
     inside = [b["inside99"] for b in bets.values() if b["inside99"] is not None]
     return {
@@ -35,4 +38,5 @@ def build_report(game: str, tally: Tally, exact: dict[str, dict[str, Any]], meta
         "bets": bets,
         "inside99": f"{sum(inside)}/{len(inside)}",
         "outside999": [name for name, b in bets.items() if b["inside999"] is False],
+        "not_judged": [name for name, b in bets.items() if b["exact"] is not None and b["inside99"] is None],
     }

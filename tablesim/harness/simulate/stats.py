@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 Z = {0.99: 2.5758293035489, 0.999: 3.2905267314919}
+#: the fewest wins and the fewest other rounds a bet needs before its interval is judged
+MIN_EACH = 5
 
 
 @dataclass
@@ -23,6 +25,8 @@ class BetAccumulator:
     net: Decimal = Decimal(0)
     sum_x: float = 0.0
     sum_x2: float = 0.0
+    #: rounds the bet won something in (the rest it lost or pushed)
+    wins: int = 0
 
     def add(self, stake: Decimal, net: Decimal) -> None:
         x = float(net / stake)
@@ -31,6 +35,7 @@ class BetAccumulator:
         self.net += net
         self.sum_x += x
         self.sum_x2 += x * x
+        self.wins += net > 0
 
     def merge(self, other: "BetAccumulator") -> None:
         self.rounds += other.rounds
@@ -38,6 +43,17 @@ class BetAccumulator:
         self.net += other.net
         self.sum_x += other.sum_x
         self.sum_x2 += other.sum_x2
+        self.wins += other.wins
+
+    @property
+    def judged(self) -> bool:
+        """Whether the interval can be trusted: it is the normal approximation,
+        which needs the bet to have won and lost at least ``MIN_EACH`` times
+        each (the usual rule for a proportion). Ten spins of a wheel never land
+        on a 1-in-52 symbol, and a sample with no spread gives an interval of
+        one point that the exact figure "misses": a bug reported where there
+        is none."""
+        return self.wins >= MIN_EACH and self.rounds - self.wins >= MIN_EACH
 
     @property
     def measured(self) -> float:
