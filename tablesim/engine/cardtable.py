@@ -4,8 +4,8 @@ its hands, its bets and its comparison.
 
 * ``CardTable``: a ``GameTable`` whose shoe reports cards to typed hooks
   (``on_card``, ``on_fault``; the engine's ``DEVICE_HOOKS``). A card read
-  for an earlier round, or outside the deal, is *stale*: never dealt
-  (``take_card`` is only asked about the round's own cards while dealing).
+  for an earlier round is *stale*: never dealt (the game's ``read_card``
+  is told so; a card outside the deal is the game's to refuse).
 * ``CardRound``: what every card round holds: who is dealt, in order
   (``order``), who gets each next card (``targets``), the hands
   (``cards``), the cards set aside, and every card out of the pack this
@@ -106,8 +106,8 @@ class CardTable(GameTable):
     """A table dealt from a shoe with a reader (or a shuffler's hands).
 
     A game sets ``self.shoe`` (None without one) and ``self.pack`` before
-    ``GameTable.__init__``, defines ``take_card(card, exposed)`` (a card of
-    the round's deal) and says who gets the next card (``instruct``).
+    ``GameTable.__init__``, defines ``read_card(card, exposed, stale)`` (a
+    card the reader read) and says who gets the next card (``instruct``).
     """
 
     Round: ClassVar[type[RoundState]] = CardRound
@@ -229,20 +229,22 @@ class DealLog:
         rnd.deliveries.append((FLAGGED, [card]))
         rnd.set_aside.append(card)
 
-    def deliver(self, dealt: list[DealtCard]) -> None:
-        """Lay a card (shoe) or hand (shuffler) the device just delivered."""
-        self.table.round.deliveries.append((DEALT, dealt))
-        self.lay(dealt, live=True)
-
-    def lay(self, dealt: list[DealtCard], *, live: bool) -> None:
-        """Give each card to whoever is due; ``live``: as it happens (announced), not laid again."""
+    def deliver(self, dealt: list[DealtCard], live: bool = True) -> None:
+        """Give each card of a card (shoe) or hand (shuffler) the device
+        delivered to whoever is due it. ``live``: as it happens (kept as a
+        delivery, announced); else laid again from the kept deliveries."""
         t = self.table
         rnd = t.round
+        if live:
+            rnd.deliveries.append((DEALT, dealt))
+        # (one frame a card, the loop's lookups made once: every card of every round comes this way)
+        targets = rnd.targets
+        by_card = t.by_card
         for d in dealt:
-            if not rnd.targets:
+            if not targets:
                 rnd.set_aside.append(d)  # (laid again after a stray: past the deal, never held)
                 continue
-            who = rnd.targets[0]
+            who = targets[0]
             if d.exposed and who == self.dealer:
                 # The dealer stays due a card: the next one (or a one-card hand
                 # from the shuffler) takes the exposed card's place.
@@ -252,17 +254,17 @@ class DealLog:
                 continue
             hand = rnd.cards[who]
             hand.append(d)
-            by_card = t.by_card
             if live:
                 # who got the latest card (a shoe's) or the cards of one hand (a shuffler's)
                 placed = rnd.last_placed
                 if by_card or placed is None or placed[0] != who:
-                    rnd.last_placed = placed = (who, [])
-                placed[1].append(d)
+                    rnd.last_placed = (who, [d])
+                else:
+                    placed[1].append(d)
                 if t.observed:
                     t.emit(CardDealt(to=who, card=d.code))
             if by_card or len(hand) == self.hand:
-                rnd.targets.pop(0)
+                targets.pop(0)
 
     def latest(self) -> int | None:
         """The latest card or hand dealt, unless it was already declared stray
@@ -297,5 +299,5 @@ class DealLog:
             if kind == FLAGGED or i in rnd.dead:
                 rnd.set_aside.extend(dealt)
             else:
-                self.lay(dealt, live=False)
+                self.deliver(dealt, live=False)
         return rnd.deliveries[index][1]

@@ -88,6 +88,8 @@ class Fortune3Table(RemoteHandMixin, CardTable):
     STANDING_EVENTS = ("shuffler_out_of_service", "shuffler_replaced")
     #: the failed shuffler, while out of service (Art. 11(4)): {"round": ..., "reason": ...}; else None
     shuffler_out_of_service: dict | None = None
+    #: the automatic shuffler (None: the table has none; the shoe likewise, the kit's)
+    shuffler: Shuffler | None = None
 
     def __init__(
         self,
@@ -107,10 +109,13 @@ class Fortune3Table(RemoteHandMixin, CardTable):
         self.profile = profile
         self.settings = settings
         self.evaluator = Evaluator(profile.ranking)
-        self.shoe = shoe
-        self.shuffler = shuffler
-        #: the shoe deals card by card (Art. 7); the shuffler a hand at a time
-        self.by_card = settings.dealing == "shoe"
+        # (only the devices the table has, and nothing derived, on the instance: CPython keeps a class's
+        # instance attributes in one shared compact layout up to about thirty names; past that every
+        # attribute read of the table is a dict lookup, a card's way among them)
+        if shoe is not None:
+            self.shoe = shoe
+        if shuffler is not None:
+            self.shuffler = shuffler
         self.pack = Pack(1)  # Art. 3: every round a full deck
         self.deal_log = DealLog(self, hand=3, dealer=DEALER, exposed_reason="exposed dealer card (Art. 11(2))")
         self.box_names = frozenset(str(n) for n in range(1, profile.boxes + 1))  # one spelling per box: not "01"
@@ -332,9 +337,13 @@ class Fortune3Table(RemoteHandMixin, CardTable):
         self.emit(DealingMode(mode=mode, previous=previous, actor=actor, why=why))
         self.log.info("dealing_mode", mode=mode, previous=previous, actor=actor)
 
+    @property
+    def by_card(self) -> bool:
+        """The shoe deals card by card (Art. 7); the shuffler a hand at a time."""
+        return self.dealing == "shoe"
+
     def _deal_by(self, mode: str) -> str:
         previous, self.dealing = self.dealing, mode
-        self.by_card = mode == "shoe"
         self.devices = [self.shoe if mode == "shoe" else self.shuffler]
         return previous
 
