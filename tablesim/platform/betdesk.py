@@ -284,15 +284,14 @@ class Desk:
                 elif result.get("ok"):
                     self.counts["placed"] += 1
                     placed.append(("placed", None, it.debit))
+                    head = {"ok": True, "status": "placed", "bet_id": it.debit, "table": table,
+                            "round": result.get("round_id") or it.round, "amount": b.item["amount"],
+                            "balance": _text(b.balance)}
                     receipt = result.get("receipt")
                     if parts and type(receipt) is dict and "sig" not in receipt:  # (its record's part, given once)
-                        part = parts.get(str(receipt.get("seq"))) if type(parts) is dict else None
-                        if type(part) is dict:
-                            receipt = {**receipt, **part}
-                    self._answer(b, placed_answer({"ok": True, "status": "placed", "bet_id": it.debit, "table": table,
-                                                   "round": result.get("round_id") or it.round,
-                                                   "amount": b.item["amount"], "balance": _text(b.balance)},
-                                                  receipt, shared))
+                        self._answer(b, placed_apart(head, receipt, parts, shared))
+                    else:
+                        self._answer(b, placed_answer(head, receipt, shared))
                 else:
                     self.counts["refused_by_table"] += 1
                     b.said = result
@@ -421,6 +420,24 @@ def placed_answer(head: dict[str, Any], receipt: Any, shared: dict[tuple, str]) 
         tail = shared[key] = _encode(dict(zip(_SHARED, key)))[1:]
     own = _encode({k: receipt[k] for k in _OWN})
     return Answer(200, body, f"{_encode(head)[:-1]},\"receipt\":{own[:-1]},{tail}}}")
+
+
+def placed_apart(head: dict[str, Any], own: dict[str, Any], parts: Any, shared: dict) -> Answer:
+    """``placed_answer`` for a receipt the table gave apart from its record's
+    shared part (``parts``, by seq): the receipt whole again in the body, and
+    the text made from the two as they came (the part's text once a record,
+    kept in ``shared`` under its seq)."""
+    seq = str(own.get("seq"))
+    part = parts.get(seq) if type(parts) is dict else None
+    if type(part) is not dict:
+        return placed_answer(head, own, shared)
+    body = {**head, "receipt": {**own, **part}}
+    if tuple(own) != _OWN or tuple(part) != _SHARED:
+        return Answer(200, body, _encode(body))
+    tail = shared.get(seq)
+    if tail is None:
+        tail = shared[seq] = _encode(part)[1:]
+    return Answer(200, body, f"{_encode(head)[:-1]},\"receipt\":{_encode(own)[:-1]},{tail}}}")
 
 
 def _refused_by_table(b: _Bet, out: Outcome | None) -> Answer:

@@ -146,3 +146,18 @@ def test_the_desk_asks_for_the_shared_part_once_and_answers_each_bet_its_whole_r
     assert sent[0]["shared"] is True and [b["ref"] for b in sent[0]["bets"]] == ["d-0", "d-1", "d-2"]
     assert [a.body["receipt"] for a in got] == whole
     assert all(a.text == ENCODE(a.body) and list(a.body["receipt"]) == list(whole[0]) for a in got)
+
+
+def test_a_receipt_given_apart_is_answered_whole_and_the_same_bytes_as_encoded_whole():
+    from tablesim.platform.betdesk import placed_apart
+
+    whole = _group_receipt("d-1", 0)
+    part = {k: whole[k] for k in ("statement", "sig", "key")}
+    own = {k: v for k, v in whole.items() if k not in part}
+    shared: dict = {}
+    for parts, expect in (({"7": part}, whole),  # (the record's part put back after the bet's own fields)
+                          ({"7": dict(reversed(list(part.items())))}, {**own, **dict(reversed(list(part.items())))}),
+                          ({"8": part}, own), ("no", own)):  # (no part for its seq: its own fields only)
+        got = placed_apart(_head("d-1"), dict(own), parts, shared)
+        assert got.body == {**_head("d-1"), "receipt": expect} and got.text == ENCODE(got.body)
+    assert list(shared) == ["7"]
