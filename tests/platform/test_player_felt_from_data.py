@@ -201,9 +201,12 @@ def test_the_decisions_are_the_ones_the_shared_hand_offers_in_the_games_words(ch
             sent = page.evaluate("() => window.__sent.filter((m) => m.type === 'decide')")
             assert sent == [{"type": "decide", "id": sent[0]["id"], "table": "F3-DEMO", "round": "R-1", "decision": "play"}]
             page.click("#to-lobby")
-            # another game's hand: its decisions, its word where its catalog has one, the page's, else the id
-            show(page, dice)
+            # another game's hand: its decisions, its word where its catalog has one, the page's, else the id;
+            # its decision timer runs in its own deciding state
+            show(page, dice, events=[{"type": "event", "table": "DICE-1", "round_id": "R-1", "kind": "remote_decisions",
+                                      "ts": "2026-01-01T00:00:00Z", "data": {"seconds": 3600 * 24 * 365 * 100}}])
             page.wait_for_selector("#decide:not([hidden])")
+            until(page, "document.querySelector('#ring-secs').textContent !== ''", timeout=10)  # (the timer's seconds)
             buttons = page.eval_on_selector_all("#decide button", "bs => bs.map((b) => [b.id, b.textContent])")
             assert buttons == [["decide-raise", DICE_WORDS[lang]], ["decide-check", "check"], ["decide-fold", words[2]]]
             notice = page.inner_text("#decide-notice")

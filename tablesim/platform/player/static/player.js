@@ -180,7 +180,7 @@ const HANDLERS = {
     S.tables[m.table] = m; S.events = m.events || [];
     S.roadmap = m.roadmap || [];
     // back in the middle of the decisions (a reconnect): the table's own decision timer, as it started
-    const timer = m.state === "decisions" ? S.events.filter((e) => e.kind === "remote_decisions" && e.data.seconds).pop() : null;
+    const timer = m.hand && m.state === m.hand.deciding ? S.events.filter((e) => e.kind === "remote_decisions" && e.data.seconds).pop() : null;
     if (timer) m.decisionTimer = { closes_at: Date.parse(timer.ts) + timer.data.seconds * 1000, seconds: timer.data.seconds };
     setMine(m.mine);
     renderTable();
@@ -206,7 +206,7 @@ const HANDLERS = {
       tb.state = m.data.state; tb.round_id = m.round_id; tb.betting = m.data.state === "betting_open";
       if (tb.betting) newRound(tb);
       if (m.data.previous === "betting_open") tb.timer = null;
-      if (m.data.state !== "decisions") tb.decisionTimer = null;
+      if (!tb.hand || m.data.state !== tb.hand.deciding) tb.decisionTimer = null;
     }
     if (m.kind === "remote_decisions" && m.data.seconds) {  // the table's own decision timer, from when it started
       tb.decisionTimer = { closes_at: Date.parse(m.ts) + m.data.seconds * 1000, seconds: m.data.seconds };
@@ -594,7 +594,7 @@ function tick() {
   if (tb.betting && tb.timer) {
     secs = left(tb.timer); whole = tb.timer.seconds || tb.bet_seconds || secs || 1;
     el.textContent = t("player.timer", { s: secs });
-  } else if (tb.state === "decisions" && tb.decisionTimer) {
+  } else if (tb.hand && tb.state === tb.hand.deciding && tb.decisionTimer) {
     secs = left(tb.decisionTimer); whole = tb.decisionTimer.seconds || secs || 1;
     el.textContent = t("player.decision_timer", { s: secs });
   } else {
