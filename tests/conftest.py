@@ -158,19 +158,14 @@ def _chunk_sizes(count: int, workers: int) -> list[int]:
 
 def pytest_collection_modifyitems(config, items) -> None:
     """Long tests (real processes, brokers, browsers) are spread over the
-    workers, and over the first part of each worker's share. xdist's
-    worksteal hands each worker one contiguous share of the list and lets an
-    idle worker take the last half of the longest queue left: so each share
-    ends with short tests, which are what the others take over at the end,
-    and the workers finish together instead of one running long tests it met
-    last. Within a share the long modules (longest first, a module's long
-    tests together so its shared fixtures start once) alternate with short
-    ones (``_interleave``): most long tests wait on other processes, and
-    when every worker began with them the cores idled at the start and were
-    short at the end. Cost: the time in ``slowest.txt``, else
-    ``SLOW_DEFAULT`` for a test marked ``slow``, else short.
-    ``TABLESIM_TEST_ORDER=front`` puts each share's long tests first (to
-    compare)."""
+    workers and started first. xdist's worksteal hands each worker one
+    contiguous share of the list and lets an idle worker take the last half
+    of the longest queue left: so each share here begins with its long tests
+    (the longest modules first, a module's long tests together so its shared
+    fixtures start once) and ends with short ones, which are what the others
+    take over at the end; the workers finish together instead of one
+    running long tests it met last. Cost: the time in ``slowest.txt``, else
+    ``SLOW_DEFAULT`` for a test marked ``slow``, else short."""
     measured = _measured()
 
     def cost(item) -> float:
@@ -193,47 +188,9 @@ def pytest_collection_modifyitems(config, items) -> None:
         chunks[k].extend(group)
         load[k] += sum(map(cost, group))
     short = iter([item for item in items if cost(item) == 0])
-    spread = os.environ.get("TABLESIM_TEST_ORDER", "spread") == "spread"
     for k, size in enumerate(sizes):
-        shorts = list(itertools.islice(short, max(0, size - len(chunks[k]))))
-        chunks[k] = _interleave(chunks[k], shorts) if spread else chunks[k] + shorts
+        chunks[k].extend(itertools.islice(short, max(0, size - len(chunks[k]))))
     items[:] = [item for chunk in chunks for item in chunk] + list(short)
-
-
-#: the share of a worker's short tests its long ones are spread over; the rest come last
-SPREAD = 0.6
-
-
-def _module(item) -> str:
-    return item.nodeid.split("::")[0]
-
-
-def _interleave(long: list, shorts: list) -> list:
-    """``long`` (module groups, longest first) spread over the first
-    ``SPREAD`` of ``shorts``, cut only between modules (a module's fixtures
-    start once), the rest of ``shorts`` after: a worker waiting on a long
-    test's processes leaves the cores to the others' short ones, not all
-    waiting at once at the start and all computing at the end."""
-    groups: list[list] = []
-    for item in long:
-        if groups and _module(groups[-1][0]) == _module(item):
-            groups[-1].append(item)
-        else:
-            groups.append([item])
-    if not groups:
-        return shorts
-    head = int(len(shorts) * SPREAD)
-    cuts = [i for i in range(1, len(shorts)) if _module(shorts[i]) != _module(shorts[i - 1])]
-    out: list = []
-    start = 0
-    for n, group in enumerate(groups):
-        out.extend(group)
-        goal = head * (n + 1) // len(groups)
-        end = max(start, min((c for c in cuts if c >= goal), default=len(shorts)))
-        out.extend(shorts[start:end])
-        start = end
-    out.extend(shorts[start:])
-    return out
 
 
 def pytest_xdist_auto_num_workers(config) -> int:
