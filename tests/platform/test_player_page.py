@@ -485,9 +485,16 @@ def test_two_players_in_two_languages_decide_on_their_own_on_the_shared_remote_h
 def test_a_reconnect_during_the_decisions_shows_the_hand_again_and_takes_the_decision(chromium, f3):
     """... and a second page of the same player (another tab) is told the
     decision the first took: it no longer offers it, and never takes the
-    round's close for a fold on time-out."""
+    round's close for a fold on time-out, even when the close reaches it
+    before the decision does (the last decision closes the hand: the two
+    race, and here the tab's copy of the answer is held until the round is
+    over)."""
     (c1, ada), (c2, abe) = f3_player(chromium, f3, "ada", "en-US"), f3_player(chromium, f3, "abe", "pt-PT", PHONE)
     c3, ada2 = f3_player(chromium, f3, "ada", "en-US")
+    told = lambda doc: doc.get("type") == "answer" and doc.get("kind") == "decide"  # noqa: E731
+    release, _, _, held = routed(ada2, hold=told)
+    ada2.reload()  # (through the route from now on; the page comes back at its table)
+    ada2.wait_for_selector("#table-view:not([hidden]) .spot")
     try:
         rid = start_deciding(f3, (ada, abe, ada2), ((ada, ("ante", "25")), (abe, ("ante", "5"))))
         hand = cards(ada, "remote-cards")
@@ -504,12 +511,15 @@ def test_a_reconnect_during_the_decisions_shows_the_hand_again_and_takes_the_dec
         until(abe, "document.querySelector('#said').textContent.includes('Desiste')")
         ada.click("#decide-play")
         until(ada, "document.querySelector('#said').textContent.includes('You play')")
-        until(ada2, "document.querySelector('#said').textContent.includes('You play')")  # (her other tab)
-        assert ada2.locator("#decide").is_hidden()
+        pumped(ada2, lambda: held)  # her other tab's copy of the decision waits in the route
         f3.wait_state(("complete",), "the round never settled", timeout=120)
         ada.wait_for_selector("#result:not([hidden]) .round-net")
-        ada2.wait_for_selector("#result:not([hidden]) .round-net")
+        ada2.wait_for_selector("#result:not([hidden]) .round-net")  # (the close came first)
+        release()
+        until(ada2, "document.querySelector('#said').textContent.includes('You play')")  # (her other tab)
+        assert ada2.locator("#decide").is_hidden()
         assert "folded" not in text(ada2, "#said") and "folded" not in text(ada2, "#banner")
+        assert "folded" not in text(ada, "#said") and "folded" not in text(ada, "#banner")
         assert text(ada2, "#result .round-net b") == text(ada, "#result .round-net b")
         remote = f3.result(rid)["outcome"]["remote"]
         assert remote["decisions"] == {"ada": "play", "abe": "fold"} and remote.get("timed_out", []) == []

@@ -198,7 +198,8 @@ const HANDLERS = {
       // a shared hand's decisions closed and this player, with a bet they stake on the hand, never decided:
       // the table gave them the hand's default (Fortune 3: the Ante's player folded)
       const hand = tb.hand;
-      if (hand && m.data.previous === hand.deciding && S.decided !== tb.round_id
+      // (not while this page's own decision is on its way: its answer may come after the close)
+      if (hand && m.data.previous === hand.deciding && S.decided !== tb.round_id && S.deciding !== tb.round_id
           && Object.values(hand.stakes || {}).some((bet) => sign(placedNow()[bet] || "0") > 0)) {
         S.timedOut = tb.round_id;
         say(() => timedOutText(tb), true);
@@ -247,6 +248,11 @@ const HANDLERS = {
     const hand = S.tables[S.table]?.hand;
     const isDefault = m.kind === "decide" && hand && m.decision === hand.default;
     if (m.kind === "decide" && (isDefault || m.status !== "not_deciding")) S.decided = m.round || S.tables[S.table]?.round_id;
+    if (m.ok === false && m.kind === "decide" && m.status === "not_deciding" && !isDefault) {
+      // this page's decision came after the decisions closed: the table took the hand's default on time-out
+      const tb = S.tables[S.table];
+      if (tb && S.deciding === tb.round_id && S.decided !== tb.round_id) S.timedOut = tb.round_id;
+    }
     if (m.ok === false) {
       // a stake the wallet refused: the hand's default taken, said beside the reason
       const taken = () => (isDefault ? ` ${decidedText(S.tables[S.table], m.decision, m.stake)}` : "");
@@ -258,9 +264,13 @@ const HANDLERS = {
     if (m.kind === "decide") {
       const tb = S.tables[S.table];
       S.decided = m.round;
+      // The decisions can close before this answer comes (the last player's decision closes them, and
+      // the table's state reaches the page on another path than the answer): a decision, not a time-out.
+      if (S.timedOut === m.round) S.timedOut = null;
       if (m.balance) showBalance(m.balance);
       say(() => decidedText(tb, m.decision, m.stake));
       renderHead();
+      if (S.result) renderResult();
       return;
     }
     if (m.kind === "bet" && m.status === "placed") {
@@ -411,7 +421,11 @@ function renderDecisions(tb) {
   if (el.dataset.drawn === key) return;
   el.dataset.drawn = key;
   el.replaceChildren(...decisions.map((d) => h("button", { id: `decide-${d}`, "data-decision": d,
-    onclick: () => request("decide", { table: S.table, round: S.tables[S.table].round_id, decision: d }) }, decisionName(tb, d))));
+    onclick: () => {
+      const round = S.tables[S.table].round_id;
+      if (S.ws && S.ws.readyState === 1) S.deciding = round;  // (sent: its answer will say what was taken)
+      request("decide", { table: S.table, round, decision: d });
+    } }, decisionName(tb, d))));
 }
 
 function ui() {
