@@ -402,7 +402,7 @@ class Desk:
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 #: a group's receipt: the bet's own fields, then those every bet of its record shares, in this order
 _OWN = ("v", "table_id", "seq", "ref", "at", "bet", "path")
-_SHARED = ("statement", "sig", "key")
+_SHARED = wire.RECEIPT_SHARED
 _ORDER = _OWN + _SHARED
 
 
@@ -414,12 +414,11 @@ def placed_answer(head: dict[str, Any], receipt: Any, shared: dict[tuple, str]) 
     body = {**head, "receipt": receipt}
     if type(receipt) is not dict or tuple(receipt) != _ORDER:
         return Answer(200, body, _encode(body))
-    key = (receipt["statement"], receipt["sig"], receipt["key"])
+    key = tuple(receipt[k] for k in _SHARED)
     tail = shared.get(key)
     if tail is None:
         tail = shared[key] = _encode(dict(zip(_SHARED, key)))[1:]
-    own = _encode({k: receipt[k] for k in _OWN})
-    return Answer(200, body, f"{_encode(head)[:-1]},\"receipt\":{own[:-1]},{tail}}}")
+    return _spliced(head, {k: receipt[k] for k in _OWN}, tail, body)
 
 
 def placed_apart(head: dict[str, Any], own: dict[str, Any], parts: Any, shared: dict) -> Answer:
@@ -437,6 +436,12 @@ def placed_apart(head: dict[str, Any], own: dict[str, Any], parts: Any, shared: 
     tail = shared.get(seq)
     if tail is None:
         tail = shared[seq] = _encode(part)[1:]
+    return _spliced(head, own, tail, body)
+
+
+def _spliced(head: dict[str, Any], own: dict[str, Any], tail: str, body: dict[str, Any]) -> Answer:
+    """``body``'s answer with its JSON: ``head``, then the receipt's own fields and
+    the shared part's text ``tail`` (made once a group), the same bytes as ``body`` encoded."""
     return Answer(200, body, f"{_encode(head)[:-1]},\"receipt\":{_encode(own)[:-1]},{tail}}}")
 
 

@@ -307,10 +307,6 @@ class BusBets:
         return made[0]
 
 
-#: what every receipt of one group's record shares (its signed root), given once a record when asked
-SHARED = ("statement", "sig", "key")
-
-
 def _shared_apart(results: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
     """The group receipts' shared part taken off them, once per record (by its
     seq, as text); a receipt whose shared part is not its record's first keeps its own."""
@@ -319,10 +315,10 @@ def _shared_apart(results: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
         receipt = result.get("receipt")
         if receipt is None or receipt.get("v") != 2:
             continue
-        part = {k: receipt[k] for k in SHARED}
+        part = {k: receipt[k] for k in wire.RECEIPT_SHARED}
         seq = str(receipt["seq"])
         if shared.setdefault(seq, part) == part:
-            for k in SHARED:
+            for k in wire.RECEIPT_SHARED:
                 del receipt[k]
     return shared
 

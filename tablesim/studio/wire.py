@@ -35,6 +35,9 @@ RECORD_KINDS = ("input", "event", "operator", "meta")
 MSG_ID = "Nats-Msg-Id"
 #: the header that carries the table's signature of the body (tablesim.studio.signing)
 SIG_HEADER = "Tablesim-Sig"
+#: what every receipt of one group's record shares (its signed root): a bus reply asked for it
+#: (``"shared": true``) gives it once a record, not in each receipt
+RECEIPT_SHARED = ("statement", "sig", "key")
 #: what a table id must look like to be a subject token
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 

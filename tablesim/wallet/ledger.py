@@ -188,9 +188,7 @@ class Ledger:
         known = self._known
         row = known.players.get(player) if known is not None else None
         if row is None:
-            row = self.db.execute(
-                "SELECT p.currency, p.opening + COALESCE(a.moved, 0), p.max_debit, p.daily_stake, p.message "
-                "FROM player p LEFT JOIN account a ON a.player = p.id WHERE p.id=?", (player,)).fetchone()
+            row = self.db.execute(f"SELECT {_PLAYER_ROW} WHERE p.id=?", (player,)).fetchone()
         if row is None:
             raise Answer(p.Status.UNKNOWN_PLAYER, f"no player {player!r}")
         self._currency_of[player] = row[0]
@@ -496,10 +494,8 @@ class _Known:
             self.cancelled.update(d for (d,) in db.execute(
                 f"SELECT debit FROM tx WHERE debit IN ({marks}) AND kind='cancel' AND status='ok'", part))
         for part in _parts(list({req.player for req in reqs if isinstance(getattr(req, "player", None), str)})):
-            for pid, *row in db.execute(
-                    "SELECT p.id, p.currency, p.opening + COALESCE(a.moved, 0), p.max_debit, p.daily_stake, "
-                    f"p.message FROM player p LEFT JOIN account a ON a.player = p.id WHERE p.id IN "
-                    f"({','.join('?' * len(part))})", part):
+            for pid, *row in db.execute(f"SELECT p.id, {_PLAYER_ROW} WHERE p.id IN ({','.join('?' * len(part))})",
+                                        part):
                 self.players[pid] = row
         rounds: dict[tuple[str, str], set[str]] = {}
         for req in reqs:
@@ -520,6 +516,11 @@ class _Known:
                 row[1] += effect
         if credited:
             self.credited.add(key)
+
+
+#: a player's row as ``Ledger._player`` reads it: currency, balance, max_debit, daily_stake, message
+_PLAYER_ROW = ("p.currency, p.opening + COALESCE(a.moved, 0), p.max_debit, p.daily_stake, p.message "
+               "FROM player p LEFT JOIN account a ON a.player = p.id")
 
 
 def _parts(items: list, size: int = 500):
