@@ -53,6 +53,8 @@ log = logging.getLogger("tablesim.studio")
 
 #: the most bets one request may carry
 MAX_BETS = 1000
+#: the most requests answered at once (their bets join the intake's next group)
+IN_FLIGHT = 64
 #: the largest request body taken (bytes)
 MAX_BODY = 512 * 1024
 #: the version of the bet request this table understands (docs/studio.md)
@@ -161,6 +163,8 @@ class BusBets:
         self._rounds: dict[str, _RoundRefs] = {}
         self._receipt_cache: dict[int, dict[str, Any]] = {}
         self._proofs: dict[int, Any] = {}  # seq -> its group's receipts (``receipts.GroupProof``)
+        self._slots: asyncio.Semaphore | None = None  # the requests that may be under way at once
+        self._tasks: set[asyncio.Task] = set()  # (held: a task only the loop refers to may be collected)
 
     def bind_link(self, link) -> None:
         self.link = link
@@ -171,11 +175,32 @@ class BusBets:
     async def attach(self, nc) -> None:
         """A studio-link hook: subscribe on each new connection (a queue group,
         so a standby table process never answers twice)."""
+        self._slots = asyncio.Semaphore(IN_FLIGHT)  # (this connection's loop)
         await nc.subscribe(wire.bets_subject(self.table_id), queue=f"tablesim-{self.table_id}", cb=self._on_request)
 
     async def _on_request(self, msg) -> None:
+        """A request is answered by a task of its own, so the requests that arrive while a
+        group commits join the next group: the subscription hands its messages over one
+        at a time, and awaiting each answer here made every request a group of its own
+        (a request's commit, signature and message each paid per request). The tasks
+        start in the order the requests came, so their bets reach the intake in that
+        order; at most ``IN_FLIGHT`` are under way (then the subscription waits)."""
         if not msg.reply:
             return  # a bet nobody waits for is never placed: its sender could not learn the outcome
+        slots = self._slots
+        if slots is None:  # (no connection's hook ran: answered in place, as before)
+            await self._respond(msg)
+            return
+        await slots.acquire()
+        task = asyncio.ensure_future(self._respond(msg))
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task) -> None:
+        self._tasks.discard(task)
+        self._slots.release()
+
+    async def _respond(self, msg) -> None:
         try:
             reply = await self.answer(msg.data)
         except Exception as exc:  # the journal failed: nothing of the group stands

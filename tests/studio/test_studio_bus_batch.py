@@ -126,3 +126,51 @@ def test_a_reply_with_an_older_journals_receipt_keeps_its_shared_part_when_encod
                                                              "path": []}}],
         "shared": {"4": {"statement": "st", "sig": "sg", "key": "ky"}}}
     assert json.loads(bets.encoded(reply)) == reply
+
+
+def test_requests_that_arrive_while_one_commits_go_on_together_and_each_gets_its_own_answer_in_order():
+    """The subscription hands its requests over one at a time: a request answered in
+    place held every later one back until its bets were committed (each request a
+    group of its own). Now each goes on at once, and their bets reach the intake in
+    the order the requests came."""
+    asked: list[list[str]] = []
+
+    async def main() -> list:
+        gate = asyncio.Event()
+
+        async def submit(bets):
+            asked.append([b["ref"] for b in bets])
+            await gate.wait()  # (a group being committed)
+            return [{"ok": True, "round_id": "R-1", "ref": b["ref"]} for b in bets]
+
+        class Sub:
+            async def subscribe(self, subject, queue, cb):
+                self.cb = cb
+
+        class Msg:
+            def __init__(self, refs):
+                self.reply, self.answer = "inbox", None
+                self.data = json.dumps({"v": 1, "bets": [{"ref": r, "position": "1", "bet": "red", "amount": "1"}
+                                                         for r in refs]}).encode()
+
+            async def respond(self, data):
+                self.answer = json.loads(data)
+
+        bets = BusBets("T-1", submit, asyncio.get_running_loop())
+        nc = Sub()
+        await bets.attach(nc)
+        msgs = [Msg(["a1", "a2"]), Msg(["b1"]), Msg(["c1", "c2"])]
+        for m in msgs:  # (as the subscription does: one message after the other)
+            await asyncio.wait_for(nc.cb(m), 2)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert asked == [["a1", "a2"], ["b1"], ["c1", "c2"]]  # all three under way, in order
+        assert all(m.answer is None for m in msgs)  # nothing answered before its bets stand
+        gate.set()
+        for _ in range(20):
+            await asyncio.sleep(0)
+        return [m.answer for m in msgs]
+
+    answers = asyncio.run(main())
+    assert [[r["ref"] for r in a["results"]] for a in answers] == [["a1", "a2"], ["b1"], ["c1", "c2"]]
+    assert all(r["ok"] for a in answers for r in a["results"])
