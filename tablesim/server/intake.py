@@ -222,10 +222,11 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
             if batch:
                 # One record for the group: its bets, their refs, their Merkle root (hashed,
                 # committed, signed and published once, not about twice a bet)
-                tree = betbatch.levels(batch)
+                texts: list[str] = []
+                tree = betbatch.levels(batch, texts)
                 record = journal.append(table.table_id, table.round_id, betbatch.KIND, betbatch.NAME,
                                         {"bets": batch, "root": betbatch.root(batch, tree)}, actor or "")
-                receipts.remember_tree(batch, tree)  # (the receipts' paths read the same tree)
+                receipts.remember_tree(batch, tree, texts)  # (the receipts' paths and bets read the same)
                 if refs is not None:
                     refs.written = record
                     if added:

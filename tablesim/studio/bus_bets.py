@@ -243,9 +243,10 @@ class BusBets:
         if not isinstance(results, list):
             return wire.canonical(reply)
         if all(r.get("receipt") is None or r["receipt"].get("v") == 2 for r in results):
-            # (a group's receipts: the whole reply in one encoder call is the same bytes as the
-            # pieces below, for half their cost: one call a reply, not two a bet)
-            return _encode(reply).encode()
+            # (a group's receipts: each accepted bet's result written from what its group made
+            # once, the entry's text and the path's hashes, the rest by the encoder in one call:
+            # the same bytes as the whole reply in one encoder call, for a third of its cost)
+            return self._groups_encoded(reply, results)
         out = []
         for result in results:
             receipt = result.get("receipt")
@@ -261,6 +262,38 @@ class BusBets:
                 out.append(b"%s,\"receipt\":%s,\"ref\":%s}}" % (rest[:-1], shared, _dumps(receipt["ref"])))
         more = b',"shared":%s' % _dumps(reply["shared"]) if "shared" in reply else b""
         return b'{"v":%d,"results":[%s]%s}' % (VERSION, b",".join(out), more)
+
+    def _groups_encoded(self, reply: dict[str, Any], results: list[dict[str, Any]]) -> bytes:
+        """``_encode(reply).encode()``, an accepted bet's result with its group's receipt
+        (``GroupProof.receipt``, its shared part taken off or not) spliced from the
+        group's pieces; anything else by the encoder."""
+        if tuple(reply) not in _REPLY_KEYS or reply["v"] != VERSION or type(reply["v"]) is not int:
+            return _encode(reply).encode()
+        proofs, out = self._proofs, []
+        for result in results:
+            own = None
+            receipt = result.get("receipt")
+            if receipt is not None and tuple(result) == _PLACED and result["ok"] is True:
+                keys = tuple(receipt)
+                proof = proofs.get(receipt["seq"]) if keys in _RECEIPT_KEYS else None
+                if proof is not None:
+                    try:
+                        own = proof.own_json(receipt)
+                        if own is not None:
+                            if len(keys) > len(_RECEIPT_OWN):
+                                if (receipt["statement"], receipt["sig"], receipt["key"]) \
+                                        != (proof.statement, proof.sig, proof.key):
+                                    raise TypeError  # (not the group's shared part: by the encoder)
+                                own += "," + proof.shared_text
+                            else:
+                                own += "}"
+                            own = '{"ok":true,"round_id":%s,"ref":%s,"receipt":%s}' % (
+                                _string(result["round_id"]), _string(result["ref"]), own)
+                    except TypeError:  # (a field that is no string: by the encoder)
+                        own = None
+            out.append(_encode(result) if own is None else own)
+        more = ',"shared":%s' % _encode(reply["shared"]) if "shared" in reply else ""
+        return ('{"v":%d,"results":[%s]%s}' % (VERSION, ",".join(out), more)).encode()
 
     def _shared_of(self, receipt: dict[str, Any]) -> bytes | None:
         if receipt.get("v") == 2:
@@ -350,6 +383,14 @@ def _shared_apart(results: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
 
 #: compact JSON, the encoder made once (``json.dumps`` with arguments makes one a call)
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+#: a string as that encoder writes it
+_string = json.encoder.encode_basestring
+#: the keys of a reply, of a placed bet's result with its receipt, and of a group's receipt
+#: (without and with its shared part), in the order they are made: written from pieces
+_REPLY_KEYS = (("v", "results"), ("v", "results", "shared"))
+_PLACED = ("ok", "round_id", "ref", "receipt")
+_RECEIPT_OWN = ("v", "table_id", "seq", "ref", "at", "bet", "path")
+_RECEIPT_KEYS = (_RECEIPT_OWN, _RECEIPT_OWN + wire.RECEIPT_SHARED)
 
 
 def _dumps(value: Any) -> bytes:

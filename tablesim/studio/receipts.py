@@ -44,6 +44,9 @@ from tablecore import betbatch
 from tablecore.errors import InputError
 from tablesim.studio import signing, wire
 
+#: a string as compact JSON writes it (the encoder's own function)
+_string = json.encoder.encode_basestring
+
 VERSION = 1
 FIELDS = ("v", "table_id", "seq", "ref", "message", "sig")
 #: a bet's receipt out of a group of bets' record
@@ -54,16 +57,17 @@ BATCH_FIELDS = ("v", "table_id", "seq", "ref", "at", "bet", "path", "statement",
 #: the Merkle trees of the latest groups' records, as the bet intake made their roots (by the
 #: id of the entries' list, held with it): a group's receipts read that tree instead of hashing
 #: every bet a second time
-_TREES: dict[int, tuple[list, list]] = {}
+_TREES: dict[int, tuple[list, list, list | None]] = {}
 _TREES_LOCK = threading.Lock()  # (each table's intake thread writes; a process may hold several)
 
 
-def remember_tree(entries: list, tree: list) -> None:
-    """Keep ``tree`` (``betbatch.levels(entries)``) for the receipts of ``entries``' record."""
+def remember_tree(entries: list, tree: list, texts: list[str] | None = None) -> None:
+    """Keep ``tree`` (``betbatch.levels(entries, texts)``) for the receipts of ``entries``' record,
+    with each entry's text as its leaf hashed it (None: made again when asked)."""
     with _TREES_LOCK:
         if len(_TREES) >= 64:
             _TREES.pop(next(iter(_TREES)))
-        _TREES[id(entries)] = (entries, tree)
+        _TREES[id(entries)] = (entries, tree, texts)
 
 
 class GroupProof:
@@ -75,19 +79,42 @@ class GroupProof:
         self.table_id, self.seq, self.entries = table_id, seq, entries
         held = _TREES.get(id(entries))
         # (made once, by the intake when it can: the root and every path read it)
-        tree = held[1] if held is not None and held[0] is entries else betbatch.levels(entries)
+        if held is not None and held[0] is entries:
+            tree, texts = held[1], held[2]
+        else:
+            texts = []
+            tree = betbatch.levels(entries, texts)
+        #: each entry's compact JSON (what its leaf hashed), or None
+        self.texts = texts
         root = betbatch.root(entries, tree)
         self.statement = betbatch.root_statement(table_id, seq, round_id, ts, root, len(entries)).decode()
         self.sig = signing.sign(key, self.statement.encode(), betbatch.ROOT_SIGNED)
         self.key = signing.public_hex(key)
         #: their shared part as a reply's JSON writes it (without its opening brace)
-        self.shared = json.dumps({"statement": self.statement, "sig": self.sig, "key": self.key},
-                                 separators=(",", ":"), ensure_ascii=False).encode()[1:]
+        self.shared_text = json.dumps({"statement": self.statement, "sig": self.sig, "key": self.key},
+                                      separators=(",", ":"), ensure_ascii=False)[1:]
+        self.shared = self.shared_text.encode()
         self.paths = betbatch.paths(entries, tree)
         #: where each ref stands in the group (its first entry)
         self.at: dict[tuple, int] = {}
         for i, e in enumerate(entries):
             self.at.setdefault((e[0], str(e[1]), e[2], e[4]), i)
+
+    def own_json(self, receipt: dict[str, Any]) -> str | None:
+        """``receipt``'s JSON up to its shared part (no closing brace), as the reply's encoder
+        writes it, made of what this group made once (the entry's text, the path's hashes);
+        None when ``receipt`` is not this group's, as :meth:`receipt` made it."""
+        at = receipt["at"]
+        if type(at) is not int or not 0 <= at < len(self.entries):
+            return None
+        path, e = self.paths[at], self.entries[at]
+        if receipt["path"] is not path or receipt["ref"] != e[0] or receipt["table_id"] != self.table_id \
+                or receipt["seq"] != self.seq or receipt["bet"] != e[:5] or receipt["v"] != BATCH_VERSION:
+            return None
+        bet = self.texts[at] if self.texts is not None and len(e) == 5 else betbatch.text(e[:5])
+        return '{"v":%d,"table_id":%s,"seq":%d,"ref":%s,"at":%d,"bet":%s,"path":%s' % (
+            BATCH_VERSION, _string(self.table_id), self.seq, "null" if e[0] is None else _string(e[0]), at, bet,
+            '["%s"]' % '","'.join(path) if path else "[]")
 
     def receipt(self, at: int) -> dict[str, Any]:
         e = self.entries[at]

@@ -174,3 +174,71 @@ def test_requests_that_arrive_while_one_commits_go_on_together_and_each_gets_its
     answers = asyncio.run(main())
     assert [[r["ref"] for r in a["results"]] for a in answers] == [["a1", "a2"], ["b1"], ["c1", "c2"]]
     assert all(r["ok"] for a in answers for r in a["results"])
+
+
+def test_a_reply_written_from_its_groups_pieces_is_byte_for_byte_the_encoders():
+    """The placed bets' results are spliced from what their group made once (the entry's
+    text, the path's hashes): the bytes must be the whole reply's in one encoder call,
+    whatever the strings hold, with duplicates, refusals and both receipt shapes among them."""
+    from tablesim.studio import bus_bets
+
+    odd = ['q"uote', "back\\slash", "üx", '"\\"', "plain"]  # (a ref is printable; a position need not be)
+    spots = ["ü\u2028x", "tab\tend", 'q"', "\\", "7"]
+
+    async def submit(bets):
+        placed = [b for b in bets if b["position"] != "9"]
+        entries = [betbatch.entry(b["ref"], b["position"], b["bet"], str(b["amount"]), b.get("player"))
+                   for b in placed]
+        entries[1].append("platform:p1")  # (an entry naming its own actor: its bet is its first five)
+        texts: list = []
+        tree = betbatch.levels(entries, texts)
+        receipts.remember_tree(entries, tree, texts)
+        group = Record(41, "2026-12-06T05:00:00.000000+00:00", "T-1", 'R-"1"', "input", "place_bets", "bus",
+                       {"bets": entries, "root": betbatch.root(entries, tree)}, "0" * 64, "1" * 64)
+        out, at = [], 0
+        for b in bets:
+            if b["position"] == "9":
+                out.append({"ok": False, "round_id": 'R-"1"', "ref": b["ref"], "error": "refused", "action": "bet",
+                            "reason": "no box 9", "detail": "bet refused: no box 9"})
+                continue
+            out.append({"ok": True, "round_id": 'R-"1"', "ref": b["ref"], "group": group, "at": at})
+            at += 1
+        return out
+
+    bets = [{"ref": f"{odd[i % 5]}-{i}", "position": "9" if i == 2 else spots[i % 5], "bet": "ante",
+             "amount": "5", **({"player": odd[i % 5]} if i % 2 else {})} for i in range(9)]
+
+    async def run(shared: bool):
+        bb = BusBets("T-1", submit, asyncio.get_running_loop())
+        bb.bind_link(Link())
+        reply = await bb.answer(json.dumps({"v": 1, "bets": bets, "shared": shared}).encode())
+        reply["results"][5]["duplicate"] = True  # (a result of another shape among them)
+        return reply, bb.encoded(reply)
+
+    spliced = []
+    own_json = receipts.GroupProof.own_json
+
+    def counted(self, receipt):
+        out = own_json(self, receipt)
+        spliced.append(out is not None)
+        return out
+
+    receipts.GroupProof.own_json = counted
+    try:
+        for shared in (False, True):
+            spliced.clear()
+            reply, got = asyncio.run(run(shared))
+            assert got == bus_bets._encode(reply).encode()
+            assert sum(1 for r in reply["results"] if "receipt" in r) == 8
+            assert spliced.count(True) == 7  # (all but the duplicate's, written from the pieces)
+    finally:
+        receipts.GroupProof.own_json = own_json
+
+
+def test_an_entrys_text_is_the_encoders_whatever_it_holds():
+    for e in (["r", "1", "ante", "5", None], ['q"', "\\", "\u2028é", "\x01", "p", "actor"], [1, "b", True, 1.5, None],
+              [], {"a": 1}, "abc", None, ("x",), ["x", ["y"]]):
+        assert betbatch.text(e) == betbatch._encode(e)
+    entries = [["r", "1", "ante", "5", None], ['q"', "\\", "\u2028é", "5", "p"]]
+    texts: list = []
+    assert betbatch.levels(entries, texts) == betbatch.levels(entries) and texts == [betbatch._encode(e) for e in entries]
