@@ -37,3 +37,19 @@ def test_the_trees_kept_are_bounded():
         e = _entries(2)
         receipts.remember_tree(e, betbatch.levels(e))
     assert len(receipts._TREES) <= 64
+
+
+def test_every_path_of_a_group_of_any_size_leads_to_its_root_and_is_a_list_of_its_own():
+    """The paths are made from the root down (a node's path: its sibling's hash, then its
+    parent's): for every size, odd nodes carried up included, each bet's path, walked by the
+    verifier, gives the group's root, and no two bets share a path's list."""
+    for n in [*range(1, 40), 63, 64, 65, 200, 1001]:
+        entries = _entries(n)
+        tree = betbatch.levels(entries)
+        got = betbatch.paths(entries, tree)
+        assert len(got) == n and len({id(p) for p in got}) == n
+        root = betbatch.root(entries, tree)
+        for at in range(n):
+            assert betbatch.root_of_path(entries[at], at, n, got[at]) == root
+            assert len(got[at]) <= max(1, n - 1).bit_length()
+    assert betbatch.paths([]) == []
