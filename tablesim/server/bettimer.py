@@ -59,9 +59,15 @@ class BetTimer:
 
     def close(self) -> None:
         t = self.runner.table
-        if t.state is t.BETTING and self.remaining is not None and self.remaining <= 0:
-            self.remaining = None
-            t.close_betting()
+        if t.state is not t.BETTING or self.remaining is None or self.remaining > 0:
+            return
+        if t.paused or t.blocked:
+            # A pause that came between the count and the close (its own call on the table's
+            # thread) freezes the run-out timer: it closes betting once the table goes on. Cleared
+            # here, the close refused as "paused" left betting open for good, with no timer.
+            return
+        self.remaining = None
+        t.close_betting()
 
     async def run(self) -> None:
         run = self.runner

@@ -467,6 +467,28 @@ def test_the_bet_timer_is_frozen_while_paused(serve):
     s.wait_state("bets_closed", timeout=3)
 
 
+def test_a_pause_between_the_timers_count_and_its_close_holds_betting_until_the_resume(serve):
+    # The timer counts down in one call on the table's thread and closes betting in the next; a
+    # dealer's pause can land between the two. Betting must stay open while paused, then close.
+    s = serve("fortune3", bet_seconds=60)
+    open_betting(s)
+    ok(s.post("/api/bets", {"position": "1", "bet": "ante", "amount": "5"}))
+    timer = s.runner.timer
+
+    def count_then_pause():
+        timer.remaining = 0.0
+        assert timer.tick() is True  # due to close
+        s.table.pause(actor="dealer", why="check")
+        timer.close()  # (the close that follows the count)
+        return s.table.state.value, timer.remaining
+
+    state, remaining = s.on_table(count_then_pause)
+    assert state == "betting_open" and remaining is not None
+    assert s.state()["state"] == "betting_open"
+    ok(s.post("/api/resume", {"why": "ok"}))
+    s.wait_state("bets_closed", timeout=10)
+
+
 def test_a_loopback_server_answers_only_to_loopback_names(serve):
     s = serve("wheel", journal=False)
     assert s.get("/api/table", headers={"Host": "evil.example"}).status_code == 400
