@@ -242,3 +242,23 @@ def test_an_entrys_text_is_the_encoders_whatever_it_holds():
     entries = [["r", "1", "ante", "5", None], ['q"', "\\", "\u2028é", "5", "p"]]
     texts: list = []
     assert betbatch.levels(entries, texts) == betbatch.levels(entries) and texts == [betbatch._encode(e) for e in entries]
+
+
+def test_a_bet_taken_at_a_glance_is_answered_as_every_check_in_turn_answers_it():
+    """The usual bet (strings within bounds) is taken without the field-by-field checks:
+    whatever a bet holds, the answer is the one the checks in turn give."""
+    import random
+
+    from tablesim.studio import bus_bets
+
+    values = [None, "", " ", "a", "x" * 40, "x" * 41, "x" * 80, "x" * 81, "x" * 101, "1", "0", "-1", "1.5", "1e3",
+              "abc", "\t", " 5 ", 1, 0, True, 1.5, [], {}, "é", "a\nb", "\u2028"]
+    rnd = random.Random(7)
+    for _ in range(20000):
+        item = {k: rnd.choice(values) for k, p in (("ref", .9), ("position", .9), ("bet", .9), ("amount", .9),
+                                                    ("player", .3), ("round", .3), ("v", .1), ("extra", .05))
+                if rnd.random() < p}
+        assert bus_bets._bet(item, 3) == bus_bets._bet_checked(item, 3), item
+    usual = {"ref": "p7-1", "position": " ann ", "bet": "red", "amount": "2.50", "player": "ann", "round": "R-1"}
+    assert bus_bets._bet(usual, 0) == {"position": "ann", "bet": "red", "amount": Decimal("2.50"), "ref": "p7-1",
+                                       "actor": "bus", "player": "ann", "round": "R-1"}
