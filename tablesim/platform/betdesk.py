@@ -270,7 +270,6 @@ class Desk:
         parts = reply.get("shared") if isinstance(reply, dict) else None
         if not isinstance(results, list) or len(results) != len(bets):
             results = [reply if isinstance(reply, dict) and "error" in reply else None] * len(bets)
-        placed: list[tuple[str, str, str | None]] = []
         no: list[tuple[_Bet, str]] = []
         shared: dict[tuple, str] = {}  # (the receipts' shared part, encoded once a group)
         with self.answering():
@@ -282,8 +281,9 @@ class Desk:
                                             "does not stand, its stake is returned when the round closes",
                                             bet_id=it.debit))
                 elif result.get("ok"):
+                    # (its intent is left as written, ``debiting``, not moved to ``placed``: that row
+                    # write a bet, and its commit, decided nothing; the stream moves it to ``stood``)
                     self.counts["placed"] += 1
-                    placed.append(("placed", None, it.debit))
                     head = {"ok": True, "status": "placed", "bet_id": it.debit, "table": table,
                             "round": result.get("round_id") or it.round, "amount": b.item["amount"],
                             "balance": _text(b.balance)}
@@ -296,8 +296,6 @@ class Desk:
                     self.counts["refused_by_table"] += 1
                     b.said = result
                     no.append((b, f"refused by the table: {result.get('reason') or result.get('detail') or 'refused'}"))
-        if placed:
-            self.intents.note_many(placed)  # (not awaited: see Intents.note)
         if no:
             self._cancel_then_answer(no, _refused_by_table)
 

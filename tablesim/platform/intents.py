@@ -1,9 +1,12 @@
 """The platform's own durable log of the bets it debits (SQLite, ``--db``).
 
 Each bet is written here before its debit is sent (``debiting``), and moves
-on as it goes: ``placed`` (the table's subject answered that it took it),
-``refused`` (the wallet refused the debit: nothing taken), ``cancelling``
-and ``cancelled``; ``stood`` once the stream showed the table journaled it.
+on as it goes: ``refused`` (the wallet refused the debit: nothing taken),
+``cancelling`` and ``cancelled``; ``stood`` once the stream showed the table
+journaled it. A bet the table's subject answered it took stays ``debiting``
+until then: a move to ``placed`` would decide nothing (only the stream
+does), and it cost a row write a bet, a third of the log's work (a remote
+hand's decision is still noted ``placed``).
 A bet left in ``debiting``, ``placed`` or ``cancelling`` (the platform died
 in between, the table or the wallet did not answer, an answer said placed
 that the table's journal does not hold) is an orphan candidate: once its

@@ -161,3 +161,54 @@ def test_a_receipt_given_apart_is_answered_whole_and_the_same_bytes_as_encoded_w
         got = placed_apart(_head("d-1"), dict(own), parts, shared)
         assert got.body == {**_head("d-1"), "receipt": expect} and got.text == ENCODE(got.body)
     assert list(shared) == ["7"]
+
+
+def test_a_batch_placed_by_the_table_costs_the_intent_log_no_write_a_bet(tmp_path):
+    """Its intents were written (on disk) before the debits; the table's answer
+    moves none of them (a move to ``placed`` decided nothing and cost a row
+    write a bet): they stay ``debiting`` for the stream to decide; a bet the
+    table refused still moves to ``cancelling``."""
+    import asyncio
+
+    from tablesim.platform.betdesk import Desk, _Bet
+    from tablesim.platform.intents import Intent, Intents
+
+    log = Intents(tmp_path / "p.db")
+    its = [Intent(f"d-{i}", "bet", "ann", "MOP", Decimal(1), "WHEEL-1", "R-1", "ann", "rot", "debiting")
+           for i in range(3)]
+    whole = [_group_receipt(it.debit, i) for i, it in enumerate(its)]
+
+    async def go() -> list[Answer]:
+        await log.add_many(its)
+        desk = Desk(wallet=None, patient=None, nc_source=None, rounds=None, intents=log, offers={})
+        cancelled: list[str] = []
+
+        def cancel(items, answer):
+            cancelled.extend(b.it.debit for b, _ in items)
+
+        desk._cancel_then_answer = cancel
+
+        async def send(table, request):
+            return {"v": 1, "results": [{"ok": True, "round_id": "R-1", "receipt": r} for r in whole[:2]]
+                    + [{"ok": False, "reason": "closed"}]}
+
+        desk._send = send
+        got: list[Answer] = []
+        bets = []
+        for it in its:
+            key = ("WHEEL-1", "R-1", "ann")
+            desk.in_flight[key] = desk.in_flight.get(key, 0) + 1
+            bets.append(_Bet(it, key, {"ref": it.debit, "position": "ann", "bet": "rot", "amount": "1.00",
+                                       "round": "R-1"}, got.append))
+        await desk._to_table("WHEEL-1", bets)
+        for _ in range(20):  # (a write handed over would be committed within these turns)
+            await asyncio.sleep(0)
+        while log._committing or log._turn or log._due:
+            await asyncio.sleep(0.01)
+        assert cancelled == ["d-2"]
+        return got
+
+    got = asyncio.run(go())
+    assert [a.body["status"] for a in got] == ["placed", "placed"]
+    assert log.counts() == {"debiting": 3}
+    log.close()
