@@ -337,12 +337,18 @@ class Ledger:
         except Answer as refusal:
             row["effect"] = 0
             status, message, balance = refusal.status, refusal.message, refusal.balance
-        answer = {"status": status.value, "transaction_id": req.transaction_id, "balance": None, "message": message}
-        if kind == "cancel":
-            answer["cancelled"] = row["amount"] if status is p.Status.OK else None
-        if balance is not None:
-            answer["balance"] = self.text(balance, self._currency_of[req.player])
-        body = p.encode(answer)
+        text = None if balance is None else self.text(balance, self._currency_of[req.player])
+        if status is p.Status.OK and kind != "cancel" and p.plain(req.transaction_id):
+            # (most answers: the fields put in their places, the same bytes as the dict encoded)
+            shown = "null" if text is None else f'"{text}"'
+            body = (f'{{"status":"ok","transaction_id":"{req.transaction_id}","balance":{shown},'
+                    '"message":null}').encode()
+        else:
+            answer = {"status": status.value, "transaction_id": req.transaction_id, "balance": text,
+                      "message": message}
+            if kind == "cancel":
+                answer["cancelled"] = row["amount"] if status is p.Status.OK else None
+            body = p.encode(answer)
         if self._known is not None:  # (what this write changes is read again, not from the group's first look)
             self._known.ids.discard(req.transaction_id)
             if kind == "cancel":

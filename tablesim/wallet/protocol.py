@@ -316,9 +316,21 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
 _ANSWER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True).encode
 
 
+def plain(text: str) -> bool:
+    """``text`` is written in JSON as it is, between quotes (printable ASCII
+    without a quote or a backslash: what every id of the protocol is)."""
+    return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
+
+
 def canonical(record) -> bytes:
     """A request's content, independent of how its JSON was spelled: what a
     repeat of its transaction id must match."""
+    if type(record) is Debit:  # (most writes: their fields put in their places, the same bytes, a quarter of the time)
+        amount = fmt(record.amount)
+        if plain(record.transaction_id + record.player + record.currency + record.table + record.round):
+            return (f'["Debit",{{"amount":"{amount}","currency":"{record.currency}","player":"{record.player}",'
+                    f'"round":"{record.round}","table":"{record.table}",'
+                    f'"transaction_id":"{record.transaction_id}"}}]').encode()
     fields = {}
     for name in record.__slots__:
         v = getattr(record, name)

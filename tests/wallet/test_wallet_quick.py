@@ -60,6 +60,38 @@ def test_canonical_and_answers_are_the_bytes_json_dumps_made():
     assert p.encode(answer) == json.dumps(answer, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
+def test_a_debit_s_canonical_and_ok_answer_put_in_place_are_the_bytes_json_dumps_made(tmp_path):
+    """A debit's content and its ok answer are written field by field (no
+    encoder): the same bytes as ``json.dumps`` for every id the protocol takes,
+    and for a record made otherwise (quotes, backslashes, controls, non-ASCII)."""
+    from tablesim.wallet.ledger import Ledger
+    from tablesim.wallet.players import Limits, Player, Roster
+
+    def dumped(record) -> bytes:
+        fields = {k: (fmt(v) if isinstance(v, Decimal) else v) for k, v in
+                  ((name, getattr(record, name)) for name in record.__slots__)}
+        return json.dumps([type(record).__name__, fields], sort_keys=True, separators=(",", ":")).encode()
+
+    odd = ["a/b:c.d-e_f", "Z" * 100, 'q"uote', "back\\slash", "tab\t", "é", "\u2028", "\x7f", ""]
+    for value in odd:
+        for field in ("transaction_id", "player", "table", "round"):
+            record = p.Debit(**{**dict(transaction_id="d-1", player="p1", currency="MOP", amount=Decimal("1.50"),
+                                       table="T1", round="r-1"), field: value})
+            assert p.canonical(record) == dumped(record), (field, value)
+    for amount in ("0.01", "1", "1000", "12.50", "1E+3"):
+        record = p.Debit("d-1", "p1", "MOP", Decimal(amount), "T1", "r-1")
+        assert p.canonical(record) == dumped(record)
+    ledger = Ledger(tmp_path / "w.db")
+    ledger.load(Roster({"MOP": Decimal("0.01"), "JPY": Decimal("1")},
+                       (Player("p1", "MOP", Decimal("10"), Limits()), Player("p2", "JPY", Decimal("10"), Limits()))))
+    for tid, player, currency in (("d-1", "p1", "MOP"), ('d"2', "p1", "MOP"), ("d-3", "p2", "JPY"),
+                                  ("d\u00e94", "p2", "JPY")):
+        status, body = ledger.write(p.Debit(tid, player, currency, Decimal("1"), "T1", "r-1"))
+        balance = ledger.text(ledger._player(player)[1], currency)
+        assert body == json.dumps({"status": "ok", "transaction_id": tid, "balance": balance, "message": None},
+                                  separators=(",", ":")).encode(), tid
+
+
 def test_a_batch_s_writes_counted_by_kind_and_status():
     m = WalletMetrics()
     items = [p.Debit("a", "p", "MOP", Decimal(1), "T", "r"), p.Refused(p.Status.INVALID_REQUEST, "no"),
