@@ -212,3 +212,37 @@ def test_a_batch_placed_by_the_table_costs_the_intent_log_no_write_a_bet(tmp_pat
     assert [a.body["status"] for a in got] == ["placed", "placed"]
     assert log.counts() == {"debiting": 3}
     log.close()
+
+
+def test_a_placed_answer_put_together_field_by_field_is_the_bytes_the_encoder_makes():
+    """The answer's text is written field by field when its texts are plain
+    (printable, no quote, no backslash: non-ASCII as it is), else by the
+    encoder: the same bytes as the body encoded whole, whatever the table sent."""
+    import copy
+    import random
+
+    from tablesim.platform.betdesk import _placed_text, _spliced
+
+    whole = _group_receipt("d-1", 0)
+    part = {k: whole[k] for k in ("statement", "sig", "key")}
+    own = {k: v for k, v in whole.items() if k not in part}
+    tail = ENCODE(part)[1:]
+    odd = ["é", "日本", "a,b", 'q"', "b\\s", "\n", "\x7f", "\u2028", "", " ", 1, -3, None, True, 1.5, ["x"], []]
+    rng = random.Random(7)
+    fast = 0
+    for _ in range(3000):
+        h, o = _head("d-1"), {**own, "bet": list(own["bet"]), "path": list(own["path"])}
+        for _ in range(rng.randint(0, 2)):
+            value = copy.deepcopy(rng.choice(odd))
+            where = rng.choice(["head", "own", "bet", "path"])
+            if where == "head":
+                h[rng.choice(list(h))] = value
+            elif where == "own":
+                o[rng.choice(list(o))] = value
+            elif isinstance(o[where], list) and o[where]:
+                o[where][rng.randrange(len(o[where]))] = value
+        body = {**h, "receipt": {**o, **part}}
+        assert _spliced(h, o, tail, body).text == ENCODE(body), (h, o)
+        fast += _placed_text(h, o, tail) is not None
+    assert fast > 500
+    assert _placed_text(_head("d-1"), own, tail) == ENCODE({**_head("d-1"), "receipt": whole})
