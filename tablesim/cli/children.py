@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import http.client
 import os
 import signal
 import socket
@@ -84,7 +85,9 @@ def answers_http(url: str) -> Callable[[Child], bool]:
         try:
             with urllib.request.urlopen(url, timeout=2) as res:
                 return res.status == 200
-        except (urllib.error.URLError, OSError, ValueError):
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException):
+            # (HTTPException: something else answered on the port, e.g. another program's NATS
+            # server that took it first; the child that could not bind it stops, and says why)
             return False
     return ready
 

@@ -32,3 +32,28 @@ def test_the_lines_and_the_json_name_the_same_addresses(tmp_path):
     assert lines["wallet"].split()[0] == doc["wallet"]["url"]
     assert lines["nats"].split()[0] == doc["nats"]["url"]
     assert lines["another launch link"].split() == doc["another_launch_link"]
+
+
+def test_a_port_answered_by_another_protocol_is_not_ready_and_stops_nothing():
+    # A child's HTTP port taken first by another program (a NATS server greets with its INFO line
+    # at once): waiting for the child must go on, not end the demo with a traceback.
+    import socket
+    import threading
+
+    from tablesim.cli.children import answers_http
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def greet() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.sendall(b'INFO {"server_id":"X","version":"2.9.10"}\r\n')
+            conn.recv(1024)
+
+    threading.Thread(target=greet, daemon=True).start()
+    try:
+        assert answers_http(f"http://127.0.0.1:{listener.getsockname()[1]}/health")(None) is False
+    finally:
+        listener.close()
