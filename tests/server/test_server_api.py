@@ -457,14 +457,18 @@ def test_the_bet_timer_closes_betting(serve):
 
 
 def test_the_bet_timer_is_frozen_while_paused(serve):
-    s = serve("fortune3", bet_seconds=0.3)
+    s = serve("fortune3", bet_seconds=60)
     open_betting(s)
     ok(s.post("/api/bets", {"position": "1", "bet": "ante", "amount": "5"}))
     ok(s.post("/api/pause", {"why": "check"}))
+    # The timer's last tenth of a second, set once the table is paused (a timer of 0.3 s ran out
+    # before the pause reached a loaded machine's table): it would run out at the next count.
+    s.on_table(lambda: setattr(s.runner.timer, "remaining", 0.05))
     time.sleep(0.5)
-    assert s.state()["state"] == "betting_open"
+    snap = s.state()
+    assert snap["state"] == "betting_open" and snap["bet_timer"]["running"] is False
     ok(s.post("/api/resume", {"why": "ok"}))
-    s.wait_state("bets_closed", timeout=3)
+    s.wait_state("bets_closed", timeout=10)
 
 
 def test_a_pause_between_the_timers_count_and_its_close_holds_betting_until_the_resume(serve):
