@@ -69,7 +69,9 @@ def event(msg: dict[str, Any], spots: bool, shared: str | None = None) -> dict[s
         return {**msg, "data": {**data, "results": {ALL: by_bet(data["results"])}}}
     if kind in BET_EVENTS:
         # one bet is one player's stake: the spots' totals go out in the bets messages
-        return {**msg, "data": {k: data[k] for k in (("position", "bet") if spots else ("bet",)) if k in data}}
+        if spots:
+            return {**msg, "data": {k: data[k] for k in ("position", "bet") if k in data}}
+        return {**msg, "data": {"bet": data["bet"]} if "bet" in data else {}}
     if kind == "decision" and shared is not None and data.get("box") == shared:
         # one of the players of the shared hand decided: that one did, not who nor what
         # (the view counts how many played and folded)

@@ -84,6 +84,8 @@ def event_redactor(game_redact: Callable[[dict], dict], spots: bool | None = Non
         msg = game_redact(msg)
         if spots is not None:
             msg = opentotals.event(msg, spots, shared)
+            if msg.get("kind") in opentotals.BET_EVENTS:
+                return msg  # (a bet's data is its position and bet at most now: no text, no incident)
         data = msg.get("data")
         if isinstance(data, dict) and (msg.get("kind") in INCIDENT_KINDS or any(k in data for k in TEXT_FIELDS)):
             msg = {**msg, "data": _scrubbed(data, msg.get("kind") in INCIDENT_KINDS)}
