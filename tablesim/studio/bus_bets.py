@@ -224,11 +224,7 @@ class BusBets:
         await slots.acquire()
         task = asyncio.ensure_future(self._respond(msg))
         self._tasks.add(task)
-        task.add_done_callback(self._done)
-
-    def _done(self, task: asyncio.Task) -> None:
-        self._tasks.discard(task)
-        self._slots.release()
+        task.add_done_callback(lambda done: (self._tasks.discard(done), slots.release()))
 
     async def _respond(self, msg) -> None:
         try:

@@ -262,3 +262,38 @@ def test_a_bet_taken_at_a_glance_is_answered_as_every_check_in_turn_answers_it()
     usual = {"ref": "p7-1", "position": " ann ", "bet": "red", "amount": "2.50", "player": "ann", "round": "R-1"}
     assert bus_bets._bet(usual, 0) == {"position": "ann", "bet": "red", "amount": Decimal("2.50"), "ref": "p7-1",
                                        "actor": "bus", "player": "ann", "round": "R-1"}
+
+
+def test_a_request_under_way_across_a_reconnection_gives_its_place_back_to_its_own_connection():
+    from tablesim.studio.bus_bets import IN_FLIGHT
+
+    async def main():
+        gate = asyncio.Event()
+
+        async def submit(bets):
+            await gate.wait()
+            return [{"ok": True, "round_id": "R-1", "ref": b["ref"]} for b in bets]
+
+        class Sub:
+            async def subscribe(self, subject, queue, cb):
+                self.cb = cb
+
+        class Msg:
+            reply = "inbox"
+            data = json.dumps({"v": 1, "bets": [{"ref": "a", "position": "1", "bet": "red", "amount": "1"}]}).encode()
+
+            async def respond(self, data):
+                pass
+
+        bets = BusBets("T-1", submit, asyncio.get_running_loop())
+        first = Sub()
+        await bets.attach(first)
+        await first.cb(Msg())
+        old = bets._slots
+        await bets.attach(Sub())  # (the link reconnected: a new connection, its own places)
+        gate.set()
+        for _ in range(20):
+            await asyncio.sleep(0)
+        return old._value, bets._slots._value
+
+    assert asyncio.run(main()) == (IN_FLIGHT, IN_FLIGHT)
