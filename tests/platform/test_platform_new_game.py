@@ -80,7 +80,7 @@ def test_the_platform_offers_games_registered_by_their_entry_points(games):
 @pytest.mark.parametrize("game", TABLES)
 def test_its_remote_page_opens(games, chromium, game):
     table_id = TABLES[game]
-    context = chromium.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
+    context = chromium.new_context(viewport={"width": 1280, "height": 800}, locale="en-US", reduced_motion="reduce")
     context.set_default_timeout(WAIT_MS)
     try:
         page = context.new_page()

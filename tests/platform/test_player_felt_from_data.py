@@ -96,7 +96,8 @@ def line(of: str, position: str = "box", **more) -> dict:
 
 
 def open_page(chromium, site, tables: list[dict], viewport=DESKTOP, locale="en-US"):
-    context = chromium.new_context(viewport=viewport, locale=locale, device_scale_factor=1)
+    # (motion reduced: a headless browser draws animation frames in software; the layout is the same)
+    context = chromium.new_context(viewport=viewport, locale=locale, device_scale_factor=1, reduced_motion="reduce")
     context.set_default_timeout(WAIT_MS)
     context.add_init_script(FAKE_SOCKET)
     page = context.new_page()

@@ -58,10 +58,17 @@ def setup(tmp_path_factory):
 
 
 def player(chromium, setup, who: str, locale: str, viewport=DESKTOP, *, url: str | None = None, first: str = WHEEL,
-           motion: str = "no-preference"):
+           motion: str = "reduce"):
     """A browser page of ``who``, opened with a launch token, in a browser of
     ``locale`` (and ``motion``: its reduced-motion preference), on the rig's
-    platform (or ``url``'s) once its lobby shows ``first``."""
+    platform (or ``url``'s) once its lobby shows ``first``.
+
+    Motion is reduced unless a test asks for it (the tests of the wheel's
+    turn do): headless Chromium draws each animation frame in software, and
+    the scene's animations (the last seconds' pulse, a card's turn, the
+    banner) were a third of a page's CPU in the tests (the shared remote
+    hand's test: 4.9-5.5 s of Chromium's CPU with motion, 3.5-3.7 s reduced).
+    The layout is the same either way; only the animations are left out."""
     context = chromium.new_context(viewport=viewport, locale=locale, device_scale_factor=1, reduced_motion=motion)
     context.set_default_timeout(WAIT_MS)
     page = context.new_page()
@@ -104,7 +111,8 @@ def shot(page, name: str) -> None:
 
 
 def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
-    (c1, ann), (c2, amy) = player(chromium, setup, "ann", "zh-TW"), player(chromium, setup, "amy", "pt-PT", motion="reduce")
+    (c1, ann), (c2, amy) = (player(chromium, setup, "ann", "zh-TW", motion="no-preference"),
+                            player(chromium, setup, "amy", "pt-PT", motion="reduce"))
     try:
         assert ann.evaluate("document.documentElement.lang") == "zh-Hant"
         assert amy.evaluate("document.documentElement.lang") == "pt"
@@ -252,7 +260,7 @@ def test_the_banner_goes_when_the_next_round_opens_and_a_tables_bets_stay_at_it(
 def test_a_launch_link_opens_one_session_a_reload_of_it_keeps_it_another_browser_is_told_why(chromium, setup):
     token = setup.token("abe")
     context, abe = player(chromium, setup, "abe", "en-GB")
-    other = chromium.new_context(locale="pt-PT")
+    other = chromium.new_context(locale="pt-PT", reduced_motion="reduce")
     try:
         abe.goto(f"{setup.platform.url}/?token={token}")  # the launch link used, then opened again in its tab
         abe.wait_for_selector(f".table-card[data-table='{WHEEL}']")
@@ -734,7 +742,7 @@ def test_the_result_shows_as_it_arrives_while_the_wheel_is_still_turning(chromiu
     and the banner and the player's own result show in the very task that
     delivered it (not at the turn's end, not on a timer), the wheel still
     turning then."""
-    context, kim = player(chromium, setup, "kim", "en-US")
+    context, kim = player(chromium, setup, "kim", "en-US", motion="no-preference")
     try:
         assert not kim.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
 
@@ -776,7 +784,7 @@ def test_the_result_shows_as_it_arrives_while_the_wheel_is_still_turning(chromiu
 
 
 def test_a_round_missed_is_marked_in_a_new_tab_and_there_is_a_favicon(chromium, setup):
-    context = chromium.new_context(viewport=DESKTOP, locale="en-US")
+    context = chromium.new_context(viewport=DESKTOP, locale="en-US", reduced_motion="reduce")  # (see player)
     context.set_default_timeout(WAIT_MS)
     bad: list[str] = []
     try:
