@@ -16,17 +16,20 @@ from click.testing import CliRunner
 
 from tablesim.cli.main import cli
 
-distributed = pytest.importorskip("distributed")
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def scheduler():
     """A Dask scheduler on a free port of 127.0.0.1 with two worker threads
-    (in this process: they import the tablesim under test)."""
+    (in this process: they import the tablesim under test).
+
+    Dask is imported here, not at the module's import: every test process
+    collects every module, and Dask with NumPy took half a second of CPU in
+    each of them, for the one process that runs this module."""
+    distributed = pytest.importorskip("distributed")
     with _cluster_logs_apart():
-        yield from _local_cluster()
+        yield from _local_cluster(distributed)
 
 
 @contextmanager
@@ -53,7 +56,7 @@ def _cluster_logs_apart():
         dist.propagate = saved
 
 
-def _local_cluster():
+def _local_cluster(distributed):
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
                                        host="127.0.0.1", scheduler_port=0, dashboard_address=None)
     try:
