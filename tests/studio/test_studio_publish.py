@@ -4,6 +4,7 @@ killed and restarted; and ``audit verify --anchor`` holds it."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -49,6 +50,10 @@ def test_run_publishes_every_record_and_the_anchor_holds(nats_server, tmp_path):
     assert report.journal_records > 30
     assert report.anchored == report.stream_records == report.journal_records
     assert report.unanchored == 0
+    # the advisory cursor (saved at most once a second under a stream of records) is current once the
+    # table has stopped: the next start begins after the last record published
+    cursor = json.loads((journal.parent / f"{journal.name}.studio.json").read_text())
+    assert cursor["published"] == report.journal_records
     check = tablesim("audit", "verify", "--journal", str(journal), "--anchor", nats_server.url)
     assert check.returncode == 0, check.stderr
     assert "anchored" in check.stdout
