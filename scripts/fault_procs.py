@@ -220,11 +220,31 @@ class Table(Child):
                 str(self.port), "--journal", str(self.journal), "--studio", self.broker_url,
                 "--table-id", self.table_id, "--pace", str(self.pace), *self.extra]
 
+    def start(self, budget: float = 120.0) -> "Child":
+        # Its port is chosen free, then bound by the table a moment later: another program (another
+        # run's table, on a machine running several) can take it in between. Then this table stops
+        # on the taken address: it is started again on another port (a table's port is nobody's
+        # but the run's).
+        for attempt in range(3):
+            try:
+                return super().start(budget)
+            except RuntimeError as exc:
+                if attempt == 2 or "address already in use" not in str(exc).lower():
+                    raise
+                self.port = free_port()
+                self.base = f"http://127.0.0.1:{self.port}"
+        raise AssertionError("unreachable")
+
     def ready(self) -> bool:
-        return webclient.get(f"{self.base}/api/table", timeout=2).status_code == 200
+        # (this table's answer, not another program's that took the port first)
+        r = webclient.get(f"{self.base}/api/table", timeout=2)
+        return r.status_code == 200 and r.json().get("table_id") == self.table_id
 
     def state(self) -> dict:
-        return webclient.get(f"{self.base}/api/table", timeout=5).json()
+        doc = webclient.get(f"{self.base}/api/table", timeout=5).json()
+        if doc.get("table_id") != self.table_id:  # (another program's table on this port)
+            raise ValueError(f"{self.base} is table {doc.get('table_id')!r}, not {self.table_id}")
+        return doc
 
     def token(self, role: str) -> str:
         tokens = json.loads(self.journal.with_name(f"{self.table_id}.tokens.json").read_text())
