@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 from decimal import Decimal
 from typing import Any
 
 from tablecore.cards import Card, DealtCard
 from tablecore.money import fmt
+
+#: a string as compact JSON with non-ASCII kept (``ensure_ascii=False``) writes it: the
+#: encoder's own function, for texts put together from pieces (the same escapes)
+quoted = json.encoder.encode_basestring
 
 
 def jsonable(value: Any) -> Any:

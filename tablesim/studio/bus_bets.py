@@ -46,6 +46,7 @@ from typing import Any, Awaitable, Callable
 
 from tablecore.errors import InputError
 from tablecore.money import amount_form_refusal, parse_amount
+from tablecore.plainjson import quoted
 from tablecore.wording import CORE_WORDS as W, message_of
 from tablesim.studio import wire
 
@@ -314,7 +315,7 @@ class BusBets:
                             else:
                                 own += "}"
                             own = '{"ok":true,"round_id":%s,"ref":%s,"receipt":%s}' % (
-                                _string(result["round_id"]), _string(result["ref"]), own)
+                                quoted(result["round_id"]), quoted(result["ref"]), own)
                     except TypeError:  # (a field that is no string: by the encoder)
                         own = None
             out.append(_encode(result) if own is None else own)
@@ -409,8 +410,6 @@ def _shared_apart(results: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
 
 #: compact JSON, the encoder made once (``json.dumps`` with arguments makes one a call)
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-#: a string as that encoder writes it
-_string = json.encoder.encode_basestring
 #: the keys of a reply, of a placed bet's result with its receipt, and of a group's receipt
 #: (without and with its shared part), in the order they are made: written from pieces
 _REPLY_KEYS = (("v", "results"), ("v", "results", "shared"))

@@ -42,10 +42,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from tablecore import betbatch
 from tablecore.errors import InputError
+from tablecore.plainjson import quoted
 from tablesim.studio import signing, wire
-
-#: a string as compact JSON writes it (the encoder's own function)
-_string = json.encoder.encode_basestring
 
 VERSION = 1
 FIELDS = ("v", "table_id", "seq", "ref", "message", "sig")
@@ -113,7 +111,7 @@ class GroupProof:
             return None
         bet = self.texts[at] if self.texts is not None and len(e) == 5 else betbatch.text(e[:5])
         return '{"v":%d,"table_id":%s,"seq":%d,"ref":%s,"at":%d,"bet":%s,"path":%s' % (
-            BATCH_VERSION, _string(self.table_id), self.seq, "null" if e[0] is None else _string(e[0]), at, bet,
+            BATCH_VERSION, quoted(self.table_id), self.seq, "null" if e[0] is None else quoted(e[0]), at, bet,
             '["%s"]' % '","'.join(path) if path else "[]")
 
     def receipt(self, at: int) -> dict[str, Any]:

@@ -467,6 +467,7 @@ def test_the_bet_timer_is_frozen_while_paused(serve):
     time.sleep(0.5)
     snap = s.state()
     assert snap["state"] == "betting_open" and snap["bet_timer"]["running"] is False
+    assert s.on_table(lambda: s.runner.timer.remaining) == 0.05  # (not counted down while paused)
     ok(s.post("/api/resume", {"why": "ok"}))
     s.wait_state("bets_closed", timeout=10)
 

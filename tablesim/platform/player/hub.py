@@ -49,8 +49,12 @@ LOBBY_EVERY = 0.5
 FLUSH_EVERY = 0.02
 
 
-def dumps(msg: dict) -> str:
-    return json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+#: compact JSON, the encoder made once (``json.dumps`` with arguments makes one a call)
+_ENCODE = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def dumps(msg) -> str:
+    return _ENCODE(msg)
 
 
 class Client:

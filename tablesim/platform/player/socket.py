@@ -24,8 +24,6 @@ from tablesim.platform.sessions import BadSession, Session
 from tablesim.web.wsframes import SCOPE_KEY, Wire
 from tablesim.wallet.client import WalletError
 
-#: a value's JSON as ``dumps`` writes it, the encoder made once (``json.dumps`` with arguments makes one a call)
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 #: the largest message a player may send (bytes)
 MAX_MESSAGE = 4096
 #: the largest frame the platform reads at all (its server's ``ws_max_size``): a message up to
@@ -214,7 +212,7 @@ class PlayerSocket:
         if got.body.get("status") == "placed" and self.client is not None:
             self.client.placed(got.body["bet_id"])
         if got.text is not None and len(got.text) > 2:  # (its JSON made already: the answer's own head put before it)
-            self.hub._send(self.client, f'{{"type":"answer","id":{_encode(rid)},"kind":"bet",{got.text[1:]}')
+            self.hub._send(self.client, f'{{"type":"answer","id":{dumps(rid)},"kind":"bet",{got.text[1:]}')
         else:
             self._say(rid, {"kind": "bet", **got.body})
 
