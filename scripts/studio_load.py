@@ -40,17 +40,12 @@ from pathlib import Path
 
 from journal_figures import add, as_numbers, journal_figures  # (beside this script)
 from tablecore.errors import InputError
+from tablesim.harness.ports import free_port
 from tablesim.journal.journal import Journal
 
 GAMES = ("fortune3", "football", "wheel")
 DEVICES = {"fortune3": ("shoe",), "football": ("shoe", "display"), "wheel": ("wheel",)}
 PREFIX = {"fortune3": "F3", "football": "FB", "wheel": "WH"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Broker:

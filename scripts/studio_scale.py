@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -39,6 +38,7 @@ sys.path.insert(0, str(HERE.parent / "tests" / "studio"))
 
 from natscluster import NatsCluster  # noqa: E402
 
+from tablesim.harness.ports import free_port  # noqa: E402
 from tablesim.journal.chain import COLUMNS  # noqa: E402
 from tablesim.journal.journal import Journal  # noqa: E402
 from studio_cluster import init_stream  # noqa: E402
@@ -110,9 +110,7 @@ class Studio:
     """``tablesim studio serve`` in its own process; its consumer's state from /api/floor."""
 
     def __init__(self, url: str, work: Path) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+        self.port = free_port()
         log = open(work / "studio-serve.log", "ab")
         self.proc = subprocess.Popen(tablesim("studio", "serve", "--nats", url, "--port", str(self.port)),
                                      stdout=log, stderr=subprocess.STDOUT)

@@ -17,6 +17,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from clirun import tablesim
+from tablesim.harness.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,9 +55,7 @@ def test_an_interrupted_run_tells_what_it_played_and_its_metrics_counted_it(tmp_
     """Ctrl-C (SIGINT) in the middle of a long run: the rounds played so far
     are printed (here as JSON), the status is 130; the metrics served while it
     ran counted those rounds."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
     proc = subprocess.Popen([sys.executable, "-m", "tablesim.cli.main", "run", "--game", "wheel", "--mock",
                              "--rounds", "100000", "--delay", "0.01", "--journal", str(tmp_path / "j.sqlite"),

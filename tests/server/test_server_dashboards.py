@@ -81,11 +81,9 @@ def test_the_preview_refuses_a_file_that_is_no_dashboard_in_one_line(tmp_path, c
 
 
 def test_the_preview_says_in_one_line_that_prometheus_does_not_answer(tmp_path):
-    import socket
+    from tablesim.harness.ports import free_port
 
-    with socket.socket() as s:  # a port nothing listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # a port nothing listens on
     res = _preview(str(DASHBOARDS[0]), "--prometheus", f"http://127.0.0.1:{port}", "--out", str(tmp_path / "o.png"))
     assert res.returncode == 2 and f"--prometheus http://127.0.0.1:{port}: no answer" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr

@@ -101,11 +101,9 @@ def test_default_shares_are_the_cluster_threads_and_another_seed_differs(schedul
 
 
 def test_an_unreachable_scheduler_is_one_line_and_exit_2(tmp_path):
-    import socket
+    from tablesim.harness.ports import free_port
 
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # a port nobody listens on
     out = on_cluster("wheel", "--rounds", "10", "--scheduler", f"tcp://127.0.0.1:{port}")
     assert out.exit_code == 2
     lines = out.stderr.strip().splitlines()

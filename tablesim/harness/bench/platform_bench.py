@@ -33,7 +33,6 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -45,6 +44,7 @@ from typing import Any
 from tablecore.errors import InputError
 from tablesim.harness.bench.served import Connection, ServedTable, call, percentile
 from tablesim.harness.bench.service import setup
+from tablesim.harness.ports import free_port
 from tablesim.journal.journal import Journal
 from tablesim.wallet.ledger import round_credits
 
@@ -62,12 +62,6 @@ def _cpu(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return -1.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _ready_line(proc: subprocess.Popen, word: str) -> str:
@@ -106,7 +100,7 @@ class Rig:
         self.procs: list[subprocess.Popen] = []
         self.table: ServedTable | None = None
         self.env = {**os.environ, "XDG_DATA_HOME": str(self.dir), "PYTHONUNBUFFERED": "1"}
-        port = _free_port()
+        port = free_port()
         self.nats = f"nats://127.0.0.1:{port}"
         self._spawn([nats_server, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(self.dir / "nats")],
                     quiet=True)
