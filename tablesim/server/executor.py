@@ -25,7 +25,11 @@ class TableThread:
         if self.executor is None or self.loop is None:
             raise RuntimeError("the table runner is not running")
         job = functools.partial(self._run, fn, args, kwargs, actor, publish, lazy_snapshot)
-        return await self.loop.run_in_executor(self.executor, job)
+        try:
+            return await self.loop.run_in_executor(self.executor, job)
+        finally:
+            if getattr(fn, "__self__", None) is not self.feed:
+                self.feed.poke()  # (the mock dealer's hands may have something to do now)
 
     def _run(self, fn, args, kwargs, actor: str | None, publish: bool, lazy_snapshot: bool = False) -> Any:
         table = self.table

@@ -5,6 +5,8 @@ deals, decides or voids by itself."""
 
 from __future__ import annotations
 
+import time
+
 from tablesim.games import registry
 from tablesim.games.console import MockDealer
 from tablesim.games.rig import mock_rig
@@ -49,3 +51,29 @@ def test_wheel_spins_only_when_asked_and_a_quiet_sensor_voids_nothing():
     while table.state.value not in ("complete", "void"):
         assert dealer.step() is not None
     assert table.state.value == "complete"
+
+
+def test_an_idle_served_table_rests_its_pump_and_a_deal_starts_at_once(serve):
+    """Served with mock devices, a table with nothing to deal does not ask
+    its mock dealer 20 times a second (a thread hop each, the table PC's
+    CPU for nothing): the pump rests until a command may have given the
+    hands something to do, and the dealer's "deal" starts dealing at once,
+    not at the end of the rest."""
+    from tablesim.server import devicefeed
+    from server_helpers import ok
+
+    s = serve("fortune3", pace=0.001, dealing="shoe")
+    steps = []
+    dealer = s.runner.mock_dealer
+    step = dealer.step
+    dealer.step = lambda *a: steps.append(time.monotonic()) or step(*a)  # (counted on the table's thread)
+    time.sleep(1.0)  # idle: nobody opened a round
+    assert len(steps) <= 5, len(steps)  # (it asked 20 times a second)
+    ok(s.post("/api/actions/open_round"))
+    ok(s.post("/api/bets", {"position": "1", "bet": "ante", "amount": "10"}))
+    ok(s.post("/api/actions/close_betting"))
+    asked = time.monotonic()
+    ok(s.post("/api/actions/deal"))
+    s.wait_state("decisions", "complete", "void")
+    first = min(t for t in steps if t > asked)  # the hands' first move after the "deal"
+    assert first - asked < devicefeed.IDLE_POLL * 0.8, (first - asked)
