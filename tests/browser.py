@@ -50,6 +50,18 @@ DISABLED_FEATURES = (
 
 needs_chromium = pytest.mark.skipif(not HAVE_CHROMIUM, reason=NO_CHROMIUM)
 
+#: ``python -m pytest --screenshots``: the browser tests leave pictures of what they saw in
+#: ``artifacts/`` (for a person to look at; no test reads them). Off by default: a picture
+#: is a page's whole rendering and encoding, about a tenth of a page test's CPU.
+SCREENSHOTS = {"wanted": False}
+
+
+def screenshot(page, path) -> None:
+    """A picture of ``page`` at ``path`` (its folder made), when the run asked for them."""
+    if SCREENSHOTS["wanted"]:
+        os.makedirs(os.path.dirname(str(path)), exist_ok=True)
+        page.screenshot(path=str(path))
+
 
 def until(page, expression: str, timeout: float = WAIT_MS / 1000) -> Any:
     """Wait until the page's JavaScript ``expression`` is truthy; its value.

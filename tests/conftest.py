@@ -37,6 +37,17 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_addoption(parser) -> None:
+    parser.addoption("--screenshots", action="store_true", default=False,
+                     help="the browser tests leave pictures of the pages they saw in artifacts/")
+
+
+def pytest_configure(config) -> None:
+    import browser
+
+    browser.SCREENSHOTS["wanted"] = config.getoption("--screenshots")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session) -> None:
     """With workers (xdist), this process compiles the project and the test

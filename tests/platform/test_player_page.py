@@ -18,7 +18,6 @@ import time
 from decimal import Decimal
 from pathlib import Path
 
-import httpx
 import pytest
 
 import access
@@ -30,7 +29,7 @@ from tablesim.i18n import read_catalog
 from tablesim.platform.player.layouts import game_layout
 import reaper
 import rig as rigs
-from browser import WAIT_MS, clipped, needs_chromium, until
+from browser import WAIT_MS, clipped, needs_chromium, screenshot, until
 from natsserver import NATS_SERVER
 from playerrig import FOOTBALL, FORTUNE3, WHEEL, PlayerRig
 import webclient
@@ -106,8 +105,7 @@ def betting_on(setup, table, pages, spot: str) -> str:
 
 
 def shot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    screenshot(page, SHOTS / f"{name}.png")
 
 
 def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
@@ -856,8 +854,8 @@ def test_each_view_fits_both_sizes_in_each_language_and_is_labelled_reachable_an
                     assert not access.illegible(eve), (where, access.illegible(eve))
                     if size is DESKTOP and lang == "en":
                         assert not access.unreachable(eve), (where, access.unreachable(eve))
-                    VIEWS.mkdir(parents=True, exist_ok=True)  # (every game x language x size: artifacts, not docs)
-                    eve.screenshot(path=str(VIEWS / f"{table}-{lang}-{size['width']}.png"))
+                    # (every game x language x size: artifacts, not docs)
+                    screenshot(eve, VIEWS / f"{table}-{lang}-{size['width']}.png")
                     eve.click("#to-lobby")
         assert all(len(set(by.values())) == 3 for by in rules.values()), rules  # (each language its own words)
         assert not eve.errors and not console, (eve.errors, console)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from browser import needs_chromium, until
+from browser import needs_chromium, screenshot, until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -82,7 +82,7 @@ def test_a_dealer_plays_a_round_on_the_console(serve, browser):
     assert shown == (net2 if net2.startswith("-") or net2 == "0" else "+" + net2)
     assert b.evaluate("document.querySelector('#log').textContent").count("result: settled") == 1
     time.sleep(0.3)  # let the card animation finish
-    b.screenshot(path=ARTIFACTS / "console.png")
+    screenshot(b, ARTIFACTS / "console.png")
 
     inputs = [r for r in s.records() if r[1] == "input" and r[2] != "handle"]
     assert {actor for *_, actor in inputs} == {"dealer:mock-dealer"}
@@ -92,7 +92,7 @@ def test_a_dealer_plays_a_round_on_the_console(serve, browser):
     # the results board shows the round
     b.goto(f"{s.url}/board")
     wait(b, f"!!document.querySelector('[data-round=\"{result['round_id']}\"]')")
-    b.screenshot(path=ARTIFACTS / "board.png")
+    screenshot(b, ARTIFACTS / "board.png")
     assert b.errors.real() == []
 
 
@@ -106,7 +106,7 @@ def test_a_void_needs_the_supervisor_token(serve, browser):
     wait(b, "document.querySelectorAll('#draw .digit').length > 0")
     b.click('[data-pos="common"][data-bet="middle"]')
     wait(b, "document.querySelector('[data-pos=\"common\"][data-bet=\"middle\"] .amt').textContent === '10'")
-    b.screenshot(path=ARTIFACTS / "console-football.png")
+    screenshot(b, ARTIFACTS / "console-football.png")
     b.click("#act-void")
     wait(b, "document.querySelector('#modal').open")
     b.click("#modal-fields .quick button")  # a quick reason
@@ -145,7 +145,7 @@ def test_the_wheel_console(serve, browser):
             break
     symbol = s.state()["result"]["outcome"]["symbol"]
     wait(b, f"document.querySelector('#wheel-result .big').textContent === {json.dumps(symbol)}")
-    b.screenshot(path=ARTIFACTS / "console-wheel.png")
+    screenshot(b, ARTIFACTS / "console-wheel.png")
     assert b.errors.real() == []
     # the board draws the wheel's result with the game's own piece: the symbol, its segment
     round_id = s.state()["result"]["round_id"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import access
-from browser import needs_chromium, until
+from browser import needs_chromium, screenshot, until
 from server_helpers import ok, stop
 
 pytestmark = needs_chromium
@@ -213,7 +213,7 @@ def test_the_next_line_during_a_misread_is_the_supervisors_wait(emulated, page):
     assert incident["blocking"] and s.state()["instruction"] == "card 1 to the dealer"  # as announced
     assert text(page, "#instruction-text") == \
         f"wait: the supervisor resolves incident {incident['id']} ({incident['text']})"
-    page.screenshot(path=str(ARTIFACTS / "console-misread.png"))
+    screenshot(page, ARTIFACTS / "console-misread.png")
     assert_fits(page, "#incident")
     # The open view hides the reader's guess (the dealer's face-down card); the
     # signed-in console reads it from the operator's route to resolve the incident.

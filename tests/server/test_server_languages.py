@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import httpx
 
-from browser import needs_chromium
+from browser import needs_chromium, screenshot
 from tablesim.i18n import LANGUAGES
 from test_server_browser import ARTIFACTS, state_is, wait
 
@@ -77,7 +77,7 @@ def test_the_console_switches_to_chinese_and_portuguese_and_keeps_the_choice(ser
     b.click('[data-pos="2"][data-bet="ante"]')
     wait(b, "document.querySelector('[data-pos=\"2\"][data-bet=\"ante\"] .amt').textContent === '25'")
     wait(b, "document.querySelector('#log').textContent.includes('已下注：1')")  # (the stream's coalesced bets)
-    b.screenshot(path=ARTIFACTS / "console-zh-Hant.png")
+    screenshot(b, ARTIFACTS / "console-zh-Hant.png")
 
     switch(b, "pt", "Nova ronda")
     assert text(b, "#state-badge") == "apostas abertas" and text(b, "#selection") == "Toque numa casa para apostar 25."
@@ -89,7 +89,7 @@ def test_the_console_switches_to_chinese_and_portuguese_and_keeps_the_choice(ser
     # the instruction the game makes, in the game's words
     wait(b, "document.querySelector('#instruction-text').textContent === 'os jogadores decidem: jogar ou desistir (caixa 2)'")
     assert text(b, '[data-box="2"][data-decision="play"]') == "JOGAR"
-    b.screenshot(path=ARTIFACTS / "console-pt.png")
+    screenshot(b, ARTIFACTS / "console-pt.png")
     # a reload keeps the language chosen
     b.reload()
     wait(b, "document.body.dataset.live === '1' && document.documentElement.lang === 'pt'")
