@@ -196,9 +196,13 @@ def pytest_collection_modifyitems(config, items) -> None:
     def cost(item) -> float:
         return measured.get(item.nodeid, SLOW_DEFAULT if item.get_closest_marker("slow") else 0.0)
 
+    # A module whose tests share a module-scoped fixture (a broker, a wallet, tables and a
+    # platform started once for the module) goes whole to one share, with its long tests: split
+    # over two workers, each started all of it again (a quiet run split 14 such modules).
+    together = {item.nodeid.split("::")[0] for item in items if cost(item) > 0 or _shares_module_fixture(item)}
     modules: dict[str, list] = {}
     for item in items:
-        if cost(item) > 0:
+        if item.nodeid.split("::")[0] in together:
             modules.setdefault(item.nodeid.split("::")[0], []).append(item)
     groups = sorted(modules.values(), key=lambda g: -sum(map(cost, g)))
     for group in groups:
@@ -212,10 +216,16 @@ def pytest_collection_modifyitems(config, items) -> None:
                 key=lambda k: load[k], default=min(range(len(sizes)), key=lambda k: load[k]))
         chunks[k].extend(group)
         load[k] += sum(map(cost, group))
-    short = iter([item for item in items if cost(item) == 0])
+    short = iter([item for item in items if item.nodeid.split("::")[0] not in together])
     for k, size in enumerate(sizes):
         chunks[k].extend(itertools.islice(short, max(0, size - len(chunks[k]))))
     items[:] = [item for chunk in chunks for item in chunk] + list(short)
+
+
+def _shares_module_fixture(item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    defs = getattr(info, "name2fixturedefs", None) or {}
+    return any(d and getattr(d[-1], "scope", "function") in ("module", "package") for d in defs.values())
 
 
 def pytest_xdist_auto_num_workers(config) -> int:
