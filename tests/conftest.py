@@ -37,6 +37,24 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 ROOT = Path(__file__).resolve().parent.parent
 
 
+#: the test processes' collector thresholds (young, middle, old); Python's are (700, 10, 10)
+GC_THRESHOLDS = (7000, 10, 10)
+
+
+def pytest_collection_finish(session) -> None:
+    """The collected tests, the modules and the libraries (a few hundred
+    thousand objects that live as long as the process) are moved out of the
+    collector's sight, and young collections come ten times less often: the
+    tests' objects are freed by reference counting as before. Half the suite
+    on six workers spent 20.5 s in the collector (14 s in full collections
+    walking those objects again and again), 9.5 s after."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def pytest_addoption(parser) -> None:
     parser.addoption("--screenshots", action="store_true", default=False,
                      help="the browser tests leave pictures of the pages they saw in artifacts/")

@@ -62,6 +62,13 @@ def _serve(path: str) -> int | None:
             importlib.import_module(name)
         except ImportError:
             pass
+    # What was imported is moved out of the collector's sight before any fork: a child's full
+    # collections would otherwise walk (and write to, copying page after page of the shared heap)
+    # every object of it again; each child frees its own objects as before.
+    import gc
+
+    gc.collect()
+    gc.freeze()
     signal.pthread_sigmask(signal.SIG_SETMASK, [])  # (whatever the thread that started it blocked)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
