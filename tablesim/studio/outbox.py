@@ -158,12 +158,15 @@ class StudioLink:
                 "since": datetime.fromtimestamp(self.since, timezone.utc).isoformat(timespec="seconds")}
 
     def stop(self, drain: float = 0.0) -> int:
-        """Stop, first waiting up to ``drain`` seconds for the outbox to empty;
-        returns how many records are still to go (they go at the next start)."""
+        """Stop, first waiting up to ``drain`` seconds for the outbox to empty
+        while the link is connecting or up; returns how many records are still
+        to go (they go at the next start)."""
         deadline = time.monotonic() + drain
         if self._db is not None:
             self.journal_seq = max(self.journal_seq, self._journal_seq())
-        while drain and self.pending() and self.state not in ("diverged",) and time.monotonic() < deadline:
+        # (waited for only while the link is connecting or up: a link that found the broker away
+        # publishes nothing in the meantime, and its records go at the next start as they would after)
+        while drain and self.pending() and self.state in ("connecting", "up") and time.monotonic() < deadline:
             self.wake()
             time.sleep(0.02)
         self._stopping = True

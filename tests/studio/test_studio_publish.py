@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
 import clirun
+from tablesim.studio import attach
 from tablesim.studio.anchor import verify_anchor
 
 
@@ -62,9 +64,13 @@ def test_run_publishes_every_record_and_the_anchor_holds(nats_server, tmp_path):
 def test_broker_away_records_wait_and_go_at_the_next_start(nats_server, tmp_path):
     journal = tmp_path / "WH-TEST.journal.sqlite"
     nats_server.stop()
+    began = time.monotonic()
     done = run_table("wheel", journal, nats_server.url, rounds=2)
     assert done.returncode == 0, done.stderr  # the table never waits for the broker
     assert "still to go" in done.stdout
+    # nor for a drain that cannot come: the link found the broker away (it waited the whole
+    # DRAIN_SECONDS, 5 s, for an outbox that could not empty)
+    assert time.monotonic() - began < attach.DRAIN_SECONDS, time.monotonic() - began
     nats_server.start()
     [report] = verify_anchor(str(journal), nats_server.url)
     assert report.stream_records == 0 and report.unanchored == report.journal_records > 0
