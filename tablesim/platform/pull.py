@@ -37,6 +37,8 @@ from typing import Awaitable, Callable
 from nats.aio.msg import Msg
 from nats.js import api
 
+from tablecore.rest import rest
+
 #: the tokens of an ack subject: $JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>,
 #: or the newer form with the domain and the account first (and a random token last)
 _V1, _V2 = 9, 11
@@ -126,10 +128,7 @@ class Pull:
         try:
             await self._ask(inbox)
             while True:
-                try:
-                    await asyncio.wait_for(self._wake.wait(), self.heartbeat)
-                except asyncio.TimeoutError:
-                    pass
+                await rest(self._wake, self.heartbeat)  # (not asyncio.wait_for: see tablecore.rest)
                 self._wake.clear()
                 if self._lost is not None:
                     raise Lost(self._lost)

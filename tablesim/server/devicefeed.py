@@ -12,6 +12,7 @@ from typing import Any
 
 from drivers.events import CardRead, HandDispensed
 from tablecore.errors import IllegalAction
+from tablecore.rest import rest
 from tablesim.server.stream import now_ts
 
 log = logging.getLogger("tablesim.server")
@@ -124,9 +125,6 @@ class DeviceFeed:
             run.notices.feed_watchdog()
             run.metrics.card_shown()  # (the command's events went out as it returned)
             if wait is None:
-                try:
-                    await asyncio.wait_for(woken.wait(), IDLE_POLL)
-                except TimeoutError:
-                    pass
+                await rest(woken, IDLE_POLL)  # (not asyncio.wait_for: see tablecore.rest)
             else:
                 await asyncio.sleep(max(wait, 0.0))

@@ -77,3 +77,28 @@ def test_an_idle_served_table_rests_its_pump_and_a_deal_starts_at_once(serve):
     s.wait_state("decisions", "complete", "void")
     first = min(t for t in steps if t > asked)  # the hands' first move after the "deal"
     assert first - asked < devicefeed.IDLE_POLL * 0.8, (first - asked)
+
+
+def test_a_resting_pump_told_to_stop_as_it_is_woken_stops(serve):
+    """The table stops (Ctrl-C, SIGTERM) by cancelling its pump. A cancel that
+    comes in the same turn as a command's wake-up must still end it: on
+    Python 3.11 ``asyncio.wait_for`` returns the woken result and drops the
+    cancel, and the table then never stopped (seen twice on a loaded machine)."""
+    import asyncio
+
+    s = serve("wheel", pace=0.001)
+    runner = s.runner
+    [pump] = [t for t in runner.tasks if t.get_name() == "pump"]
+    time.sleep(0.2)  # (idle: the pump rests)
+
+    def both() -> None:
+        runner.feed.poke()
+        pump.cancel()
+
+    runner.loop.call_soon_threadsafe(both)
+
+    async def ended() -> bool:
+        await asyncio.wait([pump], timeout=5)
+        return pump.done()
+
+    assert asyncio.run_coroutine_threadsafe(ended(), runner.loop).result(10)
