@@ -217,11 +217,14 @@ def pytest_collection_modifyitems(config, items) -> None:
     # A module whose tests share a module-scoped fixture (a broker, a wallet, tables and a
     # platform started once for the module) goes whole to one share, with its long tests: split
     # over two workers, each started all of it again (a quiet run split 14 such modules).
-    together = {item.nodeid.split("::")[0] for item in items if cost(item) > 0 or _shares_module_fixture(item)}
+    def module(item) -> str:
+        return item.nodeid.split("::")[0]
+
+    together = {module(item) for item in items if cost(item) > 0 or _shares_module_fixture(item)}
     modules: dict[str, list] = {}
     for item in items:
-        if item.nodeid.split("::")[0] in together:
-            modules.setdefault(item.nodeid.split("::")[0], []).append(item)
+        if module(item) in together:
+            modules.setdefault(module(item), []).append(item)
     groups = sorted(modules.values(), key=lambda g: -sum(map(cost, g)))
     for group in groups:
         group.sort(key=lambda item: -cost(item))
@@ -234,7 +237,7 @@ def pytest_collection_modifyitems(config, items) -> None:
                 key=lambda k: load[k], default=min(range(len(sizes)), key=lambda k: load[k]))
         chunks[k].extend(group)
         load[k] += sum(map(cost, group))
-    short = iter([item for item in items if item.nodeid.split("::")[0] not in together])
+    short = iter([item for item in items if module(item) not in together])
     for k, size in enumerate(sizes):
         chunks[k].extend(itertools.islice(short, max(0, size - len(chunks[k]))))
     items[:] = [item for chunk in chunks for item in chunk] + list(short)

@@ -50,6 +50,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
+from tablecore.rest import rest
 from tablesim.studio import natsio, presence, signing, streamcheck, wire
 
 log = logging.getLogger("tablesim.studio")
@@ -224,10 +225,7 @@ class StudioLink:
     async def _sleep(self, seconds: float) -> None:
         assert self._wake is not None
         self._wake.clear()
-        try:
-            await asyncio.wait_for(self._wake.wait(), seconds)
-        except asyncio.TimeoutError:
-            pass
+        await rest(self._wake, seconds)
 
     async def _session(self) -> None:
         self._step = "connecting"

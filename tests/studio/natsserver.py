@@ -11,7 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tablesim.harness.ports import free_port  # noqa: F401 (the tests' name for it)
+from tablesim.harness.ports import free_port
 
 NATS_SERVER = shutil.which("nats-server") or ("/usr/sbin/nats-server" if os.path.exists("/usr/sbin/nats-server") else None)
 
