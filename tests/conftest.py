@@ -15,6 +15,7 @@ import pytest
 import structlog
 from hypothesis import HealthCheck, settings
 
+import examples
 import forkserver
 from browser import chromium, page  # noqa: F401  (the page tests' fixtures)
 
@@ -56,6 +57,8 @@ def pytest_collection_finish(session) -> None:
 
 
 def pytest_addoption(parser) -> None:
+    parser.addoption("--thorough", action="store_true", default=False,
+                     help="each property test tries all its examples (without it, a share of them: tests/examples.py)")
     parser.addoption("--screenshots", action="store_true", default=False,
                      help="the browser tests leave pictures of the pages they saw in artifacts/")
 
@@ -64,6 +67,19 @@ def pytest_configure(config) -> None:
     import browser
 
     browser.SCREENSHOTS["wanted"] = config.getoption("--screenshots")
+    # (before the test modules are imported: their ``examples(n)`` and the profile read it)
+    examples.set_thorough(config.getoption("--thorough"))
+    settings.register_profile("tablesim", deadline=None, suppress_health_check=[HealthCheck.too_slow],
+                              max_examples=examples.examples(100))
+    settings.load_profile("tablesim")
+
+
+def pytest_itemcollected(item) -> None:
+    """Every hypothesis test is a ``property`` test (marked as it is collected,
+    before ``-m`` selects: ``-m property --thorough`` runs them all with all
+    their examples)."""
+    if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+        item.add_marker(pytest.mark.property)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -155,9 +171,6 @@ def disk_tmp_path(request):
 # run) is a fork of a helper that has the CLI imported (tests/forkserver.py):
 # a real process, without an interpreter's start and imports each time.
 forkserver.install()
-
-settings.register_profile("tablesim", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("tablesim")
 
 
 @pytest.fixture(autouse=True)

@@ -4,6 +4,7 @@ are a message the configuration describes, and never stop the reader."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,6 +12,7 @@ from drivers.events import CardRead
 from drivers.lineproto.codec import LineDecoder
 from leakcheck import no_leaks  # noqa: F401 - autouse fixture
 from line_support import quiet, raw_device, settings_of, spec_of, until
+from examples import examples
 
 SHOE = settings_of("fortune3-line", "shoe")
 SPEC = spec_of("shoe", SHOE)
@@ -27,11 +29,12 @@ def messages_in(data: bytes) -> int:
     return n
 
 
+@pytest.mark.property  # (its examples are drawn inside, on one open device)
 def test_random_bytes_never_become_events_and_never_stop_the_reader():
     with raw_device("shoe", SHOE) as (shoe, port):
         shoe.arm("F1", 52)
 
-        @settings(max_examples=50)
+        @settings(max_examples=examples(50))
         @given(st.binary(max_size=300) | st.lists(st.sampled_from([b"$", b"*", b"\r", b"\n", b"C,", b"Q,H", b"00"]),
                                                    max_size=40).map(b"".join))
         def feed(data: bytes) -> None:
@@ -47,12 +50,13 @@ def test_random_bytes_never_become_events_and_never_stop_the_reader():
         assert quiet(shoe, 0.1) == []
 
 
+@pytest.mark.property  # (its examples are drawn inside, on one open device)
 def test_random_framed_lines_become_events_only_when_a_pattern_takes_them():
     printable = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=40)
     with raw_device("shoe", SHOE) as (shoe, port):
         shoe.arm("F2", 52)
 
-        @settings(max_examples=50)
+        @settings(max_examples=examples(50))
         @given(st.lists(printable | st.sampled_from(["C,Q,H", "C,10,S", "C,1,H", "E,201,misread", "K,201", "R,5"]),
                         max_size=5))
         def feed(lines: list[str]) -> None:

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
 import serial
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -23,6 +24,7 @@ from drivers.tdl import Frame, LinkSession, NakReason, encode
 from drivers.serial import SerialShoe, SerialWheel
 from tablecore.cards import RANK_CHARS, SUITS
 from test_serial_support import FAST, no_leaks  # noqa: F401 - fixture
+from examples import examples
 
 #: the raw rig's link: its test is about garbage, not about the link giving up,
 #: so a heartbeat misses only after 3 s and an answer may take 2 s (at load 17 a
@@ -64,7 +66,7 @@ any_frame = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(frames=st.lists(any_frame, max_size=30))
 @example(frames=[Frame(ADDR, 1, "CRD", ("R1", "0", "9", "", "D"))])  # an empty suit is no suit
 @example(frames=[Frame(ADDR, 1, "CRD", ("R1", "0", "10", "H", "U")), Frame(ADDR, 2, "CRD", ("R1", "1", "TH", "H", "D"))])
@@ -88,7 +90,7 @@ def test_on_frame_never_raises_and_cards_come_only_from_valid_crd(frames: list[F
             raise AssertionError(f"a valid card was not delivered: {frame}")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(frames=st.lists(
     st.builds(lambda t, f, seq: Frame(0x04, seq, t, tuple(f)),
               st.sampled_from(["SPN", "REV", "RES", "INV", "FLT", "FLC", "PWR"]),
@@ -250,12 +252,13 @@ def garbage(draw: st.DrawFn):
     return lambda index: encode(Frame(ADDR, seq, kind_, fields))
 
 
+@pytest.mark.property  # (its examples are drawn inside, on one open rig)
 def test_raw_garbage_on_the_line_never_becomes_a_card() -> None:
     with raw_rig() as (device, shoe):
         shoe.arm("R1", 1000)
         sent_cards: list[int] = []
 
-        @settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
+        @settings(max_examples=examples(50), deadline=None, suppress_health_check=list(HealthCheck))
         @given(data=st.data())
         def burst(data: st.DataObject) -> None:
             makers = data.draw(st.lists(garbage(), min_size=1, max_size=4))

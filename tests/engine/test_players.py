@@ -12,6 +12,7 @@ from tablecore.errors import IllegalAction
 from tablecore.validate import Reader
 from tablesim.engine.betbook import BetBook
 from tablesim.engine.limits import Limit, Limits
+from examples import examples
 
 
 def book(limits: Limits | None = None, seat_ok=None) -> BetBook:
@@ -99,7 +100,7 @@ _OPS = st.lists(st.tuples(st.sampled_from(["place", "withdraw", "set", "mark", "
                           st.sampled_from([D(5), D("7.50"), D("20.0"), D(100)])), max_size=40)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(ops=_OPS)
 def test_the_books_shown_text_named_and_total_follow_every_change(ops):
     """The snapshot and ``named`` are kept as bets change (not rebuilt from

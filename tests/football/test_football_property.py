@@ -18,6 +18,7 @@ from tablesim.games.football.profile import BETS, load_profile
 from tablesim.games.football.rules import total
 from tablesim.games.football.profile import FootballSettings, default_limits
 from tablesim.games.football.table import FootballTable
+from examples import examples
 
 PROFILE = load_profile()
 POSITIONS = PROFILE.positions
@@ -57,7 +58,7 @@ def play(table, draws, draw, bets, void_after=None):
     return table.result
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(draw=st.integers(1, 8), bets=round_bets, decks=st.integers(1, 8), seed=st.integers(0, 2**32))
 def test_any_settled_round(draw, bets, decks, seed):
     table, draws, _ = make_table(decks, seed)
@@ -85,7 +86,7 @@ def test_any_settled_round(draw, bets, decks, seed):
     assert result.house_result() == -sum(result.net.values(), Decimal(0))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(draw=st.integers(1, 8), bets=round_bets, seed=st.integers(0, 2**32), void_after=st.integers(-1, 20))
 def test_a_void_returns_everything(draw, bets, seed, void_after):
     table, draws, events = make_table(1, seed)

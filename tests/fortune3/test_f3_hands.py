@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tablecore.cards import DECK, parse_cards
 from tablesim.games.fortune3.hands import Evaluator, all_hands, classify
 from tablesim.games.fortune3.profile import CATEGORIES
+from examples import examples
 
 EV = Evaluator(CATEGORIES)
 
@@ -203,7 +204,7 @@ def test_profile_ranking_changes_the_order():
 cards3 = st.lists(st.sampled_from(DECK), min_size=3, max_size=3, unique=True)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(cards3, cards3, cards3)
 def test_score_order_is_a_total_preorder_consistent_with_categories(a, b, c):
     ha, hb, hc = EV.evaluate(a), EV.evaluate(b), EV.evaluate(c)
@@ -227,7 +228,7 @@ def test_score_order_is_a_total_preorder_consistent_with_categories(a, b, c):
         assert sorted(x.rank for x in a) == sorted(x.rank for x in b)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(cards3, st.permutations("SHDC"))
 def test_renaming_suits_never_changes_a_score(hand, perm):
     rename = dict(zip("SHDC", perm))

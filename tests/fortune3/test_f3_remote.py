@@ -22,6 +22,7 @@ from tablesim.games.fortune3.profile import Fortune3Settings
 from tablesim.games.fortune3.settle import BoxBets, settle_box
 from tablesim.games.fortune3.table import Fortune3Table
 from tablesim.profiles import config_root, read_toml
+from examples import examples
 
 # box 1 AS AH 7C (pair), the remote hand 9D TD JD (straight flush), dealer KS QC 4H (qualifies)
 SHOE = "AS 9D KS  AH TD QC  7C JD 4H"
@@ -203,7 +204,7 @@ PLAYER_BETS = st.fixed_dictionaries({}, optional={"ante": st.integers(1, 500), "
 DECISION = st.sampled_from(["play", "fold", None])  # None: the timer folds them
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(players=st.lists(st.tuples(PLAYER_BETS, DECISION), min_size=1, max_size=6),
        deck=st.permutations(range(52)))
 def test_every_remote_player_is_settled_as_a_box(remote_profile, players, deck):

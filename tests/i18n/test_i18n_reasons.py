@@ -34,6 +34,7 @@ from tablesim.games.wheel.profile import WheelSettings
 from tablesim.games.wheel.table import WheelTable
 from tablesim.i18n import CORE_FOLDERS, LANGUAGES, merged, placeholders
 from tablesim.studio import bus_bets
+from examples import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = [*CORE_FOLDERS] + [d for g in registry.names() if (d := registry.spec(g).catalog_dir()) is not None]
@@ -262,7 +263,7 @@ def test_every_refusal_of_every_state_is_worded_from_the_catalogs(game):
     assert "refusal.table_paused" in held and "refusal.already_paused" in held
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(position=st.sampled_from(["1", "3", "7", "8", "0", "common"]), bet=st.sampled_from(["ante", "pair_plus", "x"]),
        amount=st.one_of(st.integers(-5, 10**9), st.decimals(allow_nan=False, allow_infinity=False, places=3).map(str),
                         st.text(max_size=6)),
@@ -277,7 +278,7 @@ def test_any_bet_refused_is_worded_from_the_catalogs(position, bet, amount, play
         check_worded(exc.reason, f"bet {position} {bet} {amount!r} {player!r}")
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(doc=st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
                         lambda inner: st.lists(inner, max_size=3)
                         | st.dictionaries(st.sampled_from(["v", "bets", "ref", "position", "bet", "amount", "player",
@@ -432,7 +433,7 @@ VALUES = st.recursive(st.none() | st.booleans() | st.integers(-10, 10**20) | st.
                       | st.dictionaries(FIELDS, inner, max_size=4), max_leaves=8)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(which=st.integers(0, 100), doc=st.one_of(VALUES, st.dictionaries(FIELDS, VALUES, max_size=7)))
 def test_any_bad_body_of_the_apis_is_worded_from_the_catalogs(which, doc):
     from pydantic import ValidationError

@@ -17,6 +17,7 @@ from tablesim.server.intake import BetIntake, BetRefs, BetRequest, commit_bets
 from tablesim.journal.journal import Journal
 from tablesim.journal.placed import placed
 from tablesim.games.rig import mock_rig
+from examples import examples
 
 
 def table_with_journal(path, game: str = "fortune3", durable: bool = True):
@@ -89,7 +90,7 @@ BET = st.tuples(st.sampled_from(["1", "3", "7", "8", "common"]), st.sampled_from
                 st.sampled_from(["1", "5", "0.5", "2.50", "4000", "10000", "-1"]))  # (text that is no amount is refused where it is parsed)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(bets=st.lists(BET, max_size=25))
 def test_a_group_answers_and_journals_exactly_as_bets_placed_one_by_one(tmp_path_factory, bets):
     tmp = tmp_path_factory.mktemp("group")

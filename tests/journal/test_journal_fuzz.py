@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from examples import examples
 
 FLIPS = 320
 
@@ -94,7 +95,7 @@ def test_every_byte_flip_gets_a_verdict_and_content_changes_are_caught(small_jou
 EDITABLE = ("ts", "table_id", "round_id", "kind", "name", "actor", "data", "prev_hash", "hash")
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_edit_of_any_field_of_any_record_is_caught(small_journal, tmp_path, monkeypatch, data):
     """Hypothesis picks a record, a field and a new value (text, a number,

@@ -22,6 +22,7 @@ from tablesim.platform.player.public import SHOWN, PublicTable
 from tablesim.platform.rounds import Rounds
 from tablesim.platform.tables import Offer
 from tablesim.studio import wire
+from examples import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = {"wheel": ("WHEEL-MOCK", []), "football": ("FB-MOCK", []), "fortune3": ("F3-MOCK", []),
@@ -174,7 +175,7 @@ def test_a_tables_file_names_a_tables_game_and_bet_timer_or_is_refused_in_one_li
 @given(st.one_of(st.text(max_size=1500), st.text(min_size=4097, max_size=4200), st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
                                                        lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids),
                                                        max_leaves=20).map(json.dumps)))
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 def test_any_message_a_socket_sends_is_read_or_refused_in_one_line(text):
     from tablesim.platform.betdesk import Answer
     from tablesim.platform.player.socket import MAX_MESSAGE, read

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from server_helpers import ok
 from test_server_api import open_betting
+from examples import examples
 
 
 def test_a_batch_answers_each_bet_with_the_reason_a_single_bet_gets(serve):
@@ -95,7 +96,7 @@ _ITEM = st.one_of(
 )  # (each bet of a batch is a JSON object: BatchBody says so first)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(item=_ITEM)
 def test_a_batch_bet_read_at_a_glance_is_read_as_the_model_reads_it(item):
     """The batch route reads a plainly well-formed bet without building its

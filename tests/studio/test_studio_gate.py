@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tablesim.studio import signing, wire
 from tablesim.studio.signaturecheck import Gate, Renumbered
 from tablesim.studio.trust import Trust
+from examples import examples
 
 KEYS = {"F3-MOCK": Ed25519PrivateKey.generate(), "WHEEL-MOCK": Ed25519PrivateKey.generate()}
 INTRUDER = Ed25519PrivateKey.generate()
@@ -111,7 +112,7 @@ def honest_figures(tmp: str) -> str:
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_forged_replayed_and_unsigned_messages_never_change_the_figures(data, tmp_path_factory):
     stream = genuine(str(tmp_path_factory.getbasetemp()))

@@ -16,9 +16,10 @@ from tablesim.harness.tableconfig import load_table_config
 from tablesim.studio import wire
 from tablesim.studio.bus_bets import parse_request
 from tablesim.studio.natsio import check_url
+from examples import examples
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.binary(max_size=300))
 def test_any_bytes_give_bets_or_one_input_error(body):
     try:
@@ -33,7 +34,7 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats
                            max_leaves=12)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(json_values)
 def test_any_json_gives_checked_bets_or_reasons(doc):
     try:

@@ -15,6 +15,7 @@ from tablesim.games.wheel.profile import load_profile
 from tablesim.games.wheel.profile import WheelSettings, default_limits
 from tablesim.games.wheel.settle import settle
 from tablesim.games.wheel.table import WheelTable
+from examples import examples
 
 PROFILE = load_profile()
 SOURCE = ScriptedSpins()
@@ -49,7 +50,7 @@ def _play(placed, spins):
     TABLE.close_betting()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(bets, st.integers(0, 51), st.integers(0, 3))
 def test_exactly_the_bets_on_the_winning_symbol_win_stake_times_pay(placed, segment, no_spins):
     spins = [Spin((segment + 1) % 52, 2.5)] * no_spins + [Spin(segment, 4.5)]
@@ -76,7 +77,7 @@ def test_exactly_the_bets_on_the_winning_symbol_win_stake_times_pay(placed, segm
     assert settle(PROFILE, placed, symbol) == result.results
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(bets, st.integers(0, 3))
 def test_a_void_returns_every_bet(placed, steps):
     _play(placed, [Spin(0, 1.0), Spin(0, 1.5), Spin(0, 5.0)])
