@@ -19,9 +19,10 @@ limits, in memory) and its place in a batch; what costs, a batch pays once:
 its intents in one transaction of the intent log (on disk before its debits
 are sent), its debits in one ``batch`` call to the wallet, its bets in one
 request to each table (one journal record there), their answers handed
-back in the turn of the event loop that read the table's reply. The bets
-that come while batches are under way gather for the next, so batches grow
-with the load and a quiet bet goes at once. No task, future or coroutine is
+back in the turn of the event loop that read the table's reply. Under load
+a batch starts at most once every ``SPACING`` (40 ms) and holds every bet
+that came meanwhile, so batches grow with the load; a bet after a quiet
+spell goes at once. No task, future or coroutine is
 made per bet: the socket hands a callback (``submit``); an HTTP request,
 which has its own task already, awaits one future (``place``).
 """
@@ -58,9 +59,14 @@ log = logging.getLogger("tablesim.platform")
 BUS_TRIES = 3
 #: batches under way at once (log, wallet, tables); the bets that come meanwhile go together in the next
 IN_FLIGHT = 4
-#: bets waiting that start a batch while another is under way (fewer wait for it to end: a batch's
-#: own cost, three commits, a wallet exchange and a table's record, is most of a small one's)
-FULL = 32
+#: seconds between the starts of two batches under load: the bets that come meanwhile go together.
+#: A batch's own cost (its intents' commit, a wallet exchange and its commit, a table's record with
+#: its commit, signature and message, read back here) is paid once a batch, whatever its size, and
+#: is most of a small batch's: at 2,000 bets a second, batches started as soon as the last ended
+#: held about 24 bets. A bet after a quiet spell (no batch started within it) goes at once.
+SPACING = 0.04
+#: bets waiting that start a batch before its spacing ran out (a batch as large as is worth waiting for)
+FULL = 250
 #: the most bets in one batch (a wallet ``batch`` takes up to 500 writes, a table's request 1,000)
 BATCH = 500
 #: seconds a bet's answer waits for its debit's cancel (it goes on after, retried until answered)
@@ -112,6 +118,9 @@ class Desk:
         self._gathered: list[_Bet] = []  # bets checked, waiting for the next batch
         self._soon = False  # a batch is due on the loop's next turn
         self._busy = 0
+        self._started = float("-inf")  # when the last batch started (the loop's clock)
+        self._timer: asyncio.TimerHandle | None = None  # the next batch's start, when its spacing runs out
+        self.spacing = SPACING
         self._ids = (f"bets-{i}" for i in itertools.count(1))
         #: bets on their way from this process, by (table, round, player): the per-round limit counts them
         self.in_flight: dict[tuple[str, str, str], int] = {}
@@ -203,13 +212,27 @@ class Desk:
     # --- a batch ----------------------------------------------------------------------
 
     def _next(self) -> None:
+        """Start the batches that are due: the bets gathered go once ``spacing``
+        has passed since the last batch started (at once after a quiet spell),
+        or sooner when ``FULL`` are waiting; at most ``IN_FLIGHT`` under way."""
         self._soon = False
-        while self._gathered and (self._busy == 0 or self._busy < IN_FLIGHT and len(self._gathered) >= FULL):
+        loop = asyncio.get_running_loop()
+        while self._gathered and self._busy < IN_FLIGHT:
+            due = self._started + self.spacing
+            if loop.time() < due and len(self._gathered) < FULL:
+                if self._timer is None:
+                    self._timer = loop.call_at(due, self._due)
+                return
             batch, self._gathered = self._gathered[:BATCH], self._gathered[BATCH:]
+            self._started = loop.time()
             self._busy += 1
             task = asyncio.ensure_future(self._batch(batch))
             self.working.add(task)
             task.add_done_callback(self.working.discard)
+
+    def _due(self) -> None:
+        self._timer = None
+        self._next()
 
     async def _batch(self, batch: list[_Bet]) -> None:
         try:

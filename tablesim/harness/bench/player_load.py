@@ -110,6 +110,28 @@ class LoadRig(Rig):
     def rss_mb(self) -> list[float]:
         return [_rss_mb(p.pid) for p in self.platform_procs]
 
+    def requests(self) -> dict[str, int]:
+        """The platforms' requests so far (their health): debit batches to the wallet,
+        bet requests to the tables; and the table's ``place_bets`` records."""
+        import urllib.request
+
+        out = {"debits": 0, "to_tables": 0}
+        for url in self.platforms:
+            with urllib.request.urlopen(f"{url}/api/health", timeout=10) as r:
+                got = json.loads(r.read())["requests"]
+            for k in out:
+                out[k] += got[k]
+        try:
+            journal = Journal(self.table.journal, readonly=True)
+        except InputError:
+            return {**out, "records": 0}
+        try:
+            return {**out, "records": sum(1 for _ in journal.find(names=("place_bets",)))}
+        except journal.errors:
+            return {**out, "records": 0}
+        finally:
+            journal.close()
+
     def results(self) -> list[str]:
         """The rounds the table has a result of, in order (its journal, read only)."""
         try:
@@ -254,7 +276,8 @@ def _figures(plan: Plan, connected: int, got: dict, watched: list[str], rss: dic
         "bettors": min(plan.bettors, plan.players), "bets_per_group": plan.group, "bet_rate_offered": plan.bet_rate, "bets_placed": placed,
         "bet_answers": dict(got["statuses"]), "refusals": got["refusals"],
         "bets_per_second": round(placed / span, 1) if span > 0 else None,
-        "bet_p50_ms": _p(got["bet_ms"], 0.5), "bet_p99_ms": _p(got["bet_ms"], 0.99),
+        "bet_p50_ms": _p(got["bet_ms"], 0.5), "bet_p90_ms": _p(got["bet_ms"], 0.9), "bet_p99_ms": _p(got["bet_ms"], 0.99),
+        "bet_max_ms": float(max(got["bet_ms"]) + 1) if got["bet_ms"] else None,
         **rss, "table_cpu_ms_per_round": cpu,
         "seconds": round(wall, 1), "load_average": round(os.getloadavg()[0], 1),
         "clock": "event delay: the loader's wall clock when it read the frame minus the table's journal ts "
@@ -325,10 +348,12 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         more, watching = _phase(rig, plan.quiet_rounds)
         watched += more
         cpu1, frames1 = {**rig.cpu(), "loaders": loaders.cpu()}, loaders.frames()
+        asked1 = rig.requests()
         loaders.say("bet")
         progress(f"{plan.bettors} bettors betting; {plan.rounds} round(s)")
         betting_ids, betting = _phase(rig, plan.rounds)
         cpu2 = {**rig.cpu(), "loaders": loaders.cpu()}
+        asked2 = rig.requests()
         loaders.say(f"stop {betting_ids[-1]}")
         got = _merge(loaders.reports())
         got["bus"] = tap.close()
@@ -342,6 +367,9 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         fig["cpu_s_watching"] = {k: round(cpu1[k] - cpu0[k], 2) for k in cpu0}
         fig["cpu_s_betting"] = {k: round(cpu2[k] - cpu1[k], 2) for k in cpu1}
         fig["cpu_us_per_bet"] = _cpu_per_bet(cpu0, cpu1, cpu2, plan, fig["bets_placed"])
+        # (how the bets went together: a batch's, a request's and a record's fixed costs are paid once for each)
+        fig["bets_per_batch"] = {k: (round(fig["bets_placed"] / (asked2[k] - asked1[k]), 1) if asked2[k] > asked1[k]
+                                     else None) for k in asked1}
         fig["deliveries_watching"] = frames1 - frames0
         fig["platform_cpu_us_per_delivery"] = (round((cpu1["platforms"] - cpu0["platforms"]) * 1e6 / (frames1 - frames0), 2)
                                                if frames1 > frames0 else None)

@@ -1,0 +1,121 @@
+"""When the platform's bets go together: a bet after a quiet spell goes at
+once; under a stream of bets, batches start at most once a spacing, so each
+holds what came meanwhile (a batch's own cost, its commits, its wallet
+exchange and its table's record, is paid once a batch); enough bets waiting
+start one sooner; never more than ``IN_FLIGHT`` batches under way.
+
+The desk's own step that places a batch (``_place``: the intent log, the
+wallet, the table) is replaced by one that records when it started and what
+it held, and takes a set time: what is tested is the desk's choice of which
+bets go when, not the services behind it (their tests are the platform's
+end-to-end ones)."""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+
+from tablesim.platform import betdesk
+from tablesim.platform.betdesk import Desk
+from tablesim.platform.intents import Intents
+from tablesim.platform.rounds import BETTING, Rounds, TableState
+from tablesim.platform.sessions import Session
+from tablesim.platform.tables import Offer
+
+TABLE = "WHEEL-1"
+
+
+def _desk(tmp_path, took: float, starts: list) -> Desk:
+    rounds = Rounds()
+    rounds.tables[TABLE] = TableState(TABLE, "R-1", BETTING)
+    offer = Offer(TABLE, "MOP", Decimal("1"), "player", Decimal("1000"), max_bets=100_000)
+    desk = Desk(wallet=None, patient=None, nc_source=lambda: None, rounds=rounds, intents=Intents(tmp_path / "i.db"),
+                offers={TABLE: offer})
+    under_way = [0]
+
+    async def place(batch) -> None:
+        loop = asyncio.get_running_loop()
+        under_way[0] += 1
+        starts.append((loop.time(), len(batch), under_way[0]))
+        await asyncio.sleep(took)
+        under_way[0] -= 1
+        for b in batch:
+            desk._answer(b, betdesk.Answer(200, {"ok": True, "status": "placed"}))
+
+    desk._place = place
+    return desk
+
+
+def _bet(desk: Desk, who: str, answers: list) -> None:
+    session = Session(who, "MOP", Decimal("1"), 2**40)
+    desk.submit(session, {"table": TABLE, "bet": "red", "amount": "1"}, answers.append)
+
+
+def test_a_bet_after_a_quiet_spell_goes_at_once(tmp_path):
+    starts: list = []
+
+    async def go() -> float:
+        desk = _desk(tmp_path, 0.005, starts)
+        answers: list = []
+        loop = asyncio.get_running_loop()
+        sent = loop.time()
+        _bet(desk, "ann", answers)
+        while not answers:
+            await asyncio.sleep(0.001)
+        await asyncio.sleep(desk.spacing * 2)  # (quiet again)
+        again = loop.time()
+        _bet(desk, "bob", answers)
+        while len(answers) < 2:
+            await asyncio.sleep(0.001)
+        return starts[0][0] - sent, starts[1][0] - again
+
+    first, second = asyncio.run(go())
+    # (each on the loop's next turn: far under the spacing a batch waits for under load)
+    assert first < betdesk.SPACING / 4 and second < betdesk.SPACING / 4, (first, second)
+    assert [n for _, n, _ in starts] == [1, 1]
+
+
+def test_under_a_stream_of_bets_batches_start_a_spacing_apart_and_hold_what_came_meanwhile(tmp_path):
+    """A bet every 2 ms for 0.4 s, each batch taking 10 ms: batches as soon as
+    the last ended would be about 40 of 5 bets; spaced, about 10 of 20."""
+    starts: list = []
+
+    async def go() -> list:
+        desk = _desk(tmp_path, 0.010, starts)
+        answers: list = []
+        for i in range(200):
+            _bet(desk, f"p{i % 40}", answers)
+            await asyncio.sleep(0.002)
+        while len(answers) < 200:
+            await asyncio.sleep(0.005)
+        return answers
+
+    answers = asyncio.run(go())
+    assert len(answers) == 200 and all(a.body["status"] == "placed" for a in answers)
+    assert sum(n for _, n, _ in starts) == 200
+    gaps = [b[0] - a[0] for a, b in zip(starts, starts[1:])]
+    assert min(gaps) >= betdesk.SPACING * 0.9, gaps  # (the loop's timer may fire a hair early)
+    assert len(starts) <= 0.4 / betdesk.SPACING + 3, [n for _, n, _ in starts]
+
+
+def test_enough_bets_waiting_start_a_batch_before_the_spacing_and_no_more_than_in_flight_go_at_once(tmp_path):
+    starts: list = []
+
+    async def go() -> None:
+        desk = _desk(tmp_path, 0.5, starts)  # (slow batches: they pile up under way)
+        answers: list = []
+        for burst in range(betdesk.IN_FLIGHT + 2):
+            for i in range(betdesk.FULL):
+                _bet(desk, f"p{burst}-{i}", answers)
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.05)
+        assert len(starts) == betdesk.IN_FLIGHT  # the first at once, the next three full: no more under way
+        while len(answers) < (betdesk.IN_FLIGHT + 2) * betdesk.FULL:
+            await asyncio.sleep(0.01)
+
+    asyncio.run(go())
+    first = starts[0][0]
+    # each full batch went within a few ms of its bets, long before the spacing ran out
+    assert all(t - first < betdesk.SPACING for t, _, _ in starts[:betdesk.IN_FLIGHT])
+    assert max(u for _, _, u in starts) == betdesk.IN_FLIGHT
+    assert sum(n for _, n, _ in starts) == (betdesk.IN_FLIGHT + 2) * betdesk.FULL
