@@ -77,6 +77,10 @@ def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db
     # collections otherwise walk it again and again while bets come in (as ``tablesim serve`` does).
     gc.collect()
     gc.freeze()
+    # No full collection while a table takes bets (this process's collector: platform/collector.py).
+    from tablesim.platform.collector import Collector
+
+    platform_.rounds.on_betting = Collector().betting
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Callable
 
 from tablecore import betbatch
 from tablecore.money import read_amount
@@ -88,6 +89,8 @@ class Rounds:
         #: each table's last record applied (its own seq): a record read again under another stream
         #: seq (a stream numbered anew, read again) is not applied twice, and settlement waits on it
         self.table_seq: dict[str, int] = {}
+        #: told whether any table takes bets, each time one opens or closes betting (the collector)
+        self.on_betting: Callable[[bool], None] | None = None
 
     def round(self, table: str, round_id: str) -> Round:
         key = (table, round_id)
@@ -120,7 +123,10 @@ class Rounds:
                 rnd.add(ref)
         elif name == "state":
             t = self.tables.setdefault(rec.table_id, TableState(rec.table_id))
+            was = t.betting
             t.round_id, t.state = rec.round_id, str(data.get("state"))
+            if t.betting != was and self.on_betting is not None:
+                self.on_betting(any(x.betting for x in self.tables.values()))
         elif name == "bet_withdrawn":
             rnd = self.round(rec.table_id, rec.round_id)
             owner = data.get("player") or data.get("position")

@@ -65,6 +65,8 @@ class Platform:
                                faults=faults)
         self.backstop = Backstop(self.settler, self.follower, self.settling, after=backstop_after)
         self.tasks: list[asyncio.Task] = []
+        #: the players' socket as a plain ASGI handler, in front of the web framework (``fastbets``)
+        self.player_socket = None
 
     def _js(self):
         return self.nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)

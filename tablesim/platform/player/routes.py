@@ -47,6 +47,11 @@ def player_routes(app: FastAPI, platform) -> Hub:
     async def socket(ws: WebSocket) -> None:
         await PlayerSocket(ws, platform, hub).run()
 
+    async def socket_app(scope, receive, send) -> None:  # (the same, in front of the framework: fastbets.py)
+        await PlayerSocket(WebSocket(scope, receive, send), platform, hub).run()
+
+    platform.player_socket = socket_app
+
     @app.get("/api/recall")
     async def recall(request: Request) -> JSONResponse:
         auth = request.headers.get("authorization", "")
