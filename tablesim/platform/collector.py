@@ -1,64 +1,84 @@
-"""The platform's garbage collector: no full collection of its players'
-connections while a table it serves takes bets.
+"""The platform's garbage collector: its players' connections out of the
+full collections, collected in full only now and then, after betting closes.
 
 Python's full (generation 2) collection walks every object that survived
 two younger ones and holds the whole process meanwhile. A platform's
-long-lived objects are its players' connections: each open socket is about
-150 objects the collector walks (the connection's awaits through the web
-stack, its queues, its parser), and with 3,000 to 5,000 players watching a
-full collection held the platform 0.45 to 0.6 s. One of them in a betting
-window held every bet under way that long (``scripts/player_load.py``: bet
-p99 0.55-0.8 s in about half the runs, with a p50 of 20-50 ms).
+long-lived objects are its players' connections (about a hundred objects
+each: the connection's task and parser, its queues, its session), spread
+over a large heap: with 3,000 to 5,000 players watching, each full
+collection held the platform 0.45 to 0.9 s, about every 30 s under load.
+One in a betting window held every bet under way that long
+(``scripts/player_load.py``: bet p99 0.55-0.8 s in about half the runs,
+with a p50 of 20-50 ms); one between windows held the events of the round
+to every player (event p99 0.3-0.76 s).
 
-So while any table takes bets, what was alive when betting opened is
-frozen (``gc.freeze``: out of the collector's sight, still freed by
-reference counting as ever): the collections in the window walk only what
-the window made. When no table takes bets any more, it is thawed, and
-Python's own collections see it again (the cycles among it, a player gone
-meanwhile, are freed by the next full one, outside the betting windows).
-Not collected here at the close: that pause would hold the events of the
-round's end instead (measured: event p99 0.76 s). A platform whose tables
-never all close together is thawed and collected in full once every
-``MOST_FROZEN`` seconds all the same, so nothing is kept for ever.
+So when a table opens betting, what is alive is frozen (``gc.freeze``: out
+of the collector's sight, still freed by reference counting as ever): the
+collections walk only what was made since, and stay short. What is frozen
+is thawed and collected in full once it has been frozen ``MOST_FROZEN``
+seconds, a moment after the last table closed betting (its last answers
+out first), or in a window that never closes all the same: the cycles among
+it (a player gone meanwhile) are freed then, so nothing is kept for ever,
+and the one long pause comes every ten minutes instead of every thirty
+seconds, between betting windows.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import time
 
 log = logging.getLogger("tablesim.platform")
 
-#: the most seconds anything stays frozen (tables whose betting windows overlap without end)
-MOST_FROZEN = 300.0
+#: the most seconds anything stays frozen before a full collection
+MOST_FROZEN = 600.0
+#: seconds after the last table closed betting before that collection (its last answers out)
+QUIET = 0.3
 
 
 class Collector:
-    """Freezes at the first table's betting open, thaws at the last one's close."""
+    """Freezes whenever a table opens betting; thaws and collects in full, now and then, after a close."""
 
     def __init__(self) -> None:
-        self.frozen_at: float | None = None
-        self.windows = 0  # times frozen
-        self.forced = 0  # full collections made here (windows that never all closed)
+        self.frozen_since: float | None = None  # (the first freeze since the last full collection)
+        self.collections = 0  # full collections made here
+        self.seconds = 0.0  # their time in all
+        self._due: asyncio.TimerHandle | None = None
 
     def betting(self, open_now: bool) -> None:
         """Told whether any table takes bets now (each time a table opens or closes betting)."""
-        if not open_now:
-            if self.frozen_at is not None:
-                gc.unfreeze()
-                self.frozen_at = None
+        if open_now:
+            if self._due is not None:  # (a table opened again before the quiet moment came)
+                self._due.cancel()
+                self._due = None
+            if self._overdue():  # (windows that never all close)
+                self._collect()
+            gc.freeze()
+            if self.frozen_since is None:
+                self.frozen_since = time.monotonic()
             return
-        if self.frozen_at is None:
-            gc.freeze()
-            self.frozen_at = time.monotonic()
-            self.windows += 1
-        elif time.monotonic() - self.frozen_at > MOST_FROZEN:
-            gc.unfreeze()
-            started = time.perf_counter()
-            gc.collect()
-            self.forced += 1
-            log.info("platform: betting open for %.0f s without a pause: one full collection (%.0f ms)",
-                     MOST_FROZEN, (time.perf_counter() - started) * 1000)
-            gc.freeze()
-            self.frozen_at = time.monotonic()
+        if self._overdue() and self._due is None:
+            try:
+                self._due = asyncio.get_running_loop().call_later(QUIET, self._quiet)
+            except RuntimeError:  # (no loop: a test walking records)
+                self._quiet()
+
+    def _overdue(self) -> bool:
+        return self.frozen_since is not None and time.monotonic() - self.frozen_since > MOST_FROZEN
+
+    def _quiet(self) -> None:
+        self._due = None
+        if self._overdue():
+            self._collect()
+
+    def _collect(self) -> None:
+        gc.unfreeze()
+        started = time.perf_counter()
+        gc.collect()
+        took = time.perf_counter() - started
+        self.frozen_since = None
+        self.collections += 1
+        self.seconds += took
+        log.info("platform: full collection of what was frozen since %.0f s: %.0f ms", MOST_FROZEN, took * 1000)

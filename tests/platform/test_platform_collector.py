@@ -1,15 +1,16 @@
-"""The platform's collector: what is alive when the first table opens
-betting is frozen out of the full collections until the last one closes
-(then thawed, so a cycle among it is freed as ever); a window that never
-closes is collected once every ``MOST_FROZEN`` seconds all the same. The
-picture tells it whenever any table's betting opens or closes; and the
-players' socket is answered in front of the web framework's layers."""
+"""The platform's collector: what is alive when a table opens betting is
+frozen out of the full collections; it is thawed and collected in full once
+it has been frozen ``MOST_FROZEN`` seconds, a moment after betting closed
+(or at the next opening, when windows never all close). The picture tells
+it whenever any table's betting opens or closes; and the players' socket is
+answered in front of the web framework's layers."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
 import time
+import weakref
 
 import pytest
 
@@ -22,8 +23,7 @@ from tablesim.studio.wire import WireRecord
 
 @pytest.fixture
 def thawed():
-    """The test's process as the platform's is: its own frozen start-up (the
-    suite's conftest froze the collected tests) put back after the test."""
+    """The suite's conftest froze the collected tests: put back after the test."""
     yield
     gc.freeze()
 
@@ -33,45 +33,64 @@ class _Cycle:
         self.me = self
 
 
-def test_a_betting_window_freezes_what_was_alive_and_its_close_thaws_it(thawed):
+def test_what_was_alive_when_betting_opened_stays_out_of_full_collections_until_overdue(thawed, monkeypatch):
     c = Collector()
-    gc.unfreeze()
-    gc.collect()
-    old = _Cycle()
-    c.betting(True)
-    assert gc.get_freeze_count() > 0 and c.frozen_at is not None
-    frozen = gc.get_freeze_count()
-    c.betting(True)  # (another table opening: nothing more frozen)
-    assert gc.get_freeze_count() == frozen and c.windows == 1
-    # in the window, a full collection does not walk (nor free) what was frozen
-    import weakref
-    gone = weakref.ref(old)
-    del old
-    gc.collect()
-    assert gone() is not None
-    c.betting(False)
-    assert gc.get_freeze_count() == 0 and c.frozen_at is None
-    gc.collect()  # thawed: the cycle that died in the window is freed by the next full collection
-    assert gone() is None
-
-
-def test_a_window_that_never_closes_is_collected_once_every_most_frozen_seconds(thawed, monkeypatch):
-    c = Collector()
-    c.betting(True)
-    import weakref
     cycle = _Cycle()
-    gc.collect()  # (it is old now, but not frozen: made after the window opened)
-    c.betting(False)
-    c.betting(True)  # (frozen with it)
+    c.betting(True)
+    assert gc.get_freeze_count() > 0 and c.frozen_since is not None
     gone = weakref.ref(cycle)
     del cycle
+    gc.collect()
+    assert gone() is not None  # (frozen: not walked, not freed)
+    c.betting(False)  # a close soon after: nothing thawed, no long pause
+    gc.collect()
+    assert gone() is not None and c.collections == 0 and gc.get_freeze_count() > 0
+
+    async def close_when_overdue() -> None:
+        c.betting(False)
+        assert gone() is not None  # (not at once: the close's last answers first)
+        await asyncio.sleep(collector.QUIET * 2)
+
+    monkeypatch.setattr(collector, "MOST_FROZEN", 0.0)
+    time.sleep(0.01)
+    asyncio.run(close_when_overdue())
+    assert gone() is None and c.collections == 1 and c.frozen_since is None
+
+
+def test_an_opening_before_the_quiet_moment_waits_for_the_next_close(thawed, monkeypatch):
+    c = Collector()
     c.betting(True)
-    assert gone() is not None and c.forced == 0
+    monkeypatch.setattr(collector, "MOST_FROZEN", 0.0)
+    monkeypatch.setattr(collector, "QUIET", 0.2)
+
+    async def go() -> None:
+        cycle = _Cycle()
+        gone = weakref.ref(cycle)
+        gc.freeze()
+        del cycle
+        c.betting(False)
+        await asyncio.sleep(0.01)
+        monkeypatch.setattr(collector, "MOST_FROZEN", 600.0)
+        c.betting(True)  # another table opened: the quiet moment is off
+        await asyncio.sleep(0.3)
+        assert gone() is not None and c.collections == 0
+
+    asyncio.run(go())
+
+
+def test_windows_that_never_all_close_are_collected_at_an_opening_all_the_same(thawed, monkeypatch):
+    c = Collector()
+    c.betting(True)
+    cycle = _Cycle()
+    gone = weakref.ref(cycle)
+    gc.freeze()
+    del cycle
+    c.betting(True)
+    assert gone() is not None and c.collections == 0
     monkeypatch.setattr(collector, "MOST_FROZEN", 0.0)
     time.sleep(0.01)
     c.betting(True)
-    assert gone() is None and c.forced == 1 and gc.get_freeze_count() > 0 and c.frozen_at is not None
-    c.betting(False)
+    assert gone() is None and c.collections == 1 and gc.get_freeze_count() > 0 and c.frozen_since is not None
 
 
 def _state(table: str, state: str, seq: int) -> WireRecord:
