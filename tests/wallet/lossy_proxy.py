@@ -6,7 +6,8 @@ its answer thrown away, the connection closed: the wallet committed, the
 answer was lost. ``--fail N``: every Nth request is not forwarded; an
 unsigned 503 comes back instead (a load balancer with no wallet behind
 it). ``--hold S``: the first request is held S seconds before it is
-forwarded (a request queued behind others on a loaded machine). ``--only CALL``: only requests to that call count. Prints ``proxy:
+forwarded (a request queued behind others on a loaded machine). ``--only CALL``: only requests to that call count. ``--match TEXT``: only
+requests whose bytes hold TEXT count (a batch of debits, not of cancels). Prints ``proxy:
 http://127.0.0.1:PORT`` when it listens.
 """
 
@@ -36,13 +37,17 @@ async def read_message(reader: asyncio.StreamReader) -> bytes | None:
 
 
 class Proxy:
-    def __init__(self, target: int, drop: int, fail: int, only: str | None, hold: float = 0.0) -> None:
+    def __init__(self, target: int, drop: int, fail: int, only: str | None, hold: float = 0.0,
+                 match: str | None = None) -> None:
         self.target, self.drop, self.fail, self.only, self.hold = target, drop, fail, only, hold
+        self.match = match.encode() if match else None
         self.count = 0
 
     def fault(self, request: bytes) -> str | None:
         path = request.split(b" ", 2)[1].decode()
         if self.only and not path.endswith("/" + self.only):
+            return None
+        if self.match is not None and self.match not in request:
             return None
         self.count += 1
         if self.fail and self.count % self.fail == 1 % self.fail:
@@ -86,8 +91,9 @@ async def main() -> None:
     parser.add_argument("--fail", type=int, default=0)
     parser.add_argument("--hold", type=float, default=0.0)
     parser.add_argument("--only")
+    parser.add_argument("--match")
     args = parser.parse_args()
-    proxy = Proxy(args.target, args.drop, args.fail, args.only, args.hold)
+    proxy = Proxy(args.target, args.drop, args.fail, args.only, args.hold, args.match)
     server = await asyncio.start_server(proxy.handle, "127.0.0.1", 0)
     print(f"proxy: http://127.0.0.1:{server.sockets[0].getsockname()[1]}/wallet/v1", flush=True)
     async with server:
