@@ -74,6 +74,7 @@ class Collector:
             self._collect()
 
     def _collect(self) -> None:
+        frozen = time.monotonic() - self.frozen_since if self.frozen_since is not None else 0.0
         gc.unfreeze()
         started = time.perf_counter()
         gc.collect()
@@ -81,4 +82,4 @@ class Collector:
         self.frozen_since = None
         self.collections += 1
         self.seconds += took
-        log.info("platform: full collection of what was frozen since %.0f s: %.0f ms", MOST_FROZEN, took * 1000)
+        log.info("platform: a full collection after %.0f s frozen: %.0f ms", frozen, took * 1000)

@@ -43,11 +43,7 @@ def player_routes(app: FastAPI, platform) -> Hub:
     async def favicon() -> FileResponse:  # (browsers ask for it whatever the page names)
         return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
-    @app.websocket("/ws")
-    async def socket(ws: WebSocket) -> None:
-        await PlayerSocket(ws, platform, hub).run()
-
-    async def socket_app(scope, receive, send) -> None:  # (the same, in front of the framework: fastbets.py)
+    async def socket_app(scope, receive, send) -> None:  # (``/ws``, in front of the framework: fastbets.py)
         await PlayerSocket(WebSocket(scope, receive, send), platform, hub).run()
 
     platform.player_socket = socket_app
