@@ -17,7 +17,9 @@ of the collector's sight, still freed by reference counting as ever): the
 collections walk only what was made since, and stay short. What is frozen
 is thawed and collected in full once it has been frozen ``MOST_FROZEN``
 seconds, a moment after the last table closed betting (its last answers
-out first), or in a window that never closes all the same: the cycles among
+out first; a table opening meanwhile puts it off to the next close), or,
+where windows never all close, at an opening once frozen twice that long:
+the cycles among
 it (a player gone meanwhile) are freed then, so nothing is kept for ever,
 and the one long pause comes every ten minutes instead of every thirty
 seconds, between betting windows.
@@ -53,7 +55,7 @@ class Collector:
             if self._due is not None:  # (a table opened again before the quiet moment came)
                 self._due.cancel()
                 self._due = None
-            if self._overdue():  # (windows that never all close)
+            if self._overdue(2):  # (windows that never all close: not at a close's heels, long after)
                 self._collect()
             gc.freeze()
             if self.frozen_since is None:
@@ -65,8 +67,8 @@ class Collector:
             except RuntimeError:  # (no loop: a test walking records)
                 self._quiet()
 
-    def _overdue(self) -> bool:
-        return self.frozen_since is not None and time.monotonic() - self.frozen_since > MOST_FROZEN
+    def _overdue(self, times: float = 1) -> bool:
+        return self.frozen_since is not None and time.monotonic() - self.frozen_since > MOST_FROZEN * times
 
     def _quiet(self) -> None:
         self._due = None
