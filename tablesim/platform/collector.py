@@ -19,10 +19,9 @@ is thawed and collected in full once it has been frozen ``MOST_FROZEN``
 seconds, a moment after the last table closed betting (its last answers
 out first; a table opening meanwhile puts it off to the next close), or,
 where windows never all close, at an opening once frozen twice that long:
-the cycles among
-it (a player gone meanwhile) are freed then, so nothing is kept for ever,
-and the one long pause comes every ten minutes instead of every thirty
-seconds, between betting windows.
+the cycles among it (a player gone meanwhile) are freed then, so nothing is
+kept for ever, and the one long pause comes every ten minutes instead of
+every thirty seconds, between betting windows.
 """
 
 from __future__ import annotations
