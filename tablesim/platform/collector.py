@@ -45,7 +45,6 @@ class Collector:
     def __init__(self) -> None:
         self.frozen_since: float | None = None  # (the first freeze since the last full collection)
         self.collections = 0  # full collections made here
-        self.seconds = 0.0  # their time in all
         self._due: asyncio.TimerHandle | None = None
 
     def betting(self, open_now: bool) -> None:
@@ -82,5 +81,4 @@ class Collector:
         took = time.perf_counter() - started
         self.frozen_since = None
         self.collections += 1
-        self.seconds += took
         log.info("platform: a full collection after %.0f s frozen: %.0f ms", frozen, took * 1000)

@@ -17,7 +17,6 @@ from decimal import Decimal
 
 from tablesim.platform import betdesk
 from tablesim.platform.betdesk import Desk
-from tablesim.platform.intents import Intents
 from tablesim.platform.rounds import BETTING, Rounds, TableState
 from tablesim.platform.sessions import Session
 from tablesim.platform.tables import Offer
@@ -25,11 +24,11 @@ from tablesim.platform.tables import Offer
 TABLE = "WHEEL-1"
 
 
-def _desk(tmp_path, took: float, starts: list) -> Desk:
+def _desk(took: float, starts: list) -> Desk:
     rounds = Rounds()
     rounds.tables[TABLE] = TableState(TABLE, "R-1", BETTING)
     offer = Offer(TABLE, "MOP", Decimal("1"), "player", Decimal("1000"), max_bets=100_000)
-    desk = Desk(wallet=None, patient=None, nc_source=lambda: None, rounds=rounds, intents=Intents(tmp_path / "i.db"),
+    desk = Desk(wallet=None, patient=None, nc_source=lambda: None, rounds=rounds, intents=None,
                 offers={TABLE: offer})
     under_way = [0]
 
@@ -51,11 +50,11 @@ def _bet(desk: Desk, who: str, answers: list) -> None:
     desk.submit(session, {"table": TABLE, "bet": "red", "amount": "1"}, answers.append)
 
 
-def test_a_bet_after_a_quiet_spell_goes_at_once(tmp_path):
+def test_a_bet_after_a_quiet_spell_goes_at_once():
     starts: list = []
 
     async def go() -> float:
-        desk = _desk(tmp_path, 0.005, starts)
+        desk = _desk(0.005, starts)
         answers: list = []
         loop = asyncio.get_running_loop()
         sent = loop.time()
@@ -75,13 +74,13 @@ def test_a_bet_after_a_quiet_spell_goes_at_once(tmp_path):
     assert [n for _, n, _ in starts] == [1, 1]
 
 
-def test_under_a_stream_of_bets_batches_start_a_spacing_apart_and_hold_what_came_meanwhile(tmp_path):
+def test_under_a_stream_of_bets_batches_start_a_spacing_apart_and_hold_what_came_meanwhile():
     """A bet every 2 ms for 0.4 s, each batch taking 10 ms: batches as soon as
     the last ended would be about 40 of 5 bets; spaced, about 10 of 20."""
     starts: list = []
 
     async def go() -> tuple[list, float]:
-        desk = _desk(tmp_path, 0.010, starts)
+        desk = _desk(0.010, starts)
         answers: list = []
         loop = asyncio.get_running_loop()
         first = loop.time()
@@ -101,11 +100,11 @@ def test_under_a_stream_of_bets_batches_start_a_spacing_apart_and_hold_what_came
     assert len(starts) <= span / betdesk.SPACING + 2, (span, [n for _, n, _ in starts])
 
 
-def test_enough_bets_waiting_start_a_batch_before_the_spacing_and_no_more_than_in_flight_go_at_once(tmp_path):
+def test_enough_bets_waiting_start_a_batch_before_the_spacing_and_no_more_than_in_flight_go_at_once():
     starts: list = []
 
     async def go() -> None:
-        desk = _desk(tmp_path, 0.5, starts)  # (slow batches: they pile up under way)
+        desk = _desk(0.5, starts)  # (slow batches: they pile up under way)
         desk.spacing = 10.0  # (a batch that starts within it started because it was full)
         answers: list = []
         for burst in range(betdesk.IN_FLIGHT + 2):

@@ -121,25 +121,20 @@ class LoadRig(Rig):
                 got = json.loads(r.read())["requests"]
             for k in out:
                 out[k] += got[k]
-        try:
-            journal = Journal(self.table.journal, readonly=True)
-        except InputError:
-            return {**out, "records": 0}
-        try:
-            return {**out, "records": sum(1 for _ in journal.find(names=("place_bets",)))}
-        except journal.errors:
-            return {**out, "records": 0}
-        finally:
-            journal.close()
+        return {**out, "records": len(self._records("place_bets"))}
 
     def results(self) -> list[str]:
         """The rounds the table has a result of, in order (its journal, read only)."""
+        return [r.round_id for r in self._records("result")]
+
+    def _records(self, name: str) -> list:
+        """The table's journal records of ``name``, in order (read only; none while it cannot be read)."""
         try:
             journal = Journal(self.table.journal, readonly=True)
         except InputError:
             return []
         try:
-            return [r.round_id for r in journal.find(names=("result",))]
+            return list(journal.find(names=(name,)))
         except journal.errors:
             return []
         finally:
