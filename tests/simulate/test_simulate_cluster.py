@@ -43,17 +43,24 @@ def _cluster_logs_apart():
     collection). Left so, the scheduler's INFO lines reach the root logger,
     where a command run in this process (its log handler on the command's
     stderr) prints them: a line the scheduler logs late for one test's client
-    lands in the next test's output."""
-    dist = logging.getLogger("distributed")
-    saved = dist.propagate
+    lands in the next test's output.
+
+    The same holds for the cluster's event loop: a future of the scheduler's or
+    a worker's that timed out unread (tornado's "Timeout") is logged by
+    asyncio when the collector frees it, in whichever thread runs then, and
+    once that was a share's thread during the next command (CI saw it)."""
     handler = logging.StreamHandler(sys.stderr)  # pytest's capture of this test process
-    dist.addHandler(handler)
-    dist.propagate = False
+    loggers = [logging.getLogger(name) for name in ("distributed", "asyncio", "tornado")]
+    saved = [log.propagate for log in loggers]
+    for log in loggers:
+        log.addHandler(handler)
+        log.propagate = False
     try:
         yield
     finally:
-        dist.removeHandler(handler)
-        dist.propagate = saved
+        for log, propagate in zip(loggers, saved):
+            log.removeHandler(handler)
+            log.propagate = propagate
 
 
 def _local_cluster(distributed):
