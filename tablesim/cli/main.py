@@ -12,10 +12,35 @@ import click
 
 from tablesim import __version__
 from tablecore.errors import TablesimError
-from tablesim.log import configure
+from tablesim.cli.lazy import LazyGroup
+
+#: every command, by name, and where it lives: its module is imported when the
+#: command is looked up (``tablesim wallet serve`` imports no table, no studio);
+#: ``--help`` lists them sorted, as click lists a group's commands
+COMMANDS = {
+    "analyze": "tablesim.cli.analyze_cmd:command",
+    "audit": "tablesim.cli.journal_cmds:audit",
+    "bench": "tablesim.cli.bench_cmd:command",
+    "devices": "tablesim.cli.devices_cmd:command",
+    "diagram": "tablesim.cli.diagram_cmd:command",
+    "emulate": "tablesim.cli.emulate_cmd:command",
+    "history": "tablesim.cli.journal_cmds:history",
+    "journal": "tablesim.cli.journal_cmds:journal_group",
+    "keys": "tablesim.cli.trust_cmds:keys",
+    "platform": "tablesim.cli.platform_cmd:platform",
+    "receipt": "tablesim.cli.trust_cmds:receipt",
+    "replay": "tablesim.cli.replay_cmd:command",
+    "run": "tablesim.cli.run_cmd:command",
+    "script": "tablesim.cli.script_cmd:command",
+    "serve": "tablesim.cli.serve_cmd:command",
+    "simulate": "tablesim.cli.simulate_cmd:command",
+    "studio": "tablesim.cli.studio_cmd:studio",
+    "studio demo": "tablesim.cli.demo_cmd:command",  # (added to the studio's group when it loads)
+    "wallet": "tablesim.cli.wallet_cmd:wallet",
+}
 
 
-class _Group(click.Group):
+class _Group(LazyGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         """Click's own errors (bad options) as one line too, exit status 2."""
         try:
@@ -51,8 +76,14 @@ class _Group(click.Group):
         except BrokenPipeError:
             sys.exit(0)
 
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # The games' titles when help is shown: the games' registry is not imported at start.
+        if self.help is None:
+            self.help = _help()
+        super().format_help_text(ctx, formatter)
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+
+@click.group(cls=_Group, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tablesim")
 @click.option(
     "--log-level",
@@ -63,6 +94,10 @@ class _Group(click.Group):
 )
 @click.option("--log-json/--log-console", default=None, help="Force the log format.")
 def cli(log_level: str, log_json: bool | None) -> None:
+    # imported here: structlog (and the rich it imports) is 0.2 s that --help,
+    # --version and a shell completion, which never log, need not pay
+    from tablesim.log import configure
+
     configure(log_level, json=log_json)
 
 
@@ -70,56 +105,6 @@ def _help() -> str:
     from tablesim.games.registry import names, spec
 
     return f"Live-dealer table system: {', '.join(spec(g).title for g in names())}."
-
-
-cli.help = _help()
-
-
-def _register() -> None:
-    from tablesim.cli import (
-        analyze_cmd,
-        bench_cmd,
-        diagram_cmd,
-        emulate_cmd,
-        journal_cmds,
-        replay_cmd,
-        run_cmd,
-        script_cmd,
-        simulate_cmd,
-    )
-
-    for module in (run_cmd, script_cmd, analyze_cmd, diagram_cmd, simulate_cmd, bench_cmd):
-        cli.add_command(module.command)
-    cli.add_command(journal_cmds.audit)
-    cli.add_command(journal_cmds.history)
-    cli.add_command(journal_cmds.journal_group)
-    cli.add_command(emulate_cmd.command)
-    cli.add_command(replay_cmd.command)
-    from tablesim.cli import serve_cmd
-
-    cli.add_command(serve_cmd.command)
-    from tablesim.cli import devices_cmd
-
-    cli.add_command(devices_cmd.command)
-    from tablesim.cli import studio_cmd
-
-    cli.add_command(studio_cmd.studio)
-    from tablesim.cli import demo_cmd
-
-    studio_cmd.studio.add_command(demo_cmd.command)
-    from tablesim.cli import wallet_cmd
-
-    cli.add_command(wallet_cmd.wallet)
-    from tablesim.cli import platform_cmd
-
-    cli.add_command(platform_cmd.platform)
-    from tablesim.cli import trust_cmds
-
-    cli.add_command(trust_cmds.keys)
-    cli.add_command(trust_cmds.receipt)
-
-
-_register()
 
 
 def main() -> None:
