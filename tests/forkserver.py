@@ -62,6 +62,13 @@ def _serve(path: str) -> int | None:
             importlib.import_module(name)
         except ImportError:
             pass
+    # The CLI imports a command's module when the command is looked up: every one of them
+    # here, once, not in each child (with the log setup the group imports when it runs).
+    from tablesim.cli.main import cli
+    import tablesim.log  # noqa: F401
+
+    for command in cli.list_commands(None):
+        cli.get_command(None, command)
     # What was imported is moved out of the collector's sight before any fork: a child's full
     # collections would otherwise walk (and write to, copying page after page of the shared heap)
     # every object of it again; each child frees its own objects as before.
