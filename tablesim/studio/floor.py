@@ -171,23 +171,28 @@ class Floor:
         t = self.heard(rec.table_id)
         if not self._chains(t, rec):
             return  # alerted, and not in the table's picture or figures
-        t.seq = rec.seq
-        t.last_hash = rec.hash
-        if rec.round_id:
-            t.round_id = rec.round_id
-        if rec.kind == "input" and rec.name == "open_round":
-            t.book = {}
-            t.incidents = {}
-            t.round_incidents = 0
-            t.round_dealer = t.dealer or dealer_of_actor(rec.actor)
-        if rec.kind == "operator":
-            self._operator(t, rec)
-        if rec.kind == "event":
-            self._event(t, rec)
-        elif betbatch.is_batch(rec.kind, rec.name):  # a group of bets, one record (older: a bet event each)
-            for bet in betbatch.bets_of(rec.data):
-                key = (str(bet["position"]), str(bet["bet"]))
-                t.book[key] = t.book.get(key, ZERO) + Decimal(bet["amount"])
+        try:
+            if rec.round_id:
+                t.round_id = rec.round_id
+            if rec.kind == "input" and rec.name == "open_round":
+                t.book = {}
+                t.incidents = {}
+                t.round_incidents = 0
+                t.round_dealer = t.dealer or dealer_of_actor(rec.actor)
+            if rec.kind == "operator":
+                self._operator(t, rec)
+            if rec.kind == "event":
+                self._event(t, rec)
+            elif betbatch.is_batch(rec.kind, rec.name):  # a group of bets, one record (older: a bet event each)
+                for bet in betbatch.bets_of(rec.data):
+                    key = (str(bet["position"]), str(bet["bet"]))
+                    t.book[key] = t.book.get(key, ZERO) + Decimal(bet["amount"])
+        finally:
+            # The table's place moves last: the floor is read from other threads (its page,
+            # a report), and one that sees record N must see what N did (a round's result
+            # in the figures), not the place moved and the figures a moment behind.
+            t.seq = rec.seq
+            t.last_hash = rec.hash
 
     def _operator(self, t: TableView, rec: WireRecord) -> None:
         dealer = rec.data.get("dealer")

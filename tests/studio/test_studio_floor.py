@@ -153,6 +153,27 @@ def test_gap_and_broken_link_raise_alerts_and_are_left_out():
     assert table["alerts"] == 3 and table["seq"] == 4
 
 
+def test_a_reader_that_sees_a_record_on_the_floor_sees_what_it_did():
+    """The floor is read from other threads while its consumer applies records:
+    the table's place moves only once the record's figures are in (a reader that
+    saw record 2 read the figures without its result: a test failed so, under load)."""
+    floor = Floor()
+    floor.apply(rec(1, "0" * 64, "a"))
+    seen: list[tuple[int, int]] = []
+    result = floor._result
+
+    def watched(t, record):
+        result(t, record)  # the figures in, as the consumer's thread applies them...
+        seen.append((t.seq, t.figures.rounds))  # ...and what another thread would see at that moment
+
+    floor._result = watched
+    floor.apply(rec(2, "a", "b", "result", {"game": "wheel", "status": "settled", "outcome": {}, "bets": {},
+                                             "results": {}}))
+    assert seen == [(1, 1)]  # the place still at record 1 while record 2's round is counted
+    table = floor.tables["T1"]
+    assert (table.seq, table.figures.rounds) == (2, 1)
+
+
 def forge(url: str, table_id: str, seq: int, prev: str, data: dict) -> None:
     """What someone with publish rights on the bus could put in the stream."""
     import asyncio
