@@ -56,6 +56,9 @@ class Shared:
         self.messages: dict[str, str] = {}  # status -> the first refusal's message
         self.outcomes: Counter[str] = Counter()  # round -> players who saw its outcome
         self.windows: dict[str, list[float]] = {}  # round -> [first bet sent, last answer]
+        #: ms -> ticks: how late this process's loop ran a 10 ms timer while measuring (an event's
+        #: delay is read when this loop reads its frame, so it holds this lag too)
+        self.lag: Counter[int] = Counter()
         self.closed = 0
         self.frames = 0  # text frames read, every kind (the platform's deliveries)
         self.betting: str | None = None  # the round taking bets
@@ -266,6 +269,15 @@ async def _until_seen(shared: Shared, round_id: str, players: int, timeout: floa
         await asyncio.sleep(0.05)
 
 
+async def _lag(shared: Shared, tick: float = 0.01) -> None:
+    """How late this loop runs: a timer of ``tick`` seconds, its lateness counted."""
+    loop = asyncio.get_running_loop()
+    while True:
+        due = loop.time() + tick
+        await asyncio.sleep(tick)
+        shared.lag[int((loop.time() - due) * 1000)] += 1
+
+
 async def main(plan: dict) -> None:
     shared = Shared(plan["table"])
     urls, tokens = plan["platforms"], plan["tokens"]
@@ -281,6 +293,7 @@ async def main(plan: dict) -> None:
     while (line := (await loop.run_in_executor(None, sys.stdin.readline)).split()):
         if line[0] == "measure":  # (every process's players connected: their connecting is not measured)
             shared.measuring = True
+            tasks.append(asyncio.create_task(_lag(shared)))
         elif line[0] == "bet":
             shared.watching = Counter(shared.delays)  # (the delays while nobody bet)
             shared.bet = True
@@ -291,7 +304,7 @@ async def main(plan: dict) -> None:
             await _until_seen(shared, line[1], len(players))
             break
     print(json.dumps({"players": len(players), "closed": shared.closed, "delays": shared.delays,
-                      "delays_watching": shared.watching,
+                      "delays_watching": shared.watching, "lag": shared.lag,
                       "bet_ms": shared.bet_ms, "statuses": shared.statuses,
                       "messages": shared.messages, "outcomes": shared.outcomes,
                       "windows": shared.windows}), flush=True)

@@ -240,11 +240,12 @@ def _phase(rig: LoadRig, rounds: int) -> tuple[list[str], float]:
 
 
 def _merge(reports: list[dict]) -> dict[str, Any]:
-    total: dict[str, Any] = {k: Counter() for k in ("delays", "delays_watching", "bet_ms", "statuses", "outcomes")}
+    timed = ("delays", "delays_watching", "bet_ms", "lag")
+    total: dict[str, Any] = {k: Counter() for k in (*timed, "statuses", "outcomes")}
     windows: dict[str, list[float]] = {}
     for r in reports:
         for k in total:
-            total[k].update({(int(x) if k in ("delays", "delays_watching", "bet_ms") else x): n for x, n in r.get(k, {}).items()})
+            total[k].update({(int(x) if k in timed else x): n for x, n in r.get(k, {}).items()})
         for rid, (a, b) in r.get("windows", {}).items():
             w = windows.setdefault(rid, [a, b])
             w[0], w[1] = min(w[0], a), max(w[1], b)
@@ -268,6 +269,8 @@ def _figures(plan: Plan, connected: int, got: dict, watched: list[str], rss: dic
         # (the same while the players only watched: the fan-out's own part, before the bets load the platform)
         "event_p50_ms_watching": _p(got["delays_watching"], 0.5), "event_p99_ms_watching": _p(got["delays_watching"], 0.99),
         "bus_p50_ms": _p(got["bus"], 0.5), "bus_p99_ms": _p(got["bus"], 0.99),
+        # (how late the load processes' own loops ran: an event's delay is read on their clock, so it holds this)
+        "loader_lag_p99_ms": _p(got["lag"], 0.99), "loader_lag_max_ms": float(max(got["lag"]) + 1) if got["lag"] else None,
         "bettors": min(plan.bettors, plan.players), "bets_per_group": plan.group, "bet_rate_offered": plan.bet_rate, "bets_placed": placed,
         "bet_answers": dict(got["statuses"]), "refusals": got["refusals"],
         "bets_per_second": round(placed / span, 1) if span > 0 else None,
