@@ -222,9 +222,18 @@ class StudioLink:
             except Exception:
                 pass
 
-    async def _sleep(self, seconds: float) -> None:
+    def _look(self) -> None:
+        """Before the journal is read: a record committed from now on wakes the next rest.
+
+        (Cleared as the rest began, a wake that came between the look and the rest, while
+        the link sent its status or held the stream, was lost: the record committed then
+        waited the whole idle wait.)"""
         assert self._wake is not None
         self._wake.clear()
+
+    async def _rest(self, seconds: float) -> None:
+        """Until a wake since the last look, or ``seconds`` passed."""
+        assert self._wake is not None
         await rest(self._wake, seconds)
 
     async def _session(self) -> None:
@@ -265,6 +274,7 @@ class StudioLink:
             while not self._stopping:
                 if nc.is_closed or not nc.is_connected:
                     raise ConnectionError("connection to the broker lost")
+                self._look()
                 rows = self._rows(self.published, BATCH)
                 if rows:
                     self.journal_seq = max(self.journal_seq, rows[-1][0])
@@ -281,7 +291,7 @@ class StudioLink:
                 elif self._unchecked() > streamcheck.DIRECT_MAX - BATCH:  # (catching up: looked at sooner)
                     await self._recheck(js, kinds)
                 if not rows:
-                    await self._sleep(IDLE_WAIT)
+                    await self._rest(IDLE_WAIT)
         except Diverged as exc:
             return await self._diverged(nc, str(exc))
 
@@ -362,7 +372,8 @@ class StudioLink:
             if status and time.monotonic() >= next_status:  # (the floor shows the table as diverged, in red)
                 await self._status(nc)
                 next_status = time.monotonic() + STATUS_EVERY
-            await self._sleep(STATUS_EVERY)
+            self._look()
+            await self._rest(STATUS_EVERY)
 
     def _journal_bodies(self, first: int, last: int) -> dict[int, bytes]:
         with self._db_lock:

@@ -7,6 +7,9 @@ only the commit's wake can bring the records in time."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 import pytest
 
 import clirun
@@ -38,6 +41,56 @@ def test_each_committed_action_goes_out_without_waiting_for_the_idle_wait(tmp_pa
                 action()
                 # (generous: a loaded machine; the idle wait alone would be a minute)
                 assert wait(lambda: link.published == table.journal.seq, 20), (action.__name__, link.status())
+        finally:
+            attach.stop_link(link)
+            table.journal.close()
+    finally:
+        server.stop()
+
+
+def test_a_commit_between_the_links_look_and_its_rest_wakes_that_rest(tmp_path, monkeypatch):
+    """A record committed while the link is between its look at the journal and
+    its rest (here: sending its status message, as it does every few seconds)
+    goes out at once: the wake it sent was cleared as the rest began, and the
+    record waited the idle wait (a round's records 100-250 ms late on the bus
+    now and then; here the idle wait is a minute)."""
+    if NATS_SERVER is None:
+        pytest.skip("nats-server is not installed (Debian package nats-server): the studio needs a broker")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    server = NatsServer(tmp_path / "store").start()
+    try:
+        assert clirun.tablesim("studio", "init", "--nats", server.url).returncode == 0
+        rig = mock_rig("wheel", seed=1)
+        table = rig.table
+        attach_and_recover(table, str(tmp_path / "WHEEL-MOCK.journal.sqlite"))
+        rig.after_recovery()
+        monkeypatch.setattr(outbox, "IDLE_WAIT", 60.0)
+        monkeypatch.setattr(outbox, "STATUS_EVERY", 0.0)  # (a status message after every look)
+        link = attach.start_link(table, server.url)
+        inside, committed = threading.Event(), threading.Event()
+        looked, status = link._rows, link._status
+        found = {"nothing": False}
+
+        def rows(after, limit):
+            got = looked(after, limit)
+            found["nothing"] = not got
+            return got
+
+        async def held(nc):
+            await status(nc)
+            if found["nothing"] and not inside.is_set():  # (it looked, found nothing, and will rest next)
+                inside.set()
+                while not committed.is_set():  # (the test's record is committed while the link is here)
+                    await asyncio.sleep(0.005)
+                await asyncio.sleep(0.05)  # (its wake reaches this loop meanwhile)
+
+        link._rows, link._status = rows, held
+        try:
+            assert wait(lambda: link.state == "up", 60), link.status()
+            assert inside.wait(20)
+            table.open_round()
+            committed.set()
+            assert wait(lambda: link.published == table.journal.seq, 20), link.status()
         finally:
             attach.stop_link(link)
             table.journal.close()
