@@ -485,15 +485,21 @@ def _placed_text(head: dict[str, Any], own: dict[str, Any], tail: str) -> str | 
     if type(bet) is not list or type(path) is not list or type(v) is not int or type(seq) is not int \
             or type(at) is not int:
         return None
+    # (a bet's entry ends in its player, null for the position's own seat: the usual entry holds a null)
+    nulls = None in bet
     try:
         texts = ",".join((head["bet_id"], head["table"], head["round"], head["amount"], own["table_id"], own["ref"],
-                          "" if balance is None else balance, *bet, *path))
+                          "" if balance is None else balance, *([b for b in bet if b is not None] if nulls else bet),
+                          *path))
     except TypeError:  # (one of them no text)
         return None
     if not texts.isprintable() or '"' in texts or "\\" in texts:
         return None
     shown = "null" if balance is None else f'"{balance}"'
-    bets = '"' + '","'.join(bet) + '"' if bet else ""
+    if nulls:
+        bets = ",".join("null" if b is None else f'"{b}"' for b in bet)
+    else:
+        bets = '"' + '","'.join(bet) + '"' if bet else ""
     paths = '"' + '","'.join(path) + '"' if path else ""
     return (f'{{"ok":true,"status":"placed","bet_id":"{head["bet_id"]}","table":"{head["table"]}",'
             f'"round":"{head["round"]}","amount":"{head["amount"]}","balance":{shown},"receipt":{{"v":{v},'

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+from hypothesis import given, strategies as st
+
 from tablesim.platform.betdesk import Answer, placed_answer
 from tablesim.platform.player.hub import Hub, dumps
 from tablesim.platform.player.socket import PlayerSocket, answer
@@ -246,3 +248,33 @@ def test_a_placed_answer_put_together_field_by_field_is_the_bytes_the_encoder_ma
         fast += _placed_text(h, o, tail) is not None
     assert fast > 500
     assert _placed_text(_head("d-1"), own, tail) == ENCODE({**_head("d-1"), "receipt": whole})
+
+
+#: a bet's entry as a table writes it: ref, position, bet, amount, and the player (null: the position's own seat)
+_TEXTS = st.one_of(st.sampled_from(["d-1", "p00001", "3", "1.00", "é", 'q"', "b\\s", "\n", ""]), st.text(max_size=6))
+
+
+@given(st.lists(st.one_of(st.none(), _TEXTS, st.integers(-2, 2)), max_size=6))
+def test_a_bet_entry_holding_nulls_is_put_together_as_the_encoder_writes_it(entry):
+    """The usual entry ends in a null (the table's own seat): it is written field by
+    field too (not by the encoder), the nulls as ``null``, the same bytes as encoded whole."""
+    from tablesim.platform.betdesk import _placed_text, _spliced
+
+    whole = _group_receipt("d-1", 0)
+    part = {k: whole[k] for k in ("statement", "sig", "key")}
+    own = {**{k: v for k, v in whole.items() if k not in part}, "bet": entry}
+    tail = ENCODE(part)[1:]
+    body = {**_head("d-1"), "receipt": {**own, **part}}
+    assert _spliced(_head("d-1"), own, tail, body).text == ENCODE(body)
+    fast = _placed_text(_head("d-1"), own, tail)
+    plain = all(b is None or (type(b) is str and b.isprintable() and '"' not in b and "\\" not in b) for b in entry)
+    assert (fast is not None) == plain and (fast is None or fast == ENCODE(body))
+
+
+def test_the_usual_entry_with_its_null_player_is_not_left_to_the_encoder():
+    from tablesim.platform.betdesk import _placed_text
+
+    whole = {**_group_receipt("d-1", 0), "bet": ["d-1", "p00001", "3", "1", None]}
+    part = {k: whole[k] for k in ("statement", "sig", "key")}
+    own = {k: v for k, v in whole.items() if k not in part}
+    assert _placed_text(_head("d-1"), own, ENCODE(part)[1:]) == ENCODE({**_head("d-1"), "receipt": whole})
