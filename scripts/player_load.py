@@ -8,8 +8,10 @@ own process on this machine.
 
 It reports a table event's delay to every player (p50, p99, max), the bets
 placed a second and their p99 from the socket's send to its answer, the
-platform's memory and per connected player, and the table's CPU a round
-alone, with the players watching, and with them betting. Exit 1 when a
+platform's memory and per connected player, the table's CPU a round
+alone, with the players watching, and with them betting, and whether the
+offered rate was kept up with (if not, the process or the machine that
+limited it: ``saturation``). Exit 1 when a
 player was dropped, a round's result did not reach every player, or a
 figure could not be taken. See docs/performance.md.
 """

@@ -34,6 +34,9 @@ def test_a_small_load_run_reports_every_figure_and_no_player_missed_a_result():
     assert fig["rss_mb"] > 0 and "rss_per_player_kb" in fig
     assert set(fig["table_cpu_ms_per_round"]) == {"alone", "players_watching", "players_betting"}
     assert fig["load_average"] >= 0
+    sat = fig["saturation"]  # (while the bets came: each process's cores, and what limited them if anything)
+    assert sat["seconds_measured"] > 0 and {"table", "platforms", "wallet", "broker", "loaders"} <= set(
+        sat["cores_while_betting"]) and sat["why"]
 
 
 def test_bad_options_are_one_line_and_exit_2():

@@ -26,6 +26,7 @@ from typing import Any
 
 from tablecore.errors import InputError
 from tablesim.harness.bench.bus_tap import BusTap
+from tablesim.harness.bench.saturation import Sampler, cores_in, verdict
 from tablesim.games import registry
 from tablesim.harness.bench.platform_bench import SPEC, Rig, _cpu, _ready_line
 from tablesim.harness.bench.served import ServedTable
@@ -349,7 +350,9 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         asked1 = rig.requests()
         loaders.say("bet")
         progress(f"{plan.bettors} bettors betting; {plan.rounds} round(s)")
-        betting_ids, betting = _phase(rig, plan.rounds)
+        # (each process's CPU sampled while the bets come: which one, if any, was at its limit)
+        with Sampler(lambda: {**rig.cpu(), "loaders": loaders.cpu()}) as sampler:
+            betting_ids, betting = _phase(rig, plan.rounds)
         cpu2 = {**rig.cpu(), "loaders": loaders.cpu()}
         asked2 = rig.requests()
         loaders.say(f"stop {betting_ids[-1]}")
@@ -369,6 +372,10 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         fig["bets_per_batch"] = {k: (round(fig["bets_placed"] / (asked2[k] - asked1[k]), 1) if asked2[k] > asked1[k]
                                      else None) for k in asked1}
         fig["deliveries_watching"] = frames1 - frames0
+        cores, machine, seconds = cores_in(sampler.samples, [tuple(w) for w in got["windows"].values()])
+        fig["saturation"] = verdict(plan.bet_rate, fig["bets_per_second"], cores, machine, os.cpu_count() or 1,
+                                    seconds)
+        progress(f"saturation: {fig['saturation']['why']}")
         fig["platform_cpu_us_per_delivery"] = (round((cpu1["platforms"] - cpu0["platforms"]) * 1e6 / (frames1 - frames0), 2)
                                                if frames1 > frames0 else None)
         return fig
