@@ -15,14 +15,29 @@ protocol's. Frames are written whole from the event loop, so they never
 interleave with the protocol's own. No compression is negotiated
 (``ws_per_message_deflate=False`` in the server's config): a frame written
 here is sent as it is.
+
+An app may also read a connection's plain messages itself (``on_text``):
+whole, final, masked text frames, read straight off the bytes received,
+each handed to it at once, in order. Through the protocol, a message cost
+the protocol library's generator-driven parse, an ASGI event in a queue,
+reading paused and resumed, and the app's task woken to await it (about as
+much CPU as the platform's own work for a bet). Anything else (a control
+frame, a fragment, a frame cut by the read, too big, not UTF-8, a closing
+connection) goes to the protocol as before, from a frame's first byte.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import struct
+from typing import Callable
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import apply_mask
+from websockets.protocol import OPEN, Protocol
+from websockets.server import ServerProtocol
+from websockets.streams import StreamReader
 
 #: where the connection is found in the ASGI scope's ``extensions``
 SCOPE_KEY = "tablesim.raw_frames"
@@ -32,6 +47,13 @@ BEHIND = 1 << 20
 LINGER = 5.0
 #: bytes read and dropped from such a connection before it is closed all the same
 LINGER_BYTES = 16 << 20
+
+log = logging.getLogger("tablesim.web")
+
+#: where the protocol library's frame parser waits between two frames (the server's parser, in
+#: the frames' parser, waiting in ``at_eof`` for a frame's first byte): only there may a frame
+#: be read past it
+_SERVER_PARSE, _PARSE, _AT_EOF = ServerProtocol.parse.__code__, Protocol.parse.__code__, StreamReader.at_eof.__code__
 
 
 def text_frame(payload: bytes) -> bytes:
@@ -74,13 +96,71 @@ class RawFrames(WebSocketsSansIOProtocol):
         self._lingering = self.close_timer = self.loop.call_later(LINGER, self.transport.close)
         self._dropped = 0
 
+    #: the app's reader of the connection's plain text messages (``read_plain``), or None
+    on_text: Callable[[str], None] | None = None
+
     def data_received(self, data: bytes) -> None:
-        if self._lingering is None:
+        if self._lingering is not None:
+            self._dropped += len(data)  # (a refused connection: read, never parsed nor kept)
+            if self._dropped > LINGER_BYTES:
+                self.transport.close()
+            return
+        if self.on_text is None or not self._between_frames():
             super().data_received(data)
             return
-        self._dropped += len(data)  # (a refused connection: read, never parsed nor kept)
-        if self._dropped > LINGER_BYTES:
-            self.transport.close()
+        texts, at = self.read_plain(data)
+        if at < len(data):  # (the rest to the protocol first: as there, a frame it refuses drops what came with it)
+            self.conn.receive_data(data[at:])
+            if self.conn.parser_exc is not None:
+                self.handle_parser_exception()
+                return
+        for text in texts:
+            try:
+                self.on_text(text)
+            except Exception:  # (as an app that failed on a message: logged, the connection closed)
+                log.exception("a WebSocket app failed on a message")
+                self.on_text = None
+                self.transport.close()
+                return
+        if at < len(data):
+            self.handle_events()
+
+    def read_plain(self, data: bytes) -> tuple[list[str], int]:
+        """The whole text frames at the start of ``data`` (their texts), and
+        where the first frame that is not one starts (for the protocol)."""
+        texts: list[str] = []
+        at, end = 0, len(data)
+        limit = self.conn.max_message_size
+        while end - at >= 6 and data[at] == 0x81 and data[at + 1] >= 0x80:  # (FIN, text, no RSV; masked)
+            n, head = data[at + 1] & 0x7F, at + 6
+            if n == 126:
+                if end - at < 8:
+                    break
+                n, head = (data[at + 2] << 8) | data[at + 3], at + 8
+            elif n == 127:
+                break
+            if head + n > end or (limit is not None and n > limit):
+                break
+            try:
+                texts.append(apply_mask(data[head:head + n], data[head - 4:head]).decode())
+            except UnicodeDecodeError:  # (the protocol closes it: 1007)
+                break
+            at = head + n
+        return texts, at
+
+    def _between_frames(self) -> bool:
+        """Open, nothing waiting for the app, and the protocol's parser at a
+        frame's first byte (nothing of a frame buffered nor half read)."""
+        conn = self.conn
+        if self.close_sent or self.disconnected or not self.handshake_complete or self.frames \
+                or not self.queue.empty() or conn.state is not OPEN or conn.reader.buffer or conn.extensions \
+                or conn.current_size is not None or conn.parser_exc is not None:
+            return False
+        parser = conn.parser  # (the server's parser: its handshake's, then the frames' within it)
+        if getattr(parser, "gi_code", None) is _SERVER_PARSE:
+            parser = parser.gi_yieldfrom
+        waiting = getattr(parser, "gi_yieldfrom", None)
+        return getattr(parser, "gi_code", None) is _PARSE and getattr(waiting, "gi_code", None) is _AT_EOF
 
     def resume_writing(self) -> None:
         super().resume_writing()

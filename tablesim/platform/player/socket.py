@@ -158,25 +158,41 @@ class PlayerSocket:
             pass
 
     async def _read(self) -> None:
-        while not self.client.gone:
-            message = await self.ws.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            text = message.get("text")
-            if not self.bucket.take():
-                self._say(None, refused(429, "rate_limited", f"more than {RATE:g} messages a second: "
-                                        "this one was not taken").body)
-                continue
-            doc = read(text) if text is not None else refused(400, "bad_input", "messages are text (JSON)")
-            if isinstance(doc, Answer):
-                self._say(None, doc.body)
-                continue
-            await self._handle(doc)
+        # (on the platform's own server, the plain text messages are read as they come off the
+        # connection, each taken at once; the rest, and a disconnect, still come here)
+        raw = self.client.wire.protocol if self.client.wire is not None else None
+        if raw is not None:
+            raw.on_text = self._take_plain
+        try:
+            while not self.client.gone:
+                message = await self.ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                self._take(message.get("text"))
+        finally:
+            if raw is not None:
+                raw.on_text = None
+
+    def _take_plain(self, text: str) -> None:
+        if not self.client.gone:  # (as the reader's loop: nothing more is taken once the hub let it go)
+            self._take(text)
+
+    def _take(self, text: str | None) -> None:
+        """A message of the player's (None: not a text), taken in the turn it came."""
+        if not self.bucket.take():
+            self._say(None, refused(429, "rate_limited", f"more than {RATE:g} messages a second: "
+                                    "this one was not taken").body)
+            return
+        doc = read(text) if text is not None else refused(400, "bad_input", "messages are text (JSON)")
+        if isinstance(doc, Answer):
+            self._say(None, doc.body)
+            return
+        self._handle(doc)
 
     def _say(self, request_id, body: dict) -> None:
         self.hub._send(self.client, dumps(answer(request_id, body)))
 
-    async def _handle(self, doc: dict) -> None:
+    def _handle(self, doc: dict) -> None:
         kind, rid = doc["type"], doc.get("id")
         rest = {k: v for k, v in doc.items() if k not in ("type", "id")}
         if kind == "ping":
