@@ -24,8 +24,9 @@ from decimal import Decimal
 from pathlib import Path
 
 from tablecore.errors import InputError
-from tablecore.money import MONEY, fmt, is_multiple
+from tablecore.money import MONEY, fmt
 from tablesim.wallet import protocol as p
+from tablesim.wallet.amounts import Unit
 from tablesim.wallet.players import Roster
 
 SCHEMA = """
@@ -101,9 +102,10 @@ class Ledger:
         except sqlite3.Error as exc:
             raise InputError(f"cannot open the wallet's database: {exc}", where=str(path)) from None
         self.lock = threading.Lock()
-        self._units: dict[str, Decimal] = {}
+        self._units: dict[str, Unit] = {}
         self._currency_of: dict[str, str] = {}  # a player's currency is written once, never changed
         self._known: _Known | None = None  # a group's first look at its ids (``write_group``)
+        self._at: str | None = None  # a group's time stamp: its rows are made (and committed) together
 
     def close(self) -> None:
         self.db.close()
@@ -177,10 +179,13 @@ class Ledger:
         return token
 
     def unit(self, currency: str) -> Decimal:
+        return self._unit(currency).unit
+
+    def _unit(self, currency: str) -> Unit:
         unit = self._units.get(currency)
-        if unit is None:
+        if unit is None:  # (a unit, once written, never changes)
             row = self.db.execute("SELECT unit FROM currency WHERE code=?", (currency,)).fetchone()
-            unit = self._units[currency] = Decimal(row[0])
+            unit = self._units[currency] = Unit(Decimal(row[0]))
         return unit
 
     def _player(self, player: str, currency: str | None = None):
@@ -197,14 +202,19 @@ class Ledger:
         return row
 
     def text(self, units: int, currency: str) -> str:
-        return format(MONEY.multiply(Decimal(units), self.unit(currency)), "f")
+        return self._unit(currency).text(units)
 
     def to_units(self, amount: Decimal, currency: str) -> int:
-        unit = self.unit(currency)
-        if not is_multiple(amount, unit):
+        return self._amount(amount, currency)[0]
+
+    def _amount(self, amount: Decimal, currency: str) -> tuple[int, str]:
+        """(``amount`` in units of ``currency``, their text); refused if it has more decimals than the unit."""
+        unit = self._unit(currency)
+        known = unit.units(amount)
+        if known is None:
             raise p.Refused(p.Status.INVALID_REQUEST,
-                            f"amount: {fmt(amount)} has more decimals than {currency}'s unit {fmt(unit)}")
-        return int(MONEY.divide(amount, unit))
+                            f"amount: {fmt(amount)} has more decimals than {currency}'s unit {fmt(unit.unit)}")
+        return known
 
     # --- reads ------------------------------------------------------------------------
 
@@ -303,6 +313,7 @@ class Ledger:
         come after a change, the whole group is rolled back, unanswered."""
         results: list = []
         self._known = _Known(self.db, reqs)
+        self._at = p.now_text()
         try:
             for req in reqs:
                 changes = self.db.total_changes
@@ -313,7 +324,7 @@ class Ledger:
                         raise RuntimeError(f"a write was refused after changing the ledger: {refusal}") from None
                     results.append(refusal)
         finally:
-            self._known = None
+            self._known, self._at = None, None
         return results
 
     def write_in(self, req) -> tuple[p.Status, bytes]:
@@ -321,43 +332,42 @@ class Ledger:
         answer if its id was seen with the same content; refused if with
         other content; else done now."""
         digest = _digest(p.canonical(req))
-        kept = self._kept(req.transaction_id)
+        tid = req.transaction_id
+        kept = self._kept(tid)
         if kept is not None:
             if kept[0] != digest:
-                raise p.Refused(p.Status.ID_REUSED,
-                                f"transaction id {req.transaction_id!r} was used for another request")
+                raise p.Refused(p.Status.ID_REUSED, f"transaction id {tid!r} was used for another request")
             return p.Status(kept[1]), kept[2]
-        kind = type(req).__name__.lower()
+        kind = _KINDS.get(type(req)) or type(req).__name__.lower()
         row = {"kind": kind, "player": req.player, "currency": getattr(req, "currency", None), "debits": None,
                "debit": None, "effect": 0, "amount": "0", "tbl": req.table, "round": req.round}
         try:
-            row["amount"] = fmt(getattr(req, "amount", 0))
+            row["amount"] = p.amount_text(getattr(req, "amount", 0))
             getattr(self, f"_{kind}")(req, row)
-            status, message, balance = p.Status.OK, None, row["balance"]
+            status, message, balance = _OK, None, row["balance"]
         except Answer as refusal:
             row["effect"] = 0
             status, message, balance = refusal.status, refusal.message, refusal.balance
-        text = None if balance is None else self.text(balance, self._currency_of[req.player])
-        if status is p.Status.OK and kind != "cancel" and p.plain(req.transaction_id):
+        text = None if balance is None else self._unit(self._currency_of[req.player]).text(balance)
+        if status is _OK and kind != "cancel" and p.plain(tid):
             # (most answers: the fields put in their places, the same bytes as the dict encoded)
             shown = "null" if text is None else f'"{text}"'
-            body = (f'{{"status":"ok","transaction_id":"{req.transaction_id}","balance":{shown},'
-                    '"message":null}').encode()
+            body = f'{{"status":"ok","transaction_id":"{tid}","balance":{shown},"message":null}}'.encode()
         else:
-            answer = {"status": status.value, "transaction_id": req.transaction_id, "balance": text,
-                      "message": message}
+            answer = {"status": _TEXT[status], "transaction_id": tid, "balance": text, "message": message}
             if kind == "cancel":
-                answer["cancelled"] = row["amount"] if status is p.Status.OK else None
+                answer["cancelled"] = row["amount"] if status is _OK else None
             body = p.encode(answer)
-        if self._known is not None:  # (what this write changes is read again, not from the group's first look)
-            self._known.ids.discard(req.transaction_id)
+        known = self._known
+        if known is not None:  # (what this write changes is read again, not from the group's first look)
+            known.ids.discard(tid)
             if kind == "cancel":
-                self._known.ids.discard(req.debit)
-        self._insert(req.transaction_id, row, status, digest, body)
-        if self._known is not None:
-            self._known.wrote(req.player, row["effect"], kind == "credit" and status is p.Status.OK,
-                              (req.table, req.round, req.player))
-        if status is p.Status.OK and kind == "credit":
+                known.ids.discard(req.debit)
+        self._insert(tid, row, status, digest, body)
+        if known is not None:
+            known.wrote(req.player, row["effect"], kind == "credit" and status is _OK,
+                        (req.table, req.round, req.player))
+        if status is _OK and kind == "credit":
             self.db.executemany("INSERT INTO settled VALUES (?, ?)",
                                 [(d, req.transaction_id) for d in req.debits])
         return status, body
@@ -372,12 +382,11 @@ class Ledger:
             "INSERT INTO tx (id, kind, player, currency, tbl, round, amount, debits, debit, status, effect, digest, "
             "answer, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (transaction_id, row["kind"], row["player"], row["currency"], row["tbl"], row["round"], row["amount"],
-             row["debits"], row["debit"], status.value, row["effect"], digest, body, p.now_text()))
+             row["debits"], row["debit"], _TEXT[status], row["effect"], digest, body, self._at or p.now_text()))
 
     def _debit(self, req: p.Debit, row: dict) -> None:
         currency, balance, max_debit, daily_stake, message = self._player(req.player, req.currency)
-        units = self.to_units(req.amount, currency)
-        row["amount"] = self.text(units, currency)
+        units, row["amount"] = self._amount(req.amount, currency)
         if self._round_settled(req.player, req.table, req.round):
             raise Answer(p.Status.ALREADY_SETTLED, f"round {req.round} of {req.table} is settled for this player",
                          balance)
@@ -398,8 +407,7 @@ class Ledger:
 
     def _credit(self, req: p.Credit, row: dict) -> None:
         currency, balance, *_ = self._player(req.player, req.currency)
-        units = self.to_units(req.amount, currency)
-        row["amount"] = self.text(units, currency)
+        units, row["amount"] = self._amount(req.amount, currency)
         row["debits"] = json.dumps(list(req.debits))
         # A credit settles the debits it names, and only those: a round's return may
         # come in several credits (a player with more debits than one credit names),
@@ -523,6 +531,12 @@ class _Known:
         if credited:
             self.credited.add(key)
 
+
+#: a write's kind by its record's type, and a status's text (an Enum's ``.value`` is a property: slow in a
+#: write's loop)
+_KINDS = {p.Debit: "debit", p.Credit: "credit", p.Cancel: "cancel"}
+_TEXT = {status: status.value for status in p.Status}
+_OK = p.Status.OK
 
 #: a player's row as ``Ledger._player`` reads it: currency, balance, max_debit, daily_stake, message
 _PLAYER_ROW = ("p.currency, p.opening + COALESCE(a.moved, 0), p.max_debit, p.daily_stake, p.message "

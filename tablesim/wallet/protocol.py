@@ -322,11 +322,27 @@ def plain(text: str) -> bool:
     return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
 
 
+#: amounts' canonical texts lately written, by value (``fmt`` gives 10 and 10.00 the same text; a table's
+#: bets spell the same few amounts, and its normalising costs more than the rest of a debit's content)
+_TEXTS: dict[Decimal, str] = {}
+_TEXTS_KEPT = 1024
+
+
+def _amount(amount: Decimal) -> str:
+    text = _TEXTS.get(amount)
+    if text is None:
+        text = fmt(amount)
+        if len(_TEXTS) >= _TEXTS_KEPT:
+            _TEXTS.clear()
+        _TEXTS[amount] = text
+    return text
+
+
 def canonical(record) -> bytes:
     """A request's content, independent of how its JSON was spelled: what a
     repeat of its transaction id must match."""
     if type(record) is Debit:  # (most writes: their fields put in their places, the same bytes, a quarter of the time)
-        amount = fmt(record.amount)
+        amount = _amount(record.amount)
         if plain(record.transaction_id + record.player + record.currency + record.table + record.round):
             return (f'["Debit",{{"amount":"{amount}","currency":"{record.currency}","player":"{record.player}",'
                     f'"round":"{record.round}","table":"{record.table}",'
@@ -348,4 +364,4 @@ def error_answer(status: Status, message: str) -> bytes:
 
 
 def amount_text(amount: Decimal | None) -> str | None:
-    return None if amount is None else fmt(amount)
+    return None if amount is None else _amount(amount)
