@@ -40,10 +40,9 @@ from typing import Any, Callable
 
 import nats
 
-from tablecore.money import fmt
 from tablesim.platform import ids
 from tablesim.platform.faults import AFTER_DEBIT, NO_FAULTS, Faults
-from tablesim.platform.amounts import BadBet, stake
+from tablesim.platform.amounts import BadBet, known_stake
 from tablesim.platform.intents import Intent, Intents
 from tablesim.platform.tablereason import table_reason
 from tablesim.platform.rounds import Rounds
@@ -91,6 +90,10 @@ def refused(http: int, status: str, message: str, **more: Any) -> Answer:
     return Answer(http, {"ok": False, "status": status, "message": message, **more})
 
 
+#: the fields of a bet
+_FIELDS = frozenset(("table", "bet", "amount", "position"))
+
+
 class _Bet:
     """A bet on its way: its intent, its part of the table's request, who is told."""
 
@@ -133,10 +136,11 @@ class Desk:
         self.counts = {"placed": 0, "refused_by_wallet": 0, "refused_by_table": 0, "cancelled": 0, "unknown": 0}
         self.requests = {"debits": 0, "to_tables": 0}  # sent (for the health page: bets per request)
 
-    def check(self, session: Session, body: dict) -> tuple[Offer, str, str, Decimal] | Answer:
-        """The bet asked, or its refusal (before anything is debited)."""
-        unknown = sorted(set(body) - {"table", "bet", "amount", "position"})
-        if unknown:
+    def check(self, session: Session, body: dict) -> tuple[Offer, str, str, Decimal, str] | Answer:
+        """The bet asked (the offer, position, bet, amount and the amount's
+        text), or its refusal (before anything is debited)."""
+        if not _FIELDS.issuperset(body):
+            unknown = sorted(set(body) - _FIELDS)
             return refused(400, "bad_input", f"{unknown[0]}: not a field of a bet (table, bet, amount, position)")
         table, bet = body.get("table"), body.get("bet")
         offer = self.offers.get(table) if isinstance(table, str) else None
@@ -153,10 +157,10 @@ class Desk:
             if not isinstance(position, str) or not 1 <= len(position) <= 40 or not position.isprintable():
                 return refused(400, "bad_input", f"position: table {offer.table} needs the box you bet on")
         try:
-            amount = stake(body.get("amount"), offer, session.currency)
+            amount, text = known_stake(body.get("amount"), offer, session.currency)
         except BadBet as exc:
             return refused(400, "bad_input", str(exc))
-        return offer, position, bet, amount
+        return offer, position, bet, amount, text
 
     async def place(self, session: Session, body: dict) -> Answer:
         """A bet's answer, awaited (``submit`` with a future)."""
@@ -172,7 +176,7 @@ class Desk:
         if isinstance(checked, Answer):
             done(checked)
             return
-        offer, position, bet, amount = checked
+        offer, position, bet, amount, text = checked
         t = self.rounds.tables.get(offer.table)
         if t is None or not t.betting:
             state = "not heard from" if t is None else f"{t.state or 'idle'}"
@@ -187,7 +191,7 @@ class Desk:
         self.in_flight[key] = self.in_flight.get(key, 0) + 1
         it = Intent(ids.new_debit(), "bet", session.player, session.currency, amount, offer.table, t.round_id,
                     position, bet, "debiting")
-        item = {"ref": it.debit, "position": position, "bet": bet, "amount": fmt(amount), "round": it.round}
+        item = {"ref": it.debit, "position": position, "bet": bet, "amount": text, "round": it.round}
         if offer.position != "player":
             item["player"] = session.player
         self._gathered.append(_Bet(it, key, item, done))

@@ -5,6 +5,7 @@ exactly as the wheel's own settlement pays them."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -36,6 +37,42 @@ def test_anything_but_a_plain_positive_decimal_is_refused(value):
     with pytest.raises(BadBet) as refusal:
         stake(value, OFFER, "MOP")
     assert "\n" not in str(refusal.value)
+
+
+@given(st.lists(st.tuples(st.one_of(st.sampled_from(["1", "1.0", "0.5", "2.50", "10000", "10000.5", "0", "-1", "1e2",
+                                                     " 1", "01", "7.25"]),
+                                    st.decimals(min_value=0, max_value=20000, places=2).map(lambda d: format(d, "f")),
+                                    st.integers(0, 3), st.none()),
+                          st.sampled_from([OFFER, Offer("WHEEL-02", "MOP", Decimal(1), "player", Decimal(100))]),
+                          st.sampled_from(["MOP", "HKD"])), max_size=30))
+def test_a_stake_remembered_is_the_stake_read_afresh_and_its_text_and_refusals_are_never_kept(asked):
+    """``known_stake``: the same amount (the same Decimal, with its exponent) and
+    the same text as ``stake`` and ``fmt`` give each time, or the same refusal."""
+    from tablecore.money import fmt
+    from tablesim.platform import amounts
+
+    for value, offer, currency in asked * 2:  # (each asked again: remembered the second time)
+        try:
+            expected = stake(value, offer, currency)
+        except BadBet as exc:
+            with pytest.raises(BadBet, match=re.escape(str(exc))):
+                amounts.known_stake(value, offer, currency)
+            assert (value, offer, currency) not in amounts._KNOWN
+            continue
+        amount, text = amounts.known_stake(value, offer, currency)
+        assert amount == expected and str(amount) == str(expected) and text == fmt(expected)
+    assert len(amounts._KNOWN) <= amounts.KNOWN
+
+
+def test_the_stakes_remembered_are_forgotten_at_once_past_the_most(monkeypatch):
+    from tablesim.platform import amounts
+
+    monkeypatch.setattr(amounts, "_KNOWN", {})
+    monkeypatch.setattr(amounts, "KNOWN", 3)
+    for n in range(1, 8):
+        assert amounts.known_stake(str(n), OFFER, "MOP") == (Decimal(n), str(n))
+        assert len(amounts._KNOWN) <= 3
+    assert amounts._KNOWN == {("7", OFFER, "MOP"): (Decimal(7), "7")}
 
 
 def test_another_currency_is_refused():
