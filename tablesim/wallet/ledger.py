@@ -14,7 +14,9 @@ however often it comes.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import operator
 import secrets
 import sqlite3
 import threading
@@ -106,6 +108,8 @@ class Ledger:
         self._currency_of: dict[str, str] = {}  # a player's currency is written once, never changed
         self._known: _Known | None = None  # a group's first look at its ids (``write_group``)
         self._at: str | None = None  # a group's time stamp: its rows are made (and committed) together
+        self._rows: list[tuple[str, tuple]] = []  # a group's rows not yet written (``_sql``): (statement, values)
+        self._held = self._flushed = 0  # a group's rows held back, and the changes their writing made (``_changes``)
 
     def close(self) -> None:
         self.db.close()
@@ -193,7 +197,7 @@ class Ledger:
         known = self._known
         row = known.players.get(player) if known is not None else None
         if row is None:
-            row = self.db.execute(f"SELECT {_PLAYER_ROW} WHERE p.id=?", (player,)).fetchone()
+            row = self._sql(f"SELECT {_PLAYER_ROW} WHERE p.id=?", (player,)).fetchone()
         if row is None:
             raise Answer(p.Status.UNKNOWN_PLAYER, f"no player {player!r}")
         self._currency_of[player] = row[0]
@@ -310,22 +314,32 @@ class Ledger:
         A write is refused (``Refused``) before its first statement that
         changes anything, so a refusal leaves nothing to roll back (no
         savepoint per write: two statements less each); should one ever
-        come after a change, the whole group is rolled back, unanswered."""
+        come after a change, the whole group is rolled back, unanswered.
+        The group's rows are held back and written together (``_flush``),
+        before any statement that reads the ledger and at the group's end."""
         results: list = []
         self._known = _Known(self.db, reqs)
         self._at = p.now_text()
         try:
             for req in reqs:
-                changes = self.db.total_changes
+                changes = self._changes()
                 try:
                     results.append(self.write_in(req))
                 except p.Refused as refusal:
-                    if self.db.total_changes != changes:
+                    if self._changes() != changes:
                         raise RuntimeError(f"a write was refused after changing the ledger: {refusal}") from None
                     results.append(refusal)
+            self._flush()
         finally:
             self._known, self._at = None, None
+            self._rows.clear()  # (a group that failed leaves its rows unwritten: it is rolled back)
+            self._held = self._flushed = 0
         return results
+
+    def _changes(self) -> int:
+        """The group's changes so far: a row held back counts as made when it
+        is held, not again when written (with what its trigger changed)."""
+        return self.db.total_changes - self._flushed + self._held
 
     def write_in(self, req) -> tuple[p.Status, bytes]:
         """A debit, credit or cancel inside an open transaction: its kept
@@ -368,21 +382,56 @@ class Ledger:
             known.wrote(req.player, row["effect"], kind == "credit" and status is _OK,
                         (req.table, req.round, req.player))
         if status is _OK and kind == "credit":
-            self.db.executemany("INSERT INTO settled VALUES (?, ?)",
+            self._sql_many("INSERT INTO settled VALUES (?, ?)",
                                 [(d, req.transaction_id) for d in req.debits])
         return status, body
 
     def _kept(self, transaction_id: str):
         if self._known is not None and transaction_id in self._known.ids:
             return self._known.kept.get(transaction_id)
-        return self.db.execute("SELECT digest, status, answer FROM tx WHERE id=?", (transaction_id,)).fetchone()
+        return self._sql("SELECT digest, status, answer FROM tx WHERE id=?", (transaction_id,)).fetchone()
 
     def _insert(self, transaction_id: str, row: dict, status: p.Status, digest: bytes, body: bytes) -> None:
-        self.db.execute(
-            "INSERT INTO tx (id, kind, player, currency, tbl, round, amount, debits, debit, status, effect, digest, "
-            "answer, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (transaction_id, row["kind"], row["player"], row["currency"], row["tbl"], row["round"], row["amount"],
-             row["debits"], row["debit"], _TEXT[status], row["effect"], digest, body, self._at or p.now_text()))
+        # (sqlite3 binds a None or a bytes through its adapters' look-up, an exception made and dropped each
+        # time: a debit's NULLs are written in its statement, and blobs bound as bytearrays, stored the same)
+        at = self._at or p.now_text()
+        if row["debits"] is None and row["debit"] is None and row["currency"] is not None:
+            sql, values = _INSERT_PLAIN, (transaction_id, row["kind"], row["player"], row["currency"], row["tbl"],
+                                          row["round"], row["amount"], _TEXT[status], row["effect"],
+                                          bytearray(digest), bytearray(body), at)
+        else:
+            sql, values = _INSERT, (transaction_id, row["kind"], row["player"], row["currency"], row["tbl"],
+                                    row["round"], row["amount"], row["debits"], row["debit"], _TEXT[status],
+                                    row["effect"], bytearray(digest), bytearray(body), at)
+        if self._known is None:
+            self.db.execute(sql, values)
+        else:  # (a group's rows are written together, by one statement, before anything reads: ``_sql``)
+            self._rows.append((sql, values))
+            self._held += 1
+
+    def _sql(self, sql: str, args=()) -> sqlite3.Cursor:
+        """A statement of a write: the group's rows held back are written
+        first, so it finds the ledger as the writes one by one left it (a
+        group's reads of its own ids and players are ``_Known``'s, the rows
+        need not be there for them)."""
+        if self._rows:
+            self._flush()
+        return self.db.execute(sql, args)
+
+    def _sql_many(self, sql: str, rows: list) -> None:
+        if self._rows:
+            self._flush()
+        self.db.executemany(sql, rows)
+
+    def _flush(self) -> None:
+        """The group's rows held back, written in their order (a run of rows
+        of one statement by one ``executemany``: its call, cursor and
+        statement look-up once, not a row's)."""
+        rows, self._rows = self._rows, []
+        before = self.db.total_changes
+        for sql, run in itertools.groupby(rows, key=operator.itemgetter(0)):  # (in their order: their seq)
+            self.db.executemany(sql, [values for _, values in run])
+        self._flushed += self.db.total_changes - before
 
     def _debit(self, req: p.Debit, row: dict) -> None:
         currency, balance, max_debit, daily_stake, message = self._player(req.player, req.currency)
@@ -425,11 +474,11 @@ class Ledger:
         first that fails gives the answer), read in three queries for all."""
         named = list(req.debits)
         marks = ",".join("?" * len(named))
-        cancelled = {d for (d,) in self.db.execute(
+        cancelled = {d for (d,) in self._sql(
             f"SELECT debit FROM tx WHERE debit IN ({marks}) AND kind='cancel' AND status='ok'", named)}
-        found = {r[0]: r[1:] for r in self.db.execute(
+        found = {r[0]: r[1:] for r in self._sql(
             f"SELECT id, player, tbl, round, status FROM tx WHERE id IN ({marks}) AND kind='debit'", named)}
-        settled = {d for (d,) in self.db.execute(f"SELECT debit FROM settled WHERE debit IN ({marks})", named)}
+        settled = {d for (d,) in self._sql(f"SELECT debit FROM settled WHERE debit IN ({marks})", named)}
         for debit in named:
             if debit in cancelled:
                 raise Answer(p.Status.ALREADY_CANCELLED, f"debit {debit!r} is cancelled", balance)
@@ -447,7 +496,7 @@ class Ledger:
         row["balance"] = balance
         if self._cancelled(req.debit):
             raise Answer(p.Status.ALREADY_CANCELLED, f"debit {req.debit!r} is cancelled already", balance)
-        found = self.db.execute("SELECT kind, player, tbl, round, status, effect FROM tx WHERE id=?",
+        found = self._sql("SELECT kind, player, tbl, round, status, effect FROM tx WHERE id=?",
                                 (req.debit,)).fetchone()
         if found is None:  # a tombstone: the debit, should it come later, is refused
             row["amount"] = self.text(0, currency)
@@ -455,7 +504,7 @@ class Ledger:
         if found[0] != "debit" or tuple(found[1:4]) != (req.player, req.table, req.round):
             raise Answer(p.Status.UNKNOWN_TRANSACTION,
                          f"{req.debit!r} is no debit of this player in round {req.round} of {req.table}", balance)
-        if self.db.execute("SELECT 1 FROM settled WHERE debit=?", (req.debit,)).fetchone():
+        if self._sql("SELECT 1 FROM settled WHERE debit=?", (req.debit,)).fetchone():
             raise Answer(p.Status.ALREADY_SETTLED, f"debit {req.debit!r} is credited: it cannot be cancelled",
                          balance)
         returned = -found[5] if found[4] == "ok" else 0
@@ -466,19 +515,19 @@ class Ledger:
     def _cancelled(self, debit: str) -> bool:
         if self._known is not None and debit in self._known.ids:
             return debit in self._known.cancelled
-        return self.db.execute("SELECT 1 FROM tx WHERE debit=? AND kind='cancel' AND status='ok'",
+        return self._sql("SELECT 1 FROM tx WHERE debit=? AND kind='cancel' AND status='ok'",
                                (debit,)).fetchone() is not None
 
     def _round_settled(self, player: str, table: str, round_id: str) -> bool:
         key = (table, round_id, player)
         if self._known is not None and key in self._known.asked:
             return key in self._known.credited
-        return self.db.execute("SELECT 1 FROM tx WHERE tbl=? AND round=? AND player=? AND kind='credit' AND "
+        return self._sql("SELECT 1 FROM tx WHERE tbl=? AND round=? AND player=? AND kind='credit' AND "
                                "status='ok'", (table, round_id, player)).fetchone() is not None
 
     def _staked_today(self, player: str) -> int:
         since = (datetime.now(timezone.utc) - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-        (units,) = self.db.execute(
+        (units,) = self._sql(
             "SELECT COALESCE(-SUM(effect), 0) FROM tx WHERE player=? AND kind='debit' AND status='ok' AND at>=? "
             "AND id NOT IN (SELECT debit FROM tx WHERE kind='cancel' AND status='ok' AND debit IS NOT NULL)",
             (player, since)).fetchone()
@@ -531,6 +580,12 @@ class _Known:
         if credited:
             self.credited.add(key)
 
+
+_INSERT = ("INSERT INTO tx (id, kind, player, currency, tbl, round, amount, debits, debit, status, effect, digest, "
+           "answer, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+#: a row without a credit's debits or a cancel's debit (a debit's, a credit's refused before it named them)
+_INSERT_PLAIN = ("INSERT INTO tx (id, kind, player, currency, tbl, round, amount, debits, debit, status, effect, "
+                 "digest, answer, at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?)")
 
 #: a write's kind by its record's type, and a status's text (an Enum's ``.value`` is a property: slow in a
 #: write's loop)

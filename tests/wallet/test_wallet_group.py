@@ -93,6 +93,29 @@ def test_a_mixed_group_answers_and_writes_as_one_by_one(tmp_path):
                         "already_cancelled", "already_settled", "ok", "ok"]
     stamps = {at for (at,) in grouped.db.execute("SELECT at FROM tx")}
     assert len(stamps) == 1 and p.TIME.fullmatch(stamps.pop())  # one stamp a group: its rows commit together
+    # blobs bound as bytearrays and a debit's NULLs written in its statement: stored as bytes and NULLs were
+    kinds = set(grouped.db.execute("SELECT kind, typeof(digest), typeof(answer), typeof(debits), typeof(debit), "
+                                   "typeof(currency) FROM tx"))
+    assert kinds == {("debit", "blob", "blob", "null", "null", "text"), ("cancel", "blob", "blob", "null", "text",
+                     "text"), ("credit", "blob", "blob", "text", "null", "text")}
+    for tid, digest, answer in grouped.db.execute("SELECT id, digest, answer FROM tx"):
+        assert type(digest) is bytes and type(answer) is bytes
+        assert answer == next(r[1] for w, r in zip(writes, together) if w.transaction_id == tid
+                              and isinstance(r, tuple))
+
+
+def test_a_refusal_after_rows_kept_back_were_written_is_no_change_of_its_own(tmp_path):
+    """A group's rows wait to be written together until a statement reads the
+    ledger; a write refused after such a read (rows written, none of its own)
+    is a refusal like any, not a refusal after a change (which fails the group)."""
+    writes = [_debit("d1"), _cancel("c1", "d1"),  # the cancel reads its debit: d1's row written first
+              _debit("d2", amount="0.001"),  # refused
+              _debit("d3"), _debit("d5", "p1", "1"),
+              _debit("d3", amount="20"),  # reads its id as written: the rows held written (with their sums), refused
+              _credit("k1", ["d3"]), _credit("k2", ["d3"], amount="0.001"), _debit("d4", rnd="r2")]
+    together, _ = _same(tmp_path, writes)
+    assert [type(r).__name__ for r in together] == ["tuple", "tuple", "Refused", "tuple", "tuple", "Refused",
+                                                    "tuple", "Refused", "tuple"]
 
 
 op = st.tuples(st.sampled_from(["debit", "credit", "cancel", "repeat"]), st.sampled_from(["p0", "p1", "bob"]),
