@@ -154,11 +154,23 @@ class Rounds:
         return t is not None and t.round_id != round_id and t.round_id > round_id
 
 
+#: the amounts read off the stream's bets, by their text (a round's bets come in a few amounts:
+#: each read once); forgotten all at once past ``AMOUNTS`` (a run of odd ones never grows it)
+_AMOUNTS: dict[str, Decimal] = {}
+AMOUNTS = 4096
+
+
 def _ref(entry: list, seq: int) -> Ref | None:
     ref, position, bet, amount = entry[:4]
     player = entry[4] if len(entry) > 4 else None
-    try:
-        value = read_amount(str(amount))
-    except ValueError:
-        return None
+    text = str(amount)
+    value = _AMOUNTS.get(text)
+    if value is None:
+        try:
+            value = read_amount(text)
+        except ValueError:
+            return None
+        if len(_AMOUNTS) >= AMOUNTS:
+            _AMOUNTS.clear()
+        _AMOUNTS[text] = value
     return Ref(str(ref), str(position), str(bet), value, str(player or position), seq)

@@ -63,11 +63,12 @@ def test_the_socket_writes_a_made_answer_as_it_would_have_encoded_it():
     sock = PlayerSocket(None, None, hub)
     sock.client, sock.betting = _Client(), 3
     made = placed_answer(_head("d-1"), _group_receipt("d-1", 0), {})
-    for rid, got in ((12, made), ("x-\u00e9", made), (None, Answer(200, made.body)),
+    for rid, got in ((12, made), ("x-\u00e9", made), (-7, made), (10**39, made), (None, made), ("12", made),
+                     (None, Answer(200, made.body)),
                      (5, Answer(409, {"ok": False, "status": "refused_by_table", "message": "no"}))):
         sock._bet_answer(rid, got)
         assert hub.sent[-1] == dumps(answer(rid, {"kind": "bet", **got.body}))
-    assert sock.betting == -1
+    assert sock.betting == -5
 
 
 class _Wire:

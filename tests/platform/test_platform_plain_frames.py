@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import struct
 
+import pytest
 from hypothesis import given, settings, strategies as st
 from uvicorn.config import Config
 from uvicorn.server import ServerState
@@ -302,3 +304,21 @@ def test_the_players_socket_answers_a_message_off_the_connection_as_one_through_
     fast, slow = asyncio.run(through(True))[0], asyncio.run(through(False))[0]
     assert fast == slow and len(fast) == len(messages)
     assert sum('"rate_limited"' in t for t in fast) == len(messages) - BURST
+
+
+@given(st.one_of(st.text(max_size=30), st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8).map(json.dumps)), st.sampled_from(["", " ", "x", "}", "{}", "\n"]), st.booleans())
+def test_a_message_is_parsed_as_json_loads_parses_it(text, more, before):
+    """``parsed``: the same document as ``json.loads``, or a ValueError as it raises one."""
+    from tablesim.platform.player.socket import parsed
+
+    text = more + text if before else text + more
+    try:
+        expected = json.loads(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            parsed(text)
+        return
+    assert parsed(text) == expected and type(parsed(text)) is type(expected)

@@ -208,8 +208,9 @@ class Hub:
             for entry in rec.data.get("refs" if rec.name == "bet_refs" else "bets") or []:
                 ref = refs.get(str(entry[0])) if isinstance(entry, list) and entry else None
                 if ref is not None:
-                    self.recall.note(ref.owner, rec.table_id, rec.round_id)
                     owners.setdefault(ref.owner, set()).add(ref.ref)
+            for owner in owners:  # (once a player: each of their bets in it notes the same round)
+                self.recall.note(owner, rec.table_id, rec.round_id)
             self._mine(live, rec.round_id, owners)
             return
         if rec.kind == "event" and rec.name == "result":

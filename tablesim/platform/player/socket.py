@@ -59,13 +59,32 @@ def answer(request_id, body: dict) -> dict:
     return {"type": "answer", "id": request_id, **body}
 
 
+#: the JSON parser's own scanner (``json.loads`` without its wrapping: a message is one object)
+_scan = json.decoder.JSONDecoder().scan_once
+
+
+def parsed(text: str):
+    """``json.loads(text)``: a text that is an object from its first character
+    to its last (every player's message) read by the scanner at once, anything
+    else (whitespace about it, more after it, no object) by ``json.loads``."""
+    if text[:1] == "{" and text[-1:] == "}":
+        try:
+            doc, end = _scan(text, 0)
+        except StopIteration:
+            doc, end = None, -1
+        if end == len(text):
+            return doc
+    return json.loads(text)
+
+
 def read(text: str) -> dict | Answer:
     """A player's message, or why it is refused."""
-    if len(text.encode()) > MAX_MESSAGE:
+    raw = text.encode()  # (once: its size, then its depth)
+    if len(raw) > MAX_MESSAGE:
         return refused(400, "too_large", f"a message is at most {MAX_MESSAGE} bytes")
     try:
-        requestlimits.check_depth(text)
-        doc = json.loads(text)
+        requestlimits.check_depth(raw)
+        doc = parsed(text)
     except requestlimits.TooDeep as exc:
         return refused(400, "bad_input", f"the message is refused: {exc}")
     except ValueError:
@@ -228,7 +247,8 @@ class PlayerSocket:
         if got.body.get("status") == "placed" and self.client is not None:
             self.client.placed(got.body["bet_id"])
         if got.text is not None and len(got.text) > 2:  # (its JSON made already: the answer's own head put before it)
-            self.hub._send(self.client, f'{{"type":"answer","id":{dumps(rid)},"kind":"bet",{got.text[1:]}')
+            shown = str(rid) if type(rid) is int else dumps(rid)  # (a number's JSON is its digits: no encoder)
+            self.hub._send(self.client, f'{{"type":"answer","id":{shown},"kind":"bet",{got.text[1:]}')
         else:
             self._say(rid, {"kind": "bet", **got.body})
 
