@@ -50,7 +50,9 @@ def parse(data: dict) -> tuple[str, list]:
 
 def _item(item: object, index: int):
     where = f"batch: calls.{index}"
-    if not isinstance(item, dict) or set(item) != {"call", "request"} or not isinstance(item["request"], dict):
+    # (its two keys, without a set made an item)
+    if not (isinstance(item, dict) and len(item) == 2 and "call" in item and "request" in item
+            and isinstance(item["request"], dict)):
         return p.Refused(p.Status.INVALID_REQUEST, f"{where}: expected {{\"call\": NAME, \"request\": {{...}}}}")
     if item["call"] not in WRITES:
         return p.Refused(p.Status.INVALID_REQUEST, f"{where}: call: {p._show(item['call'])} is not one of "

@@ -383,7 +383,7 @@ class Ledger:
                         (req.table, req.round, req.player))
         if status is _OK and kind == "credit":
             self._sql_many("INSERT INTO settled VALUES (?, ?)",
-                                [(d, req.transaction_id) for d in req.debits])
+                           [(d, req.transaction_id) for d in req.debits])
         return status, body
 
     def _kept(self, transaction_id: str):
@@ -497,7 +497,7 @@ class Ledger:
         if self._cancelled(req.debit):
             raise Answer(p.Status.ALREADY_CANCELLED, f"debit {req.debit!r} is cancelled already", balance)
         found = self._sql("SELECT kind, player, tbl, round, status, effect FROM tx WHERE id=?",
-                                (req.debit,)).fetchone()
+                          (req.debit,)).fetchone()
         if found is None:  # a tombstone: the debit, should it come later, is refused
             row["amount"] = self.text(0, currency)
             return
@@ -516,14 +516,14 @@ class Ledger:
         if self._known is not None and debit in self._known.ids:
             return debit in self._known.cancelled
         return self._sql("SELECT 1 FROM tx WHERE debit=? AND kind='cancel' AND status='ok'",
-                               (debit,)).fetchone() is not None
+                         (debit,)).fetchone() is not None
 
     def _round_settled(self, player: str, table: str, round_id: str) -> bool:
         key = (table, round_id, player)
         if self._known is not None and key in self._known.asked:
             return key in self._known.credited
         return self._sql("SELECT 1 FROM tx WHERE tbl=? AND round=? AND player=? AND kind='credit' AND "
-                               "status='ok'", (table, round_id, player)).fetchone() is not None
+                         "status='ok'", (table, round_id, player)).fetchone() is not None
 
     def _staked_today(self, player: str) -> int:
         since = (datetime.now(timezone.utc) - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%S.000Z")

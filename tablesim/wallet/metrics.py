@@ -51,17 +51,18 @@ class WalletMetrics:
         """A batch's writes: each parsed record (or its refusal) and the ledger's (status, answer),
         told to the counters once per kind and status, with their number."""
         done = iter(results)
-        counts: dict[tuple[str, str], int] = {}
+        counts: dict[tuple[type, p.Status], int] = {}  # (named once a key: an Enum's .value is slow a write)
         for item in items:
             got = item if isinstance(item, p.Refused) else next(done, None)
             if isinstance(got, p.Refused):
-                key = ("refused_write", got.status.value)
+                key = (p.Refused, got.status)
             elif isinstance(got, tuple):
-                key = (_KINDS.get(type(item)) or type(item).__name__.lower(), got[0].value)
+                key = (type(item), got[0])
             else:
                 continue
             counts[key] = counts.get(key, 0) + 1
-        for key, n in counts.items():
+        for (kind, status), n in counts.items():
+            key = ("refused_write" if kind is p.Refused else _KINDS.get(kind) or kind.__name__.lower(), status.value)
             child = self._writes.get(key)
             if child is None:
                 child = self._writes[key] = self.writes.labels(*key)

@@ -274,6 +274,23 @@ def parse(call: str, data: dict):
 _DEBIT_FIELDS = frozenset(("transaction_id", "player", "currency", "amount", "table", "round"))
 
 
+#: ids lately read that match ``ID`` (a table's bets repeat their players, table and round: each checked once)
+_IDS: set[str] = set()
+_IDS_KEPT = 8192
+
+
+def _an_id(text: str) -> bool:
+    """``ID.fullmatch(text)`` of a string, remembered when it matches."""
+    if text in _IDS:
+        return True
+    if not ID.fullmatch(text):
+        return False
+    if len(_IDS) >= _IDS_KEPT:
+        _IDS.clear()
+    _IDS.add(text)
+    return True
+
+
 def quick_debit(data: dict) -> Debit | None:
     """A debit whose fields are plainly right (nearly every one is), read
     without ``parse``'s field-by-field bookkeeping; None for any other,
@@ -283,9 +300,9 @@ def quick_debit(data: dict) -> Debit | None:
         return None
     tid, player, currency, amount = data["transaction_id"], data["player"], data["currency"], data["amount"]
     table, round_id = data["table"], data["round"]
-    if not (type(tid) is str and ID.fullmatch(tid) and type(player) is str and ID.fullmatch(player)
+    if not (type(tid) is str and ID.fullmatch(tid) and type(player) is str and (player in _IDS or _an_id(player))
             and type(currency) is str and CURRENCY.fullmatch(currency) and type(table) is str
-            and ID.fullmatch(table) and type(round_id) is str and ID.fullmatch(round_id)
+            and (table in _IDS or _an_id(table)) and type(round_id) is str and (round_id in _IDS or _an_id(round_id))
             and type(amount) is str and amount == amount.strip()):
         return None
     try:

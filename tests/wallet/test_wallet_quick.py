@@ -151,3 +151,28 @@ def test_a_group_answers_each_write_as_it_would_alone(tmp_path):
     statuses = [r[0].value if isinstance(r, tuple) else r.status.value for r in together]
     assert statuses[:5] == ["ok", "ok", "id_reused", "ok", "already_cancelled"]
     assert statuses[8] == "already_cancelled"
+
+
+def test_the_ids_a_quick_debit_remembers_change_nothing_it_takes():
+    """The players, tables and rounds read lately are remembered as right:
+    every case read again, after the right ones were remembered, reads the same."""
+    cases = [BASE]
+    for field in ("player", "table", "round", "currency"):
+        cases += [{**BASE, field: value} for value in ODD + ["p1", "T1", "r-1", "MOP"]]
+    first = [p.quick_debit(case) for case in cases]
+    again = [p.quick_debit(case) for case in cases]
+    assert first == again
+    for case, quick in zip(cases, again):
+        if quick is not None:
+            assert quick == _full(case), case
+        else:
+            assert p.quick_debit(case) is None
+
+
+def test_a_batch_item_is_exactly_a_call_and_a_request():
+    request = dict(BASE)
+    odd = [[], "x", {"call": "debit"}, {"call": "debit", "req": request}, {"call": "debit", "request": request, "x": 1},
+           {"call": "debit", "request": [request]}, {"kall": "debit", "request": request}]
+    _, items = batch.parse({"request_id": "b-1", "calls": odd + [{"call": "debit", "request": request}]})
+    assert [type(i).__name__ for i in items] == ["Refused"] * len(odd) + ["Debit"]
+    assert all("expected {\"call\": NAME" in i.message for i in items[:-1])
