@@ -45,7 +45,7 @@ CREATE TABLE IF NOT EXISTS tx (
 CREATE INDEX IF NOT EXISTS tx_player ON tx (player, effect);
 CREATE INDEX IF NOT EXISTS tx_round_player ON tx (tbl, round, player);
 CREATE INDEX IF NOT EXISTS tx_debit ON tx (debit) WHERE debit IS NOT NULL;
-CREATE INDEX IF NOT EXISTS tx_at ON tx (at);
+-- (no index of the rows' times: ``UNUSED_INDEXES``)
 -- (a debit asks whether its player's round is credited: this index holds only the credits, one lookup,
 -- where tx_round_player had every row of the player's round read, the more bets the longer)
 CREATE INDEX IF NOT EXISTS tx_credited ON tx (tbl, round, player) WHERE kind='credit' AND status='ok';
@@ -64,6 +64,10 @@ ACCOUNTS = (
     "ON CONFLICT (player) DO UPDATE SET moved = moved + excluded.moved; END",
 )
 
+
+#: indexes a ledger written before had and drops as it opens: no query reads them (the time query pages by
+#: seq, its plan a range of the rowid, tx_at never looked at) and every row written paid their upkeep
+UNUSED_INDEXES = ("tx_at",)
 
 #: what the ledger's database raises when it cannot read or write (busy, a
 #: full disk): the wallet's server answers a temporary error, nothing kept
@@ -101,6 +105,7 @@ class Ledger:
             self.db.executescript(SCHEMA)
             self._accounts()
             self._token_use()
+            self._unused_indexes()
         except sqlite3.Error as exc:
             raise InputError(f"cannot open the wallet's database: {exc}", where=str(path)) from None
         self.lock = threading.Lock()
@@ -130,6 +135,11 @@ class Ledger:
         column that marks a used one (its tokens: unused)."""
         if "used" not in {r[1] for r in self.db.execute("PRAGMA table_info(token)")}:
             self.db.execute("ALTER TABLE token ADD COLUMN used TEXT")
+
+    def _unused_indexes(self) -> None:
+        for name in UNUSED_INDEXES:  # (looked for first: a ledger without it is opened without a write)
+            if self.db.execute("SELECT 1 FROM sqlite_master WHERE type='index' AND name=?", (name,)).fetchone():
+                self.db.execute(f"DROP INDEX IF EXISTS {name}")
 
     @contextmanager
     def _write(self):

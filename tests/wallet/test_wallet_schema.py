@@ -1,0 +1,103 @@
+"""The ledger's indexes: one no query reads is dropped from a ledger written
+before (its rows, answers and balances as they were), and no query the
+wallet makes would have read it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from decimal import Decimal
+
+from tablesim.wallet.app import Wallet
+from tablesim.wallet.ledger import SCHEMA, UNUSED_INDEXES, Ledger
+from tablesim.wallet.players import Limits, Player, Roster
+
+ROSTER = Roster({"MOP": Decimal("0.01")}, (Player("p1", "MOP", Decimal("100"), Limits()),
+                                           Player("bob", "MOP", Decimal("500"), Limits(None, Decimal("300"), "no"))))
+
+
+def _indexes(db) -> set[str]:
+    return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+
+
+def _call(wallet: Wallet, call: str, body: dict) -> dict:
+    return json.loads(wallet.call(call, json.dumps(body).encode())[1])
+
+
+def _work(wallet: Wallet) -> list[dict]:
+    """A day's calls: debits (one of a limited player), a cancel, a credit, a repeat, balances, listings."""
+    where = {"table": "T", "round": "R"}
+    answers = [_call(wallet, "debit", {"transaction_id": f"d{i}", "player": "p1", "currency": "MOP",
+                                       "amount": "2.50", **where}) for i in range(3)]
+    answers += [_call(wallet, "debit", {"transaction_id": "b1", "player": "bob", "currency": "MOP", "amount": "5",
+                                        **where}),
+                _call(wallet, "cancel", {"transaction_id": "x1", "player": "p1", "debit": "d2", **where}),
+                _call(wallet, "credit", {"transaction_id": "c1", "player": "p1", "currency": "MOP", "amount": "6",
+                                         "debits": ["d0", "d1"], **where}),
+                _call(wallet, "debit", {"transaction_id": "d0", "player": "p1", "currency": "MOP", "amount": "2.50",
+                                        **where}),
+                _call(wallet, "balance", {"request_id": "q", "player": "p1", "currency": "MOP"}),
+                _call(wallet, "transactions", {"request_id": "q", **where, "limit": 2}),
+                _call(wallet, "transactions", {"request_id": "q", "since": "2000-01-01T00:00:00.000Z",
+                                               "until": "2999-01-01T00:00:00.000Z", "after": 1})]
+    for a in answers:  # (each listing's rows without their times, which differ run to run)
+        for row in a.get("transactions", ()):
+            row.pop("at")
+    return answers
+
+
+def test_a_ledger_written_before_drops_its_unused_indexes_and_answers_the_same(tmp_path):
+    old = sqlite3.connect(tmp_path / "old.db")  # the schema before, rows written by a wallet of then
+    old.executescript(SCHEMA + "CREATE INDEX IF NOT EXISTS tx_at ON tx (at);")
+    old.close()
+    ledger = Ledger(tmp_path / "old.db")
+    ledger.load(ROSTER)
+    ledger.db.execute("CREATE INDEX tx_at ON tx (at)")  # (as the wallet before would have had it all along)
+    wallet = Wallet(ledger, b"x" * 32)
+    before = _work(wallet)
+    rows = ledger.db.execute("SELECT * FROM tx ORDER BY seq").fetchall()
+    ledger.close()
+
+    reopened = Ledger(tmp_path / "old.db")
+    assert not _indexes(reopened.db) & set(UNUSED_INDEXES)
+    assert {"tx_player", "tx_round_player", "tx_debit", "tx_credited"} <= _indexes(reopened.db)
+    assert reopened.db.execute("SELECT * FROM tx ORDER BY seq").fetchall() == rows
+    again = _work(Wallet(reopened, b"x" * 32))  # every write a repeat now: its kept answer
+    assert again[:7] == before[:7]
+    assert again[7:] == before[7:]
+
+    fresh = Ledger(tmp_path / "new.db")
+    assert not _indexes(fresh.db) & set(UNUSED_INDEXES)
+
+
+class _Recorded:
+    """A connection that keeps every statement made through it, with its parameters (a plan is made for
+    the statement as prepared, its values bound after: a statement with the values written in may plan
+    otherwise)."""
+
+    def __init__(self, db) -> None:
+        self._db, self.made = db, []
+
+    def execute(self, sql, args=()):
+        self.made.append((sql, args))
+        return self._db.execute(sql, args)
+
+    def __getattr__(self, name):
+        return getattr(self._db, name)
+
+
+def test_no_query_of_the_wallet_reads_an_unused_index(tmp_path):
+    """Every statement a day's calls make, planned on a ledger that still has
+    the dropped indexes: none of them is in any plan."""
+    ledger = Ledger(tmp_path / "w.db")
+    ledger.load(ROSTER)
+    db = ledger.db
+    db.execute("CREATE INDEX tx_at ON tx (at)")
+    ledger.db = recorded = _Recorded(db)
+    _work(Wallet(ledger, b"x" * 32))
+    queries = [(sql, args) for sql, args in recorded.made if sql.lstrip().upper().startswith("SELECT")]
+    assert any("at>=" in sql for sql, _ in queries) and len(queries) > 10
+    for sql, args in queries:
+        plan = " ".join(str(row) for row in db.execute("EXPLAIN QUERY PLAN " + sql, args))
+        for name in UNUSED_INDEXES:
+            assert name not in plan, (sql, plan)
