@@ -367,7 +367,7 @@ class Ledger:
                "debit": None, "effect": 0, "amount": "0", "tbl": req.table, "round": req.round}
         try:
             row["amount"] = p.amount_text(getattr(req, "amount", 0))
-            getattr(self, f"_{kind}")(req, row)
+            _HANDLERS[kind](self, req, row)
             status, message, balance = _OK, None, row["balance"]
         except Answer as refusal:
             row["effect"] = 0
@@ -389,8 +389,8 @@ class Ledger:
                 known.ids.discard(req.debit)
         self._insert(tid, row, status, digest, body)
         if known is not None:
-            known.wrote(req.player, row["effect"], kind == "credit" and status is _OK,
-                        (req.table, req.round, req.player))
+            known.wrote(req.player, row["effect"],
+                        (req.table, req.round, req.player) if kind == "credit" and status is _OK else None)
         if status is _OK and kind == "credit":
             self._sql_many("INSERT INTO settled VALUES (?, ?)",
                            [(d, req.transaction_id) for d in req.debits])
@@ -581,14 +581,15 @@ class _Known:
                     f"SELECT player FROM tx WHERE tbl=? AND round=? AND player IN ({','.join('?' * len(part))}) "
                     "AND kind='credit' AND status='ok'", [table, round_id, *part]))
 
-    def wrote(self, player: str, effect: int, credited: bool, key: tuple[str, str, str]) -> None:
-        """A write of the group was made: its player's balance moved, its round credited."""
+    def wrote(self, player: str, effect: int, credited: tuple[str, str, str] | None) -> None:
+        """A write of the group was made: its player's balance moved, its round (table, round, player)
+        credited when it is a credit made."""
         if effect:
             row = self.players.get(player)
             if row is not None:
                 row[1] += effect
-        if credited:
-            self.credited.add(key)
+        if credited is not None:
+            self.credited.add(credited)
 
 
 _INSERT = ("INSERT INTO tx (id, kind, player, currency, tbl, round, amount, debits, debit, status, effect, digest, "
@@ -600,6 +601,8 @@ _INSERT_PLAIN = ("INSERT INTO tx (id, kind, player, currency, tbl, round, amount
 #: a write's kind by its record's type, and a status's text (an Enum's ``.value`` is a property: slow in a
 #: write's loop)
 _KINDS = {p.Debit: "debit", p.Credit: "credit", p.Cancel: "cancel"}
+#: each kind's own checks (a method looked up by its name made a string and a look-up a write)
+_HANDLERS = {"debit": Ledger._debit, "credit": Ledger._credit, "cancel": Ledger._cancel}
 _TEXT = {status: status.value for status in p.Status}
 _OK = p.Status.OK
 
