@@ -39,6 +39,19 @@ def test_quick_debit_takes_only_what_parse_takes_and_reads_it_the_same():
     assert taken > 10
 
 
+def test_a_quick_debit_is_the_record_its_constructor_makes():
+    """Its slots filled by their descriptors: the same type, fields, hash and repr, and as frozen."""
+    import dataclasses
+
+    import pytest
+
+    quick, made = p.quick_debit(BASE), p.Debit("d-1", "p1", "MOP", Decimal("1.50"), "T1", "r-1")
+    assert type(quick) is p.Debit and dataclasses.astuple(quick) == dataclasses.astuple(made)
+    assert hash(quick) == hash(made) and repr(quick) == repr(made) and quick == made
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        quick.amount = Decimal(1)
+
+
 def test_a_batch_refuses_a_bad_debit_in_the_full_readings_words():
     _, items = batch.parse({"request_id": "b-1", "calls": [
         {"call": "debit", "request": BASE}, {"call": "debit", "request": {**BASE, "amount": " 2"}}]})
