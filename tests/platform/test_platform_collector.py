@@ -24,8 +24,11 @@ from tablesim.studio.wire import WireRecord
 
 @pytest.fixture
 def thawed():
-    """The suite's conftest froze the collected tests: put back after the test."""
+    """The suite's conftest froze the collected tests: put back after the test (and the
+    collector's thresholds, which a test leaving betting open would leave deferred)."""
+    thresholds = gc.get_threshold()
     yield
+    gc.set_threshold(*thresholds)
     gc.freeze()
 
 
@@ -93,6 +96,48 @@ def test_windows_that_never_all_close_are_collected_at_an_opening_all_the_same(t
     time.sleep(0.01)
     c.betting(True)
     assert gone() is None and c.collections == 1 and gc.get_freeze_count() > 0 and c.frozen_since is not None
+
+
+def test_while_a_table_takes_bets_pythons_own_full_collections_wait_and_come_back_after(thawed):
+    """What came after the opening (players connecting, the round's bets) is not
+    frozen: Python's own full collections, walking it all, come only after
+    ``FULL_AFTER`` middle ones while a table takes bets; as before once all closed."""
+    gc.set_threshold(700, 10, 10)
+    c = Collector()
+    c.betting(True)
+    assert gc.get_threshold() == (700, 10, collector.FULL_AFTER)
+    c.betting(True)  # (another table opens: still deferred, Python's own kept to come back)
+    assert gc.get_threshold() == (700, 10, collector.FULL_AFTER)
+    c.betting(False)
+    assert gc.get_threshold() == (700, 10, 10)
+    c.betting(False)
+    assert gc.get_threshold() == (700, 10, 10)
+    gc.set_threshold(500, 20, 30)  # (whatever they are when a window opens: those come back)
+    c.betting(True)
+    assert gc.get_threshold() == (500, 20, collector.FULL_AFTER)
+    c.betting(False)
+    assert gc.get_threshold() == (500, 20, 30)
+
+
+def test_a_full_collection_waits_while_a_table_takes_bets(thawed):
+    """(Python's own, counted by its callbacks: none within a window of many middle collections.)"""
+    gc.set_threshold(700, 10, 10)
+    c = Collector()
+    full: list[int] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(1)
+
+    gc.callbacks.append(count)
+    try:
+        c.betting(True)
+        kept = [[i] for i in range(200_000)]  # (long-lived: survives the young collections, as bets do)
+        assert not full
+    finally:
+        c.betting(False)
+        gc.callbacks.remove(count)
+    del kept
 
 
 def _state(table: str, state: str, seq: int) -> WireRecord:
