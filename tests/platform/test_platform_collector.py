@@ -101,22 +101,23 @@ def test_windows_that_never_all_close_are_collected_at_an_opening_all_the_same(t
 def test_while_a_table_takes_bets_pythons_own_full_collections_wait_and_come_back_after(thawed):
     """What came after the opening (players connecting, the round's bets) is not
     frozen: Python's own full collections, walking it all, come only after
-    ``FULL_AFTER`` middle ones while a table takes bets; as before once all closed."""
+    ``FULL_AFTER`` middle ones while a table takes bets, the young ones after
+    ``YOUNG`` objects; as before once all closed."""
     gc.set_threshold(700, 10, 10)
     c = Collector()
     c.betting(True)
-    assert gc.get_threshold() == (700, 10, collector.FULL_AFTER)
+    assert gc.get_threshold() == (collector.YOUNG, 10, collector.FULL_AFTER)
     c.betting(True)  # (another table opens: still deferred, Python's own kept to come back)
-    assert gc.get_threshold() == (700, 10, collector.FULL_AFTER)
+    assert gc.get_threshold() == (collector.YOUNG, 10, collector.FULL_AFTER)
     c.betting(False)
     assert gc.get_threshold() == (700, 10, 10)
     c.betting(False)
     assert gc.get_threshold() == (700, 10, 10)
-    gc.set_threshold(500, 20, 30)  # (whatever they are when a window opens: those come back)
+    gc.set_threshold(50_000, 20, 30)  # (whatever they are when a window opens come back; the young never lowered)
     c.betting(True)
-    assert gc.get_threshold() == (500, 20, collector.FULL_AFTER)
+    assert gc.get_threshold() == (50_000, 20, collector.FULL_AFTER)
     c.betting(False)
-    assert gc.get_threshold() == (500, 20, 30)
+    assert gc.get_threshold() == (50_000, 20, 30)
 
 
 def test_a_full_collection_waits_while_a_table_takes_bets(thawed):
