@@ -207,7 +207,7 @@ class _Socket(asyncio.Protocol):
                 f.set_exception(ConnectionError("the platform closed a player's socket"))
 
     def data_received(self, data: bytes) -> None:
-        from tablesim.harness.bench.player_clients import _parse
+        from tablesim.harness.bench.player_clients import _parse, placed_id
 
         self.buf += data
         if not self.upgraded:
@@ -223,20 +223,28 @@ class _Socket(asyncio.Protocol):
         now, at = time.perf_counter(), 0
         while (got := _parse(self.buf, at)) is not None:
             opcode, payload, at = got
-            if opcode == 0x1:
+            if opcode != 0x1:
+                continue
+            rid = placed_id(payload.decode())  # (a placed bet's answer: its id, the receipt unread)
+            if rid is not None and rid in self.sent:
+                self._answered(rid, now)
+            else:
                 self._text(json.loads(payload), now)
         del self.buf[:at]
+
+    def _answered(self, rid: int, now: float) -> None:
+        self.latencies.append((now - self.sent.pop(rid)) * 1000)
+        if not self.sent and self.group is not None and not self.group.done():
+            self.group.set_result(None)
 
     def _text(self, msg: dict, now: float) -> None:
         kind = msg.get("type")
         if kind == "welcome":
             self.ready.set_result(None)
         elif kind == "answer" and msg.get("kind") == "bet" and msg.get("id") in self.sent:
-            self.latencies.append((now - self.sent.pop(msg["id"])) * 1000)
             if msg.get("status") != "placed":
                 self.errors.append(f"{msg.get('status')}: {str(msg.get('message'))[:200]}")
-            if not self.sent and self.group is not None and not self.group.done():
-                self.group.set_result(None)
+            self._answered(msg["id"], now)
         elif kind == "answer" and not self.ready.done():
             self.ready.set_exception(RuntimeError(f"the platform refused a player: {msg}"))
 

@@ -1,0 +1,68 @@
+"""The load processes' players (tablesim/harness/bench/player_clients.py):
+what they read off a placed bet's answer without parsing it, and the bet
+messages they write from a template, the same bytes as encoded whole."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, strategies as st
+
+from tablesim.harness.bench.player_clients import Player, Shared, placed_id
+from tablesim.platform.player.hub import dumps
+
+
+def answer(rid, status: str = "placed", **more) -> str:
+    """A bet's answer as the platform's socket writes it (its head, then the desk's body)."""
+    body = {"ok": status == "placed", "status": status, "bet_id": "b-1", "table": "WHEEL-LOAD", **more}
+    return '{"type":"answer","id":%s,"kind":"bet",%s' % (json.dumps(rid), dumps(body)[1:])
+
+
+@given(st.integers(min_value=0, max_value=10**12))
+def test_a_placed_answers_id_is_read_off_its_head(rid):
+    text = answer(rid, receipt={"v": 2, "path": ["ab" * 32] * 8})
+    assert placed_id(text) == rid == json.loads(text)["id"]
+
+
+def test_anything_but_a_placed_answer_with_a_numeric_id_is_left_to_the_parser():
+    assert placed_id(answer(7, "refused", message="over the maximum")) is None
+    assert placed_id(answer("7")) is None  # (an id the page sent as a text: not one of the load's)
+    assert placed_id(answer(-7)) is None
+    assert placed_id('{"type":"answer","id":7,"kind":"balance","ok":true,"status":"placed",}') is None
+    assert placed_id('{"type":"event","kind":"state"}') is None
+    assert placed_id('{"type":"answer","id":7') is None  # (cut short: no field after the id)
+
+
+class Transport:
+    def __init__(self) -> None:
+        self.written = b""
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+
+def test_a_bets_message_is_the_same_bytes_as_encoded_whole():
+    import asyncio
+
+    player = Player(Shared("WHEEL-LOAD"), "http://x", "t", True, 8.0, group=3)
+    player.spot, player.transport = {"bet": "joker", "position": "box-1"}, Transport()
+    player.shared.bet, player.shared.betting = True, "r-1"
+
+    async def one_group() -> None:
+        task = asyncio.create_task(player.bet())
+        while not player.transport.written:
+            await asyncio.sleep(0.01)
+        task.cancel()
+
+    asyncio.run(one_group())
+    frames, at, buf = [], 0, player.transport.written
+    while at < len(buf):  # (a client's frames: masked, here with a mask of zeros)
+        assert buf[at] == 0x81 and buf[at + 1] & 0x80
+        size, head = buf[at + 1] & 0x7F, at + 2
+        if size == 126:
+            size, head = int.from_bytes(buf[head:head + 2], "big"), head + 2
+        assert buf[head:head + 4] == b"\0\0\0\0"
+        frames.append(buf[head + 4:head + 4 + size])
+        at = head + 4 + size
+    assert frames == [json.dumps({"type": "bet", "id": n, "table": "WHEEL-LOAD", "amount": "1", "bet": "joker",
+                                  "position": "box-1"}, separators=(",", ":")).encode() for n in (1, 2, 3)]
