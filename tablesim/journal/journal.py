@@ -80,6 +80,7 @@ class Journal(Reading):
         self.profile: dict[str, str] | None = None  # stamped on each round's first record
         self.profile_rules: dict[str, Any] | None = None  # and its rules, published beside the stamp
         self.reserve = RESERVE_BYTES
+        self._space_dir: str | None = None  # the folder the file lies in (a symlink's target's), found once
         try:
             self.store = self._open(store)
             self.fresh = self.store.fresh  # (no tables yet: made with the first record)
@@ -309,7 +310,11 @@ class Journal(Reading):
         if self.path == ":memory:" or self.reserve <= 0:
             return
         try:
-            st = os.statvfs(Path(os.path.realpath(self.path)).parent)  # (a symlink's target's disk)
+            # (a symlink's target's disk, resolved once: the file open is the one it was then, and
+            # resolving it again took three lstat a transaction, more than the statvfs itself)
+            if self._space_dir is None:
+                self._space_dir = os.path.dirname(os.path.realpath(self.path))
+            st = os.statvfs(self._space_dir)
         except OSError:
             return
         if st.f_bavail * st.f_frsize < self.reserve:
