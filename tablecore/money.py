@@ -125,6 +125,8 @@ def read_amount(value: object) -> Decimal:
     """
     # A Decimal first: what the API's parsers and the engine pass most (never a bool).
     if isinstance(value, Decimal):
+        if _READ_AS.get(id(value)) is value:  # (read from its text here: checked then; ``as_tuple`` is slow)
+            return value
         if value.is_finite():
             # The usual amount (a bet of a few units) is within bounds at a
             # glance: few whole digits, at most MAX_FRACTION_DIGITS after the
@@ -166,7 +168,9 @@ def read_amount(value: object) -> Decimal:
                 raise ValueError(why)
         if len(_READ) >= _READ_KEPT:
             _READ.clear()
+            _READ_AS.clear()
         _READ[value] = amount
+        _READ_AS[id(amount)] = amount
         return amount
     raise ValueError(f"{_show(value)} is not an amount")
 
@@ -175,6 +179,9 @@ def read_amount(value: object) -> Decimal:
 #: second spell the same few amounts; a Decimal is immutable, so shared)
 _READ: dict[str, Decimal] = {}
 _READ_KEPT = 1024
+#: those amounts by their identity (held here, so an id is never another's): a bet's amount read
+#: from its text is read again as a Decimal by the table's checks, already known within bounds
+_READ_AS: dict[int, Decimal] = {}
 
 
 #: how an amount is written where it arrives as JSON (the HTTP API, the bus):

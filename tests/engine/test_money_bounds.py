@@ -3,7 +3,7 @@ arithmetic, amounts bounded, arithmetic that never rounds silently."""
 
 from __future__ import annotations
 
-from decimal import Decimal, Inexact, Rounded
+from decimal import Context, Decimal, Inexact, Rounded
 
 import pytest
 from hypothesis import given, strategies as st
@@ -99,3 +99,28 @@ def test_a_decimal_amount_is_bounded_by_its_digits(value):
     assert (got is not None) == (whole_ok and fraction <= MAX_FRACTION_DIGITS)
     if got is not None:
         assert got is value
+
+
+@given(st.decimals(allow_nan=True, allow_infinity=True, places=None).map(str)
+       | st.from_regex(r"\A-?[0-9]{1,14}(\.[0-9]{0,14})?\Z"))
+def test_an_amount_read_from_text_reads_again_as_any_equal_decimal_would(text):
+    """A Decimal read from its text here is known within bounds when read again (the
+    table's checks read a bet's amount a second time): the same answer as for an equal
+    Decimal made anew, which is checked in full."""
+    from tablecore.money import read_amount
+
+    def outcome(value):
+        try:
+            return "ok", read_amount(value)
+        except ValueError as exc:
+            return "refused", str(exc).replace(repr(value), "")
+
+    first = outcome(text)
+    if first[0] != "ok":
+        return
+    again, fresh = outcome(first[1]), outcome(Decimal(str(first[1])))
+    assert again[1] is first[1]
+    assert again[0] == fresh[0] and (again[1].as_tuple(), again[1].adjusted()) == (fresh[1].as_tuple(), fresh[1].adjusted())
+    # an equal amount of another spelling (its exponent) is another Decimal: checked in full
+    finer = Context(prec=100).quantize(first[1], Decimal(1).scaleb(-20))
+    assert outcome(finer)[0] == outcome(Decimal(str(finer)))[0]
