@@ -299,7 +299,10 @@ class StudioLink:
                     next_status = time.monotonic() + STATUS_EVERY
                 elif self._unchecked() > streamcheck.DIRECT_MAX - BATCH:  # (catching up: looked at sooner)
                     await self._recheck(js, kinds)
-                if not rows:
+                if len(rows) < BATCH:
+                    # (fewer than a batch: every record committed before the look was read, and one
+                    # committed since woke the rest. Looking again at once found nothing after each
+                    # group of bets, two reads of the journal a group for nothing)
                     await self._rest(IDLE_WAIT)
         except Diverged as exc:
             return await self._diverged(nc, str(exc))

@@ -69,16 +69,17 @@ def test_a_commit_between_the_links_look_and_its_rest_wakes_that_rest(tmp_path, 
         link = attach.start_link(table, server.url)
         inside, committed = threading.Event(), threading.Event()
         looked, status = link._rows, link._status
-        found = {"nothing": False}
+        found = {"all": False}
 
         def rows(after, limit):
             got = looked(after, limit)
-            found["nothing"] = not got
+            # (fewer than a batch: all there was; the link rests next, without looking again)
+            found["all"] = len(got) < outbox.BATCH
             return got
 
         async def held(nc):
             await status(nc)
-            if found["nothing"] and not inside.is_set():  # (it looked, found nothing, and will rest next)
+            if found["all"] and not inside.is_set():  # (it looked, read all there was, and will rest next)
                 inside.set()
                 while not committed.is_set():  # (the test's record is committed while the link is here)
                     await asyncio.sleep(0.005)
