@@ -7,8 +7,9 @@ records and the clients' queued frames: with 500 console and board
 clients connected and 5,000 bets a second, each full collection held the
 whole process for 40-70 ms, so every bet answer waiting behind one (the
 p99 of the bet answers went from 10 ms to 75-85 ms, ``tablesim bench
---only ws_fanout``). Young collections still run as usual (a cycle of
-short-lived objects is freed within milliseconds); the full collection is
+--only ws_fanout``). Young collections still run, once ``YOUNG`` objects
+more were made than freed (a cycle of short-lived objects is freed within
+a fraction of a second); the full collection is
 made when a round ends, when no bet can come, and by Python itself only
 after ``FULL_AFTER`` younger ones (a round that lasts very long, a table
 stuck in an incident) so nothing is held back for ever.
@@ -21,6 +22,11 @@ import gc
 #: Python's own full collection only after this many middle-generation ones
 #: (its default is 10): a hundred times rarer, so within a round it seldom comes
 FULL_AFTER = 1000
+#: a young collection once this many objects more were made than freed (Python's 700
+#: came every few bets of a group under way, each walking the group's live objects
+#: again, and every tenth a middle one: 7.8 us of the table's CPU a bet at 10,000
+#: bets/s over the bus, gc callbacks; the platform's collector does the same)
+YOUNG = 7000
 
 _deferred = False
 
@@ -38,7 +44,7 @@ def settle() -> None:
     gc.collect()
     gc.freeze()
     young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, FULL_AFTER)
+    gc.set_threshold(max(young, YOUNG), middle, FULL_AFTER)
     _deferred = True
 
 
