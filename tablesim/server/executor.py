@@ -18,17 +18,20 @@ class TableThread:
     (the runner holds the thread, the table and its stream, the view)."""
 
     async def call(self, fn: Callable[..., Any], *args: Any, actor: str | None = None, publish: bool = True,
-                   lazy_snapshot: bool = False, **kwargs: Any) -> Any:
+                   lazy_snapshot: bool = False, pokes: bool = True, **kwargs: Any) -> Any:
         """Run ``fn`` on the table's thread; its events go out when it returned.
         ``lazy_snapshot``: the table's snapshot follows within ``SNAPSHOT_EVERY``
-        (bet groups), not at once."""
+        (bet groups), not at once. ``pokes=False``: ``fn`` cannot give the mock
+        dealer's hands anything to do (a group of bets changes no state they wait
+        on), so the resting pump is not woken for it (woken, it ran a command of its
+        own on the table's thread after every group, a thread hop and a step for nothing)."""
         if self.executor is None or self.loop is None:
             raise RuntimeError("the table runner is not running")
         job = functools.partial(self._run, fn, args, kwargs, actor, publish, lazy_snapshot)
         try:
             return await self.loop.run_in_executor(self.executor, job)
         finally:
-            if getattr(fn, "__self__", None) is not self.feed:
+            if pokes and getattr(fn, "__self__", None) is not self.feed:
                 self.feed.poke()  # (the mock dealer's hands may have something to do now)
 
     def _run(self, fn, args, kwargs, actor: str | None, publish: bool, lazy_snapshot: bool = False) -> Any:

@@ -137,7 +137,8 @@ class TableRunner(TableThread):
         self.notices = Notices(self)
         self.remote = RemoteHandRunner(self, self.remote_hand) if self.remote_hand is not None else None
         #: bets go through group commit: many in one journal transaction
-        self.intake = BetIntake(table, functools.partial(self.call, lazy_snapshot=True))
+        #: (bets give the mock dealer's hands nothing to do: the pump is not woken for them)
+        self.intake = BetIntake(table, functools.partial(self.call, lazy_snapshot=True, pokes=False))
         #: ``GET /metrics`` (``tablesim.harness.metrics``): its own registry, one per served table
         self.metrics = TableMetrics(table, studio=lambda: self.studio)
         self.intake.metrics = self.metrics

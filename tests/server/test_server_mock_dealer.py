@@ -102,3 +102,31 @@ def test_a_resting_pump_told_to_stop_as_it_is_woken_stops(serve):
         return pump.done()
 
     assert asyncio.run_coroutine_threadsafe(ended(), runner.loop).result(10)
+
+
+def test_a_group_of_bets_does_not_wake_the_resting_pump_and_an_action_still_does(serve):
+    """Bets change no state the mock dealer's hands wait on: a group of bets leaves the
+    resting pump asleep (woken, it ran a command of its own on the table's thread after
+    every group), and the next action still wakes it at once."""
+    from server_helpers import ok
+
+    s = serve("wheel", pace=0.001)
+    steps = []
+    dealer = s.runner.mock_dealer
+    step = dealer.step
+    dealer.step = lambda *a: steps.append(time.monotonic()) or step(*a)  # (counted on the table's thread)
+    ok(s.post("/api/actions/open_round"))
+    time.sleep(0.3)
+    steps.clear()
+    for i in range(20):
+        ok(s.post("/api/bets", {"position": f"p{i}", "bet": "joker", "amount": "1"}))
+    assert len(steps) <= 3, len(steps)  # (the pump's own rests only: woken by each bet, 20 or more)
+    assert s.runner.table.book.snapshot()["p19"] == {"joker": "1"}
+    asked = time.monotonic()
+    ok(s.post("/api/actions/close_betting"))
+    deadline = time.monotonic() + 5
+    while not [t for t in steps if t > asked] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    from tablesim.server import devicefeed
+
+    assert [t for t in steps if t > asked] and min(t for t in steps if t > asked) - asked < devicefeed.IDLE_POLL * 0.8
