@@ -51,6 +51,7 @@ from tablesim.platform.tables import Offer
 from tablesim.studio import wire
 from tablesim.wallet.client import (Outcome, WalletClient, WalletError, WalletUnavailable, cancel_request,
                                     debit_request)
+from tablesim.wallet.protocol import Status
 
 log = logging.getLogger("tablesim.platform")
 
@@ -263,11 +264,12 @@ class Desk:
         debited: dict[str, list[_Bet]] = {}
         lost: list[tuple[_Bet, str]] = []
         wallet_no: list[tuple[str, str, str | None]] = []
+        ok = Status.OK  # (``got.ok`` without its property's call, the member looked up once a batch)
         for b, got in zip(batch, results):
             if isinstance(got, WalletError):
                 self.counts["unknown"] += 1
                 lost.append((b, f"no answer to the debit: {got}"))
-            elif not got.ok:
+            elif got.status is not ok:
                 self.counts["refused_by_wallet"] += 1
                 wallet_no.append(("refused", got.status.value, b.it.debit))
                 self._answer(b, refused(409, got.status.value, got.message or got.status.value,

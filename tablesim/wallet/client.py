@@ -141,6 +141,10 @@ class Transaction:
 _PLAIN_AMOUNT = re.compile(rf"[0-9]{{1,{MAX_WHOLE_DIGITS}}}(?:\.[0-9]{{1,{MAX_FRACTION_DIGITS}}})?", re.ASCII)
 
 
+#: an ``Outcome`` made from its fields' tuple (its class's ``__new__`` is a Python function around this)
+_made = tuple.__new__
+
+
 def _amount(value) -> Decimal | None:
     if value is None:
         return None
@@ -224,13 +228,14 @@ class WalletClient:
         started = time.perf_counter()
         results = await self._batch(writes, request_id)
         if self.observer is not None:
-            gone = any(isinstance(r, WalletUnavailable) for r in results)
-            self.observer("batch", "unavailable" if gone else "ok", time.perf_counter() - started)
             told: dict[tuple, int] = {}  # (each kind of answer told once, with its count)
             for (name, _), got in zip(writes, results):
                 # (an outcome counted by its status, whose text is asked once a kind, not once a write)
                 key = (name, _result_of(got) if isinstance(got, WalletError) else got.status)
                 told[key] = told.get(key, 0) + 1
+            # (a write without an answer is counted "unavailable": the kinds say it, not another pass a write)
+            gone = any(result == "unavailable" for _, result in told)
+            self.observer("batch", "unavailable" if gone else "ok", time.perf_counter() - started)
             for (name, result), count in told.items():
                 self.observer(name, result if type(result) is str else result.value, None, count)
         return results
@@ -263,6 +268,7 @@ class WalletClient:
         if not isinstance(answers, list) or len(answers) != len(pending):
             raise WalletProtocolError(f"the answer to a batch of {len(pending)} holds {_count(answers)} answers")
         again = []
+        temporary = Status.TEMPORARY_ERROR  # (looked up once: an enum's member is a class attribute lookup)
         for i, a in zip(pending, answers):
             tid = writes[i][1]["transaction_id"]
             try:
@@ -271,12 +277,13 @@ class WalletClient:
                 raise WalletProtocolError(f"a batch answer that is not the protocol's: {str(a)[:80]}") from None
             if a.get("transaction_id", tid) != tid:  # (a refusal of the request itself names none)
                 raise WalletProtocolError(f"the batch's answer to {tid!r} names {a.get('transaction_id')!r}")
-            if status is Status.TEMPORARY_ERROR:
+            if status is temporary:
                 again.append(i)
             elif status in _REFUSED:
                 results[i] = WalletRefused(status, str(a.get("message")))
-            else:
-                results[i] = self._outcome(a)
+            else:  # (``_outcome``, its status read already)
+                results[i] = _made(Outcome, (status, a["transaction_id"], _amount(a.get("balance")), a.get("message"),
+                                             _amount(a.get("cancelled"))))
         pending[:] = again
         if again:
             raise _Lost(f"temporary error for {len(again)} of the batch's writes")

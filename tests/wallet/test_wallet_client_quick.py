@@ -122,3 +122,60 @@ def test_an_outcome_is_immutable_and_compares_by_its_fields():
     with pytest.raises(AttributeError):
         out.balance = D(0)  # type: ignore[misc]
     assert not dataclasses.is_dataclass(out) and hash(out) == hash(Outcome(Status.OK, "w3", D("1015.50"), None))
+
+
+class _Wallet:
+    """A pool that answers each batch with the next of ``answers`` (a write's answer by its id), signed."""
+
+    def __init__(self, secret: bytes, answers: list) -> None:
+        self.secret, self.answers, self.bodies = secret, answers, []
+
+    async def post(self, path, body, headers):
+        from tablesim.wallet import signing
+        from tablesim.wallet.http import Answer
+        self.bodies.append(json.loads(body))
+        said = self.answers.pop(0)
+        out = json.dumps({"status": "ok", "request_id": self.bodies[-1]["request_id"],
+                          "answers": [said(call["request"]) for call in self.bodies[-1]["calls"]],
+                          "message": None}).encode()
+        ts, nonce = "1700000000", headers[signing.NONCE]
+        return Answer(200, {"x-wallet-timestamp": ts,
+                            "x-wallet-signature": signing.sign(self.secret, signing.answer_message(ts, nonce, out))}, out)
+
+    async def aclose(self):
+        pass
+
+
+def test_a_batchs_answers_each_its_outcome_or_error_and_counted_by_kind():
+    """ok, refused for funds, a refusal of the write itself, a temporary error
+    (sent again alone, with the same id): each its own result, as before."""
+    import asyncio
+
+    def first(req):
+        tid = req["transaction_id"]
+        return {"d-0": {"status": "ok", "transaction_id": tid, "balance": "990.00", "message": None},
+                "d-1": {"status": "insufficient_funds", "transaction_id": tid, "balance": "5", "message": "poor"},
+                "d-2": {"status": "id_reused", "transaction_id": tid, "balance": None, "message": "again"},
+                "d-3": {"status": "temporary_error", "transaction_id": tid, "balance": None, "message": "later"}}[tid]
+
+    def second(req):
+        return {"status": "ok", "transaction_id": req["transaction_id"], "balance": "0001.5E0"[:6],
+                "message": None}
+
+    async def go():
+        told = []
+        w = c.WalletClient("http://127.0.0.1:1", b"k" * 32, max_wait=0.01)
+        w._http = _Wallet(b"k" * 32, [first, second])
+        w.observer = lambda *a: told.append(a[:2] + a[3:])
+        got = await w.batch([_debit(i) for i in range(4)], request_id="b-1")
+        return got, told, w._http.bodies
+
+    got, told, bodies = asyncio.run(go())
+    assert got[0] == Outcome(Status.OK, "d-0", D("990.00"), None) and type(got[0]) is Outcome
+    assert got[1] == Outcome(Status.INSUFFICIENT_FUNDS, "d-1", D("5"), "poor")
+    assert isinstance(got[2], c.WalletRefused) and got[2].status is Status.ID_REUSED
+    assert got[3] == Outcome(Status.OK, "d-3", D("0001.5"), None) and str(got[3].balance) == "1.5"
+    assert [[call["request"]["transaction_id"] for call in b["calls"]] for b in bodies] == [
+        ["d-0", "d-1", "d-2", "d-3"], ["d-3"]]
+    assert told == [("batch", "ok"), ("debit", "ok", 2), ("debit", "insufficient_funds", 1),
+                    ("debit", "id_reused", 1)]
