@@ -220,13 +220,19 @@ class Intents:
             self.db.execute("COMMIT")
 
     def _statements(self, group: list[tuple]) -> None:
-        """The group's statements in order, a run of the same statement at once."""
+        """The group's statements in order, a run of the same statement at once
+        (a run of inserts, ``ROWS`` rows a statement)."""
         at = 0
         while at < len(group):
             sql, end = group[at][0], at + 1
             while end < len(group) and group[end][0] == sql:
                 end += 1
-            self.db.executemany(sql, [args for _, args, _ in group[at:end]])
+            if sql is _INSERT and end - at > 1:
+                for start in range(at, end, ROWS):
+                    rows = group[start:min(start + ROWS, end)]
+                    self.db.execute(_INSERTS[len(rows)], [value for _, args, _ in rows for value in args])
+            else:
+                self.db.executemany(sql, [args for _, args, _ in group[at:end]])
             at = end
 
     def get(self, debit: str) -> Intent | None:
@@ -270,6 +276,13 @@ def _deliver(futures: list[asyncio.Future], error: Exception | None) -> None:
 
 _INSERT = ("INSERT INTO intent (debit, kind, player, currency, amount, tbl, round, position, bet, state, at) "
            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+#: the rows a batch's insert writes in one statement: one statement of many rows costs a quarter
+#: less a row than ``executemany``'s step, reset and binding a row (7.5 -> 5.5 us a row in a batch
+#: of 98). At most 64 rows (704 values: under the oldest SQLite's limit of 999), each count's
+#: statement made once here and prepared once (the connection keeps 128)
+ROWS = 64
+_INSERTS = [""] + [_INSERT.replace("VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", "VALUES " + ",".join(
+    ["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * n)) for n in range(1, ROWS + 1)]
 _MOVE = "UPDATE intent SET state=?, note=COALESCE(?, note) WHERE debit=?"
 
 
