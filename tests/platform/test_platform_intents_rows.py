@@ -24,27 +24,48 @@ def _every(log: Intents) -> list[tuple]:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.one_of(st.integers(1, 150), st.sampled_from(["move"])), min_size=1, max_size=5))
-def test_a_groups_rows_are_those_written_one_by_one(tmp_path_factory, steps):
-    """Runs of inserts of any count (past ``ROWS``, one row) between moves: the
-    same rows, rowids and states as each statement run a row at a time."""
+@given(st.lists(st.one_of(st.integers(0, 150), st.sampled_from(["move"])), min_size=1, max_size=5),
+       st.booleans())
+def test_a_batchs_rows_are_those_written_one_by_one(tmp_path_factory, steps, together):
+    """Batches of any count (past ``ROWS``, one row, none) and moves between
+    them, in one group or each alone: the same rows, rowids and states as each
+    row inserted alone, every field as the intent has it, one time a batch."""
     folder = tmp_path_factory.mktemp("log")
     quick, plain = Intents(folder / "quick.db"), Intents(folder / "plain.db")
+    writes, made = [], 0
+    for step in steps:
+        if step == "move":
+            writes.append([("cancelling", "why", f"d-{n:05d}") for n in range(0, made, 3)])
+        else:
+            writes.append([_intent(n) for n in range(made, made + step)])
+            made += step
+
+    async def go():
+        calls = [quick.move_many(w) if w and type(w[0]) is tuple else quick.add_many(w) for w in writes]
+        if together:
+            await asyncio.gather(*calls)
+        else:
+            for call in calls:
+                await call
+
     try:
-        group, made = [], 0
-        for step in steps:
-            if step == "move":
-                group += [(i._MOVE, ("cancelling", "why", f"d-{n:05d}"), None) for n in range(0, made, 3)]
-            else:
-                group += [(i._INSERT, (f"d-{n:05d}", "bet", "ann", "MOP", "1.50", "T1", "R1", "0", "red", "debiting",
-                                       1.0 + n), None) for n in range(made, made + step)]
-                made += step
-        for log, write in ((quick, quick._statements), (plain, lambda g: [plain.db.execute(sql, args)
-                                                                           for sql, args, _ in g])):
-            log.db.execute("BEGIN")
-            write(group)
-            log.db.execute("COMMIT")
-        assert _every(quick) == _every(plain) and len(_every(quick)) == made
+        asyncio.run(go())
+        for w in writes:
+            for x in w:
+                if type(x) is tuple:
+                    plain.db.execute(i._MOVE, x)
+                else:
+                    plain.db.execute(i._INSERT, (*x[:4], format(x.amount, "f"), *x[5:], 0.0))
+        rows = _every(quick)
+        assert [r[:-1] for r in rows] == [r[:-1] for r in _every(plain)] and len(rows) == made
+        assert [quick.get(f"d-{n:05d}") for n in range(made)] == [
+            _intent(n, "cancelling" if any(w and type(w[0]) is tuple and ("cancelling", "why", f"d-{n:05d}") in w
+                                           for w in writes) else "debiting") for n in range(made)]
+        batches = [{f"d-{n:05d}" for n in range(sum(len(v) for v in writes[:k] if v and type(v[0]) is not tuple),
+                                                 sum(len(v) for v in writes[:k + 1] if v and type(v[0]) is not tuple))}
+                   for k in range(len(writes))]
+        for batch in batches:
+            assert len({r[-1] for r in rows if r[1] in batch}) <= 1
     finally:
         quick.close()
         plain.close()
