@@ -270,6 +270,9 @@ class StudioLink:
         self._save_cursor()
         for hook in self.hooks:
             await hook(nc)
+        # (the hooks' subscriptions went out buffered: a request sent as soon as the link
+        # says up, the broker not yet knowing them, was answered "no responders")
+        await nc.flush(natsio.REQUEST_TIMEOUT)
         self._set("up", None)
         self._was_up = True
         log.info("studio link up: publishing after record %d", self.published)
