@@ -93,3 +93,14 @@ def test_the_sampler_reads_a_busy_process_as_busy():
     assert cpu1 - cpu0 >= 0.35 and cores["me"] == pytest.approx(own, abs=edges)
     assert machine == pytest.approx((busy1 - busy0) / (t1 - t0), abs=edges * cpus)
     assert cores["me"] - edges <= machine <= cpus + edges
+
+
+def test_a_rate_the_bettors_cannot_offer_is_judged_against_what_they_can():
+    """400 bettors at 8 bets a second each offer 3,200 at most: asked 4,000,
+    3,142 placed is keeping up with them, and the line says so."""
+    v = verdict(3200, 3142.0, {"platforms": 0.61, "table": 0.41}, 1.67, 2, 20.0, asked=4000)
+    assert v["kept_up"] and v["limit"] is None and v["asked_per_second"] == 4000
+    assert "3142 of 3200 bets/s placed (asked 4000: the bettors offer 3200 at most" in v["why"]
+    v = verdict(3200, 2000.0, {"platforms": 0.95, "table": 0.41}, 1.67, 2, 20.0, asked=4000)
+    assert v["limit"] == "platforms" and "(asked 4000" in v["why"]
+    assert "asked_per_second" not in verdict(2000, 1990.0, {"platforms": 0.5}, 1.0, 2, 20.0, asked=2000)

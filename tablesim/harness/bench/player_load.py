@@ -26,6 +26,7 @@ from typing import Any
 
 from tablecore.errors import InputError
 from tablesim.harness.bench.bus_tap import BusTap
+from tablesim.harness.bench.player_clients import MAX_RATE
 from tablesim.harness.bench.saturation import Sampler, cores_in, verdict
 from tablesim.games import registry
 from tablesim.harness.bench.platform_bench import SPEC, Rig, _cpu, _ready_line
@@ -373,8 +374,11 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
                                      else None) for k in asked1}
         fig["deliveries_watching"] = frames1 - frames0
         cores, machine, seconds = cores_in(sampler.samples, [tuple(w) for w in got["windows"].values()])
-        fig["saturation"] = verdict(plan.bet_rate, fig["bets_per_second"], cores, machine, os.cpu_count() or 1,
-                                    seconds)
+        # (each bettor offers at most MAX_RATE a second, a socket's limit at the platform: the rate asked
+        # for may be more than they can offer, and is then not the studio's to keep up with)
+        most = min(plan.bet_rate, fig["bettors"] * MAX_RATE)
+        fig["saturation"] = verdict(most, fig["bets_per_second"], cores, machine, os.cpu_count() or 1, seconds,
+                                    asked=plan.bet_rate)
         progress(f"saturation: {fig['saturation']['why']}")
         fig["platform_cpu_us_per_delivery"] = (round((cpu1["platforms"] - cpu0["platforms"]) * 1e6 / (frames1 - frames0), 2)
                                                if frames1 > frames0 else None)

@@ -90,12 +90,13 @@ def cores_in(samples: list[tuple[float, dict[str, float], float]],
 
 
 def verdict(offered: float, placed: float | None, cores: dict[str, float], machine: float,
-            ncpu: int, seconds: float) -> dict:
+            ncpu: int, seconds: float, asked: float | None = None) -> dict:
     """Whether the offered rate was kept up with, and if not, what limited it.
 
     ``cores``: each process's cores while the bets came (``cores_in``; a name
     may stand for several processes of one kind, e.g. the load processes);
-    ``machine``: the machine's busy cores then."""
+    ``machine``: the machine's busy cores then; ``asked``: the rate asked for,
+    where the bettors could offer less (``offered``: their most)."""
     kept_up = placed is not None and placed >= KEPT_UP * offered
     busiest = max(cores, key=cores.get) if cores else None
     ours = round(sum(cores.values()), 2)
@@ -104,6 +105,10 @@ def verdict(offered: float, placed: float | None, cores: dict[str, float], machi
            "seconds_measured": seconds, "busiest": busiest, "limit": None}
     # (a shared machine: the busy cores that are not the run's are someone else's work)
     busy = f"the machine {machine:.2f} of {ncpu} cores busy, {ours:.2f} of them this run's"
+    capped = ""
+    if asked is not None and asked > offered:
+        out["asked_per_second"] = asked
+        capped = f" (asked {asked:g}: the bettors offer {offered:g} at most; more bettors offer more)"
     if not seconds:
         out["why"] = "no sample fell inside a betting window: nothing to judge"
         return out
@@ -111,22 +116,22 @@ def verdict(offered: float, placed: float | None, cores: dict[str, float], machi
     machine_full = machine >= MACHINE_BUSY * ncpu
     if kept_up:
         headroom = ncpu - machine
-        out["why"] = (f"kept up: {placed:g} of {offered:g} bets/s placed; the busiest process {busiest} at "
-                      f"{cores.get(busiest, 0):.2f} of a core, {busy} ({headroom:.2f} free)")
+        out["why"] = (f"kept up: {placed:g} of {offered:g} bets/s placed{capped}; the busiest process {busiest} "
+                      f"at {cores.get(busiest, 0):.2f} of a core, {busy} ({headroom:.2f} free)")
         return out
     if at_core:
         limit = max(at_core, key=cores.get)
         out["limit"] = limit
-        out["why"] = (f"saturated at {placed or 0:g} of {offered:g} bets/s: {limit} at {cores[limit]:.2f} of a "
+        out["why"] = (f"saturated at {placed or 0:g} of {offered:g} bets/s{capped}: {limit} at {cores[limit]:.2f} of a "
                       "core (its Python work runs on one core at a time)"
                       + (f"; the machine full too: {busy}" if machine_full else ""))
     elif machine_full:
         out["limit"] = "machine"
-        out["why"] = (f"saturated at {placed or 0:g} of {offered:g} bets/s: the machine's cores ({busy}), "
+        out["why"] = (f"saturated at {placed or 0:g} of {offered:g} bets/s{capped}: the machine's cores ({busy}), "
                       f"the run's largest share {busiest}'s ({cores.get(busiest, 0):.2f} of a core)")
     else:
         out["limit"] = "latency"
-        out["why"] = (f"not kept up ({placed or 0:g} of {offered:g} bets/s) with no process at its core and "
+        out["why"] = (f"not kept up ({placed or 0:g} of {offered:g} bets/s{capped}) with no process at its core and "
                       f"{ncpu - machine:.2f} cores free: the bettors' bets in flight wait on answers "
                       "(a delay, not a CPU, limits the rate)")
     return out
