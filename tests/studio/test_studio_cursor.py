@@ -10,12 +10,7 @@ import json
 import time
 from decimal import Decimal
 
-import pytest
-
-import clirun
-from natsserver import NATS_SERVER, NatsServer
-from tablesim.journal.attach import attach_and_recover
-from tablesim.games.rig import mock_rig
+from linkedwheel import wheel_on_a_broker
 from tablesim.server.intake import BetRefs, bet_request, commit_bets
 from tablesim.studio import attach, outbox
 
@@ -24,17 +19,8 @@ from test_studio_resume import wait
 
 def test_the_cursor_is_saved_once_a_second_under_a_stream_and_is_current_when_quiet_and_at_stop(
         tmp_path, monkeypatch):
-    if NATS_SERVER is None:
-        pytest.skip("nats-server is not installed (Debian package nats-server): the studio needs a broker")
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    server = NatsServer(tmp_path / "store").start()
-    try:
-        assert clirun.tablesim("studio", "init", "--nats", server.url).returncode == 0
-        rig = mock_rig("wheel", seed=1)
-        table = rig.table
+    with wheel_on_a_broker(tmp_path, monkeypatch) as (server, table):
         path = tmp_path / "WHEEL-MOCK.journal.sqlite"
-        attach_and_recover(table, str(path))
-        rig.after_recovery()
         monkeypatch.setattr(outbox, "CURSOR_EVERY", 60.0)  # (only quiet and stop bring it up to date here)
         link = attach.start_link(table, server.url)
         saved = []
@@ -61,8 +47,6 @@ def test_the_cursor_is_saved_once_a_second_under_a_stream_and_is_current_when_qu
             table.journal.close()
         # stopped: current, whatever the quiet wait did
         assert json.loads(cursor.read_text())["published"] == link.published == table.journal.seq
-    finally:
-        server.stop()
 
 
 def test_stop_saves_the_cursor_left_behind(tmp_path, monkeypatch):

@@ -6,29 +6,15 @@ buffer."""
 
 from __future__ import annotations
 
-import pytest
-
-import clirun
-from natsserver import NATS_SERVER, NatsServer
-from tablesim.journal.attach import attach_and_recover
-from tablesim.games.rig import mock_rig
+from linkedwheel import wheel_on_a_broker
 from tablesim.studio import attach
 
 from test_studio_resume import wait
 
 
 def test_the_link_is_up_only_once_the_broker_has_its_hooks_subscriptions(tmp_path, monkeypatch):
-    if NATS_SERVER is None:
-        pytest.skip("nats-server is not installed (Debian package nats-server): the studio needs a broker")
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    server = NatsServer(tmp_path / "store").start()
     seen: list[str] = []
-    try:
-        assert clirun.tablesim("studio", "init", "--nats", server.url).returncode == 0
-        rig = mock_rig("wheel", seed=1)
-        table = rig.table
-        attach_and_recover(table, str(tmp_path / "WHEEL-MOCK.journal.sqlite"))
-        rig.after_recovery()
+    with wheel_on_a_broker(tmp_path, monkeypatch) as (server, table):
 
         async def hook(nc):
             flush = nc.flush
@@ -52,5 +38,3 @@ def test_the_link_is_up_only_once_the_broker_has_its_hooks_subscriptions(tmp_pat
         finally:
             attach.stop_link(link)
             table.journal.close()
-    finally:
-        server.stop()

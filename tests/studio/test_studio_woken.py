@@ -10,28 +10,14 @@ from __future__ import annotations
 import asyncio
 import threading
 
-import pytest
-
-import clirun
-from natsserver import NATS_SERVER, NatsServer
-from tablesim.journal.attach import attach_and_recover
-from tablesim.games.rig import mock_rig
+from linkedwheel import wheel_on_a_broker
 from tablesim.studio import attach, outbox
 
 from test_studio_resume import wait
 
 
 def test_each_committed_action_goes_out_without_waiting_for_the_idle_wait(tmp_path, monkeypatch):
-    if NATS_SERVER is None:
-        pytest.skip("nats-server is not installed (Debian package nats-server): the studio needs a broker")
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    server = NatsServer(tmp_path / "store").start()
-    try:
-        assert clirun.tablesim("studio", "init", "--nats", server.url).returncode == 0
-        rig = mock_rig("wheel", seed=1)
-        table = rig.table
-        attach_and_recover(table, str(tmp_path / "WHEEL-MOCK.journal.sqlite"))
-        rig.after_recovery()
+    with wheel_on_a_broker(tmp_path, monkeypatch) as (server, table):
         monkeypatch.setattr(outbox, "IDLE_WAIT", 60.0)
         link = attach.start_link(table, server.url)
         try:
@@ -44,8 +30,6 @@ def test_each_committed_action_goes_out_without_waiting_for_the_idle_wait(tmp_pa
         finally:
             attach.stop_link(link)
             table.journal.close()
-    finally:
-        server.stop()
 
 
 def test_a_commit_between_the_links_look_and_its_rest_wakes_that_rest(tmp_path, monkeypatch):
@@ -54,16 +38,7 @@ def test_a_commit_between_the_links_look_and_its_rest_wakes_that_rest(tmp_path, 
     goes out at once: the wake it sent was cleared as the rest began, and the
     record waited the idle wait (a round's records 100-250 ms late on the bus
     now and then; here the idle wait is a minute)."""
-    if NATS_SERVER is None:
-        pytest.skip("nats-server is not installed (Debian package nats-server): the studio needs a broker")
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    server = NatsServer(tmp_path / "store").start()
-    try:
-        assert clirun.tablesim("studio", "init", "--nats", server.url).returncode == 0
-        rig = mock_rig("wheel", seed=1)
-        table = rig.table
-        attach_and_recover(table, str(tmp_path / "WHEEL-MOCK.journal.sqlite"))
-        rig.after_recovery()
+    with wheel_on_a_broker(tmp_path, monkeypatch) as (server, table):
         monkeypatch.setattr(outbox, "IDLE_WAIT", 60.0)
         monkeypatch.setattr(outbox, "STATUS_EVERY", 0.0)  # (a status message after every look)
         link = attach.start_link(table, server.url)
@@ -95,5 +70,3 @@ def test_a_commit_between_the_links_look_and_its_rest_wakes_that_rest(tmp_path, 
         finally:
             attach.stop_link(link)
             table.journal.close()
-    finally:
-        server.stop()
