@@ -69,6 +69,23 @@ def _frame(opcode: int, payload: bytes, fin: bool = True, masked: bool = True, r
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
+async def _opened(app) -> tuple[RawFrames, "_Transport"]:
+    """A connection of the platform's server (``RawFrames``) to ``app``, its
+    handshake done: (the protocol, the transport it writes to)."""
+    config = Config(app=app, ws=RawFrames, ws_per_message_deflate=False, ws_max_size=MAX, lifespan="off",
+                    ws_ping_interval=None)
+    config.load()
+    proto = RawFrames(config=config, server_state=ServerState(), app_state={})
+    transport = _Transport()
+    proto.connection_made(transport)
+    key = base64.b64encode(os.urandom(16)).decode()
+    proto.data_received((f"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                         f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    for _ in range(5):
+        await asyncio.sleep(0)
+    return proto, transport
+
+
 def _run(chunks: list[bytes], fast: bool, heed_pause: bool = True) -> tuple[list, bytes, int]:
     """What the app was handed (texts and bytes, in order), what the server
     wrote after its handshake, and how many texts came off the bytes (with
@@ -95,17 +112,7 @@ def _run(chunks: list[bytes], fast: bool, heed_pause: bool = True) -> tuple[list
                     return
                 got.append(message.get("text", message.get("bytes")))
 
-        config = Config(app=app, ws=RawFrames, ws_per_message_deflate=False, ws_max_size=MAX, lifespan="off",
-                        ws_ping_interval=None)
-        config.load()
-        proto = RawFrames(config=config, server_state=ServerState(), app_state={})
-        transport = _Transport()
-        proto.connection_made(transport)
-        key = base64.b64encode(os.urandom(16)).decode()
-        proto.data_received((f"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                             f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-        for _ in range(5):
-            await asyncio.sleep(0)
+        proto, transport = await _opened(app)
         shaken = len(transport.out)
         for chunk in chunks:
             while transport.paused and heed_pause:  # (the protocol's flow control: read again once the app took its messages)
@@ -232,17 +239,7 @@ def test_an_app_failing_on_a_message_closes_the_connection_and_takes_no_more():
             while (await receive())["type"] != "websocket.disconnect":
                 pass
 
-        config = Config(app=app, ws=RawFrames, ws_per_message_deflate=False, ws_max_size=MAX, lifespan="off",
-                        ws_ping_interval=None)
-        config.load()
-        proto = RawFrames(config=config, server_state=ServerState(), app_state={})
-        transport = _Transport()
-        proto.connection_made(transport)
-        key = base64.b64encode(os.urandom(16)).decode()
-        proto.data_received((f"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                             f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
-        for _ in range(5):
-            await asyncio.sleep(0)
+        proto, transport = await _opened(app)
         proto.data_received(_frame(0x1, b"one") + _frame(0x1, b"two"))
         assert seen == ["one"] and transport.closing and proto.on_text is None
         proto.connection_lost(None)
