@@ -222,6 +222,23 @@ def fmt(amount: Decimal) -> str:
     return text
 
 
+#: the canonical text of the amounts written lately, by value (thousands of bets a second spell
+#: the same few amounts; ``fmt`` is a function of the value alone, and its normalising costs
+#: more than the rest of a bet's text): read with ``TEXTS.get(a) or kept_text(a)`` on a hot path
+TEXTS: dict[Decimal, str] = {}
+_TEXTS_KEPT = 4096
+
+
+def kept_text(amount: Decimal) -> str:
+    """``fmt(amount)``, remembered (all forgotten at once when full: a run of odd amounts never grows it)."""
+    text = TEXTS.get(amount)
+    if text is None:
+        if len(TEXTS) >= _TEXTS_KEPT:
+            TEXTS.clear()
+        text = TEXTS[amount] = fmt(amount)
+    return text
+
+
 def signed(amount: Decimal) -> str:
     """An amount with its sign: ``+5``, ``-5``, ``0``."""
     return ("+" if amount > 0 else "") + fmt(amount)

@@ -18,7 +18,9 @@ from typing import Callable, Iterator
 
 from tablesim.engine.limits import Limits
 from tablecore.errors import IllegalAction
-from tablecore.money import ZERO, add, exact, fmt, parse_amount, subtract
+from tablecore.money import TEXTS as _text, ZERO, add, exact, fmt, kept_text as _text_of, parse_amount, subtract
+# (``_text``, ``_text_of``: the amounts' texts kept by value; a snapshot of a table with thousands
+# of bets writes the same few amounts over and over)
 from tablecore.errors import InputError
 from tablecore.wording import CORE_WORDS as W
 
@@ -38,18 +40,6 @@ def player_refusal(player: object) -> str | None:
     return None
 
 
-#: the canonical text of the amounts seen lately (a snapshot of a table with
-#: thousands of bets writes the same few amounts over and over); ``fmt`` is a
-#: function of the value alone, so equal amounts share their text
-_text: dict[Decimal, str] = {}
-_TEXTS_KEPT = 4096
-
-
-def _text_of(amount: Decimal) -> str:
-    if len(_text) >= _TEXTS_KEPT:
-        _text.clear()
-    text = _text[amount] = fmt(amount)
-    return text
 
 
 class BetBook:

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from decimal import Decimal
 from enum import Enum
 
-from tablecore.money import fmt, read_amount
+from tablecore.money import fmt, kept_text, read_amount
 
 VERSION = "v1"
 PREFIX = f"/wallet/{VERSION}"
@@ -300,9 +300,9 @@ def quick_debit(data: dict) -> Debit | None:
         return None
     tid, player, currency, amount = data["transaction_id"], data["player"], data["currency"], data["amount"]
     table, round_id = data["table"], data["round"]
-    if not (type(tid) is str and ID.fullmatch(tid) and type(player) is str and (player in _IDS or _an_id(player))
+    if not (type(tid) is str and ID.fullmatch(tid) and type(player) is str and _an_id(player)
             and type(currency) is str and CURRENCY.fullmatch(currency) and type(table) is str
-            and (table in _IDS or _an_id(table)) and type(round_id) is str and (round_id in _IDS or _an_id(round_id))
+            and _an_id(table) and type(round_id) is str and _an_id(round_id)
             and type(amount) is str and amount == amount.strip()):
         return None
     try:
@@ -357,27 +357,11 @@ def plain(text: str) -> bool:
     return text.isascii() and text.isprintable() and '"' not in text and "\\" not in text
 
 
-#: amounts' canonical texts lately written, by value (``fmt`` gives 10 and 10.00 the same text; a table's
-#: bets spell the same few amounts, and its normalising costs more than the rest of a debit's content)
-_TEXTS: dict[Decimal, str] = {}
-_TEXTS_KEPT = 1024
-
-
-def _amount(amount: Decimal) -> str:
-    text = _TEXTS.get(amount)
-    if text is None:
-        text = fmt(amount)
-        if len(_TEXTS) >= _TEXTS_KEPT:
-            _TEXTS.clear()
-        _TEXTS[amount] = text
-    return text
-
-
 def canonical(record) -> bytes:
     """A request's content, independent of how its JSON was spelled: what a
     repeat of its transaction id must match."""
     if type(record) is Debit:  # (most writes: their fields put in their places, the same bytes, a quarter of the time)
-        amount = _amount(record.amount)
+        amount = kept_text(record.amount)  # (a table's bets spell the same few)
         if plain(record.transaction_id + record.player + record.currency + record.table + record.round):
             return (f'["Debit",{{"amount":"{amount}","currency":"{record.currency}","player":"{record.player}",'
                     f'"round":"{record.round}","table":"{record.table}",'
@@ -399,4 +383,4 @@ def error_answer(status: Status, message: str) -> bytes:
 
 
 def amount_text(amount: Decimal | None) -> str | None:
-    return None if amount is None else _amount(amount)
+    return None if amount is None else kept_text(amount)
