@@ -63,6 +63,15 @@ def bets_of(data: dict[str, Any], actor: str = "") -> Iterator[dict[str, Any]]:
                "actor": e[5] if len(e) > 5 else actor}
 
 
+def bet_event(e: list) -> dict[str, Any]:
+    """An entry as the table's ``bet`` event of that bet holds it: ``{position, bet,
+    amount}`` and ``player`` when named (what a listener that shows bets one by one,
+    the live stream or its backfill from the journal, sends for it)."""
+    if e[4] is None:
+        return {"position": e[1], "bet": e[2], "amount": e[3]}
+    return {"position": e[1], "bet": e[2], "amount": e[3], "player": e[4]}
+
+
 #: compact JSON, made once (``json.dumps`` with arguments makes an encoder a call: most of a leaf's cost)
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 

@@ -110,6 +110,18 @@ class BetPlaced(TableRecord):
     player: str = OMITTED  # whose bet; omitted: the position's own seat
 
 
+@table_event("bets_placed")
+@dataclass(frozen=True, slots=True)
+class BetsPlaced(TableRecord):
+    """A group of bets placed together (the bet intake's group, journaled as its one
+    ``place_bets`` record, ``tablecore.betbatch``): one event for the group, not a
+    ``bet`` each (thousands a second). ``bets``: the record's entries, each
+    ``[ref, position, bet, amount, player, (actor)]``; a listener that shows bets one by
+    one reads them with ``betbatch.bet_event``."""
+
+    bets: list
+
+
 @table_event("bet_withdrawn")
 @dataclass(frozen=True, slots=True)
 class BetWithdrawn(TableRecord):

@@ -55,8 +55,9 @@ class Journaling:
     journal: Any
     replaying: bool
     #: a group of bets is being placed (set by the bet intake): their ``place_bet``
-    #: inputs and ``bet`` events are not journaled one by one; the intake writes
-    #: the group as one ``place_bets`` record (``tablecore.betbatch``)
+    #: inputs are not journaled one by one nor a ``bet`` event published each; the
+    #: intake writes the group as one ``place_bets`` record (``tablecore.betbatch``)
+    #: and publishes it as one ``bets_placed`` event
     batching: bool = False
     #: the actions a group of bets journals as its one record
     BATCHED = frozenset({"place_bet"})
@@ -67,7 +68,8 @@ class Journaling:
         self.journal = journal
 
     def _to_journal(self, event: TableEvent) -> None:
-        if self.journal is not None and not self.replaying and not (self.batching and event.kind == "bet"):
+        # (a group's ``bets_placed``: its ``place_bets`` record, written by the intake, is its journal)
+        if self.journal is not None and not self.replaying and event.kind != "bets_placed":
             self.journal.append(self.table_id, event.round_id, "event", event.kind, encode(event.data), "table")
 
     def journal_input(self, spec: ActionSpec, round_id: str, record: TableInput, *, nested: bool) -> None:

@@ -369,6 +369,8 @@ class GameTable(IncidentHandling, Journaling):
         # The rule (check_bet) checked the position, the bet, the player, the amount and the limits.
         value = amount if type(amount) is Decimal else parse_amount(amount)
         self.book.add(position, bet, value, player)
+        if self.batching:
+            return  # (a group's bets: the intake publishes one ``bets_placed`` for the group)
         if self.heard():
             self.emit(BetPlaced(position, bet, str(value)) if player is None
                       else BetPlaced(position, bet, str(value), player=player))

@@ -85,6 +85,10 @@ class TableMetrics:
             if self._count_bets:
                 self._accepted.inc()
             return
+        if kind == "bets_placed":  # (a group of bets: the intake counts its outcomes, see ``counted``)
+            if self._count_bets:
+                self._accepted.inc(len(event.data["bets"]))
+            return
         if kind == "card":
             self._card_seen = True
         elif kind == "result":

@@ -51,6 +51,7 @@ from pathlib import Path
 from decimal import Decimal
 from typing import Any
 
+from tablecore import betbatch
 from tablecore.errors import IllegalAction
 from tablecore.wording import CORE_WORDS as W
 from tablesim.engine.events import TableEvent
@@ -167,7 +168,6 @@ class TableRunner(TableThread):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.tasks: list[asyncio.Task] = []
         self._pending: list[dict] = []
-        self._bet_ts: tuple[int | None, str] = (None, "")  # (the group's record seq, its bets' time)
         self._round_over = False
         self._subscribed = False
         self.instruction: str | None = None
@@ -259,17 +259,23 @@ class TableRunner(TableThread):
         t = self.table
         if t.replaying:
             return
-        # (a bet of a group being placed: its group's one record, written next, is its seq)
-        seq = (self.journal.seq + t.batching) if self.journal is not None else event.seq
-        if event.kind == "bet":  # (a bet's fields are text already: thousands a second, not walked again)
-            if not t.batching or self._bet_ts[0] != seq:  # (a group's bets: one record, one time, made once)
-                self._bet_ts = (seq if t.batching else None, now_ts())
-            msg = {"type": "event", "seq": seq, "kind": "bet", "round_id": event.round_id, "ts": self._bet_ts[1],
-                   "data": event.data}
-        else:
-            msg = event_message(seq, event.kind, event.round_id, event.data)
-        self._pending.append(msg)
+        seq = self.journal.seq if self.journal is not None else event.seq
         kind, data = event.kind, event.data
+        if kind == "bets_placed":
+            # A group of bets (its one record, just written, is their seq): the stream's clients
+            # get a ``bet`` event each, as they did when the table published one a bet, made
+            # here from the record's entries (text already: thousands a second, not walked again)
+            ts, rid, bet_event = now_ts(), event.round_id, betbatch.bet_event
+            self._pending += [{"type": "event", "seq": seq, "kind": "bet", "round_id": rid, "ts": ts,
+                               "data": bet_event(e)} for e in data["bets"]]
+            self._tell_adapter(kind, data)
+            return
+        if kind == "bet":  # (a bet's fields are text already, not walked again)
+            msg = {"type": "event", "seq": seq, "kind": "bet", "round_id": event.round_id, "ts": now_ts(),
+                   "data": data}
+        else:
+            msg = event_message(seq, kind, event.round_id, data)
+        self._pending.append(msg)
         if kind == "state":
             self.state_since = time.monotonic()
             self.notices.quiet_noticed = False
@@ -291,6 +297,9 @@ class TableRunner(TableThread):
             self.active_faults[f"{data.get('device')}:{data.get('code')}"] = msg["data"]
         elif kind == "fault_cleared":
             self.active_faults.pop(f"{data.get('device')}:{data.get('code')}", None)
+        self._tell_adapter(kind, data)
+
+    def _tell_adapter(self, kind: str, data: dict) -> None:
         try:
             self.adapter.on_event(kind, data)
         except Exception:  # pragma: no cover - an adapter bug must not break the table

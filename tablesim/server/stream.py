@@ -70,18 +70,10 @@ def journal_events_since(journal, since: int, upto: int | None = None, limit: in
     out = [event_message(r.seq, r.name, r.round_id, decode(r.data), r.ts) for r in records]
     if groups:
         for rec in groups:
-            out += [event_message(rec.seq, "bet", rec.round_id, _bet_event(bet), rec.ts)
-                    for bet in betbatch.bets_of(rec.data)]
+            out += [event_message(rec.seq, "bet", rec.round_id, betbatch.bet_event(e), rec.ts)
+                    for e in rec.data.get("bets") or () if isinstance(e, list) and len(e) >= 5]
         out.sort(key=lambda m: m["seq"])
     return out, complete
-
-
-def _bet_event(bet: dict[str, Any]) -> dict[str, Any]:
-    """A batch record's bet as the table's ``bet`` event holds it (``player`` only when named)."""
-    out = {"position": bet["position"], "bet": bet["bet"], "amount": bet["amount"]}
-    if bet["player"] is not None:
-        out["player"] = bet["player"]
-    return out
 
 
 def wire_text(msg: dict) -> str:

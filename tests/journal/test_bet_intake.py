@@ -279,6 +279,32 @@ def test_a_bet_refused_after_its_records_were_written_leaves_none_of_them(tmp_pa
     journal.close()
 
 
+def test_a_refused_bet_that_wrote_to_the_journal_undoes_its_whole_group(tmp_path, monkeypatch):
+    """A bet of a group takes no savepoint (it writes nothing of its own): one that wrote a
+    record all the same and was then refused cannot be cut out alone, so the whole group
+    fails, and nothing of it stands, neither in the journal nor in the book."""
+    table, journal = table_with_journal(tmp_path / "j.sqlite", "wheel")
+    add = table.book.add
+
+    def write_then_refuse(position, bet, value, player=None):
+        if position == "bob":
+            journal.append(table.table_id, table.round_id, "event", "note", {"text": "half-way"}, "table")
+            raise IllegalAction("bet", "refused after writing")
+        add(position, bet, value, player)
+
+    monkeypatch.setattr(table.book, "add", write_then_refuse)
+    before, records = journal.seq, len(list(journal.records()))
+    with pytest.raises(RuntimeError, match="ref 'b'.*wrote to the journal"):
+        commit_bets(table, [BetRequest("alice", "1", Decimal("10"), ref="a"),
+                            BetRequest("bob", "1", Decimal("10"), ref="b")], BetRefs())
+    assert journal.seq == before and len(list(journal.records())) == records
+    assert table.book.bets == {} and table.book.by_player == {}
+    monkeypatch.setattr(table.book, "add", add)
+    # the refs were not used up: the same bets place now
+    assert [o.ok for o in commit_bets(table, [BetRequest("alice", "1", Decimal("10"), ref="a")], BetRefs())] == [True]
+    journal.close()
+
+
 def test_the_quickly_built_request_and_outcome_are_the_dataclasses_themselves():
     from dataclasses import fields
 

@@ -44,37 +44,41 @@ def test_bus_bets_are_the_requests_betrequest_builds_and_another_rounds_are_answ
 
 
 class _Adapter:
+    def __init__(self) -> None:
+        self.told: list[str] = []
+
     def on_event(self, kind, data) -> None:
-        pass
+        self.told.append(kind)
 
 
-def test_a_groups_bet_events_share_their_records_seq_and_one_time_and_a_lone_bet_has_its_own():
+def test_a_groups_bets_go_out_as_a_bet_event_each_under_its_records_seq_at_one_time_and_a_lone_bet_has_its_own():
     import time
 
     from tablesim.engine.events import TableEvent
 
-    journal = SimpleNamespace(seq=10)
+    journal = SimpleNamespace(seq=11)  # the group's record, just written
     table = SimpleNamespace(replaying=False, batching=False)
-    runner = SimpleNamespace(table=table, journal=journal, _pending=[], _bet_ts=(None, ""), adapter=_Adapter())
+    runner = SimpleNamespace(table=table, journal=journal, _pending=[], adapter=_Adapter())
+    runner._tell_adapter = lambda kind, data: TableRunner._tell_adapter(runner, kind, data)
 
-    def bet(n: int) -> None:
-        TableRunner._on_event(runner, TableEvent(n, "bet", "R-1", {"position": "ann", "bet": "red", "amount": "1"}))
+    def event(kind: str, data: dict) -> None:
+        TableRunner._on_event(runner, TableEvent(1, kind, "R-1", data))
 
-    table.batching = True  # a group: its record will be seq 11
-    for n in range(3):
-        bet(n)
-        time.sleep(0.002)
-    table.batching, journal.seq = False, 11
-    table.batching = True  # the next group: seq 12
-    bet(3)
-    bet(4)
-    table.batching = False
+    group = [["r-1", "ann", "red", "1", None], ["r-2", "7", "red", "2", "bob"], ["r-3", "cy", "black", "5", None, "dealer"]]
+    event("bets_placed", {"bets": group})
     time.sleep(0.002)
-    bet(5)  # a lone bet (no group): its own time
+    journal.seq = 12
+    event("bets_placed", {"bets": group[:1]})
     time.sleep(0.002)
-    bet(6)
-    seqs = [m["seq"] for m in runner._pending]
-    stamps = [m["ts"] for m in runner._pending]
-    assert seqs == [11, 11, 11, 12, 12, 11, 11]
-    assert len(set(stamps[:3])) == 1 and len(set(stamps[3:5])) == 1 and stamps[0] < stamps[3] < stamps[5] < stamps[6]
-    assert all(m["kind"] == "bet" and m["data"]["bet"] == "red" for m in runner._pending)
+    journal.seq = 13  # a lone bet (no group): its own record and time
+    event("bet", {"position": "dee", "bet": "red", "amount": "1"})
+    msgs = runner._pending
+    assert [m["seq"] for m in msgs] == [11, 11, 11, 12, 13]
+    assert [m["kind"] for m in msgs] == ["bet"] * 5 and {m["round_id"] for m in msgs} == {"R-1"}
+    # each bet as a ``bet`` event of its own holds it: no ref, no actor, the player only when named
+    assert [m["data"] for m in msgs[:3]] == [{"position": "ann", "bet": "red", "amount": "1"},
+                                            {"position": "7", "bet": "red", "amount": "2", "player": "bob"},
+                                            {"position": "cy", "bet": "black", "amount": "5"}]
+    stamps = [m["ts"] for m in msgs]
+    assert len(set(stamps[:3])) == 1 and stamps[0] < stamps[3] < stamps[4]
+    assert runner.adapter.told == ["bets_placed", "bets_placed", "bet"]
