@@ -15,6 +15,7 @@ a thread of its own, and the test holds proxies whose every call runs there.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
@@ -161,21 +162,136 @@ def chromium():
         host.stop()
 
 
-@pytest.fixture
-def page(chromium):
-    """A page of 1280x800 (the console's touchscreen) in a context of its own,
-    with ``page.errors`` collecting what went wrong in it."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 800}, device_scale_factor=1)
-    context.set_default_timeout(WAIT_MS)
+#: what a test may do with a ``page`` that is given to the next test afterwards: the calls
+#: that leave nothing behind once the page is taken back to a blank document with its
+#: origins' storage and cookies cleared (``_Tab.clean``). A test that uses anything else
+#: (``page.context``, routes, init scripts, an exposed function, a clock, emulated media,
+#: listeners of its own...) gets a page no other test will see: it is closed after it.
+REUSABLE = frozenset({
+    "goto", "reload", "click", "dblclick", "tap", "hover", "focus", "fill", "type", "press", "check",
+    "uncheck", "set_checked", "select_option", "dispatch_event", "set_input_files", "drag_and_drop",
+    "evaluate", "evaluate_handle", "eval_on_selector", "eval_on_selector_all", "wait_for_function",
+    "wait_for_selector", "wait_for_timeout", "wait_for_load_state", "wait_for_url", "locator",
+    "get_by_role", "get_by_text", "get_by_label", "get_by_title", "get_by_test_id", "get_by_placeholder",
+    "get_by_alt_text", "frame_locator", "query_selector", "query_selector_all", "inner_text", "inner_html",
+    "text_content", "get_attribute", "input_value", "is_visible", "is_hidden", "is_enabled", "is_disabled",
+    "is_editable", "is_checked", "content", "title", "url", "keyboard", "mouse", "touchscreen",
+    "set_viewport_size", "viewport_size", "screenshot", "set_content", "main_frame", "frames",
+    "bring_to_front", "is_closed", "errors", "_host", "_obj",
+})
+VIEWPORT = {"width": 1280, "height": 800}
+
+
+class _Tab:
+    """The ``page`` fixture's page, kept from one test to the next in its worker.
+
+    A new context and page cost Chromium about 0.3 s of CPU more than taking a page
+    already open to the next test's address (a tab, its renderer and the browser's
+    side of both; 85 of them a run). Between two tests the page goes back to a blank
+    document and every origin it showed loses its storage (session and local storage,
+    cookies, caches: what a fresh context would not have), so a test sees what it saw
+    with a context of its own."""
+
+    def __init__(self, browser) -> None:
+        self.context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
+        self.context.set_default_timeout(WAIT_MS)
+        self.page = self.context.new_page()
+        self.origins: set[str] = set()
+        self.page.on("framenavigated", self._seen)
+
+    def _seen(self, frame) -> None:  # (on the Playwright thread)
+        origin = frame.url.split("/", 3)[:3]
+        if len(origin) == 3 and origin[0] in ("http:", "https:"):
+            self.origins.add("/".join(origin))
+
+    def clean(self) -> None:
+        """On the Playwright thread: the page blank again, with nothing kept of what it showed
+        (a page the test's page opened, a popup, leaves the context to be closed instead)."""
+        page = self.page._obj
+        if len(self.context._obj.pages) != 1:
+            raise RuntimeError("the context has another page")
+        page.goto("about:blank")
+        cdp = self.context._obj.new_cdp_session(page)
+        try:
+            for origin in sorted(self.origins):
+                cdp.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+            cdp.send("Network.clearBrowserCache")
+        finally:
+            cdp.detach()
+        self.origins.clear()
+        self.context._obj.clear_cookies()
+        if page.viewport_size != VIEWPORT:
+            page.set_viewport_size(VIEWPORT)
+
+    def close(self) -> None:
+        try:
+            self.context.close()
+        except Exception:  # (the browser may be gone already)
+            pass
+
+
+class _Lent(Remote):
+    """The page as a test holds it: any call outside ``REUSABLE`` keeps it from the next test."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in REUSABLE:
+            object.__setattr__(self, "_kept", False)
+        return super().__getattr__(name)
+
+
+_TABS: dict[int, _Tab] = {}
+#: ``TABLESIM_TEST_FRESH_PAGES=1``: every test's ``page`` in a new context again (to compare, or to rule this out)
+REUSE = os.environ.get("TABLESIM_TEST_FRESH_PAGES", "0") != "1"
+
+
+@contextlib.contextmanager
+def lent_page(chromium):
+    """The worker's page for one test, with ``page.errors`` collecting what went wrong
+    in it: blank, with no storage, cookies or cache of the tests before (``_Tab``); a
+    test that did more than ``REUSABLE`` allows leaves it to be closed, not reused."""
+    host = chromium._host
+    tab = _TABS.pop(id(host), None) or _Tab(chromium)
+    errors = PageErrors()
+    on_error = lambda exc: errors.append(str(exc))  # noqa: E731
+    on_console = lambda msg: errors.append(msg.text) if msg.type == "error" else None  # noqa: E731
+    raw = tab.page._obj
+
+    def lend() -> None:
+        raw.on("pageerror", on_error)
+        raw.on("console", on_console)
+        raw.errors = errors
+
+    host.run(lend)
+    pg = _Lent(host, raw)
+    object.__setattr__(pg, "_kept", True)
     try:
-        pg = context.new_page()
-        errors = PageErrors()
-        pg.on("pageerror", lambda exc: errors.append(str(exc)))
-        pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-        pg._host.run(lambda: setattr(pg._obj, "errors", errors))
         yield pg
     finally:
-        context.close()
+        keep = pg._kept
+
+        def back() -> None:
+            raw.remove_listener("pageerror", on_error)
+            raw.remove_listener("console", on_console)
+            if keep and not raw.is_closed():
+                tab.clean()
+
+        try:
+            host.run(back)
+        except Exception:
+            keep = False
+        if keep and REUSE:
+            _TABS[id(host)] = tab
+        else:
+            tab.close()
+
+
+@pytest.fixture
+def page(chromium):
+    """A page of 1280x800 (the console's touchscreen), with ``page.errors``
+    collecting what went wrong in it (``lent_page``: the worker's page, as blank
+    as a new context's)."""
+    with lent_page(chromium) as pg:
+        yield pg
 
 
 #: visible texts cut or spilling out of their box (a label too long for its spot in one language): an
