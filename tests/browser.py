@@ -34,6 +34,11 @@ POLL_MS = 100
 # The package's own browsers are never fetched (its install step is never run;
 # this only makes sure nothing of Playwright's tries).
 os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+#: Playwright's driver (its own Node.js) keeps the code it compiled at its start here, so each
+#: worker's driver reads its 3.6 MB bundle compiled instead of compiling it again (a start:
+#: 0.76-0.93 -> 0.59-0.69 s of CPU); Node's own cache, made again if missing or stale
+NODE_CACHE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".pytest_cache",
+                          "node-compile-cache")
 
 #: Chromium features off. Each context is a window of the full browser (its
 #: headless mode), and each window preloads the address bar's two pop-ups as
@@ -103,6 +108,7 @@ class PlaywrightThread:
     def _main(self, started: Future) -> None:
         from playwright.sync_api import sync_playwright
 
+        os.environ.setdefault("NODE_COMPILE_CACHE", NODE_CACHE)  # (read by the driver as it starts)
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
