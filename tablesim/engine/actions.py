@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from tablecore.errors import IllegalAction
 from tablesim.engine.inputs import TableInput
+from tablesim.engine.machine import Refused
 
 if TYPE_CHECKING:
     from tablesim.engine.table import GameTable
@@ -116,6 +117,42 @@ def _nested(table: "GameTable", spec: ActionSpec, fn: Callable, args: tuple, kwa
     if bound is not None:
         bound.enforce(table, args, kwargs)
     return fn(table, *args, **kwargs)
+
+
+def in_a_row(table: "GameTable", name: str) -> Callable[..., Any]:
+    """Action ``name`` for calls one after another on the table's thread, nothing else
+    in between, of an action that changes neither the pause, the incident nor the
+    round's state, and whose calls the table journals apart (``BATCHED``, while a group
+    is placed: the intake's bets). What those calls cannot change is asked once here
+    (the pause, a blocking incident, the round's state: a tenth of a bet's cost when
+    asked each time); each call runs the rule's checks and the action. When any of
+    them refuses, or the table is not placing a group, this is the action itself,
+    which refuses (or journals) each call as it always does."""
+    spec = table.action_specs[name]
+    bound = table.rules.get(name)
+    if table._acting or table.replaying or not (table.batching and name in table.BATCHED) \
+            or (not spec.always and table.hold_refusal() is not None) \
+            or (bound is not None and bound._state_refusal() is not None):
+        return getattr(table, name)
+    body = spec.body
+    if bound is None:
+        checks, verb = (), name.replace("_", " ")
+    else:
+        checks, verb = bound.checks, bound.verb
+
+    def run(*args: Any) -> Any:
+        try:
+            for check in checks:
+                check(table, *args)
+        except Refused as exc:
+            raise IllegalAction(verb, exc.reason) from None
+        table._acting = True
+        try:
+            return body(table, *args)
+        finally:
+            table._acting = False
+
+    return run
 
 
 def actions_of(cls: type) -> dict[str, ActionSpec]:

@@ -56,6 +56,7 @@ from tablecore.money import parse_amount
 from tablecore.wording import CORE_WORDS as W, message_of
 from tablecore.frozen import built
 from tablecore.records import BetsPlaced
+from tablesim.engine.actions import in_a_row
 from tablesim.engine.inputs import PlaceBet
 from tablesim.engine.table import GameTable
 from tablesim.journal.refs import ANY_PLAYER, SEAT, ensure_index, index, placed_many
@@ -204,13 +205,14 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
                 refs.prefetch(journal, table.table_id, requests)
             table.batching = True
             seq = journal.seq + 1  # the group's record, written once its bets are placed
+            place = in_a_row(table, "place_bet")
             try:
                 for req in requests:
                     # Noted before the bet: a journal failure half-way through
                     # it has already changed the book.
                     undo.append(book.mark(str(req.position), req.bet, req.player))
                     amount = str(req.amount) if type(req.amount) is Decimal else None  # (as the record writes it)
-                    outcome = _place(table, req, refs, journal, seq, len(batch), amount)
+                    outcome = _place(table, req, refs, journal, seq, len(batch), amount, place)
                     if not outcome.ok or outcome.duplicate:
                         undo.pop()  # a refused bet changed nothing
                     else:
@@ -263,9 +265,10 @@ def _text(amount: Decimal | str) -> str:
 
 
 def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal, seq: int | None = None,
-           at: int | None = None, amount: str | None = None) -> BetOutcome:
+           at: int | None = None, amount: str | None = None, place: Callable[..., Any] | None = None) -> BetOutcome:
     """One bet inside the group's transaction; accepted, it stands at ``at`` in the group's
-    record ``seq``. ``amount``: the bet's amount as the record writes it (``_text``), if known."""
+    record ``seq``. ``amount``: the bet's amount as the record writes it (``_text``), if known;
+    ``place``: the group's ``place_bet`` (``in_a_row``)."""
     if refs is not None:
         found = None if req.ref is None else refs.find(req.player, req.ref)
         if found is not None:
@@ -286,7 +289,7 @@ def _place(table: GameTable, req: BetRequest, refs: BetRefs | None, journal, seq
             # was then refused fails the whole group, whose transaction then undoes everything.
             before = journal.tip.seq
             try:
-                table.place_bet(req.position, req.bet, req.amount, req.player)
+                place(req.position, req.bet, req.amount, req.player)
             except (IllegalAction, InputError):
                 if journal.tip.seq != before:
                     raise RuntimeError(f"a refused bet (ref {req.ref!r}) wrote to the journal: the group is undone")
