@@ -88,7 +88,8 @@ class TableView:
 
         def due() -> None:
             if run.executor is not None:
-                asyncio.ensure_future(run.call(self._refresh_due, publish=False))
+                # (a view rebuilt gives the mock dealer's hands nothing to do: the resting pump sleeps on)
+                asyncio.ensure_future(run.call(self._refresh_due, publish=False, pokes=False))
 
         run.loop.call_soon_threadsafe(run.loop.call_later, self._every, due)
 

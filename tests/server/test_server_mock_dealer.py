@@ -130,3 +130,33 @@ def test_a_group_of_bets_does_not_wake_the_resting_pump_and_an_action_still_does
     from tablesim.server import devicefeed
 
     assert [t for t in steps if t > asked] and min(t for t in steps if t > asked) - asked < devicefeed.IDLE_POLL * 0.8
+
+
+def test_bets_spread_over_the_views_interval_leave_the_pump_asleep(serve, monkeypatch):
+    """Bets that come slower than the view's rebuilds (``SNAPSHOT_EVERY``: a loaded machine's
+    bets) have the view rebuilt later, on the table's thread; that rebuild gives the mock
+    dealer's hands nothing to do and leaves the resting pump asleep (it woke the pump once a
+    rebuild: the test above then counted four steps in 0.6 s under load). The pump's own
+    rest is made longer than the test, so every step counted is a wake-up."""
+    from server_helpers import ok
+    from tablesim.server import devicefeed, snapshot
+
+    monkeypatch.setattr(devicefeed, "IDLE_POLL", 60.0)
+    s = serve("wheel", pace=0.001)
+    steps = []
+    dealer = s.runner.mock_dealer
+    step = dealer.step
+    dealer.step = lambda *a: steps.append(time.monotonic()) or step(*a)  # (counted on the table's thread)
+    ok(s.post("/api/actions/open_round"))
+    time.sleep(0.3)
+    steps.clear()
+    for i in range(8):
+        ok(s.post("/api/bets", {"position": f"p{i}", "bet": "joker", "amount": "1"}))
+        time.sleep(snapshot.SNAPSHOT_EVERY / 2)
+    time.sleep(snapshot.SNAPSHOT_EVERY * 2)  # (the last rebuild due)
+    assert steps == []
+    ok(s.post("/api/actions/close_betting"))  # an action still wakes it
+    deadline = time.monotonic() + 5
+    while not steps and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert steps
