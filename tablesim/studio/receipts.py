@@ -29,7 +29,9 @@ count), made once per group::
      "statement": "<the signed root statement>", "sig": "ed25519:<128 hex>", "key": "<64 hex>"}
 
 so a receipt stays small whatever the group's size; the record itself
-holds the same root, which the audit checks against its bets.
+holds the same root, which the audit checks against its bets. ``bet`` is the
+entry as its leaf hashed it: a sixth element names the bet's actor when it
+is not the record's (a group of the console's bets and the bus's).
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ class GroupProof:
         self.statement = betbatch.root_statement(table_id, seq, round_id, ts, root, len(entries)).decode()
         self.sig = signing.sign(key, self.statement.encode(), betbatch.ROOT_SIGNED)
         self.key = signing.public_hex(key)
+        self.table_quoted = quoted(table_id)
         #: their shared part as a reply's JSON writes it (without its opening brace)
         self.shared_text = json.dumps({"statement": self.statement, "sig": self.sig, "key": self.key},
                                       separators=(",", ":"), ensure_ascii=False)[1:]
@@ -107,17 +110,25 @@ class GroupProof:
             return None
         path, e = self.paths[at], self.entries[at]
         if receipt["path"] is not path or receipt["ref"] != e[0] or receipt["table_id"] != self.table_id \
-                or receipt["seq"] != self.seq or receipt["bet"] != e[:5] or receipt["v"] != BATCH_VERSION:
+                or receipt["seq"] != self.seq or receipt["bet"] != e or receipt["v"] != BATCH_VERSION:
             return None
-        bet = self.texts[at] if self.texts is not None and len(e) == 5 else betbatch.text(e[:5])
+        return self.own_text(at)
+
+    def own_text(self, at: int) -> str | None:
+        """The receipt of entry ``at`` (:meth:`receipt`) as JSON up to its shared part (no
+        closing brace), as the reply's encoder writes it; None when there is no entry ``at``."""
+        if type(at) is not int or not 0 <= at < len(self.entries):
+            return None
+        path, e = self.paths[at], self.entries[at]
+        bet = self.texts[at] if self.texts is not None else betbatch.text(e)
         return '{"v":%d,"table_id":%s,"seq":%d,"ref":%s,"at":%d,"bet":%s,"path":%s' % (
-            BATCH_VERSION, quoted(self.table_id), self.seq, "null" if e[0] is None else quoted(e[0]), at, bet,
+            BATCH_VERSION, self.table_quoted, self.seq, "null" if e[0] is None else quoted(e[0]), at, bet,
             '["%s"]' % '","'.join(path) if path else "[]")
 
     def receipt(self, at: int) -> dict[str, Any]:
         e = self.entries[at]
         return {"v": BATCH_VERSION, "table_id": self.table_id, "seq": self.seq, "ref": e[0], "at": at,
-                "bet": e[:5], "path": self.paths[at], "statement": self.statement, "sig": self.sig, "key": self.key}
+                "bet": e[:], "path": self.paths[at], "statement": self.statement, "sig": self.sig, "key": self.key}
 
 
 def make(key: Ed25519PrivateKey, table_id: str, seq: int, body: bytes, ref: str) -> dict[str, Any]:
@@ -151,10 +162,10 @@ def _parse_group(doc: dict[str, Any]) -> dict[str, Any]:
     bet, path = doc["bet"], doc["path"]
     if not all(isinstance(doc[f], str) for f in ("statement", "sig", "ref", "table_id")) \
             or type(doc["seq"]) is not int or type(doc["at"]) is not int \
-            or not isinstance(bet, list) or len(bet) != 5 or not isinstance(path, list) \
+            or not isinstance(bet, list) or len(bet) not in (5, 6) or not isinstance(path, list) \
             or not all(isinstance(p, str) for p in path):
         raise InputError("not a receipt: table_id, ref, statement and sig are strings, seq and at whole numbers, "
-                         "bet a list of 5 and path a list of hashes")
+                         "bet a list of 5 (or 6, naming its actor) and path a list of hashes")
     return doc
 
 

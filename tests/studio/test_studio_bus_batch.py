@@ -25,6 +25,9 @@ class Link:
     def group_proof(self, seq, round_id, ts, entries):
         return receipts.GroupProof(KEY, "T-1", seq, round_id, ts, entries)
 
+    def ref_records(self, round_id, after=0):
+        return []  # (no record of refs read here: a duplicate's receipt is not found)
+
 
 def answer(body: dict, submit) -> dict:
     async def run() -> dict:
@@ -233,6 +236,72 @@ def test_a_reply_written_from_its_groups_pieces_is_byte_for_byte_the_encoders():
             assert spliced.count(True) == 7  # (all but the duplicate's, written from the pieces)
     finally:
         receipts.GroupProof.own_json = own_json
+
+
+def test_a_reply_of_bets_all_placed_now_is_written_straight_and_is_the_answers_bytes():
+    """A request whose bets were all placed now (the usual one) is answered from its groups'
+    pieces with no receipt made as a dict: the same bytes as the answer encoded, whatever
+    the strings hold, over two groups, with and without the shared parts apart; a request
+    with any other result among them goes the whole way."""
+    from tablesim.studio import bus_bets
+
+    odd = ['q"uote', "back\\slash", "üx", '"\\"', "plain"]
+    spots = ["ü\u2028x", "tab\tend", 'q"', "\\", "7"]
+
+    def groups_of(bets):
+        out = []
+        for g, chunk in enumerate((bets[:3], bets[3:])):
+            entries = [betbatch.entry(b["ref"], b["position"], b["bet"], str(b["amount"]), b.get("player"))
+                       for b in chunk]
+            if g == 1:
+                entries[0].append("platform:p1")  # (an entry naming its own actor: its bet is its first five)
+            group = Record(41 + g, "2026-12-06T05:00:00.000000+00:00", "T-1", 'R-"1"', "input", "place_bets", "bus",
+                           {"bets": entries, "root": betbatch.root(entries)}, "0" * 64, "1" * 64)
+            out += [{"ok": True, "round_id": 'R-"1"', "ref": b["ref"], "group": group, "at": at}
+                    for at, b in enumerate(chunk)]
+        return out
+
+    async def placed(bets):
+        return groups_of(bets)
+
+    async def one_duplicate(bets):
+        out = groups_of(bets)
+        out[4] = {"ok": True, "round_id": 'R-"1"', "ref": bets[4]["ref"], "duplicate": True}
+        return out
+
+    bets = [{"ref": f"{odd[i % 5]}-{i}", "position": spots[i % 5], "bet": "ante", "amount": "5",
+             **({"player": odd[i % 5]} if i % 2 else {})} for i in range(8)]
+    made = []
+    receipts_of = BusBets._receipts
+
+    def counted(self, parsed, results):
+        made.append(len(results))
+        return receipts_of(self, parsed, results)
+
+    async def run(submit, shared: bool) -> tuple[bytes, bytes]:
+        bb = BusBets("T-1", submit, asyncio.get_running_loop())
+        bb.bind_link(Link())
+        body = json.dumps({"v": 1, "bets": bets, "shared": shared}).encode()
+        got = await bb.reply(body)
+        return got, bb.encoded(await bb.answer(body))
+
+    BusBets._receipts = counted
+    try:
+        for shared in (False, True):
+            made.clear()
+            got, want = asyncio.run(run(placed, shared))
+            assert got == want and made == [8]  # (only the answer made receipts as dicts)
+            assert got == bus_bets._encode(json.loads(want)).encode()
+            made.clear()
+            got, want = asyncio.run(run(one_duplicate, shared))
+            assert got == want and made == [8, 8]  # (a duplicate among them: the whole way, both times)
+    finally:
+        BusBets._receipts = receipts_of
+    reply = json.loads(asyncio.run(run(placed, True))[0])
+    assert list(reply["shared"]) == ["41", "42"]
+    for result in reply["results"]:
+        back = {**result["receipt"], **reply["shared"][str(result["receipt"]["seq"])]}
+        assert receipts.check(receipts.parse(back), "T-1", KEY.public_key())[0]
 
 
 def test_an_entrys_text_is_the_encoders_whatever_it_holds():
