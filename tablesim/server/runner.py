@@ -353,12 +353,17 @@ class TableRunner(TableThread):
     def _bus_result(self, outcome: BetOutcome) -> dict:
         """A bus bet's result, with the record its group was journaled as and its place in it
         (``group``, ``at``: what the bus makes its receipt of, and takes off the reply)."""
-        out = outcome.as_json()
         if outcome.seq is not None:
             group = self.intake.written.get(outcome.seq)
             if group is not None:
+                if outcome.ok and outcome.error is None and not outcome.duplicate and outcome.ref is not None:
+                    # (a bet placed now, the usual one: ``as_json``'s fields, made at once)
+                    return {"ok": True, "round_id": outcome.round_id, "ref": outcome.ref, "group": group,
+                            "at": outcome.at}
+                out = outcome.as_json()
                 out["group"], out["at"] = group, outcome.at
-        return out
+                return out
+        return outcome.as_json()
 
     async def withdraw_bet(self, actor: str, position: str, bet: str, player: str | None = None) -> dict:
         def do():

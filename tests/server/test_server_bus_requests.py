@@ -82,3 +82,21 @@ def test_a_groups_bets_go_out_as_a_bet_event_each_under_its_records_seq_at_one_t
     stamps = [m["ts"] for m in msgs]
     assert len(set(stamps[:3])) == 1 and stamps[0] < stamps[3] < stamps[4]
     assert runner.adapter.told == ["bets_placed", "bets_placed", "bet"]
+
+
+def test_a_bus_bets_result_is_its_outcomes_answer_with_where_its_group_holds_it():
+    """A bet placed now is answered with its fields made at once: the same result as the
+    outcome's ``as_json`` with its group's record and place, whatever the outcome."""
+    group = SimpleNamespace(seq=41)
+    runner = SimpleNamespace(intake=SimpleNamespace(written={41: group}))
+    outcomes = [BetOutcome(True, "R-2", ref="a", seq=41, at=3),                   # placed now
+                BetOutcome(True, "R-2", seq=41, at=4),                            # placed now, no ref
+                BetOutcome(True, "R-2", ref="b", duplicate=True),                 # placed before
+                BetOutcome(True, "R-2", ref="c", seq=40, at=0),                   # its group's record gone
+                BetOutcome(False, "R-2", "refused", "bet", "no box 9", "bet refused: no box 9", ref="d")]
+    for outcome in outcomes:
+        want = outcome.as_json()
+        if outcome.seq == 41:
+            want.update(group=group, at=outcome.at)
+        got = TableRunner._bus_result(runner, outcome)
+        assert got == want and list(got) == list(want)
