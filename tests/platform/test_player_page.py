@@ -213,11 +213,25 @@ def test_two_players_play_a_football_round_on_the_common_box(chromium, setup):
         c2.close()
 
 
+#: the changes made to each element of ``ids`` (its text, its attributes) in 2.1 seconds
+WRITES = """(ids) => new Promise((done) => {
+  const seen = Object.fromEntries(ids.map((id) => [id, 0]));
+  const watch = new MutationObserver((changes) => { for (const c of changes) {
+    const el = c.target.nodeType === 1 ? c.target : c.target.parentElement; seen[el.closest('[id]').id] += 1; } });
+  for (const id of ids) watch.observe(document.getElementById(id), { childList: true, characterData: true, subtree: true, attributes: true });
+  setTimeout(() => { watch.disconnect(); done(ids.map((id) => seen[id])); }, 2100);
+})"""
+
+
 def test_a_reload_mid_round_keeps_the_bet_and_shows_its_result(chromium, setup):
     context, ada = player(chromium, setup, "ada", "en-GB")
     try:
         open_table(ada, WHEEL)
         betting_on(setup, setup.wheel, (ada,), "3")
+        # the clock and the bet timer are written when they change (once a second), not at each of
+        # their four looks a second: a write, even of the same words, has the page laid out and drawn
+        writes = ada.evaluate(WRITES, ["clock", "timer", "ring-secs", "ring-left"])
+        assert all(1 <= n <= 3 for n in writes[:3]) and writes[3] <= 3, writes
         bet(ada, "3", "25")
         ada.reload()  # the socket is gone; the page comes back with the same session
         until(ada, "document.querySelector(\".spot[data-bet='3'] .stake\")?.textContent.includes('25')")
