@@ -172,7 +172,7 @@ class BetRefs:
         self.known = placed_many(journal, table_id, wanted) if wanted else {}
 
     def find(self, player: str | None, ref: str) -> tuple[str, tuple[str, str, str]] | None:
-        got = self.by_ref.get((player, ref)) or self.by_ref.get((ANY_PLAYER, ref))
+        got = self.by_ref.get((player, ref))  # (the group's own: by the player who placed it)
         if got is None and self.known:
             got = self.known.get((SEAT if player is None else player, ref)) or self.known.get((ANY_PLAYER, ref))
         return got

@@ -96,10 +96,19 @@ class GroupProof:
                                       separators=(",", ":"), ensure_ascii=False)[1:]
         self.shared = self.shared_text.encode()
         self.paths = betbatch.paths(entries, tree)
-        #: where each ref stands in the group (its first entry)
-        self.at: dict[tuple, int] = {}
-        for i, e in enumerate(entries):
-            self.at.setdefault((e[0], str(e[1]), e[2], e[4]), i)
+        self._at: dict[tuple, int] | None = None
+
+    @property
+    def at(self) -> dict[tuple, int]:
+        """Where each bet stands in the group, by (ref, position, bet, player): its first
+        entry. (Made when first asked, for a bet asked again: a group placed now knows
+        where each of its bets stands.)"""
+        if self._at is None:
+            at: dict[tuple, int] = {}
+            for i, e in enumerate(self.entries):
+                at.setdefault((e[0], str(e[1]), e[2], e[4]), i)
+            self._at = at
+        return self._at
 
     def own_json(self, receipt: dict[str, Any]) -> str | None:
         """``receipt``'s JSON up to its shared part (no closing brace), as the reply's encoder
