@@ -646,6 +646,35 @@ def pumped(page, done) -> None:
         page.wait_for_timeout(20)
 
 
+def test_a_tables_picture_that_comes_after_the_player_left_it_is_not_drawn(chromium, setup):
+    """The table's picture answers the page's watch; a player who went back to the
+    lobby before it came (a slow link) stays in the lobby, with no error: drawn, it
+    was a TypeError there (a table view of no table), seen once under load."""
+    context, kim = player(chromium, setup, "kim", "en-GB")
+    try:
+        pictures: list[dict] = []
+
+        def first_picture(doc: dict) -> bool:  # (held: the first table picture; later ones go through)
+            if doc.get("type") == "table":
+                pictures.append(doc)
+            return doc.get("type") == "table" and len(pictures) == 1
+
+        release, _, _, held = routed(kim, hold=first_picture)
+        kim.reload()  # (through the route from now on)
+        kim.wait_for_selector(f".table-card[data-table='{WHEEL}']")
+        kim.click(f".table-card[data-table='{WHEEL}'] button")
+        pumped(kim, lambda: held)  # the table's picture reached the route (and waits there)
+        kim.click("#to-lobby")
+        release()
+        kim.evaluate("new Promise((done) => setTimeout(done, 300))")  # (the picture's turn to be drawn)
+        assert kim.locator("#table-view").is_hidden() and kim.locator("#lobby-view").is_visible()
+        assert not kim.errors, kim.errors
+        open_table(kim, WHEEL)  # the table opens again, its picture drawn
+        assert kim.locator(".spot").count() > 0
+    finally:
+        context.close()
+
+
 def stake(page, spot: str) -> str:
     return text(page, f".spot[data-bet='{spot}'] .stake")
 

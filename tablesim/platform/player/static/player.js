@@ -175,6 +175,9 @@ const HANDLERS = {
     }
   },
   table(m) {
+    // (an answer to a watch this page has left since, for the lobby or another table: the lobby's
+    // messages keep its card; drawn, it was another table's picture, or a TypeError in the lobby)
+    if (m.table !== S.table) return;
     const was = S.tables[m.table];
     if (!was || was.round_id !== m.round_id) { S.acked = {}; S.pending = []; }
     S.tables[m.table] = m; S.events = m.events || [];
