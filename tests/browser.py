@@ -193,7 +193,7 @@ class _Tab:
 
     A new context and page cost Chromium about 0.3 s of CPU more than taking a page
     already open to the next test's address (a tab, its renderer and the browser's
-    side of both; 85 of them a run). Between two tests the page goes back to a blank
+    side of both; about 30 tests a run use this fixture). Between two tests the page goes back to a blank
     document and every origin it showed loses its storage (session and local storage,
     cookies, caches: what a fresh context would not have), so a test sees what it saw
     with a context of its own."""
