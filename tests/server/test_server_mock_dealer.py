@@ -104,6 +104,21 @@ def test_a_resting_pump_told_to_stop_as_it_is_woken_stops(serve):
     assert asyncio.run_coroutine_threadsafe(ended(), runner.loop).result(10)
 
 
+def _steps_once_betting(s) -> list[float]:
+    """When the mock dealer's hands take each step from now on (on the table's thread),
+    counted from once betting is open and the pump has come to rest."""
+    from server_helpers import ok
+
+    steps: list[float] = []
+    dealer = s.runner.mock_dealer
+    step = dealer.step
+    dealer.step = lambda *a: steps.append(time.monotonic()) or step(*a)
+    ok(s.post("/api/actions/open_round"))
+    time.sleep(0.3)
+    steps.clear()
+    return steps
+
+
 def test_a_group_of_bets_does_not_wake_the_resting_pump_and_an_action_still_does(serve):
     """Bets change no state the mock dealer's hands wait on: a group of bets leaves the
     resting pump asleep (woken, it ran a command of its own on the table's thread after
@@ -111,13 +126,7 @@ def test_a_group_of_bets_does_not_wake_the_resting_pump_and_an_action_still_does
     from server_helpers import ok
 
     s = serve("wheel", pace=0.001)
-    steps = []
-    dealer = s.runner.mock_dealer
-    step = dealer.step
-    dealer.step = lambda *a: steps.append(time.monotonic()) or step(*a)  # (counted on the table's thread)
-    ok(s.post("/api/actions/open_round"))
-    time.sleep(0.3)
-    steps.clear()
+    steps = _steps_once_betting(s)
     for i in range(20):
         ok(s.post("/api/bets", {"position": f"p{i}", "bet": "joker", "amount": "1"}))
     assert len(steps) <= 3, len(steps)  # (the pump's own rests only: woken by each bet, 20 or more)
@@ -143,13 +152,7 @@ def test_bets_spread_over_the_views_interval_leave_the_pump_asleep(serve, monkey
 
     monkeypatch.setattr(devicefeed, "IDLE_POLL", 60.0)
     s = serve("wheel", pace=0.001)
-    steps = []
-    dealer = s.runner.mock_dealer
-    step = dealer.step
-    dealer.step = lambda *a: steps.append(time.monotonic()) or step(*a)  # (counted on the table's thread)
-    ok(s.post("/api/actions/open_round"))
-    time.sleep(0.3)
-    steps.clear()
+    steps = _steps_once_betting(s)
     for i in range(8):
         ok(s.post("/api/bets", {"position": f"p{i}", "bet": "joker", "amount": "1"}))
         time.sleep(snapshot.SNAPSHOT_EVERY / 2)
