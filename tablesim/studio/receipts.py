@@ -115,13 +115,14 @@ class GroupProof:
         writes it, made of what this group made once (the entry's text, the path's hashes);
         None when ``receipt`` is not this group's, as :meth:`receipt` made it."""
         at = receipt["at"]
-        if type(at) is not int or not 0 <= at < len(self.entries):
+        text = self.own_text(at)  # (None: no entry ``at``)
+        if text is None:
             return None
-        path, e = self.paths[at], self.entries[at]
-        if receipt["path"] is not path or receipt["ref"] != e[0] or receipt["table_id"] != self.table_id \
+        e = self.entries[at]
+        if receipt["path"] is not self.paths[at] or receipt["ref"] != e[0] or receipt["table_id"] != self.table_id \
                 or receipt["seq"] != self.seq or receipt["bet"] != e or receipt["v"] != BATCH_VERSION:
             return None
-        return self.own_text(at)
+        return text
 
     def own_text(self, at: int) -> str | None:
         """The receipt of entry ``at`` (:meth:`receipt`) as JSON up to its shared part (no

@@ -85,26 +85,25 @@ AMOUNT_TEXT = st.one_of(st.from_regex(r"[0-9]{1,14}(\.[0-9]{0,14})?", fullmatch=
 @settings(max_examples=500, deadline=None)
 @given(AMOUNT_TEXT)
 def test_an_answers_amount_is_read_as_read_amount_reads_it(text):
-    try:
-        expected = read_amount(text)
-    except ValueError:
-        with pytest.raises(ValueError):
-            c._amount(text)
-        return
-    got = c._amount(text)
-    assert type(got) is Decimal and got.as_tuple() == expected.as_tuple()
+    _read_as_read_amount(text)
 
 
 def test_an_answers_amount_of_no_text():
     assert c._amount(None) is None
     for odd in (1.5, True, [], {}, 7, D("2.50")):  # (not a text: read by ``read_amount`` itself)
-        try:
-            expected = read_amount(odd)
-        except ValueError:
-            with pytest.raises(ValueError):
-                c._amount(odd)
-            continue
-        assert c._amount(odd).as_tuple() == expected.as_tuple()
+        _read_as_read_amount(odd)
+
+
+def _read_as_read_amount(value) -> None:
+    """``c._amount(value)`` is ``read_amount(value)``: the same Decimal, or ValueError too."""
+    try:
+        expected = read_amount(value)
+    except ValueError:
+        with pytest.raises(ValueError):
+            c._amount(value)
+        return
+    got = c._amount(value)
+    assert type(got) is Decimal and got.as_tuple() == expected.as_tuple()
 
 
 def test_the_usual_amount_text_is_as_before():
