@@ -169,26 +169,26 @@ class Desk:
         self.submit(session, body, lambda answer: future.done() or future.set_result(answer))
         return await future
 
-    def submit(self, session: Session, body: dict, done: Callable[[Answer], None]) -> None:
-        """A bet: checked now (a refusal is handed to ``done`` at once), then
-        placed with the next batch; ``done`` gets its answer in the turn of the
-        loop that has it."""
+    def submit(self, session: Session, body: dict, done: Callable[[Answer], None]) -> str | None:
+        """A bet: checked now (a refusal is handed to ``done`` at once: None), then
+        placed with the next batch under the id returned; ``done`` gets its answer
+        in the turn of the loop that has it."""
         checked = self.check(session, body)
         if isinstance(checked, Answer):
             done(checked)
-            return
+            return None
         offer, position, bet, amount, text = checked
         t = self.rounds.tables.get(offer.table)
         if t is None or not t.betting:
             state = "not heard from" if t is None else f"{t.state or 'idle'}"
             done(refused(409, "betting_closed", f"table {offer.table} is not taking bets (its round is {state})"))
-            return
+            return None
         key = (offer.table, t.round_id, session.player)
         if self.bets_of(*key) >= offer.max_bets:
             done(refused(409, "too_many_bets", f"at most {offer.max_bets} bets a player in one round of table "
                          f"{offer.table}", reason={"id": "player.refusal.too_many_bets",
                                                    "args": {"max": offer.max_bets}}))
-            return
+            return None
         self.in_flight[key] = self.in_flight.get(key, 0) + 1
         it = Intent(ids.new_debit(), "bet", session.player, session.currency, amount, offer.table, t.round_id,
                     position, bet, "debiting")
@@ -199,6 +199,7 @@ class Desk:
         if not self._soon:  # (on the loop's next turn: the bets read together go together)
             self._soon = True
             asyncio.get_running_loop().call_soon(self._next)
+        return it.debit
 
     def bets_of(self, table: str, round_id: str, player: str) -> int:
         """A player's bets in a round: those the table journaled (whichever process

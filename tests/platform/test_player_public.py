@@ -255,6 +255,72 @@ def test_a_page_answered_placed_for_its_bets_is_not_sent_them_again_another_page
     assert mines(phone) == [standing] and mines(laptop) == [standing]
 
 
+class _Desk:
+    """The desk as a socket uses it: takes a bet under an id, answers it when told."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[str, object] = {}
+
+    def submit(self, session, body, done):
+        bet_id = f"d{len(self.waiting) + 1}"
+        self.waiting[bet_id] = done
+        return bet_id
+
+
+def _socket_of(hub: Hub, player: str, desk: _Desk):
+    from types import SimpleNamespace
+
+    from tablesim.platform.player.socket import PlayerSocket
+
+    sock = PlayerSocket(None, SimpleNamespace(desk=desk), hub)
+    sock.client, sock.session = hub.join(player), SimpleNamespace(player=player)
+    return sock
+
+
+@pytest.mark.parametrize("answer", ["placed", "table_unavailable"])
+def test_a_record_read_before_its_bets_answer_waits_for_the_answer(answer):
+    """The table's record of a bet usually reaches the platform before the
+    table's reply does. The page that placed the bet is told by its answer:
+    ``placed`` says it and no ``mine`` follows (at 2,000 bets a second that
+    list, sent for nearly every bet, was a tenth of the platform's CPU); any
+    other answer, for a bet the record holds, is followed by ``mine``. The
+    player's other page gets ``mine`` when the record comes."""
+    from tablesim.platform.betdesk import Answer, refused
+
+    rounds = Rounds()
+    hub = Hub({"WHEEL-MOCK": offer("WHEEL-MOCK")}, rounds)
+    tap(rounds, hub)
+    desk = _Desk()
+    phone, laptop = _socket_of(hub, "ann", desk), hub.join("ann")
+    rounds.apply(wire.WireRecord(1, "WHEEL-MOCK", "R1", "event", "state", {"state": "betting_open"}, "", "", b""), 1)
+
+    def sent(c) -> list[dict]:
+        return [json.loads(c.queue.get_nowait()) for _ in range(c.queue.qsize())]
+
+    for c in (phone.client, laptop):
+        hub.watch(c, "WHEEL-MOCK")
+        sent(c)
+    phone._take(json.dumps({"type": "bet", "id": 7, "table": "WHEEL-MOCK", "bet": "3", "amount": "25"}))
+    assert list(desk.waiting) == ["d1"] and phone.client.coming == {"d1"}
+    rounds.apply(wire.WireRecord(2, "WHEEL-MOCK", "R1", "event", "bet_refs", {"refs": [["d1", "ann", "3", "25", "ann"]]},
+                                 "", "", b""), 2)
+    standing = [{"position": "ann", "bet": "3", "amount": "25", "ids": ["d1"]}]
+    assert sent(phone.client) == []
+    assert [m["mine"] for m in sent(laptop) if m["type"] == "mine"] == [standing]
+    if answer == "placed":
+        desk.waiting["d1"](Answer(200, {"ok": True, "status": "placed", "bet_id": "d1"}))
+    else:
+        desk.waiting["d1"](refused(503, "table_unavailable", "table WHEEL-MOCK did not answer", bet_id="d1"))
+    got = sent(phone.client)
+    assert [(m["type"], m.get("status")) for m in got][:1] == [("answer", answer)]
+    assert [m["mine"] for m in got if m["type"] == "mine"] == ([] if answer == "placed" else [standing])
+    assert phone.client.coming == set() and phone.client.owed == {} and phone.betting == 0
+    # (a later record of the same bet's player: the page answered ``placed`` is not sent it again)
+    rounds.apply(wire.WireRecord(3, "WHEEL-MOCK", "R1", "event", "bet_refs", {"refs": [["d1", "ann", "3", "25", "ann"]]},
+                                 "", "", b""), 3)
+    assert [m["type"] for m in sent(phone.client)] == ([] if answer == "placed" else ["mine"])
+
+
 def test_the_roadmap_keeps_a_tables_last_50_results_newest_first(tmp_path):
     """A wheel table's 55 rounds (a real journal) read through the hub: after
     each result the table's roadmap is its last results as the journal

@@ -70,6 +70,11 @@ class Client:
         self.table: str | None = None
         self.gone: str | None = None  # why the hub let it go
         self.told: set[str] = set()  # bet ids this connection's own requests were answered ``placed`` for
+        #: bet ids this connection's own requests placed, their answers still to come (at most the
+        #: socket's requests in flight): their record is usually read before the table's reply
+        self.coming: set[str] = set()
+        #: of those, the ones a record held already: (table, round) the answer's ``mine`` would be of
+        self.owed: dict[str, tuple[str, str]] = {}
 
     def placed(self, bet_id: str) -> None:
         """This connection was answered ``placed`` for ``bet_id``: its page shows
@@ -77,6 +82,21 @@ class Client:
         if len(self.told) >= TOLD:
             self.told.clear()
         self.told.add(bet_id)
+
+    def expects(self, bet_id: str) -> None:
+        """A bet of this connection's is on its way under ``bet_id``: its answer will come here."""
+        self.coming.add(bet_id)
+
+    def answered(self, bet_id: str, placed: bool) -> tuple[str, str] | None:
+        """``bet_id``'s answer is going to this connection. The (table, round) whose
+        ``mine`` it is owed: a record held the bet and the answer does not say
+        ``placed`` (no answer came from the table, and the bet stood); else None."""
+        self.coming.discard(bet_id)
+        owed = self.owed.pop(bet_id, None)
+        if placed:
+            self.placed(bet_id)
+            return None
+        return owed
 
     def put(self, text: str) -> bool:
         if self.wire is not None:
@@ -233,21 +253,43 @@ class Hub:
 
     def _mine(self, live: LiveTable, round_id: str, owners: dict[str, set[str]]) -> None:
         """Each of this process's players whose bets a record holds, watching
-        the table, gets their standing bets again: the answer ``placed`` comes
-        from the table before its record reaches the picture, so a page that
-        came back in between (a reload), or another of the player's pages,
-        learns of the bet here. A connection that was itself answered
+        the table, gets their standing bets again: a page that came back
+        (a reload) between its bet and the record, or another of the player's
+        pages, learns of the bet here. A connection that was itself answered
         ``placed`` for each of the record's bets of that player shows them
         already and is not sent them again (at 2,000 bets a second, the list
-        again at every bet was about a third of the platform's CPU a bet)."""
+        again at every bet was about a third of the platform's CPU a bet);
+        nor is one whose answers for them are still on their way (the record
+        usually comes first: under load, for nine bets in ten), unless the
+        answer then does not say ``placed`` (``Client.answered``)."""
+        table = live.offer.table
         for player in owners.keys() & self.by_player.keys():
             refs = owners[player]
-            watching = [c for c in self.by_player[player] if c in live.watchers and not refs <= c.told]
+            watching = []
+            for c in self.by_player[player]:
+                if c not in live.watchers or refs <= c.told:
+                    continue
+                unsaid = refs - c.told
+                if unsaid <= c.coming:
+                    # (their answers are on the way to this connection: ``placed`` says it; any
+                    # other answer sends ``mine`` then, ``send_mine``)
+                    for ref in unsaid:
+                        c.owed[ref] = (table, round_id)
+                    continue
+                watching.append(c)
             if watching:
-                text = dumps({"type": "mine", "table": live.offer.table, "round_id": round_id,
-                              "mine": self.recall.open_bets(player, live.offer.table, round_id)})
+                text = dumps({"type": "mine", "table": table, "round_id": round_id,
+                              "mine": self.recall.open_bets(player, table, round_id)})
                 for client in watching:
                     self._send(client, text)
+
+    def send_mine(self, client: Client, table: str, round_id: str) -> None:
+        """``client``'s player's standing bets in ``round_id`` of ``table``, if it
+        still watches that table (``Client.answered``: a record held a bet its
+        answer did not say was placed)."""
+        if client.table == table and table in self.tables:
+            self._send(client, dumps({"type": "mine", "table": table, "round_id": round_id,
+                                      "mine": self.recall.open_bets(client.player, table, round_id)}))
 
     def _profile(self, live: LiveTable, rec: WireRecord) -> None:
         """A round begins under the profile its first record names: the page

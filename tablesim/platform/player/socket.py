@@ -236,21 +236,28 @@ class PlayerSocket:
             return
         if kind == "bet":  # (thousands a second: answered by the desk's batch, in its turn, without a task)
             self.betting += 1
-            self.platform.desk.submit(self.session, rest, lambda got: self._bet_answer(rid, got))
+            taken: list[str] = []  # (the bet's id, once the desk took it: its answer ends its wait)
+            bet_id = self.platform.desk.submit(self.session, rest, lambda got: self._bet_answer(rid, got, taken))
+            if bet_id is not None and self.client is not None:
+                taken.append(bet_id)
+                self.client.expects(bet_id)
             return
         task = asyncio.ensure_future(self._answer(kind, rid, rest))
         self.pending.add(task)
         task.add_done_callback(self.pending.discard)
 
-    def _bet_answer(self, rid, got: Answer) -> None:
+    def _bet_answer(self, rid, got: Answer, taken: list[str] | tuple = ()) -> None:
         self.betting -= 1
-        if got.body.get("status") == "placed" and self.client is not None:
-            self.client.placed(got.body["bet_id"])
+        owed = None
+        if taken and self.client is not None:
+            owed = self.client.answered(taken[0], got.body.get("status") == "placed")
         if got.text is not None and len(got.text) > 2:  # (its JSON made already: the answer's own head put before it)
             shown = str(rid) if type(rid) is int else dumps(rid)  # (a number's JSON is its digits: no encoder)
             self.hub._send(self.client, f'{{"type":"answer","id":{shown},"kind":"bet",{got.text[1:]}')
         else:
             self._say(rid, {"kind": "bet", **got.body})
+        if owed is not None:  # (its record came first and held it; the answer did not say so)
+            self.hub.send_mine(self.client, *owed)
 
     async def _answer(self, kind: str, rid, rest: dict) -> None:
         if kind == "decide":
