@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from hypothesis import given, settings, strategies as st
 
+from examples import examples
 from tablesim.platform.intents import UNDECIDED, Intent, Intents, _PENDING
 
 STATES = ("debiting", "cancelling", "placed", "cancelled", "refused", "stood")
@@ -21,7 +22,7 @@ def _rows(log: Intents) -> list[tuple]:
     return log.db.execute("SELECT debit, tbl, round, state, at FROM intent ORDER BY rowid").fetchall()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["T1", "T2"]), st.sampled_from(["R1", "R2", "R3"]),
                           st.sampled_from(STATES), st.integers(0, 3)), max_size=40))
 def test_the_undecided_bets_are_the_rows_a_walk_over_the_whole_log_finds_in_its_order(tmp_path_factory, rows):

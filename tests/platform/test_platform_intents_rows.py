@@ -11,6 +11,7 @@ from decimal import Decimal
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from examples import examples
 from tablesim.platform import intents as i
 from tablesim.platform.intents import Intent, Intents
 
@@ -23,7 +24,7 @@ def _every(log: Intents) -> list[tuple]:
     return log.db.execute("SELECT rowid, * FROM intent ORDER BY rowid").fetchall()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.one_of(st.integers(0, 150), st.sampled_from(["move"])), min_size=1, max_size=5),
        st.booleans())
 def test_a_batchs_rows_are_those_written_one_by_one(tmp_path_factory, steps, together):

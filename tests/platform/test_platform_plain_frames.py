@@ -17,6 +17,7 @@ from hypothesis import given, settings, strategies as st
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
+from examples import examples
 from tablesim.web.wsframes import SCOPE_KEY, RawFrames
 
 MAX = 1024
@@ -178,7 +179,7 @@ def _cut(stream: bytes, cuts: list[int]) -> list[bytes]:
     return [stream[a:b] for a, b in zip(points, points[1:]) if b > a]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.one_of(_TEXT, _TEXT, _TEXT, _ODD), max_size=12), st.lists(st.integers(0, 10_000), max_size=6),
        st.booleans(), st.booleans())
 def test_the_app_gets_the_same_messages_in_the_same_order_however_the_bytes_come(messages, cuts, by_message,

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from hypothesis import given, settings, strategies as st
 
+from examples import examples
 from tablecore.money import read_amount
 from tablesim.platform import rounds as picture
 from tablesim.platform.player.hub import Hub, tap
@@ -52,7 +53,7 @@ def test_the_amounts_remembered_are_forgotten_at_once_past_the_most(monkeypatch)
     assert picture._AMOUNTS == {"5": Decimal(5)}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.lists(st.tuples(st.sampled_from(["ann", "bob", "cy"]), st.integers(1, 3)), min_size=1,
                          max_size=12), min_size=1, max_size=2 * KEPT + 3))
 def test_each_record_notes_its_players_rounds_as_noting_each_bet_did(records):

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from examples import examples
 from tablecore.money import read_amount
 from tablesim.wallet import client as c
 from tablesim.wallet.client import Outcome, cancel_request, credit_request, debit_request
@@ -43,7 +44,7 @@ def test_a_plain_batch_of_debits_is_the_encoders_bytes_and_the_pending_only(monk
     assert json.loads(c.batch_body("b-1", writes, [2]))["calls"] == [{"call": "debit", "request": writes[2][1]}]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(FIELDS), ODD), max_size=3), TEXT, st.integers(0, 3),
        st.sampled_from(["debit", "credit", "cancel", "x"]), st.booleans())
 def test_any_batch_is_the_encoders_bytes(changes, request_id, n, other, reorder):
@@ -82,7 +83,7 @@ AMOUNT_TEXT = st.one_of(st.from_regex(r"[0-9]{1,14}(\.[0-9]{0,14})?", fullmatch=
                         st.text(alphabet="0123456789.-+eE _nNaI\u0660 ", max_size=16))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(AMOUNT_TEXT)
 def test_an_answers_amount_is_read_as_read_amount_reads_it(text):
     _read_as_read_amount(text)

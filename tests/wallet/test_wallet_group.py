@@ -10,6 +10,7 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from examples import examples
 from tablesim.wallet import protocol as p
 from tablesim.wallet.ledger import Ledger
 from tablesim.wallet.players import Limits, Player, Roster
@@ -122,7 +123,7 @@ op = st.tuples(st.sampled_from(["debit", "credit", "cancel", "repeat"]), st.samp
                st.integers(0, 1), st.sampled_from(["1", "5", "7.5", "100", "0.001"]), st.integers(0, 9))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(op, max_size=30), st.lists(op, max_size=30))
 def test_any_group_answers_and_writes_as_one_by_one(tmp_path_factory, before, group):
     def writes(ops, tag):
