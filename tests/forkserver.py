@@ -57,6 +57,7 @@ def _serve(path: str) -> int | None:
     """The helper's loop; answers None in the helper, an exit status in a child."""
     import importlib
 
+    sys.modules.setdefault("trio", None)  # (unused, and no dependency of tablesim: see tests/conftest.py)
     for name in PRELOAD:
         try:
             importlib.import_module(name)
