@@ -5,6 +5,9 @@ messages they write from a template, the same bytes as encoded whole."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from hypothesis import given, strategies as st
 
@@ -40,6 +43,9 @@ class Transport:
     def write(self, data: bytes) -> None:
         self.written += data
 
+    def is_closing(self) -> bool:
+        return False
+
 
 def test_a_bets_message_is_the_same_bytes_as_encoded_whole():
     import asyncio
@@ -66,3 +72,54 @@ def test_a_bets_message_is_the_same_bytes_as_encoded_whole():
         at = head + 4 + size
     assert frames == [json.dumps({"type": "bet", "id": n, "table": "WHEEL-LOAD", "amount": "1", "bet": "joker",
                                   "position": "box-1"}, separators=(",", ":")).encode() for n in (1, 2, 3)]
+
+
+def _frames(buf: bytes) -> list[dict]:
+    """The JSON of a client's text frames (masked with zeros, as these clients write them)."""
+    out, at = [], 0
+    while at < len(buf):
+        size, head = buf[at + 1] & 0x7F, at + 2
+        if size == 126:
+            size, head = int.from_bytes(buf[head:head + 2], "big"), head + 2
+        out.append(json.loads(buf[head + 4:head + 4 + size]))
+        at = head + 4 + size
+    return out
+
+
+def test_the_simulated_players_keep_the_pages_own_timers():
+    """A page pings for its latency meter and asks its balance again after its
+    result; the load's players do the same, at the intervals read off the
+    page's own script (a page that pinged every 2 s was 2,500 messages a
+    second for 5,000 players, which the load did not send)."""
+    import asyncio
+
+    from tablesim.harness.bench.player_clients import _pings, page_timers
+
+    every, after = page_timers()
+    page = (Path(__file__).resolve().parents[2] / "tablesim/platform/player/static/player.js").read_text()
+    assert "setInterval(ping, PING_EVERY)" in page and "of BALANCE_AFTER" in page
+    assert every == 5.0 and after == (0.8, 2.5, 6.0)
+    with pytest.raises(ValueError, match="PING_EVERY"):
+        page_timers("setInterval(ping, 2000);")
+    players = [Player(Shared("WHEEL-LOAD"), "http://x", "t", False, 8.0) for _ in range(20)]
+    for p in players:
+        p.transport = Transport()
+
+    async def pinging() -> None:
+        task = asyncio.create_task(_pings(players, every=0.5, tick=0.05))
+        await asyncio.sleep(1.28)
+        task.cancel()
+
+    asyncio.run(pinging())
+    pings = [[m for m in _frames(p.transport.written) if m["type"] == "ping"] for p in players]
+    assert all(len(sent) in (2, 3) for sent in pings)  # (each once every 0.5 s, spread over the interval)
+    player = players[0]
+    player.shared.balance_after = (0.01, 0.02)
+
+    async def result() -> None:
+        player._took(json.dumps({"type": "result", "table": "WHEEL-LOAD", "round_id": "r-1"}), 0.0)
+        await asyncio.sleep(0.1)
+
+    player.transport.written = b""
+    asyncio.run(result())
+    assert [m["type"] for m in _frames(player.transport.written)] == ["balance", "balance"]

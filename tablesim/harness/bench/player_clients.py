@@ -4,8 +4,11 @@ their own: ``python -m tablesim.harness.bench.player_clients PLAN.json``.
 The plan names the platforms, the table and this process's players (their
 launch tokens; the first ``bettors`` of them bet). Each player trades its
 token for a session (``POST /api/session`` at its platform), opens ``/ws``,
-says hello and watches the table. The process prints ``ready N`` once all
-are watching, then follows its standard input:
+says hello and watches the table. Each does what the player's page does by
+its own timers (``page_timers``, read off the page's script): a latency
+ping every few seconds, and its balance asked again after its result. The
+process prints ``ready N`` once all are watching, then follows its standard
+input:
 
 - ``measure``: from now on the event delays are counted;
 - ``count``: one line, ``count N``: the text frames its players read so far;
@@ -28,10 +31,12 @@ import base64
 import json
 import os
 import random
+import re
 import sys
 import time
 from collections import Counter
 from datetime import datetime
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from tablesim.harness.bench.served import Connection
@@ -41,6 +46,21 @@ IN_FLIGHT = 4
 #: the fastest a bettor bets (a second; the platform's rate limit is 10 after a burst)
 MAX_RATE = 8.0
 LOBBY = '{"type":"lobby"'
+PONG = '{"type":"pong"'
+#: the player's page, whose own timers these players keep (read as text: the harness imports no platform)
+PAGE = Path(__file__).resolve().parents[2] / "platform" / "player" / "static" / "player.js"
+
+
+def page_timers(script: str | None = None) -> tuple[float, tuple[float, ...]]:
+    """The page's latency ping interval and when it asks the balance again after
+    a result (seconds), read off its script: what the simulated players do is
+    what a page does (ValueError: the script no longer says)."""
+    text = PAGE.read_text(encoding="utf-8") if script is None else script
+    every = re.search(r"^const PING_EVERY = (\d+);", text, re.M)
+    after = re.search(r"^const BALANCE_AFTER = \[([\d, ]+)\];", text, re.M)
+    if every is None or after is None:
+        raise ValueError(f"{PAGE}: no PING_EVERY or BALANCE_AFTER: the players could not do what the page does")
+    return int(every.group(1)) / 1000, tuple(int(ms) / 1000 for ms in after.group(1).split(","))
 #: how the platform begins a bet's answer, and a placed one's fields after its id (``placed_id``)
 ANSWER = '{"type":"answer","id":'
 PLACED = ',"kind":"bet","ok":true,"status":"placed",'
@@ -77,6 +97,9 @@ class Shared:
         #: delay is read when this loop reads its frame, so it holds this lag too)
         self.lag: Counter[int] = Counter()
         self.closed = 0
+        #: the page's timers (``page_timers``): a latency ping every ``ping_every`` s, the balance
+        #: asked again this long after the player's result
+        self.ping_every, self.balance_after = page_timers()
         self.frames = 0  # text frames read, every kind (the platform's deliveries)
         self.betting: str | None = None  # the round taking bets
         self.bet = False
@@ -165,6 +188,15 @@ class Player(asyncio.Protocol):
     def send(self, doc: dict) -> None:
         self.transport.write(_masked(0x1, json.dumps(doc, separators=(",", ":")).encode()))
 
+    def ask(self, kind: str) -> None:
+        """A message the page sends by its timers (``ping``, ``balance``), unless the socket is gone."""
+        if self.transport is not None and not self.transport.is_closing():
+            self.n += 1
+            if kind == "ping":
+                self.send({"type": "ping", "t": self.n})
+            else:
+                self.send({"type": kind, "id": self.n})
+
     def data_received(self, data: bytes) -> None:
         """What came, its frames taken apart here, all at once."""
         self.buf += data
@@ -212,8 +244,8 @@ class Player(asyncio.Protocol):
             self.watching.set_result(None)
 
     def _took(self, text: str, now: float) -> None:
-        if text.startswith(LOBBY):
-            return  # (the lobby: big, and nothing measured in it)
+        if text.startswith(LOBBY) or text.startswith(PONG):
+            return  # (the lobby: big, and nothing measured in it; a pong answers the page's latency ping)
         shared = self.shared
         rid = placed_id(text)
         if rid is not None and rid in self.sent:
@@ -232,6 +264,10 @@ class Player(asyncio.Protocol):
         elif kind == "outcome" and msg["round_id"] not in self.seen:
             self.seen.add(msg["round_id"])
             shared.outcomes[msg["round_id"]] += 1
+        elif kind == "result":  # (the player's own: the page asks its balance again, as the credit follows)
+            loop = asyncio.get_running_loop()
+            for wait in shared.balance_after:
+                loop.call_later(wait, self.ask, "balance")
         elif kind == "answer" and msg.get("kind") == "bet" and msg.get("id") in self.sent:
             began, round_id = self.sent.pop(msg["id"])
             status = msg.get("status") or "?"
@@ -302,6 +338,18 @@ async def _until_seen(shared: Shared, round_id: str, players: int, timeout: floa
         await asyncio.sleep(0.05)
 
 
+async def _pings(players: list[Player], every: float, tick: float = 0.1) -> None:
+    """Each player's latency ping once ``every`` seconds, as its page sends it: the
+    players spread over the interval (pages open at all times), a slice each ``tick``."""
+    slices = max(1, round(every / tick))
+    at = 0
+    while True:
+        await asyncio.sleep(tick)
+        for p in players[at::slices]:
+            p.ask("ping")
+        at = (at + 1) % slices
+
+
 async def _lag(shared: Shared, tick: float = 0.01) -> None:
     """How late this loop runs: a timer of ``tick`` seconds, its lateness counted."""
     loop = asyncio.get_running_loop()
@@ -321,6 +369,7 @@ async def main(plan: dict) -> None:
     tasks: list[asyncio.Task] = []
     await _connect(players, tasks)
     tasks += [asyncio.create_task(p.bet()) for p in players if p.bettor]
+    tasks.append(asyncio.create_task(_pings(players, shared.ping_every)))
     print(f"ready {len(players)}", flush=True)
     loop = asyncio.get_running_loop()
     while (line := (await loop.run_in_executor(None, sys.stdin.readline)).split()):

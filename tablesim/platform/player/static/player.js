@@ -13,6 +13,13 @@ import { paytable, roadmap, short } from "/player/rules.js";
 const $ = (id) => document.getElementById(id);
 //: seconds of the bet timer that are its "last bets"
 const LAST_BETS = 5;
+// the latency meter's round trip, measured this often (ms): each ping is a message the platform
+// answers, so a platform process with 5,000 pages answers 1,000 a second (the simulated players of
+// the load script read both figures here and do the same)
+const PING_EVERY = 5000;
+// after a round's result, when the balance is asked again (ms): the credit follows the result
+// (whichever platform process settles it), a little later
+const BALANCE_AFTER = [800, 2500, 6000];
 //: where a browser keeps each player's last result seen (every tab of it: a missed round is marked in any)
 const SEEN_KEY = "tablesim.seen";
 const S = {
@@ -235,7 +242,7 @@ const HANDLERS = {
       renderResult(); renderSpots();
     }
     // the credit follows the result (whichever platform process settles it): ask again a little later
-    for (const wait of [800, 2500, 6000]) setTimeout(() => request("balance", {}), wait);
+    for (const wait of BALANCE_AFTER) setTimeout(() => request("balance", {}), wait);
   },
   recall(m) { S.recall = m.rounds; renderRecall(); },
   pong(m) {
@@ -664,7 +671,7 @@ async function main() {
   if (!S.session) { if (!$("link").textContent) linkState(() => t("player.no_session"), true); return; }
   connect();
   setInterval(tick, 250);
-  setInterval(ping, 2000);
+  setInterval(ping, PING_EVERY);
   setTimeout(ping, 300);
   tick();
 }
