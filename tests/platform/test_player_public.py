@@ -7,6 +7,7 @@ checked against what the table held at that moment."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -30,6 +31,14 @@ GAMES = {"wheel": ("WHEEL-MOCK", []), "football": ("FB-MOCK", []), "fortune3": (
 CARD = re.compile(r"(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[SHDC](?![A-Za-z0-9])")
 
 
+def table_env(folder: Path) -> dict:
+    """The environment of a ``tablesim run`` that makes a journal: the test
+    process's own (its locale among it: a command run so is forked from the
+    tests' helper, tests/forkserver.py, not a fresh interpreter's start and
+    imports, about 1 s of CPU each), the data folder its own."""
+    return {**os.environ, "XDG_DATA_HOME": str(folder / "xdg"), "PYTHONPATH": str(ROOT)}
+
+
 @pytest.fixture(scope="module")
 def journals(tmp_path_factory):
     folder = tmp_path_factory.mktemp("journals")
@@ -39,7 +48,7 @@ def journals(tmp_path_factory):
         runs.append(subprocess.Popen(
             [sys.executable, "-m", "tablesim.cli.main", "run", "--game", name.split("-")[0], "--mock", "--rounds",
              "4", "--seed", "5", "--quiet", "--journal", str(path), *extra], cwd=ROOT, stdout=subprocess.DEVNULL,
-            env={"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(folder / "xdg"), "PYTHONPATH": str(ROOT)}))
+            env=table_env(folder)))
     assert [r.wait(120) for r in runs] == [0] * len(runs)
     return out
 
@@ -333,8 +342,7 @@ def test_the_roadmap_keeps_a_tables_last_50_results_newest_first(tmp_path):
     path = tmp_path / "wheel.sqlite"
     subprocess.run([sys.executable, "-m", "tablesim.cli.main", "run", "--game", "wheel", "--mock", "--rounds", "55",
                     "--seed", "5", "--quiet", "--journal", str(path)], cwd=ROOT, stdout=subprocess.DEVNULL, check=True,
-                   timeout=120, env={"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(tmp_path / "xdg"),
-                                     "PYTHONPATH": str(ROOT)})
+                   timeout=120, env=table_env(tmp_path))
     rounds = Rounds()
     hub = Hub({"WHEEL-MOCK": offer("WHEEL-MOCK")}, rounds)
     tap(rounds, hub)
