@@ -71,6 +71,60 @@ def test_the_socket_writes_a_made_answer_as_it_would_have_encoded_it():
     assert sock.betting == -5
 
 
+_PINGS = st.one_of(
+    st.integers(min_value=-10**25, max_value=10**25).map(lambda t: '{"type":"ping","t":%d}' % t),
+    st.floats(allow_nan=False, allow_infinity=False).map(lambda t: json.dumps({"type": "ping", "t": t})),
+    st.sampled_from(['{"type":"ping","t":007}', '{"type":"ping","t":12} ', '{"type":"ping","t":1²}',
+                     '{"type":"ping","t":12,"x":1}', '{"type":"ping","t":}', '{"type":"ping","t":0}',
+                     '{"type":"ping","t":"5"}', '{"type":"ping","t":123456789012345678901}', '{"type":"ping","t":1']),
+    st.text(max_size=12).map(lambda t: '{"type":"ping","t":' + t))
+
+
+@given(_PINGS)
+def test_a_latency_ping_is_answered_as_the_parser_and_the_encoder_answer_it(text):
+    """The page's ping (a thousand a second at 5,000 players) is answered off its
+    text: the same pong, or the same refusal, as the message parsed whole."""
+    import time as clock
+
+    def said(fast: bool) -> list[str]:
+        hub = _Hub()
+        sock = PlayerSocket(None, None, hub)
+        sock.client = _Client()
+        if not fast:  # (the parsed way: ``_handle`` and its refusals)
+            from tablesim.platform.player import socket as module
+
+            saved, module._PING = module._PING, "\0never"
+            try:
+                sock._take(text)
+            finally:
+                module._PING = saved
+        else:
+            sock._take(text)
+        return hub.sent
+
+    import re
+
+    before = int(clock.time() * 1000)
+    fast, slow = said(True), said(False)
+    after = int(clock.time() * 1000)
+    for m in fast:  # (the platform's clock, read when answering)
+        if m.startswith('{"type":"pong"'):
+            assert before <= json.loads(m)["now"] <= after
+    now = re.compile(r'"now":\d+}$')
+    assert [now.sub('"now":0}', m) for m in fast] == [now.sub('"now":0}', m) for m in slow]
+
+
+def test_the_usual_ping_is_answered_without_the_parser(monkeypatch):
+    from tablesim.platform.player import socket as module
+
+    monkeypatch.setattr(module, "read", lambda text: (_ for _ in ()).throw(AssertionError("parsed")))
+    hub = _Hub()
+    sock = PlayerSocket(None, None, hub)
+    sock.client = _Client()
+    sock._take('{"type":"ping","t":1234567}')
+    assert hub.sent and hub.sent[0].startswith('{"type":"pong","t":1234567,"now":')
+
+
 class _Wire:
     open = True
 

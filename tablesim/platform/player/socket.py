@@ -59,6 +59,8 @@ def answer(request_id, body: dict) -> dict:
     return {"type": "answer", "id": request_id, **body}
 
 
+#: how the page's latency ping begins (its ``t`` and the closing brace follow)
+_PING = '{"type":"ping","t":'
 #: the JSON parser's own scanner (``json.loads`` without its wrapping: a message is one object)
 _scan = json.decoder.JSONDecoder().scan_once
 
@@ -202,6 +204,14 @@ class PlayerSocket:
             self._say(None, refused(429, "rate_limited", f"more than {RATE:g} messages a second: "
                                     "this one was not taken").body)
             return
+        if text is not None and text.startswith(_PING):
+            digits = text[len(_PING):-1]
+            # (the page's latency ping, every few seconds from each page: a thousand a second at
+            # 5,000 players, answered without the parser and the encoder, the same bytes as ``_handle``'s)
+            if text[-1:] == "}" and 0 < len(digits) <= 20 and digits.isascii() and digits.isdigit() \
+                    and (digits[0] != "0" or digits == "0"):
+                self.hub._send(self.client, '{"type":"pong","t":%s,"now":%d}' % (digits, int(time.time() * 1000)))
+                return
         doc = read(text) if text is not None else refused(400, "bad_input", "messages are text (JSON)")
         if isinstance(doc, Answer):
             self._say(None, doc.body)
