@@ -296,6 +296,18 @@ def _cpu_per_bet(cpu0: dict, cpu1: dict, cpu2: dict, plan: Plan, placed: int) ->
     return {**out, "all": round(sum(out.values()), 1)}
 
 
+#: the studio's goals: bets kept up with at the offered rate, their p99 and the events' p99 (ms)
+BET_P99_GOAL, EVENT_P99_GOAL = 150.0, 250.0
+
+
+def goal_met(fig: dict) -> bool:
+    """Whether a run met the goals (``goals``): the offered rate placed, the
+    bets' p99 under 150 ms and the table events' p99 under 250 ms."""
+    sat = fig.get("saturation") or {}
+    return bool(sat.get("kept_up")) and fig.get("bet_p99_ms") is not None and fig["bet_p99_ms"] < BET_P99_GOAL \
+        and fig.get("event_p99_ms") is not None and fig["event_p99_ms"] < EVENT_P99_GOAL
+
+
 def failures(fig: dict) -> list[str]:
     """Why the run is not a measurement (exit 1), empty when it is."""
     why = []
