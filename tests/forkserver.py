@@ -12,6 +12,12 @@ reported back. It calls ``tablesim.cli.main.main``, as ``python -m
 tablesim.cli.main`` and the ``tablesim`` script do, and ends the way an interpreter ends (non-daemon threads joined,
 ``atexit`` run). A signal or a kill reaches it as it would any process.
 
+A command whose ``PYTHONPATH`` adds folders of the tests' own packages (a
+test game and its ``site/``, which registers it: tests/gamehost.py) is
+forked from a helper of its own, started with those folders on its path as
+a fresh interpreter would be: the game registry and the CLI's choices are
+made with the game in them.
+
 What only a fresh interpreter shows (its start, the console script, a
 terminal) stays a ``subprocess`` in the tests about it.
 
@@ -45,7 +51,8 @@ PRELOAD = ("tablesim.cli.main", "tablesim.server.app", "tablesim.platform.app", 
 HERE = Path(__file__).resolve().parent
 
 _lock = threading.Lock()
-_helper: "_Helper | None" = None
+#: the test process's helpers, by the folders of the tests' own packages on their path ("" for none)
+_helpers: "dict[str, _Helper]" = {}
 #: CPU seconds (user and system) of the forked commands that ended, for whoever measures the tests
 CPU_OF_ENDED = 0.0
 
@@ -53,12 +60,12 @@ CPU_OF_ENDED = 0.0
 # --- the helper process --------------------------------------------------------------
 
 
-def _serve(path: str) -> int | None:
+def _serve(path: str, preload: Sequence[str] = PRELOAD) -> int | None:
     """The helper's loop; answers None in the helper, an exit status in a child."""
     import importlib
 
     sys.modules.setdefault("trio", None)  # (unused, and no dependency of tablesim: see tests/conftest.py)
-    for name in PRELOAD:
+    for name in preload:
         try:
             importlib.import_module(name)
         except ImportError:
@@ -199,12 +206,17 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
 
 
 class _Helper:
-    def __init__(self) -> None:
+    """``extra``: folders of the tests' own packages (a test game and its
+    ``site/``, tests/gamehost.py) on the helper's path from its start, as on a
+    fresh interpreter's: the registry and the CLI's choices are made with them."""
+
+    def __init__(self, extra: str = "") -> None:
         self.folder = tempfile.mkdtemp(prefix="tablesim-fork-")
         self.path = os.path.join(self.folder, "s")
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
+        path = [str(HERE), *([extra] if extra else []), os.environ.get("PYTHONPATH", "")]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", f"import sys, forkserver; sys.exit(forkserver._main({self.path!r}))"],
+            [sys.executable, "-c", f"import sys, forkserver; sys.exit(forkserver._main({self.path!r}, {bool(extra)}))"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=str(HERE.parent))
         line = self.proc.stdout.readline()
         if line != b"ready\n":
@@ -215,25 +227,29 @@ class _Helper:
 
 
 def _stop_helper() -> None:
-    """At the test process's exit: the helper ends (its stdin closes) and is
-    waited for, so its CPU time and its commands' count in this process's."""
-    if _helper is None:
-        return
-    if _helper.alive():
-        _helper.proc.stdin.close()
+    """At the test process's exit: the helpers end (their stdin closes) and are
+    waited for, so their CPU time and their commands' count in this process's."""
+    for helper in _helpers.values():
+        if helper.alive():
+            helper.proc.stdin.close()
+    for helper in _helpers.values():
         try:
-            _helper.proc.wait(30)
+            helper.proc.wait(30)
         except subprocess.TimeoutExpired:
-            _helper.proc.kill()
-            _helper.proc.wait()
-    shutil.rmtree(_helper.folder, ignore_errors=True)  # (its socket)
+            helper.proc.kill()
+            helper.proc.wait()
+        shutil.rmtree(helper.folder, ignore_errors=True)  # (its socket)
 
 
 atexit.register(_stop_helper)
 
 
-def _main(path: str) -> int:
-    code = _serve(path)
+def _main(path: str, light: bool = False) -> int:
+    """``light``: the CLI and its commands only (the helper of a test game's
+    path, which few commands use: 0.7 s of CPU to start against 2.2 s with
+    the served table, the platform and the wallet; each command imports what
+    it needs of them)."""
+    code = _serve(path, () if light else PRELOAD)
     return 0 if code is None else code
 
 
@@ -241,17 +257,16 @@ def helper_fds() -> set[str]:
     """This process's ends of the helper's pipes (``/proc/self/fd`` names):
     the helper starts with the first command of a test process and outlives
     the test that started it, so a leak check leaves them out."""
-    if _helper is None:
-        return set()
-    return {str(f.fileno()) for f in (_helper.proc.stdin, _helper.proc.stdout) if not f.closed}
+    return {str(f.fileno()) for helper in _helpers.values() for f in (helper.proc.stdin, helper.proc.stdout)
+            if not f.closed}
 
 
-def _helper_process() -> _Helper:
-    global _helper
+def _helper_process(extra: str = "") -> _Helper:
     with _lock:
-        if _helper is None or not _helper.alive():
-            _helper = _Helper()
-        return _helper
+        helper = _helpers.get(extra)
+        if helper is None or not helper.alive():
+            helper = _helpers[extra] = _Helper(extra)
+        return helper
 
 
 def _fd_for(spec, mode: str, keep: list, own: int) -> tuple[int, object | None]:
@@ -287,7 +302,7 @@ class Forked:
     """A ``tablesim`` command forked by the helper, used as a ``subprocess.Popen``."""
 
     def __init__(self, args: Sequence[str], *, stdin=None, stdout=None, stderr=None, text: bool = False,
-                 env: Mapping[str, str] | None = None, cwd: str | Path | None = None) -> None:
+                 env: Mapping[str, str] | None = None, cwd: str | Path | None = None, extra: str = "") -> None:
         self.args = ["tablesim", *map(str, args)]
         self.returncode: int | None = None
         mine: list[int] = []
@@ -298,7 +313,7 @@ class Forked:
             fd_err = fd_out
         request = {"args": list(map(str, args)), "env": dict(os.environ if env is None else env),
                    "cwd": str(cwd or os.getcwd()), **_signal_state()}
-        helper = _helper_process()
+        helper = _helper_process(extra)
         self._conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self._conn.connect(helper.path)
@@ -449,28 +464,44 @@ _AT_START = ("PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONWARNINGS
 _FRESH = {"emulate"}
 
 
-def forkable(argv: Sequence, kw: Mapping) -> bool:
-    """``python -m tablesim.cli.main ...`` with nothing only a fresh interpreter would honour."""
+def _fork_path(argv: Sequence, kw: Mapping) -> str | None:
+    """For ``python -m tablesim.cli.main ...`` with nothing only a fresh
+    interpreter would honour: the folders of the tests' own packages its path
+    adds ("" for none: the project is importable anyway), which its helper
+    starts with. None for anything else."""
     argv = [str(a) for a in argv] if isinstance(argv, (list, tuple)) else []
     if not (ENABLED and len(argv) > 3 and argv[0] == sys.executable and argv[1:3] == _MODULE):
-        return False
+        return None
     if argv[3] in _FRESH:
-        return False
+        return None
     if set(kw) - _KEYWORDS or kw.get("close_fds", True) is not True or kw.get("bufsize", -1) not in (-1, 0, 1):
-        return False
+        return None
     env = kw.get("env")
     if env is None:
-        return True
+        return ""
     if any(env.get(k) != os.environ.get(k) for k in _AT_START):
-        return False
-    extra = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    return all(Path(p).resolve() in (HERE.parent, HERE) for p in extra)  # (the project, importable anyway)
+        return None
+    extra = []
+    for p in (p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p):
+        where = Path(p).resolve()
+        if where in (HERE.parent, HERE):
+            continue
+        if HERE not in where.parents:  # (only the tests' own packages: anything else, a fresh interpreter)
+            return None
+        extra.append(str(where))
+    return os.pathsep.join(extra)
+
+
+def forkable(argv: Sequence, kw: Mapping) -> bool:
+    """``python -m tablesim.cli.main ...`` with nothing only a fresh interpreter would honour."""
+    return _fork_path(argv, kw) is not None
 
 
 def Popen(argv: Sequence, **kw):  # noqa: N802 (it stands for subprocess.Popen)
     """``subprocess.Popen(argv, **kw)``; a ``[python, -m, tablesim.cli.main, ...]`` is forked."""
-    if forkable(argv, kw):
-        return Forked([str(a) for a in argv][3:], **_forked_keywords(kw))
+    extra = _fork_path(argv, kw)
+    if extra is not None:
+        return Forked([str(a) for a in argv][3:], **_forked_keywords(kw), extra=extra)
     return _REAL_POPEN(argv, **kw)
 
 
@@ -488,8 +519,9 @@ class _Popen(subprocess.Popen):
     accepts is forked, everything else is the real class, unchanged."""
 
     def __new__(cls, args, *rest, **kw):
-        if not rest and forkable(args, kw):
-            return Forked([str(a) for a in args][3:], **_forked_keywords(kw))
+        extra = None if rest else _fork_path(args, kw)
+        if extra is not None:
+            return Forked([str(a) for a in args][3:], **_forked_keywords(kw), extra=extra)
         return super().__new__(cls)
 
 
