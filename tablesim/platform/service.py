@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from decimal import Decimal
 from pathlib import Path
 
 import nats
 
+from tablesim.platform import balances
 from tablesim.platform.backstop import AFTER, Backstop
 from tablesim.platform.betdesk import Answer, Desk
 from tablesim.platform.decisions import Decisions
@@ -63,10 +65,13 @@ class Platform:
                                follower=self.follower, offers=offers, held=self.held,
                                alert_after=alert_after, durable=durable, ack_wait=ack_wait,
                                faults=faults)
+        self.settler.on_balance = self._tell_balance
         self.backstop = Backstop(self.settler, self.follower, self.settling, after=backstop_after)
         self.tasks: list[asyncio.Task] = []
         #: the players' socket as a plain ASGI handler, in front of the web framework (``fastbets``)
         self.player_socket = None
+        #: the players' pages of this process (``player.routes``), told each balance settlement moved
+        self.hub = None
 
     def _js(self):
         return self.nc.jetstream(timeout=natsio.REQUEST_TIMEOUT)
@@ -86,8 +91,26 @@ class Platform:
                 log.warning("platform: the bus %s cannot be reached: %s", natsio.shown(self.nats_url),
                             f"{type(exc).__name__}: {exc}")
                 await asyncio.sleep(1.0)
+        try:  # (every process's pages, whichever process settled: ``balances``)
+            await self.nc.subscribe(balances.SUBJECT, cb=self._balance_told)
+        except Exception as exc:  # (a bus without the subject's permission: the pages ask the wallet, as before)
+            log.warning("platform: balances settled elsewhere will not be told at once: %s",
+                        f"{type(exc).__name__}: {exc}")
         self.tasks += [asyncio.ensure_future(c) for c in (self.follower.run(), self.sweep.run(), self.settler.run(),
                                                                     self.backstop.run())]
+
+    def _tell_balance(self, player: str, currency: str, balance: Decimal) -> None:
+        """A balance settlement moved, told to every platform process (this one too)."""
+        nc = self.nc
+        if nc is None:
+            return
+        task = asyncio.ensure_future(nc.publish(balances.SUBJECT, balances.note(player, currency, balance)))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # (at most once: the page asks later)
+
+    async def _balance_told(self, msg) -> None:
+        got = balances.read(msg.data)
+        if got is not None and self.hub is not None:
+            self.hub.balance(*got)
 
     async def stop(self) -> None:
         for task in self.tasks:

@@ -30,6 +30,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from decimal import Decimal
+from typing import Callable
 
 import tenacity
 from nats.js import api
@@ -79,6 +81,9 @@ class Settler:
         self.stats = {"rounds_settled": 0, "rounds_void": 0, "credits": 0, "cancels": 0, "alerts": 0,
                       "not_signed": 0, "refused": 0, "mismatches": 0, "held": 0}
         self.last_alert: str | None = None
+        #: told (player, currency, balance) of each credit and cancel the wallet confirmed: the
+        #: players' pages learn their balance at once (``balances``)
+        self.on_balance: Callable[[str, str, Decimal], None] | None = None
 
     async def run(self) -> None:
         while True:
@@ -201,6 +206,9 @@ class Settler:
             self._hold(rnd, call, body, status, str(exc))
             return
         self.stats["credits" if call == "credit" else "cancels"] += 1
+        if out.ok and out.balance is not None and self.on_balance is not None \
+                and (offer := self.offers.get(rnd.table)) is not None:
+            self.on_balance(body["player"], offer.currency, out.balance)
         if out.ok or (call == "cancel" and out.status.value == "already_cancelled"):
             return
         self.stats["refused"] += 1

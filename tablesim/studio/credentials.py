@@ -20,6 +20,8 @@ The roles and what the broker lets each do:
   role that may); reads the stream through its own readers (its durable
   settlement reader and ephemeral ones) and acknowledges its own; reads a
   stored message by its number (the check of a stream numbered anew);
+  tells its other processes, and is told, of the balances settlement moved
+  (``tablesim.platform.credited``, the only role that may);
 - ``studio``: the floor and the anchor: reads the stream through its own
   readers, the tables' status and the keys' bucket; publishes nothing of
   the tables'.
@@ -94,9 +96,10 @@ def users_conf(tables: list[str], passwords: dict[str, str]) -> str:
         allow_responses: true
     }} }}''')
     other_durable = {PLATFORM_DURABLE: STUDIO_DURABLE, STUDIO_DURABLE: PLATFORM_DURABLE}
-    platform = ["tablesim.*.bets", "tablesim.*.decisions", *_readers(PLATFORM_DURABLE)]
+    platform = ["tablesim.*.bets", "tablesim.*.decisions", wire.CREDITED_SUBJECT, *_readers(PLATFORM_DURABLE)]
     studio = _readers(STUDIO_DURABLE)
-    for user, allow, extra_sub in (("platform", platform, []), ("studio", studio, ['"tablesim.*.status"'])):
+    for user, allow, extra_sub in (("platform", platform, [f'"{wire.CREDITED_SUBJECT}"']),
+                                   ("studio", studio, ['"tablesim.*.status"'])):
         durable = PLATFORM_DURABLE if user == "platform" else STUDIO_DURABLE
         deny = [f"$JS.API.CONSUMER.*.{STREAM}.{other_durable[durable]}",
                 f"$JS.API.CONSUMER.MSG.NEXT.{STREAM}.{other_durable[durable]}",

@@ -62,6 +62,11 @@ def table_filter(table_id: str) -> str:
     return f"tablesim.{table_id}.*"
 
 
+#: where the platform's processes tell one another of a balance settlement moved
+#: (``tablesim.platform.balances``; no table may read it: a role's name is no table's)
+CREDITED_SUBJECT = "tablesim.platform.credited"
+
+
 def bets_subject(table_id: str) -> str:
     return f"tablesim.{table_id}.bets"
 

@@ -87,39 +87,42 @@ def _frames(buf: bytes) -> list[dict]:
 
 
 def test_the_simulated_players_keep_the_pages_own_timers():
-    """A page pings for its latency meter and asks its balance again after its
-    result; the load's players do the same, at the intervals read off the
-    page's own script (a page that pinged every 2 s was 2,500 messages a
-    second for 5,000 players, which the load did not send)."""
+    """A page pings for its latency meter, and asks its balance after its result
+    unless the platform told it meanwhile; the load's players do the same, at
+    the intervals read off the page's own script (a page that pinged every 2 s
+    was 2,500 messages a second for 5,000 players, which the load did not send)."""
     import asyncio
 
-    from tablesim.harness.bench.player_clients import _pings, page_timers
+    from tablesim.harness.bench.player_clients import _ping_slice, page_timers
 
     every, after = page_timers()
     page = (Path(__file__).resolve().parents[2] / "tablesim/platform/player/static/player.js").read_text()
-    assert "setInterval(ping, PING_EVERY)" in page and "of BALANCE_AFTER" in page
-    assert every == 5.0 and after == (0.8, 2.5, 6.0)
+    assert "setInterval(ping, PING_EVERY)" in page and "}, BALANCE_AFTER);" in page
+    assert every == 5.0 and after == 6.0
     with pytest.raises(ValueError, match="PING_EVERY"):
         page_timers("setInterval(ping, 2000);")
     players = [Player(Shared("WHEEL-LOAD"), "http://x", "t", False, 8.0) for _ in range(20)]
     for p in players:
         p.transport = Transport()
 
-    async def pinging() -> None:
-        task = asyncio.create_task(_pings(players, every=0.5, tick=0.05))
-        await asyncio.sleep(1.28)
-        task.cancel()
-
-    asyncio.run(pinging())
+    at = 0
+    for _ in range(2 * 7):  # (two intervals of seven ticks: each player pinged twice, a seventh of them a tick)
+        before = sum(len(p.transport.written) for p in players)
+        at = _ping_slice(players, 7, at)
+        assert sum(len(p.transport.written) for p in players) > before
     pings = [[m for m in _frames(p.transport.written) if m["type"] == "ping"] for p in players]
-    assert all(len(sent) in (2, 3) for sent in pings)  # (each once every 0.5 s, spread over the interval)
-    player = players[0]
-    player.shared.balance_after = (0.01, 0.02)
+    assert all(len(sent) == 2 for sent in pings)
+    told, untold = players[0], players[1]
+    for p in (told, untold):
+        p.shared.balance_after = 0.02
+        p.transport.written = b""
 
-    async def result() -> None:
-        player._took(json.dumps({"type": "result", "table": "WHEEL-LOAD", "round_id": "r-1"}), 0.0)
+    async def results() -> None:
+        for p in (told, untold):
+            p._took(json.dumps({"type": "result", "table": "WHEEL-LOAD", "round_id": "r-1"}), 0.0)
+        told._took(json.dumps({"type": "balance", "balance": "1045", "currency": "MOP"}), 0.0)
         await asyncio.sleep(0.1)
 
-    player.transport.written = b""
-    asyncio.run(result())
-    assert [m["type"] for m in _frames(player.transport.written)] == ["balance", "balance"]
+    asyncio.run(results())
+    assert [m["type"] for m in _frames(untold.transport.written)] == ["balance"]
+    assert _frames(told.transport.written) == []

@@ -167,6 +167,9 @@ def test_two_players_in_two_languages_play_a_wheel_round(chromium, setup):
         assert text(ann, "#result").count("MOP") >= 7  # each of her bets, with its result
         amy_net = text(amy, "#result .round-net b")
         assert amy_net.startswith("+45" if symbol == "joker" else "\u22121"), amy_net  # her own, not ann's, signed
+        # her balance as her credit left it, told by the platform as soon as the wallet confirmed it
+        amy.wait_for_function("(want) => document.querySelector('#balance').textContent.replace(/\\D/g, '')"
+                              ".startsWith(want)", arg="1045" if symbol == "joker" else "999")
         # the banner: a win celebrated with its net, a loss said plainly with its own; the last win kept beside the total bet
         for p in (ann, amy):
             net = text(p, "#result .round-net b")

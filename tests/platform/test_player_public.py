@@ -361,3 +361,27 @@ def test_the_roadmap_keeps_a_tables_last_50_results_newest_first(tmp_path):
     assert [r["round_id"] for r in roadmap] == [r["round_id"] for r in reversed(settled[5:])]  # the 55th to the 6th
     assert len(roadmap) == ROADMAP and roadmap[-1]["round_id"] == settled[5]["round_id"]  # the first five dropped
     assert [r["round_id"] for r in hub.lobby()["tables"][0]["last"]] == [r["round_id"] for r in roadmap[:LAST_RESULTS]]
+
+
+def test_a_balance_settlement_moved_goes_to_each_page_of_that_player_only():
+    from tablesim.platform import balances
+
+    rounds = Rounds()
+    hub = Hub({"WHEEL-MOCK": offer("WHEEL-MOCK")}, rounds)
+    phone, laptop, amy = hub.join("ann"), hub.join("ann"), hub.join("amy")
+    hub.watch(phone, "WHEEL-MOCK")  # (whether in the lobby or at a table)
+    for c in (phone, laptop, amy):
+        while not c.queue.empty():
+            c.queue.get_nowait()
+    got = balances.read(balances.note("ann", "MOP", Decimal("1045.50")))
+    assert got == ("ann", "MOP", "1045.50")
+    hub.balance(*got)
+    for c in (phone, laptop):
+        assert [json.loads(c.queue.get_nowait()) for _ in range(c.queue.qsize())] == [
+            {"type": "balance", "balance": "1045.50", "currency": "MOP"}]
+    assert amy.queue.empty()
+    hub.balance("nobody-here", "MOP", "1")  # (a player of another process: nothing to do)
+    for junk in (b"", b"{", b"[]", b'{"player":"ann","currency":"MOP"}', b'{"player":1,"currency":"MOP","balance":"1"}',
+                 b'{"player":"ann","currency":"MOP","balance":"NaN"}', b'{"player":"ann","currency":"MOP","balance":"x"}',
+                 b'{"player":"' + b"a" * 65 + b'","currency":"MOP","balance":"1"}'):
+        assert balances.read(junk) is None, junk

@@ -110,6 +110,13 @@ def test_a_round_over_the_socket_with_own_results_and_bad_input_placing_nothing(
     assert [r[3] for r in rows if r[1] == "cancel"] == ["10.00"]
     want = OPENING - 20 - ones + returned
     rig.wait_for(lambda: rig.wallet_balance("lea") == want, what=f"lea's balance {want}")
+    # the balance her credit left, told to her page by whichever process settled the round (the page
+    # asks the wallet only if no such word came)
+    told = next((m for m in lea.seen if m["type"] == "balance"), None) or lea.wait(lambda m: m["type"] == "balance")
+    assert (Decimal(told["balance"]), told["currency"]) == (want, "MOP"), told
+    amy_told = next((m for m in amy.seen if m["type"] == "balance"), None) or amy.wait(lambda m: m["type"] == "balance")
+    assert Decimal(amy_told["balance"]) == rig.wallet_balance("amy")
+    assert not any(m["type"] == "balance" and Decimal(m["balance"]) == want for m in amy.seen)  # (hers, not lea's)
 
 
 def test_a_bet_acknowledged_before_a_disconnect_stands_and_the_missed_round_is_shown(_rig, two):

@@ -180,14 +180,16 @@ TABLE_MAY_NOT = (
     "$JS.API.STREAM.MSG.DELETE.TABLESIM",
     "$JS.API.STREAM.CREATE.OTHER",
     "tablesim.FB-01.live",
+    "tablesim.platform.credited",  # (the platform's processes tell one another of players' balances)
 )
 
 #: whose replies (and questions) each user may not read: every inbox but its own
 MAY_NOT_READ = {
     "F3-01": ("_INBOX.>", "_INBOX.FB-01.>", "_INBOX.platform.>", "_INBOX.studio.>", "_INBOX.*.*",
-              "tablesim.FB-01.bets", "tablesim.FB-01.live", "tablesim.*.bets"),
+              "tablesim.FB-01.bets", "tablesim.FB-01.live", "tablesim.*.bets", "tablesim.platform.credited"),
     "platform": ("_INBOX.>", "_INBOX.F3-01.>", "_INBOX.studio.>", "tablesim.F3-01.bets"),
-    "studio": ("_INBOX.>", "_INBOX.F3-01.>", "_INBOX.platform.>", "tablesim.F3-01.bets", "tablesim.F3-01.live"),
+    "studio": ("_INBOX.>", "_INBOX.F3-01.>", "_INBOX.platform.>", "tablesim.F3-01.bets", "tablesim.F3-01.live",
+               "tablesim.platform.credited"),
 }
 
 
@@ -228,6 +230,9 @@ def test_a_table_manages_no_reader_but_its_own_and_reads_no_reply_but_its_own(se
     # what the table does need goes through: its own reader of its own subjects, its own replies
     own = ("$JS.API.CONSUMER.CREATE.TABLESIM.tablesim-reader-1.tablesim.F3-01.event", "tablesim.F3-01.live")
     assert asyncio.run(refusals(secured, "F3-01", publish=own, subscribe=("_INBOX.F3-01.>", "tablesim.F3-01.live"))) == []
+    # ... and the platform's processes tell one another of the balances settlement moved
+    credited = ("tablesim.platform.credited",)
+    assert asyncio.run(refusals(secured, "platform", publish=credited, subscribe=credited)) == []
 
 
 async def replies(server: NatsServer, user: str) -> str:

@@ -6,7 +6,8 @@ launch tokens; the first ``bettors`` of them bet). Each player trades its
 token for a session (``POST /api/session`` at its platform), opens ``/ws``,
 says hello and watches the table. Each does what the player's page does by
 its own timers (``page_timers``, read off the page's script): a latency
-ping every few seconds, and its balance asked again after its result. The
+ping every few seconds, and its balance asked after its result when the
+platform did not tell it. The
 process prints ``ready N`` once all are watching, then follows its standard
 input:
 
@@ -51,16 +52,17 @@ PONG = '{"type":"pong"'
 PAGE = Path(__file__).resolve().parents[2] / "platform" / "player" / "static" / "player.js"
 
 
-def page_timers(script: str | None = None) -> tuple[float, tuple[float, ...]]:
-    """The page's latency ping interval and when it asks the balance again after
-    a result (seconds), read off its script: what the simulated players do is
-    what a page does (ValueError: the script no longer says)."""
+def page_timers(script: str | None = None) -> tuple[float, float]:
+    """The page's latency ping interval and when, after a result, it asks its
+    balance unless the platform told it (seconds), read off its script: what
+    the simulated players do is what a page does (ValueError: the script no
+    longer says)."""
     text = PAGE.read_text(encoding="utf-8") if script is None else script
     every = re.search(r"^const PING_EVERY = (\d+);", text, re.M)
-    after = re.search(r"^const BALANCE_AFTER = \[([\d, ]+)\];", text, re.M)
+    after = re.search(r"^const BALANCE_AFTER = (\d+);", text, re.M)
     if every is None or after is None:
         raise ValueError(f"{PAGE}: no PING_EVERY or BALANCE_AFTER: the players could not do what the page does")
-    return int(every.group(1)) / 1000, tuple(int(ms) / 1000 for ms in after.group(1).split(","))
+    return int(every.group(1)) / 1000, int(after.group(1)) / 1000
 #: how the platform begins a bet's answer, and a placed one's fields after its id (``placed_id``)
 ANSWER = '{"type":"answer","id":'
 PLACED = ',"kind":"bet","ok":true,"status":"placed",'
@@ -98,7 +100,7 @@ class Shared:
         self.lag: Counter[int] = Counter()
         self.closed = 0
         #: the page's timers (``page_timers``): a latency ping every ``ping_every`` s, the balance
-        #: asked again this long after the player's result
+        #: asked this long after the player's result unless the platform told it meanwhile
         self.ping_every, self.balance_after = page_timers()
         self.frames = 0  # text frames read, every kind (the platform's deliveries)
         self.betting: str | None = None  # the round taking bets
@@ -156,6 +158,7 @@ class Player(asyncio.Protocol):
         self.upgraded = False
         self.watching: asyncio.Future | None = None  # done once the table's snapshot came
         self._bet_rest = b""  # (``_rest``)
+        self.balances_told = 0  # (the platform's ``balance`` messages so far)
 
     async def open(self) -> None:
         parts = urlsplit(self.url)
@@ -264,10 +267,12 @@ class Player(asyncio.Protocol):
         elif kind == "outcome" and msg["round_id"] not in self.seen:
             self.seen.add(msg["round_id"])
             shared.outcomes[msg["round_id"]] += 1
-        elif kind == "result":  # (the player's own: the page asks its balance again, as the credit follows)
-            loop = asyncio.get_running_loop()
-            for wait in shared.balance_after:
-                loop.call_later(wait, self.ask, "balance")
+        elif kind == "result":  # (the player's own: the page asks its balance later, unless told it meanwhile)
+            told = self.balances_told
+            asyncio.get_running_loop().call_later(
+                shared.balance_after, lambda: self.balances_told == told and self.ask("balance"))
+        elif kind == "balance":  # (the platform told the balance its credit left)
+            self.balances_told += 1
         elif kind == "answer" and msg.get("kind") == "bet" and msg.get("id") in self.sent:
             began, round_id = self.sent.pop(msg["id"])
             status = msg.get("status") or "?"
@@ -345,9 +350,14 @@ async def _pings(players: list[Player], every: float, tick: float = 0.1) -> None
     at = 0
     while True:
         await asyncio.sleep(tick)
-        for p in players[at::slices]:
-            p.ask("ping")
-        at = (at + 1) % slices
+        at = _ping_slice(players, slices, at)
+
+
+def _ping_slice(players: list[Player], slices: int, at: int) -> int:
+    """The pings of slice ``at`` of ``slices`` (every ``slices``-th player from ``at``): the next slice."""
+    for p in players[at::slices]:
+        p.ask("ping")
+    return (at + 1) % slices
 
 
 async def _lag(shared: Shared, tick: float = 0.01) -> None:

@@ -283,6 +283,15 @@ class Hub:
                 for client in watching:
                     self._send(client, text)
 
+    def balance(self, player: str, currency: str, balance: str) -> None:
+        """``player``'s balance as the wallet answered a credit or cancel of settlement,
+        to each of their pages (``tablesim.platform.balances``)."""
+        clients = self.by_player.get(player)
+        if clients:
+            text = dumps({"type": "balance", "balance": balance, "currency": currency})
+            for client in list(clients):
+                self._send(client, text)
+
     def send_mine(self, client: Client, table: str, round_id: str) -> None:
         """``client``'s player's standing bets in ``round_id`` of ``table``, if it
         still watches that table (``Client.answered``: a record held a bet its

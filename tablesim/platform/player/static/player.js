@@ -17,9 +17,10 @@ const LAST_BETS = 5;
 // answers, so a platform process with 5,000 pages answers 1,000 a second (the simulated players of
 // the load script read both figures here and do the same)
 const PING_EVERY = 5000;
-// after a round's result, when the balance is asked again (ms): the credit follows the result
-// (whichever platform process settles it), a little later
-const BALANCE_AFTER = [800, 2500, 6000];
+// after a round's result, when the balance is asked of the wallet if the platform has not told it
+// yet (ms): the platform tells each page the balance its credit left as soon as the wallet
+// confirmed it (a "balance" message); this ask is for a note lost on the way
+const BALANCE_AFTER = 6000;
 //: where a browser keeps each player's last result seen (every tab of it: a missed round is marked in any)
 const SEEN_KEY = "tablesim.seen";
 const S = {
@@ -29,7 +30,7 @@ const S = {
   // the bets' ids) plus the bets answered ``placed`` that the record did not hold yet: each bet once.
   mine: {}, mineIds: new Set(), acked: {}, // acked: bet id -> {bet, amount}
   last: [], // the bets of the player's last round at this table (rebet)
-  events: [], result: null, recall: [], missed: [], seen: 0, backoff: 500, pingAt: {}, n: 0,
+  events: [], result: null, recall: [], missed: [], seen: 0, backoff: 500, pingAt: {}, n: 0, balanceTold: 0,
   roadmap: [], lastWin: null, batch: null, up: false,
 };
 
@@ -241,9 +242,11 @@ const HANDLERS = {
       if (m.status === "settled" && sign(m.net) > 0) S.lastWin = m.net;
       renderResult(); renderSpots();
     }
-    // the credit follows the result (whichever platform process settles it): ask again a little later
-    for (const wait of BALANCE_AFTER) setTimeout(() => request("balance", {}), wait);
+    // the credit follows the result: told by the platform once the wallet confirmed it, else asked later
+    const told = S.balanceTold;
+    setTimeout(() => { if (S.balanceTold === told) request("balance", {}); }, BALANCE_AFTER);
   },
+  balance(m) { S.balanceTold += 1; showBalance(m.balance); },
   recall(m) { S.recall = m.rounds; renderRecall(); },
   pong(m) {
     const sent = S.pingAt[m.t];
