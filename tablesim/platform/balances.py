@@ -12,6 +12,11 @@ every page asked three times after each result, a guess at when the
 credit would land: 1,200 wallet calls a round for 400 bettors, 15,000 for
 5,000, and still late by up to a few seconds.
 
+Only a result handed out for the first time is told: one handed out again
+(a process died before acknowledging it) or settled by the backstop may
+find its credits made long before, which the wallet answers as it did,
+with the balance of back then.
+
 Only the platform's bus user may publish or read the subject
 (``tablesim.studio.credentials``): a balance is no business of a table's.
 """

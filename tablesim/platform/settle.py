@@ -134,15 +134,20 @@ class Settler:
             await msg.ack()
             return
         beat = asyncio.ensure_future(_keep_alive(msg, self.ack_wait))
+        # (a result handed out again, a process having died before its ack, may find its credits made
+        # already: the wallet then answers each as it did, with the balance of back then, which the
+        # players' pages are not told: they ask, ``balances``)
         try:
-            await self.settle(rnd)
+            await self.settle(rnd, tell=_first_delivery(msg))
         finally:
             beat.cancel()
         self.faults.at(BEFORE_ACK)
         await msg.ack()
 
-    async def settle(self, rnd: Round) -> None:
-        """Every player's part of a closed round, confirmed by the wallet."""
+    async def settle(self, rnd: Round, tell: bool = False) -> None:
+        """Every player's part of a closed round, confirmed by the wallet; ``tell``: each
+        balance a credit or cancel left goes to ``on_balance`` (a round settled for the
+        first time: the balances the wallet answers are of now)."""
         offer = self.offers.get(rnd.table)
         if offer is None:
             log.error("platform: round %s of table %s: the table is not in the tables file: not settled",
@@ -151,12 +156,12 @@ class Settler:
             return
         rnd.settled_here = True
         void = rnd.result.get("status") == "void"
-        await asyncio.gather(*(self._player(rnd, offer, part, void) for part in parts(rnd).values()))
+        await asyncio.gather(*(self._player(rnd, offer, part, void, tell) for part in parts(rnd).values()))
         self.stats["rounds_void" if void else "rounds_settled"] += 1
 
-    async def _player(self, rnd: Round, offer: Offer, part: PlayerPart, void: bool) -> None:
+    async def _player(self, rnd: Round, offer: Offer, part: PlayerPart, void: bool, tell: bool = False) -> None:
         for debit in part.to_cancel(void):
-            await self._retried(self._cancel, rnd, part.player, debit)
+            await self._retried(self._cancel, rnd, part.player, debit, tell)
         if void or not part.debits:
             return
         why = part.mismatch
@@ -165,7 +170,7 @@ class Settler:
             log.error("platform: round %s of %s: %s", rnd.round_id, rnd.table, why)
         if part.credited(void):
             for request in credit_parts(rnd, offer, part):
-                await self._retried(self._write, rnd, request)
+                await self._retried(self._write, rnd, request, tell)
 
     async def _retried(self, call, *args) -> None:
         """``call`` until the wallet answers, however long; alerted after ``alert_after``."""
@@ -190,12 +195,13 @@ class Settler:
                            f"{exc}")
         log.error("platform: %s (retrying)", self.last_alert)
 
-    async def _cancel(self, rnd: Round, player: str, debit: str) -> None:
+    async def _cancel(self, rnd: Round, player: str, debit: str, tell: bool = False) -> None:
         await self._write(rnd, cancel_request(ids.cancel_of(debit), player=player, table=rnd.table,
-                                              round=rnd.round_id, debit=debit))
+                                              round=rnd.round_id, debit=debit), tell)
 
-    async def _write(self, rnd: Round, request: tuple[str, dict]) -> None:
-        """One credit or cancel; a final refusal is held for an operator at once (``held``)."""
+    async def _write(self, rnd: Round, request: tuple[str, dict], tell: bool = False) -> None:
+        """One credit or cancel; a final refusal is held for an operator at once (``held``);
+        ``tell``: the balance it left goes to ``on_balance``."""
         call, body = request
         try:
             out = await self.batcher.write(request)
@@ -206,7 +212,7 @@ class Settler:
             self._hold(rnd, call, body, status, str(exc))
             return
         self.stats["credits" if call == "credit" else "cancels"] += 1
-        if out.ok and out.balance is not None and self.on_balance is not None \
+        if tell and out.ok and out.balance is not None and self.on_balance is not None \
                 and (offer := self.offers.get(rnd.table)) is not None:
             self.on_balance(body["player"], offer.currency, out.balance)
         if out.ok or (call == "cancel" and out.status.value == "already_cancelled"):
@@ -235,6 +241,14 @@ def credit_parts(rnd: Round, offer: Offer, part: PlayerPart) -> list[tuple[str, 
                            currency=offer.currency, amount=part.credit if n == 0 else ZERO, table=rnd.table,
                            round=rnd.round_id, debits=chunk)
             for n, chunk in enumerate(chunks)]
+
+
+def _first_delivery(msg) -> bool:
+    """Whether the broker hands this result out for the first time (unknown: no)."""
+    try:
+        return msg.metadata.num_delivered == 1
+    except Exception:
+        return False
 
 
 async def _keep_alive(msg, ack_wait: float) -> None:

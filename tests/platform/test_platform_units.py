@@ -226,3 +226,36 @@ def test_a_bus_reply_with_receipts_encoded_once_a_record_is_the_same_json():
     assert json.loads(bets.encoded(reply)) == reply
     assert json.loads(bets.encoded({"v": 1, "error": "bad_input", "detail": "d"})) == {"v": 1, "error": "bad_input",
                                                                                       "detail": "d"}
+
+
+def test_only_a_result_handed_out_the_first_time_tells_the_balances_its_credits_left():
+    """A result handed out again (a process died before its ack) or settled by the
+    backstop may find its credits made long ago: the wallet answers each as it
+    did, with the balance of back then, which no page is told (it asks)."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from tablesim.platform.settle import Settler, _first_delivery
+    from tablesim.wallet.client import Outcome
+    from tablesim.wallet.protocol import Status
+
+    told: list[tuple] = []
+
+    class Batcher:
+        async def write(self, request):
+            status = Status.OK if request[1]["player"] != "no" else Status.FINAL_ERROR
+            return Outcome(status, request[1]["transaction_id"], Decimal("1045.5"), None, None)
+
+    settler = Settler(js_source=None, nc_source=None, wallet=None, follower=None, offers={"WHEEL-01": OFFER},
+                      held=SimpleNamespace(hold=lambda *a: False))
+    settler.batcher, settler.on_balance = Batcher(), lambda *got: told.append(got)
+    rnd = Round("WHEEL-01", "WHEEL-01-000001")
+    credit = ("credit", {"transaction_id": "c-1", "player": "ann"})
+    asyncio.run(settler._write(rnd, credit))
+    asyncio.run(settler._write(rnd, ("credit", {"transaction_id": "c-2", "player": "no"}), True))
+    assert told == []
+    asyncio.run(settler._write(rnd, credit, True))
+    assert told == [("ann", "MOP", Decimal("1045.5"))]
+    delivered = lambda n: SimpleNamespace(metadata=SimpleNamespace(num_delivered=n))  # noqa: E731
+    assert _first_delivery(delivered(1)) and not _first_delivery(delivered(2))
+    assert not _first_delivery(SimpleNamespace(reply=""))  # (no metadata to read: not told)
