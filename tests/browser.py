@@ -1,5 +1,6 @@
 """Browser fixtures for the page tests: Playwright drives Debian's Chromium
-(``/usr/bin/chromium``), never a browser Playwright downloads.
+(``/usr/bin/chromium``, or Debian's headless build of it where that is
+installed: ``CHROMIUM``), never a browser Playwright downloads.
 
 One browser per test process (an xdist worker), started the first time a
 test of that worker asks for it; each test gets a fresh context (no
@@ -24,7 +25,14 @@ from typing import Any, Callable
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
+#: Debian's Chromium (package chromium), or where it is installed beside it Debian's headless
+#: build of the same version (package chromium-headless-shell: the same Blink and V8, without
+#: the desktop browser's windows around each page; Playwright's own choice for headless tests).
+#: A new context and page cost the full browser 0.59-0.62 s of CPU, the headless build 0.27-0.28.
+#: ``TABLESIM_TEST_CHROMIUM=/usr/bin/chromium`` chooses the full browser anyway.
+CHROMIUM = os.environ.get("TABLESIM_TEST_CHROMIUM") or next(
+    (path for path in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium") if os.access(path, os.X_OK)),
+    "/usr/bin/chromium")
 HAVE_CHROMIUM = os.access(CHROMIUM, os.X_OK)
 NO_CHROMIUM = "needs Debian's chromium at /usr/bin/chromium (apt-get install chromium); .ci/run installs it"
 #: pure waiting, in milliseconds (a shared, loaded machine)
