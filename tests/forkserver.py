@@ -16,7 +16,9 @@ A command whose ``PYTHONPATH`` adds folders of the tests' own packages (a
 test game and its ``site/``, which registers it: tests/gamehost.py) is
 forked from a helper of its own, started with those folders on its path as
 a fresh interpreter would be: the game registry and the CLI's choices are
-made with the game in them.
+made with the game in them. A launcher of the tests' own that builds a
+tablesim command with a hook (``_SCRIPTS``: the platform with a fault) is
+forked too, and run in the child as ``python SCRIPT ARGS`` runs it.
 
 What only a fresh interpreter shows (its start, the console script, a
 terminal) stays a ``subprocess`` in the tests about it.
@@ -186,11 +188,18 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
                                   line_buffering=os.isatty(1), write_through=unbuffered)
     sys.stderr = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)), line_buffering=True,
                                   write_through=unbuffered, errors="backslashreplace")
-    sys.argv = [os.path.join(os.path.dirname(sys.executable), "tablesim"), *request["args"]]
+    script = request.get("script")
+    sys.argv = [script or os.path.join(os.path.dirname(sys.executable), "tablesim"), *request["args"]]
     try:
-        from tablesim.cli.main import main  # what ``python -m tablesim.cli.main`` and the script call
+        if script:  # as ``python SCRIPT ARGS`` runs it: its folder first on the path
+            import runpy
 
-        main()
+            sys.path.insert(0, os.path.dirname(script))
+            runpy.run_path(script, run_name="__main__")
+        else:
+            from tablesim.cli.main import main  # what ``python -m tablesim.cli.main`` and the script call
+
+            main()
         code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
@@ -302,8 +311,9 @@ class Forked:
     """A ``tablesim`` command forked by the helper, used as a ``subprocess.Popen``."""
 
     def __init__(self, args: Sequence[str], *, stdin=None, stdout=None, stderr=None, text: bool = False,
-                 env: Mapping[str, str] | None = None, cwd: str | Path | None = None, extra: str = "") -> None:
-        self.args = ["tablesim", *map(str, args)]
+                 env: Mapping[str, str] | None = None, cwd: str | Path | None = None, extra: str = "",
+                 script: str | None = None) -> None:
+        self.args = [script or "tablesim", *map(str, args)]
         self.returncode: int | None = None
         mine: list[int] = []
         fd_in, our_in = _fd_for(stdin, "r", mine, 0)
@@ -312,7 +322,7 @@ class Forked:
         if fd_err == -1:
             fd_err = fd_out
         request = {"args": list(map(str, args)), "env": dict(os.environ if env is None else env),
-                   "cwd": str(cwd or os.getcwd()), **_signal_state()}
+                   "cwd": str(cwd or os.getcwd()), "script": script, **_signal_state()}
         helper = _helper_process(extra)
         self._conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -463,17 +473,32 @@ _AT_START = ("PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONWARNINGS
 #: opened did not end on SIGTERM (a fresh one ends at once; not understood yet)
 _FRESH = {"emulate"}
 
+#: the tests' own launchers of a tablesim command (``python SCRIPT ARGS``), forked as the
+#: command is: the platform built with a fault hook (the rest of what it does is ``platform serve``)
+_SCRIPTS = {HERE / "platform" / "dying_platform.py"}
 
-def _fork_path(argv: Sequence, kw: Mapping) -> str | None:
-    """For ``python -m tablesim.cli.main ...`` with nothing only a fresh
-    interpreter would honour: the folders of the tests' own packages its path
-    adds ("" for none: the project is importable anyway), which its helper
-    starts with. None for anything else."""
+
+def _fork_plan(argv: Sequence, kw: Mapping) -> tuple[str, str | None, list[str]] | None:
+    """For ``python -m tablesim.cli.main ARGS`` (or ``python SCRIPT ARGS`` of
+    ``_SCRIPTS``) with nothing only a fresh interpreter would honour: the
+    folders of the tests' own packages its path adds ("" for none: the project
+    is importable anyway), which its helper starts with, the script, and ARGS.
+    None for anything else."""
     argv = [str(a) for a in argv] if isinstance(argv, (list, tuple)) else []
-    if not (ENABLED and len(argv) > 3 and argv[0] == sys.executable and argv[1:3] == _MODULE):
+    if not (ENABLED and len(argv) > 2 and argv[0] == sys.executable):
         return None
-    if argv[3] in _FRESH:
+    if len(argv) > 3 and argv[1:3] == _MODULE and argv[3] not in _FRESH:
+        script, args = None, argv[3:]
+    elif not argv[1].startswith("-") and Path(argv[1]).resolve() in _SCRIPTS:
+        script, args = str(Path(argv[1]).resolve()), argv[2:]
+    else:
         return None
+    extra = _fork_path(kw)
+    return None if extra is None else (extra, script, args)
+
+
+def _fork_path(kw: Mapping) -> str | None:
+    """The extra folders of a forked command's path (``_fork_plan``), None if it cannot be forked."""
     if set(kw) - _KEYWORDS or kw.get("close_fds", True) is not True or kw.get("bufsize", -1) not in (-1, 0, 1):
         return None
     env = kw.get("env")
@@ -494,14 +519,14 @@ def _fork_path(argv: Sequence, kw: Mapping) -> str | None:
 
 def forkable(argv: Sequence, kw: Mapping) -> bool:
     """``python -m tablesim.cli.main ...`` with nothing only a fresh interpreter would honour."""
-    return _fork_path(argv, kw) is not None
+    return _fork_plan(argv, kw) is not None
 
 
 def Popen(argv: Sequence, **kw):  # noqa: N802 (it stands for subprocess.Popen)
     """``subprocess.Popen(argv, **kw)``; a ``[python, -m, tablesim.cli.main, ...]`` is forked."""
-    extra = _fork_path(argv, kw)
-    if extra is not None:
-        return Forked([str(a) for a in argv][3:], **_forked_keywords(kw), extra=extra)
+    plan = _fork_plan(argv, kw)
+    if plan is not None:
+        return Forked(plan[2], **_forked_keywords(kw), extra=plan[0], script=plan[1])
     return _REAL_POPEN(argv, **kw)
 
 
@@ -519,9 +544,9 @@ class _Popen(subprocess.Popen):
     accepts is forked, everything else is the real class, unchanged."""
 
     def __new__(cls, args, *rest, **kw):
-        extra = None if rest else _fork_path(args, kw)
-        if extra is not None:
-            return Forked([str(a) for a in args][3:], **_forked_keywords(kw), extra=extra)
+        plan = None if rest else _fork_plan(args, kw)
+        if plan is not None:
+            return Forked(plan[2], **_forked_keywords(kw), extra=plan[0], script=plan[1])
         return super().__new__(cls)
 
 
