@@ -35,12 +35,6 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # A handler set here is not inherited: the children start with the default.
 signal.signal(signal.SIGINT, signal.default_int_handler)
 
-# trio is installed on this machine, though nothing of the project or its tests uses it (it is
-# no dependency of tablesim), and httpcore imports it whenever it can, to know its kind of lock:
-# about 0.1 s of CPU in every test process and fork helper that makes an httpx client. Here it is absent,
-# as it is where tablesim alone is installed. (The helper does the same: tests/forkserver.py.)
-sys.modules.setdefault("trio", None)
-
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -66,7 +66,6 @@ def _serve(path: str, preload: Sequence[str] = PRELOAD) -> int | None:
     """The helper's loop; answers None in the helper, an exit status in a child."""
     import importlib
 
-    sys.modules.setdefault("trio", None)  # (unused, and no dependency of tablesim: see tests/conftest.py)
     for name in preload:
         try:
             importlib.import_module(name)
