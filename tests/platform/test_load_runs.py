@@ -83,3 +83,10 @@ def test_no_runs_is_refused_in_one_line():
                  [sys.executable, str(ROOT / "scripts" / "player_load.py"), "--runs", "0"]):  # (refused before any start)
         out = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
         assert out.returncode == 2 and "--runs" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_each_measurement_says_how_fast_the_machine_was():
+    from tablesim.harness.bench.measure import probe
+    from tablesim.harness.bench.suite import machine
+
+    assert 0 < probe() < 60 and machine()["probe_s"] > 0

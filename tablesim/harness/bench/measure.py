@@ -34,3 +34,20 @@ def seconds(fn: Callable[[], object], *, repeats: int = 3) -> float:
         fn()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+#: the additions of ``probe``'s loop
+PROBE_ADDS = 5_000_000
+
+
+def probe() -> float:
+    """Seconds one core takes for a fixed pure-Python loop (``PROBE_ADDS``
+    additions), at the moment: this machine's speed, which on a shared host
+    moves by half from one day to the next. Figures taken when the probe
+    differs are not of the same machine; a figure times the probe compares
+    across them better than the figure alone."""
+    start = time.process_time()
+    total = 0
+    for i in range(PROBE_ADDS):
+        total += i
+    return round(time.process_time() - start, 3)

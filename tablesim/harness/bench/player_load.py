@@ -26,6 +26,7 @@ from typing import Any
 
 from tablecore.errors import InputError
 from tablesim.harness.bench.bus_tap import BusTap
+from tablesim.harness.bench.measure import probe
 from tablesim.harness.bench.player_clients import MAX_RATE
 from tablesim.harness.bench.saturation import Sampler, cores_in, verdict
 from tablesim.games import registry
@@ -340,6 +341,7 @@ def open_files(players: int) -> int:
 
 def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
     started = time.monotonic()
+    speed = probe()  # (the machine's speed before the run: ``measure.probe``)
     open_files(-(-plan.players // plan.platforms))
     rig = LoadRig(plan)
     loaders = None
@@ -378,6 +380,7 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
                "rss_per_player_kb": round((rss_after[0] - rss_before[0]) * 1024 / per, 1)}
         cpu = {"alone": alone, "players_watching": watching, "players_betting": betting}
         fig = _figures(plan, connected, got, watched + betting_ids, rss, cpu, time.monotonic() - started)
+        fig["probe_s"] = speed
         fig["cpu_s_watching"] = {k: round(cpu1[k] - cpu0[k], 2) for k in cpu0}
         fig["cpu_s_betting"] = {k: round(cpu2[k] - cpu1[k], 2) for k in cpu1}
         fig["cpu_us_per_bet"] = _cpu_per_bet(cpu0, cpu1, cpu2, plan, fig["bets_placed"])

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from tablesim.games.gamespec import load
 from tablesim.games.registry import names, spec
-from tablesim.harness.bench.measure import rate, seconds
+from tablesim.harness.bench.measure import probe, rate, seconds
 
 
 def machine() -> dict[str, Any]:
@@ -21,6 +21,7 @@ def machine() -> dict[str, Any]:
         "processor": platform.processor() or platform.machine(),
         "cores": os.cpu_count(),
         "system": f"{platform.system()} {platform.release()}",
+        "probe_s": probe(),  # (this machine's speed now: ``measure.probe``)
     }
 
 
