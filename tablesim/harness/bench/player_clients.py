@@ -50,6 +50,9 @@ LOBBY = '{"type":"lobby"'
 PONG = '{"type":"pong"'
 #: the player's page, whose own timers these players keep (read as text: the harness imports no platform)
 PAGE = Path(__file__).resolve().parents[2] / "platform" / "player" / "static" / "player.js"
+#: how the platform begins a bet's answer, and a placed one's fields after its id (``placed_id``)
+ANSWER = '{"type":"answer","id":'
+PLACED = ',"kind":"bet","ok":true,"status":"placed",'
 
 
 def page_timers(script: str | None = None) -> tuple[float, float]:
@@ -63,9 +66,6 @@ def page_timers(script: str | None = None) -> tuple[float, float]:
     if every is None or after is None:
         raise ValueError(f"{PAGE}: no PING_EVERY or BALANCE_AFTER: the players could not do what the page does")
     return int(every.group(1)) / 1000, int(after.group(1)) / 1000
-#: how the platform begins a bet's answer, and a placed one's fields after its id (``placed_id``)
-ANSWER = '{"type":"answer","id":'
-PLACED = ',"kind":"bet","ok":true,"status":"placed",'
 
 
 def placed_id(text: str) -> int | None:

@@ -267,9 +267,9 @@ class Hub:
             refs = owners[player]
             watching = []
             for c in self.by_player[player]:
-                if c not in live.watchers or refs <= c.told:
+                unsaid = refs - c.told if c in live.watchers else None
+                if not unsaid:  # (not watching this table, or answered ``placed`` for them all)
                     continue
-                unsaid = refs - c.told
                 if unsaid <= c.coming:
                     # (their answers are on the way to this connection: ``placed`` says it; any
                     # other answer sends ``mine`` then, ``send_mine``)
@@ -278,10 +278,14 @@ class Hub:
                     continue
                 watching.append(c)
             if watching:
-                text = dumps({"type": "mine", "table": table, "round_id": round_id,
-                              "mine": self.recall.open_bets(player, table, round_id)})
+                text = self._mine_text(player, table, round_id)
                 for client in watching:
                     self._send(client, text)
+
+    def _mine_text(self, player: str, table: str, round_id: str) -> str:
+        """The ``mine`` message: ``player``'s standing bets in ``round_id`` of ``table``."""
+        return dumps({"type": "mine", "table": table, "round_id": round_id,
+                      "mine": self.recall.open_bets(player, table, round_id)})
 
     def balance(self, player: str, currency: str, balance: str) -> None:
         """``player``'s balance as the wallet answered a credit or cancel of settlement,
@@ -297,8 +301,7 @@ class Hub:
         still watches that table (``Client.answered``: a record held a bet its
         answer did not say was placed)."""
         if client.table == table and table in self.tables:
-            self._send(client, dumps({"type": "mine", "table": table, "round_id": round_id,
-                                      "mine": self.recall.open_bets(client.player, table, round_id)}))
+            self._send(client, self._mine_text(client.player, table, round_id))
 
     def _profile(self, live: LiveTable, rec: WireRecord) -> None:
         """A round begins under the profile its first record names: the page
