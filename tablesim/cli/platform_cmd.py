@@ -9,6 +9,8 @@ from tablesim.cli.platform_held import held, resolve
 
 from tablesim.cli.options import nats_option
 
+#: seconds a player's socket may be silent before the platform's keepalive ping (see ``serve``)
+PING_QUIET = 35.0
 
 @click.group("platform")
 def platform() -> None:
@@ -69,10 +71,15 @@ def serve(nats_url: str, wallet_url: str, secret_file: str, tables_file: str, db
 
     # (no proxy headers read, no Server or Date header written: the platform reads no client address,
     # and at thousands of bets a second each answer's extra work shows; the players' socket writes its
-    # frames itself, one framing for all, with no compression to negotiate)
+    # frames itself, one framing for all, with no compression to negotiate). Its keepalive ping goes
+    # only to a socket silent for PING_QUIET seconds (``RawFrames.send_keepalive_ping``): longer than
+    # an idle page's own latency ping (player.js: PING_IDLE, 30 s), so a page that is open pings for
+    # itself and only a silent one (gone, or a hidden tab its browser slowed) is pinged and, without a
+    # pong in 20 s, closed
     config = uvicorn.Config(create_app(platform_), log_level="warning", access_log=False, log_config=None,
                             timeout_graceful_shutdown=2, proxy_headers=False, server_header=False,
-                            date_header=False, ws=RawFrames, ws_per_message_deflate=False, ws_max_size=MAX_FRAME)
+                            date_header=False, ws=RawFrames, ws_per_message_deflate=False, ws_max_size=MAX_FRAME,
+                            ws_ping_interval=PING_QUIET, ws_ping_timeout=20.0)
     # What start-up built (the web stack, the libraries) out of the collector's sight: its full
     # collections otherwise walk it again and again while bets come in (as ``tablesim serve`` does).
     gc.collect()

@@ -87,31 +87,38 @@ def _frames(buf: bytes) -> list[dict]:
 
 
 def test_the_simulated_players_keep_the_pages_own_timers():
-    """A page pings for its latency meter, and asks its balance after its result
-    unless the platform told it meanwhile; the load's players do the same, at
-    the intervals read off the page's own script (a page that pinged every 2 s
-    was 2,500 messages a second for 5,000 players, which the load did not send)."""
+    """A page pings for its latency meter (often while its player plays, seldom
+    while it is only watched), and asks its balance after its result unless the
+    platform told it meanwhile; the load's players do the same, at the
+    intervals read off the page's own script (a page that pinged every 2 s was
+    2,500 messages a second for 5,000 players, which the load did not send)."""
     import asyncio
 
     from tablesim.harness.bench.player_clients import _ping_slice, page_timers
 
-    every, after = page_timers()
+    timers = page_timers()
     page = (Path(__file__).resolve().parents[2] / "tablesim/platform/player/static/player.js").read_text()
-    assert "setInterval(ping, PING_EVERY)" in page and "}, BALANCE_AFTER);" in page
-    assert every == 5.0 and after == 6.0
-    with pytest.raises(ValueError, match="PING_EVERY"):
-        page_timers("setInterval(ping, 2000);")
+    assert "setInterval(pingWhenDue, 1000)" in page and "}, BALANCE_AFTER);" in page
+    assert "(now - S.actedAt < ACTIVE_FOR ? PING_EVERY : PING_IDLE)" in page
+    assert timers == (5.0, 30.0, 60.0, 6.0)
+    with pytest.raises(ValueError, match="PING_IDLE"):
+        page_timers("const PING_EVERY = 2000;\nconst ACTIVE_FOR = 1;\nconst BALANCE_AFTER = 1;")
     players = [Player(Shared("WHEEL-LOAD"), "http://x", "t", False, 8.0) for _ in range(20)]
     for p in players:
         p.transport = Transport()
+    playing = players[:10]
+    for p in playing:
+        p.acted = 0.0  # (its player bet at 0 s)
 
-    at = 0
-    for _ in range(2 * 7):  # (two intervals of seven ticks: each player pinged twice, a seventh of them a tick)
-        before = sum(len(p.transport.written) for p in players)
-        at = _ping_slice(players, 7, at)
-        assert sum(len(p.transport.written) for p in players) > before
-    pings = [[m for m in _frames(p.transport.written) if m["type"] == "ping"] for p in players]
-    assert all(len(sent) == 2 for sent in pings)
+    # Seven slices, each visited once every 5 s: a page pings at its first visit, then every visit while
+    # its player plays (ten 5 s intervals), every sixth while it is only watched (30 s)
+    at, now = 0, 0.0
+    for _ in range(10 * 7):
+        at = _ping_slice(players, 7, at, slack=2.5, now=now)
+        now += 5.0 / 7
+    pings = [len([m for m in _frames(p.transport.written) if m["type"] == "ping"]) for p in players]
+    assert pings[:10] == [10] * 10  # (played on: 0-45 s, its act at 0 s counting for 60 s)
+    assert pings[10:] == [2] * 10  # (only watched: at its first visit and 30 s later)
     told, untold = players[0], players[1]
     for p in (told, untold):
         p.shared.balance_after = 0.02

@@ -70,11 +70,12 @@ def _frame(opcode: int, payload: bytes, fin: bool = True, masked: bool = True, r
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
-async def _opened(app) -> tuple[RawFrames, "_Transport"]:
+async def _opened(app, ping: float | None = None) -> tuple[RawFrames, "_Transport"]:
     """A connection of the platform's server (``RawFrames``) to ``app``, its
-    handshake done: (the protocol, the transport it writes to)."""
+    handshake done: (the protocol, the transport it writes to); ``ping``: its
+    keepalive ping interval (None: no keepalive)."""
     config = Config(app=app, ws=RawFrames, ws_per_message_deflate=False, ws_max_size=MAX, lifespan="off",
-                    ws_ping_interval=None)
+                    ws_ping_interval=ping, ws_ping_timeout=5.0)
     config.load()
     proto = RawFrames(config=config, server_state=ServerState(), app_state={})
     transport = _Transport()
@@ -320,3 +321,37 @@ def test_a_message_is_parsed_as_json_loads_parses_it(text, more, before):
             parsed(text)
         return
     assert parsed(text) == expected and type(parsed(text)) is type(expected)
+
+
+def test_the_keepalive_ping_goes_only_to_a_peer_silent_for_its_interval():
+    """A page that sends anything (its own latency pings) is not pinged by the
+    server; once it falls silent for the interval, it is (and, without a pong,
+    closed by the protocol's timeout, as before)."""
+    def pings(out: bytes) -> int:  # (the server's frames are unmasked: a ping of 4 bytes, the only frame it sends)
+        return out.count(b"\x89\x04")
+
+    async def go():
+        taken: list[str] = []
+
+        async def app(scope, receive, send):
+            await receive()
+            await send({"type": "websocket.accept"})
+            scope["extensions"][SCOPE_KEY].on_text = taken.append
+            while (await receive())["type"] != "websocket.disconnect":
+                pass
+
+        proto, transport = await _opened(app, ping=0.2)
+        shaken = len(transport.out)
+        for _ in range(16):  # (0.8 s of a page talking every 0.05 s: four intervals)
+            proto.data_received(_frame(0x1, b'{"type":"ping","t":1}'))
+            await asyncio.sleep(0.05)
+        talking = pings(bytes(transport.out[shaken:]))
+        await asyncio.sleep(0.4)  # (silent for two intervals: pinged once, its pong awaited)
+        silent = pings(bytes(transport.out[shaken:]))
+        proto.connection_lost(None)
+        return talking, silent, len(taken)
+
+    talking, silent, taken = asyncio.run(go())
+    assert taken == 16
+    assert talking == 0
+    assert silent == 1

@@ -6,8 +6,9 @@ launch tokens; the first ``bettors`` of them bet). Each player trades its
 token for a session (``POST /api/session`` at its platform), opens ``/ws``,
 says hello and watches the table. Each does what the player's page does by
 its own timers (``page_timers``, read off the page's script): a latency
-ping every few seconds, and its balance asked after its result when the
-platform did not tell it. The
+ping every few seconds while its player bets, less often while it only
+watches, and its balance asked after its result when the platform did not
+tell it. The
 process prints ``ready N`` once all are watching, then follows its standard
 input:
 
@@ -30,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import math
 import os
 import random
 import re
@@ -38,6 +40,7 @@ import time
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from tablesim.harness.bench.served import Connection
@@ -55,17 +58,29 @@ ANSWER = '{"type":"answer","id":'
 PLACED = ',"kind":"bet","ok":true,"status":"placed",'
 
 
-def page_timers(script: str | None = None) -> tuple[float, float]:
-    """The page's latency ping interval and when, after a result, it asks its
-    balance unless the platform told it (seconds), read off its script: what
-    the simulated players do is what a page does (ValueError: the script no
+class PageTimers(NamedTuple):
+    """The page's own timers, in seconds (``page_timers``)."""
+
+    ping_every: float  # the latency ping while the player plays
+    ping_idle: float  # the latency ping while the page is only watched
+    active_for: float  # how long after the player's last act (a bet here) the page counts as played on
+    balance_after: float  # after a result, when the balance is asked unless the platform told it
+
+
+def page_timers(script: str | None = None) -> PageTimers:
+    """The page's latency ping intervals (played on, only watched, and how long
+    an act keeps it played on) and when, after a result, it asks its balance
+    unless the platform told it (seconds), read off its script: what the
+    simulated players do is what a page does (ValueError: the script no
     longer says)."""
     text = PAGE.read_text(encoding="utf-8") if script is None else script
-    every = re.search(r"^const PING_EVERY = (\d+);", text, re.M)
-    after = re.search(r"^const BALANCE_AFTER = (\d+);", text, re.M)
-    if every is None or after is None:
-        raise ValueError(f"{PAGE}: no PING_EVERY or BALANCE_AFTER: the players could not do what the page does")
-    return int(every.group(1)) / 1000, int(after.group(1)) / 1000
+    found = {}
+    for name in ("PING_EVERY", "PING_IDLE", "ACTIVE_FOR", "BALANCE_AFTER"):
+        got = re.search(rf"^const {name} = (\d+);", text, re.M)
+        if got is None:
+            raise ValueError(f"{PAGE}: no {name}: the players could not do what the page does")
+        found[name] = int(got.group(1)) / 1000
+    return PageTimers(found["PING_EVERY"], found["PING_IDLE"], found["ACTIVE_FOR"], found["BALANCE_AFTER"])
 
 
 def placed_id(text: str) -> int | None:
@@ -99,9 +114,11 @@ class Shared:
         #: delay is read when this loop reads its frame, so it holds this lag too)
         self.lag: Counter[int] = Counter()
         self.closed = 0
-        #: the page's timers (``page_timers``): a latency ping every ``ping_every`` s, the balance
-        #: asked this long after the player's result unless the platform told it meanwhile
-        self.ping_every, self.balance_after = page_timers()
+        #: the page's timers (``page_timers``): a latency ping every ``ping_every`` s while the player
+        #: plays (bets, here), every ``ping_idle`` s while the page is only watched; the balance asked
+        #: ``balance_after`` s after the player's result unless the platform told it meanwhile
+        self.timers = page_timers()
+        self.balance_after = self.timers.balance_after
         self.frames = 0  # text frames read, every kind (the platform's deliveries)
         self.betting: str | None = None  # the round taking bets
         self.bet = False
@@ -159,6 +176,7 @@ class Player(asyncio.Protocol):
         self.watching: asyncio.Future | None = None  # done once the table's snapshot came
         self._bet_rest = b""  # (``_rest``)
         self.balances_told = 0  # (the platform's ``balance`` messages so far)
+        self.pinged = self.acted = -math.inf  # (``time.monotonic()`` of its last ping, and of its last bet)
 
     async def open(self) -> None:
         parts = urlsplit(self.url)
@@ -302,7 +320,15 @@ class Player(asyncio.Protocol):
                     self.sent[self.n] = (now, round_id)
                     frames.append(_masked(0x1, b'{"type":"bet","id":%d,%s' % (self.n, rest)))
                 self.transport.write(b"".join(frames))
+                self.acted = time.monotonic()  # (its player clicked *Place bets*)
             await asyncio.sleep(random.uniform(0.5, 1.5) * group / self.rate)
+
+    def ping_due(self, now: float, slack: float = 0.0) -> bool:
+        """Whether the page pings now (``pingWhenDue``): its last ping as old as the
+        player's activity allows, less ``slack`` (the ping loop visits it once a ``ping_every``)."""
+        timers = self.shared.timers
+        every = timers.ping_every if now - self.acted < timers.active_for else timers.ping_idle
+        return now - self.pinged >= every - slack
 
 
     def _rest(self) -> bytes:
@@ -344,19 +370,24 @@ async def _until_seen(shared: Shared, round_id: str, players: int, timeout: floa
 
 
 async def _pings(players: list[Player], every: float, tick: float = 0.1) -> None:
-    """Each player's latency ping once ``every`` seconds, as its page sends it: the
-    players spread over the interval (pages open at all times), a slice each ``tick``."""
+    """Each player's latency ping when its page sends it (``Player.ping_due``): the
+    players spread over ``every`` seconds (pages open at all times), a slice each
+    ``tick``, each pinging if due (every visit while it bets, every sixth or so while
+    it only watches)."""
     slices = max(1, round(every / tick))
     at = 0
     while True:
         await asyncio.sleep(tick)
-        at = _ping_slice(players, slices, at)
+        at = _ping_slice(players, slices, at, every / 2)
 
 
-def _ping_slice(players: list[Player], slices: int, at: int) -> int:
-    """The pings of slice ``at`` of ``slices`` (every ``slices``-th player from ``at``): the next slice."""
+def _ping_slice(players: list[Player], slices: int, at: int, slack: float = 0.0, now: float | None = None) -> int:
+    """The pings due in slice ``at`` of ``slices`` (every ``slices``-th player from ``at``): the next slice."""
+    now = time.monotonic() if now is None else now
     for p in players[at::slices]:
-        p.ask("ping")
+        if p.ping_due(now, slack):
+            p.ask("ping")
+            p.pinged = now
     return (at + 1) % slices
 
 
@@ -379,7 +410,7 @@ async def main(plan: dict) -> None:
     tasks: list[asyncio.Task] = []
     await _connect(players, tasks)
     tasks += [asyncio.create_task(p.bet()) for p in players if p.bettor]
-    tasks.append(asyncio.create_task(_pings(players, shared.ping_every)))
+    tasks.append(asyncio.create_task(_pings(players, shared.timers.ping_every)))
     print(f"ready {len(players)}", flush=True)
     loop = asyncio.get_running_loop()
     while (line := (await loop.run_in_executor(None, sys.stdin.readline)).split()):

@@ -13,10 +13,14 @@ import { paytable, roadmap, short } from "/player/rules.js";
 const $ = (id) => document.getElementById(id);
 //: seconds of the bet timer that are its "last bets"
 const LAST_BETS = 5;
-// the latency meter's round trip, measured this often (ms): each ping is a message the platform
-// answers, so a platform process with 5,000 pages answers 1,000 a second (the simulated players of
-// the load script read both figures here and do the same)
+// the latency meter's round trip, measured this often (ms) while the player plays (a click, a touch or
+// a key within ACTIVE_FOR), and every PING_IDLE while the page is only watched: each ping is a message
+// the platform answers on its own socket, so 5,000 pages pinging every 5 s were 1,000 answers a second,
+// a seventh of the platform's CPU while bets came, most of them to pages nobody was playing on (the
+// simulated players of the load script read these figures here and do the same)
 const PING_EVERY = 5000;
+const PING_IDLE = 30000;
+const ACTIVE_FOR = 60000;
 // after a round's result, when the balance is asked of the wallet if the platform has not told it
 // yet (ms): the platform tells each page the balance its credit left as soon as the wallet
 // confirmed it (a "balance" message); this ask is for a note lost on the way
@@ -24,6 +28,7 @@ const BALANCE_AFTER = 6000;
 //: where a browser keeps each player's last result seen (every tab of it: a missed round is marked in any)
 const SEEN_KEY = "tablesim.seen";
 const S = {
+  pingedAt: -Infinity, actedAt: -Infinity, // (performance.now() of the last ping, and of the player's last act)
   session: null, me: null, ws: null, tables: {}, table: null, offset: 0, chip: null,
   pending: [], // [{bet, amount}] in the order the chips went down (undo takes the last)
   // What a spot shows placed is the table's record of the player's bets (``mine``: per spot, with
@@ -647,8 +652,15 @@ function tick() {
 
 function ping() {
   const key = Math.round(performance.now() * 1000);
-  S.pingAt[key] = performance.now();
+  S.pingAt[key] = S.pingedAt = performance.now();
   if (!send({ type: "ping", t: key })) delete S.pingAt[key];
+}
+
+// a ping once the meter's figure is as old as the player's activity allows (checked each second: a
+// player who comes back to an idle page has a fresh figure within PING_EVERY)
+function pingWhenDue() {
+  const now = performance.now();
+  if (now - S.pingedAt >= (now - S.actedAt < ACTIVE_FOR ? PING_EVERY : PING_IDLE)) ping();
 }
 
 function wire() {
@@ -674,7 +686,10 @@ async function main() {
   if (!S.session) { if (!$("link").textContent) linkState(() => t("player.no_session"), true); return; }
   connect();
   setInterval(tick, 250);
-  setInterval(ping, PING_EVERY);
+  for (const kind of ["pointerdown", "keydown"]) {
+    document.addEventListener(kind, () => { S.actedAt = performance.now(); }, { capture: true, passive: true });
+  }
+  setInterval(pingWhenDue, 1000);
   setTimeout(ping, 300);
   tick();
 }
