@@ -98,6 +98,9 @@ def pytest_sessionstart(session) -> None:
     skip = re.compile(r"(^|/)(test_[^/]*|conftest)\.py$")  # (pytest compiles these itself, rewritten)
     for folder in ("tablesim", "drivers", "tablecore", "scripts", "tests"):
         compileall.compile_dir(ROOT / folder, quiet=2, rx=skip)
+    # One fork helper for all the workers, started now (it imports while they collect), not one
+    # a worker: five interpreters' starts and imports fewer (tests/forkserver.py, ``share``).
+    forkserver.share()
     try:
         from _pytest.assertion import rewrite
     except ImportError:

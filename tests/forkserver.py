@@ -96,8 +96,13 @@ def _serve(path: str, preload: Sequence[str] = PRELOAD) -> int | None:
     sys.stdout.write("ready\n")
     sys.stdout.flush()
     children: dict[int, socket.socket] = {}
+    # A helper shared by the workers of a run (``share``): each worker holds a session open,
+    # and its commands are killed when it closes (the worker is gone), as a helper of its own
+    # kills them when its stdin closes. {session: its owner}, {command: its owner}
+    sessions: dict[socket.socket, str] = {}
+    owners: dict[int, str] = {}
     while True:
-        ready, _, _ = select.select([listener, wake_r, 0], [], [])
+        ready, _, _ = select.select([listener, wake_r, 0, *sessions], [], [])
         if 0 in ready and not os.read(0, 4096):  # the test process is gone: so are its commands
             for pid in children:
                 _kill(pid)
@@ -105,21 +110,39 @@ def _serve(path: str, preload: Sequence[str] = PRELOAD) -> int | None:
         if wake_r in ready:
             os.read(wake_r, 4096)
         _reap(children)
+        for gone in [s for s in sessions if s in ready]:
+            try:
+                data = gone.recv(4096)
+            except OSError:
+                data = b""
+            if not data:
+                owner = sessions.pop(gone)
+                gone.close()
+                for pid in [pid for pid, o in owners.items() if o == owner]:
+                    if pid in children:
+                        _kill(pid)
+        for pid in [pid for pid in owners if pid not in children]:
+            del owners[pid]
         if listener in ready:
             conn, _ = listener.accept()
             request, fds = _receive(conn)
+            if "session" in request:
+                sessions[conn] = str(request["session"])
+                continue
             pid = os.fork()
             if pid == 0:
                 for fd in (wake_r, wake_w):
                     os.close(fd)
                 listener.close()
-                for other in children.values():
+                for other in (*children.values(), *sessions):
                     other.close()
                 return _child(conn, request, fds)
             for fd in fds:
                 os.close(fd)
             conn.sendall(b"%d\n" % pid)
             children[pid] = conn
+            if request.get("owner"):
+                owners[pid] = str(request["owner"])
 
 
 def _kill(pid: int) -> None:
@@ -218,7 +241,7 @@ class _Helper:
     ``site/``, tests/gamehost.py) on the helper's path from its start, as on a
     fresh interpreter's: the registry and the CLI's choices are made with them."""
 
-    def __init__(self, extra: str = "") -> None:
+    def __init__(self, extra: str = "", wait: bool = True) -> None:
         self.folder = tempfile.mkdtemp(prefix="tablesim-fork-")
         self.path = os.path.join(self.folder, "s")
         path = [str(HERE), *([extra] if extra else []), os.environ.get("PYTHONPATH", "")]
@@ -226,6 +249,8 @@ class _Helper:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", f"import sys, forkserver; sys.exit(forkserver._main({self.path!r}, {bool(extra)}))"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=str(HERE.parent))
+        if not wait:  # (``share``: its users wait for its socket)
+            return
         line = self.proc.stdout.readline()
         if line != b"ready\n":
             raise RuntimeError(f"the fork helper did not start: {line!r} {self.proc.wait()}")
@@ -237,10 +262,12 @@ class _Helper:
 def _stop_helper() -> None:
     """At the test process's exit: the helpers end (their stdin closes) and are
     waited for, so their CPU time and their commands' count in this process's."""
-    for helper in _helpers.values():
+    for helper in [h for h in _helpers.values() if isinstance(h, _Shared)]:
+        helper.session.close()
+    for helper in [h for h in _helpers.values() if isinstance(h, _Helper)]:
         if helper.alive():
             helper.proc.stdin.close()
-    for helper in _helpers.values():
+    for helper in [h for h in _helpers.values() if isinstance(h, _Helper)]:
         try:
             helper.proc.wait(30)
         except subprocess.TimeoutExpired:
@@ -265,13 +292,63 @@ def helper_fds() -> set[str]:
     """This process's ends of the helper's pipes (``/proc/self/fd`` names):
     the helper starts with the first command of a test process and outlives
     the test that started it, so a leak check leaves them out."""
-    return {str(f.fileno()) for helper in _helpers.values() for f in (helper.proc.stdin, helper.proc.stdout)
-            if not f.closed}
+    return {str(f.fileno()) for helper in _helpers.values()
+            for f in ((helper.session,) if isinstance(helper, _Shared) else (helper.proc.stdin, helper.proc.stdout))
+            if f.fileno() >= 0 and not getattr(f, "closed", False)}
 
 
-def _helper_process(extra: str = "") -> _Helper:
+#: the run's shared helper's socket (``share``), in the workers' environment
+SHARED = "TABLESIM_TEST_FORK_HELPER"
+
+
+class _Shared:
+    """The helper the run's first process started for all its workers (``share``): this
+    worker's commands are forked there, and a session held open for as long as this
+    process lives tells the helper to kill them if it goes."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.session = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        end = time.monotonic() + 60  # (pure waiting: the helper starts while the workers collect)
+        while True:
+            try:
+                self.session.connect(path)
+                break
+            except (FileNotFoundError, ConnectionRefusedError):
+                if time.monotonic() > end:
+                    self.session.close()
+                    raise
+                time.sleep(0.05)
+        #: this session's name, given with each command it asks for
+        self.owner = f"{os.getpid()}.{id(self)}"
+        self.session.sendall(json.dumps({"session": self.owner}).encode() + b"\n")
+
+    def alive(self) -> bool:
+        """The helper holds the session open (it never writes to it: readable is its end)."""
+        return self.session.fileno() >= 0 and not select.select([self.session], [], [], 0)[0]
+
+
+def share() -> None:
+    """In the run's first process, before it starts its workers (xdist): one default helper
+    for them all, started here, instead of one a worker (each a fresh interpreter importing
+    the CLI, the served table, the platform and the wallet: about 2 s of CPU at its start).
+    Its children take the environment, folder and streams each request gives, as from a
+    worker's own helper; what an interpreter reads at its start is the same in every worker.
+    ``TABLESIM_TEST_SHARED_HELPER=0``: a helper a worker again (to compare, or to rule this out)."""
+    if ENABLED and SHARED not in os.environ and os.environ.get("TABLESIM_TEST_SHARED_HELPER", "1") != "0":
+        with _lock:
+            helper = _helpers[""] = _Helper("", wait=False)
+        os.environ[SHARED] = helper.path
+
+
+def _helper_process(extra: str = "") -> "_Helper | _Shared":
     with _lock:
         helper = _helpers.get(extra)
+        if helper is None and not extra and os.environ.get(SHARED):
+            try:
+                helper = _helpers[extra] = _Shared(os.environ[SHARED])
+            except OSError:  # (gone: this process starts one of its own)
+                os.environ.pop(SHARED, None)
         if helper is None or not helper.alive():
             helper = _helpers[extra] = _Helper(extra)
         return helper
@@ -311,7 +388,7 @@ class Forked:
 
     def __init__(self, args: Sequence[str], *, stdin=None, stdout=None, stderr=None, text: bool = False,
                  env: Mapping[str, str] | None = None, cwd: str | Path | None = None, extra: str = "",
-                 script: str | None = None) -> None:
+                 script: str | None = None, helper: "_Helper | _Shared | None" = None) -> None:
         self.args = [script or "tablesim", *map(str, args)]
         self.returncode: int | None = None
         mine: list[int] = []
@@ -322,7 +399,8 @@ class Forked:
             fd_err = fd_out
         request = {"args": list(map(str, args)), "env": dict(os.environ if env is None else env),
                    "cwd": str(cwd or os.getcwd()), "script": script, **_signal_state()}
-        helper = _helper_process(extra)
+        helper = helper or _helper_process(extra)
+        request["owner"] = getattr(helper, "owner", None)
         self._conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self._conn.connect(helper.path)
