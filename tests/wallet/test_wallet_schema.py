@@ -8,6 +8,7 @@ import json
 import sqlite3
 from decimal import Decimal
 
+from tablesim.wallet import protocol as p
 from tablesim.wallet.app import Wallet
 from tablesim.wallet.ledger import SCHEMA, UNUSED_INDEXES, Ledger
 from tablesim.wallet.players import Limits, Player, Roster
@@ -101,3 +102,24 @@ def test_no_query_of_the_wallet_reads_an_unused_index(tmp_path):
         plan = " ".join(str(row) for row in db.execute("EXPLAIN QUERY PLAN " + sql, args))
         for name in UNUSED_INDEXES:
             assert name not in plan, (sql, plan)
+
+
+def test_a_new_ledger_numbers_its_rows_without_a_counter_and_never_twice(tmp_path):
+    """A new ledger's rows are numbered by their rowid (no ``AUTOINCREMENT``
+    counter written at every row); rows are never deleted, so the numbers
+    still only grow, a rolled back group's included."""
+    ledger = Ledger(tmp_path / "new.db")
+    ledger.load(ROSTER)
+    (sql,) = ledger.db.execute("SELECT sql FROM sqlite_master WHERE name='tx'").fetchone()
+    assert "AUTOINCREMENT" not in sql
+    assert ledger.db.execute("SELECT 1 FROM sqlite_master WHERE name='sqlite_sequence'").fetchone() is None
+
+    def debit(tid: str) -> p.Debit:
+        return p.Debit(tid, "p1", "MOP", Decimal("1"), "T", "R")
+
+    ledger.write(debit("a"))
+    ledger.begin()
+    ledger.write_group([debit("b")])
+    ledger.rollback()
+    ledger.write(debit("c"))
+    assert ledger.db.execute("SELECT id, seq FROM tx ORDER BY seq").fetchall() == [("a", 1), ("c", 2)]
