@@ -228,7 +228,9 @@ def pytest_collection_modifyitems(config, items) -> None:
     measured = _measured()
 
     def cost(item) -> float:
-        return measured.get(item.nodeid, SLOW_DEFAULT if item.get_closest_marker("slow") else 0.0)
+        default = SLOW_DEFAULT if item.get_closest_marker("slow") else \
+            BROWSER_DEFAULT if BROWSER_SHARES and _uses_browser(item) else 0.0
+        return measured.get(item.nodeid, default)
 
     # A module whose tests share a module-scoped fixture (a broker, a wallet, tables and a
     # platform started once for the module) goes whole to one share, with its long tests: split
@@ -248,15 +250,37 @@ def pytest_collection_modifyitems(config, items) -> None:
     sizes = _chunk_sizes(len(items), max(1, workers))
     chunks: list[list] = [[] for _ in sizes]
     load = [0.0] * len(sizes)
+    # The browser's modules go to half the shares, not to every one: each worker that runs a
+    # browser test starts Chromium and Playwright's driver (about 1.4 s of CPU) and keeps them
+    # until its end (an idle browser, about 8 ms of CPU a second). (A third of the shares was
+    # too few: the browser tests are about a third of the run's time, and a worker that ran out
+    # took browser tests from the others' queues.)
+    browser_shares: set[int] = set()
+    most = max(1, len(sizes) // 2) if BROWSER_SHARES else len(sizes)
     for group in groups:  # each to the share with the least long work so far (and room)
-        k = min((k for k in range(len(sizes)) if len(chunks[k]) + len(group) <= sizes[k]),
-                key=lambda k: load[k], default=min(range(len(sizes)), key=lambda k: load[k]))
+        fits = [k for k in range(len(sizes)) if len(chunks[k]) + len(group) <= sizes[k]]
+        if any(map(_uses_browser, group)) and len(browser_shares) >= most:
+            fits = [k for k in fits if k in browser_shares] or fits
+        k = min(fits, key=lambda k: load[k], default=min(range(len(sizes)), key=lambda k: load[k]))
+        if any(map(_uses_browser, group)):
+            browser_shares.add(k)
         chunks[k].extend(group)
         load[k] += sum(map(cost, group))
     short = iter([item for item in items if module(item) not in together])
     for k, size in enumerate(sizes):
         chunks[k].extend(itertools.islice(short, max(0, size - len(chunks[k]))))
     items[:] = [item for chunk in chunks for item in chunk] + list(short)
+
+
+#: what a browser test not in ``slowest.txt`` is taken to cost, in seconds (its module goes whole to a share)
+BROWSER_DEFAULT = 5.0
+#: ``TABLESIM_TEST_BROWSER_SHARES=0``: the browser's modules spread over every share again (to compare)
+BROWSER_SHARES = os.environ.get("TABLESIM_TEST_BROWSER_SHARES", "1") != "0"
+
+
+def _uses_browser(item) -> bool:
+    """The test asks for Chromium (the ``chromium`` fixture, or ``page``, which takes it)."""
+    return "chromium" in getattr(item, "fixturenames", ())
 
 
 def _shares_module_fixture(item) -> bool:
