@@ -376,6 +376,10 @@ async def _pings(players: list[Player], every: float, tick: float = 0.1) -> None
     it only watches)."""
     slices = max(1, round(every / tick))
     at = 0
+    now = time.monotonic()
+    idle = players[0].shared.timers.ping_idle if players else every
+    for p in players:  # (pages opened at all times: each one's last ping anywhere in an idle interval)
+        p.pinged = now - random.uniform(0, idle)
     while True:
         await asyncio.sleep(tick)
         at = _ping_slice(players, slices, at, every / 2)
