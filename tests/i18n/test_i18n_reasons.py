@@ -7,6 +7,7 @@ values filling every language's placeholders), and the device fault codes."""
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from pathlib import Path
@@ -211,21 +212,36 @@ def check_worded(why: str, where: str) -> None:
 
 def walk(game: str):
     """Each state of the game's round, each action with each of its asks, on
-    a fresh table driven to that state (an action tried changes it)."""
+    a table driven to that state (an action tried changes it). The table is
+    driven anew for each ask, unless the last ask's action was refused and
+    left it as it was (state, round, pause, incident, bets, result: what a
+    refusal is checked to leave alone, tests/engine/test_engine_refusals.py):
+    then the next ask takes it (the walk is told by ``send``). Replaying the
+    round for every ask was most of the test's CPU."""
     make, drive, asks = ASKS[game]
     assert set(asks) <= set(make().action_specs)
     for n, _ in enumerate(drive(make())):
+        t = None
         for name, arg_sets in asks.items():
             for args in arg_sets:
-                t = make()
-                steps = drive(t)
-                for _ in range(n + 1):
-                    next(steps)
-                yield t, name, args
+                if t is None:
+                    t = make()
+                    steps = drive(t)
+                    for _ in range(n + 1):
+                        next(steps)
+                before = _fingerprint(t)
+                refused = yield t, name, args
+                if not (refused and _fingerprint(t) == before):
+                    t = None
 
 
-def ask_and_try(t, name: str, args: tuple, where: str) -> set[str]:
-    """The ids of the refusal the table says and of the one the action raises."""
+def _fingerprint(t) -> tuple:
+    return (t.state, t.round_id, t.paused, t.incident, copy.deepcopy(t.book.bets), t.result is None)
+
+
+def ask_and_try(t, name: str, args: tuple, where: str, refused: list | None = None) -> set[str]:
+    """The ids of the refusal the table says and of the one the action raises
+    (``refused``: a True appended when the action raised ``IllegalAction``)."""
     seen = set()
     why = t.refusal(name, *args)
     if why is not None:
@@ -237,6 +253,8 @@ def ask_and_try(t, name: str, args: tuple, where: str) -> set[str]:
     except IllegalAction as exc:
         check_worded(exc.reason, where)
         seen.add(exc.reason.msg_id)
+        if refused is not None:
+            refused.append(True)
     except (InputError, TypeError, ValueError):
         pass  # a call the walk makes without its arguments, or a bad card code
     return seen
@@ -248,8 +266,16 @@ SUPERVISED = ("pause", "resume", "void", "resolve_incident", "set_dealing", "con
 @pytest.mark.parametrize("game", list(ASKS))
 def test_every_refusal_of_every_state_is_worded_from_the_catalogs(game):
     seen = set()
-    for t, name, args in walk(game):
-        seen |= ask_and_try(t, name, args, f"{game} {t.state.value} {name}{args}")
+    asks = walk(game)
+    ask = next(asks, None)
+    while ask is not None:
+        t, name, args = ask
+        refused: list = []
+        seen |= ask_and_try(t, name, args, f"{game} {t.state.value} {name}{args}", refused)
+        try:
+            ask = asks.send(bool(refused))
+        except StopIteration:
+            ask = None
     assert len(seen) >= 8, seen
     # paused, every action but resume is held (and resume of a running table refused)
     make, drive, asks = ASKS[game]
