@@ -611,13 +611,22 @@ class _Known:
         self.settled: set[str] = set()  # the named debits a credit settled (before, or in the group)
         named = {d for req in reqs if isinstance(req, p.Credit) for d in req.debits}
         for part in _parts(list(named)):
-            marks = ",".join("?" * len(part))
-            self.named_cancelled.update(d for (d,) in db.execute(
-                f"SELECT debit FROM tx WHERE debit IN ({marks}) AND kind='cancel' AND status='ok'", part))
-            for did, *row in db.execute(
-                    f"SELECT id, player, tbl, round, status FROM tx WHERE id IN ({marks}) AND kind='debit'", part):
-                self.debits[did] = tuple(row)
-            self.settled.update(d for (d,) in db.execute(f"SELECT debit FROM settled WHERE debit IN ({marks})", part))
+            # (each debit's row with whether it is settled and cancelled, in one statement; the
+            # cancels of ids that are no debit, a cancel's tombstone, read apart: nearly never any)
+            for did, player, table, round_id, status, settled, cancelled in db.execute(_NAMED_DEBITS % (
+                    ",".join("?" * len(part))), part):
+                self.debits[did] = (player, table, round_id, status)
+                if settled:
+                    self.settled.add(did)
+                if cancelled:
+                    self.named_cancelled.add(did)
+            missing = [d for d in part if d not in self.debits]
+            if missing:
+                marks = ",".join("?" * len(missing))
+                self.named_cancelled.update(d for (d,) in db.execute(
+                    f"SELECT debit FROM tx WHERE debit IN ({marks}) AND kind='cancel' AND status='ok'", missing))
+                self.settled.update(d for (d,) in db.execute(f"SELECT debit FROM settled WHERE debit IN ({marks})",
+                                                             missing))
         self.named = named
 
     def wrote(self, player: str, effect: int, credited: tuple[str, str, str] | None) -> None:
@@ -648,6 +657,14 @@ _OK = p.Status.OK
 #: a player's row as ``Ledger._player`` reads it: currency, balance, max_debit, daily_stake, message
 _PLAYER_ROW = ("p.currency, p.opening + COALESCE(a.moved, 0), p.max_debit, p.daily_stake, p.message "
                "FROM player p LEFT JOIN account a ON a.player = p.id")
+
+
+#: the debits a group's credits name (``_Known``): each one's row, and whether a credit settled it and an
+#: accepted cancel stands for it
+_NAMED_DEBITS = ("SELECT t.id, t.player, t.tbl, t.round, t.status, "
+                 "EXISTS (SELECT 1 FROM settled s WHERE s.debit = t.id), "
+                 "EXISTS (SELECT 1 FROM tx c WHERE c.debit = t.id AND c.kind = 'cancel' AND c.status = 'ok') "
+                 "FROM tx t WHERE t.id IN (%s) AND t.kind = 'debit'")
 
 
 def _parts(items: list, size: int = 500):
