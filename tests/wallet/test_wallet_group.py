@@ -18,7 +18,8 @@ from tablesim.wallet.players import Limits, Player, Roster
 ROSTER = Roster({"MOP": Decimal("0.01"), "HKD": Decimal("0.10")}, (
     Player("p0", "MOP", Decimal("100"), Limits()),
     Player("p1", "MOP", Decimal("7.50"), Limits()),
-    Player("bob", "HKD", Decimal("500"), Limits(Decimal("100"), Decimal("300"), "Bob's limit."))))
+    Player("bob", "HKD", Decimal("500"), Limits(Decimal("100"), Decimal("300"), "Bob's limit.")),
+    Player("dee", "MOP", Decimal("50"), Limits(None, Decimal("12"), "Dee's day."))))  # (a day's stake, no bet's)
 
 #: every column but the time stamp (a group's rows share one; one by one they differ)
 COLUMNS = "seq, id, kind, player, currency, tbl, round, amount, debits, debit, status, effect, digest, answer"
@@ -119,7 +120,17 @@ def test_a_refusal_after_rows_kept_back_were_written_is_no_change_of_its_own(tmp
                                                     "tuple", "Refused", "tuple"]
 
 
-op = st.tuples(st.sampled_from(["debit", "credit", "cancel", "repeat"]), st.sampled_from(["p0", "p1", "bob"]),
+def test_a_days_stake_counts_the_groups_own_debits_of_a_player_with_no_other_limit(tmp_path):
+    """A player with a day's stake limit and no limit a bet: each of their
+    debits is checked against the day, the group's own earlier ones counted
+    (none of them is taken as plainly accepted)."""
+    writes = [_debit("e1", "dee", "7.5"), _debit("e2", "dee", "5"), _debit("e3", "dee", "4.5"), _debit("e4", "p0", "5")]
+    together, _ = _same(tmp_path, writes)
+    assert [r[0].value if isinstance(r, tuple) else r.status.value for r in together] == [
+        "ok", "limit_reached", "ok", "ok"]
+
+
+op = st.tuples(st.sampled_from(["debit", "credit", "cancel", "repeat"]), st.sampled_from(["p0", "p1", "bob", "dee"]),
                st.integers(0, 1), st.sampled_from(["1", "5", "7.5", "100", "0.001"]), st.integers(0, 9))
 
 
