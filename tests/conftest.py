@@ -176,13 +176,24 @@ def disk_tmp_path(request):
 forkserver.install()
 
 
-@pytest.fixture(autouse=True)
-def _quiet_logs():
+def _quiet_structlog() -> None:
     structlog.configure(
         processors=[structlog.contextvars.merge_contextvars, structlog.processors.JSONRenderer()],
         wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
         logger_factory=structlog.PrintLoggerFactory(),
     )
+
+
+# Quiet from the start, not only from each test's start: what a test module builds as it is
+# imported (a table of a property test's examples) binds its logger then, and with structlog's
+# default (every level, its console renderer) it wrote each table event as a line of the
+# test's captured output (870 KB for the wheel's property module, 0.4 CPU-s of its 2.2).
+_quiet_structlog()
+
+
+@pytest.fixture(autouse=True)
+def _quiet_logs():
+    _quiet_structlog()
     structlog.contextvars.clear_contextvars()
     yield
     structlog.contextvars.clear_contextvars()

@@ -85,7 +85,7 @@ def test_a_void_returns_every_bet(placed, steps):
         TABLE.handle(SENSOR.next_event(0))
     assert TABLE.state in (S.BETS_CLOSED, S.SPINNING)
     returned = []
-    TABLE.bus.subscribers = [lambda e: returned.append(e) if e.kind == "void" else None]
+    TABLE.bus.subscribe(lambda e: returned.append(e) if e.kind == "void" else None)
     try:
         result = TABLE.void("test")
     finally:
