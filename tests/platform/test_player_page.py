@@ -907,3 +907,43 @@ def test_each_view_fits_both_sizes_in_each_language_and_is_labelled_reachable_an
         assert not eve.errors and not console, (eve.errors, console)
     finally:
         context.close()
+
+
+def test_the_latency_meter_pings_often_while_the_player_plays_and_seldom_while_the_page_is_only_watched(
+        chromium, setup):
+    """The page's latency ping (a message the platform answers on the page's
+    socket) goes every 5 s while its player plays (a click within the last
+    minute) and every 30 s while the page is only watched: 5,000 watching
+    pages pinging every 5 s were 1,000 answers a second. The page's clock is
+    Playwright's, run forward; the pings are counted as the page sends them."""
+    context = chromium.new_context(viewport=DESKTOP, locale="en-GB", device_scale_factor=1, reduced_motion="reduce")
+    context.set_default_timeout(WAIT_MS)
+    page = context.new_page()
+    try:
+        page.add_init_script("""(() => {
+          const send = WebSocket.prototype.send;
+          window.pingsSent = 0;
+          WebSocket.prototype.send = function (data) {
+            if (typeof data === "string" && data.startsWith('{"type":"ping"')) window.pingsSent += 1;
+            return send.call(this, data);
+          };
+        })();""")
+        page.clock.install()
+        page.goto(f"{setup.platform.url}/?token={setup.token('lea')}")
+        page.wait_for_selector(f".table-card[data-table='{WHEEL}']")
+        page.clock.run_for(2_000)
+        until(page, "window.pingsSent === 1")  # (the first, once the page is up)
+        page.clock.run_for(65_000)  # only watched: one ping each 30 s
+        watched = page.evaluate("window.pingsSent") - 1
+        page.mouse.click(2, 2)  # the player acts (a click anywhere on the page)
+        page.clock.run_for(30_500)  # played on: a ping within a second of the act, then each 5 s
+        played = page.evaluate("window.pingsSent") - 1 - watched
+        page.clock.run_for(40_000)  # a minute after the act it is only watched again
+        before = page.evaluate("window.pingsSent")
+        page.clock.run_for(60_000)
+        again = page.evaluate("window.pingsSent") - before
+    finally:
+        context.close()
+    assert watched == 2
+    assert played in (6, 7)
+    assert again == 2
