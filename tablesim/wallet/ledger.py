@@ -530,7 +530,9 @@ class Ledger:
 
     def _creditable(self, req: p.Credit, balance: int) -> None:
         """Every debit the credit names, checked in order as one by one (the
-        first that fails gives the answer), read in three queries for all."""
+        first that fails gives the answer): as the group's first look read them
+        (``_Known``), or, when a write of the group changed one, in three
+        queries for all."""
         named = list(req.debits)
         known = self._known
         if known is not None and known.named.issuperset(named):  # (read for the whole group at its start)
