@@ -5,6 +5,7 @@ killed at its teardown (the ``reap`` fixture in ``conftest.py``), so no
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 _STARTED: list[subprocess.Popen] = []
 
@@ -20,3 +21,12 @@ def reap() -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended and not yet waited for, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

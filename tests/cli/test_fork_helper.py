@@ -14,16 +14,9 @@ from pathlib import Path
 import pytest
 
 import forkserver
+from reaper import alive
 
 HERE = Path(__file__).resolve().parents[1]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def test_a_workers_commands_end_with_its_session_and_no_others(tmp_path):
@@ -36,12 +29,12 @@ def test_a_workers_commands_end_with_its_session_and_no_others(tmp_path):
         procs = [forkserver.Forked([], stdout=subprocess.PIPE, text=True, script=str(sleeper), helper=session)
                  for session in (first, first, second)]
         for proc in procs:
-            assert proc.stdout.readline() == "up\n" and proc.poll() is None and _alive(proc.pid)
+            assert proc.stdout.readline() == "up\n" and proc.poll() is None and alive(proc.pid)
         assert first.alive() and second.alive()
         first.session.close()  # (the first worker is gone)
         assert procs[0].wait(30) == procs[1].wait(30) == -9
         time.sleep(0.2)
-        assert procs[2].poll() is None and _alive(procs[2].pid)
+        assert procs[2].poll() is None and alive(procs[2].pid)
         second.session.close()
         assert procs[2].wait(30) == -9
     finally:

@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 import reaper
+from reaper import alive
 from clirun import tablesim
 from natsserver import NATS_SERVER
 from tablesim.cli.children import ChildDied, Child, Children, says
@@ -43,14 +44,6 @@ def _children_of(pid: int) -> list[int]:
         if int(fields[1]) == pid:
             out.append(int(stat.parent.name))
     return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 class Demo:
@@ -179,7 +172,7 @@ def test_the_demo_serves_a_bet_settled_to_the_wallet_and_stops_on_ctrl_c(tmp_pat
     assert demo.proc.wait(WAIT) == 0, demo.proc.stderr.read()
     assert demo.proc.stdout.read().strip() == ""  # (--json: the object alone on stdout)
     assert demo.proc.stderr.read().strip().endswith("studio demo: stopped")
-    assert not [pid for pid in pids if _alive(pid)]
+    assert not [pid for pid in pids if alive(pid)]
 
 
 def test_no_nats_server_on_path_is_one_line(tmp_path):
@@ -225,4 +218,4 @@ def test_a_child_that_stops_is_named_and_the_others_are_stopped(tmp_path):
     assert died.value.child is quitter and quitter.proc.returncode == 4 and quitter.said("going")
     children.stop([["s1"], ["s0"]])
     assert all(s.proc.returncode == -signal.SIGTERM for s in sleepers)
-    assert not [pid for pid in children.pids() if _alive(pid)]
+    assert not [pid for pid in children.pids() if alive(pid)]
