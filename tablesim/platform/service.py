@@ -119,10 +119,7 @@ class Platform:
         for client in (self.wallet, self.patient, self.settling):
             await client.aclose()
         if self.nc is not None:
-            try:
-                await asyncio.wait_for(self.nc.close(), 2)
-            except Exception:
-                pass
+            await natsio.close(self.nc)
         self.intents.close()
 
     async def place(self, session: Session, doc: dict) -> Answer:

@@ -172,10 +172,7 @@ class StudioConsumer:
                 self._following = False
                 nc, self.nc = self.nc, None
                 if nc is not None:
-                    try:
-                        await asyncio.wait_for(nc.close(), 2)
-                    except Exception:
-                        pass
+                    await natsio.close(nc)  # (a close cancelled under it does not end the loop)
 
     async def _connect(self):
         """A connection that reconnects by itself once made; the first attempt

@@ -119,6 +119,25 @@ async def connect_following(url: str, name: str, **callbacks) -> nats.NATS:
 ELECTION_BUDGET = 20.0
 
 
+async def close(nc, timeout: float = 2.0) -> None:
+    """Close ``nc``, waiting at most ``timeout`` seconds, whatever the close meets.
+
+    Under load (seen with a cluster's leader killed and the machine full), nats-py's
+    close can end in a ``CancelledError`` of its own: its transport's close waiter is
+    cancelled under it. That error is no ``Exception``; it went out of the reconnecting
+    loop's ``finally`` and ended the loop for good (the floor never followed the
+    stream again). It is swallowed here unless the caller's own task is being
+    cancelled (a stop), which it still ends."""
+    try:
+        await asyncio.wait_for(nc.close(), timeout)
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+    except Exception:
+        pass
+
+
 def transient(exc: BaseException) -> bool:
     """A failure a leader election causes (the stream or the cluster's
     meta leader away for seconds): a request timing out, "no responders",
