@@ -12,6 +12,7 @@ from tablesim.cli.options import nats_option
 #: seconds a player's socket may be silent before the platform's keepalive ping (see ``serve``)
 PING_QUIET = 35.0
 
+
 @click.group("platform")
 def platform() -> None:
     """The live-dealer platform: players' bets against the operator's wallet, settled exactly once (docs/platform.md)."""

@@ -121,7 +121,7 @@ def test_the_simulated_players_keep_the_pages_own_timers():
     assert pings[10:] == [2] * 10  # (only watched: at its first visit and 30 s later)
     told, untold = players[0], players[1]
     for p in (told, untold):
-        p.shared.balance_after = 0.02
+        p.shared.timers = p.shared.timers._replace(balance_after=0.02)
         p.transport.written = b""
 
     async def results() -> None:

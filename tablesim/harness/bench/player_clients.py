@@ -118,7 +118,6 @@ class Shared:
         #: plays (bets, here), every ``ping_idle`` s while the page is only watched; the balance asked
         #: ``balance_after`` s after the player's result unless the platform told it meanwhile
         self.timers = page_timers()
-        self.balance_after = self.timers.balance_after
         self.frames = 0  # text frames read, every kind (the platform's deliveries)
         self.betting: str | None = None  # the round taking bets
         self.bet = False
@@ -288,7 +287,7 @@ class Player(asyncio.Protocol):
         elif kind == "result":  # (the player's own: the page asks its balance later, unless told it meanwhile)
             told = self.balances_told
             asyncio.get_running_loop().call_later(
-                shared.balance_after, lambda: self.balances_told == told and self.ask("balance"))
+                shared.timers.balance_after, lambda: self.balances_told == told and self.ask("balance"))
         elif kind == "balance":  # (the platform told the balance its credit left)
             self.balances_told += 1
         elif kind == "answer" and msg.get("kind") == "bet" and msg.get("id") in self.sent:
