@@ -44,15 +44,28 @@ CREATE TABLE IF NOT EXISTS tx (
     player TEXT NOT NULL, currency TEXT, tbl TEXT NOT NULL, round TEXT NOT NULL, amount TEXT NOT NULL,
     debits TEXT, debit TEXT, status TEXT NOT NULL, effect INTEGER NOT NULL,
     digest BLOB NOT NULL, answer BLOB NOT NULL, at TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS tx_player ON tx (player, effect);
-CREATE INDEX IF NOT EXISTS tx_round_player ON tx (tbl, round, player);
+-- (a round's rows in their order: the key ends in the row's number, so a group's rows go to the end of
+-- their round's run of the index, a page or two a group, where an index by player put each row on a page
+-- of its own: ``UNUSED_INDEXES``)
+CREATE INDEX IF NOT EXISTS tx_round ON tx (tbl, round);
 CREATE INDEX IF NOT EXISTS tx_debit ON tx (debit) WHERE debit IS NOT NULL;
 -- (no index of the rows' times: ``UNUSED_INDEXES``)
 -- (a debit asks whether its player's round is credited: this index holds only the credits, one lookup,
--- where tx_round_player had every row of the player's round read, the more bets the longer)
+-- where an index of the round's rows had every row of the player's round read, the more bets the longer)
 CREATE INDEX IF NOT EXISTS tx_credited ON tx (tbl, round, player) WHERE kind='credit' AND status='ok';
 CREATE TABLE IF NOT EXISTS settled (debit TEXT PRIMARY KEY, credit TEXT NOT NULL);
 """
+
+#: the accepted debits of the players with a daily stake limit, by player and time: what the limit sums
+#: (``Ledger._staked_today``), written with the debit's row. Only those players' debits: an index of
+#: every row by player cost a debit as much as all the rest of its writing (each row on a page of its
+#: own, 5,000 players' rows apart). Filled from the rows when a player is given a limit, and when a
+#: ledger written before it opens.
+STAKES = "CREATE TABLE stake (player TEXT NOT NULL, at TEXT NOT NULL, id TEXT NOT NULL, " \
+         "PRIMARY KEY (player, at, id)) WITHOUT ROWID"
+#: a player's accepted debits as the stake table holds them (the players by ``%s``)
+_STAKES_OF = ("INSERT OR IGNORE INTO stake SELECT player, at, id FROM tx "
+              "WHERE kind='debit' AND status='ok' AND player IN (%s)")
 
 #: each player's movements summed, kept by the database itself in the
 #: transaction of every row written (rows are never changed or deleted),
@@ -69,7 +82,7 @@ ACCOUNTS = (
 
 #: indexes a ledger written before had and drops as it opens: no query reads them (the time query pages by
 #: seq, its plan a range of the rowid, tx_at never looked at) and every row written paid their upkeep
-UNUSED_INDEXES = ("tx_at",)
+UNUSED_INDEXES = ("tx_at", "tx_player", "tx_round_player")
 
 #: what the ledger's database raises when it cannot read or write (busy, a
 #: full disk): the wallet's server answers a temporary error, nothing kept
@@ -106,6 +119,7 @@ class Ledger:
             self.db.execute("PRAGMA synchronous=FULL")  # money: a committed answer survives a power cut
             self.db.executescript(SCHEMA)
             self._accounts()
+            self._stakes()
             self._token_use()
             self._unused_indexes()
         except sqlite3.Error as exc:
@@ -128,6 +142,20 @@ class Ledger:
             if self.db.execute("SELECT 1 FROM sqlite_master WHERE name='account'").fetchone() is None:
                 for statement in ACCOUNTS:
                     self.db.execute(statement)
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def _stakes(self) -> None:
+        """The stake table, made (and filled from the rows of the players with
+        a daily limit) by the first open of a ledger that has none."""
+        if self.db.execute("SELECT 1 FROM sqlite_master WHERE name='stake'").fetchone() is not None:
+            return
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute(STAKES)
+            self.db.execute(_STAKES_OF % "SELECT id FROM player WHERE daily_stake IS NOT NULL")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
@@ -167,14 +195,17 @@ class Ledger:
                     self.db.execute("INSERT INTO currency VALUES (?, ?)", (code, fmt(unit)))
                 elif Decimal(row[0]) != unit:
                     raise InputError(f"{code}'s unit {fmt(unit)} differs from the ledger's {row[0]}", where=where)
-            for pl in roster.players:
-                self._load_player(pl, roster.units[pl.currency], where)
+            limited = [pl.id for pl in roster.players if self._load_player(pl, roster.units[pl.currency], where)]
+            for part in _parts(limited):  # (their debits before: each a full read of the rows, once for all)
+                self.db.execute(_STAKES_OF % ",".join("?" * len(part)), part)
         return len(roster.players)
 
-    def _load_player(self, pl, unit: Decimal, where: str) -> None:
+    def _load_player(self, pl, unit: Decimal, where: str) -> bool:
+        """Whether the player has a daily stake limit now and had none (their
+        debits so far are to be put in the stake table)."""
         opening = int(MONEY.divide(pl.balance, unit))
         lim = pl.limits
-        row = self.db.execute("SELECT currency, opening FROM player WHERE id=?", (pl.id,)).fetchone()
+        row = self.db.execute("SELECT currency, opening, daily_stake FROM player WHERE id=?", (pl.id,)).fetchone()
         if row is not None and (row[0] != pl.currency or row[1] != opening):
             raise InputError(f"player {pl.id}: currency or opening balance differs from the ledger's "
                              "(written once, at the player's first load)", where=where)
@@ -182,6 +213,10 @@ class Ledger:
             "INSERT INTO player VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
             "max_debit=excluded.max_debit, daily_stake=excluded.daily_stake, message=excluded.message",
             (pl.id, pl.currency, opening, _opt(lim.max_debit), _opt(lim.daily_stake), lim.message))
+        had = row is not None and row[2] is not None
+        if had and lim.daily_stake is None:  # (its debits from now on are not written there: none kept)
+            self.db.execute("DELETE FROM stake WHERE player=?", (pl.id,))
+        return row is not None and not had and lim.daily_stake is not None
 
     def issue_token(self, player: str, minutes: float = TOKEN_MINUTES) -> str:
         """A new launch token of ``player``, good for one session within
@@ -464,6 +499,12 @@ class Ledger:
         else:  # (a group's rows are written together, by one statement, before anything reads: ``_sql``)
             self._rows.append((sql, values))
             self._held += 1
+        if row.get("limited") and status is _OK:  # (a debit a daily limit sums)
+            if self._known is None:
+                self.db.execute(_STAKE, (row["player"], at, transaction_id))
+            else:
+                self._rows.append((_STAKE, (row["player"], at, transaction_id)))
+                self._held += 1
 
     def _sql(self, sql: str, args=()) -> sqlite3.Cursor:
         """A statement of a write: the group's rows held back are written
@@ -503,6 +544,8 @@ class Ledger:
                          balance)
         if max_debit is not None and req.amount > Decimal(max_debit):
             raise Answer(p.Status.LIMIT_REACHED, message, balance)
+        if daily_stake is not None:
+            row["limited"] = True  # (accepted, the limit sums it from now on: ``_insert``)
         if daily_stake is not None and (
                 MONEY.multiply(Decimal(self._staked_today(req.player) + units), self.unit(currency))
                 > Decimal(daily_stake)):
@@ -593,8 +636,9 @@ class Ledger:
     def _staked_today(self, player: str) -> int:
         since = (datetime.now(timezone.utc) - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
         (units,) = self._sql(
-            "SELECT COALESCE(-SUM(effect), 0) FROM tx WHERE player=? AND kind='debit' AND status='ok' AND at>=? "
-            "AND id NOT IN (SELECT debit FROM tx WHERE kind='cancel' AND status='ok' AND debit IS NOT NULL)",
+            "SELECT COALESCE(-SUM(t.effect), 0) FROM stake s JOIN tx t ON t.id = s.id WHERE s.player=? AND s.at>=? "
+            "AND t.kind='debit' AND t.status='ok' "
+            "AND NOT EXISTS (SELECT 1 FROM tx c WHERE c.debit = t.id AND c.kind='cancel' AND c.status='ok')",
             (player, since)).fetchone()
         return units
 
@@ -679,6 +723,8 @@ class _Known:
 
 _INSERT = ("INSERT INTO tx (id, kind, player, currency, tbl, round, amount, debits, debit, status, effect, digest, "
            "answer, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+#: a debit of a player with a daily stake limit, as the limit reads it (``STAKES``)
+_STAKE = "INSERT INTO stake VALUES (?, ?, ?)"
 #: a row without a credit's debits or a cancel's debit (a debit's, a credit's refused before it named them)
 _INSERT_PLAIN = ("INSERT INTO tx (id, kind, player, currency, tbl, round, amount, debits, debit, status, effect, "
                  "digest, answer, at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?)")
