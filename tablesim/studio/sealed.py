@@ -51,6 +51,7 @@ import re
 from collections import OrderedDict
 from typing import Any, Callable, Iterable
 
+from tablecore import betbatch
 from tablesim.journal.canonical import canonical as data_text
 from tablesim.studio import wire
 
@@ -71,6 +72,9 @@ ROUND = ("meta", "round")
 SEAL = "seal"
 #: the round's last record, which opens what was sealed in it
 RESULT = ("event", "result")
+#: a group of bets' one record: refs, positions, bets, amounts and players, never a card (its texts are
+#: not searched for card codes: thousands of bets a round, and a player or a ref may well look like one)
+BETS = (betbatch.KIND, betbatch.NAME)
 #: rounds whose seal and end a sealer keeps at hand
 _KEPT = 64
 
@@ -162,7 +166,7 @@ class Sealer:
     def body(self, row: dict[str, Any]) -> bytes:
         """The message body of a journal row (``wire.NotARecord``: a row no table writes)."""
         round_id, kind, name = row.get("round_id"), row.get("kind"), row.get("name")
-        if not round_id or not isinstance(row.get("data"), str):
+        if not round_id or not isinstance(row.get("data"), str) or (kind, name) == BETS:
             return wire.encode_row(row)
         if (kind, name) == ROUND:
             return self._round_record(row)
@@ -194,7 +198,7 @@ class Sealer:
     def _result(self, row: dict[str, Any], seal: str) -> bytes:
         values = []
         for earlier in self._rows(round_id=row["round_id"], table_id=row["table_id"], upto=row["seq"] - 1):
-            if (earlier["kind"], earlier["name"]) in (ROUND, RESULT) or not isinstance(earlier.get("data"), str):
+            if (earlier["kind"], earlier["name"]) in (ROUND, RESULT, BETS) or not isinstance(earlier.get("data"), str):
                 continue
             if not CARD_CODE.search(earlier["data"]):
                 continue
