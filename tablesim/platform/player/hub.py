@@ -329,12 +329,15 @@ class Hub:
         live.results.appendleft({"round_id": rec.round_id, **listed})
         live.events.append(shown)
         self.publish(live, shown)
+        # (the table's line of the lobby, its last results now this one, goes out with the outcome:
+        # noted after the players' own results, whose first write takes what is pending for the
+        # table with it, it went to every watcher in a write of its own, 5,000 writes more a round)
+        self.lobby_changed(live)
         owners = set(rnd.owners)
         for player in owners & set(self.by_player):
             mine = dumps({"type": "result", **entry(rnd, player)})
             for client in list(self.by_player.get(player, ())):
                 self._send(client, mine)
-        self.lobby_changed(live)
 
     # --- sending -----------------------------------------------------------------
 
