@@ -150,12 +150,16 @@ class Ledger:
     def _stakes(self) -> None:
         """The stake table, made (and filled from the rows of the players with
         a daily limit) by the first open of a ledger that has none."""
-        if self.db.execute("SELECT 1 FROM sqlite_master WHERE name='stake'").fetchone() is not None:
+        def made() -> bool:
+            return self.db.execute("SELECT 1 FROM sqlite_master WHERE name='stake'").fetchone() is not None
+
+        if made():  # (looked for first: a ledger that has it is opened without a write)
             return
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            self.db.execute(STAKES)
-            self.db.execute(_STAKES_OF % "SELECT id FROM player WHERE daily_stake IS NOT NULL")
+            if not made():  # (another process opening the same ledger may have made it meanwhile)
+                self.db.execute(STAKES)
+                self.db.execute(_STAKES_OF % "SELECT id FROM player WHERE daily_stake IS NOT NULL")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
