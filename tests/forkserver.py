@@ -306,7 +306,9 @@ def _main(path: str, light: bool = False) -> int:
     the served table, the platform and the wallet; each command imports what
     it needs of them)."""
     code = _serve(path, () if light else PRELOAD)
-    return 0 if code is None else code
+    if code is None:
+        return 0
+    _end(code)
 
 
 def _end(code: int) -> None:
