@@ -11,9 +11,17 @@ from browser import needs_chromium, until
 
 pytestmark = needs_chromium
 
+# The element is drawn 300 ms after the wait's first look finds it missing (the second look for
+# it: the test's own is the first), not 300 ms after the page loads: on a loaded machine the
+# test's first look came after those 300 ms, found it drawn, and failed.
 LATE = """<body><script>
-setTimeout(() => { const p = document.createElement('p'); p.id = 'late'; p.textContent = 'here';
-                   document.body.append(p); }, 300);
+const look = document.querySelector.bind(document); let misses = 0;
+document.querySelector = (sel) => {
+  const el = look(sel);
+  if (!el && sel === '#late' && ++misses === 2)
+    setTimeout(() => { const p = document.createElement('p'); p.id = 'late'; p.textContent = 'here';
+                       document.body.append(p); }, 300);
+  return el; };
 </script></body>"""
 
 
