@@ -114,6 +114,20 @@ def levels(entries: list, texts: list[str] | None = None) -> list[list[bytes]]:
     return tree
 
 
+def record_text(texts: list[str], root_hex: str) -> str | None:
+    """A group's record data, ``{"bets": entries, "root": root_hex}``, as the
+    journal's canonical JSON writes it (sorted keys, compact, ASCII), joined
+    from its entries' texts as their leaves hashed them (``levels``): the
+    encoder's walk of every bet again was a twentieth of a bet's cost at the
+    table. None where the two writings may differ: a text beyond ASCII or a
+    DEL (canonical JSON escapes them, a leaf's text does not), or an object
+    inside an entry (its keys sorted by one, not the other)."""
+    joined = ",".join(texts)
+    if not joined.isascii() or "\x7f" in joined or "{" in joined or not root_hex.isascii():
+        return None
+    return '{"bets":[%s],"root":%s}' % (joined, quoted(root_hex))
+
+
 def root(entries: list, tree: list[list[bytes]] | None = None) -> str:
     """The Merkle root of ``entries`` (hex; that of no entry is the hash of nothing)."""
     if not entries:

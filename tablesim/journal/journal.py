@@ -329,19 +329,23 @@ class Journal(Reading):
             raise RuntimeError("a savepoint needs an open transaction")
         return Savepoint(self)
 
-    def append(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str = "") -> Record:
+    def append(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str = "",
+               text: str | None = None) -> Record:
+        """``text``: ``data``'s canonical JSON when the caller made it already (a group of
+        bets': ``betbatch.record_text``), written and hashed as it is."""
         if self._depth:  # inside the action's transaction (the usual case): no context of its own
-            return self._append(table_id, round_id, kind, name, data, actor)
+            return self._append(table_id, round_id, kind, name, data, actor, text)
         with self.transaction():
-            return self._append(table_id, round_id, kind, name, data, actor)
+            return self._append(table_id, round_id, kind, name, data, actor, text)
 
-    def _append(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str) -> Record:
+    def _append(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str,
+                text: str | None = None) -> Record:
         self._touched += 1
         if not self.tip.keyed:
             self._seal(table_id)
         if round_id and round_id != self.tip.round_id and kind != "meta":
             self._start_round(table_id, round_id)
-        return self._insert(table_id, round_id, kind, name, data, actor)
+        return self._insert(table_id, round_id, kind, name, data, actor, text)
 
     def seal(self, table_id: str) -> None:
         """Begin the keyed chain now (a new or legacy journal), if not begun."""
@@ -367,10 +371,11 @@ class Journal(Reading):
         seal = seal_mac(self.key(table_id), "round seal", tip.seq + 1, f"{table_id}/{round_id}")
         self._insert(table_id, round_id, ROUND_KIND, ROUND_NAME, tip.round_data(self.profile, seal, self.profile_rules), "journal")
 
-    def _insert(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str) -> Record:
+    def _insert(self, table_id: str, round_id: str, kind: str, name: str, data: dict[str, Any], actor: str,
+                text: str | None = None) -> Record:
         tip = self.tip
         row = tip.row(self.key(table_id) if tip.keyed else None, now_stamp(), table_id, round_id, kind, name, actor,
-                      canonical(data))
+                      canonical(data) if text is None else text)
         if self._rows is not None:
             self._rows.append(row)  # a group: written at its commit
         else:

@@ -232,8 +232,10 @@ def commit_bets(table: GameTable, requests: Sequence[BetRequest], refs: BetRefs 
                 # committed, signed and published once, not about twice a bet)
                 texts: list[str] = []
                 tree = betbatch.levels(batch, texts)
+                root = betbatch.root(batch, tree)
                 record = journal.append(table.table_id, table.round_id, betbatch.KIND, betbatch.NAME,
-                                        {"bets": batch, "root": betbatch.root(batch, tree)}, actor or "")
+                                        {"bets": batch, "root": root}, actor or "",
+                                        betbatch.record_text(texts, root))
                 receipts.remember_tree(batch, tree, texts)  # (the receipts' paths and bets read the same)
                 if table.observed:  # (one event for the group: its listeners read its bets from the record's entries)
                     table.emit(BetsPlaced(batch))
