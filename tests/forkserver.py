@@ -76,8 +76,10 @@ CPU_OF_ENDED = 0.0
 
 def _serve(path: str, preload: Sequence[str] = PRELOAD) -> int | None:
     """The helper's loop; answers None in the helper, an exit status in a child."""
+    import gc
     import importlib
 
+    gc.disable()  # (while it imports: on again, as in a fresh interpreter, before it forks)
     for name in preload:
         try:
             importlib.import_module(name)
@@ -102,10 +104,9 @@ def _serve(path: str, preload: Sequence[str] = PRELOAD) -> int | None:
     # What was imported is moved out of the collector's sight before any fork: a child's full
     # collections would otherwise walk (and write to, copying page after page of the shared heap)
     # every object of it again; each child frees its own objects as before.
-    import gc
-
     gc.collect()
     gc.freeze()
+    gc.enable()
     signal.pthread_sigmask(signal.SIG_SETMASK, [])  # (whatever the thread that started it blocked)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
