@@ -3,6 +3,7 @@ time limits per example (the tests run on every core, beside whatever else
 the machine runs: a slow example is not a failure, a wrong one is)."""
 
 import gc
+import sys
 
 # No collector while this process imports and collects the suite (every worker imports every
 # test module and what they import): it found next to nothing to free, and its full collections
@@ -11,12 +12,29 @@ import gc
 # start in the process that only hands the tests to its workers, and the collector is on again.
 gc.disable()
 
+
+class _NoTrio:
+    """trio is not there for the test processes: httpcore imports it for a client when it can
+    (0.11-0.13 s of CPU a worker), and nothing of tablesim or its tests needs it (no dependency
+    brings it: it is on this machine, not in CI's install). The import fails as it does where it
+    is not installed (httpcore then runs on asyncio only), and it never enters ``sys.modules``
+    (tenacity asks whether it is there)."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == "trio" or name.startswith("trio."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+if "trio" not in sys.modules:
+    sys.meta_path.insert(0, _NoTrio)
+
 import itertools
 import logging
 import os
 import shutil
 import signal
-import sys
 import tempfile
 from pathlib import Path
 
