@@ -205,13 +205,26 @@ def parse_amount(value: object, *, field: str = "amount", allow_zero: bool = Fal
     produce Decimals, so this is a fallback for JSON callers), so 0.1 means
     exactly 0.1.
     """
+    if type(value) is str:
+        known = _POSITIVE.get(value)
+        if known is not None:  # (read before, and more than zero: an amount for any caller)
+            return known
     try:
         amount = read_amount(value)
     except ValueError as exc:
         raise InputError(str(exc), where=field) from None
     if amount < 0 or (amount == 0 and not allow_zero):
         raise InputError(f"{_show(value)} must be {'zero or ' if allow_zero else ''}positive", where=field)
+    if amount and type(value) is str:
+        if len(_POSITIVE) >= _READ_KEPT:
+            _POSITIVE.clear()
+        _POSITIVE[value] = amount
     return amount
+
+
+#: the texts ``parse_amount`` read as amounts above zero lately (a bet's amount: each
+#: comparison of a Decimal with zero converts the zero, a fifth of a bus bet's check)
+_POSITIVE: dict[str, Decimal] = {}
 
 
 def fmt(amount: Decimal) -> str:

@@ -124,3 +124,21 @@ def test_an_amount_read_from_text_reads_again_as_any_equal_decimal_would(text):
     # an equal amount of another spelling (its exponent) is another Decimal: checked in full
     finer = Context(prec=100).quantize(first[1], Decimal(1).scaleb(-20))
     assert outcome(finer)[0] == outcome(Decimal(str(finer)))[0]
+
+
+def test_an_amount_read_before_is_read_the_same_and_zero_or_below_is_refused_every_time():
+    """``parse_amount`` keeps the texts it read above zero: the same Decimal
+    again for any caller; zero (allowed to one caller) and what is below it
+    never kept, refused each time they are not allowed; the kept texts bounded."""
+    from tablecore import money
+
+    assert parse_amount("12.50") == Decimal("12.50") and parse_amount("12.50") is parse_amount("12.50")
+    assert parse_amount("0", allow_zero=True) == 0
+    for _ in range(2):
+        with pytest.raises(InputError, match="positive"):
+            parse_amount("0")
+        with pytest.raises(InputError, match="positive"):
+            parse_amount("-3")
+    for i in range(3 * money._READ_KEPT):
+        assert parse_amount(f"{i + 1}.5") == Decimal(i + 1) + Decimal("0.5")
+    assert len(money._POSITIVE) <= money._READ_KEPT
