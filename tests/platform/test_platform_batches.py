@@ -24,9 +24,10 @@ from tablesim.platform.tables import Offer
 TABLE = "WHEEL-1"
 
 
-def _desk(took: float, starts: list, decided: list | None = None) -> Desk:
+def _desk(took: float, starts: list, decided: list | None = None, gate: asyncio.Event | None = None) -> Desk:
     """(``decided``: when the desk started each batch, as it decides: its task's first step,
-    where ``place`` writes ``starts``, may come a few ms later on a loaded machine)"""
+    where ``place`` writes ``starts``, may come a few ms later on a loaded machine; ``gate``:
+    the batches end once it is set, not ``took`` after they start)"""
     rounds = Rounds()
     rounds.tables[TABLE] = TableState(TABLE, "R-1", BETTING)
     offer = Offer(TABLE, "MOP", Decimal("1"), "player", Decimal("1000"), max_bets=100_000)
@@ -38,7 +39,7 @@ def _desk(took: float, starts: list, decided: list | None = None) -> Desk:
         loop = asyncio.get_running_loop()
         under_way[0] += 1
         starts.append((loop.time(), len(batch), under_way[0]))
-        await asyncio.sleep(took)
+        await (gate.wait() if gate is not None else asyncio.sleep(took))
         under_way[0] -= 1
         for b in batch:
             desk._answer(b, betdesk.Answer(200, {"ok": True, "status": "placed"}))
@@ -119,7 +120,10 @@ def test_enough_bets_waiting_start_a_batch_before_the_spacing_and_no_more_than_i
     starts: list = []
 
     async def go() -> None:
-        desk = _desk(0.5, starts)  # (slow batches: they pile up under way)
+        # (the batches under way end only when the test says: on a loaded machine, a batch that
+        # took a fixed 0.5 s could end before the bursts were all in, and a fifth start in its place)
+        gate = asyncio.Event()
+        desk = _desk(0.5, starts, gate=gate)
         desk.spacing = 10.0  # (a batch that starts within it started because it was full)
         answers: list = []
         for burst in range(betdesk.IN_FLIGHT + 2):
@@ -128,6 +132,7 @@ def test_enough_bets_waiting_start_a_batch_before_the_spacing_and_no_more_than_i
             await asyncio.sleep(0.005)
         await asyncio.sleep(0.05)
         assert len(starts) == betdesk.IN_FLIGHT  # the first at once, the next three full: no more under way
+        gate.set()
         while len(answers) < (betdesk.IN_FLIGHT + 2) * betdesk.FULL:
             await asyncio.sleep(0.01)
 
