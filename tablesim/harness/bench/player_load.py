@@ -319,7 +319,8 @@ def failures(fig: dict) -> list[str]:
     if fig["event_p99_ms"] is None:
         why.append("no table event reached a player")
     if fig["bettors"] and not fig["bets_placed"]:
-        why.append("no bet was placed")
+        answers = fig.get("bet_answers") or {}
+        why.append("no bet was placed" + (f" (the answers: {dict(answers)})" if answers else " (no bet was answered)"))
     if fig["rss_mb"] is None or fig["rss_mb"] < 0:
         why.append("the platform's memory could not be read")
     return why
