@@ -590,12 +590,11 @@ _AT_START = ("PYTHONHASHSEED", "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONWARNINGS
              "LANG", "LC_ALL", "LC_CTYPE", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
 
 
-#: commands always started fresh. None now: ``emulate`` was, since the first helper's forked
-#: ``emulate --pty`` did not end on SIGTERM once a driver had opened it; forked on today's helper
-#: (which clears the signal mask it was started with, and gives each child the test's), every
-#: ``emulate`` of its tests ended on SIGTERM at once (seven runs of its modules, one to three
-#: workers); what had held it then was not found. A fresh one cost 0.8 s of CPU to start.
-_FRESH: frozenset[str] = frozenset()
+# (Every ``python -m tablesim.cli.main`` command is forked, ``emulate`` too: the first helper's
+# forked ``emulate --pty`` did not end on SIGTERM once a driver had opened it; forked on today's
+# helper, which clears the signal mask it was started with and gives each child the test's, every
+# ``emulate`` of its tests ended on SIGTERM at once, seven runs of its modules on one to three
+# workers. What had held it then was not found. A fresh one cost 0.8 s of CPU to start.)
 
 #: the tests' own launchers of a tablesim command (``python SCRIPT ARGS``), forked as the
 #: command is: the platform built with a fault hook (the rest of what it does is ``platform serve``)
@@ -611,7 +610,7 @@ def _fork_plan(argv: Sequence, kw: Mapping) -> tuple[str, str | None, list[str]]
     argv = [str(a) for a in argv] if isinstance(argv, (list, tuple)) else []
     if not (ENABLED and len(argv) > 2 and argv[0] == sys.executable):
         return None
-    if len(argv) > 3 and argv[1:3] == _MODULE and argv[3] not in _FRESH:
+    if len(argv) > 3 and argv[1:3] == _MODULE:
         script, args = None, argv[3:]
     elif not argv[1].startswith("-") and Path(argv[1]).resolve() in _SCRIPTS:
         script, args = str(Path(argv[1]).resolve()), argv[2:]

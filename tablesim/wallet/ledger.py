@@ -550,10 +550,9 @@ class Ledger:
             raise Answer(p.Status.LIMIT_REACHED, message, balance)
         if daily_stake is not None:
             row["limited"] = True  # (accepted, the limit sums it from now on: ``_insert``)
-        if daily_stake is not None and (
-                MONEY.multiply(Decimal(self._staked_today(req.player) + units), self.unit(currency))
-                > Decimal(daily_stake)):
-            raise Answer(p.Status.LIMIT_REACHED, message, balance)
+            if MONEY.multiply(Decimal(self._staked_today(req.player) + units), self.unit(currency)) \
+                    > Decimal(daily_stake):
+                raise Answer(p.Status.LIMIT_REACHED, message, balance)
         if units > balance:
             raise Answer(p.Status.INSUFFICIENT_FUNDS, f"the balance {self.text(balance, currency)} {currency} is less "
                          f"than {row['amount']}", balance)

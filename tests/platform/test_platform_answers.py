@@ -15,6 +15,7 @@ from tablesim.platform.player.hub import Hub, dumps
 from tablesim.platform.player.socket import PlayerSocket, answer
 from tablesim.platform.rounds import Rounds
 from tablesim.platform.tables import Offer
+from stubwire import StubWire, texts
 
 ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
@@ -125,30 +126,9 @@ def test_the_usual_ping_is_answered_without_the_parser(monkeypatch):
     assert hub.sent and hub.sent[0].startswith('{"type":"pong","t":1234567,"now":')
 
 
-class _Wire:
-    open = True
-
-    def __init__(self) -> None:
-        self.writes: list[bytes] = []
-
-    def write(self, frames: bytes) -> bool:
-        self.writes.append(frames)
-        return True
-
-
-def _texts(frames: bytes) -> list[str]:
-    out, at = [], 0
-    while at < len(frames):
-        n = frames[at + 1]
-        assert frames[at] == 0x81 and n < 126
-        out.append(frames[at + 2:at + 2 + n].decode())
-        at += 2 + n
-    return out
-
-
 def test_what_a_hold_keeps_goes_to_each_client_in_one_write_in_order():
     hub = Hub({"WHEEL-1": Offer("WHEEL-1", "MOP", Decimal(1), "player", Decimal(10000), game="wheel")}, Rounds())
-    ann, abe = _Wire(), _Wire()
+    ann, abe = StubWire(), StubWire()
     a, b = hub.join("ann", ann), hub.join("abe", abe)
     hub._send(a, '{"n":0}')
     with hub.held():
@@ -158,11 +138,11 @@ def test_what_a_hold_keeps_goes_to_each_client_in_one_write_in_order():
             hub._send(a, '{"n":3}')
         assert ann.writes == [b'\x81\x07{"n":0}'] and abe.writes == []
         hub._send(a, '{"n":4}')
-    assert [_texts(w) for w in ann.writes] == [['{"n":0}'], ['{"n":1}', '{"n":3}', '{"n":4}']]
-    assert [_texts(w) for w in abe.writes] == [['{"n":2}']]
+    assert [texts(w) for w in ann.writes] == [['{"n":0}'], ['{"n":1}', '{"n":3}', '{"n":4}']]
+    assert [texts(w) for w in abe.writes] == [['{"n":2}']]
     assert hub.counts["sent"] == 5
     hub._send(b, '{"n":5}')  # (after the hold: written at once again)
-    assert [_texts(w) for w in abe.writes] == [['{"n":2}'], ['{"n":5}']]
+    assert [texts(w) for w in abe.writes] == [['{"n":2}'], ['{"n":5}']]
 
 
 def test_the_desk_asks_for_the_shared_part_once_and_answers_each_bet_its_whole_receipt():

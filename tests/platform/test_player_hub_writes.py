@@ -13,32 +13,9 @@ from tablesim.platform.player.hub import Hub, tap
 from tablesim.platform.rounds import Rounds
 from tablesim.platform.tables import Offer
 from tablesim.studio import wire
+from stubwire import StubWire, texts
 
 TABLE = "WHEEL-MOCK"
-
-
-class _Wire:
-    """A connection that keeps each write (its frames' texts)."""
-
-    open = True
-
-    def __init__(self) -> None:
-        self.writes: list[list[str]] = []
-
-    def write(self, frames: bytes) -> bool:
-        texts, at = [], 0
-        while at < len(frames):  # (a server's text frames: unmasked)
-            size, head = frames[at + 1] & 0x7F, 2
-            if size >= 126:
-                head = 4 if size == 126 else 10
-                size = int.from_bytes(frames[at + 2:at + head], "big")
-            texts.append(frames[at + head:at + head + size].decode())
-            at += head + size
-        self.writes.append(texts)
-        return True
-
-    def abort(self) -> None:
-        self.open = False
 
 
 def _rec(seq: int, name: str, data: dict) -> wire.WireRecord:
@@ -46,11 +23,11 @@ def _rec(seq: int, name: str, data: dict) -> wire.WireRecord:
 
 
 def test_a_rounds_end_reaches_each_watcher_in_one_write_the_lobby_line_with_it():
-    async def play() -> dict[str, _Wire]:
+    async def play() -> dict[str, StubWire]:
         rounds = Rounds()
         hub = Hub({TABLE: Offer(TABLE, "MOP", Decimal(1), "player", Decimal(10000), bet_seconds=15)}, rounds)
         tap(rounds, hub)
-        wires = {p: _Wire() for p in ("ann", "amy", "abe")}
+        wires = {p: StubWire() for p in ("ann", "amy", "abe")}
         for player, w in wires.items():
             hub.watch(hub.join(player, wire=w), TABLE)
         rounds.apply(_rec(1, "state", {"state": "betting_open"}), 1)
@@ -66,7 +43,8 @@ def test_a_rounds_end_reaches_each_watcher_in_one_write_the_lobby_line_with_it()
 
     wires = asyncio.run(play())
     for player, w in wires.items():
-        kinds = [[json.loads(t)["type"] for t in texts] for texts in w.writes]
+        written = [texts(frames) for frames in w.writes]
+        kinds = [[json.loads(t)["type"] for t in write] for write in written]
         assert kinds == ([["outcome", "lobby"], ["result"]] if player == "ann" else [["outcome", "lobby"]]), player
-        line = json.loads(w.writes[0][1])["tables"][0]
+        line = json.loads(written[0][1])["tables"][0]
         assert line["last"][0]["round_id"] == "R1"  # (the line as this round left it)
