@@ -85,7 +85,7 @@ def last_line(path: Path) -> str:
     with open(path, "rb") as f:
         f.seek(max(0, os.path.getsize(path) - 4096))
         lines = [line.strip() for line in f.read().decode(errors="replace").splitlines() if line.strip()]
-    return lines[-1] if lines else ""
+    return lines[-1].strip("= ") if lines else ""  # (without pytest's rule of = around it)
 
 
 def report(runs: list[dict], command: list[str], log_path: Path) -> dict:

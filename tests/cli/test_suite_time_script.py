@@ -32,7 +32,7 @@ def stand_in(*lines: str, code: int = 0) -> list[str]:
 def test_each_run_is_timed_with_the_machines_cpu_and_speed_and_the_commands_last_line(suite_time, tmp_path, capsys):
     log = tmp_path / "suite.log"
     code = suite_time.main(["--runs", "2", "--json", "--log", str(log),
-                            *stand_in("....", "", "2637 passed, 22 warnings in 1.00s")])
+                            *stand_in("....", "", "===== 2637 passed, 22 warnings in 1.00s =====")])
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     assert len(out["runs"]) == 2 and out["failed_runs"] == 0 and out["under_goal"] == 2 and out["goal_s"] == 150.0
@@ -42,7 +42,7 @@ def test_each_run_is_timed_with_the_machines_cpu_and_speed_and_the_commands_last
         assert run["machine_cpu_s"] >= 0 and run["steal_s"] >= 0 and run["busy_cores"] >= 0  # (Linux: /proc/stat)
     assert out["wall_s"]["lowest"] <= out["wall_s"]["median"] <= out["wall_s"]["highest"]
     # (the command's output kept, each run's after the command it ran, not printed)
-    assert log.read_text().splitlines().count("2637 passed, 22 warnings in 1.00s") == 2
+    assert log.read_text().splitlines().count("===== 2637 passed, 22 warnings in 1.00s =====") == 2
 
 
 def test_a_failing_run_is_counted_and_the_script_fails(suite_time, tmp_path, capsys):
