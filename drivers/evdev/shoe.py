@@ -31,6 +31,7 @@ from drivers.evdev.keys import EVIOCGRAB, KEYMAPS, KeyDecoder
 from drivers.events import LinkLost, LinkRestored
 from drivers.serial.link_device import DeviceUnavailable
 from tablecore.validate import Reader
+from tablecore import threadnames
 
 log = structlog.get_logger(__name__)
 
@@ -107,7 +108,7 @@ class EvdevShoe(CodeShoe):
             return
         self._fd = self._attach()
         self.health.link_up = True
-        self._thread = threading.Thread(target=self._read_loop, name=f"evdev-{self.name}-reader", daemon=True)
+        self._thread = threadnames.thread(self._read_loop, f"evdev-{self.name}-reader")
         self._thread.start()
         self._log.info("opened", grabbed=self.grab)
 

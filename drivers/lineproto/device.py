@@ -37,6 +37,7 @@ from drivers.lineproto.faultmap import MappedFault
 from drivers.lineproto.spec import LineSpec, Message
 from drivers.lineproto.watch import LineWatch
 from drivers.serial.link_device import COMMAND_NOT_DELIVERED, COMMAND_REFUSED, HOST_FAULTS, DeviceUnavailable
+from tablecore import threadnames
 
 log = structlog.get_logger(__name__)
 
@@ -154,7 +155,7 @@ class LineDevice(Device):
         self._log.info("opened", polled=self.spec.poll_interval)
 
     def _start(self, label: str, target: Callable[[], None]) -> None:
-        thread = threading.Thread(target=target, name=f"line-{self.name}-{label}", daemon=True)
+        thread = threadnames.thread(target, f"line-{self.name}-{label}")
         self._threads.append(thread)
         thread.start()
 

@@ -43,6 +43,7 @@ from drivers.serial import parse
 from drivers.serial.parse import Refuse
 from drivers.serial.timing import LinkTiming
 from tablecore.errors import DeviceFault
+from tablecore import threadnames
 
 log = structlog.get_logger(__name__)
 
@@ -190,7 +191,7 @@ class LinkDevice(Device):
             if self._closing.is_set():
                 raise DeviceUnavailable(f"{self.name}: closed devices cannot be opened again")
             self._opened = True
-        self._worker = threading.Thread(target=self._work_loop, name=f"drv-{self.name}-worker", daemon=True)
+        self._worker = threadnames.thread(self._work_loop, f"drv-{self.name}-worker")
         self._worker.start()
         try:
             self._session = self._new_session()

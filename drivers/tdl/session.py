@@ -26,6 +26,7 @@ import structlog
 from drivers.tdl.decoder import StreamDecoder
 from drivers.tdl.errors import FrameError, LinkDown, Nak, NakReason
 from drivers.tdl.frame import ACK, ANSWER_TYPES, NAK, PNG, PON, Frame, encode
+from tablecore import threadnames
 
 log = structlog.get_logger(__name__)
 
@@ -141,11 +142,11 @@ class LinkSession:
             raise RuntimeError(f"{self.name}: start() called twice or after close()")
         self._transport.timeout = self.read_poll
         self._started_at = self._last_heard = time.monotonic()
-        self._reader = threading.Thread(target=self._read_loop, name=f"tdl-{self.name}-reader", daemon=True)
+        self._reader = threadnames.thread(self._read_loop, f"tdl-{self.name}-reader")
         self._threads.append(self._reader)
         if self.heartbeat_interval is not None:
             beat = self._ping_loop if self.role == "host" else self._watch_loop
-            self._threads.append(threading.Thread(target=beat, name=f"tdl-{self.name}-heartbeat", daemon=True))
+            self._threads.append(threadnames.thread(beat, f"tdl-{self.name}-heartbeat"))
         for thread in self._threads:
             thread.start()
 

@@ -24,6 +24,7 @@ from drivers.codeshoe import CodeShoe, code_settings
 from drivers.events import LinkLost, LinkRestored
 from drivers.serial.link_device import DeviceUnavailable
 from tablecore.validate import Reader
+from tablecore import threadnames
 
 log = structlog.get_logger(__name__)
 
@@ -158,7 +159,7 @@ class HidShoe(CodeShoe):
             return
         self._attach()
         self.health.link_up = True
-        self._thread = threading.Thread(target=self._read_loop, name=f"hid-{self.name}-reader", daemon=True)
+        self._thread = threadnames.thread(self._read_loop, f"hid-{self.name}-reader")
         self._thread.start()
         self._log.info("opened")
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tablecore.errors import InputError
+from tablecore.threadnames import name_this_thread
 
 SLOT = 512
 MAGIC = "tablesim-mark 2"
@@ -150,7 +151,7 @@ class Mark:
         """A transaction ending at ``seq`` is about to commit: its mark is
         written meanwhile (:meth:`finish` waits for it)."""
         if self._writer is None:
-            self._writer = ThreadPoolExecutor(1, thread_name_prefix="journal-mark")
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="journal-mark", initializer=name_this_thread)
         self._pending = self._writer.submit(self._write, seq, link)
 
     def finish(self, committed: tuple[int, str] | None) -> None:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tablecore.errors import InputError
+from tablecore.threadnames import name_this_thread
 
 OPEN = ("debiting", "cancelling")
 #: not decided yet by the stream: open, or answered ``placed`` by whoever answered on the table's
@@ -90,7 +91,7 @@ class Intents:
         # wait for another process's write lock). The statements run on the loop's thread, between its
         # other work: on a thread of their own, each row's statement waited for the interpreter lock
         # to come back from the loop's thread, and the loop's work waited for theirs.
-        self.disk = ThreadPoolExecutor(1, thread_name_prefix="platform-intents")
+        self.disk = ThreadPoolExecutor(1, thread_name_prefix="platform-intents", initializer=name_this_thread)
 
     def close(self) -> None:
         self.disk.shutdown(wait=True)

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 
 from tablecore.listen import listening_socket
 from tablecore.errors import InputError
+from tablecore.threadnames import name_this_thread
 from tablesim.server import gctuning
 from tablesim.server.app import create_app
 from tablesim.server.auth import TokenStore
@@ -115,6 +116,7 @@ class ServerThread:
         return f"http://{self.host}:{self.port}"
 
     def _run(self) -> None:
+        name_this_thread()
         try:
             self.server.run(sockets=[self.sock])
         except BaseException as exc:  # pragma: no cover - reported by start()

@@ -54,6 +54,7 @@ from typing import Any
 from tablecore import betbatch
 from tablecore.errors import IllegalAction
 from tablecore.wording import CORE_WORDS as W
+from tablecore.threadnames import name_this_thread
 from tablesim.engine.events import TableEvent
 from tablesim.engine.table import GameTable
 from tablesim.games import registry
@@ -176,7 +177,8 @@ class TableRunner(TableThread):
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"table-{self.table.table_id}")
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"table-{self.table.table_id}",
+                                           initializer=name_this_thread)  # (``top -H`` shows it so)
         await self.call(self._setup, publish=False)
         self.tasks = [asyncio.create_task(self.feed.run(), name="pump")]
         if self.bet_seconds:

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from tablecore.rest import rest
+from tablecore.threadnames import name_this_thread
 from tablesim.studio import natsio, presence, signing, streamcheck, wire
 
 log = logging.getLogger("tablesim.studio")
@@ -192,6 +193,7 @@ class StudioLink:
     # --- the outbox's thread -----------------------------------------------------------
 
     def _run(self) -> None:
+        name_this_thread()
         asyncio.run(self._main())
 
     async def _main(self) -> None:

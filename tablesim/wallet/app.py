@@ -21,6 +21,7 @@ import structlog
 
 from tablecore.listen import listening_socket
 from tablecore.metrics import asgi_answer
+from tablecore.threadnames import name_this_thread
 from tablesim.wallet import batch
 from tablesim.wallet import protocol as p
 from tablesim.wallet import signing
@@ -74,7 +75,8 @@ class GroupWriter:
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
         self.pending: list[tuple[list, asyncio.Future]] = []  # (a request's writes: one, or a batch's)
-        self.disk = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="wallet-disk")
+        self.disk = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="wallet-disk",
+                                                          initializer=name_this_thread)
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
 

@@ -14,6 +14,10 @@ were answered) for ``seconds``, and times each from its send to its reply
   (``unanswered_requests``: those with no reply in 30 s, left out);
 - ``cpu_us_per_bet``: each process's CPU (user + system) over the betting,
   per bet accepted: the table, the broker, the generator, and their sum;
+  ``table_cpu_us_per_bet_by_thread``: the table's, by thread (``loop``: its
+  web server's event loop; ``table``: the table's own thread, where bets are
+  placed and committed; ``studio``: its studio link, which reads the
+  requests and writes the replies; ``journal``: its journal's mark);
 - ``table_cpu_ms_round_without_bets``: the table's CPU for a whole round
   (open, close, spin, result) with no bet, measured before the betting round;
 - ``journal``: the betting round's records and their data bytes, per bet.
@@ -27,7 +31,7 @@ import os
 import time
 from typing import Any
 
-from tablesim.harness.bench.platform_bench import SPEC, SPOTS, TABLE, Rig, _cpu, _spun, _wait
+from tablesim.harness.bench.platform_bench import SPEC, SPOTS, TABLE, Rig, _cpu, _spun, _wait, thread_cpu
 from tablesim.harness.bench.served import ServedTable, call, percentile
 from tablesim.journal.journal import Journal
 from tablesim.journal.placed import placed
@@ -136,7 +140,9 @@ def table_bus(rate: int = 20000, seconds: float = 5.0, batch: int = 200, players
         asyncio.run(_load(rig.nats, _bodies(warmup, batch, players, "w"), batch / rate))
         bodies = _bodies(requests, batch, players, "b")
         before = {**rig.cpu(), "load": _cpu(os.getpid())}
+        threads_before = thread_cpu(rig.table.proc.pid)
         latencies, (accepted, refused, unanswered, replied), wall = asyncio.run(_load(rig.nats, bodies, batch / rate))
+        threads = thread_cpu(rig.table.proc.pid)
         after = {**rig.cpu(), "load": _cpu(os.getpid())}
         ordered = sorted(latencies)
         cpu = {k: round((after[k] - before[k]) * 1e6 / max(1, accepted), 1) for k in after}
@@ -147,6 +153,11 @@ def table_bus(rate: int = 20000, seconds: float = 5.0, batch: int = 200, players
                 "p50_ms": round(percentile(ordered, 0.5), 1) if ordered else None,
                 "p99_ms": round(percentile(ordered, 0.99), 1) if ordered else None,
                 "cpu_us_per_bet": {**cpu, "all": round(sum(cpu.values()), 1)},
+                # (the table's by thread: its web server's loop, its own thread, its studio link, its
+                # journal's mark; a thread that started during the betting counts from nothing)
+                "table_cpu_us_per_bet_by_thread": {
+                    kind: round((spent - threads_before.get(kind, 0.0)) * 1e6 / max(1, accepted), 1)
+                    for kind, spent in sorted(threads.items())},
                 "table_cpu_ms_round_without_bets": round_cpu_ms,
                 "journal": _journal_figures(rig.table.journal, round_id),
                 "load_average": round(os.getloadavg()[0], 1),
