@@ -79,10 +79,11 @@ def thread_cpu(pid: int) -> dict[str, float]:
         try:
             comm = Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
             fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+            spent = (int(fields[11]) + int(fields[12])) / hz
+        except (OSError, IndexError, ValueError):
             continue  # (a thread that ended meanwhile)
         kind = "loop" if tid == str(pid) else comm.split("-", 1)[0] if "-" in comm else "other"
-        out[kind] = out.get(kind, 0.0) + (int(fields[11]) + int(fields[12])) / hz
+        out[kind] = out.get(kind, 0.0) + spent
     return out
 
 
