@@ -23,11 +23,11 @@ def test_the_bench_reports_rate_latency_cpu_and_one_record_per_group():
     assert 0 < got["reply_bytes_per_bet"] < 800
     cpu = got["cpu_us_per_bet"]
     assert set(cpu) == {"table", "broker", "load", "all"} and cpu["table"] > 0
-    # the table's by thread, each named for the system: bets placed on its own thread, the requests
-    # read and the replies written on its studio link's (a thread without a name would be "other")
+    # the table's by thread, each under the name it gave the system (without, all would be "other"):
+    # its own thread, its studio link's, its journal's mark, and the main thread's loop. (Their
+    # figures are not compared here: 200 bets are a few of the system's 10 ms ticks a thread.)
     threads = got["table_cpu_us_per_bet_by_thread"]
-    assert threads["table"] > 0 and threads["studio"] > 0 and {"loop", "journal"} <= set(threads)
-    assert sum(threads.values()) <= cpu["table"] * 1.1 + 5  # (read inside the process's own window)
+    assert {"loop", "table", "studio", "journal"} <= set(threads) and min(threads.values()) >= 0
     assert got["table_cpu_ms_round_without_bets"] is None  # (not asked for)
     # each request's bets are one record (a group may hold several requests: never more records than requests)
     journal = got["journal"]
