@@ -35,6 +35,8 @@ def test_a_small_load_run_reports_every_figure_and_no_player_missed_a_result():
     assert fig["bets_per_second"] > 0 and fig["bet_p99_ms"] is not None
     assert fig["rss_mb"] > 0 and "rss_per_player_kb" in fig
     assert set(fig["table_cpu_ms_per_round"]) == {"alone", "players_watching", "players_betting"}
+    # the table's CPU a bet by thread, each thread under the name it gave the system
+    assert {"loop", "table", "studio", "journal"} <= set(fig["table_cpu_us_per_bet_by_thread"])
     assert fig["load_average"] >= 0
     sat = fig["saturation"]  # (while the bets came: each process's cores, and what limited them if anything)
     assert sat["seconds_measured"] > 0 and {"table", "platforms", "wallet", "broker", "loaders"} <= set(

@@ -30,7 +30,7 @@ from tablesim.harness.bench.measure import probe
 from tablesim.harness.bench.player_clients import MAX_RATE
 from tablesim.harness.bench.saturation import Sampler, cores_in, verdict
 from tablesim.games import registry
-from tablesim.harness.bench.platform_bench import SPEC, Rig, _cpu, _ready_line
+from tablesim.harness.bench.platform_bench import SPEC, Rig, _cpu, _ready_line, thread_cpu
 from tablesim.harness.bench.served import ServedTable
 from tablesim.journal.journal import Journal
 
@@ -360,9 +360,11 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         progress(f"{connected} players watching; the round under way, then {plan.quiet_rounds} without bets")
         watched = rig.rounds(1, 120 + plan.bet_seconds + 60 * max(plan.pace, 0.1))  # (to a round's start)
         cpu0, frames0 = {**rig.cpu(), "loaders": loaders.cpu()}, loaders.frames()
+        threads0 = thread_cpu(rig.table.proc.pid)
         more, watching = _phase(rig, plan.quiet_rounds)
         watched += more
         cpu1, frames1 = {**rig.cpu(), "loaders": loaders.cpu()}, loaders.frames()
+        threads1 = thread_cpu(rig.table.proc.pid)
         asked1 = rig.requests()
         loaders.say("bet")
         progress(f"{plan.bettors} bettors betting; {plan.rounds} round(s)")
@@ -370,6 +372,7 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         with Sampler(lambda: {**rig.cpu(), "loaders": loaders.cpu()}) as sampler:
             betting_ids, betting = _phase(rig, plan.rounds)
         cpu2 = {**rig.cpu(), "loaders": loaders.cpu()}
+        threads2 = thread_cpu(rig.table.proc.pid)
         asked2 = rig.requests()
         loaders.say(f"stop {betting_ids[-1]}")
         got = _merge(loaders.reports())
@@ -385,6 +388,12 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         fig["cpu_s_watching"] = {k: round(cpu1[k] - cpu0[k], 2) for k in cpu0}
         fig["cpu_s_betting"] = {k: round(cpu2[k] - cpu1[k], 2) for k in cpu1}
         fig["cpu_us_per_bet"] = _cpu_per_bet(cpu0, cpu1, cpu2, plan, fig["bets_placed"])
+        # (the table's the same way, by thread: its loop, its own thread, its studio link, its journal's mark)
+        kinds = set(threads0) | set(threads1) | set(threads2)
+        by_thread = _cpu_per_bet(*({k: t.get(k, 0.0) for k in kinds} for t in (threads0, threads1, threads2)),
+                                 plan, fig["bets_placed"])
+        fig["table_cpu_us_per_bet_by_thread"] = by_thread and {k: v for k, v in sorted(by_thread.items())
+                                                               if k != "all"}
         # (how the bets went together: a batch's, a request's and a record's fixed costs are paid once for each)
         fig["bets_per_batch"] = {k: (round(fig["bets_placed"] / (asked2[k] - asked1[k]), 1) if asked2[k] > asked1[k]
                                      else None) for k in asked1}
