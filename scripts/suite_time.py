@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 #: the README's test command (the one CI runs first)
 DEFAULT = [sys.executable, "-m", "pytest"]
-#: what the operations issue asks of that command on this machine (a quiet two-core host)
+#: the goal for that command on a quiet two-core machine
 GOAL_S = 150.0
 
 
