@@ -8,7 +8,7 @@ Runs ``COMMAND`` (default: ``python -m pytest``, the README's test command)
 
 - ``wall_s``: its wall time;
 - ``machine_cpu_s``: the CPU time the whole machine spent meanwhile (every
-  core, every process, from ``/proc/stat``; ``steal_s`` apart): the suite's
+  core, every process, from ``/proc/stat``; ``steal_s``: of it, the host's): the suite's
   browsers and servers included, which its own process tree does not reap;
 - ``busy_cores``: the two divided: a run at the machine's core count was
   bound by the CPU, not by waiting;
@@ -44,23 +44,20 @@ DEFAULT = [sys.executable, "-m", "pytest"]
 GOAL_S = 150.0
 
 
-def machine_ticks() -> tuple[int, int] | None:
-    """(busy, steal) clock ticks of every core since boot, or None where there is no ``/proc/stat``."""
+def machine_seconds() -> tuple[float, float] | None:
+    """(busy, stolen) CPU seconds of every core since boot (``harness.bench.saturation``),
+    or None where the system does not say (no ``/proc/stat``)."""
+    from tablesim.harness.bench.saturation import machine_busy, machine_steal
+
     try:
-        with open("/proc/stat") as f:
-            fields = f.readline().split()
-    except OSError:
+        return machine_busy(), machine_steal()
+    except (OSError, ValueError):
         return None
-    if not fields or fields[0] != "cpu":
-        return None
-    values = [int(v) for v in fields[1:9]] + [0] * max(0, 8 - len(fields[1:9]))
-    user, nice, system, _idle, _iowait, irq, softirq, steal = values[:8]
-    return user + nice + system + irq + softirq, steal
 
 
 def one_run(command: list[str], log_path: Path, probe) -> dict:
     before_probe = probe()
-    ticks = machine_ticks()
+    ticks = machine_seconds()
     load = os.getloadavg()[0]
     start = time.perf_counter()
     with open(log_path, "ab") as log:
@@ -68,12 +65,11 @@ def one_run(command: list[str], log_path: Path, probe) -> dict:
         log.flush()
         code = subprocess.call(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     wall = time.perf_counter() - start
-    after = machine_ticks()
+    after = machine_seconds()
     after_probe = probe()
-    hz = os.sysconf("SC_CLK_TCK")
     cpu = steal = None
     if ticks is not None and after is not None:
-        cpu, steal = round((after[0] - ticks[0]) / hz, 1), round((after[1] - ticks[1]) / hz, 1)
+        cpu, steal = round(after[0] - ticks[0], 1), round(after[1] - ticks[1], 1)
     return {"wall_s": round(wall, 1), "machine_cpu_s": cpu, "steal_s": steal,
             "busy_cores": None if cpu is None else round(cpu / wall, 2),
             "probe_before_s": before_probe, "probe_after_s": after_probe, "load_average_before": round(load, 2),

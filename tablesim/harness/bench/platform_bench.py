@@ -55,11 +55,16 @@ TABLE = SPEC.table_id("MOCK")
 SPOTS = INTAKE.bets
 
 
+def _stat_seconds(path: str) -> float:
+    """User + system CPU seconds of a ``/proc`` stat file (a process's or a thread's)."""
+    fields = Path(path).read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _cpu(pid: int) -> float:
     """CPU seconds a process used so far (user + system; Linux), or -1."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return _stat_seconds(f"/proc/{pid}/stat")
     except (OSError, ValueError, IndexError):
         return -1.0
 
@@ -70,7 +75,6 @@ def thread_cpu(pid: int) -> dict[str, float]:
     ``studio``, ``journal``...; ``loop`` for the main thread (a served table's event loop),
     ``other`` for a thread without a name of its own."""
     out: dict[str, float] = {}
-    hz = os.sysconf("SC_CLK_TCK")
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -78,8 +82,7 @@ def thread_cpu(pid: int) -> dict[str, float]:
     for tid in tasks:
         try:
             comm = Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
-            fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
-            spent = (int(fields[11]) + int(fields[12])) / hz
+            spent = _stat_seconds(f"/proc/{pid}/task/{tid}/stat")
         except (OSError, IndexError, ValueError):
             continue  # (a thread that ended meanwhile)
         kind = "loop" if tid == str(pid) else comm.split("-", 1)[0] if "-" in comm else "other"

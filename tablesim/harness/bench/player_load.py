@@ -392,8 +392,7 @@ def run(plan: Plan, progress=lambda s: None) -> dict[str, Any]:
         kinds = set(threads0) | set(threads1) | set(threads2)
         by_thread = _cpu_per_bet(*({k: t.get(k, 0.0) for k in kinds} for t in (threads0, threads1, threads2)),
                                  plan, fig["bets_placed"])
-        fig["table_cpu_us_per_bet_by_thread"] = by_thread and {k: v for k, v in sorted(by_thread.items())
-                                                               if k != "all"}
+        fig["table_cpu_us_per_bet_by_thread"] = by_thread and {k: by_thread[k] for k in sorted(kinds)}
         # (how the bets went together: a batch's, a request's and a record's fixed costs are paid once for each)
         fig["bets_per_batch"] = {k: (round(fig["bets_placed"] / (asked2[k] - asked1[k]), 1) if asked2[k] > asked1[k]
                                      else None) for k in asked1}

@@ -29,12 +29,24 @@ AT_ONE_CORE = 0.85
 MACHINE_BUSY = 0.9
 
 
+def _cpu_line() -> list[int]:
+    """``/proc/stat``'s clock ticks of all the machine's cores: user, nice, system, idle, iowait,
+    irq, softirq, steal (Linux; OSError elsewhere)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:9]]
+    return fields + [0] * (8 - len(fields))
+
+
 def machine_busy() -> float:
     """CPU seconds the machine's cores spent busy so far (all of them; Linux)."""
-    with open("/proc/stat") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # (idle and iowait: waiting is not work)
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    fields = _cpu_line()
+    idle = fields[3] + fields[4]  # (idle and iowait: waiting is not work)
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_steal() -> float:
+    """Of ``machine_busy``, the seconds the host gave the machine's cores to others (Linux)."""
+    return _cpu_line()[7] / os.sysconf("SC_CLK_TCK")
 
 
 class Sampler:
